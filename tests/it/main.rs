@@ -4,9 +4,11 @@
 //! The modules follow the contract: `turns` (a headless turn end to end, its output and
 //! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
-//! literally), `report` (`status`, `log`, `--help`).
+//! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
+//! `--help`).
 
 mod input;
+mod interactive;
 mod policy;
 mod project;
 mod report;

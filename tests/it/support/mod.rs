@@ -20,9 +20,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
+pub mod terminal;
+
 /// How long one sticky run may take before the test fails (the fake answers in milliseconds;
 /// the large-input tests move a few MiB through a pseudo-terminal).
-const DEADLINE: Duration = Duration::from_secs(60);
+pub const DEADLINE: Duration = Duration::from_secs(60);
 
 /// Environment variables whose prefix makes them unwelcome in a test: they would change what
 /// sticky, the fake agent or git do, or leak the developer's own setup into the test.
@@ -301,28 +303,61 @@ impl Run<'_> {
         self
     }
 
+    /// The environment changes of this run, in order: the scrubbed variables removed, then the
+    /// test world's HOME, PATH and PWD, then the env's and this run's own variables.
+    fn environment(&self) -> Vec<(OsString, Option<OsString>)> {
+        let mut changes: Vec<(OsString, Option<OsString>)> = std::env::vars_os()
+            .map(|(key, _)| key)
+            .filter(|key| {
+                let name = key.to_string_lossy();
+                SCRUBBED_PREFIXES.iter().any(|p| name.starts_with(p)) || SCRUBBED.contains(&&*name)
+            })
+            .map(|key| (key, None))
+            .collect();
+        let home = &self.env.home;
+        for (key, value) in [
+            ("HOME", home.clone()),
+            ("XDG_CONFIG_HOME", home.join(".config")),
+            ("XDG_DATA_HOME", home.join(".local/share")),
+            ("XDG_STATE_HOME", home.join(".local/state")),
+            ("XDG_CACHE_HOME", home.join(".cache")),
+            ("PATH", PathBuf::from(self.env.path())),
+            ("PWD", self.cwd.clone()),
+            ("FAKE_CLAUDE_LOG", self.env.agent_log.clone()),
+        ] {
+            changes.push((key.into(), Some(value.into_os_string())));
+        }
+        changes.extend(self.env.vars.iter().chain(&self.vars).cloned());
+        changes
+    }
+
+    /// Runs sticky on a pseudo-terminal of 80x24, as a user at a terminal would, and returns
+    /// the terminal to drive it (stdin is the terminal, whatever [`Run::stdin`] said).
+    #[track_caller]
+    pub fn on_terminal(self) -> terminal::Terminal {
+        let what = format!(
+            "sticky {:?} on a terminal in {}",
+            self.args,
+            self.cwd.display()
+        );
+        let mut command = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_sticky"));
+        command.args(&self.args);
+        command.cwd(&self.cwd);
+        for (key, value) in self.environment() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            }
+        }
+        terminal::Terminal::spawn(what, command)
+    }
+
     /// Runs sticky and waits for it (at most [`DEADLINE`]).
     #[track_caller]
     pub fn run(self) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
         command.args(&self.args).current_dir(&self.cwd);
-        for (key, _) in std::env::vars_os() {
-            let name = key.to_string_lossy();
-            if SCRUBBED_PREFIXES.iter().any(|p| name.starts_with(p)) || SCRUBBED.contains(&&*name) {
-                command.env_remove(&key);
-            }
-        }
-        let home = &self.env.home;
-        command
-            .env("HOME", home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_DATA_HOME", home.join(".local/share"))
-            .env("XDG_STATE_HOME", home.join(".local/state"))
-            .env("XDG_CACHE_HOME", home.join(".cache"))
-            .env("PATH", self.env.path())
-            .env("PWD", &self.cwd)
-            .env("FAKE_CLAUDE_LOG", &self.env.agent_log);
-        for (key, value) in self.env.vars.iter().chain(&self.vars) {
+        for (key, value) in self.environment() {
             match value {
                 Some(value) => command.env(key, value),
                 None => command.env_remove(key),
