@@ -1,0 +1,87 @@
+//! The commands: one file each, orchestration only (build the context, plan, act).
+
+mod init;
+mod input;
+mod log;
+mod status;
+mod turn;
+mod view;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::exit::{Exit, StickyError};
+use crate::project::{self, Project};
+use crate::store::Store;
+
+/// Runs the command line; the caller maps the result to the process exit code.
+pub fn run(cli: Cli) -> Result<Exit> {
+    match cli.command {
+        Some(Command::Init) => init::run(&cli.global),
+        Some(Command::New(args)) => turn::run(&Context::new(&cli.global)?, &args, true),
+        Some(Command::Status) => status::run(&Context::new(&cli.global)?),
+        Some(Command::Log) => log::run(&Context::new(&cli.global)?),
+        None => turn::run(&Context::new(&cli.global)?, &cli.turn, false),
+    }
+}
+
+/// What every command that works on a project needs.
+#[derive(Debug)]
+pub struct Context {
+    /// Where the project's state lives.
+    pub project: Project,
+    /// The conversation.
+    pub thread: String,
+    /// `--json`.
+    pub json: bool,
+    /// `--quiet`.
+    pub quiet: bool,
+}
+
+impl Context {
+    /// Locates the project from `-C` (or the current directory) and `STICKY_DB`.
+    fn new(global: &GlobalArgs) -> Result<Self> {
+        let cwd = start_dir(global)?;
+        if global.thread.trim().is_empty() {
+            return Err(StickyError::Usage("the thread name is empty".into()).into());
+        }
+        Ok(Self {
+            project: project::locate(&cwd, sticky_db().as_deref())?,
+            thread: global.thread.clone(),
+            json: global.json,
+            quiet: global.quiet,
+        })
+    }
+
+    /// Opens (creating if needed) the project's database.
+    fn open_store(&self) -> Result<Store> {
+        Store::open(&self.project.db)
+    }
+
+    /// Opens the project's database if it exists; creates nothing.
+    fn existing_store(&self) -> Result<Option<Store>> {
+        Store::open_existing(&self.project.db)
+    }
+}
+
+/// The directory sticky acts in: `-C DIR`, else the current directory.
+fn start_dir(global: &GlobalArgs) -> Result<PathBuf> {
+    let dir = match &global.directory {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(|error| {
+            StickyError::Usage(format!("the current directory is not usable: {error}"))
+        })?,
+    };
+    dir.canonicalize().map_err(|error| {
+        StickyError::Usage(format!("cannot use directory {}: {error}", dir.display())).into()
+    })
+}
+
+/// `STICKY_DB`: a database path that overrides `.sticky/sticky.db`.
+fn sticky_db() -> Option<PathBuf> {
+    std::env::var_os("STICKY_DB")
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}
