@@ -3,7 +3,40 @@
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, fake_claude, is_uuid_v4};
+use crate::support::{AgentRun, TestEnv, fake_claude, is_uuid_v4};
+
+/// Asserts the agent ran as a headless Claude turn on session `id` (`--session-id` for a new
+/// one, `--resume` for an existing one) with `prompt` as its prompt argument.
+#[track_caller]
+fn assert_headless_claude(run: &AgentRun, prompt: &str, session_flag: &str, id: &str) {
+    let argv = run.argv();
+    assert!(
+        run.has("-p") && run.has("--verbose"),
+        "print mode, verbose: {argv:?}"
+    );
+    assert_eq!(
+        run.flag("--output-format").as_deref(),
+        Some("stream-json"),
+        "{argv:?}"
+    );
+    assert_eq!(run.flag(session_flag).as_deref(), Some(id), "{argv:?}");
+    let other = if session_flag == "--resume" {
+        "--session-id"
+    } else {
+        "--resume"
+    };
+    assert!(
+        !run.has(other),
+        "never both {session_flag} and {other}: {argv:?}"
+    );
+    assert_eq!(run.text("prompt_source"), Some("argv"), "{argv:?}");
+    assert_eq!(run.prompt(), prompt);
+    assert_eq!(
+        run.0["rc"], 0,
+        "the agent accepted its arguments: {}",
+        run.0
+    );
+}
 
 #[test]
 fn the_first_turn_starts_a_session_and_the_second_resumes_it_with_its_history() {
@@ -19,18 +52,11 @@ fn the_first_turn_starts_a_session_and_the_second_resumes_it_with_its_history() 
         is_uuid_v4(&first.session),
         "sticky mints a uuid v4: {first:?}"
     );
-    assert_eq!(
-        env.last_agent_run().argv(),
-        [
-            "-p",
-            "first",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--session-id",
-            &first.session,
-        ],
-        "a new Claude session is started with a pre-chosen id"
+    assert_headless_claude(
+        &env.last_agent_run(),
+        "first",
+        "--session-id",
+        &first.session,
     );
 
     let second = env.turn("second");
@@ -40,18 +66,7 @@ fn the_first_turn_starts_a_session_and_the_second_resumes_it_with_its_history() 
     );
     assert_eq!(second.turn, 2);
     assert_eq!(second.saw, ["first"], "the agent saw the first turn");
-    assert_eq!(
-        env.last_agent_run().argv(),
-        [
-            "-p",
-            "second",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--resume",
-            &first.session,
-        ],
-    );
+    assert_headless_claude(&env.last_agent_run(), "second", "--resume", &first.session);
 
     let third = env.turn("third");
     assert_eq!(
@@ -101,21 +116,21 @@ fn the_stored_session_is_the_one_the_agent_used() {
 #[test]
 fn agent_arguments_after_a_double_dash_reach_the_agent_unchanged() {
     let env = TestEnv::new();
-    env.ok([
-        "hi",
-        "--",
-        "--permission-mode",
-        "plan",
-        "--add-dir",
-        "/tmp/x y",
-    ]);
-    let argv = env.last_agent_run().argv();
+    let agent_args = ["--permission-mode", "plan", "--add-dir", "/tmp/x y"];
+    env.ok(["hi", "--"].into_iter().chain(agent_args));
+    let run = env.last_agent_run();
     assert_eq!(
-        argv[argv.len() - 4..],
-        ["--permission-mode", "plan", "--add-dir", "/tmp/x y"],
-        "agent arguments come last, unchanged: {argv:?}"
+        run.prompt(),
+        "hi",
+        "agent arguments are not the prompt: {:?}",
+        run.argv()
     );
-    assert_eq!(env.last_agent_run().prompt(), "hi");
+    assert_eq!(
+        run.0["ignored"],
+        serde_json::json!(agent_args),
+        "the agent took them as its own options, in order: {:?}",
+        run.argv()
+    );
 }
 
 #[test]
