@@ -31,11 +31,7 @@ fn piped_stdin_is_added_to_the_prompt_as_context() {
     output.assert_success();
     let run = env.last_agent_run();
     assert_eq!(run.prompt(), "review this\n\ndiff --git a/x b/x\n+added\n");
-    assert_eq!(
-        output.answer().prompt,
-        run.prompt(),
-        "the answer is the agent's, whole"
-    );
+    output.answer_to(run.prompt());
 }
 
 #[test]
@@ -68,7 +64,7 @@ fn prompts_arrive_literally_with_no_shell_in_between() {
     );
     let output = env.ok([prompt.as_str()]);
     assert_eq!(env.last_agent_run().prompt(), prompt);
-    assert_eq!(output.answer().prompt, prompt);
+    output.answer_to(&prompt);
     assert!(!marker.exists(), "nothing in the prompt was run by a shell");
 
     // An answer spanning lines reaches stdout with "\n" line ends, not the pty's "\r\n".
@@ -125,10 +121,7 @@ fn a_300_kib_prompt_arrives_whole() {
         run.argv().iter().all(|a| a.len() < 1024),
         "no huge argument was passed to the agent"
     );
-    assert!(
-        output.answer().prompt == prompt,
-        "the whole answer reached stdout"
-    );
+    output.answer_to(&prompt);
     output.assert_clean_stdout();
 }
 
@@ -143,10 +136,7 @@ fn a_1_mib_piped_context_arrives_whole() {
     let run = env.last_agent_run();
     assert_eq!(run.0["prompt_bytes"], expected.len());
     assert!(run.prompt() == expected, "the context arrived unchanged");
-    assert!(
-        output.answer().prompt == expected,
-        "the whole answer reached stdout"
-    );
+    output.answer_to(&expected);
 
     let next = env.turn("and then?");
     assert_eq!(

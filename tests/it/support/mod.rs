@@ -525,6 +525,24 @@ impl Output {
         Answer::parse(text)
             .unwrap_or_else(|| panic!("stdout is not the fake agent's answer\n{}", self.describe()))
     }
+
+    /// Asserts stdout is the fake agent's answer to exactly `prompt`, printed as sticky prints
+    /// answers: followed by a newline, unless the answer already ends with one.
+    #[track_caller]
+    pub fn answer_to(&self, prompt: &str) -> Answer {
+        let mut answer = self.answer();
+        if prompt.ends_with('\n') {
+            answer.prompt.push('\n');
+        }
+        assert!(
+            answer.prompt == prompt,
+            "stdout is not the answer to the whole prompt ({} bytes echoed, {} sent)\n{}",
+            answer.prompt.len(),
+            prompt.len(),
+            self.describe()
+        );
+        answer
+    }
 }
 
 /// Long output, cut for a readable failure message.
