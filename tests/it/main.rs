@@ -5,8 +5,9 @@
 //! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
-//! `--help`).
+//! `--help`), and `fake` (the fake agent still behaves as the research says the real one does).
 
+mod fake;
 mod input;
 mod interactive;
 mod policy;

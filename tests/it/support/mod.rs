@@ -355,6 +355,12 @@ impl Run<'_> {
     /// Runs sticky and waits for it (at most [`DEADLINE`]).
     #[track_caller]
     pub fn run(self) -> Output {
+        self.start().wait()
+    }
+
+    /// Starts sticky without waiting for it, so the test can act while it runs.
+    #[track_caller]
+    pub fn start(self) -> Started {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
         command.args(&self.args).current_dir(&self.cwd);
         for (key, value) in self.environment() {
@@ -383,16 +389,59 @@ impl Run<'_> {
                 let _ = pipe.write_all(&input);
             });
         }
-        let stdout = collect(child.stdout.take());
-        let stderr = collect(child.stderr.take());
-        let started = Instant::now();
+        Started {
+            stdout: collect(child.stdout.take()),
+            stderr: collect(child.stderr.take()),
+            since: Instant::now(),
+            what,
+            child,
+        }
+    }
+}
+
+/// A sticky that is running; [`Started::wait`] collects its end.
+pub struct Started {
+    what: String,
+    child: std::process::Child,
+    stdout: mpsc::Receiver<Vec<u8>>,
+    stderr: mpsc::Receiver<Vec<u8>>,
+    since: Instant,
+}
+
+impl Started {
+    /// Sends `signal` to sticky (only to sticky, as `kill PID` from a shell would).
+    #[track_caller]
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = i32::try_from(self.child.id()).expect("a pid fits i32");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)
+            .unwrap_or_else(|e| panic!("{}: cannot send {signal}: {e}", self.what));
+    }
+
+    /// Waits until `condition` holds, failing the test at the deadline or when sticky exits
+    /// first.
+    #[track_caller]
+    pub fn wait_until(&mut self, what: &str, mut condition: impl FnMut() -> bool) {
+        let child = &mut self.child;
+        let sticky = &self.what;
+        wait_for(what, || {
+            if let Some(status) = child.try_wait().expect("poll sticky") {
+                panic!("{sticky}: exited ({status}) before {what}");
+            }
+            condition()
+        });
+    }
+
+    /// Waits for sticky to exit (at most [`DEADLINE`] after it started) and for its output.
+    #[track_caller]
+    pub fn wait(mut self) -> Output {
+        let what = self.what.clone();
         let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for sticky") {
+            if let Some(status) = self.child.try_wait().expect("wait for sticky") {
                 break status;
             }
-            if started.elapsed() > DEADLINE {
-                let _ = child.kill();
-                let _ = child.wait();
+            if self.since.elapsed() > DEADLINE {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
                 panic!("{what}: still running after {DEADLINE:?}; killed");
             }
             thread::sleep(Duration::from_millis(5));
@@ -400,15 +449,41 @@ impl Run<'_> {
         // The pipes close when sticky and everything it started are gone; an agent left running
         // would hold them open, which is a bug worth a clear failure.
         let remaining = DEADLINE
-            .saturating_sub(started.elapsed())
+            .saturating_sub(self.since.elapsed())
             .max(Duration::from_secs(5));
-        let stdout = stdout
+        let stdout = self
+            .stdout
             .recv_timeout(remaining)
             .unwrap_or_else(|_| panic!("{what}: stdout still open after sticky exited"));
-        let stderr = stderr
+        let stderr = self
+            .stderr
             .recv_timeout(Duration::from_secs(5))
             .unwrap_or_else(|_| panic!("{what}: stderr still open after sticky exited"));
         Output::new(what, status, stdout, &stderr)
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        // A failed test must not leave sticky running.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Waits until `condition` holds (checked every few milliseconds: a handshake on state the
+/// test can observe, never a fixed sleep), failing the test after [`DEADLINE`].
+#[track_caller]
+pub fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "{what} did not happen within {DEADLINE:?}"
+        );
+        thread::sleep(Duration::from_millis(10));
     }
 }
 
