@@ -118,4 +118,7 @@ pub enum Command {
 
     /// Make the current directory (or `-C DIR`) a sticky project of its own.
     Init,
+
+    /// List the agents sticky knows: whether each is installed, its path and its version.
+    Agents,
 }

@@ -26,9 +26,6 @@ use crate::store::{Mode, NewSession, SessionRow, Store, TurnEnd, TurnStatus};
 
 use super::input::{self, Prompt};
 
-/// The agent a conversation starts with when nothing else names one.
-pub const DEFAULT_AGENT: &str = "claude";
-
 /// The most of the agent's non-event output kept for error messages.
 const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 
@@ -83,7 +80,7 @@ fn begin(
     prompt: Option<&Prompt>,
     mode: Mode,
 ) -> Result<Begun> {
-    let requested = args.agent.as_deref().map(known_agent).transpose()?;
+    let requested = args.agent.as_deref().map(|name| ctx.agents.get(name)).transpose()?;
     let host = host_name();
     store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
@@ -95,11 +92,14 @@ fn begin(
                 fresh,
                 agent: requested.map(Adapter::name),
                 model: args.model.as_deref(),
-                default_agent: DEFAULT_AGENT,
+                default_agent: ctx.default_agent(),
             },
         );
         let (session, resume) = match (plan, live) {
-            (Plan::Resume, Some(live)) => (live, true),
+            (Plan::Resume, Some(live)) => {
+                ensure_in_project(ctx, &live)?;
+                (live, true)
+            }
             (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
             (
                 Plan::Start {
@@ -109,7 +109,7 @@ fn begin(
                 },
                 live,
             ) => {
-                let adapter = known_agent(&agent)?;
+                let adapter = ctx.agents.get(&agent)?;
                 let id = adapter.mint_id();
                 let session = match (live, rotation) {
                     (Some(live), None) => {
@@ -131,13 +131,19 @@ fn begin(
                 (session, false)
             }
         };
-        let adapter = known_agent(&session.agent)?;
-        let program = agent::program::resolve(
-            adapter.name(),
-            adapter.program(),
-            std::env::var_os(agent::program::override_var(adapter.name())),
-            std::env::var_os("PATH").as_deref(),
-        )?;
+        let adapter = ctx.agents.get(&session.agent)?;
+        if let Some(prompt) = prompt {
+            let len = prompt.text.len();
+            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
+                return Err(StickyError::Usage(format!(
+                    "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
+                     takes its prompt only as an argument; shorten it",
+                    adapter.name()
+                ))
+                .into());
+            }
+        }
+        let program = ctx.program(adapter)?;
         let turn_id = tx.begin_turn(
             session.id,
             prompt.map(|prompt| prompt.summary.as_str()),
@@ -159,7 +165,7 @@ fn begin(
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     let mut store = ctx.open_store()?;
-    let requested = args.agent.as_deref().map(known_agent).transpose()?;
+    let requested = args.agent.as_deref().map(|name| ctx.agents.get(name)).transpose()?;
     let session = store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
         let live = tx.live_session(thread.id)?;
@@ -173,13 +179,13 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
                 fresh: true,
                 agent: requested.map(Adapter::name),
                 model: args.model.as_deref(),
-                default_agent: DEFAULT_AGENT,
+                default_agent: ctx.default_agent(),
             },
         )
         else {
             unreachable!("`new` always starts a session")
         };
-        let adapter = known_agent(&agent)?;
+        let adapter = ctx.agents.get(&agent)?;
         tx.start_session(
             thread.id,
             &NewSession {
@@ -208,6 +214,24 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// The agent runs where the session was created (agents key sessions by directory). A session
+/// recorded for another directory (a moved project, or a database crafted in a cloned
+/// repository) is refused rather than run somewhere the user did not choose.
+fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+    if session.directory == ctx.project.dir {
+        return Ok(());
+    }
+    Err(StickyError::SessionLost {
+        agent: session.agent.clone(),
+        session: session.agent_session_id.clone().unwrap_or_default(),
+        reason: format!(
+            "it belongs to directory {}, not to this project {}",
+            session.directory.display(),
+            ctx.project.dir.display()
+        ),
+    })
+}
+
 /// The policy's view of a stored live session.
 fn live_of(row: &SessionRow) -> Live<'_> {
     Live {
@@ -217,22 +241,12 @@ fn live_of(row: &SessionRow) -> Live<'_> {
     }
 }
 
-/// The adapter called `name`, or a usage error listing the known ones.
-fn known_agent(name: &str) -> Result<&'static dyn Adapter> {
-    agent::find(name).ok_or_else(|| {
-        StickyError::Usage(format!(
-            "unknown agent `{name}`; known agents: {}",
-            agent::names()
-        ))
-        .into()
-    })
-}
-
 /// A turn between its start and its end.
 struct Running<'a> {
     ctx: &'a Context,
     begun: &'a Begun,
-    extra_args: &'a [OsString],
+    /// The configured arguments, then the ones after `--`.
+    extra_args: Vec<OsString>,
 }
 
 /// What the agent did in a turn.
@@ -251,10 +265,15 @@ struct Outcome {
 
 impl<'a> Running<'a> {
     fn new(ctx: &'a Context, begun: &'a Begun, args: &'a TurnArgs) -> Self {
+        let configured = ctx.config.agent(begun.adapter.name());
+        let mut extra_args: Vec<OsString> = configured
+            .map(|settings| settings.args.iter().map(OsString::from).collect())
+            .unwrap_or_default();
+        extra_args.extend(args.agent_args.iter().cloned());
         Self {
             ctx,
             begun,
-            extra_args: &args.agent_args,
+            extra_args,
         }
     }
 
@@ -270,12 +289,15 @@ impl<'a> Running<'a> {
         agent::Turn {
             target: self.target(),
             model: self.begun.session.model.as_deref(),
-            extra_args: self.extra_args,
+            extra_args: &self.extra_args,
         }
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
         let mut env = self.begun.adapter.env();
+        if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
+            env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
+        }
         // Lets a nested sticky (an agent's tool calling sticky) tell it runs inside one.
         env.push(("STICKY_ACTIVE".into(), "1".into()));
         pty::Spec {

@@ -347,6 +347,26 @@ impl Store {
         })
     }
 
+    /// A turn by row id.
+    pub fn turn(&self, turn_id: i64) -> Result<Option<TurnRow>> {
+        self.run("read the turn", || {
+            let sql = concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1");
+            self.conn
+                .prepare_cached(sql)?
+                .query_row([turn_id], rows::turn)
+                .optional()
+        })
+    }
+
+    /// How many turns ran on a session (an index count, fast at any size).
+    pub fn turn_count(&self, session_id: i64) -> Result<i64> {
+        self.run("count the turns", || {
+            self.conn
+                .prepare_cached("SELECT count(*) FROM turns WHERE session_id = ?1")?
+                .query_row([session_id], |row| row.get(0))
+        })
+    }
+
     /// Every turn of a thread across all its sessions, oldest first.
     pub fn turns(&self, thread_id: i64) -> Result<Vec<TurnRow>> {
         self.run("read the turns", || {
