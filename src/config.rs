@@ -172,19 +172,25 @@ mod tests {
         assert!(!claude.defines_agent());
         let custom = config.agent("my-agent").unwrap();
         assert!(custom.defines_agent());
-        assert_eq!(custom.session_id, Some(IdSource::Regex("session (\\S+)".into())));
+        assert_eq!(
+            custom.session_id,
+            Some(IdSource::Regex("session (\\S+)".into()))
+        );
         let uuid = Config::parse("[agents.x]\nsession_id = \"uuid\"").unwrap();
         assert_eq!(uuid.agent("x").unwrap().session_id, Some(IdSource::Uuid));
     }
 
     #[test]
     fn errors_name_the_line_and_the_key() {
-        let error = Config::parse("default_agent = \"x\"\n\n[agents.claude]\nbinn = \"y\"\n")
-            .unwrap_err();
+        let error =
+            Config::parse("default_agent = \"x\"\n\n[agents.claude]\nbinn = \"y\"\n").unwrap_err();
         assert!(error.contains("line 4"), "{error}");
         assert!(error.contains("binn"), "{error}");
         let error = Config::parse("default_agent = 3\n").unwrap_err();
-        assert!(error.contains("line 1") && error.contains("default_agent"), "{error}");
+        assert!(
+            error.contains("line 1") && error.contains("default_agent"),
+            "{error}"
+        );
     }
 
     #[test]

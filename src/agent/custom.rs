@@ -47,21 +47,30 @@ impl Custom {
         let resume = field(&config.resume, "resume")?;
         let headless = field(&config.headless, "headless")?;
         let id = match &config.session_id {
-            None => return Err(format!("agent `{name}` needs `session_id` (\"uuid\", {{ json = \"/field\" }} or {{ regex = \"...\" }})")),
+            None => {
+                return Err(format!(
+                    "agent `{name}` needs `session_id` (\"uuid\", {{ json = \"/field\" }} or {{ regex = \"...\" }})"
+                ));
+            }
             Some(IdSource::Uuid) => Id::Uuid,
             Some(IdSource::Json(field)) => Id::Json(field.clone()),
-            Some(IdSource::Regex(pattern)) => Id::Regex(
-                Regex::new(pattern)
-                    .map_err(|error| format!("agent `{name}`: invalid session_id regex: {error}"))?,
-            ),
+            Some(IdSource::Regex(pattern)) => {
+                Id::Regex(Regex::new(pattern).map_err(|error| {
+                    format!("agent `{name}`: invalid session_id regex: {error}")
+                })?)
+            }
         };
         let new = config.new.clone().unwrap_or_default();
         let mentions = |args: &[String], key: &str| args.iter().any(|arg| arg.contains(key));
         if !mentions(&resume, "{session_id}") {
-            return Err(format!("agent `{name}`: `resume` must contain {{session_id}}"));
+            return Err(format!(
+                "agent `{name}`: `resume` must contain {{session_id}}"
+            ));
         }
         if !mentions(&headless, "{prompt}") {
-            return Err(format!("agent `{name}`: `headless` must contain {{prompt}}"));
+            return Err(format!(
+                "agent `{name}`: `headless` must contain {{prompt}}"
+            ));
         }
         if matches!(id, Id::Uuid) && !mentions(&new, "{session_id}") {
             return Err(format!(
@@ -264,7 +273,9 @@ mod tests {
     "#;
 
     fn strings(args: &[OsString]) -> Vec<String> {
-        args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect()
+        args.iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect()
     }
 
     #[test]
@@ -272,19 +283,42 @@ mod tests {
         let mine = agent(UUID_AGENT).unwrap();
         assert_eq!(mine.program(), "/opt/mine");
         let extra = [OsString::from("--yes")];
-        let turn = Turn { target: Target::Create("u1"), model: Some("big"), extra_args: &extra };
+        let turn = Turn {
+            target: Target::Create("u1"),
+            model: Some("big"),
+            extra_args: &extra,
+        };
         assert_eq!(
             strings(&mine.headless_args(&turn, Some(OsStr::new("hi {there}")))),
-            ["--session-id", "u1", "-m", "big", "--print", "hi {there}", "--yes"]
+            [
+                "--session-id",
+                "u1",
+                "-m",
+                "big",
+                "--print",
+                "hi {there}",
+                "--yes"
+            ]
         );
-        let turn = Turn { target: Target::Resume("u1"), model: None, extra_args: &[] };
-        assert_eq!(strings(&mine.interactive_args(&turn)), ["--resume=u1", "--tui"]);
+        let turn = Turn {
+            target: Target::Resume("u1"),
+            model: None,
+            extra_args: &[],
+        };
+        assert_eq!(
+            strings(&mine.interactive_args(&turn)),
+            ["--resume=u1", "--tui"]
+        );
         assert!(mine.mint_id().is_some());
     }
 
     #[test]
     fn prompts_keep_their_bytes() {
-        let vars = Vars { session_id: None, model: None, prompt: Some(OsStr::from_bytes(b"a\xffb")) };
+        let vars = Vars {
+            session_id: None,
+            model: None,
+            prompt: Some(OsStr::from_bytes(b"a\xffb")),
+        };
         assert_eq!(vars.fill("<{prompt}>").as_bytes(), b"<a\xffb>");
         assert_eq!(vars.fill("{unknown}{").as_bytes(), b"{unknown}{");
     }
@@ -296,14 +330,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(json.mint_id(), None);
-        assert_eq!(json.parse_line(r#"{"meta":{"id":"s1"}}"#), [Event::Session("s1".into())]);
+        assert_eq!(
+            json.parse_line(r#"{"meta":{"id":"s1"}}"#),
+            [Event::Session("s1".into())]
+        );
         assert_eq!(json.parse_line(r#"{"other":1}"#), []);
-        assert_eq!(json.parse_line("plain answer"), [Event::Text("plain answer".into())]);
+        assert_eq!(
+            json.parse_line("plain answer"),
+            [Event::Text("plain answer".into())]
+        );
         let regex = agent(
             "[agents.mine]\nresume = [\"-r\", \"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = { regex = \"session: (\\\\w+)\" }",
         )
         .unwrap();
-        assert_eq!(regex.parse_line("session: abc1"), [Event::Session("abc1".into())]);
+        assert_eq!(
+            regex.parse_line("session: abc1"),
+            [Event::Session("abc1".into())]
+        );
         assert_eq!(regex.parse_line("answer"), [Event::Text("answer".into())]);
     }
 
@@ -314,17 +357,35 @@ mod tests {
             mine.diagnose(&Target::Resume("u1"), "error: no such session u1\n"),
             Some(Diagnosis::SessionLost("error: no such session u1".into()))
         );
-        assert_eq!(mine.diagnose(&Target::Create("u1"), "no such session"), None);
+        assert_eq!(
+            mine.diagnose(&Target::Create("u1"), "no such session"),
+            None
+        );
     }
 
     #[test]
     fn incomplete_definitions_say_what_is_missing() {
         let cases = [
-            ("[agents.mine]\nheadless = [\"{prompt}\"]\nsession_id = \"uuid\"", "needs `resume`"),
-            ("[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"x\"]\nsession_id = \"uuid\"", "must contain {prompt}"),
-            ("[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = \"uuid\"", "`new` must contain"),
-            ("[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]", "needs `session_id`"),
-            ("[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = { regex = \"(\" }", "invalid session_id regex"),
+            (
+                "[agents.mine]\nheadless = [\"{prompt}\"]\nsession_id = \"uuid\"",
+                "needs `resume`",
+            ),
+            (
+                "[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"x\"]\nsession_id = \"uuid\"",
+                "must contain {prompt}",
+            ),
+            (
+                "[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = \"uuid\"",
+                "`new` must contain",
+            ),
+            (
+                "[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]",
+                "needs `session_id`",
+            ),
+            (
+                "[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = { regex = \"(\" }",
+                "invalid session_id regex",
+            ),
         ];
         for (toml, want) in cases {
             let error = agent(toml).unwrap_err();

@@ -172,6 +172,8 @@ impl Agents {
 
 impl std::fmt::Debug for Agents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.all().map(|adapter| adapter.name())).finish()
+        f.debug_list()
+            .entries(self.all().map(|adapter| adapter.name()))
+            .finish()
     }
 }

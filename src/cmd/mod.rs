@@ -75,7 +75,10 @@ impl Context {
     /// The program of `adapter`: `STICKY_<AGENT>_BIN`, else the configured `bin`, else its
     /// usual name on PATH.
     fn program(&self, adapter: &dyn crate::agent::Adapter) -> Result<PathBuf, StickyError> {
-        let configured = self.config.agent(adapter.name()).and_then(|s| s.bin.clone());
+        let configured = self
+            .config
+            .agent(adapter.name())
+            .and_then(|s| s.bin.clone());
         let override_value = std::env::var_os(crate::agent::program::override_var(adapter.name()))
             .filter(|value| !value.is_empty())
             .or_else(|| configured.map(Into::into));

@@ -80,7 +80,11 @@ fn begin(
     prompt: Option<&Prompt>,
     mode: Mode,
 ) -> Result<Begun> {
-    let requested = args.agent.as_deref().map(|name| ctx.agents.get(name)).transpose()?;
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
     let host = host_name();
     store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
@@ -165,7 +169,11 @@ fn begin(
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     let mut store = ctx.open_store()?;
-    let requested = args.agent.as_deref().map(|name| ctx.agents.get(name)).transpose()?;
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
     let session = store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
         let live = tx.live_session(thread.id)?;
