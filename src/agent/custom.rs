@@ -143,15 +143,12 @@ impl Vars<'_> {
             } else {
                 None
             };
-            match value {
-                Some(value) => {
-                    out.extend_from_slice(value);
-                    rest = &tail[tail.find('}').map_or(tail.len(), |end| end + 1)..];
-                }
-                None => {
-                    out.push(b'{');
-                    rest = &tail[1..];
-                }
+            if let Some(value) = value {
+                out.extend_from_slice(value);
+                rest = &tail[tail.find('}').map_or(tail.len(), |end| end + 1)..];
+            } else {
+                out.push(b'{');
+                rest = &tail[1..];
             }
         }
         out.extend_from_slice(rest.as_bytes());

@@ -161,7 +161,7 @@ impl Agents {
     /// The agent called `name`, or a usage error that lists the known ones.
     pub fn get(&self, name: &str) -> Result<&'static dyn Adapter, StickyError> {
         self.find(name).ok_or_else(|| {
-            let known: Vec<_> = self.all().map(|adapter| adapter.name()).collect();
+            let known: Vec<_> = self.all().map(Adapter::name).collect();
             StickyError::Usage(format!(
                 "unknown agent `{name}`; known agents: {} (define others in the configuration)",
                 known.join(", ")
@@ -173,7 +173,7 @@ impl Agents {
 impl std::fmt::Debug for Agents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.all().map(|adapter| adapter.name()))
+            .entries(self.all().map(Adapter::name))
             .finish()
     }
 }
