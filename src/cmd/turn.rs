@@ -10,15 +10,17 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::Context;
-use super::view::{SessionView, TurnView, print_json};
+use super::view::{SessionView, TurnView, format_time, one_line, print_json};
 use crate::agent::{self, Adapter, Diagnosis, Event, LineSplitter, PromptVia, Target, Usage};
 use crate::cli::TurnArgs;
 use crate::exit::{Exit, StickyError};
+use crate::lock::{self, TurnLock};
 use crate::progress::Progress;
 use crate::pty::{self, Finished, Status};
 use crate::session::{self, Live, Plan, Request};
@@ -51,6 +53,8 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     };
 
     let mut store = ctx.open_store()?;
+    // Held until the turn is recorded: one turn at a time per conversation.
+    let _lock = lock_thread(ctx, &store, args)?;
     let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
     let turn = Running::new(ctx, &begun, args);
     let outcome = match &prompt {
@@ -88,7 +92,8 @@ fn begin(
     let host = host_name();
     store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
-        tx.abandon_dead_turns(&host, &process_alive)?;
+        // The thread's lock is ours: a turn still marked running has lost its process.
+        tx.abandon_running_turns(thread.id)?;
         let live = tx.live_session(thread.id)?;
         let plan = session::plan(
             live.as_ref().map(live_of),
@@ -163,6 +168,64 @@ fn begin(
             session,
             turn_id,
         })
+    })
+}
+
+/// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
+/// ask.
+fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
+    let wait = if args.no_wait {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(args.wait)
+    };
+    let holder = || {
+        let turn = store
+            .thread(&ctx.thread)
+            .ok()
+            .flatten()
+            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
+            .filter(|turn| turn.status == TurnStatus::Running);
+        match turn {
+            Some(turn) => format!(
+                "turn #{} (pid {} on {}, started {}: {})",
+                turn.id,
+                turn.pid,
+                turn.host,
+                format_time(turn.started_at),
+                turn.prompt.as_deref().map_or_else(
+                    || "interactive".to_owned(),
+                    |p| format!("\"{}\"", one_line(p, 40))
+                )
+            ),
+            None => "another sticky".to_owned(),
+        }
+    };
+    let mut on_wait = || {
+        if !args.no_wait && !ctx.quiet {
+            eprintln!(
+                "sticky: thread {} is busy with {}; waiting up to {}s",
+                ctx.thread,
+                holder(),
+                wait.as_secs()
+            );
+        }
+    };
+    lock::lock(&ctx.project.db, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+        let advice = if args.no_wait {
+            "it is still running (--no-wait)".to_owned()
+        } else {
+            format!(
+                "gave up after {}s (--wait SECONDS waits longer)",
+                wait.as_secs()
+            )
+        };
+        StickyError::Busy(format!(
+            "thread {} is busy with {}; {advice}",
+            ctx.thread,
+            holder()
+        ))
+        .into()
     })
 }
 
@@ -570,15 +633,4 @@ fn host_name() -> String {
         .ok()
         .and_then(|name| name.into_string().ok())
         .unwrap_or_default()
-}
-
-/// Whether a process with this pid exists (a zombie or another user's process counts).
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    !matches!(
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-        Err(nix::errno::Errno::ESRCH)
-    )
 }
