@@ -358,11 +358,11 @@ impl Store {
         })
     }
 
-    /// How many turns ran on a session (an index count, fast at any size).
+    /// How many turns ran on a session (a stored count: fast at any size).
     pub fn turn_count(&self, session_id: i64) -> Result<i64> {
         self.run("count the turns", || {
             self.conn
-                .prepare_cached("SELECT count(*) FROM turns WHERE session_id = ?1")?
+                .prepare_cached("SELECT turn_count FROM sessions WHERE id = ?1")?
                 .query_row([session_id], |row| row.get(0))
         })
     }
@@ -520,6 +520,10 @@ impl Tx<'_> {
         pid: u32,
         host: &str,
     ) -> Result<i64> {
+        self.write(self.tx.execute(
+            "UPDATE sessions SET turn_count = turn_count + 1 WHERE id = ?1",
+            [session_id],
+        ))?;
         self.write(self.tx.query_row(
             "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running') RETURNING id",
