@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -403,8 +403,8 @@ impl Run<'_> {
 pub struct Started {
     what: String,
     child: std::process::Child,
-    stdout: mpsc::Receiver<Vec<u8>>,
-    stderr: mpsc::Receiver<Vec<u8>>,
+    stdout: Pipe,
+    stderr: Pipe,
     since: Instant,
 }
 
@@ -415,6 +415,21 @@ impl Started {
         let pid = i32::try_from(self.child.id()).expect("a pid fits i32");
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)
             .unwrap_or_else(|e| panic!("{}: cannot send {signal}: {e}", self.what));
+    }
+
+    /// Waits until sticky's stderr contains `needle` (a handshake on what it tells the user).
+    #[track_caller]
+    pub fn wait_for_stderr(&mut self, needle: &str) {
+        let (child, stderr, sticky) = (&mut self.child, &self.stderr, &self.what);
+        wait_for(&format!("{sticky} saying {needle:?}"), || {
+            if let Some(status) = child.try_wait().expect("poll sticky") {
+                panic!(
+                    "{sticky}: exited ({status}) before saying {needle:?}: {}",
+                    stderr.so_far()
+                );
+            }
+            stderr.so_far().contains(needle)
+        });
     }
 
     /// Waits until `condition` holds, failing the test at the deadline or when sticky exits
@@ -453,12 +468,12 @@ impl Started {
             .max(Duration::from_secs(5));
         let stdout = self
             .stdout
-            .recv_timeout(remaining)
-            .unwrap_or_else(|_| panic!("{what}: stdout still open after sticky exited"));
+            .finish(remaining)
+            .unwrap_or_else(|| panic!("{what}: stdout still open after sticky exited"));
         let stderr = self
             .stderr
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_else(|_| panic!("{what}: stderr still open after sticky exited"));
+            .finish(Duration::from_secs(5))
+            .unwrap_or_else(|| panic!("{what}: stderr still open after sticky exited"));
         Output::new(what, status, stdout, &stderr)
     }
 }
@@ -487,17 +502,43 @@ pub fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
-/// Reads a pipe to its end on a thread; the bytes arrive on the returned channel.
-fn collect(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
+/// A pipe being read to its end on a thread: what arrived so far, and a signal at the end.
+struct Pipe {
+    bytes: Arc<Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl Pipe {
+    /// What arrived so far, as text (lossy).
+    fn so_far(&self) -> String {
+        String::from_utf8_lossy(&self.bytes.lock().expect("pipe lock")).into_owned()
+    }
+
+    /// Everything, once the writer side has closed; `None` if it is still open at `timeout`.
+    fn finish(&self, timeout: Duration) -> Option<Vec<u8>> {
+        self.done.recv_timeout(timeout).ok()?;
+        Some(std::mem::take(&mut *self.bytes.lock().expect("pipe lock")))
+    }
+}
+
+/// Starts reading `pipe` to its end on a thread.
+fn collect(pipe: Option<impl Read + Send + 'static>) -> Pipe {
+    let bytes = Arc::new(Mutex::new(Vec::new()));
+    let (sender, done) = mpsc::channel();
+    let shared = Arc::clone(&bytes);
     thread::spawn(move || {
-        let mut bytes = Vec::new();
         if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
+            let mut chunk = [0_u8; 16 * 1024];
+            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
+                shared
+                    .lock()
+                    .expect("pipe lock")
+                    .extend_from_slice(&chunk[..read]);
+            }
         }
-        let _ = sender.send(bytes);
+        let _ = sender.send(());
     });
-    receiver
+    Pipe { bytes, done }
 }
 
 /// What one sticky run did.
