@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -46,6 +46,21 @@ pub fn fakes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes")
 }
 
+/// The python interpreter itself (not a wrapper such as a pyenv shim, which is a bash script:
+/// bash resets an inherited `PWD` that is not its working directory, and would hide a sticky
+/// that leaves the user's `PWD` to an agent running elsewhere).
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let output = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs (the fake agents are Python scripts)");
+        let path = String::from_utf8(output.stdout).expect("a UTF-8 path");
+        PathBuf::from(path.trim())
+    })
+}
+
 /// The fake `claude` script.
 pub fn fake_claude() -> PathBuf {
     fakes_dir().join("claude")
@@ -61,6 +76,7 @@ pub struct TestEnv {
     pub project: PathBuf,
     /// A directory outside the project and HOME, for files a test needs.
     pub scratch: PathBuf,
+    bin: PathBuf,
     agent_log: PathBuf,
     fakes_on_path: bool,
     vars: Vec<(OsString, Option<OsString>)>,
@@ -87,6 +103,9 @@ impl TestEnv {
             .path()
             .canonicalize()
             .expect("canonicalize the temp dir");
+        let bin = base.join("bin");
+        std::fs::create_dir_all(&bin).expect("create the env's bin directory");
+        std::os::unix::fs::symlink(python(), bin.join("python3")).expect("link python3");
         let (home, project, scratch) = (
             base.join("home"),
             base.join("project"),
@@ -96,6 +115,7 @@ impl TestEnv {
             std::fs::create_dir_all(dir).expect("create a test directory");
         }
         Self {
+            bin,
             agent_log: base.join("agent-runs.jsonl"),
             root,
             home,
@@ -249,8 +269,9 @@ impl TestEnv {
         assert!(status.success(), "git {args:?} failed in {}", dir.display());
     }
 
-    /// The PATH sticky runs with: the fakes first (unless left off), then the system's PATH
-    /// without any directory that holds a real `claude`, so no test can reach a real agent.
+    /// The PATH sticky runs with: the env's `bin` (python3), the fakes (unless left off), then
+    /// the system's PATH without any directory that holds a real `claude`, so no test can reach
+    /// a real agent.
     fn path(&self) -> OsString {
         let system = std::env::var_os("PATH").unwrap_or_default();
         let mut dirs: Vec<PathBuf> = std::env::split_paths(&system)
@@ -259,6 +280,7 @@ impl TestEnv {
         if self.fakes_on_path {
             dirs.insert(0, fakes_dir());
         }
+        dirs.insert(0, self.bin.clone());
         std::env::join_paths(dirs).expect("PATH entries have no ':'")
     }
 
