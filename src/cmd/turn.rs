@@ -472,7 +472,8 @@ impl<'a> Running<'a> {
         let error = failure
             .as_ref()
             .map(ToString::to_string)
-            .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")));
+            .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
+            .or_else(|| self.agent_failure(&outcome, status));
         let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
             Some(Status::Code(code)) => (Some(code), None),
             Some(Status::Signal(signal)) => (None, Some(signal)),
@@ -493,6 +494,10 @@ impl<'a> Running<'a> {
         self.report(store, &outcome, status, error.as_deref())?;
         if let Some(failure) = failure {
             return Err(failure.into());
+        }
+        if let (Some(error), None, false) = (&error, &outcome.spawn_error, self.ctx.json) {
+            // The agent's own failure: its exit code passes through, with one line saying so.
+            eprintln!("sticky: {error}");
         }
         if let Some(error) = outcome.spawn_error {
             let program = self.begun.program.display();
@@ -529,6 +534,25 @@ impl<'a> Running<'a> {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// What went wrong when the agent itself failed the turn, in one line.
+    fn agent_failure(&self, outcome: &Outcome, status: TurnStatus) -> Option<String> {
+        let agent = self.begun.adapter.name();
+        let session = self.target().expected_id().map_or_else(
+            || "its new session".to_owned(),
+            |id| format!("session {id}"),
+        );
+        let how = match (status, outcome.finished?.status) {
+            (TurnStatus::Ok, _) => return None,
+            (TurnStatus::Interrupted, _) => "was interrupted".to_owned(),
+            (_, Status::Code(0)) => "reported an error".to_owned(),
+            (_, Status::Code(code)) => format!("exited with code {code}"),
+            (_, Status::Signal(signal)) => format!("was killed by signal {signal}"),
+        };
+        Some(format!(
+            "{agent} {how}; the turn failed, {session} stays (run sticky again to continue it)"
+        ))
     }
 
     /// Rule 8: a resume the agent refused because it no longer knows the session.
