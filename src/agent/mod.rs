@@ -5,14 +5,25 @@
 //! adapter is tested as pure functions.
 
 mod claude;
+mod codex;
+mod copilot;
 mod events;
+mod gemini;
+mod opencode;
+mod output;
 pub mod program;
+mod qwen;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use claude::Claude;
+pub use codex::Codex;
+pub use copilot::Copilot;
 pub use events::{Event, LineSplitter, Usage};
+pub use gemini::Gemini;
+pub use opencode::Opencode;
+pub use qwen::Qwen;
 
 /// Which session the agent is asked to run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +75,15 @@ pub const MAX_ARGUMENT_PROMPT: usize = 100 * 1024;
 pub enum Diagnosis {
     /// The agent no longer knows the session (transcript gone, another machine).
     SessionLost(String),
+    /// The agent refused to run here for a reason of its own that the user can lift (Codex
+    /// outside a git repository, Gemini in an untrusted folder). sticky never lifts such a
+    /// safety check itself; it passes the agent's words on with the way out.
+    Refused {
+        /// The agent's own words.
+        reason: String,
+        /// What the user can do about it, as one sentence.
+        hint: String,
+    },
 }
 
 /// What sticky needs from an agent CLI.
@@ -95,8 +115,9 @@ pub trait Adapter: Sync {
     /// The arguments of an interactive run of the agent's own UI.
     fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString>;
 
-    /// Environment variables the agent needs set for this run.
-    fn env(&self) -> Vec<(OsString, OsString)> {
+    /// Environment variables the agent needs set for a run in `directory` (the session's).
+    fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
+        let _ = directory;
         Vec::new()
     }
 
@@ -110,6 +131,23 @@ pub trait Adapter: Sync {
     /// Where the agent keeps the transcript of session `id` run in `directory`, if it keeps one
     /// file per session; used to confirm interactive sessions and by `doctor`.
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf>;
+
+    /// The session ID in the line the agent's interactive UI prints when it exits
+    /// (`claude --resume <id>`, `codex resume <id>`, ...), read from the end of `text`, the
+    /// terminal output of the run (control sequences are ignored). This is how sticky learns the
+    /// ID of an interactive session the agent named itself, and which session the user ended on.
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        let _ = text;
+        None
+    }
+
+    /// Whether session `actual`, reported where sticky resumed `expected`, is the same
+    /// conversation under a new name (so sticky follows it) rather than a fresh one (amnesia).
+    /// Each adapter documents the evidence it accepts; without evidence the answer is `false`.
+    fn renamed(&self, home: &Path, directory: &Path, expected: &str, actual: &str) -> bool {
+        let _ = (home, directory, expected, actual);
+        false
+    }
 }
 
 /// The adapters sticky knows, by name.
@@ -118,7 +156,7 @@ pub fn find(name: &str) -> Option<&'static dyn Adapter> {
 }
 
 /// Every built-in adapter, in the order `sticky agents` lists them.
-pub static ALL: &[&dyn Adapter] = &[&Claude];
+pub static ALL: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
 
 /// The names of the built-in agents, for messages.
 pub fn names() -> String {

@@ -275,7 +275,7 @@ impl<'a> Running<'a> {
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
-        let mut env = self.begun.adapter.env();
+        let mut env = self.begun.adapter.env(&self.begun.session.directory);
         // Lets a nested sticky (an agent's tool calling sticky) tell it runs inside one.
         env.push(("STICKY_ACTIVE".into(), "1".into()));
         pty::Spec {
@@ -333,6 +333,8 @@ impl<'a> Running<'a> {
                         }
                         outcome.text.push_str(&text);
                     }
+                    Event::TextDelta(piece) => outcome.text.push_str(&piece),
+                    Event::Usage(usage) => outcome.usage.add(usage),
                     Event::Result {
                         text,
                         is_error,
@@ -340,7 +342,7 @@ impl<'a> Running<'a> {
                     } => {
                         outcome.answer = text;
                         outcome.is_error = is_error;
-                        outcome.usage = usage;
+                        outcome.usage.add(usage);
                     }
                 }
             }
@@ -448,6 +450,11 @@ impl<'a> Running<'a> {
                 session: target.expected_id().unwrap_or_default().to_owned(),
                 reason,
             }),
+            // The agent's own exit code stands; the user learns the way out.
+            Diagnosis::Refused { hint, .. } => {
+                eprintln!("sticky: {} refused to run: {hint}", adapter.name());
+                None
+            }
         }
     }
 
