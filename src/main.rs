@@ -7,10 +7,9 @@ use sticky::cli::Cli;
 use sticky::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
-    let mut args = std::env::args_os();
-    if args.nth(1).as_deref() == Some(sticky::pty::SHIM_ARG.as_ref()) {
+    if std::env::args_os().nth(1).as_deref() == Some(sticky::pty::SHIM_ARG.as_ref()) {
         // sticky re-executed itself to give an agent its prompt on stdin (see pty::Spec).
-        return sticky::pty::shim_main(std::env::args_os().skip(2).collect());
+        return sticky::pty::shim_main(std::env::args_os().collect());
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

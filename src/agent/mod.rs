@@ -7,6 +7,7 @@
 mod claude;
 mod codex;
 mod copilot;
+mod custom;
 mod events;
 mod gemini;
 mod opencode;
@@ -17,9 +18,13 @@ mod qwen;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::config::Config;
+use crate::exit::StickyError;
+
 pub use claude::Claude;
 pub use codex::Codex;
 pub use copilot::Copilot;
+pub use custom::Custom;
 pub use events::{Event, LineSplitter, Usage};
 pub use gemini::Gemini;
 pub use opencode::Opencode;
@@ -87,7 +92,7 @@ pub enum Diagnosis {
 }
 
 /// What sticky needs from an agent CLI.
-pub trait Adapter: Sync {
+pub trait Adapter: Sync + Send {
     /// The agent's name on sticky's command line (`claude`).
     fn name(&self) -> &'static str;
 
@@ -150,18 +155,63 @@ pub trait Adapter: Sync {
     }
 }
 
-/// The adapters sticky knows, by name.
-pub fn find(name: &str) -> Option<&'static dyn Adapter> {
-    ALL.iter().copied().find(|adapter| adapter.name() == name)
+/// Every built-in adapter, in the order `sticky agents` lists them.
+pub static BUILT_IN: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
+
+/// The agents sticky can run: the built-in ones and those defined in the user's configuration.
+#[derive(Default)]
+pub struct Agents {
+    custom: Vec<&'static dyn Adapter>,
 }
 
-/// Every built-in adapter, in the order `sticky agents` lists them.
-pub static ALL: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
+impl Agents {
+    /// The built-in agents plus the ones `config` defines.
+    pub fn new(config: &Config) -> Result<Self, StickyError> {
+        let mut custom: Vec<&'static dyn Adapter> = Vec::new();
+        for (name, settings) in &config.agents {
+            let built_in = BUILT_IN.iter().any(|adapter| adapter.name() == name);
+            if !settings.defines_agent() {
+                continue;
+            }
+            if built_in {
+                return Err(StickyError::Usage(format!(
+                    "configuration: agent `{name}` is built in; only bin, args and env can be set \
+                     for it (name your own definition differently)"
+                )));
+            }
+            let adapter = Custom::new(name, settings)
+                .map_err(|message| StickyError::Usage(format!("configuration: {message}")))?;
+            custom.push(Box::leak(Box::new(adapter)));
+        }
+        Ok(Self { custom })
+    }
 
-/// The names of the built-in agents, for messages.
-pub fn names() -> String {
-    ALL.iter()
-        .map(|adapter| adapter.name())
-        .collect::<Vec<_>>()
-        .join(", ")
+    /// Every agent, built-in ones first.
+    pub fn all(&self) -> impl Iterator<Item = &'static dyn Adapter> + '_ {
+        BUILT_IN.iter().copied().chain(self.custom.iter().copied())
+    }
+
+    /// The agent called `name`.
+    pub fn find(&self, name: &str) -> Option<&'static dyn Adapter> {
+        self.all().find(|adapter| adapter.name() == name)
+    }
+
+    /// The agent called `name`, or a usage error that lists the known ones.
+    pub fn get(&self, name: &str) -> Result<&'static dyn Adapter, StickyError> {
+        self.find(name).ok_or_else(|| {
+            let known: Vec<_> = self.all().map(Adapter::name).collect();
+            StickyError::Usage(format!(
+                "unknown agent `{name}`; known agents: {} (define others in the configuration)",
+                known.join(", ")
+            ))
+        })
+    }
+}
+
+impl std::fmt::Debug for Agents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.all().map(Adapter::name))
+            .finish()
+    }
 }

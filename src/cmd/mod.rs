@@ -1,5 +1,6 @@
 //! The commands: one file each, orchestration only (build the context, plan, act).
 
+mod agents;
 mod init;
 mod input;
 mod log;
@@ -11,7 +12,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::agent::Agents;
 use crate::cli::{Cli, Command, GlobalArgs};
+use crate::config::Config;
 use crate::exit::{Exit, StickyError};
 use crate::project::{self, Project};
 use crate::store::Store;
@@ -20,6 +23,7 @@ use crate::store::Store;
 pub fn run(cli: Cli) -> Result<Exit> {
     match cli.command {
         Some(Command::Init) => init::run(&cli.global),
+        Some(Command::Agents) => agents::run(&Context::new(&cli.global)?),
         Some(Command::New(args)) => turn::run(&Context::new(&cli.global)?, &args, true),
         Some(Command::Status) => status::run(&Context::new(&cli.global)?),
         Some(Command::Log) => log::run(&Context::new(&cli.global)?),
@@ -38,6 +42,10 @@ pub struct Context {
     pub json: bool,
     /// `--quiet`.
     pub quiet: bool,
+    /// The user's configuration.
+    pub config: Config,
+    /// The agents sticky can run.
+    pub agents: Agents,
 }
 
 impl Context {
@@ -47,12 +55,39 @@ impl Context {
         if global.thread.trim().is_empty() {
             return Err(StickyError::Usage("the thread name is empty".into()).into());
         }
+        let config = Config::load()?;
+        let agents = Agents::new(&config)?;
         Ok(Self {
+            config,
+            agents,
             project: project::locate(&cwd, sticky_db().as_deref())?,
             thread: global.thread.clone(),
             json: global.json,
             quiet: global.quiet,
         })
+    }
+
+    /// The agent a conversation starts with: the configured one, else Claude Code.
+    fn default_agent(&self) -> &str {
+        self.config.default_agent.as_deref().unwrap_or("claude")
+    }
+
+    /// The program of `adapter`: `STICKY_<AGENT>_BIN`, else the configured `bin`, else its
+    /// usual name on PATH.
+    fn program(&self, adapter: &dyn crate::agent::Adapter) -> Result<PathBuf, StickyError> {
+        let configured = self
+            .config
+            .agent(adapter.name())
+            .and_then(|s| s.bin.clone());
+        let override_value = std::env::var_os(crate::agent::program::override_var(adapter.name()))
+            .filter(|value| !value.is_empty())
+            .or_else(|| configured.map(Into::into));
+        crate::agent::program::resolve(
+            adapter.name(),
+            adapter.program(),
+            override_value,
+            std::env::var_os("PATH").as_deref(),
+        )
     }
 
     /// Opens (creating if needed) the project's database.

@@ -10,24 +10,23 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::Context;
-use super::view::{SessionView, TurnView, print_json};
+use super::view::{SessionView, TurnView, format_time, one_line, print_json};
 use crate::agent::{self, Adapter, Diagnosis, Event, LineSplitter, PromptVia, Target, Usage};
 use crate::cli::TurnArgs;
 use crate::exit::{Exit, StickyError};
+use crate::lock::{self, TurnLock};
 use crate::progress::Progress;
 use crate::pty::{self, Finished, Status};
 use crate::session::{self, Live, Plan, Request};
 use crate::store::{Mode, NewSession, SessionRow, Store, TurnEnd, TurnStatus};
 
 use super::input::{self, Prompt};
-
-/// The agent a conversation starts with when nothing else names one.
-pub const DEFAULT_AGENT: &str = "claude";
 
 /// The most of the agent's non-event output kept for error messages.
 const MAX_AGENT_OUTPUT: usize = 64 * 1024;
@@ -54,6 +53,8 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     };
 
     let mut store = ctx.open_store()?;
+    // Held until the turn is recorded: one turn at a time per conversation.
+    let _lock = lock_thread(ctx, &store, args)?;
     let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
     let turn = Running::new(ctx, &begun, args);
     let outcome = match &prompt {
@@ -83,11 +84,16 @@ fn begin(
     prompt: Option<&Prompt>,
     mode: Mode,
 ) -> Result<Begun> {
-    let requested = args.agent.as_deref().map(known_agent).transpose()?;
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
     let host = host_name();
     store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
-        tx.abandon_dead_turns(&host, &process_alive)?;
+        // The thread's lock is ours: a turn still marked running has lost its process.
+        tx.abandon_running_turns(thread.id)?;
         let live = tx.live_session(thread.id)?;
         let plan = session::plan(
             live.as_ref().map(live_of),
@@ -95,11 +101,14 @@ fn begin(
                 fresh,
                 agent: requested.map(Adapter::name),
                 model: args.model.as_deref(),
-                default_agent: DEFAULT_AGENT,
+                default_agent: ctx.default_agent(),
             },
         );
         let (session, resume) = match (plan, live) {
-            (Plan::Resume, Some(live)) => (live, true),
+            (Plan::Resume, Some(live)) => {
+                ensure_in_project(ctx, &live)?;
+                (live, true)
+            }
             (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
             (
                 Plan::Start {
@@ -109,7 +118,7 @@ fn begin(
                 },
                 live,
             ) => {
-                let adapter = known_agent(&agent)?;
+                let adapter = ctx.agents.get(&agent)?;
                 let id = adapter.mint_id();
                 let session = match (live, rotation) {
                     (Some(live), None) => {
@@ -131,13 +140,19 @@ fn begin(
                 (session, false)
             }
         };
-        let adapter = known_agent(&session.agent)?;
-        let program = agent::program::resolve(
-            adapter.name(),
-            adapter.program(),
-            std::env::var_os(agent::program::override_var(adapter.name())),
-            std::env::var_os("PATH").as_deref(),
-        )?;
+        let adapter = ctx.agents.get(&session.agent)?;
+        if let Some(prompt) = prompt {
+            let len = prompt.text.len();
+            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
+                return Err(StickyError::Usage(format!(
+                    "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
+                     takes its prompt only as an argument; shorten it",
+                    adapter.name()
+                ))
+                .into());
+            }
+        }
+        let program = ctx.program(adapter)?;
         let turn_id = tx.begin_turn(
             session.id,
             prompt.map(|prompt| prompt.summary.as_str()),
@@ -156,10 +171,72 @@ fn begin(
     })
 }
 
+/// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
+/// ask.
+fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
+    let wait = if args.no_wait {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(args.wait)
+    };
+    let holder = || {
+        let turn = store
+            .thread(&ctx.thread)
+            .ok()
+            .flatten()
+            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
+            .filter(|turn| turn.status == TurnStatus::Running);
+        match turn {
+            Some(turn) => format!(
+                "turn #{} (pid {} on {}, started {}: {})",
+                turn.id,
+                turn.pid,
+                turn.host,
+                format_time(turn.started_at),
+                turn.prompt.as_deref().map_or_else(
+                    || "interactive".to_owned(),
+                    |p| format!("\"{}\"", one_line(p, 40))
+                )
+            ),
+            None => "another sticky".to_owned(),
+        }
+    };
+    let mut on_wait = || {
+        if !args.no_wait && !ctx.quiet {
+            eprintln!(
+                "sticky: thread {} is busy with {}; waiting up to {}s",
+                ctx.thread,
+                holder(),
+                wait.as_secs()
+            );
+        }
+    };
+    lock::lock(&ctx.project.db, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+        let advice = if args.no_wait {
+            "it is still running (--no-wait)".to_owned()
+        } else {
+            format!(
+                "gave up after {}s (--wait SECONDS waits longer)",
+                wait.as_secs()
+            )
+        };
+        StickyError::Busy(format!(
+            "thread {} is busy with {}; {advice}",
+            ctx.thread,
+            holder()
+        ))
+        .into()
+    })
+}
+
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     let mut store = ctx.open_store()?;
-    let requested = args.agent.as_deref().map(known_agent).transpose()?;
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
     let session = store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
         let live = tx.live_session(thread.id)?;
@@ -173,13 +250,13 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
                 fresh: true,
                 agent: requested.map(Adapter::name),
                 model: args.model.as_deref(),
-                default_agent: DEFAULT_AGENT,
+                default_agent: ctx.default_agent(),
             },
         )
         else {
             unreachable!("`new` always starts a session")
         };
-        let adapter = known_agent(&agent)?;
+        let adapter = ctx.agents.get(&agent)?;
         tx.start_session(
             thread.id,
             &NewSession {
@@ -208,6 +285,24 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// The agent runs where the session was created (agents key sessions by directory). A session
+/// recorded for another directory (a moved project, or a database crafted in a cloned
+/// repository) is refused rather than run somewhere the user did not choose.
+fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+    if session.directory == ctx.project.dir {
+        return Ok(());
+    }
+    Err(StickyError::SessionLost {
+        agent: session.agent.clone(),
+        session: session.agent_session_id.clone().unwrap_or_default(),
+        reason: format!(
+            "it belongs to directory {}, not to this project {}",
+            session.directory.display(),
+            ctx.project.dir.display()
+        ),
+    })
+}
+
 /// The policy's view of a stored live session.
 fn live_of(row: &SessionRow) -> Live<'_> {
     Live {
@@ -217,22 +312,12 @@ fn live_of(row: &SessionRow) -> Live<'_> {
     }
 }
 
-/// The adapter called `name`, or a usage error listing the known ones.
-fn known_agent(name: &str) -> Result<&'static dyn Adapter> {
-    agent::find(name).ok_or_else(|| {
-        StickyError::Usage(format!(
-            "unknown agent `{name}`; known agents: {}",
-            agent::names()
-        ))
-        .into()
-    })
-}
-
 /// A turn between its start and its end.
 struct Running<'a> {
     ctx: &'a Context,
     begun: &'a Begun,
-    extra_args: &'a [OsString],
+    /// The configured arguments, then the ones after `--`.
+    extra_args: Vec<OsString>,
 }
 
 /// What the agent did in a turn.
@@ -251,10 +336,15 @@ struct Outcome {
 
 impl<'a> Running<'a> {
     fn new(ctx: &'a Context, begun: &'a Begun, args: &'a TurnArgs) -> Self {
+        let configured = ctx.config.agent(begun.adapter.name());
+        let mut extra_args: Vec<OsString> = configured
+            .map(|settings| settings.args.iter().map(OsString::from).collect())
+            .unwrap_or_default();
+        extra_args.extend(args.agent_args.iter().cloned());
         Self {
             ctx,
             begun,
-            extra_args: &args.agent_args,
+            extra_args,
         }
     }
 
@@ -270,12 +360,15 @@ impl<'a> Running<'a> {
         agent::Turn {
             target: self.target(),
             model: self.begun.session.model.as_deref(),
-            extra_args: self.extra_args,
+            extra_args: &self.extra_args,
         }
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
         let mut env = self.begun.adapter.env(&self.begun.session.directory);
+        if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
+            env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
+        }
         // Lets a nested sticky (an agent's tool calling sticky) tell it runs inside one.
         env.push(("STICKY_ACTIVE".into(), "1".into()));
         pty::Spec {
@@ -547,15 +640,4 @@ fn host_name() -> String {
         .ok()
         .and_then(|name| name.into_string().ok())
         .unwrap_or_default()
-}
-
-/// Whether a process with this pid exists (a zombie or another user's process counts).
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    !matches!(
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-        Err(nix::errno::Errno::ESRCH)
-    )
 }

@@ -155,6 +155,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::too_many_lines)] // one row per rule reads better than split tables
     fn every_rule_of_the_policy() {
         use Reason::{AgentChange, ModelChange, New};
         let cases: &[(&str, Option<Live<'_>>, Request<'_>, Plan)] = &[
