@@ -8,9 +8,11 @@
 //!   `Error resuming session: Invalid session identifier "<id>".`, another directory with rc 42
 //!   `Error resuming session: No previous sessions found for this project.`;
 //! - resume does not restore the model (`auto` again), so `-m` goes on every run;
-//! - headless: `--prompt=PROMPT -o stream-json`; the `=` form keeps a prompt starting with `-`
-//!   from being read as an option (a positional after `--` is not taken as the prompt); with no
-//!   prompt and a piped stdin, stdin is the prompt, which is how prompts over 128 KiB get in;
+//! - headless: `-p PROMPT -o stream-json`; with no `-p` and a piped stdin, stdin is the prompt,
+//!   which is how prompts over 128 KiB get in, and also a prompt starting with `-`: yargs would
+//!   read `-p -x` as two options, a positional after `--` is not taken as the prompt, and
+//!   `--prompt=-x` works but slips past the trust check below (0.61.0's `isHeadlessMode` looks
+//!   for a bare `-p`/`--prompt` argument, or a stdin or stdout that is not a terminal, or `CI`);
 //! - headless runs need a trusted folder: otherwise rc 55 `Gemini CLI is not running in a trusted
 //!   directory. To proceed, either use --skip-trust, ...`; sticky never passes `--skip-trust`;
 //! - stream-json events (`packages/core/src/output/types.ts`): `init` (`session_id`, `model`),
@@ -31,7 +33,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, MAX_ARGUMENT_PROMPT, PromptVia, Target, Turn, Usage};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,14 +52,20 @@ impl Adapter for Gemini {
         Some(uuid::Uuid::new_v4().to_string())
     }
 
+    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
+        if prompt.len() > MAX_ARGUMENT_PROMPT || prompt.starts_with(b"-") {
+            PromptVia::Stdin
+        } else {
+            PromptVia::Argument
+        }
+    }
+
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
         let mut args = session_args(turn);
         args.extend(["-o".into(), "stream-json".into()]);
         args.extend(turn.extra_args.iter().cloned());
         if let Some(prompt) = prompt {
-            let mut flag = OsString::from("--prompt=");
-            flag.push(prompt);
-            args.push(flag);
+            args.extend(["-p".into(), prompt.to_owned()]);
         }
         args
     }
@@ -255,13 +263,13 @@ mod tests {
                 None,
                 &[],
                 Some("hi"),
-                &["--session-id", ID, "-o", "stream-json", "--prompt=hi"],
+                &["--session-id", ID, "-o", "stream-json", "-p", "hi"],
             ),
             (
                 Target::Resume(ID),
                 Some("gemini-2.5-flash"),
                 &extra,
-                Some("-x"),
+                Some("hi"),
                 &[
                     "--resume",
                     ID,
@@ -270,7 +278,8 @@ mod tests {
                     "-o",
                     "stream-json",
                     "--skip-trust",
-                    "--prompt=-x",
+                    "-p",
+                    "hi",
                 ],
             ),
             (
@@ -297,6 +306,16 @@ mod tests {
             let args = Gemini.headless_args(&turn, prompt.map(OsStr::new));
             assert_eq!(strings(&args), *want, "{target:?}");
         }
+    }
+
+    #[test]
+    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
+        assert_eq!(Gemini.prompt_via(b"hi -x"), PromptVia::Argument);
+        assert_eq!(Gemini.prompt_via(b"-x"), PromptVia::Stdin);
+        assert_eq!(
+            Gemini.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
+            PromptVia::Stdin
+        );
     }
 
     #[test]

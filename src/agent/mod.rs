@@ -104,9 +104,11 @@ pub trait Adapter: Sync + Send {
     /// mints its own and reports it in its events.
     fn mint_id(&self) -> Option<String>;
 
-    /// How a prompt of `len` bytes is given to the agent.
-    fn prompt_via(&self, len: usize) -> PromptVia {
-        if len > MAX_ARGUMENT_PROMPT {
+    /// How `prompt` is given to the agent: by default as an argument, on stdin when it is too
+    /// large for one; an adapter whose agent would misread some prompts as options sends those
+    /// on stdin too.
+    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
+        if prompt.len() > MAX_ARGUMENT_PROMPT {
             PromptVia::Stdin
         } else {
             PromptVia::Argument

@@ -7,10 +7,10 @@
 //! - resume: `--resume <id>`, only from the same project directory; an unknown ID fails with rc 1
 //!   and `No saved session found with ID <id>. ...` (`... with title "<id>".` on some paths);
 //! - resume does not restore the model, so `-m` goes on every run;
-//! - headless: the positional prompt is one-shot (`-p` is deprecated) with `-o stream-json`. A
-//!   prompt starting with `-` would be read as an option and, as in Gemini CLI, a positional after
-//!   `--` is not taken as the prompt, so such a prompt goes as `--prompt=PROMPT`, which still
-//!   works; with no prompt and a piped stdin, stdin is the prompt (prompts over 128 KiB);
+//! - headless: the positional prompt is one-shot (`-p` is deprecated) with `-o stream-json`; with
+//!   no prompt and a piped stdin, stdin is the prompt, which is how prompts over 128 KiB get in,
+//!   and also a prompt starting with `-`: it would be read as an option and, as in Gemini CLI, a
+//!   positional after `--` is not taken as the prompt;
 //! - stream-json is Claude Code's format: `system` (`session_id`, `model`), `assistant` (content
 //!   blocks), `result` (`result`, `is_error`, `usage`), so Claude's parser reads it;
 //! - interactive: on exit the UI prints `To continue this session, run qwen --resume <id>`;
@@ -21,7 +21,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, Target, Turn};
+use super::{Adapter, Claude, Diagnosis, Event, MAX_ARGUMENT_PROMPT, PromptVia, Target, Turn};
 
 /// The Qwen Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,19 +40,19 @@ impl Adapter for Qwen {
         Some(uuid::Uuid::new_v4().to_string())
     }
 
+    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
+        if prompt.len() > MAX_ARGUMENT_PROMPT || prompt.starts_with(b"-") {
+            PromptVia::Stdin
+        } else {
+            PromptVia::Argument
+        }
+    }
+
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
         let mut args = session_args(turn);
         args.extend(["-o".into(), "stream-json".into()]);
         args.extend(turn.extra_args.iter().cloned());
-        match prompt {
-            Some(prompt) if prompt.as_encoded_bytes().starts_with(b"-") => {
-                let mut flag = OsString::from("--prompt=");
-                flag.push(prompt);
-                args.push(flag);
-            }
-            Some(prompt) => args.push(prompt.to_owned()),
-            None => {}
-        }
+        args.extend(prompt.map(OsStr::to_owned));
         args
     }
 
@@ -155,7 +155,7 @@ mod tests {
                 Target::Resume(ID),
                 Some("qwen3-coder-plus"),
                 &extra,
-                Some("-x"),
+                Some("x"),
                 &[
                     "--resume",
                     ID,
@@ -165,7 +165,7 @@ mod tests {
                     "stream-json",
                     "--auth-type",
                     "openai",
-                    "--prompt=-x",
+                    "x",
                 ],
             ),
             (
@@ -185,6 +185,16 @@ mod tests {
             let args = Qwen.headless_args(&turn, prompt.map(OsStr::new));
             assert_eq!(strings(&args), *want, "{target:?}");
         }
+    }
+
+    #[test]
+    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
+        assert_eq!(Qwen.prompt_via(b"fix -x"), PromptVia::Argument);
+        assert_eq!(Qwen.prompt_via(b"-x"), PromptVia::Stdin);
+        assert_eq!(
+            Qwen.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
+            PromptVia::Stdin
+        );
     }
 
     #[test]

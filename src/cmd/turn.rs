@@ -143,7 +143,9 @@ fn begin(
         let adapter = ctx.agents.get(&session.agent)?;
         if let Some(prompt) = prompt {
             let len = prompt.text.len();
-            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
+            if len > agent::MAX_ARGUMENT_PROMPT
+                && adapter.prompt_via(&prompt.text) == PromptVia::Argument
+            {
                 return Err(StickyError::Usage(format!(
                     "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
                      takes its prompt only as an argument; shorten it",
@@ -383,7 +385,7 @@ impl<'a> Running<'a> {
     fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
-        let (args, stdin) = match adapter.prompt_via(prompt.text.len()) {
+        let (args, stdin) = match adapter.prompt_via(&prompt.text) {
             PromptVia::Argument => {
                 let text = OsString::from_vec(prompt.text.clone());
                 (adapter.headless_args(&turn, Some(&text)), None)
