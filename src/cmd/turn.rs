@@ -143,7 +143,9 @@ fn begin(
         let adapter = ctx.agents.get(&session.agent)?;
         if let Some(prompt) = prompt {
             let len = prompt.text.len();
-            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
+            if len > agent::MAX_ARGUMENT_PROMPT
+                && adapter.prompt_via(&prompt.text) == PromptVia::Argument
+            {
                 return Err(StickyError::Usage(format!(
                     "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
                      takes its prompt only as an argument; shorten it",
@@ -367,7 +369,7 @@ impl<'a> Running<'a> {
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
-        let mut env = self.begun.adapter.env();
+        let mut env = self.begun.adapter.env(&self.begun.session.directory);
         if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
         }
@@ -385,7 +387,7 @@ impl<'a> Running<'a> {
     fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
-        let (args, stdin) = match adapter.prompt_via(prompt.text.len()) {
+        let (args, stdin) = match adapter.prompt_via(&prompt.text) {
             PromptVia::Argument => {
                 let text = OsString::from_vec(prompt.text.clone());
                 (adapter.headless_args(&turn, Some(&text)), None)
@@ -428,6 +430,8 @@ impl<'a> Running<'a> {
                         }
                         outcome.text.push_str(&text);
                     }
+                    Event::TextDelta(piece) => outcome.text.push_str(&piece),
+                    Event::Usage(usage) => outcome.usage.add(usage),
                     Event::Result {
                         text,
                         is_error,
@@ -435,7 +439,7 @@ impl<'a> Running<'a> {
                     } => {
                         outcome.answer = text;
                         outcome.is_error = is_error;
-                        outcome.usage = usage;
+                        outcome.usage.add(usage);
                     }
                 }
             }
@@ -633,6 +637,11 @@ impl<'a> Running<'a> {
                 session: target.expected_id().unwrap_or_default().to_owned(),
                 reason,
             }),
+            // The agent's own exit code stands; the user learns the way out.
+            Diagnosis::Refused { hint, .. } => {
+                eprintln!("sticky: {} refused to run: {hint}", adapter.name());
+                None
+            }
         }
     }
 

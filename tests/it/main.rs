@@ -8,6 +8,7 @@
 //! `--help`), `concurrency` (many sticky processes on one project), and `fake` (the fake agent
 //! still behaves as the research says the real one does).
 
+mod agents;
 mod concurrency;
 mod fake;
 mod input;
