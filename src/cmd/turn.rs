@@ -463,11 +463,19 @@ impl<'a> Running<'a> {
         let mut args = adapter.interactive_args(&self.agent_turn());
         args.extend(adapter.session_report_args(&report));
         let mut outcome = Outcome::default();
+        let mut tail = Vec::new();
         match pty::run_interactive(&self.spec(args, None)) {
-            Ok((finished, _tail)) => outcome.finished = Some(finished),
+            Ok((finished, output)) => {
+                outcome.finished = Some(finished);
+                tail = output;
+            }
             Err(error) => outcome.spawn_error = Some(error),
         }
-        outcome.followed = reported_sessions(&report).pop();
+        // The agent's hook is the reliable report; its exit line is the next best (Codex and
+        // opencode name a session they created only there).
+        outcome.followed = reported_sessions(&report)
+            .pop()
+            .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
         let _ = std::fs::remove_file(&report);
         outcome
     }
@@ -479,13 +487,15 @@ impl<'a> Running<'a> {
         }
         let mut failure = self.check_session(store, &outcome)?;
         let (status, exit) = classify(&outcome, failure.is_some());
+        let mut refusal = None;
         if failure.is_none() && status == TurnStatus::Failed {
-            failure = self.diagnose(&outcome);
+            (failure, refusal) = self.diagnose(&outcome);
         }
         let error = failure
             .as_ref()
             .map(ToString::to_string)
             .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
+            .or(refusal)
             .or_else(|| self.agent_failure(&outcome, status));
         let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
             Some(Status::Code(code)) => (Some(code), None),
@@ -531,6 +541,20 @@ impl<'a> Running<'a> {
         }
         match (self.target().expected_id(), outcome.reported.as_deref()) {
             (Some(expected), Some(actual)) if expected != actual => {
+                let home = dirs::home_dir().unwrap_or_default();
+                let directory = &begun.session.directory;
+                if begun.adapter.renamed(&home, directory, expected, actual) {
+                    // The same conversation under a new name: follow the name, same session row.
+                    store.set_agent_session_id(session_id, actual)?;
+                    store.confirm_session(session_id)?;
+                    if !self.ctx.quiet {
+                        eprintln!(
+                            "sticky: {} renamed session {expected} to {actual}; following it",
+                            begun.adapter.name()
+                        );
+                    }
+                    return Ok(None);
+                }
                 return Ok(Some(StickyError::Amnesia {
                     agent: begun.adapter.name().to_owned(),
                     expected: expected.to_owned(),
@@ -627,21 +651,25 @@ impl<'a> Running<'a> {
         ))
     }
 
-    /// Rule 8: a resume the agent refused because it no longer knows the session.
-    fn diagnose(&self, outcome: &Outcome) -> Option<StickyError> {
+    /// Rule 8 (a resume the agent refused because it no longer knows the session: sticky's own
+    /// failure), or the agent's refusal to run at all (its exit code stands, with the way out).
+    fn diagnose(&self, outcome: &Outcome) -> (Option<StickyError>, Option<String>) {
         let adapter = self.begun.adapter;
         let target = self.target();
-        match adapter.diagnose(&target, &outcome.agent_output)? {
-            Diagnosis::SessionLost(reason) => Some(StickyError::SessionLost {
-                agent: adapter.name().to_owned(),
-                session: target.expected_id().unwrap_or_default().to_owned(),
-                reason,
-            }),
-            // The agent's own exit code stands; the user learns the way out.
-            Diagnosis::Refused { hint, .. } => {
-                eprintln!("sticky: {} refused to run: {hint}", adapter.name());
-                None
-            }
+        match adapter.diagnose(&target, &outcome.agent_output) {
+            Some(Diagnosis::SessionLost(reason)) => (
+                Some(StickyError::SessionLost {
+                    agent: adapter.name().to_owned(),
+                    session: target.expected_id().unwrap_or_default().to_owned(),
+                    reason,
+                }),
+                None,
+            ),
+            Some(Diagnosis::Refused { hint, .. }) => (
+                None,
+                Some(format!("{} refused to run: {hint}", adapter.name())),
+            ),
+            None => (None, None),
         }
     }
 
