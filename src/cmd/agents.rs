@@ -36,17 +36,25 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         print_json(&statuses)?;
         return Ok(Exit::Success);
     }
+    let name_width = statuses.iter().map(|a| a.name.len()).max().unwrap_or(0);
+    let version = |agent: &AgentStatus| match (&agent.path, &agent.version) {
+        (None, _) => "missing".to_owned(),
+        (Some(_), Some(version)) => version.clone(),
+        (Some(_), None) => "?".to_owned(),
+    };
+    let version_width = statuses.iter().map(|a| version(a).len()).max().unwrap_or(0);
     for agent in &statuses {
         let mark = if agent.default { "*" } else { " " };
-        match (&agent.path, &agent.error) {
-            (Some(path), _) => println!(
-                "{mark} {:<10} {:<14} {path}",
-                agent.name,
-                agent.version.as_deref().unwrap_or("?")
-            ),
-            (None, Some(error)) => println!("{mark} {:<10} {:<14} {error}", agent.name, "missing"),
-            (None, None) => {}
-        }
+        let detail = agent
+            .path
+            .as_deref()
+            .or(agent.error.as_deref())
+            .unwrap_or_default();
+        println!(
+            "{mark} {:<name_width$}  {:<version_width$}  {detail}",
+            agent.name,
+            version(agent)
+        );
     }
     Ok(Exit::Success)
 }
@@ -67,7 +75,10 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
             found: false,
             path: None,
             version: None,
-            error: Some(error.to_string()),
+            error: Some(match error {
+                crate::exit::StickyError::AgentMissing { reason, .. } => reason,
+                other => other.to_string(),
+            }),
             default,
         },
     }
