@@ -1,0 +1,16 @@
+//! sticky's integration tests: one binary, each test in its own [`support::TestEnv`] (a
+//! throwaway HOME and git project) with the fake Claude Code of `tests/fakes` on PATH.
+//!
+//! The modules follow the contract: `turns` (a headless turn end to end, its output and
+//! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
+//! where the agent runs), `input` (prompts and piped context reach the agent whole and
+//! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
+//! `--help`).
+
+mod input;
+mod interactive;
+mod policy;
+mod project;
+mod report;
+mod support;
+mod turns;
