@@ -1,5 +1,6 @@
 //! `sticky agents`: the agents sticky knows, whether each is installed, where, which version.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -8,6 +9,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
+use super::listing::Listing;
 use super::view::print_json;
 use crate::agent::Adapter;
 use crate::exit::Exit;
@@ -36,18 +38,23 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         print_json(&statuses)?;
         return Ok(Exit::Success);
     }
+    let mut out = Listing::stdout();
     for agent in &statuses {
         let mark = if agent.default { "*" } else { " " };
         match (&agent.path, &agent.error) {
-            (Some(path), _) => println!(
+            (Some(path), _) => writeln!(
+                out,
                 "{mark} {:<10} {:<14} {path}",
                 agent.name,
                 agent.version.as_deref().unwrap_or("?")
-            ),
-            (None, Some(error)) => println!("{mark} {:<10} {:<14} {error}", agent.name, "missing"),
+            )?,
+            (None, Some(error)) => {
+                writeln!(out, "{mark} {:<10} {:<14} {error}", agent.name, "missing")?;
+            }
             (None, None) => {}
         }
     }
+    out.finish()?;
     Ok(Exit::Success)
 }
 
@@ -73,8 +80,8 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
     }
 }
 
-/// The first line of `<program> --version`, without the program's name if it repeats it.
-fn version(program: &Path) -> Option<String> {
+/// The first line of `<program> --version`.
+pub(super) fn version(program: &Path) -> Option<String> {
     let mut child = Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())
