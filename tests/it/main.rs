@@ -5,7 +5,8 @@
 //! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
-//! `--help`).
+//! `--help`), `ux` (sticky as a shell tool: completions, snapshots, `--json` schemas, `config`,
+//! `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers).
 
 mod input;
 mod interactive;
@@ -14,3 +15,4 @@ mod project;
 mod report;
 mod support;
 mod turns;
+mod ux;

@@ -352,9 +352,9 @@ impl Run<'_> {
         terminal::Terminal::spawn(what, command)
     }
 
-    /// Runs sticky and waits for it (at most [`DEADLINE`]).
-    #[track_caller]
-    pub fn run(self) -> Output {
+    /// The command this run would execute (arguments, directory, environment), for a test that
+    /// wires sticky's stdio itself; stdin, stdout and stderr are left to the caller.
+    pub fn command(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
         command.args(&self.args).current_dir(&self.cwd);
         for (key, value) in self.environment() {
@@ -363,6 +363,13 @@ impl Run<'_> {
                 None => command.env_remove(key),
             };
         }
+        command
+    }
+
+    /// Runs sticky and waits for it (at most [`DEADLINE`]).
+    #[track_caller]
+    pub fn run(self) -> Output {
+        let mut command = self.command();
         command
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()
