@@ -89,7 +89,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-a -m -C -t -q -h -V --agent --model --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
+            opts="-a -m -C -t -q -h -V --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -108,6 +108,10 @@ _sticky() {
                     return 0
                     ;;
                 -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -479,7 +483,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-a -m -C -t -q -h --agent --model --thread --json --quiet --help"
+            opts="-a -m -C -t -q -h --agent --model --wait --no-wait --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -498,6 +502,10 @@ _sticky() {
                     return 0
                     ;;
                 -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sticky_global_optspecs
-    string join \n a/agent= m/model= C= t/thread= json q/quiet h/help V/version
+    string join \n a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
 end
 
 function __fish_sticky_needs_command
@@ -26,8 +26,10 @@ end
 
 complete -c sticky -n "__fish_sticky_needs_command" -s a -l agent -d 'The agent CLI to run (claude); a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation'
 complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -45,8 +47,10 @@ complete -c sticky -n "__fish_sticky_needs_command" -a "prompt" -d 'Print a one-
 complete -c sticky -n "__fish_sticky_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run (claude); a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -115,13 +115,15 @@ impl Cli {
             // Options of the turn given before a command would be dropped silently (`sticky -m
             // M new` would not change the model); options that apply to every command are fine
             // there (`sticky -t review status`).
-            let misplaced = ["agent", "model", "prompt", "agent_args"]
+            let misplaced = ["agent", "model", "wait", "no_wait", "prompt", "agent_args"]
                 .into_iter()
                 .find(|id| Origin::of(&matches, id) == Origin::Flag);
             if let Some(id) = misplaced {
                 let what = match id {
                     "agent" => "--agent",
                     "model" => "--model",
+                    "wait" => "--wait",
+                    "no_wait" => "--no-wait",
                     "prompt" => "a prompt",
                     _ => "agent arguments after --",
                 };
@@ -225,6 +227,15 @@ pub struct TurnArgs {
     /// The model for the session; a different model than the session's starts a new session.
     #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
     pub model: Option<String>,
+
+    /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
+    /// does not).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub wait: u64,
+
+    /// Fail at once (exit 75) when another turn is running on this conversation.
+    #[arg(long, conflicts_with = "wait")]
+    pub no_wait: bool,
 
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]

@@ -2,7 +2,8 @@
 //!
 //! [`run`] is the whole program behind `main`. Each module owns one concern: `cli` the command
 //! line, `config` the user's settings, `cmd` the commands, `project` where a project's state lives, `store` the database,
-//! `session` the policy, `agent` the adapters, `pty` the relay, `progress` the spinner, `generate` the completions and man pages.
+//! `session` the policy, `lock` one turn at a time, `agent` the adapters, `pty` the relay,
+//! `progress` the spinner, `generate` the completions and man pages.
 
 pub mod agent;
 pub mod cli;
@@ -10,6 +11,7 @@ mod cmd;
 pub mod config;
 pub mod exit;
 pub mod generate;
+pub mod lock;
 mod progress;
 pub mod project;
 pub mod pty;

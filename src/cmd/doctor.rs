@@ -31,6 +31,8 @@ struct Report<'a> {
     /// The live session, with its number of turns.
     session: Option<CountedSession<'a>>,
     last_turn: Option<TurnView<'a>>,
+    /// Whether a turn holds the conversation now (the next one waits for it).
+    turn_running: bool,
     next_turn: NextTurn,
     agent: Setting<String>,
     program: Program,
@@ -161,6 +163,7 @@ pub fn run(
             turns: state.turns,
         }),
         last_turn: state.last_turn.as_ref().map(TurnView::from),
+        turn_running: state.turn_running,
         next_turn,
         agent,
         program,
@@ -206,6 +209,7 @@ struct State {
     live: Option<SessionRow>,
     turns: i64,
     last_turn: Option<TurnRow>,
+    turn_running: bool,
 }
 
 fn read_state(ctx: &Context) -> Result<State> {
@@ -225,6 +229,7 @@ fn read_state(ctx: &Context) -> Result<State> {
         state.turns = store.turn_count(live.id)?;
     }
     state.last_turn = store.last_turn(thread.id)?;
+    state.turn_running = crate::lock::is_held(&ctx.project.db, &ctx.thread);
     Ok(state)
 }
 
@@ -362,21 +367,15 @@ fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> 
         }
         None => line(out, "session", "none", "the next turn starts one")?,
     }
-    let next = &report.next_turn;
-    let model = next.model.as_deref().unwrap_or("default");
-    let what = match next.action {
-        "resume" => "resumes the live session".to_owned(),
-        "rotate" => format!("rotates to a new {} session", next.agent),
-        "restart" => format!(
-            "starts the unconfirmed {} session again (the agent never created it)",
-            next.agent
-        ),
-        _ => format!("starts a new {} session", next.agent),
-    };
-    let why = next.reason.map_or_else(
-        || format!("model {model}"),
-        |reason| format!("{reason}; model {model}"),
-    );
+    if report.turn_running {
+        line(
+            out,
+            "running",
+            "a turn holds this thread now",
+            "the next turn waits for it, or fails at once with --no-wait",
+        )?;
+    }
+    let (what, why) = describe(&report.next_turn);
     line(out, "next turn", &what, &why)?;
     line(out, "agent", &report.agent.value, &report.agent.origin)?;
     let program = &report.program;
@@ -405,6 +404,25 @@ fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> 
         }
     }
     Ok(())
+}
+
+/// What the next turn does, and why or with which model, in words.
+fn describe(next: &NextTurn) -> (String, String) {
+    let model = next.model.as_deref().unwrap_or("default");
+    let what = match next.action {
+        "resume" => "resumes the live session".to_owned(),
+        "rotate" => format!("rotates to a new {} session", next.agent),
+        "restart" => format!(
+            "starts the unconfirmed {} session again (the agent never created it)",
+            next.agent
+        ),
+        _ => format!("starts a new {} session", next.agent),
+    };
+    let why = next.reason.map_or_else(
+        || format!("model {model}"),
+        |reason| format!("{reason}; model {model}"),
+    );
+    (what, why)
 }
 
 fn line(out: &mut impl Write, name: &str, value: &str, why: &str) -> std::io::Result<()> {

@@ -29,12 +29,33 @@ use crate::store::Store;
 /// Runs the command line; the caller maps the result to the process exit code.
 pub fn run(cli: Cli) -> Result<Exit> {
     let reports = cli.command.as_ref().is_some_and(Command::reports);
+    let json = cli.global.json;
+    let turn = matches!(cli.command, None | Some(Command::New(_)));
+    let thread = cli.global.thread.clone();
     let result = dispatch(cli);
-    match result {
-        // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no failure.
-        Err(error) if reports && listing::is_broken_pipe(&error) => Ok(Exit::Success),
-        result => result,
+    if let Err(error) = &result {
+        if reports && listing::is_broken_pipe(error) {
+            // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no
+            // failure.
+            return Ok(Exit::Success);
+        }
     }
+    if let (Err(error), true, false) = (&result, json, view::json_printed()) {
+        // `--json` promises one object on stdout, also when sticky fails before the turn runs
+        // (agent missing, busy, bad configuration).
+        let message = format!("{error:#}");
+        let code = crate::exit::exit_for(error).code();
+        let object = if turn {
+            serde_json::json!({
+                "thread": thread, "project": null, "session": null, "turn": null,
+                "answer": null, "error": message, "exit_code": code,
+            })
+        } else {
+            serde_json::json!({ "error": message, "exit_code": code })
+        };
+        let _ = view::print_json(&object);
+    }
+    result
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

@@ -10,18 +10,20 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::Context;
-use super::view::{SessionView, TurnView, print_json};
+use super::view::{SessionView, TurnView, format_time, one_line, print_json};
 use crate::agent::{self, Adapter, Diagnosis, Event, LineSplitter, PromptVia, Target, Usage};
 use crate::cli::TurnArgs;
 use crate::exit::{Exit, StickyError};
+use crate::lock::{self, TurnLock};
 use crate::progress::Progress;
 use crate::pty::{self, Finished, Status};
-use crate::session::{self, Live, Plan, Request};
+use crate::session::{self, Live, Plan, Reason, Request};
 use crate::store::{Mode, NewSession, SessionRow, Store, TurnEnd, TurnStatus};
 
 use super::input::{self, Prompt};
@@ -51,13 +53,15 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     };
 
     let mut store = ctx.open_store()?;
+    // Held until the turn is recorded: one turn at a time per conversation.
+    let _lock = lock_thread(ctx, &store, args)?;
     let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
     let turn = Running::new(ctx, &begun, args);
     let outcome = match &prompt {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    turn.finish(&store, outcome)
+    turn.finish(&mut store, outcome)
 }
 
 /// What `begin` decided and wrote.
@@ -88,7 +92,8 @@ fn begin(
     let host = host_name();
     store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
-        tx.abandon_dead_turns(&host, &process_alive)?;
+        // The thread's lock is ours: a turn still marked running has lost its process.
+        tx.abandon_running_turns(thread.id)?;
         let live = tx.live_session(thread.id)?;
         let plan = session::plan(
             live.as_ref().map(live_of),
@@ -138,7 +143,9 @@ fn begin(
         let adapter = ctx.agents.get(&session.agent)?;
         if let Some(prompt) = prompt {
             let len = prompt.text.len();
-            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
+            if len > agent::MAX_ARGUMENT_PROMPT
+                && adapter.prompt_via(&prompt.text) == PromptVia::Argument
+            {
                 return Err(StickyError::Usage(format!(
                     "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
                      takes its prompt only as an argument; shorten it",
@@ -163,6 +170,64 @@ fn begin(
             session,
             turn_id,
         })
+    })
+}
+
+/// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
+/// ask.
+fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
+    let wait = if args.no_wait {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(args.wait)
+    };
+    let holder = || {
+        let turn = store
+            .thread(&ctx.thread)
+            .ok()
+            .flatten()
+            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
+            .filter(|turn| turn.status == TurnStatus::Running);
+        match turn {
+            Some(turn) => format!(
+                "turn #{} (pid {} on {}, started {}: {})",
+                turn.id,
+                turn.pid,
+                turn.host,
+                format_time(turn.started_at),
+                turn.prompt.as_deref().map_or_else(
+                    || "interactive".to_owned(),
+                    |p| format!("\"{}\"", one_line(p, 40))
+                )
+            ),
+            None => "another sticky".to_owned(),
+        }
+    };
+    let mut on_wait = || {
+        if !args.no_wait && !ctx.quiet {
+            eprintln!(
+                "sticky: thread {} is busy with {}; waiting up to {}s",
+                ctx.thread,
+                holder(),
+                wait.as_secs()
+            );
+        }
+    };
+    lock::lock(&ctx.project.db, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+        let advice = if args.no_wait {
+            "it is still running (--no-wait)".to_owned()
+        } else {
+            format!(
+                "gave up after {}s (--wait SECONDS waits longer)",
+                wait.as_secs()
+            )
+        };
+        StickyError::Busy(format!(
+            "thread {} is busy with {}; {advice}",
+            ctx.thread,
+            holder()
+        ))
+        .into()
     })
 }
 
@@ -269,6 +334,8 @@ struct Outcome {
     agent_output: String,
     spawn_error: Option<anyhow::Error>,
     store_error: Option<anyhow::Error>,
+    /// Interactive runs: the last session the agent reported being in.
+    followed: Option<String>,
 }
 
 impl<'a> Running<'a> {
@@ -302,7 +369,7 @@ impl<'a> Running<'a> {
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
-        let mut env = self.begun.adapter.env();
+        let mut env = self.begun.adapter.env(&self.begun.session.directory);
         if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
         }
@@ -320,7 +387,7 @@ impl<'a> Running<'a> {
     fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
-        let (args, stdin) = match adapter.prompt_via(prompt.text.len()) {
+        let (args, stdin) = match adapter.prompt_via(&prompt.text) {
             PromptVia::Argument => {
                 let text = OsString::from_vec(prompt.text.clone());
                 (adapter.headless_args(&turn, Some(&text)), None)
@@ -363,6 +430,8 @@ impl<'a> Running<'a> {
                         }
                         outcome.text.push_str(&text);
                     }
+                    Event::TextDelta(piece) => outcome.text.push_str(&piece),
+                    Event::Usage(usage) => outcome.usage.add(usage),
                     Event::Result {
                         text,
                         is_error,
@@ -370,7 +439,7 @@ impl<'a> Running<'a> {
                     } => {
                         outcome.answer = text;
                         outcome.is_error = is_error;
-                        outcome.usage = usage;
+                        outcome.usage.add(usage);
                     }
                 }
             }
@@ -387,17 +456,24 @@ impl<'a> Running<'a> {
     }
 
     fn interactive(&self) -> Outcome {
-        let args = self.begun.adapter.interactive_args(&self.agent_turn());
+        let adapter = self.begun.adapter;
+        // Beside the lock files: private to the user (0700), inside the project's state.
+        let report = lock::dir(&self.ctx.project.db)
+            .join(format!("sessions-turn-{}.jsonl", self.begun.turn_id));
+        let mut args = adapter.interactive_args(&self.agent_turn());
+        args.extend(adapter.session_report_args(&report));
         let mut outcome = Outcome::default();
         match pty::run_interactive(&self.spec(args, None)) {
-            Ok(finished) => outcome.finished = Some(finished),
+            Ok((finished, _tail)) => outcome.finished = Some(finished),
             Err(error) => outcome.spawn_error = Some(error),
         }
+        outcome.followed = reported_sessions(&report).pop();
+        let _ = std::fs::remove_file(&report);
         outcome
     }
 
     /// Records the turn's end, confirms or questions the session, prints the result.
-    fn finish(&self, store: &Store, outcome: Outcome) -> Result<Exit> {
+    fn finish(&self, store: &mut Store, outcome: Outcome) -> Result<Exit> {
         if let Some(error) = outcome.store_error {
             return Err(error);
         }
@@ -409,7 +485,8 @@ impl<'a> Running<'a> {
         let error = failure
             .as_ref()
             .map(ToString::to_string)
-            .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")));
+            .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
+            .or_else(|| self.agent_failure(&outcome, status));
         let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
             Some(Status::Code(code)) => (Some(code), None),
             Some(Status::Signal(signal)) => (None, Some(signal)),
@@ -431,6 +508,10 @@ impl<'a> Running<'a> {
         if let Some(failure) = failure {
             return Err(failure.into());
         }
+        if let (Some(error), None, false) = (&error, &outcome.spawn_error, self.ctx.json) {
+            // The agent's own failure: its exit code passes through, with one line saying so.
+            eprintln!("sticky: {error}");
+        }
         if let Some(error) = outcome.spawn_error {
             let program = self.begun.program.display();
             return Err(error.context(format!("could not run {program}")));
@@ -440,9 +521,14 @@ impl<'a> Running<'a> {
 
     /// Rule 7: compares the session the agent reports with the one sticky asked for, and
     /// confirms the session when they agree.
-    fn check_session(&self, store: &Store, outcome: &Outcome) -> Result<Option<StickyError>> {
+    fn check_session(&self, store: &mut Store, outcome: &Outcome) -> Result<Option<StickyError>> {
         let begun = self.begun;
         let session_id = begun.session.id;
+        if let Some(current) = &outcome.followed {
+            if self.follow(store, current)? {
+                return Ok(None);
+            }
+        }
         match (self.target().expected_id(), outcome.reported.as_deref()) {
             (Some(expected), Some(actual)) if expected != actual => {
                 return Ok(Some(StickyError::Amnesia {
@@ -468,6 +554,79 @@ impl<'a> Running<'a> {
         Ok(None)
     }
 
+    /// An interactive run ended in session `current` by the agent's own report. When the user
+    /// switched to it inside the agent (Claude's `/clear`), follow it: a rotation with reason
+    /// `agent`, so the next turn continues what the user last saw. Returns whether it did; a
+    /// session without a transcript (cleared, then nothing said) is not followed, since
+    /// resuming it could only fail.
+    fn follow(&self, store: &mut Store, current: &str) -> Result<bool> {
+        let begun = self.begun;
+        let adapter = begun.adapter;
+        let directory = &begun.session.directory;
+        if self.target().expected_id() == Some(current) {
+            return Ok(false);
+        }
+        let home = dirs::home_dir().unwrap_or_default();
+        let transcript = adapter.transcript(&home, directory, current);
+        if transcript.is_some_and(|path| !path.is_file()) {
+            return Ok(false);
+        }
+        if self.target() == Target::CreateUnnamed {
+            store.set_agent_session_id(begun.session.id, current)?;
+            store.confirm_session(begun.session.id)?;
+            return Ok(true);
+        }
+        let followed = store.immediate(|tx| {
+            let live = tx.live_session(begun.session.thread_id)?;
+            if live.is_none_or(|live| live.id != begun.session.id) {
+                // `sticky new` rotated the thread meanwhile: that choice stands.
+                return Ok(None);
+            }
+            let session = tx.start_session(
+                begun.session.thread_id,
+                &NewSession {
+                    agent: adapter.name(),
+                    model: begun.session.model.as_deref(),
+                    agent_session_id: Some(current),
+                    directory,
+                    rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
+                },
+            )?;
+            Ok(Some(session.id))
+        })?;
+        let Some(session_id) = followed else {
+            return Ok(false);
+        };
+        store.confirm_session(session_id)?;
+        if !self.ctx.quiet {
+            eprintln!(
+                "sticky: {} moved to session {current}; thread {} follows it",
+                adapter.name(),
+                self.ctx.thread
+            );
+        }
+        Ok(true)
+    }
+
+    /// What went wrong when the agent itself failed the turn, in one line.
+    fn agent_failure(&self, outcome: &Outcome, status: TurnStatus) -> Option<String> {
+        let agent = self.begun.adapter.name();
+        let session = self.target().expected_id().map_or_else(
+            || "its new session".to_owned(),
+            |id| format!("session {id}"),
+        );
+        let how = match (status, outcome.finished?.status) {
+            (TurnStatus::Ok, _) => return None,
+            (TurnStatus::Interrupted, _) => "was interrupted".to_owned(),
+            (_, Status::Code(0)) => "reported an error".to_owned(),
+            (_, Status::Code(code)) => format!("exited with code {code}"),
+            (_, Status::Signal(signal)) => format!("was killed by signal {signal}"),
+        };
+        Some(format!(
+            "{agent} {how}; the turn failed, {session} stays (run sticky again to continue it)"
+        ))
+    }
+
     /// Rule 8: a resume the agent refused because it no longer knows the session.
     fn diagnose(&self, outcome: &Outcome) -> Option<StickyError> {
         let adapter = self.begun.adapter;
@@ -478,6 +637,11 @@ impl<'a> Running<'a> {
                 session: target.expected_id().unwrap_or_default().to_owned(),
                 reason,
             }),
+            // The agent's own exit code stands; the user learns the way out.
+            Diagnosis::Refused { hint, .. } => {
+                eprintln!("sticky: {} refused to run: {hint}", adapter.name());
+                None
+            }
         }
     }
 
@@ -553,6 +717,18 @@ fn classify(outcome: &Outcome, failed_check: bool) -> (TurnStatus, Exit) {
     (status, exit)
 }
 
+/// The session IDs an agent reported through its session hook (see
+/// `Adapter::session_report_args`), in order.
+fn reported_sessions(report: &std::path::Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(report) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|event| Some(event.get("session_id")?.as_str()?.to_owned()))
+        .collect()
+}
+
 /// The `--json` object of a turn.
 #[derive(Serialize)]
 struct TurnReport<'a> {
@@ -570,15 +746,4 @@ fn host_name() -> String {
         .ok()
         .and_then(|name| name.into_string().ok())
         .unwrap_or_default()
-}
-
-/// Whether a process with this pid exists (a zombie or another user's process counts).
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    !matches!(
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-        Err(nix::errno::Errno::ESRCH)
-    )
 }

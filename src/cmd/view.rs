@@ -2,6 +2,8 @@
 //!
 //! Field names here are a contract with scripts; add fields, never rename or remove them.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde::Serialize;
 
 use crate::store::{Mode, SessionRow, TurnRow, TurnStatus};
@@ -128,9 +130,19 @@ pub fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
+/// Whether this process printed its `--json` object already.
+static PRINTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`print_json`] ran: a command that fails after printing its object must not print a
+/// second one.
+pub fn json_printed() -> bool {
+    PRINTED.load(Ordering::Relaxed)
+}
+
 /// Prints `value` as one line of JSON on stdout.
 pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     use std::io::Write;
+    PRINTED.store(true, Ordering::Relaxed);
     let mut out = std::io::stdout().lock();
     serde_json::to_writer(&mut out, value)?;
     writeln!(out)?;

@@ -358,11 +358,11 @@ impl Store {
         })
     }
 
-    /// How many turns ran on a session (an index count, fast at any size).
+    /// How many turns ran on a session (a stored count: fast at any size).
     pub fn turn_count(&self, session_id: i64) -> Result<i64> {
         self.run("count the turns", || {
             self.conn
-                .prepare_cached("SELECT count(*) FROM turns WHERE session_id = ?1")?
+                .prepare_cached("SELECT turn_count FROM sessions WHERE id = ?1")?
                 .query_row([session_id], |row| row.get(0))
         })
     }
@@ -500,30 +500,15 @@ impl Tx<'_> {
         }
     }
 
-    /// Marks `running` turns `abandoned` (with `ended_at` now) when their host is `host` and
-    /// `alive(pid)` is false, or when their host differs (a cache restored on another machine,
-    /// where no pid can be checked); returns how many.
-    pub fn abandon_dead_turns(&self, host: &str, alive: &dyn Fn(u32) -> bool) -> Result<usize> {
-        let running: Vec<(i64, u32, String)> = self.read(
-            self.tx
-                .prepare_cached(rows::sql::RUNNING_TURNS)
-                .and_then(|mut stmt| {
-                    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
-                        .collect()
-                }),
-        )?;
-        let now = now();
-        let mut abandoned = 0;
-        for (id, pid, turn_host) in running {
-            if turn_host == host && alive(pid) {
-                continue;
-            }
-            abandoned += self.write(self.tx.execute(
-                "UPDATE turns SET status = 'abandoned', ended_at = ?2 WHERE id = ?1",
-                params![id, now],
-            ))?;
-        }
-        Ok(abandoned)
+    /// Marks every `running` turn of the thread abandoned; returns how many. The caller holds
+    /// the thread's turn lock (see `crate::lock`), so no live process can be running them: a
+    /// running row left behind means its sticky died without recording the end.
+    pub fn abandon_running_turns(&self, thread_id: i64) -> Result<usize> {
+        self.write(self.tx.execute(
+            "UPDATE turns SET status = 'abandoned', ended_at = ?2 \
+             WHERE status = 'running' AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)",
+            params![thread_id, now()],
+        ))
     }
 
     /// Records the start of a turn (status `running`, `started_at` now); returns its id.
@@ -535,6 +520,10 @@ impl Tx<'_> {
         pid: u32,
         host: &str,
     ) -> Result<i64> {
+        self.write(self.tx.execute(
+            "UPDATE sessions SET turn_count = turn_count + 1 WHERE id = ?1",
+            [session_id],
+        ))?;
         self.write(self.tx.query_row(
             "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running') RETURNING id",

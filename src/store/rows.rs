@@ -223,9 +223,6 @@ pub(crate) mod sql {
         turn_columns!(),
         " FROM turns WHERE session_id = ?1 AND status = 'running' ORDER BY id LIMIT 1"
     );
-    /// The running turns of every session, for `abandon_dead_turns` (the same partial index).
-    pub(crate) const RUNNING_TURNS: &str =
-        "SELECT id, pid, host FROM turns WHERE status = 'running'";
 }
 
 /// The thread named `name`.

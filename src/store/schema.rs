@@ -42,7 +42,9 @@ const MIGRATIONS: &[&str] = &[
         confirmed_at     INTEGER,
         rotated_from     INTEGER REFERENCES sessions (id),
         rotation_reason  TEXT,
-        ended_at         INTEGER
+        ended_at         INTEGER,
+        -- Kept by begin_turn, so `status` never counts turns (it must stay fast at any size).
+        turn_count       INTEGER NOT NULL DEFAULT 0
     );
     -- A thread has at most one live session, guaranteed by the file and not only by the policy.
     CREATE UNIQUE INDEX sessions_live ON sessions (thread_id) WHERE ended_at IS NULL;

@@ -339,41 +339,43 @@ fn an_unconfirmed_session_restarts_in_place_and_a_confirmed_one_does_not() {
 }
 
 #[test]
-fn dead_and_foreign_turns_are_abandoned_live_ones_are_not() {
+fn running_turns_of_the_thread_are_abandoned_others_are_not() {
     let (_dir, db) = project();
     let mut store = Store::open(&db).unwrap();
-    let (session_id, alive) = start_turn(&mut store, 10).unwrap();
-    let (dead, foreign) = store
+    let (session_id, first) = start_turn(&mut store, 10).unwrap();
+    let (second, other_thread_turn) = store
         .immediate(|tx| {
-            let dead = tx.begin_turn(session_id, None, Mode::Interactive, 11, "host")?;
-            let foreign = tx.begin_turn(session_id, None, Mode::Headless, 10, "other-host")?;
-            Ok((dead, foreign))
+            let second = tx.begin_turn(session_id, None, Mode::Interactive, 11, "host")?;
+            let other = tx.ensure_thread("other")?;
+            let session = tx.start_session(
+                other.id,
+                &NewSession {
+                    agent: "claude",
+                    model: None,
+                    agent_session_id: Some("o1"),
+                    directory: Path::new("/p"),
+                    rotated_from: None,
+                },
+            )?;
+            let turn = tx.begin_turn(session.id, Some("x"), Mode::Headless, 12, "host")?;
+            Ok((second, turn))
         })
         .unwrap();
+    let thread = store.thread("main").unwrap().unwrap();
     let abandoned = store
-        .immediate(|tx| tx.abandon_dead_turns("host", &|pid| pid == 10))
+        .immediate(|tx| tx.abandon_running_turns(thread.id))
         .unwrap();
     assert_eq!(abandoned, 2);
-    let turns = store.turns(1).unwrap();
-    let status = |id: i64| turns.iter().find(|t| t.id == id).unwrap().clone();
-    assert_eq!(status(alive).status, TurnStatus::Running);
-    assert_eq!(status(alive).ended_at, None);
-    for id in [dead, foreign] {
-        assert_eq!(status(id).status, TurnStatus::Abandoned);
-        assert!(status(id).ended_at.is_some());
+    for id in [first, second] {
+        let turn = store.turn(id).unwrap().unwrap();
+        assert_eq!(turn.status, TurnStatus::Abandoned);
+        assert!(turn.ended_at.is_some());
     }
+    let other = store.turn(other_thread_turn).unwrap().unwrap();
+    assert_eq!(other.status, TurnStatus::Running);
     assert_eq!(
         store
-            .immediate(|tx| tx.running_turn(session_id))
-            .unwrap()
-            .unwrap()
-            .id,
-        alive
-    );
-    // Nothing left to abandon.
-    assert_eq!(
-        store
-            .immediate(|tx| tx.abandon_dead_turns("host", &|_| true))
+            .immediate(|tx| tx.abandon_running_turns(thread.id))
             .unwrap(),
         0
     );
@@ -708,7 +710,6 @@ fn status_queries_never_scan() {
         rows::sql::SESSION_BY_ID,
         rows::sql::LAST_TURN,
         rows::sql::RUNNING_TURN,
-        rows::sql::RUNNING_TURNS,
     ] {
         let steps = plan(&store.conn, sql);
         for step in &steps {
@@ -755,7 +756,7 @@ fn status_work_does_not_grow_with_the_number_of_turns() {
         (rows::sql::SESSION_BY_ID, &second),
         (rows::sql::LAST_TURN, &thread_id),
         (rows::sql::RUNNING_TURN, &second),
-        (rows::sql::RUNNING_TURNS, &0),
+        ("SELECT turn_count FROM sessions WHERE id = ?1", &second),
     ];
     // The control, to show that a lookup visiting every turn would be noticed: the last turn
     // by start time, a column no index orders.

@@ -5,9 +5,14 @@
 //! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
-//! `--help`), `ux` (sticky as a shell tool: completions, snapshots, `--json` schemas, `config`,
-//! `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers).
+//! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
+//! still behaves as the research says the real one does), and `ux` (sticky as a shell tool:
+//! completions, snapshots, `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`,
+//! pipes and pagers).
 
+mod agents;
+mod concurrency;
+mod fake;
 mod input;
 mod interactive;
 mod policy;

@@ -63,6 +63,30 @@ fn the_state_directory_ignores_itself_in_git() {
 }
 
 #[test]
+fn the_state_is_private_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.turn("hello");
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("the state exists")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(
+        mode(&env.project.join(".sticky")),
+        0o700,
+        ".sticky/ is the user's alone"
+    );
+    assert_eq!(
+        mode(&env.project.join(".sticky/sticky.db")),
+        0o600,
+        "so is the database"
+    );
+}
+
+#[test]
 fn sticky_db_puts_the_database_elsewhere() {
     let env = TestEnv::new();
     let db = env.scratch.join("cache/state.db");

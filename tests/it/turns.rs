@@ -1,9 +1,10 @@
 //! A headless turn end to end: what the agent is asked, what reaches stdout, and how each kind of
 //! failure ends (exit code, message, and the session left as it was).
 
+use nix::sys::signal::Signal;
 use serde_json::Value;
 
-use crate::support::{AgentRun, TestEnv, fake_claude, is_uuid_v4};
+use crate::support::{AgentRun, TestEnv, fake_claude, is_uuid_v4, wait_for};
 
 /// Asserts the agent ran as a headless Claude turn on session `id` (`--session-id` for a new
 /// one, `--resume` for an existing one) with `prompt` as its prompt argument.
@@ -401,4 +402,70 @@ fn json_describes_a_missing_agent() {
     let json = missing.json();
     assert!(json["error"].is_string(), "{json}");
     assert_eq!(json["answer"], Value::Null);
+}
+
+/// Whether the agent's transcript of `session` holds the user prompt `prompt` (the fake writes
+/// it before it answers, so this is the handshake for "the agent is working on it").
+fn agent_received(env: &TestEnv, session: &str, prompt: &str) -> bool {
+    let needle = format!("\"content\":{}", serde_json::json!(prompt));
+    std::fs::read_to_string(env.transcript(session)).is_ok_and(|text| text.contains(&needle))
+}
+
+#[test]
+fn sigterm_interrupts_the_turn_through_the_agent_and_keeps_the_session() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+
+    let mut slow = env.sticky(["slow"]).env("FAKE_CLAUDE_SLEEP", "30").start();
+    slow.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first.session, "slow")
+    });
+    slow.signal(Signal::SIGTERM);
+    let interrupted = slow.wait();
+    interrupted.assert_code(128 + 15);
+    assert_eq!(
+        env.last_agent_run().0["rc"],
+        -15,
+        "the agent itself got SIGTERM"
+    );
+
+    let status = env.status_json();
+    assert_eq!(status["last_turn"]["status"], "interrupted");
+    assert_eq!(
+        status["session"]["agent_session_id"],
+        first.session.as_str()
+    );
+    assert_eq!(
+        env.turn("after").session,
+        first.session,
+        "an interrupt never rotates"
+    );
+}
+
+#[test]
+fn a_turn_whose_sticky_died_is_marked_abandoned_by_the_next_run() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+
+    let mut doomed = env
+        .sticky(["doomed"])
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .start();
+    doomed.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first.session, "doomed")
+    });
+    doomed.signal(Signal::SIGKILL);
+    assert_eq!(doomed.wait().signal, Some(9));
+    // With sticky gone, its pseudo-terminal closes and the agent gets SIGHUP.
+    wait_for("the orphaned agent to end", || env.agent_runs().len() == 2);
+
+    assert_eq!(env.turn("after the crash").session, first.session);
+    let log = env.log_json();
+    let statuses: Vec<&Value> = log["sessions"][0]["turns"]
+        .as_array()
+        .expect("turns is an array")
+        .iter()
+        .map(|turn| &turn["status"])
+        .collect();
+    assert_eq!(statuses, ["ok", "abandoned", "ok"], "{log}");
 }

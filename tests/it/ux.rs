@@ -512,7 +512,7 @@ fn an_unknown_agent_is_refused_with_the_known_ones() {
         let output = env.sticky(args).run();
         output
             .assert_code(2)
-            .assert_stderr_contains("unknown agent `nope`; known agents: claude");
+            .assert_stderr_contains("unknown agent `nope`; known agents: claude, codex");
     }
     // doctor reports it with the rest, and exits as the turn would.
     let doctor = env.sticky(["doctor", "-a", "nope"]).run();
@@ -520,7 +520,7 @@ fn an_unknown_agent_is_refused_with_the_known_ones() {
     assert!(
         doctor
             .stdout
-            .contains("problems:\n  - unknown agent `nope`; known agents: claude"),
+            .contains("problems:\n  - unknown agent `nope`; known agents: claude, codex"),
         "{}",
         doctor.describe()
     );
@@ -557,6 +557,7 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
             "thread",
             "session",
             "last_turn",
+            "turn_running",
             "next_turn",
             "agent",
             "program",
@@ -577,6 +578,7 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
     assert_eq!(json["project"]["found"], "nearest directory with .sticky/");
     assert_eq!(json["session"]["agent_session_id"], session.as_str());
     assert_eq!(json["next_turn"]["action"], "resume");
+    assert_eq!(json["turn_running"], false);
     assert_eq!(json["agent"]["source"], "session");
     assert_eq!(json["transcript"]["exists"], true);
     assert_eq!(

@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -46,6 +46,21 @@ pub fn fakes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes")
 }
 
+/// The python interpreter itself (not a wrapper such as a pyenv shim, which is a bash script:
+/// bash resets an inherited `PWD` that is not its working directory, and would hide a sticky
+/// that leaves the user's `PWD` to an agent running elsewhere).
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let output = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs (the fake agents are Python scripts)");
+        let path = String::from_utf8(output.stdout).expect("a UTF-8 path");
+        PathBuf::from(path.trim())
+    })
+}
+
 /// The fake `claude` script.
 pub fn fake_claude() -> PathBuf {
     fakes_dir().join("claude")
@@ -61,6 +76,7 @@ pub struct TestEnv {
     pub project: PathBuf,
     /// A directory outside the project and HOME, for files a test needs.
     pub scratch: PathBuf,
+    bin: PathBuf,
     agent_log: PathBuf,
     fakes_on_path: bool,
     vars: Vec<(OsString, Option<OsString>)>,
@@ -87,6 +103,9 @@ impl TestEnv {
             .path()
             .canonicalize()
             .expect("canonicalize the temp dir");
+        let bin = base.join("bin");
+        std::fs::create_dir_all(&bin).expect("create the env's bin directory");
+        std::os::unix::fs::symlink(python(), bin.join("python3")).expect("link python3");
         let (home, project, scratch) = (
             base.join("home"),
             base.join("project"),
@@ -96,6 +115,7 @@ impl TestEnv {
             std::fs::create_dir_all(dir).expect("create a test directory");
         }
         Self {
+            bin,
             agent_log: base.join("agent-runs.jsonl"),
             root,
             home,
@@ -249,8 +269,9 @@ impl TestEnv {
         assert!(status.success(), "git {args:?} failed in {}", dir.display());
     }
 
-    /// The PATH sticky runs with: the fakes first (unless left off), then the system's PATH
-    /// without any directory that holds a real `claude`, so no test can reach a real agent.
+    /// The PATH sticky runs with: the env's `bin` (python3), the fakes (unless left off), then
+    /// the system's PATH without any directory that holds a real `claude`, so no test can reach
+    /// a real agent.
     fn path(&self) -> OsString {
         let system = std::env::var_os("PATH").unwrap_or_default();
         let mut dirs: Vec<PathBuf> = std::env::split_paths(&system)
@@ -259,6 +280,7 @@ impl TestEnv {
         if self.fakes_on_path {
             dirs.insert(0, fakes_dir());
         }
+        dirs.insert(0, self.bin.clone());
         std::env::join_paths(dirs).expect("PATH entries have no ':'")
     }
 
@@ -369,6 +391,12 @@ impl Run<'_> {
     /// Runs sticky and waits for it (at most [`DEADLINE`]).
     #[track_caller]
     pub fn run(self) -> Output {
+        self.start().wait()
+    }
+
+    /// Starts sticky without waiting for it, so the test can act while it runs.
+    #[track_caller]
+    pub fn start(self) -> Started {
         let mut command = self.command();
         command
             .stdin(if self.stdin.is_some() {
@@ -390,16 +418,74 @@ impl Run<'_> {
                 let _ = pipe.write_all(&input);
             });
         }
-        let stdout = collect(child.stdout.take());
-        let stderr = collect(child.stderr.take());
-        let started = Instant::now();
+        Started {
+            stdout: collect(child.stdout.take()),
+            stderr: collect(child.stderr.take()),
+            since: Instant::now(),
+            what,
+            child,
+        }
+    }
+}
+
+/// A sticky that is running; [`Started::wait`] collects its end.
+pub struct Started {
+    what: String,
+    child: std::process::Child,
+    stdout: Pipe,
+    stderr: Pipe,
+    since: Instant,
+}
+
+impl Started {
+    /// Sends `signal` to sticky (only to sticky, as `kill PID` from a shell would).
+    #[track_caller]
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = i32::try_from(self.child.id()).expect("a pid fits i32");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal)
+            .unwrap_or_else(|e| panic!("{}: cannot send {signal}: {e}", self.what));
+    }
+
+    /// Waits until sticky's stderr contains `needle` (a handshake on what it tells the user).
+    #[track_caller]
+    pub fn wait_for_stderr(&mut self, needle: &str) {
+        let (child, stderr, sticky) = (&mut self.child, &self.stderr, &self.what);
+        wait_for(&format!("{sticky} saying {needle:?}"), || {
+            if let Some(status) = child.try_wait().expect("poll sticky") {
+                panic!(
+                    "{sticky}: exited ({status}) before saying {needle:?}: {}",
+                    stderr.so_far()
+                );
+            }
+            stderr.so_far().contains(needle)
+        });
+    }
+
+    /// Waits until `condition` holds, failing the test at the deadline or when sticky exits
+    /// first.
+    #[track_caller]
+    pub fn wait_until(&mut self, what: &str, mut condition: impl FnMut() -> bool) {
+        let child = &mut self.child;
+        let sticky = &self.what;
+        wait_for(what, || {
+            if let Some(status) = child.try_wait().expect("poll sticky") {
+                panic!("{sticky}: exited ({status}) before {what}");
+            }
+            condition()
+        });
+    }
+
+    /// Waits for sticky to exit (at most [`DEADLINE`] after it started) and for its output.
+    #[track_caller]
+    pub fn wait(mut self) -> Output {
+        let what = self.what.clone();
         let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for sticky") {
+            if let Some(status) = self.child.try_wait().expect("wait for sticky") {
                 break status;
             }
-            if started.elapsed() > DEADLINE {
-                let _ = child.kill();
-                let _ = child.wait();
+            if self.since.elapsed() > DEADLINE {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
                 panic!("{what}: still running after {DEADLINE:?}; killed");
             }
             thread::sleep(Duration::from_millis(5));
@@ -407,29 +493,81 @@ impl Run<'_> {
         // The pipes close when sticky and everything it started are gone; an agent left running
         // would hold them open, which is a bug worth a clear failure.
         let remaining = DEADLINE
-            .saturating_sub(started.elapsed())
+            .saturating_sub(self.since.elapsed())
             .max(Duration::from_secs(5));
-        let stdout = stdout
-            .recv_timeout(remaining)
-            .unwrap_or_else(|_| panic!("{what}: stdout still open after sticky exited"));
-        let stderr = stderr
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_else(|_| panic!("{what}: stderr still open after sticky exited"));
+        let stdout = self
+            .stdout
+            .finish(remaining)
+            .unwrap_or_else(|| panic!("{what}: stdout still open after sticky exited"));
+        let stderr = self
+            .stderr
+            .finish(Duration::from_secs(5))
+            .unwrap_or_else(|| panic!("{what}: stderr still open after sticky exited"));
         Output::new(what, status, stdout, &stderr)
     }
 }
 
-/// Reads a pipe to its end on a thread; the bytes arrive on the returned channel.
-fn collect(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
+impl Drop for Started {
+    fn drop(&mut self) {
+        // A failed test must not leave sticky running.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
-        let _ = sender.send(bytes);
+    }
+}
+
+/// Waits until `condition` holds (checked every few milliseconds: a handshake on state the
+/// test can observe, never a fixed sleep), failing the test after [`DEADLINE`].
+#[track_caller]
+pub fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "{what} did not happen within {DEADLINE:?}"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A pipe being read to its end on a thread: what arrived so far, and a signal at the end.
+struct Pipe {
+    bytes: Arc<Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl Pipe {
+    /// What arrived so far, as text (lossy).
+    fn so_far(&self) -> String {
+        String::from_utf8_lossy(&self.bytes.lock().expect("pipe lock")).into_owned()
+    }
+
+    /// Everything, once the writer side has closed; `None` if it is still open at `timeout`.
+    fn finish(&self, timeout: Duration) -> Option<Vec<u8>> {
+        self.done.recv_timeout(timeout).ok()?;
+        Some(std::mem::take(&mut *self.bytes.lock().expect("pipe lock")))
+    }
+}
+
+/// Starts reading `pipe` to its end on a thread.
+fn collect(pipe: Option<impl Read + Send + 'static>) -> Pipe {
+    let bytes = Arc::new(Mutex::new(Vec::new()));
+    let (sender, done) = mpsc::channel();
+    let shared = Arc::clone(&bytes);
+    thread::spawn(move || {
+        if let Some(mut pipe) = pipe {
+            let mut chunk = [0_u8; 16 * 1024];
+            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
+                shared
+                    .lock()
+                    .expect("pipe lock")
+                    .extend_from_slice(&chunk[..read]);
+            }
+        }
+        let _ = sender.send(());
     });
-    receiver
+    Pipe { bytes, done }
 }
 
 /// What one sticky run did.
