@@ -1,5 +1,6 @@
 //! `sticky agents`: the agents sticky knows, whether each is installed, where, which version.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -8,6 +9,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
+use super::listing::Listing;
 use super::view::print_json;
 use crate::agent::Adapter;
 use crate::exit::Exit;
@@ -43,6 +45,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         (Some(_), None) => "?".to_owned(),
     };
     let version_width = statuses.iter().map(|a| version(a).len()).max().unwrap_or(0);
+    let mut out = Listing::stdout();
     for agent in &statuses {
         let mark = if agent.default { "*" } else { " " };
         let detail = agent
@@ -50,12 +53,14 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             .as_deref()
             .or(agent.error.as_deref())
             .unwrap_or_default();
-        println!(
+        writeln!(
+            out,
             "{mark} {:<name_width$}  {:<version_width$}  {detail}",
             agent.name,
             version(agent)
-        );
+        )?;
     }
+    out.finish()?;
     Ok(Exit::Success)
 }
 
@@ -84,8 +89,8 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
     }
 }
 
-/// The first line of `<program> --version`, without the program's name if it repeats it.
-fn version(program: &Path) -> Option<String> {
+/// The first line of `<program> --version`.
+pub(super) fn version(program: &Path) -> Option<String> {
     let mut child = Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())

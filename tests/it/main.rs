@@ -5,8 +5,10 @@
 //! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
-//! `--help`), `concurrency` (many sticky processes on one project), and `fake` (the fake agent
-//! still behaves as the research says the real one does).
+//! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
+//! still behaves as the research says the real one does), and `ux` (sticky as a shell tool:
+//! completions, snapshots, `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`,
+//! pipes and pagers).
 
 mod agents;
 mod concurrency;
@@ -18,3 +20,4 @@ mod project;
 mod report;
 mod support;
 mod turns;
+mod ux;
