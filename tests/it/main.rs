@@ -4,3 +4,4 @@
 //! the real, pinned agent CLIs offline (installed by `.ci/install-agents`).
 
 mod mock;
+mod real;
