@@ -11,6 +11,7 @@
 //! broken install can never pass as a green run.
 
 pub mod direct;
+pub mod sticky_claude;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
