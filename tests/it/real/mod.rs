@@ -12,6 +12,7 @@
 
 pub mod direct;
 pub mod sticky_claude;
+pub mod terminal;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};

@@ -3,12 +3,14 @@
 //!
 //! What the agent really did is read from the mock's requests (the messages it sent, the model,
 //! the `x-claude-code-session-id` header, the working directory in its system prompt) and from
-//! its transcript files, never from sticky's own account alone.
+//! its transcript files, never from sticky's own account alone. The interactive test drives
+//! sticky on a pseudo-terminal as a person would: type a prompt, read the reply, `/exit`.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::terminal::Terminal;
 use super::{Agent, AgentHome, assert_continues, assert_fresh, request_for, require};
 use crate::mock::{MockServer, Request};
 
@@ -210,4 +212,58 @@ fn a_turn_from_a_subdirectory_continues_the_project_session_in_the_project() {
         "the agent runs in the project directory, not the user's subdirectory"
     );
     assert_eq!(tier.world.claude_transcripts().len(), 1);
+}
+
+#[test]
+fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
+    let Some(tier) = Tier::start() else {
+        return;
+    };
+    // One word: Claude Code draws the words of a typed line with cursor moves between them,
+    // so only a word without spaces can be waited for as it is echoed.
+    let typed = "interactive-kumquat-turn";
+    let mut terminal = Terminal::sticky(&tier.world, &tier.world.project, &[]);
+    // Claude Code 2.1.332's footer once its prompt is ready for input (the seeded .claude.json
+    // leaves no onboarding, key or trust dialog in the way).
+    terminal.wait_for("for agents");
+    terminal.type_keys(typed);
+    terminal.wait_for(typed);
+    terminal.type_keys("\r");
+    let interactive = request_for_eventually(&tier.mock, typed);
+    terminal.wait_for(&format!("MOCK-REPLY-{}", interactive.seq));
+    terminal.type_keys("/exit");
+    terminal.wait_for("/exit");
+    terminal.type_keys("\r");
+    assert_eq!(
+        terminal.wait_exit(),
+        0,
+        "sticky exits with the agent's code"
+    );
+    assert_fresh(&interactive);
+
+    let headless = tier.turn(&[], "a headless turn after the interactive one");
+    assert_continues(&headless, &interactive);
+    assert_eq!(session_of(&headless), session_of(&interactive));
+    assert_eq!(tier.stored_session_id(), session_of(&interactive));
+}
+
+/// The model request for `prompt`, waiting for it to arrive (an interactive agent sends it on
+/// its own time).
+#[track_caller]
+fn request_for_eventually(mock: &MockServer, prompt: &str) -> Request {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(request) = mock
+            .turns()
+            .into_iter()
+            .find(|t| t.summary.last_user == prompt)
+        {
+            return request;
+        }
+        assert!(
+            started.elapsed() < super::DEADLINE,
+            "the agent sent no request for {prompt:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
