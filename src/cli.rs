@@ -97,6 +97,15 @@ pub struct TurnArgs {
     #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
     pub model: Option<String>,
 
+    /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
+    /// does not).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub wait: u64,
+
+    /// Fail at once (exit 75) when another turn is running on this conversation.
+    #[arg(long, conflicts_with = "wait")]
+    pub no_wait: bool,
+
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
@@ -118,4 +127,7 @@ pub enum Command {
 
     /// Make the current directory (or `-C DIR`) a sticky project of its own.
     Init,
+
+    /// List the agents sticky knows: whether each is installed, its path and its version.
+    Agents,
 }

@@ -122,4 +122,3 @@ pub fn exit_for(error: &anyhow::Error) -> Exit {
         .find_map(|cause| cause.downcast_ref::<StickyError>())
         .map_or(Exit::Internal, StickyError::exit)
 }
-

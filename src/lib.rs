@@ -1,10 +1,19 @@
 //! sticky: sticky per-project sessions for coding-agent CLIs.
 //!
-//! `run` is the whole program behind `main`; the modules below each own one concern:
-//! `cli` the command line, `cmd` the commands, `store` the SQLite file, `session` the policy,
-//! `agent` the adapters, `pty` the relay, `project` where a project's state lives.
+//! [`run`] is the whole program behind `main`. Each module owns one concern: `cli` the command
+//! line, `config` the user's settings, `cmd` the commands, `project` where a project's state lives, `store` the database,
+//! `session` the policy, `lock` one turn at a time, `agent` the adapters, `pty` the relay, `progress` the spinner.
 
+pub mod agent;
 pub mod cli;
+mod cmd;
+pub mod config;
 pub mod exit;
+pub mod lock;
+mod progress;
+pub mod project;
 pub mod pty;
+pub mod session;
 pub mod store;
+
+pub use cmd::run;

@@ -2,6 +2,32 @@
 
 use std::process::ExitCode;
 
+use clap::Parser;
+use sticky::cli::Cli;
+use sticky::exit::{Exit, exit_for};
+
 fn main() -> ExitCode {
-    ExitCode::SUCCESS
+    if std::env::args_os().nth(1).as_deref() == Some(sticky::pty::SHIM_ARG.as_ref()) {
+        // sticky re-executed itself to give an agent its prompt on stdin (see pty::Spec).
+        return sticky::pty::shim_main(std::env::args_os().collect());
+    }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // --help and --version are "errors" that print to stdout and exit 0.
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() {
+                Exit::Usage.code()
+            } else {
+                0
+            });
+        }
+    };
+    match sticky::run(cli) {
+        Ok(exit) => ExitCode::from(exit.code()),
+        Err(error) => {
+            eprintln!("sticky: {error:#}");
+            ExitCode::from(exit_for(&error).code())
+        }
+    }
 }

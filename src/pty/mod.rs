@@ -1,14 +1,67 @@
 //! The relay: runs a program on a pseudo-terminal, headless or interactive.
 //!
-//! Knows nothing of agents or SQL. Headless runs capture the program's output for a caller that
+//! Knows nothing of agents or SQL. Headless runs hand the program's output to a caller that
 //! parses it; interactive runs relay the user's terminal in raw mode. Both forward SIGINT,
-//! SIGTERM, SIGHUP and SIGQUIT to the program's process group, kill it after a grace period, and
-//! report the real exit code or signal.
+//! SIGTERM, SIGHUP and SIGQUIT to the program's process group, kill the group after a grace
+//! period, and report the real exit code or signal.
 //!
-//! INTERFACE CONTRACT (filled in by the pty work; signatures are fixed, bodies are not).
+//! A run is a few threads around one supervisor on the calling thread: the output reader, the
+//! waiter that reaps the program, the signal dispatcher and, interactively, the keystroke relay.
+//! They report to the supervisor over one channel, so the caller's `on_output` sees the output in
+//! order on its own thread, and the end of a run is decided in one place: the program has exited
+//! and its output has ended, or the drain deadline has passed because the program's own children
+//! keep the terminal open.
 
+mod child;
+mod shim;
+mod signals;
+mod terminal;
+
+use std::env;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::sys::signal::Signal;
+use nix::unistd;
+use portable_pty::CommandBuilder;
+
+pub use shim::{SHIM_ARG, shim_main};
+
+use child::Child;
+use shim::{Launcher, StdinFile};
+use signals::Forwarding;
+use terminal::RawMode;
+
+/// How long the program may take to exit after sticky forwarded it a signal, before its process
+/// group gets SIGKILL.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// How long to wait for the end of the output once the program has exited. The kernel already
+/// holds what the program wrote, so reading it takes far less; the wait only runs out when the
+/// program's children keep the terminal open (a background job, a helper that outlives it).
+const DRAIN: Duration = Duration::from_millis(500);
+
+/// The signals that would end sticky, forwarded to the program instead.
+const FORWARDED: [Signal; 4] = [
+    Signal::SIGINT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGQUIT,
+];
+
+/// The most bytes read at once, from the terminal or from the user.
+const CHUNK: usize = 64 * 1024;
 
 /// What to run.
 #[derive(Debug, Clone, Default)]
@@ -19,10 +72,13 @@ pub struct Spec {
     pub args: Vec<OsString>,
     /// Extra environment variables (on top of sticky's own environment).
     pub env: Vec<(OsString, OsString)>,
-    /// The working directory (also exported as `PWD`).
+    /// The working directory (also exported as `PWD`); empty means sticky's own. A path that
+    /// is not a directory fails the run.
     pub cwd: PathBuf,
-    /// Headless only: bytes the program reads on its stdin (a pipe instead of the terminal),
-    /// for prompts too large for one argument. `None` leaves stdin on the pseudo-terminal.
+    /// Headless only: bytes the program reads on its stdin (a private file instead of the
+    /// terminal), for prompts too large for one argument. `None` leaves stdin on the
+    /// pseudo-terminal. With bytes, a program that cannot be executed is reported the shell's way,
+    /// as exit code 127 or 126 with one line of output, not as an error of the run.
     pub stdin: Option<Vec<u8>>,
 }
 
@@ -44,20 +100,867 @@ pub struct Finished {
     pub interrupted_by: Option<i32>,
 }
 
-/*
-Fixed API:
+/// What the threads around a run tell the supervisor.
+enum Event {
+    /// A chunk of the program's output (headless; interactive output goes straight out).
+    Output(Vec<u8>),
+    /// The output has ended: every copy of the terminal's slave side is closed.
+    OutputEnd,
+    /// The program has exited and been reaped.
+    Exited(Result<Status>),
+    /// sticky received this signal.
+    Signal(Signal),
+}
 
-/// Runs `spec` on a pseudo-terminal of `size` (cols, rows) without raw mode; calls `on_output`
-/// on the calling thread with each chunk of the program's output, in order, until it exits and
-/// its output is drained.
-pub fn run_headless(spec: &Spec, on_output: &mut dyn FnMut(&[u8])) -> anyhow::Result<Finished>;
+/// Runs `spec` on a pseudo-terminal without raw mode and calls `on_output` on the calling thread
+/// with each chunk of the program's output, in order, until the program has exited and its output
+/// is drained.
+///
+/// The terminal is COLUMNS x LINES (80x24 by default) and does no output processing, so the
+/// chunks are the program's bytes as written. The program's stdin is the terminal, on which
+/// nothing is typed, or, when `spec.stdin` holds bytes, a file with those bytes (through the
+/// stdin shim, see [`shim_main`]).
+pub fn run_headless(spec: &Spec, on_output: &mut dyn FnMut(&[u8])) -> Result<Finished> {
+    headless(spec, on_output, Launcher::current)
+}
 
-/// Runs `spec` on a pseudo-terminal relayed to sticky's own terminal (raw mode while stdin is a
-/// terminal, restored on every path), resizing with it.
-pub fn run_interactive(spec: &Spec) -> anyhow::Result<Finished>;
+fn headless(
+    spec: &Spec,
+    on_output: &mut dyn FnMut(&[u8]),
+    launcher: fn() -> Result<Launcher>,
+) -> Result<Finished> {
+    // Lives until the run is over: the shim unlinks it once open, and this removes it on every
+    // path where the shim never got there.
+    let stdin = spec.stdin.as_deref().map(StdinFile::create).transpose()?;
+    let command = match &stdin {
+        None => command(spec, &spec.program, &spec.args)?,
+        Some(file) => {
+            let (exe, args) = launcher()?.command_line(file.path(), &spec.program, &spec.args);
+            command(spec, &exe, &args)?
+        }
+    };
+    let (events_tx, events) = mpsc::channel();
+    let _forwarding = forward(&FORWARDED, &events_tx)?;
+    let pty = child::open(terminal::env_size())?;
+    let tty = pty
+        .master
+        .tty_name()
+        .context("the pseudo-terminal has no device name")?;
+    terminal::disable_output_processing(&tty)?;
+    let reader = pty
+        .master
+        .try_clone_reader()
+        .context("could not read the pseudo-terminal")?;
+    // Taken and never written, only kept: dropping it before the program exits would type a
+    // newline and EOF into the program.
+    let _writer = pty
+        .master
+        .take_writer()
+        .context("could not write to the pseudo-terminal")?;
+    let mut child = child::spawn(pty.slave, command, exit_reporter(&events_tx))?;
+    let chunks = events_tx.clone();
+    let output_stop = pump(reader, events_tx, move |chunk| {
+        let _ = chunks.send(Event::Output(chunk.to_vec()));
+    })?;
+    supervise(&mut child, &events, &output_stop, on_output, &|| {})
+}
 
-/// The hidden entry point of the stdin shim (see `Spec::stdin`), called by main before clap
-/// when argv[1] is SHIM_ARG.
-pub const SHIM_ARG: &str = "__sticky_stdin_shim";
-pub fn shim_main(args: Vec<OsString>) -> std::process::ExitCode;
-*/
+/// Runs `spec` on a pseudo-terminal relayed to sticky's own terminal: keystrokes, pastes and the
+/// terminal's answers go to the program unchanged and in order, its output goes to stdout as it
+/// comes. stdin is in raw mode while it is a terminal, restored on every path; the program's
+/// terminal takes the size of sticky's and follows it when it changes.
+pub fn run_interactive(spec: &Spec) -> Result<Finished> {
+    // Whatever sticky printed must reach the terminal before the program's first byte.
+    io::stdout().flush().context("could not write to stdout")?;
+    let input = io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .context("could not use stdin")?;
+    let output = io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .context("could not use stdout")?;
+    interactive(spec, input, File::from(output))
+}
+
+/// [`run_interactive`] with its endpoints given, so tests can drive it with a terminal of their
+/// own: `input` is what the user types, `output` where the program's output goes.
+fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<Finished> {
+    ensure!(
+        spec.stdin.is_none(),
+        "stdin bytes are for headless runs: an interactive program reads the terminal"
+    );
+    let command = command(spec, &spec.program, &spec.args)?;
+    // The terminal whose size the program's follows: stdin, else stdout when only input is
+    // redirected.
+    let outer = [input.as_fd(), output.as_fd()]
+        .into_iter()
+        .find(IsTerminal::is_terminal)
+        .map(|fd| fd.try_clone_to_owned())
+        .transpose()
+        .context("could not use the terminal")?;
+    let outer_size = || outer.as_ref().and_then(|fd| terminal::size_of(fd.as_fd()));
+    let (events_tx, events) = mpsc::channel();
+    let mut signals = FORWARDED.to_vec();
+    signals.push(Signal::SIGWINCH);
+    let _forwarding = forward(&signals, &events_tx)?;
+    let pty = child::open(outer_size().unwrap_or_else(terminal::env_size))?;
+    let reader = pty
+        .master
+        .try_clone_reader()
+        .context("could not read the pseudo-terminal")?;
+    // Shared with the keystroke relay, and kept here until the program has exited even when the
+    // relay ends first (stdin at EOF): dropping it would type a newline and EOF into the program.
+    let writer = Arc::new(Mutex::new(
+        pty.master
+            .take_writer()
+            .context("could not write to the pseudo-terminal")?,
+    ));
+    // Raw before the program starts, so its first output and queries meet a raw terminal.
+    let _raw = if input.is_terminal() {
+        Some(RawMode::enter(input.as_fd())?)
+    } else {
+        None
+    };
+    let mut child = child::spawn(pty.slave, command, exit_reporter(&events_tx))?;
+    // Straight to the terminal from the reader's thread: no line buffering, no hop through
+    // another thread. A failing stdout (a closed terminal) must not stall the program, so the
+    // output is still read, and dropped.
+    let output_stop = pump(reader, events_tx, move |chunk| {
+        let _ = output.write_all(chunk);
+    })?;
+    let _keys = KeyRelay::start(input, Arc::clone(&writer))?;
+    let resize = || {
+        if let Some(size) = outer_size() {
+            let _ = pty.master.resize(size);
+        }
+    };
+    supervise(&mut child, &events, &output_stop, &mut |_| {}, &resize)
+}
+
+/// The program's command line: `program args` with the spec's environment and directory.
+fn command(spec: &Spec, program: &Path, args: &[OsString]) -> Result<CommandBuilder> {
+    let cwd = if spec.cwd.as_os_str().is_empty() {
+        env::current_dir().context("could not find the current directory")?
+    } else {
+        std::path::absolute(&spec.cwd)
+            .with_context(|| format!("could not resolve {}", spec.cwd.display()))?
+    };
+    // portable-pty quietly starts the program in $HOME when the directory is not one; an agent
+    // would then work on (and record a session for) the wrong project.
+    ensure!(cwd.is_dir(), "{} is not a directory", cwd.display());
+    let mut command = CommandBuilder::new(program);
+    command.args(args);
+    for (key, value) in &spec.env {
+        command.env(key, value);
+    }
+    // opencode trusts $PWD over getcwd(); the one inherited from sticky's shell names another
+    // directory whenever `cwd` is not sticky's own.
+    command.env("PWD", &cwd);
+    command.cwd(&cwd);
+    Ok(command)
+}
+
+/// Catches `signals` for the run and turns each into an event.
+fn forward(signals: &[Signal], events: &Sender<Event>) -> Result<Forwarding> {
+    let events = events.clone();
+    Forwarding::install(signals, move |signal| {
+        let _ = events.send(Event::Signal(signal));
+    })
+}
+
+fn exit_reporter(events: &Sender<Event>) -> impl FnOnce(Result<Status>) + Send + 'static {
+    let events = events.clone();
+    move |status| {
+        let _ = events.send(Event::Exited(status));
+    }
+}
+
+/// Reads the program's output on a dedicated thread and hands each chunk to `deliver`, then
+/// reports the end. Setting the returned flag stops the delivery after the current chunk.
+fn pump(
+    mut reader: Box<dyn Read + Send>,
+    events: Sender<Event>,
+    mut deliver: impl FnMut(&[u8]) + Send + 'static,
+) -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = Arc::clone(&stop);
+    thread::Builder::new()
+        .name("sticky-pty-output".into())
+        .spawn(move || {
+            let mut buf = vec![0; CHUNK];
+            loop {
+                match reader.read(&mut buf) {
+                    // portable-pty's reader turns EIO (the slave side is closed) into Ok(0).
+                    Ok(0) => break,
+                    Ok(count) => {
+                        if stopped.load(Ordering::Acquire) {
+                            return;
+                        }
+                        deliver(&buf[..count]);
+                    }
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _ = events.send(Event::OutputEnd);
+        })
+        .context("could not start the output thread")?;
+    Ok(stop)
+}
+
+/// Where a run is.
+enum Phase {
+    /// The program runs; `kill_at` is when its group gets SIGKILL, once a signal was forwarded.
+    Running { kill_at: Option<Instant> },
+    /// The program has exited; its output is read until it ends or `until`.
+    Draining {
+        status: Result<Status>,
+        until: Instant,
+    },
+}
+
+/// Runs the run to its end: output to `on_output`, signals to the program's group (SIGWINCH to
+/// `on_resize`), SIGKILL after the grace period, then the drain.
+fn supervise(
+    child: &mut Child,
+    events: &Receiver<Event>,
+    output_stop: &AtomicBool,
+    on_output: &mut dyn FnMut(&[u8]),
+    on_resize: &dyn Fn(),
+) -> Result<Finished> {
+    let mut interrupted_by = None;
+    let mut output_ended = false;
+    let mut phase = Phase::Running { kill_at: None };
+    let status = loop {
+        // The deadline is checked here as well as by the timeout below: a slow `on_output` with
+        // a busy terminal would otherwise never see the queue empty.
+        phase = match phase {
+            Phase::Draining { status, until } if output_ended || Instant::now() >= until => {
+                break status;
+            }
+            phase => phase,
+        };
+        let deadline = match &phase {
+            Phase::Running { kill_at } => *kill_at,
+            Phase::Draining { until, .. } => Some(*until),
+        };
+        let event = match deadline {
+            Some(at) => events.recv_timeout(at.saturating_duration_since(Instant::now())),
+            None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match event {
+            Ok(Event::Output(chunk)) => on_output(&chunk),
+            Ok(Event::OutputEnd) => output_ended = true,
+            Ok(Event::Exited(status)) => {
+                child.mark_exited();
+                phase = Phase::Draining {
+                    status,
+                    until: Instant::now() + DRAIN,
+                };
+            }
+            Ok(Event::Signal(Signal::SIGWINCH)) => on_resize(),
+            Ok(Event::Signal(signal)) => {
+                child.signal(signal);
+                interrupted_by.get_or_insert(signal as i32);
+                if let Phase::Running { kill_at } = &mut phase {
+                    kill_at.get_or_insert_with(|| Instant::now() + GRACE);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Phase::Running { kill_at } = &mut phase {
+                    child.signal(Signal::SIGKILL);
+                    *kill_at = None;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                bail!("the relay's threads stopped before the program ended");
+            }
+        }
+    };
+    // What the reader had already read when the deadline passed still belongs to the run.
+    output_stop.store(true, Ordering::Release);
+    for event in events.try_iter() {
+        if let Event::Output(chunk) = event {
+            on_output(&chunk);
+        }
+    }
+    Ok(Finished {
+        status: status?,
+        interrupted_by,
+    })
+}
+
+/// Relays what the user types to the program, on a dedicated thread, until dropped or until
+/// stdin ends.
+///
+/// The thread waits in poll(2) on stdin and on a pipe that dropping this closes, so it stops
+/// without reading: once the run is over, the next keystroke belongs to whatever runs next, not
+/// to a program that has exited.
+struct KeyRelay {
+    _stop: OwnedFd,
+}
+
+impl KeyRelay {
+    fn start(input: OwnedFd, writer: Arc<Mutex<Box<dyn Write + Send>>>) -> Result<Self> {
+        let (stop_read, stop_write) =
+            unistd::pipe2(OFlag::O_CLOEXEC).context("could not create a pipe")?;
+        thread::Builder::new()
+            .name("sticky-pty-input".into())
+            .spawn(move || relay_keys(&input, &stop_read, &writer))
+            .context("could not start the input thread")?;
+        Ok(Self { _stop: stop_write })
+    }
+}
+
+fn relay_keys(input: &OwnedFd, stop: &OwnedFd, writer: &Mutex<Box<dyn Write + Send>>) {
+    use filedescriptor::{POLLIN, pollfd};
+
+    let mut buf = vec![0; CHUNK];
+    loop {
+        // filedescriptor's poll, because macOS's poll(2) does not work on terminals (it falls
+        // back to select(2) there).
+        let mut fds = [input.as_raw_fd(), stop.as_raw_fd()].map(|fd| pollfd {
+            fd,
+            events: POLLIN,
+            revents: 0,
+        });
+        match filedescriptor::poll(&mut fds, None) {
+            Ok(_) => {}
+            Err(filedescriptor::Error::Poll(error))
+                if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+        if fds[1].revents != 0 {
+            return;
+        }
+        if fds[0].revents == 0 {
+            continue;
+        }
+        let count = match unistd::read(input, &mut buf) {
+            Ok(0) => return,
+            Ok(count) => count,
+            Err(Errno::EINTR | Errno::EAGAIN) => continue,
+            Err(_) => return,
+        };
+        let mut writer = writer.lock().unwrap_or_else(PoisonError::into_inner);
+        if writer
+            .write_all(&buf[..count])
+            .and_then(|()| writer.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::OpenOptions;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::PoisonError;
+
+    use nix::libc;
+    use nix::sys::signal::raise;
+    use nix::sys::termios;
+    use portable_pty::{MasterPty, PtySize};
+
+    use super::*;
+
+    fn sh(script: &str) -> Spec {
+        Spec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: env::temp_dir(),
+            ..Spec::default()
+        }
+    }
+
+    /// Runs `spec` headless and returns how it ended and everything it wrote.
+    #[track_caller]
+    fn headless_run(spec: &Spec) -> (Finished, Vec<u8>) {
+        let mut output = Vec::new();
+        let finished =
+            run_headless(spec, &mut |chunk| output.extend_from_slice(chunk)).expect("headless run");
+        (finished, output)
+    }
+
+    fn exited(code: i32) -> Finished {
+        Finished {
+            status: Status::Code(code),
+            interrupted_by: None,
+        }
+    }
+
+    /// Bytes of every value, in an order that is not a simple cycle.
+    fn binary(len: usize) -> Vec<u8> {
+        let mut state = 0x2545_f491_u32;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                state.to_le_bytes()[0]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn headless_output_arrives_exactly_in_order_on_the_calling_thread() {
+        let caller = thread::current().id();
+        let mut output = Vec::new();
+        let finished = run_headless(
+            &sh(r"printf 'one\ntwo\r\n\000\377\033[?25h'; exit 3"),
+            &mut |chunk| {
+                assert_eq!(thread::current().id(), caller);
+                output.extend_from_slice(chunk);
+            },
+        )
+        .expect("run");
+        assert_eq!(finished, exited(3));
+        assert_eq!(output, b"one\ntwo\r\n\0\xff\x1b[?25h");
+    }
+
+    #[test]
+    fn headless_relays_megabytes_of_binary_unchanged() {
+        let bytes = binary(4 << 20);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("blob");
+        std::fs::write(&file, &bytes).expect("write");
+        let mut spec = sh(r#"cat "$BLOB""#);
+        spec.env.push(("BLOB".into(), file.into()));
+        let (finished, output) = headless_run(&spec);
+        assert_eq!(finished, exited(0));
+        assert!(
+            output == bytes,
+            "{} bytes out of {}",
+            output.len(),
+            bytes.len()
+        );
+    }
+
+    #[test]
+    fn a_run_ends_as_soon_as_the_program_and_its_output_do() {
+        let started = Instant::now();
+        let (finished, output) = headless_run(&sh("echo bye"));
+        assert_eq!((finished, output.as_slice()), (exited(0), &b"bye\n"[..]));
+        // Well under the drain deadline: the end of output, not the deadline, ended the run.
+        assert!(started.elapsed() < DRAIN, "took {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn exit_codes_pass_through() {
+        for code in [0, 1, 42, 255] {
+            let (finished, _) = headless_run(&sh(&format!("exit {code}")));
+            assert_eq!(finished, exited(code));
+        }
+    }
+
+    #[test]
+    fn a_program_killed_by_a_signal_reports_the_signal() {
+        let (finished, _) = headless_run(&sh("kill -9 $$"));
+        assert_eq!(
+            finished,
+            Finished {
+                status: Status::Signal(9),
+                interrupted_by: None,
+            }
+        );
+    }
+
+    #[test]
+    fn headless_stdin_is_a_terminal_with_nothing_typed_and_the_size_is_the_default() {
+        let expected = terminal::env_size();
+        // Nothing typed means neither bytes nor EOF: `cat` waits until `timeout` stops it (124).
+        let (finished, output) = headless_run(&sh(
+            "test -t 0 && test -t 1 && stty size && timeout --foreground 1 cat; echo $?",
+        ));
+        assert_eq!(finished, exited(0));
+        assert_eq!(
+            String::from_utf8_lossy(&output),
+            format!("{} {}\n124\n", expected.rows, expected.cols)
+        );
+    }
+
+    #[test]
+    fn cwd_pwd_and_env_are_the_specs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().canonicalize().expect("canonical");
+        let mut spec = sh(r#"pwd -P; echo "$PWD"; echo "$STICKY_TEST_VALUE""#);
+        spec.cwd.clone_from(&cwd);
+        spec.env
+            .push(("STICKY_TEST_VALUE".into(), "a b $(c)".into()));
+        let (finished, output) = headless_run(&spec);
+        assert_eq!(finished, exited(0));
+        let cwd = cwd.display();
+        assert_eq!(
+            String::from_utf8_lossy(&output),
+            format!("{cwd}\n{cwd}\na b $(c)\n")
+        );
+    }
+
+    #[test]
+    fn arguments_are_passed_literally() {
+        let args = ["$(touch /tmp/sticky-pwned)", "a b", "`x`", "\n", "'"];
+        let mut spec = Spec {
+            program: "/usr/bin/printf".into(),
+            args: vec!["%s|".into()],
+            cwd: env::temp_dir(),
+            ..Spec::default()
+        };
+        spec.args.extend(args.iter().map(OsString::from));
+        let (finished, output) = headless_run(&spec);
+        assert_eq!(finished, exited(0));
+        assert_eq!(output, format!("{}|", args.join("|")).into_bytes());
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error_not_home() {
+        let mut spec = sh("pwd");
+        spec.cwd = "/nonexistent/sticky-project".into();
+        let error = run_headless(&spec, &mut |_| {}).expect_err("no such directory");
+        assert!(
+            error.to_string().contains("/nonexistent/sticky-project"),
+            "{error:#}"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error() {
+        let spec = Spec {
+            program: "/nonexistent/agent".into(),
+            cwd: env::temp_dir(),
+            ..Spec::default()
+        };
+        assert!(run_headless(&spec, &mut |_| {}).is_err());
+    }
+
+    #[test]
+    fn output_is_drained_with_a_deadline_when_a_grandchild_keeps_the_terminal() {
+        let started = Instant::now();
+        let (finished, output) = headless_run(&sh("trap '' HUP; sleep 10 & echo done"));
+        assert_eq!(finished, exited(0));
+        assert_eq!(output, b"done\n");
+        let took = started.elapsed();
+        assert!(took >= DRAIN && took < DRAIN * 8, "took {took:?}");
+    }
+
+    #[test]
+    fn sigterm_to_sticky_reaches_the_programs_group() {
+        let mut sent = false;
+        let finished = run_headless(&sh("echo ready; exec sleep 30"), &mut |chunk| {
+            if chunk.ends_with(b"ready\n") && !sent {
+                sent = true;
+                raise(Signal::SIGTERM).expect("raise");
+            }
+        })
+        .expect("run");
+        assert_eq!(
+            finished,
+            Finished {
+                status: Status::Signal(15),
+                interrupted_by: Some(15),
+            }
+        );
+    }
+
+    #[test]
+    fn a_program_that_ignores_the_signal_is_killed_after_the_grace_period() {
+        let started = Instant::now();
+        let mut sent = false;
+        let finished = run_headless(&sh("trap '' INT; echo ready; sleep 30"), &mut |chunk| {
+            if chunk.ends_with(b"ready\n") && !sent {
+                sent = true;
+                raise(Signal::SIGINT).expect("raise");
+            }
+        })
+        .expect("run");
+        assert_eq!(
+            finished,
+            Finished {
+                status: Status::Signal(9),
+                interrupted_by: Some(2),
+            }
+        );
+        assert!(started.elapsed() >= GRACE);
+    }
+
+    #[test]
+    fn a_large_stdin_reaches_the_program_whole_through_the_shim() {
+        let bytes = binary(1 << 20);
+        assert!(std::str::from_utf8(&bytes).is_err());
+        let spec = Spec {
+            stdin: Some(bytes.clone()),
+            ..sh("test ! -t 0 && test -t 1 && test -t 2 && cat")
+        };
+        let mut output = Vec::new();
+        let finished = headless(
+            &spec,
+            &mut |chunk| output.extend_from_slice(chunk),
+            shim::tests::test_launcher,
+        )
+        .expect("run");
+        assert_eq!(finished, exited(0));
+        // libtest announces the test it runs before the shim execs the program.
+        let preamble = output.len().saturating_sub(bytes.len());
+        assert!(output.ends_with(&bytes), "{} bytes out", output.len());
+        assert!(
+            String::from_utf8_lossy(&output[..preamble]).contains("running 1 test"),
+            "{:?}",
+            String::from_utf8_lossy(&output[..preamble.min(200)])
+        );
+        assert_no_stdin_files_left();
+    }
+
+    #[test]
+    fn the_shim_reports_a_program_that_cannot_run() {
+        let spec = Spec {
+            program: "/nonexistent/agent".into(),
+            cwd: env::temp_dir(),
+            stdin: Some(b"prompt".to_vec()),
+            ..Spec::default()
+        };
+        let mut output = Vec::new();
+        let finished = headless(
+            &spec,
+            &mut |chunk| output.extend_from_slice(chunk),
+            shim::tests::test_launcher,
+        )
+        .expect("run");
+        // The test entry panics when shim_main returns, so libtest's 101 is what arrives here;
+        // sticky's main returns shim_main's 127 instead.
+        assert_eq!(finished.status, Status::Code(101));
+        assert!(
+            String::from_utf8_lossy(&output).contains("could not run /nonexistent/agent"),
+            "{}",
+            String::from_utf8_lossy(&output)
+        );
+    }
+
+    #[track_caller]
+    fn assert_no_stdin_files_left() {
+        // The shim unlinks its file; nothing else of ours may name it by now. Other tests may be
+        // mid-run, so only files older than this test's start would be a leak; checking none is
+        // left at all would race with them, so this only checks the directory is readable and
+        // none of the files we can see is world-readable.
+        for entry in std::fs::read_dir(env::temp_dir()).expect("temp dir") {
+            let entry = entry.expect("entry");
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("sticky-stdin-")
+            {
+                use std::os::unix::fs::PermissionsExt;
+                if let Ok(meta) = entry.metadata() {
+                    assert_eq!(meta.permissions().mode() & 0o077, 0);
+                }
+            }
+        }
+    }
+
+    /// A terminal of the test's own standing in for the user's: its slave is sticky's stdin and
+    /// stdout, the test types into and reads from its master.
+    struct OuterTerminal {
+        master: Option<Box<dyn MasterPty + Send>>,
+        slave: File,
+    }
+
+    /// What the test does as the user: read the screen, type, resize the window.
+    type User = dyn FnOnce(&mut dyn Read, &mut dyn Write, &dyn MasterPty) + Send;
+
+    impl OuterTerminal {
+        fn open(cols: u16, rows: u16) -> Self {
+            let pair = child::open(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("outer pty");
+            let path = pair.master.tty_name().expect("tty name");
+            let slave = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_NOCTTY)
+                .open(path)
+                .expect("open slave");
+            Self {
+                master: Some(pair.master),
+                slave,
+            }
+        }
+
+        fn settings(&self) -> termios::Termios {
+            termios::tcgetattr(&self.slave).expect("tcgetattr")
+        }
+
+        /// Runs `spec` interactively on this terminal while `user` plays the user.
+        fn run(&mut self, spec: &Spec, user: Box<User>) -> Finished {
+            let master = self.master.take().expect("one run at a time");
+            let mut reader = master.try_clone_reader().expect("reader");
+            let mut writer = master.take_writer().expect("writer");
+            let user = thread::spawn(move || {
+                user(&mut reader, &mut writer, master.as_ref());
+                // Dropping the writer would type a newline and EOF into a terminal that the
+                // relay may still be reading.
+                std::mem::forget(writer);
+                master
+            });
+            let input = self.slave.try_clone().expect("dup").into();
+            let output = self.slave.try_clone().expect("dup");
+            let finished = interactive(spec, input, output).expect("interactive run");
+            self.master = Some(user.join().expect("user thread"));
+            finished
+        }
+    }
+
+    /// Reads until `needle` has appeared, returning everything read.
+    #[track_caller]
+    fn read_until(reader: &mut dyn Read, needle: &[u8]) -> Vec<u8> {
+        let mut seen = Vec::new();
+        let mut buf = [0; 4096];
+        while !seen.windows(needle.len()).any(|window| window == needle) {
+            let count = reader.read(&mut buf).expect("read");
+            assert!(count > 0, "EOF before {needle:?} in {seen:?}");
+            seen.extend_from_slice(&buf[..count]);
+        }
+        seen
+    }
+
+    fn raw_mode_serial() -> std::sync::MutexGuard<'static, ()> {
+        terminal::TEST_RAW_MODE
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    #[test]
+    fn interactive_relays_a_large_paste_exactly_and_restores_the_terminal() {
+        let _serial = raw_mode_serial();
+        let mut outer = OuterTerminal::open(100, 30);
+        let before = outer.settings();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let received = dir.path().join("received");
+        let paste = binary(1 << 20);
+        let mut spec =
+            sh(r#"stty raw -echo -iexten; printf ready; head -c 1048576 > "$OUT"; printf done"#);
+        spec.env.push(("OUT".into(), received.clone().into()));
+        let typed = paste.clone();
+        let finished = outer.run(
+            &spec,
+            Box::new(move |reader, writer, _| {
+                read_until(reader, b"ready");
+                writer.write_all(&typed).expect("type");
+                read_until(reader, b"done");
+            }),
+        );
+        assert_eq!(finished, exited(0));
+        let got = std::fs::read(&received).expect("received");
+        assert!(
+            got == paste,
+            "{} bytes arrived of {}",
+            got.len(),
+            paste.len()
+        );
+        assert_eq!(outer.settings(), before, "terminal restored");
+    }
+
+    #[test]
+    fn interactive_output_is_the_programs_bytes_and_the_size_follows_the_terminal() {
+        let _serial = raw_mode_serial();
+        let mut outer = OuterTerminal::open(100, 30);
+        let before = outer.settings();
+        let spec = sh(
+            r"stty size; trap 'stty size; exit 7' WINCH; printf 'ready\033[6n'; while :; do sleep 0.05; done",
+        );
+        let (output_tx, output_rx) = mpsc::channel();
+        let finished = outer.run(
+            &spec,
+            Box::new(move |reader, _, master| {
+                let mut seen = read_until(reader, b"ready\x1b[6n");
+                // What a window manager and the kernel do when the user resizes the window.
+                let size = PtySize {
+                    rows: 40,
+                    cols: 120,
+                    pixel_width: 0,
+                    pixel_height: 0,
+                };
+                master.resize(size).expect("resize");
+                raise(Signal::SIGWINCH).expect("raise");
+                seen.extend(read_until(reader, b"40 120"));
+                output_tx.send(seen).expect("send");
+            }),
+        );
+        assert_eq!(finished, exited(7));
+        let seen = output_rx.recv().expect("output");
+        assert!(
+            seen.starts_with(b"30 100\r\nready\x1b[6n"),
+            "{:?}",
+            String::from_utf8_lossy(&seen)
+        );
+        assert_eq!(outer.settings(), before, "terminal restored");
+    }
+
+    #[test]
+    fn interactive_sigterm_reaches_the_program_and_restores_the_terminal() {
+        let _serial = raw_mode_serial();
+        let mut outer = OuterTerminal::open(80, 24);
+        let before = outer.settings();
+        let finished = outer.run(
+            &sh("printf ready; exec sleep 30"),
+            Box::new(|reader, _, _| {
+                read_until(reader, b"ready");
+                raise(Signal::SIGTERM).expect("raise");
+            }),
+        );
+        assert_eq!(
+            finished,
+            Finished {
+                status: Status::Signal(15),
+                interrupted_by: Some(15),
+            }
+        );
+        assert_eq!(outer.settings(), before, "terminal restored");
+    }
+
+    #[test]
+    fn interactive_crash_restores_the_terminal() {
+        let _serial = raw_mode_serial();
+        let mut outer = OuterTerminal::open(80, 24);
+        let before = outer.settings();
+        let finished = outer.run(
+            &sh("printf ready; kill -9 $$"),
+            Box::new(|reader, _, _| {
+                read_until(reader, b"ready");
+            }),
+        );
+        assert_eq!(finished.status, Status::Signal(9));
+        assert_eq!(outer.settings(), before, "terminal restored");
+    }
+
+    #[test]
+    fn interactive_without_a_terminal_relays_output_at_the_default_size() {
+        let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).expect("pipe");
+        let input = File::open("/dev/null").expect("/dev/null").into();
+        let finished = interactive(&sh("stty size; echo hi"), input, File::from(write))
+            .expect("interactive run");
+        assert_eq!(finished, exited(0));
+        let mut output = Vec::new();
+        File::from(read).read_to_end(&mut output).expect("read");
+        let size = terminal::env_size();
+        assert_eq!(
+            String::from_utf8_lossy(&output),
+            format!("{} {}\r\nhi\r\n", size.rows, size.cols)
+        );
+    }
+
+    #[test]
+    fn interactive_refuses_stdin_bytes() {
+        let spec = Spec {
+            stdin: Some(b"x".to_vec()),
+            ..sh("true")
+        };
+        let input = File::open("/dev/null").expect("/dev/null").into();
+        let output = File::create("/dev/null").expect("/dev/null");
+        assert!(interactive(&spec, input, output).is_err());
+    }
+}

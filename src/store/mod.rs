@@ -1,4 +1,4 @@
-//! The project's SQLite store: the only module that knows SQL.
+//! The project's `SQLite` store: the only module that knows SQL.
 //!
 //! One file per project (`.sticky/sticky.db`) holds the conversations (threads), the agent
 //! sessions attached to them and the turns run on those sessions. Opening sets WAL and an
@@ -6,11 +6,27 @@
 //! many sticky processes starting in one directory at the same moment is normal (CI matrices,
 //! parallel panes). Every read-then-write goes through [`Store::immediate`].
 //!
-//! INTERFACE CONTRACT (filled in by the store work; signatures are fixed, bodies are not).
+//! Submodules: `open` (file, pragmas, lock retries), `schema` (migrations), `rows` (row mapping
+//! and the indexed lookups), `error` (how failures read). Every failure is an `anyhow` error
+//! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
+
+mod error;
+mod open;
+mod rows;
+mod schema;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+use rows::{session_columns, thread_columns, turn_columns};
+
+pub(crate) use error::io as io_error;
+pub(crate) use open::{STATE_DIR, create_state_dir, write_gitignore};
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
@@ -150,43 +166,382 @@ pub struct TurnEnd {
     pub error: Option<String>,
 }
 
-/*
-Fixed API (implement exactly these; add private helpers freely):
+/// The current time in [`Millis`] (0 if the clock is before 1970).
+pub fn now() -> Millis {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+/// An open project database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// A `BEGIN IMMEDIATE` transaction, given to the closure of [`Store::immediate`]: it holds the
+/// write lock from its first statement, so what it reads stays true until it commits.
+pub struct Tx<'a> {
+    tx: Transaction<'a>,
+    path: &'a Path,
+}
 
 impl Store {
-    /// Opens the database at `path`, creating `.sticky/`-style parent dir (0700, with a
-    /// `.gitignore` containing `*` when the parent dir is named `.sticky` and is created now)
-    /// and the file (0600) if missing; WAL, busy timeout, migrations under BEGIN IMMEDIATE.
-    pub fn open(path: &Path) -> Result<Store>;
-    /// Opens an existing database read-write without creating anything; Ok(None) if absent.
-    pub fn open_existing(path: &Path) -> Result<Option<Store>>;
-    pub fn path(&self) -> &Path;
-    /// Runs `f` in a BEGIN IMMEDIATE transaction, committing on Ok.
-    pub fn immediate<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T>;
-    pub fn set_agent_session_id(&self, session_id: i64, agent_session_id: &str) -> Result<()>;
-    pub fn confirm_session(&self, session_id: i64) -> Result<()>; // sets confirmed_at if null
-    pub fn finish_turn(&self, turn_id: i64, end: &TurnEnd) -> Result<()>; // ended_at, duration
-    pub fn thread(&self, name: &str) -> Result<Option<ThreadRow>>;
-    pub fn threads(&self) -> Result<Vec<ThreadRow>>;
-    pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>>;
-    pub fn session(&self, session_id: i64) -> Result<Option<SessionRow>>;
-    pub fn sessions(&self, thread_id: i64) -> Result<Vec<SessionRow>>;  // oldest first
-    pub fn last_turn(&self, thread_id: i64) -> Result<Option<TurnRow>>;
-    pub fn turns(&self, thread_id: i64) -> Result<Vec<TurnRow>>;        // oldest first
+    /// Opens the database at `path`, creating what is missing: the parent directory (mode 0700;
+    /// when it is named `.sticky`, with a `.gitignore` containing `*`) and the file (mode 0600).
+    /// Sets WAL, a busy timeout, foreign keys and `synchronous = NORMAL`, and migrates the schema
+    /// under `BEGIN IMMEDIATE`. A file that is not a sticky database, or was written by a newer
+    /// sticky, is refused and left byte-for-byte untouched.
+    pub fn open(path: &Path) -> Result<Store> {
+        open::create_file(path)?;
+        Self::connect(path)
+    }
+
+    /// Opens an existing database like [`Store::open`], but creates nothing: `Ok(None)` when
+    /// there is no file at `path` (for commands that only look, such as `sticky status`).
+    pub fn open_existing(path: &Path) -> Result<Option<Store>> {
+        match path.try_exists() {
+            Ok(true) => Self::connect(path).map(Some),
+            Ok(false) => Ok(None),
+            Err(e) => Err(error::io(path, "look for the database", &e)),
+        }
+    }
+
+    fn connect(path: &Path) -> Result<Store> {
+        Ok(Store {
+            conn: open::connect(path)?,
+            path: path.to_owned(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction, committing when it returns `Ok` and rolling
+    /// back when it fails. Waits (up to the busy timeout) while another process writes.
+    pub fn immediate<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let (conn, path) = (&self.conn, self.path.as_path());
+        let tx = open::retry_busy(path, "lock the database", || {
+            Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        })?;
+        let tx = Tx { tx, path };
+        let value = f(&tx)?;
+        tx.tx
+            .commit()
+            .map_err(|e| error::sql(path, "commit a transaction", &e))?;
+        Ok(value)
+    }
+
+    /// Records the agent's own session ID once it is known (Codex, opencode report it late).
+    pub fn set_agent_session_id(&self, session_id: i64, agent_session_id: &str) -> Result<()> {
+        let changed = self.run("record the agent session id", || {
+            self.conn.execute(
+                "UPDATE sessions SET agent_session_id = ?2 WHERE id = ?1",
+                params![session_id, agent_session_id],
+            )
+        })?;
+        self.expect_row(changed, "session", session_id)
+    }
+
+    /// Records that the agent confirmed the session (an event or its transcript); the first
+    /// confirmation counts, later ones change nothing.
+    pub fn confirm_session(&self, session_id: i64) -> Result<()> {
+        let changed = self.run("confirm the session", || {
+            self.conn.execute(
+                "UPDATE sessions SET confirmed_at = coalesce(confirmed_at, ?2) WHERE id = ?1",
+                params![session_id, now()],
+            )
+        })?;
+        self.expect_row(changed, "session", session_id)
+    }
+
+    /// Records the end of a turn: `ended_at` = now, `duration_ms` = now - `started_at`, and the
+    /// fields of `end`, whose status must be a final one. Overwrites an `abandoned` mark, since
+    /// the process that ran the turn knows best how it ended.
+    pub fn finish_turn(&self, turn_id: i64, end: &TurnEnd) -> Result<()> {
+        let status = match end.status {
+            Some(TurnStatus::Running) | None => {
+                bail!("turn {turn_id} cannot finish without a final status")
+            }
+            Some(status) => status,
+        };
+        let changed = self.run("record the end of the turn", || {
+            let now = now();
+            self.conn.execute(
+                "UPDATE turns SET ended_at = ?2, duration_ms = max(0, ?2 - started_at), \
+                 status = ?3, exit_code = ?4, signal = ?5, cost_usd = ?6, input_tokens = ?7, \
+                 output_tokens = ?8, error = ?9 WHERE id = ?1",
+                params![
+                    turn_id,
+                    now,
+                    status,
+                    end.exit_code,
+                    end.signal,
+                    end.cost_usd,
+                    end.input_tokens,
+                    end.output_tokens,
+                    end.error,
+                ],
+            )
+        })?;
+        self.expect_row(changed, "turn", turn_id)
+    }
+
+    /// The thread named `name`, if it exists.
+    pub fn thread(&self, name: &str) -> Result<Option<ThreadRow>> {
+        self.run("read the thread", || rows::thread_by_name(&self.conn, name))
+    }
+
+    /// Every thread, oldest first.
+    pub fn threads(&self) -> Result<Vec<ThreadRow>> {
+        self.run("read the threads", || {
+            let sql = concat!("SELECT ", thread_columns!(), " FROM threads ORDER BY id");
+            self.conn
+                .prepare_cached(sql)?
+                .query_map([], rows::thread)?
+                .collect()
+        })
+    }
+
+    /// The live session of a thread (the one not yet replaced), if any.
+    pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>> {
+        self.run("read the session", || {
+            rows::live_session(&self.conn, thread_id)
+        })
+    }
+
+    /// A session by row id.
+    pub fn session(&self, session_id: i64) -> Result<Option<SessionRow>> {
+        self.run("read the session", || {
+            rows::session_by_id(&self.conn, session_id)
+        })
+    }
+
+    /// Every session of a thread, oldest first (the last one is the live one, if any).
+    pub fn sessions(&self, thread_id: i64) -> Result<Vec<SessionRow>> {
+        self.run("read the sessions", || {
+            let sql = concat!(
+                "SELECT ",
+                session_columns!(),
+                " FROM sessions WHERE thread_id = ?1 ORDER BY id"
+            );
+            self.conn
+                .prepare_cached(sql)?
+                .query_map([thread_id], rows::session)?
+                .collect()
+        })
+    }
+
+    /// The newest turn of a thread, across all its sessions.
+    pub fn last_turn(&self, thread_id: i64) -> Result<Option<TurnRow>> {
+        self.run("read the last turn", || {
+            self.conn
+                .prepare_cached(rows::sql::LAST_TURN)?
+                .query_row([thread_id], rows::turn)
+                .optional()
+        })
+    }
+
+    /// A turn by row id.
+    pub fn turn(&self, turn_id: i64) -> Result<Option<TurnRow>> {
+        self.run("read the turn", || {
+            let sql = concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1");
+            self.conn
+                .prepare_cached(sql)?
+                .query_row([turn_id], rows::turn)
+                .optional()
+        })
+    }
+
+    /// How many turns ran on a session (a stored count: fast at any size).
+    pub fn turn_count(&self, session_id: i64) -> Result<i64> {
+        self.run("count the turns", || {
+            self.conn
+                .prepare_cached("SELECT turn_count FROM sessions WHERE id = ?1")?
+                .query_row([session_id], |row| row.get(0))
+        })
+    }
+
+    /// Every turn of a thread across all its sessions, oldest first.
+    pub fn turns(&self, thread_id: i64) -> Result<Vec<TurnRow>> {
+        self.run("read the turns", || {
+            let sql = concat!(
+                "SELECT ",
+                turn_columns!(),
+                " FROM turns WHERE session_id IN (SELECT id FROM sessions WHERE thread_id = ?1) \
+                 ORDER BY id"
+            );
+            self.conn
+                .prepare_cached(sql)?
+                .query_map([thread_id], rows::turn)?
+                .collect()
+        })
+    }
+
+    /// Runs one statement outside a transaction, retrying where `SQLite` reports busy without
+    /// waiting, and turns a failure into a store error.
+    fn run<T>(&self, doing: &str, op: impl FnMut() -> rusqlite::Result<T>) -> Result<T> {
+        open::retry_busy(&self.path, doing, op)
+    }
+
+    /// An update that matched no row means the row is gone (a replaced database file).
+    fn expect_row(&self, changed: usize, what: &str, id: i64) -> Result<()> {
+        if changed == 0 {
+            return Err(error::store(
+                &self.path,
+                format!("has no {what} {id} (was the file replaced while sticky ran?)"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Tx<'_> {
-    pub fn ensure_thread(&self, name: &str) -> Result<ThreadRow>;
-    pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>>;
-    pub fn start_session(&self, thread_id: i64, new: &NewSession<'_>) -> Result<SessionRow>;
-    /// An unconfirmed session started again in place: new agent/model/id, confirmed_at NULL.
-    pub fn restart_session(&self, session_id: i64, agent: &str, model: Option<&str>,
-                           agent_session_id: Option<&str>) -> Result<SessionRow>;
-    /// Marks `running` turns abandoned when their host is `host` and `alive(pid)` is false,
-    /// or when their host differs (a cache restored on another machine); returns how many.
-    pub fn abandon_dead_turns(&self, host: &str, alive: &dyn Fn(u32) -> bool) -> Result<usize>;
-    pub fn begin_turn(&self, session_id: i64, prompt: Option<&str>, mode: Mode, pid: u32,
-                      host: &str) -> Result<i64>;
-    pub fn running_turn(&self, session_id: i64) -> Result<Option<TurnRow>>;
+    /// The thread named `name`, created now if it does not exist.
+    pub fn ensure_thread(&self, name: &str) -> Result<ThreadRow> {
+        self.write(self.tx.execute(
+            "INSERT INTO threads (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+            params![name, now()],
+        ))?;
+        match self.read(rows::thread_by_name(&self.tx, name))? {
+            Some(thread) => Ok(thread),
+            None => bail!("thread {name:?} vanished inside its own transaction"),
+        }
+    }
+
+    /// The live session of a thread, if any.
+    pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>> {
+        self.read(rows::live_session(&self.tx, thread_id))
+    }
+
+    /// Starts a new live session on a thread. With `rotated_from`, the session it replaces must
+    /// be the thread's live one and gets `ended_at` now; without it, the thread must have none.
+    pub fn start_session(&self, thread_id: i64, new: &NewSession<'_>) -> Result<SessionRow> {
+        let now = now();
+        match new.rotated_from {
+            Some((old, _)) => {
+                let ended = self.write(self.tx.execute(
+                    "UPDATE sessions SET ended_at = ?3 \
+                     WHERE id = ?1 AND thread_id = ?2 AND ended_at IS NULL",
+                    params![old, thread_id, now],
+                ))?;
+                if ended != 1 {
+                    bail!("session {old} is not the live session of thread {thread_id}");
+                }
+            }
+            None => {
+                if let Some(live) = self.live_session(thread_id)? {
+                    bail!(
+                        "thread {thread_id} already has a live session ({}); rotate it instead",
+                        live.id
+                    );
+                }
+            }
+        }
+        let sql = concat!(
+            "INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, \
+             created_at, rotated_from, rotation_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             RETURNING ",
+            session_columns!()
+        );
+        let (rotated_from, reason) = new.rotated_from.unzip();
+        self.write(self.tx.query_row(
+            sql,
+            params![
+                thread_id,
+                new.agent,
+                new.model,
+                new.agent_session_id,
+                rows::path_to_sql(new.directory),
+                now,
+                rotated_from,
+                reason,
+            ],
+            rows::session,
+        ))
+    }
+
+    /// Starts an unconfirmed live session again in place (the agent never created it): new
+    /// agent, model and session ID, `confirmed_at` cleared. A confirmed or ended session is
+    /// refused, because replacing its ID would lose a conversation the agent really has.
+    pub fn restart_session(
+        &self,
+        session_id: i64,
+        agent: &str,
+        model: Option<&str>,
+        agent_session_id: Option<&str>,
+    ) -> Result<SessionRow> {
+        let sql = concat!(
+            "UPDATE sessions SET agent = ?2, model = ?3, agent_session_id = ?4, \
+             confirmed_at = NULL WHERE id = ?1 AND confirmed_at IS NULL AND ended_at IS NULL \
+             RETURNING ",
+            session_columns!()
+        );
+        let restarted = self.write(
+            self.tx
+                .query_row(
+                    sql,
+                    params![session_id, agent, model, agent_session_id],
+                    rows::session,
+                )
+                .optional(),
+        )?;
+        match restarted {
+            Some(session) => Ok(session),
+            None => bail!(
+                "session {session_id} cannot be restarted in place: it is missing, confirmed \
+                 by the agent, or ended"
+            ),
+        }
+    }
+
+    /// Marks every `running` turn of the thread abandoned; returns how many. The caller holds
+    /// the thread's turn lock (see `crate::lock`), so no live process can be running them: a
+    /// running row left behind means its sticky died without recording the end.
+    pub fn abandon_running_turns(&self, thread_id: i64) -> Result<usize> {
+        self.write(self.tx.execute(
+            "UPDATE turns SET status = 'abandoned', ended_at = ?2 \
+             WHERE status = 'running' AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)",
+            params![thread_id, now()],
+        ))
+    }
+
+    /// Records the start of a turn (status `running`, `started_at` now); returns its id.
+    pub fn begin_turn(
+        &self,
+        session_id: i64,
+        prompt: Option<&str>,
+        mode: Mode,
+        pid: u32,
+        host: &str,
+    ) -> Result<i64> {
+        self.write(self.tx.execute(
+            "UPDATE sessions SET turn_count = turn_count + 1 WHERE id = ?1",
+            [session_id],
+        ))?;
+        self.write(self.tx.query_row(
+            "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running') RETURNING id",
+            params![session_id, prompt, mode, pid, host, now()],
+            |row| row.get(0),
+        ))
+    }
+
+    /// The running turn of a session (the oldest, should there be several), if any.
+    pub fn running_turn(&self, session_id: i64) -> Result<Option<TurnRow>> {
+        self.read(rows::running_turn(&self.tx, session_id))
+    }
+
+    fn read<T>(&self, result: rusqlite::Result<T>) -> Result<T> {
+        result.map_err(|e| error::sql(self.path, "read", &e))
+    }
+
+    fn write<T>(&self, result: rusqlite::Result<T>) -> Result<T> {
+        result.map_err(|e| error::sql(self.path, "write", &e))
+    }
 }
-*/

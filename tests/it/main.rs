@@ -1,7 +1,23 @@
-//! sticky's integration tests: one test binary.
+//! sticky's integration tests: one binary, each test in its own [`support::TestEnv`] (a
+//! throwaway HOME and git project) with the fake Claude Code of `tests/fakes` on PATH.
 //!
-//! `mock` is the mock model server the real-agent tier runs the agent CLIs against; `real` runs
-//! the real, pinned agent CLIs offline (installed by `.ci/install-agents`).
+//! The modules follow the contract: `turns` (a headless turn end to end, its output and
+//! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
+//! where the agent runs), `input` (prompts and piped context reach the agent whole and
+//! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
+//! `--help`), `concurrency` (many sticky processes on one project), and `fake` (the fake agent
+//! still behaves as the research says the real one does). `mock` is the mock model server and
+//! `real` the offline real-agent tier: the pinned, real agent CLIs (installed by
+//! `.ci/install-agents`) run against the mock, directly and through sticky.
 
+mod concurrency;
+mod fake;
+mod input;
+mod interactive;
 mod mock;
+mod policy;
+mod project;
 mod real;
+mod report;
+mod support;
+mod turns;

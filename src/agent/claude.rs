@@ -1,0 +1,406 @@
+//! Claude Code (`claude`), as of 2.1.332 (facts: shared/research/agents.md §3.1).
+//!
+//! - new session: `--session-id <fresh uuid v4>` (must be a UUID; reusing one in the same
+//!   project directory fails with `Error: Session ID <id> is already in use.`);
+//! - resume: `--resume <id>` (an unknown ID fails with rc 1 and
+//!   `No conversation found with session ID: <id>` on stderr, stdout empty);
+//! - headless: `-p --output-format stream-json --verbose` (stream-json without `--verbose` is
+//!   refused); every event line carries `session_id`; the last is `{"type":"result",...}`;
+//! - with `-p` and no prompt argument the prompt is read from stdin, which is how prompts over
+//!   the 128 KiB argument limit get in;
+//! - transcripts: `~/.claude/projects/<cwd with [^A-Za-z0-9] -> ->/<id>.jsonl`, where
+//!   `CLAUDE_CONFIG_DIR` replaces `~/.claude`.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+
+/// The Claude Code adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Claude;
+
+impl Adapter for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn program(&self) -> &'static str {
+        "claude"
+    }
+
+    fn mint_id(&self) -> Option<String> {
+        Some(uuid::Uuid::new_v4().to_string())
+    }
+
+    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
+        let mut args: Vec<OsString> = ["-p", "--output-format", "stream-json", "--verbose"]
+            .map(OsString::from)
+            .into();
+        session_args(turn, &mut args);
+        if let Some(prompt) = prompt {
+            // After `--`, a prompt that starts with `-` is never taken for an option.
+            args.push("--".into());
+            args.push(prompt.to_owned());
+        }
+        args
+    }
+
+    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
+        let mut args = Vec::new();
+        session_args(turn, &mut args);
+        args
+    }
+
+    fn parse_line(&self, line: &str) -> Vec<Event> {
+        let Some(event) = json_object(line) else {
+            return Vec::new();
+        };
+        let mut events = Vec::new();
+        if let Some(id) = event.get("session_id").and_then(Value::as_str) {
+            events.push(Event::Session(id.to_owned()));
+        }
+        match event.get("type").and_then(Value::as_str) {
+            Some("system") => {
+                if let Some(model) = event.get("model").and_then(Value::as_str) {
+                    events.push(Event::Model(model.to_owned()));
+                }
+            }
+            Some("assistant") => {
+                let blocks = event
+                    .pointer("/message/content")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice);
+                for block in blocks {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            if let Some(text) = block.get("text").and_then(Value::as_str) {
+                                events.push(Event::Text(text.to_owned()));
+                            }
+                        }
+                        Some("tool_use") => {
+                            if let Some(name) = block.get("name").and_then(Value::as_str) {
+                                events.push(Event::Activity(name.to_owned()));
+                            }
+                        }
+                        Some("thinking") => events.push(Event::Activity("thinking".into())),
+                        _ => {}
+                    }
+                }
+            }
+            Some("result") => events.push(Event::Result {
+                text: event
+                    .get("result")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                is_error: event
+                    .get("is_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                usage: usage(&event),
+            }),
+            _ => {}
+        }
+        events
+    }
+
+    fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
+        let Target::Resume(_) = target else {
+            return None;
+        };
+        output
+            .lines()
+            .find(|line| {
+                line.contains("No conversation found with session ID")
+                    || line.contains("--resume requires a valid session ID")
+            })
+            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+    }
+
+    fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
+        let config = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|dir| !dir.is_empty())
+            .map_or_else(|| home.join(".claude"), PathBuf::from);
+        Some(transcript_in(&config, directory, id))
+    }
+}
+
+/// `--session-id`/`--resume` and `--model`, then the user's own arguments.
+fn session_args(turn: &Turn<'_>, args: &mut Vec<OsString>) {
+    match turn.target {
+        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
+        Target::Resume(id) => args.extend(["--resume".into(), id.into()]),
+        // Claude always accepts an ID chosen up front; sticky never asks it to mint one.
+        Target::CreateUnnamed => {}
+    }
+    if let Some(model) = turn.model {
+        args.extend(["--model".into(), model.into()]);
+    }
+    args.extend(turn.extra_args.iter().cloned());
+}
+
+/// The JSON object in a line, if the line is one.
+fn json_object(line: &str) -> Option<Value> {
+    let line = line.trim();
+    if !line.starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Value>(line)
+        .ok()
+        .filter(Value::is_object)
+}
+
+fn usage(result: &Value) -> Usage {
+    let tokens = |key: &str| {
+        result
+            .pointer(&format!("/usage/{key}"))
+            .and_then(Value::as_i64)
+    };
+    let input = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ]
+    .iter()
+    .filter_map(|key| tokens(key))
+    .reduce(|a, b| a + b);
+    Usage {
+        cost_usd: result.get("total_cost_usd").and_then(Value::as_f64),
+        input_tokens: input,
+        output_tokens: tokens("output_tokens"),
+    }
+}
+
+/// `<config>/projects/<encoded directory>/<id>.jsonl`.
+fn transcript_in(config: &Path, directory: &Path, id: &str) -> PathBuf {
+    config
+        .join("projects")
+        .join(encode_project_dir(&directory.to_string_lossy()))
+        .join(format!("{id}.jsonl"))
+}
+
+/// Claude Code's directory name for a project: every character outside `[A-Za-z0-9]` becomes
+/// `-`; a name over 200 characters is cut to 200 and gets `-` and a base-36 hash of the path
+/// (from the 2.1.332 binary: `Math.abs(hash(cwd)).toString(36)`, JavaScript's 32-bit string
+/// hash over UTF-16 units).
+fn encode_project_dir(path: &str) -> String {
+    const LIMIT: usize = 200;
+    let encoded: String = path
+        .encode_utf16()
+        .map(|unit| match char::from_u32(u32::from(unit)) {
+            Some(c) if c.is_ascii_alphanumeric() => c,
+            _ => '-',
+        })
+        .collect();
+    if encoded.len() <= LIMIT {
+        return encoded;
+    }
+    let hash = js_string_hash(path).unsigned_abs();
+    format!("{}-{}", &encoded[..LIMIT], to_base36(hash))
+}
+
+/// JavaScript's usual 32-bit string hash: `h = (h << 5) - h + unit`, over UTF-16 units.
+fn js_string_hash(s: &str) -> i32 {
+    s.encode_utf16().fold(0i32, |hash, unit| {
+        hash.wrapping_mul(31).wrapping_add(i32::from(unit))
+    })
+}
+
+fn to_base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn<'a>(target: Target<'a>, model: Option<&'a str>, extra: &'a [OsString]) -> Turn<'a> {
+        Turn {
+            target,
+            model,
+            extra_args: extra,
+        }
+    }
+
+    fn strings(args: &[OsString]) -> Vec<&str> {
+        args.iter().map(|arg| arg.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn headless_command_lines() {
+        let extra = [OsString::from("--permission-mode"), OsString::from("plan")];
+        let cases: &[(Turn<'_>, Option<&str>, &[&str])] = &[
+            (
+                turn(Target::Create("u1"), None, &[]),
+                Some("hi"),
+                &[
+                    "-p",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--session-id",
+                    "u1",
+                    "--",
+                    "hi",
+                ],
+            ),
+            (
+                turn(Target::Resume("u1"), Some("opus"), &extra),
+                Some("-x"),
+                &[
+                    "-p",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--resume",
+                    "u1",
+                    "--model",
+                    "opus",
+                    "--permission-mode",
+                    "plan",
+                    "--",
+                    "-x",
+                ],
+            ),
+            (
+                turn(Target::Resume("u1"), None, &[]),
+                None,
+                &[
+                    "-p",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--resume",
+                    "u1",
+                ],
+            ),
+        ];
+        for (turn, prompt, want) in cases {
+            let args = Claude.headless_args(turn, prompt.map(OsStr::new));
+            assert_eq!(strings(&args), *want);
+        }
+    }
+
+    #[test]
+    fn interactive_command_lines() {
+        let args = Claude.interactive_args(&turn(Target::Create("u1"), Some("m"), &[]));
+        assert_eq!(strings(&args), ["--session-id", "u1", "--model", "m"]);
+        let args = Claude.interactive_args(&turn(Target::Resume("u1"), None, &[]));
+        assert_eq!(strings(&args), ["--resume", "u1"]);
+    }
+
+    #[test]
+    fn minted_ids_are_fresh_uuids() {
+        let (a, b) = (Claude.mint_id().unwrap(), Claude.mint_id().unwrap());
+        assert_ne!(a, b);
+        assert_eq!(uuid::Uuid::parse_str(&a).unwrap().get_version_num(), 4);
+    }
+
+    #[test]
+    fn stream_json_events() {
+        // Trimmed real lines from Claude Code 2.1.332 (research/agents.md §3.1 item 7).
+        let init = r#"{"type":"system","subtype":"init","cwd":"/home/u/proj","session_id":"1b07","tools":[],"model":"claude-sonnet-4-5","permissionMode":"default"}"#;
+        assert_eq!(
+            Claude.parse_line(init),
+            [
+                Event::Session("1b07".into()),
+                Event::Model("claude-sonnet-4-5".into())
+            ]
+        );
+        let assistant = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hi"},{"type":"tool_use","name":"Bash","input":{}}]},"session_id":"1b07"}"#;
+        assert_eq!(
+            Claude.parse_line(assistant),
+            [
+                Event::Session("1b07".into()),
+                Event::Text("Hi".into()),
+                Event::Activity("Bash".into())
+            ]
+        );
+        let result = r#"{"type":"result","subtype":"success","is_error":false,"session_id":"1b07","result":"Hello.","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}"#;
+        assert_eq!(
+            Claude.parse_line(result),
+            [
+                Event::Session("1b07".into()),
+                Event::Result {
+                    text: Some("Hello.".into()),
+                    is_error: false,
+                    usage: Usage {
+                        cost_usd: Some(0.25),
+                        input_tokens: Some(15),
+                        output_tokens: Some(3)
+                    },
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_lines_give_no_events() {
+        for line in [
+            "",
+            "not json",
+            "{",
+            "[1,2]",
+            "{\"type\":7}",
+            "{\"session_id\":5}",
+            "\u{0}\u{ffff}",
+        ] {
+            assert_eq!(Claude.parse_line(line), [], "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_forgotten_session_is_diagnosed_only_on_resume() {
+        let output = "No conversation found with session ID: 1b07\n";
+        assert_eq!(
+            Claude.diagnose(&Target::Resume("1b07"), output),
+            Some(Diagnosis::SessionLost(
+                "No conversation found with session ID: 1b07".into()
+            ))
+        );
+        assert_eq!(Claude.diagnose(&Target::Create("1b07"), output), None);
+        assert_eq!(
+            Claude.diagnose(&Target::Resume("1b07"), "rate limited"),
+            None
+        );
+    }
+
+    #[test]
+    fn transcripts_live_under_the_encoded_project_directory() {
+        let path = transcript_in(
+            Path::new("/h/.claude"),
+            Path::new("/home/u/my_proj.v2"),
+            "id1",
+        );
+        assert_eq!(
+            path,
+            Path::new("/h/.claude/projects/-home-u-my-proj-v2/id1.jsonl")
+        );
+        let long = format!("/{}", "a".repeat(250));
+        let name = encode_project_dir(&long);
+        let hash = to_base36(js_string_hash(&long).unsigned_abs());
+        assert_eq!(name, format!("-{}-{hash}", "a".repeat(199)));
+    }
+
+    #[test]
+    fn the_javascript_hash_and_base36() {
+        // Java/JavaScript: "hello".hashCode() == 99162322; overflow wraps to negative.
+        assert_eq!(js_string_hash("hello"), 99_162_322);
+        assert_eq!(js_string_hash("polygenelubricants"), i32::MIN);
+        assert_eq!(to_base36(0), "0");
+        assert_eq!(to_base36(35), "z");
+        assert_eq!(to_base36(36 * 36 + 1), "101");
+    }
+}

@@ -1,0 +1,176 @@
+//! What adapters read from an agent's headless output: events, and the lines they come in.
+//!
+//! Headless agents run on a pseudo-terminal, so their JSON lines arrive with `\r\n` endings and
+//! terminal control sequences around them (Claude Code writes `ESC[?25h` after its last line).
+//! [`LineSplitter`] turns the byte stream into clean lines; nothing of the control output ever
+//! reaches sticky's stdout.
+
+/// Something the agent reported during a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The session ID the agent is running on.
+    Session(String),
+    /// The model the agent is using.
+    Model(String),
+    /// What the agent is doing now (a tool it runs), for the progress line.
+    Activity(String),
+    /// Text of an assistant message.
+    Text(String),
+    /// The turn's end as the agent reports it.
+    Result {
+        /// The final answer.
+        text: Option<String>,
+        /// Whether the agent considers the turn failed.
+        is_error: bool,
+        /// Cost and tokens, when reported.
+        usage: Usage,
+    },
+}
+
+/// Cost and token counts of a turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// Cost in US dollars.
+    pub cost_usd: Option<f64>,
+    /// Input tokens.
+    pub input_tokens: Option<i64>,
+    /// Output tokens.
+    pub output_tokens: Option<i64>,
+}
+
+/// Lines longer than this are cut: a hostile or broken agent must not exhaust memory. Real
+/// events (a whole tool result in one JSON line) stay far below it.
+const MAX_LINE: usize = 32 * 1024 * 1024;
+
+/// Splits a terminal byte stream into lines without line endings or control sequences.
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    pending: Vec<u8>,
+}
+
+impl LineSplitter {
+    /// Feeds a chunk of output; calls `line` with every complete line.
+    pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(String)) {
+        let mut rest = chunk;
+        while let Some(end) = rest.iter().position(|&byte| byte == b'\n') {
+            self.append(&rest[..end]);
+            self.emit(line);
+            rest = &rest[end + 1..];
+        }
+        self.append(rest);
+    }
+
+    /// Ends the stream; calls `line` with a last line that had no line ending.
+    pub fn finish(&mut self, line: &mut dyn FnMut(String)) {
+        if !self.pending.is_empty() {
+            self.emit(line);
+        }
+    }
+
+    fn append(&mut self, bytes: &[u8]) {
+        let room = MAX_LINE.saturating_sub(self.pending.len());
+        self.pending
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    fn emit(&mut self, line: &mut dyn FnMut(String)) {
+        let text = strip_controls(&String::from_utf8_lossy(&self.pending));
+        self.pending.clear();
+        line(text);
+    }
+}
+
+/// Removes terminal control sequences (CSI, OSC, DCS and other ESC sequences) and control
+/// characters other than tab from one line. A JSON text never holds a raw control character
+/// (they must be escaped), so this cannot change a valid event.
+pub fn strip_controls(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates, then one final byte in @..~
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC, DCS, SOS, PM, APC: up to BEL or ST (ESC \)
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                // Two- or three-byte sequences such as ESC ( B or ESC =
+                Some('(' | ')' | '*' | '+' | '#' | '%') => {
+                    chars.next();
+                }
+                Some(_) | None => {}
+            },
+            '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(chunks: &[&[u8]]) -> Vec<String> {
+        let mut splitter = LineSplitter::default();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            splitter.push(chunk, &mut |line| out.push(line));
+        }
+        splitter.finish(&mut |line| out.push(line));
+        out
+    }
+
+    #[test]
+    fn terminal_line_endings_and_controls_are_removed() {
+        let got = lines(&[
+            b"{\"a\":1}\r\n\x1b[?25h",
+            b"{\"b\"",
+            b":2}\r\n\x1b]0;title\x07tail",
+        ]);
+        assert_eq!(got, ["{\"a\":1}", "{\"b\":2}", "tail"]);
+    }
+
+    #[test]
+    fn a_line_split_inside_a_multibyte_character_survives() {
+        let text = "h\u{e9}llo\n".as_bytes();
+        assert_eq!(lines(&[&text[..2], &text[2..]]), ["h\u{e9}llo"]);
+    }
+
+    #[test]
+    fn binary_garbage_gives_lines_not_panics() {
+        let garbage: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let got = lines(&[&garbage]);
+        assert!(!got.is_empty());
+        assert!(
+            got.iter()
+                .all(|line| !line.chars().any(|c| c.is_control() && c != '\t'))
+        );
+    }
+
+    #[test]
+    fn strip_keeps_json_intact() {
+        let json = r#"{"text":"tab\there \u001b[31m kept","n":1}"#;
+        assert_eq!(strip_controls(json), json);
+        assert_eq!(
+            strip_controls("\x1b[1;31mred\x1b[0m \x1bP+q\x1b\\ok"),
+            "red ok"
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! Agent adapters: one per agent CLI, behind the [`Adapter`] trait.
+//!
+//! An adapter knows its agent's flags, output events, error texts and storage; it builds
+//! command lines and parses output, and never spawns anything (that is `pty`'s job), so every
+//! adapter is tested as pure functions.
+
+mod claude;
+mod custom;
+mod events;
+pub mod program;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::exit::StickyError;
+
+pub use claude::Claude;
+pub use custom::Custom;
+pub use events::{Event, LineSplitter, Usage};
+
+/// Which session the agent is asked to run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// A new session with an ID sticky chose up front.
+    Create(&'a str),
+    /// A new session whose ID the agent chooses and reports.
+    CreateUnnamed,
+    /// The existing session with this ID.
+    Resume(&'a str),
+}
+
+impl Target<'_> {
+    /// The session ID sticky expects the agent to report, when it knows it in advance.
+    pub fn expected_id(&self) -> Option<&str> {
+        match *self {
+            Self::Create(id) | Self::Resume(id) => Some(id),
+            Self::CreateUnnamed => None,
+        }
+    }
+}
+
+/// How the prompt reaches the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptVia {
+    /// As a command-line argument.
+    Argument,
+    /// On stdin (a pipe): for prompts beyond the 128 KiB limit of one argument on Linux.
+    Stdin,
+}
+
+/// One turn as the adapter needs to know it.
+#[derive(Debug, Clone, Copy)]
+pub struct Turn<'a> {
+    /// The session to run on.
+    pub target: Target<'a>,
+    /// The session's model, passed on every run (not every agent restores it on resume).
+    pub model: Option<&'a str>,
+    /// The user's arguments after `--`, passed unchanged at the end.
+    pub extra_args: &'a [OsString],
+}
+
+/// The largest prompt passed as one argument; Linux refuses a single argument over 128 KiB
+/// (`MAX_ARG_STRLEN`), and the rest of the command line needs room too.
+pub const MAX_ARGUMENT_PROMPT: usize = 100 * 1024;
+
+/// Why the agent could not run the turn on the session, read from its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diagnosis {
+    /// The agent no longer knows the session (transcript gone, another machine).
+    SessionLost(String),
+}
+
+/// What sticky needs from an agent CLI.
+pub trait Adapter: Sync + Send {
+    /// The agent's name on sticky's command line (`claude`).
+    fn name(&self) -> &'static str;
+
+    /// The program's usual name on PATH.
+    fn program(&self) -> &'static str;
+
+    /// A fresh session ID when the agent lets the caller choose one (Claude's
+    /// `--session-id <uuid>`), so it is stored before the agent starts; `None` when the agent
+    /// mints its own and reports it in its events.
+    fn mint_id(&self) -> Option<String>;
+
+    /// How a prompt of `len` bytes is given to the agent.
+    fn prompt_via(&self, len: usize) -> PromptVia {
+        if len > MAX_ARGUMENT_PROMPT {
+            PromptVia::Stdin
+        } else {
+            PromptVia::Argument
+        }
+    }
+
+    /// The arguments of a headless turn in the agent's structured output mode; `prompt` is
+    /// `None` when it goes on stdin (see [`Adapter::prompt_via`]).
+    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&std::ffi::OsStr>) -> Vec<OsString>;
+
+    /// The arguments of an interactive run of the agent's own UI.
+    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString>;
+
+    /// Environment variables the agent needs set for this run.
+    fn env(&self) -> Vec<(OsString, OsString)> {
+        Vec::new()
+    }
+
+    /// The events in one line of the agent's headless output (without its line ending).
+    /// Unknown or malformed lines give no events and never panic.
+    fn parse_line(&self, line: &str) -> Vec<Event>;
+
+    /// Why a failed turn failed, from the agent's non-event output, when sticky must act on it.
+    fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis>;
+
+    /// Where the agent keeps the transcript of session `id` run in `directory`, if it keeps one
+    /// file per session; used to confirm interactive sessions and by `doctor`.
+    fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf>;
+}
+
+/// Every built-in adapter, in the order `sticky agents` lists them.
+pub static BUILT_IN: &[&dyn Adapter] = &[&Claude];
+
+/// The agents sticky can run: the built-in ones and those defined in the user's configuration.
+#[derive(Default)]
+pub struct Agents {
+    custom: Vec<&'static dyn Adapter>,
+}
+
+impl Agents {
+    /// The built-in agents plus the ones `config` defines.
+    pub fn new(config: &Config) -> Result<Self, StickyError> {
+        let mut custom: Vec<&'static dyn Adapter> = Vec::new();
+        for (name, settings) in &config.agents {
+            let built_in = BUILT_IN.iter().any(|adapter| adapter.name() == name);
+            if !settings.defines_agent() {
+                continue;
+            }
+            if built_in {
+                return Err(StickyError::Usage(format!(
+                    "configuration: agent `{name}` is built in; only bin, args and env can be set \
+                     for it (name your own definition differently)"
+                )));
+            }
+            let adapter = Custom::new(name, settings)
+                .map_err(|message| StickyError::Usage(format!("configuration: {message}")))?;
+            custom.push(Box::leak(Box::new(adapter)));
+        }
+        Ok(Self { custom })
+    }
+
+    /// Every agent, built-in ones first.
+    pub fn all(&self) -> impl Iterator<Item = &'static dyn Adapter> + '_ {
+        BUILT_IN.iter().copied().chain(self.custom.iter().copied())
+    }
+
+    /// The agent called `name`.
+    pub fn find(&self, name: &str) -> Option<&'static dyn Adapter> {
+        self.all().find(|adapter| adapter.name() == name)
+    }
+
+    /// The agent called `name`, or a usage error that lists the known ones.
+    pub fn get(&self, name: &str) -> Result<&'static dyn Adapter, StickyError> {
+        self.find(name).ok_or_else(|| {
+            let known: Vec<_> = self.all().map(Adapter::name).collect();
+            StickyError::Usage(format!(
+                "unknown agent `{name}`; known agents: {} (define others in the configuration)",
+                known.join(", ")
+            ))
+        })
+    }
+}
+
+impl std::fmt::Debug for Agents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.all().map(Adapter::name))
+            .finish()
+    }
+}

@@ -1,0 +1,23 @@
+//! `sticky init`: make a directory a project of its own.
+
+use anyhow::Result;
+
+use super::start_dir;
+use crate::cli::GlobalArgs;
+use crate::exit::Exit;
+use crate::project;
+
+/// Creates `.sticky/` in the current directory (or `-C DIR`).
+pub fn run(global: &GlobalArgs) -> Result<Exit> {
+    let dir = start_dir(global)?;
+    let project = project::init(&dir, super::sticky_db().as_deref())?;
+    if global.json {
+        super::view::print_json(&serde_json::json!({
+            "project": project.dir.display().to_string(),
+            "database": project.db.display().to_string(),
+        }))?;
+    } else if !global.quiet {
+        eprintln!("sticky: {} is a project of its own", project.dir.display());
+    }
+    Ok(Exit::Success)
+}

@@ -1,0 +1,104 @@
+//! `sticky log`: the turns of the conversation across all its sessions, with each rotation
+//! and its reason shown as lineage.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Context;
+use super::view::{
+    SessionView, TurnView, format_duration, format_time, one_line, print_json, status_name,
+};
+use crate::exit::Exit;
+use crate::store::{SessionRow, TurnRow};
+
+/// Prints the conversation's sessions and turns, oldest first.
+pub fn run(ctx: &Context) -> Result<Exit> {
+    let (sessions, turns) = match ctx.existing_store()? {
+        None => (Vec::new(), Vec::new()),
+        Some(store) => match store.thread(&ctx.thread)? {
+            None => (Vec::new(), Vec::new()),
+            Some(thread) => (store.sessions(thread.id)?, store.turns(thread.id)?),
+        },
+    };
+    if ctx.json {
+        print_json(&Log {
+            thread: &ctx.thread,
+            sessions: sessions
+                .iter()
+                .map(|session| SessionLog {
+                    session: SessionView::from(session),
+                    turns: turns_of(&turns, session).map(TurnView::from).collect(),
+                })
+                .collect(),
+        })?;
+        return Ok(Exit::Success);
+    }
+    if sessions.is_empty() {
+        println!("no turns yet in thread {}", ctx.thread);
+    }
+    for session in &sessions {
+        print_session(session);
+        for turn in turns_of(&turns, session) {
+            print_turn(turn);
+        }
+    }
+    Ok(Exit::Success)
+}
+
+fn turns_of<'a>(turns: &'a [TurnRow], session: &SessionRow) -> impl Iterator<Item = &'a TurnRow> {
+    let id = session.id;
+    turns.iter().filter(move |turn| turn.session_id == id)
+}
+
+#[derive(Serialize)]
+struct Log<'a> {
+    thread: &'a str,
+    sessions: Vec<SessionLog<'a>>,
+}
+
+#[derive(Serialize)]
+struct SessionLog<'a> {
+    #[serde(flatten)]
+    session: SessionView<'a>,
+    turns: Vec<TurnView<'a>>,
+}
+
+fn print_session(session: &SessionRow) {
+    let mut line = format!(
+        "session #{} · {} · model {} · {}",
+        session.id,
+        session.agent,
+        session.model.as_deref().unwrap_or("default"),
+        session
+            .agent_session_id
+            .as_deref()
+            .unwrap_or("(not started)")
+    );
+    match (session.rotated_from, &session.rotation_reason) {
+        (Some(from), Some(reason)) => line.push_str(&format!(" · from #{from} ({reason})")),
+        _ => line.push_str(" · first"),
+    }
+    if session.ended_at.is_none() {
+        line.push_str(" · live");
+    }
+    println!("{line}");
+}
+
+fn print_turn(turn: &TurnRow) {
+    let outcome = match (turn.exit_code, turn.signal) {
+        (Some(code), _) if code != 0 => format!("exit {code}"),
+        (_, Some(signal)) => format!("signal {signal}"),
+        _ => String::new(),
+    };
+    println!(
+        "  {:>5}  {}  {:<11} {:>7} {:<8} {}",
+        turn.id,
+        format_time(turn.started_at),
+        status_name(turn.status),
+        turn.duration_ms.map(format_duration).unwrap_or_default(),
+        outcome,
+        turn.prompt
+            .as_deref()
+            .map_or_else(|| "(interactive)".to_owned(), |p| one_line(p, 60))
+    );
+}

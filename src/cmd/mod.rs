@@ -1,0 +1,145 @@
+//! The commands: one file each, orchestration only (build the context, plan, act).
+
+mod agents;
+mod init;
+mod input;
+mod log;
+mod status;
+mod turn;
+mod view;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::agent::Agents;
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::config::Config;
+use crate::exit::{Exit, StickyError};
+use crate::project::{self, Project};
+use crate::store::Store;
+
+/// Runs the command line; the caller maps the result to the process exit code.
+pub fn run(cli: Cli) -> Result<Exit> {
+    let json = cli.global.json;
+    let turn = matches!(cli.command, None | Some(Command::New(_)));
+    let thread = cli.global.thread.clone();
+    let result = dispatch(cli);
+    if let (Err(error), true, false) = (&result, json, view::json_printed()) {
+        // `--json` promises one object on stdout, also when sticky fails before the turn runs
+        // (agent missing, busy, bad configuration).
+        let message = format!("{error:#}");
+        let code = crate::exit::exit_for(error).code();
+        let object = if turn {
+            serde_json::json!({
+                "thread": thread, "project": null, "session": null, "turn": null,
+                "answer": null, "error": message, "exit_code": code,
+            })
+        } else {
+            serde_json::json!({ "error": message, "exit_code": code })
+        };
+        let _ = view::print_json(&object);
+    }
+    result
+}
+
+fn dispatch(cli: Cli) -> Result<Exit> {
+    match cli.command {
+        Some(Command::Init) => init::run(&cli.global),
+        Some(Command::Agents) => agents::run(&Context::new(&cli.global)?),
+        Some(Command::New(args)) => turn::run(&Context::new(&cli.global)?, &args, true),
+        Some(Command::Status) => status::run(&Context::new(&cli.global)?),
+        Some(Command::Log) => log::run(&Context::new(&cli.global)?),
+        None => turn::run(&Context::new(&cli.global)?, &cli.turn, false),
+    }
+}
+
+/// What every command that works on a project needs.
+#[derive(Debug)]
+pub struct Context {
+    /// Where the project's state lives.
+    pub project: Project,
+    /// The conversation.
+    pub thread: String,
+    /// `--json`.
+    pub json: bool,
+    /// `--quiet`.
+    pub quiet: bool,
+    /// The user's configuration.
+    pub config: Config,
+    /// The agents sticky can run.
+    pub agents: Agents,
+}
+
+impl Context {
+    /// Locates the project from `-C` (or the current directory) and `STICKY_DB`.
+    fn new(global: &GlobalArgs) -> Result<Self> {
+        let cwd = start_dir(global)?;
+        if global.thread.trim().is_empty() {
+            return Err(StickyError::Usage("the thread name is empty".into()).into());
+        }
+        let config = Config::load()?;
+        let agents = Agents::new(&config)?;
+        Ok(Self {
+            config,
+            agents,
+            project: project::locate(&cwd, sticky_db().as_deref())?,
+            thread: global.thread.clone(),
+            json: global.json,
+            quiet: global.quiet,
+        })
+    }
+
+    /// The agent a conversation starts with: the configured one, else Claude Code.
+    fn default_agent(&self) -> &str {
+        self.config.default_agent.as_deref().unwrap_or("claude")
+    }
+
+    /// The program of `adapter`: `STICKY_<AGENT>_BIN`, else the configured `bin`, else its
+    /// usual name on PATH.
+    fn program(&self, adapter: &dyn crate::agent::Adapter) -> Result<PathBuf, StickyError> {
+        let configured = self
+            .config
+            .agent(adapter.name())
+            .and_then(|s| s.bin.clone());
+        let override_value = std::env::var_os(crate::agent::program::override_var(adapter.name()))
+            .filter(|value| !value.is_empty())
+            .or_else(|| configured.map(Into::into));
+        crate::agent::program::resolve(
+            adapter.name(),
+            adapter.program(),
+            override_value,
+            std::env::var_os("PATH").as_deref(),
+        )
+    }
+
+    /// Opens (creating if needed) the project's database.
+    fn open_store(&self) -> Result<Store> {
+        Store::open(&self.project.db)
+    }
+
+    /// Opens the project's database if it exists; creates nothing.
+    fn existing_store(&self) -> Result<Option<Store>> {
+        Store::open_existing(&self.project.db)
+    }
+}
+
+/// The directory sticky acts in: `-C DIR`, else the current directory.
+fn start_dir(global: &GlobalArgs) -> Result<PathBuf> {
+    let dir = match &global.directory {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(|error| {
+            StickyError::Usage(format!("the current directory is not usable: {error}"))
+        })?,
+    };
+    dir.canonicalize().map_err(|error| {
+        StickyError::Usage(format!("cannot use directory {}: {error}", dir.display())).into()
+    })
+}
+
+/// `STICKY_DB`: a database path that overrides `.sticky/sticky.db`.
+fn sticky_db() -> Option<PathBuf> {
+    std::env::var_os("STICKY_DB")
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}

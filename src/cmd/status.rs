@@ -1,0 +1,119 @@
+//! `sticky status`: the project, the conversation, its live session and its last turn.
+//!
+//! Reads only: without a database it says so and creates nothing.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Context;
+use super::view::{SessionView, TurnView, format_duration, format_time, one_line, print_json};
+use crate::exit::Exit;
+use crate::store::{SessionRow, TurnRow};
+
+/// Prints the status of the conversation.
+pub fn run(ctx: &Context) -> Result<Exit> {
+    let (session, turns, last_turn) = match ctx.existing_store()? {
+        None => (None, 0, None),
+        Some(store) => match store.thread(&ctx.thread)? {
+            None => (None, 0, None),
+            Some(thread) => {
+                let session = store.live_session(thread.id)?;
+                let turns = match &session {
+                    Some(session) => store.turn_count(session.id)?,
+                    None => 0,
+                };
+                (session, turns, store.last_turn(thread.id)?)
+            }
+        },
+    };
+    if ctx.json {
+        print_json(&Status {
+            project: ctx.project.dir.display().to_string(),
+            database: ctx.project.db.display().to_string(),
+            found: ctx.project.found.describe(),
+            thread: &ctx.thread,
+            session: session.as_ref().map(|row| SessionStatus {
+                session: SessionView::from(row),
+                turns,
+            }),
+            last_turn: last_turn.as_ref().map(TurnView::from),
+        })?;
+    } else {
+        print_text(ctx, session.as_ref(), turns, last_turn.as_ref());
+    }
+    Ok(Exit::Success)
+}
+
+#[derive(Serialize)]
+struct Status<'a> {
+    project: String,
+    database: String,
+    found: &'static str,
+    thread: &'a str,
+    session: Option<SessionStatus<'a>>,
+    last_turn: Option<TurnView<'a>>,
+}
+
+#[derive(Serialize)]
+struct SessionStatus<'a> {
+    #[serde(flatten)]
+    session: SessionView<'a>,
+    turns: i64,
+}
+
+fn print_text(ctx: &Context, session: Option<&SessionRow>, turns: i64, last: Option<&TurnRow>) {
+    println!(
+        "project   {} ({})",
+        ctx.project.dir.display(),
+        ctx.project.found.describe()
+    );
+    println!("database  {}", ctx.project.db.display());
+    println!("thread    {}", ctx.thread);
+    let Some(session) = session else {
+        println!("session   none yet: the next `sticky \"...\"` starts one");
+        return;
+    };
+    println!(
+        "session   {} · model {} · {}",
+        session.agent,
+        session.model.as_deref().unwrap_or("default"),
+        session
+            .agent_session_id
+            .as_deref()
+            .unwrap_or("(not started yet)")
+    );
+    let mut since = format!(
+        "          since {}, {turns} turn{}",
+        format_time(session.created_at),
+        if turns == 1 { "" } else { "s" }
+    );
+    if let (Some(from), Some(reason)) = (session.rotated_from, &session.rotation_reason) {
+        since.push_str(&format!(", replaced session #{from} ({reason})"));
+    }
+    println!("{since}");
+    if let Some(turn) = last {
+        let mut line = format!(
+            "last turn {} · {}",
+            super::view::status_name(turn.status),
+            format_time(turn.started_at)
+        );
+        if let Some(duration) = turn.duration_ms {
+            line.push_str(&format!(" · {}", format_duration(duration)));
+        }
+        match (turn.exit_code, turn.signal) {
+            (Some(code), _) if code != 0 => line.push_str(&format!(" · exit {code}")),
+            (_, Some(signal)) => line.push_str(&format!(" · signal {signal}")),
+            _ => {}
+        }
+        line.push_str(&format!(
+            " · {}",
+            turn.prompt
+                .as_deref()
+                .map_or_else(|| "(interactive)".to_owned(), |p| one_line(p, 60))
+        ));
+        println!("{line}");
+        if let Some(error) = &turn.error {
+            println!("          {error}");
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! The JSON shapes of sticky's output: one place, so `--json` stays a stable schema.
+//!
+//! Field names here are a contract with scripts; add fields, never rename or remove them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use crate::store::{Mode, SessionRow, TurnRow, TurnStatus};
+
+/// A session as `--json` shows it.
+#[derive(Debug, Serialize)]
+pub struct SessionView<'a> {
+    /// Row id.
+    pub id: i64,
+    /// The agent's name.
+    pub agent: &'a str,
+    /// The model, if the session has one.
+    pub model: Option<&'a str>,
+    /// The agent's own session ID.
+    pub agent_session_id: Option<&'a str>,
+    /// The directory the agent runs in.
+    pub directory: String,
+    /// When it was created (Unix milliseconds).
+    pub created_at: i64,
+    /// The session it replaced.
+    pub rotated_from: Option<i64>,
+    /// Why it replaced it.
+    pub rotation_reason: Option<&'a str>,
+    /// When it was replaced; `null` for the live session.
+    pub ended_at: Option<i64>,
+}
+
+impl<'a> From<&'a SessionRow> for SessionView<'a> {
+    fn from(row: &'a SessionRow) -> Self {
+        Self {
+            id: row.id,
+            agent: &row.agent,
+            model: row.model.as_deref(),
+            agent_session_id: row.agent_session_id.as_deref(),
+            directory: row.directory.display().to_string(),
+            created_at: row.created_at,
+            rotated_from: row.rotated_from,
+            rotation_reason: row.rotation_reason.as_deref(),
+            ended_at: row.ended_at,
+        }
+    }
+}
+
+/// A turn as `--json` shows it.
+#[derive(Debug, Serialize)]
+pub struct TurnView<'a> {
+    /// Row id.
+    pub id: i64,
+    /// The session it ran on.
+    pub session_id: i64,
+    /// `ok`, `failed`, `interrupted`, `abandoned` or `running`.
+    pub status: &'static str,
+    /// `headless` or `interactive`.
+    pub mode: &'static str,
+    /// The prompt; `null` for an interactive turn.
+    pub prompt: Option<&'a str>,
+    /// When it started (Unix milliseconds).
+    pub started_at: i64,
+    /// When it ended.
+    pub ended_at: Option<i64>,
+    /// Wall time in milliseconds.
+    pub duration_ms: Option<i64>,
+    /// The agent's exit code.
+    pub exit_code: Option<i32>,
+    /// The signal that killed the agent.
+    pub signal: Option<i32>,
+    /// Cost in US dollars, when the agent reported it.
+    pub cost_usd: Option<f64>,
+    /// Input tokens, when reported.
+    pub input_tokens: Option<i64>,
+    /// Output tokens, when reported.
+    pub output_tokens: Option<i64>,
+    /// sticky's reason for a failure.
+    pub error: Option<&'a str>,
+}
+
+impl<'a> From<&'a TurnRow> for TurnView<'a> {
+    fn from(row: &'a TurnRow) -> Self {
+        Self {
+            id: row.id,
+            session_id: row.session_id,
+            status: status_name(row.status),
+            mode: mode_name(row.mode),
+            prompt: row.prompt.as_deref(),
+            started_at: row.started_at,
+            ended_at: row.ended_at,
+            duration_ms: row.duration_ms,
+            exit_code: row.exit_code,
+            signal: row.signal,
+            cost_usd: row.cost_usd,
+            input_tokens: row.input_tokens,
+            output_tokens: row.output_tokens,
+            error: row.error.as_deref(),
+        }
+    }
+}
+
+/// The stored and shown name of a turn status.
+pub fn status_name(status: TurnStatus) -> &'static str {
+    match status {
+        TurnStatus::Running => "running",
+        TurnStatus::Ok => "ok",
+        TurnStatus::Failed => "failed",
+        TurnStatus::Interrupted => "interrupted",
+        TurnStatus::Abandoned => "abandoned",
+    }
+}
+
+/// The shown name of a turn mode.
+pub fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Headless => "headless",
+        Mode::Interactive => "interactive",
+    }
+}
+
+/// Whether this process printed its `--json` object already.
+static PRINTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`print_json`] ran: a command that fails after printing its object must not print a
+/// second one.
+pub fn json_printed() -> bool {
+    PRINTED.load(Ordering::Relaxed)
+}
+
+/// Prints `value` as one line of JSON on stdout.
+pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    use std::io::Write;
+    PRINTED.store(true, Ordering::Relaxed);
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A time for people: `2026-11-30 06:10:02 UTC`.
+pub fn format_time(millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// A duration for people: `850ms`, `12.3s`, `4m05s`, `2h03m`.
+pub fn format_duration(millis: i64) -> String {
+    if millis < 1_000 {
+        format!("{millis}ms")
+    } else if millis < 60_000 {
+        format!("{}.{}s", millis / 1000, millis % 1000 / 100)
+    } else if millis < 3_600_000 {
+        format!("{}m{:02}s", millis / 60_000, millis % 60_000 / 1000)
+    } else {
+        format!("{}h{:02}m", millis / 3_600_000, millis % 3_600_000 / 60_000)
+    }
+}
+
+/// Days since 1970-01-01 to a (year, month, day) of the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The first line of a prompt, cut to `width` characters, for one-line listings.
+pub fn one_line(text: &str, width: usize) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    let mut out: String = first.chars().take(width).collect();
+    if first.chars().count() > width || text.lines().nth(1).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_durations_read_well() {
+        assert_eq!(format_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_time(1_796_014_874_244), "2026-11-30 05:01:14 UTC");
+        assert_eq!(format_time(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(format_duration(850), "850ms");
+        assert_eq!(format_duration(12_345), "12.3s");
+        assert_eq!(format_duration(245_000), "4m05s");
+        assert_eq!(format_duration(7_380_000), "2h03m");
+    }
+
+    #[test]
+    fn prompts_shrink_to_one_line() {
+        assert_eq!(one_line("fix it", 20), "fix it");
+        assert_eq!(one_line("fix it\nplease", 20), "fix it…");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+}

@@ -1,0 +1,202 @@
+//! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`).
+//!
+//! It sets the default agent, each agent's program, extra arguments and environment, and
+//! defines agents sticky does not know. It is read from the user's config directory only,
+//! **never from files inside a project**: a cloned repository must not be able to choose which
+//! program sticky runs or with which arguments.
+//!
+//! ```toml
+//! default_agent = "codex"
+//!
+//! [agents.claude]
+//! bin = "/opt/claude/bin/claude"
+//! args = ["--permission-mode", "acceptEdits"]
+//! env = { ANTHROPIC_MODEL = "claude-sonnet-4-5" }
+//!
+//! [agents.my-agent]               # an agent sticky does not know
+//! bin = "my-agent"
+//! new = ["--session", "{session_id}"]
+//! resume = ["--resume", "{session_id}"]
+//! headless = ["--print", "{prompt}"]
+//! model = ["--model", "{model}"]
+//! session_id = "uuid"             # or { json = "/session_id" } or { regex = "session (\\S+)" }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::exit::StickyError;
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The agent a conversation starts with (`claude` when unset).
+    pub default_agent: Option<String>,
+    /// Settings per agent, and agents the user defines, by name.
+    #[serde(default)]
+    pub agents: BTreeMap<String, AgentConfig>,
+    /// Where the configuration was read from (`None` when there was no file).
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
+}
+
+/// Settings of one agent; the template fields define an agent sticky does not know.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    /// The program: a path, or a name looked up on PATH.
+    pub bin: Option<PathBuf>,
+    /// Arguments added to every run, before the ones given after `--`.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for the agent.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// User-defined agents: arguments that start a new session (`{session_id}` when sticky
+    /// chooses the ID up front).
+    pub new: Option<Vec<String>>,
+    /// User-defined agents: arguments that resume session `{session_id}`.
+    pub resume: Option<Vec<String>>,
+    /// User-defined agents: arguments of a headless turn (`{prompt}` is the prompt).
+    pub headless: Option<Vec<String>>,
+    /// User-defined agents: arguments of an interactive run.
+    pub interactive: Option<Vec<String>>,
+    /// User-defined agents: arguments that choose model `{model}`, when the session has one.
+    pub model: Option<Vec<String>>,
+    /// User-defined agents: where the session ID comes from.
+    pub session_id: Option<IdSource>,
+    /// User-defined agents: text in the agent's output that means "this session is gone".
+    pub lost: Option<String>,
+}
+
+impl AgentConfig {
+    /// Whether this entry defines an agent of its own (rather than configuring a built-in one).
+    pub fn defines_agent(&self) -> bool {
+        self.new.is_some() || self.resume.is_some() || self.headless.is_some()
+    }
+}
+
+/// Where a user-defined agent's session ID comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdSource {
+    /// sticky chooses a UUID up front and passes it as `{session_id}`.
+    Uuid,
+    /// A field of the agent's JSON output events: a JSON pointer (`/session_id`) or a key.
+    Json(String),
+    /// The first capture group (or the whole match) of a regular expression over its output.
+    Regex(String),
+}
+
+impl Config {
+    /// Reads the configuration: `STICKY_CONFIG` when set, else `<config dir>/sticky/config.toml`;
+    /// no file is an empty configuration.
+    pub fn load() -> Result<Self, StickyError> {
+        match Self::path() {
+            Some(path) => Self::read(&path),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Where the configuration file is (whether or not it exists).
+    pub fn path() -> Option<PathBuf> {
+        match std::env::var_os("STICKY_CONFIG").filter(|value| !value.is_empty()) {
+            Some(path) => Some(PathBuf::from(path)),
+            None => dirs::config_dir().map(|dir| dir.join("sticky").join("config.toml")),
+        }
+    }
+
+    /// Reads one file; a missing file is an empty configuration.
+    pub fn read(path: &Path) -> Result<Self, StickyError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::default());
+            }
+            Err(error) => {
+                return Err(StickyError::Usage(format!(
+                    "cannot read the configuration {}: {error}",
+                    path.display()
+                )));
+            }
+        };
+        let mut config = Self::parse(&text).map_err(|message| {
+            StickyError::Usage(format!(
+                "invalid configuration {}: {message}",
+                path.display()
+            ))
+        })?;
+        config.source = Some(path.to_owned());
+        Ok(config)
+    }
+
+    /// Parses the text of a configuration file; the error names the line and the key.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        toml::from_str(text).map_err(|error| error.to_string().trim_end().to_owned())
+    }
+
+    /// The settings of `agent`, if the file has any.
+    pub fn agent(&self, agent: &str) -> Option<&AgentConfig> {
+        self.agents.get(agent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_configuration_parses() {
+        let config = Config::parse(
+            r#"
+            default_agent = "my-agent"
+            [agents.claude]
+            bin = "/opt/claude"
+            args = ["--permission-mode", "plan"]
+            env = { A = "1" }
+            [agents.my-agent]
+            bin = "my-agent"
+            new = ["--session", "{session_id}"]
+            resume = ["--resume", "{session_id}"]
+            headless = ["-p", "{prompt}"]
+            session_id = { regex = "session (\\S+)" }
+            "#,
+        )
+        .unwrap();
+        assert_eq!(config.default_agent.as_deref(), Some("my-agent"));
+        let claude = config.agent("claude").unwrap();
+        assert_eq!(claude.bin.as_deref(), Some(Path::new("/opt/claude")));
+        assert!(!claude.defines_agent());
+        let custom = config.agent("my-agent").unwrap();
+        assert!(custom.defines_agent());
+        assert_eq!(
+            custom.session_id,
+            Some(IdSource::Regex("session (\\S+)".into()))
+        );
+        let uuid = Config::parse("[agents.x]\nsession_id = \"uuid\"").unwrap();
+        assert_eq!(uuid.agent("x").unwrap().session_id, Some(IdSource::Uuid));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_key() {
+        let error =
+            Config::parse("default_agent = \"x\"\n\n[agents.claude]\nbinn = \"y\"\n").unwrap_err();
+        assert!(error.contains("line 4"), "{error}");
+        assert!(error.contains("binn"), "{error}");
+        let error = Config::parse("default_agent = 3\n").unwrap_err();
+        assert!(
+            error.contains("line 1") && error.contains("default_agent"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_an_empty_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::read(&dir.path().join("none.toml")).unwrap();
+        assert!(config.agents.is_empty() && config.source.is_none());
+    }
+}

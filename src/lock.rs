@@ -1,0 +1,194 @@
+//! Turn locks: one turn at a time per conversation.
+//!
+//! Each conversation (thread) has a lock file beside the database, held with `flock` for the
+//! whole turn. The kernel releases it when its holder dies, however it dies (SIGKILL, a power
+//! cut of the process), so a lock can never outlive a crashed sticky, and a turn row still
+//! `running` while its thread's lock is free is known to be abandoned, without guessing from
+//! pids (which a restored CI cache or a container can reuse).
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+
+use crate::exit::StickyError;
+
+/// How often a waiting sticky tries the lock again.
+const POLL: Duration = Duration::from_millis(50);
+
+/// A held turn lock; dropping it releases the lock.
+#[derive(Debug)]
+pub struct TurnLock {
+    _file: Flock<File>,
+}
+
+/// Where the lock files of the database `db` live: `<db>.locks/`.
+pub fn dir(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_owned();
+    name.push(".locks");
+    db.with_file_name(name)
+}
+
+/// The lock file of `thread`: its name made safe for a file name, plus a hash so that two names
+/// that sanitize alike never share a lock.
+fn path(db: &Path, thread: &str) -> PathBuf {
+    let safe: String = thread
+        .chars()
+        .take(40)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    // FNV-1a: stable across versions and platforms, unlike std's hasher.
+    let hash = thread
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+    dir(db).join(format!("thread-{safe}-{hash:016x}.lock"))
+}
+
+/// Tries to take the lock of `thread` once; `Ok(None)` when another process holds it.
+pub fn try_lock(db: &Path, thread: &str) -> Result<Option<TurnLock>, StickyError> {
+    let path = path(db, thread);
+    let file = open(&path)?;
+    match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(file) => Ok(Some(TurnLock { _file: file })),
+        Err((_, Errno::EWOULDBLOCK)) => Ok(None),
+        Err((_, errno)) => Err(StickyError::store(&path, format!("cannot lock: {errno}"))),
+    }
+}
+
+/// Takes the lock of `thread`, waiting up to `wait` for its holder; `on_wait` is called once,
+/// when the lock is found held, to say for whom sticky waits. `Ok(None)` when waiting gave up.
+pub fn lock(
+    db: &Path,
+    thread: &str,
+    wait: Duration,
+    on_wait: &mut dyn FnMut(),
+) -> Result<Option<TurnLock>, StickyError> {
+    let deadline = Instant::now() + wait;
+    let mut told = false;
+    loop {
+        if let Some(lock) = try_lock(db, thread)? {
+            return Ok(Some(lock));
+        }
+        if !told {
+            on_wait();
+            told = true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(POLL.min(deadline - now));
+    }
+}
+
+/// Whether the lock of `thread` is held by some process right now (for `status`).
+pub fn is_held(db: &Path, thread: &str) -> bool {
+    let path = path(db, thread);
+    let Ok(file) = OpenOptions::new().read(true).open(&path) else {
+        return false;
+    };
+    matches!(
+        Flock::lock(file, FlockArg::LockSharedNonblock),
+        Err((_, Errno::EWOULDBLOCK))
+    )
+}
+
+fn open(path: &Path) -> Result<File, StickyError> {
+    if let Some(dir) = path.parent() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|error| {
+                StickyError::store(
+                    dir,
+                    format!("cannot create the lock directory: {error}; set STICKY_DB to a writable path"),
+                )
+            })?;
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .map_err(|error| {
+            StickyError::store(
+                path,
+                format!("cannot open the lock file: {error}; set STICKY_DB to a writable path"),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_has_one_holder_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(".sticky/sticky.db");
+        let first = try_lock(&db, "main").unwrap().expect("free at first");
+        assert!(try_lock(&db, "main").unwrap().is_none());
+        assert!(is_held(&db, "main"));
+        // other threads are independent, even with names that sanitize alike
+        let other = try_lock(&db, "ma/n").unwrap();
+        assert!(other.is_some());
+        assert!(try_lock(&db, "ma_n").unwrap().is_some());
+        drop(first);
+        assert!(!is_held(&db, "main"));
+        assert!(try_lock(&db, "main").unwrap().is_some());
+    }
+
+    #[test]
+    fn waiting_gives_up_at_the_deadline_and_says_so_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sticky.db");
+        let _held = try_lock(&db, "main").unwrap().unwrap();
+        let mut told = 0;
+        let started = Instant::now();
+        let got = lock(&db, "main", Duration::from_millis(200), &mut || told += 1).unwrap();
+        assert!(got.is_none());
+        assert_eq!(told, 1);
+        assert!(started.elapsed() >= Duration::from_millis(200));
+    }
+
+    #[test]
+    fn a_waiter_gets_the_lock_when_the_holder_lets_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sticky.db");
+        let held = try_lock(&db, "main").unwrap().unwrap();
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            drop(held);
+        });
+        let got = lock(&db, "main", Duration::from_secs(30), &mut || {}).unwrap();
+        assert!(got.is_some());
+        releaser.join().unwrap();
+    }
+
+    #[test]
+    fn lock_files_sit_beside_the_database() {
+        let lock = path(Path::new("/p/.sticky/sticky.db"), "main");
+        assert!(lock.starts_with("/p/.sticky/sticky.db.locks/"));
+        assert!(
+            lock.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("thread-main-")
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! The signals sticky receives while a run lasts, handed to the run as plain calls.
+//!
+//! While a run lasts, SIGINT, SIGTERM, SIGHUP and SIGQUIT (and SIGWINCH for interactive runs)
+//! no longer end sticky: the handler only writes the signal number into a pipe (write(2) is
+//! async-signal-safe), and a thread reads the pipe and calls the run's callback, where the
+//! supervisor forwards the signal to the agent's process group. When the run ends the previous
+//! dispositions come back, so a Ctrl-C after the run ends sticky as usual. That restoring is why
+//! this is plain `sigaction` and neither tokio nor signal-hook: both keep their handler installed
+//! for the rest of the process (signal-hook-registry cannot give a signal its default
+//! disposition back), which would leave sticky deaf to Ctrl-C while it records the turn.
+//!
+//! Dispositions are process-wide, so runs in one process take turns: [`Forwarding::install`]
+//! waits until an earlier run (in another thread) has ended. sticky itself runs one agent at a
+//! time; the wait only matters to tests running in parallel.
+
+use std::os::fd::{IntoRawFd, OwnedFd};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread;
+
+use anyhow::{Context, Result};
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::libc;
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+use nix::unistd;
+
+/// Held for the whole of a run: one set of dispositions at a time.
+static RUN: Mutex<()> = Mutex::new(());
+
+/// The write end of the signal pipe, or -1 before the first run. Created once and never closed,
+/// so a handler that loaded it can never write into a descriptor reused for something else.
+static PIPE: AtomicI32 = AtomicI32::new(-1);
+
+/// The current run's callback for the signals it catches.
+type Listener = Box<dyn Fn(Signal) + Send>;
+
+/// Who hears about signals now: the current run, or nobody between runs.
+static LISTENER: Mutex<Option<Listener>> = Mutex::new(None);
+
+/// Catches the given signals until dropped, then puts the previous dispositions back.
+pub(super) struct Forwarding {
+    /// The dispositions found when installing, restored in reverse order on drop.
+    previous: Vec<(Signal, SigAction)>,
+    /// Keeps other runs out until this one's dispositions are restored (dropped last).
+    _turn: MutexGuard<'static, ()>,
+}
+
+impl Forwarding {
+    /// Catches `signals` and calls `listener` (on a dedicated thread) with each one received.
+    pub(super) fn install(
+        signals: &[Signal],
+        listener: impl Fn(Signal) + Send + 'static,
+    ) -> Result<Self> {
+        let turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
+        if PIPE.load(Ordering::Acquire) < 0 {
+            start_dispatcher()?;
+        }
+        *listener_slot() = Some(Box::new(listener));
+        // From here on, an early return drops `forwarding`, which restores what was installed.
+        let mut forwarding = Self {
+            previous: Vec::with_capacity(signals.len()),
+            _turn: turn,
+        };
+        // SA_RESTART: the relay's threads sit in read(2) and poll(2); a signal must not turn those
+        // into errors.
+        let action = SigAction::new(
+            SigHandler::Handler(on_signal),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
+        for &signal in signals {
+            let previous = install_action(signal, &action)
+                .with_context(|| format!("could not catch {signal}"))?;
+            forwarding.previous.push((signal, previous));
+        }
+        Ok(forwarding)
+    }
+}
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        for (signal, previous) in self.previous.drain(..).rev() {
+            // Nothing sensible to do if the kernel refuses an action it handed out itself.
+            let _ = install_action(signal, &previous);
+        }
+        *listener_slot() = None;
+    }
+}
+
+fn listener_slot() -> MutexGuard<'static, Option<Listener>> {
+    LISTENER.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Creates the signal pipe and the thread that turns its bytes into listener calls.
+fn start_dispatcher() -> Result<()> {
+    let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).context("could not create a pipe")?;
+    // A handler must never block: with a full pipe (thousands of pending signals) it drops one.
+    fcntl(&write, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
+        .context("could not make the signal pipe non-blocking")?;
+    thread::Builder::new()
+        .name("sticky-signals".into())
+        .spawn(move || dispatch(&read))
+        .context("could not start the signal thread")?;
+    PIPE.store(write.into_raw_fd(), Ordering::Release);
+    Ok(())
+}
+
+/// Reads signal numbers from the pipe for the rest of the process.
+fn dispatch(read: &OwnedFd) {
+    let mut buf = [0_u8; 64];
+    loop {
+        let count = match unistd::read(read, &mut buf) {
+            Ok(0) => return,
+            Ok(count) => count,
+            Err(Errno::EINTR) => continue,
+            Err(_) => return,
+        };
+        for &number in &buf[..count] {
+            let Ok(signal) = Signal::try_from(i32::from(number)) else {
+                continue;
+            };
+            if let Some(listener) = listener_slot().as_ref() {
+                listener(signal);
+            }
+        }
+    }
+}
+
+/// The handler: one byte into the pipe, errno left as it was found.
+extern "C" fn on_signal(number: libc::c_int) {
+    let Ok(byte) = u8::try_from(number) else {
+        return;
+    };
+    let fd = PIPE.load(Ordering::Relaxed);
+    let errno = Errno::last_raw();
+    #[allow(unsafe_code)]
+    // SAFETY: write(2) is async-signal-safe; `fd` is the pipe's write end, which is never closed
+    // (see PIPE), and the buffer is one initialised byte that outlives the call.
+    unsafe {
+        libc::write(fd, (&raw const byte).cast(), 1);
+    }
+    Errno::set_raw(errno);
+}
+
+/// Installs `action` for `signal` and returns the one it replaces.
+#[allow(unsafe_code)]
+fn install_action(signal: Signal, action: &SigAction) -> nix::Result<SigAction> {
+    // SAFETY: the actions installed are either `on_signal`, which only does async-signal-safe
+    // work, or ones the kernel handed back to us as the previous disposition.
+    unsafe { sigaction(signal, action) }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use nix::sys::signal::raise;
+
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_caught_signal_reaches_the_listener_and_the_default_comes_back() {
+        let (tx, rx) = mpsc::channel();
+        let forwarding = Forwarding::install(&[Signal::SIGWINCH], move |signal| {
+            let _ = tx.send(signal);
+        })
+        .expect("install");
+        raise(Signal::SIGWINCH).expect("raise");
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(5)),
+            Ok(Signal::SIGWINCH)
+        );
+        assert!(
+            caught(Signal::SIGWINCH),
+            "SIGWINCH is caught during the run"
+        );
+        drop(forwarding);
+        // Holding the turn, no other test's run has handlers installed either.
+        let _turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
+        assert!(
+            !caught(Signal::SIGWINCH),
+            "the default comes back after the run"
+        );
+    }
+
+    /// Whether this process has a handler for `signal`, from the kernel's own view.
+    #[cfg(target_os = "linux")]
+    fn caught(signal: Signal) -> bool {
+        let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+        let mask = status
+            .lines()
+            .find_map(|line| line.strip_prefix("SigCgt:"))
+            .map(|hex| u64::from_str_radix(hex.trim(), 16).expect("hex mask"))
+            .expect("SigCgt line");
+        mask & (1 << (signal as u64 - 1)) != 0
+    }
+}

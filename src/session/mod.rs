@@ -1,0 +1,303 @@
+//! The session policy: which agent session a turn runs on.
+//!
+//! [`plan`] is a pure function of the conversation's live session and the user's request, so
+//! every rule of DESIGN.md's "Rules of the session policy" is pinned by a table test below. The
+//! caller (`cmd::turn`) applies the plan inside one `BEGIN IMMEDIATE` transaction.
+
+use std::fmt;
+
+/// The live session of a conversation, as far as the policy cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Live<'a> {
+    /// The agent the session belongs to.
+    pub agent: &'a str,
+    /// The model it was started with, if one was given.
+    pub model: Option<&'a str>,
+    /// Whether the agent has confirmed the session (reported its ID or wrote its transcript).
+    /// An unconfirmed session was never created on the agent's side, so it is started again in
+    /// place rather than resumed (resuming it could only fail with "not found").
+    pub confirmed: bool,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// `sticky new`: rotate even when nothing else changed.
+    pub fresh: bool,
+    /// The agent named by `--agent` or `STICKY_AGENT`, if any.
+    pub agent: Option<&'a str>,
+    /// The model named by `--model` or `STICKY_MODEL`, if any.
+    pub model: Option<&'a str>,
+    /// The agent a conversation without a session starts with (from config, else `claude`).
+    pub default_agent: &'a str,
+}
+
+/// Why a session was replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// `sticky new`.
+    New,
+    /// `--model` named another model than the session's.
+    ModelChange,
+    /// `--agent` named another agent than the session's.
+    AgentChange,
+    /// The user switched conversations inside the agent (e.g. Claude's `/clear`).
+    Agent,
+}
+
+impl Reason {
+    /// The name stored in the database and shown to users.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::New => "new",
+            Self::ModelChange => "model-change",
+            Self::AgentChange => "agent-change",
+            Self::Agent => "agent",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the turn will run on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Resume the live session by its stored ID, in its directory, with its model.
+    Resume,
+    /// Start a new agent session.
+    Start {
+        /// The agent to start.
+        agent: String,
+        /// The model to start it with.
+        model: Option<String>,
+        /// The live session is replaced for this reason; `None` when there is no live session,
+        /// or when the live one was never confirmed and is started again in place.
+        rotation: Option<Reason>,
+    },
+}
+
+/// Decides what a turn runs on. Never looks at "the most recent" anything: only the stored
+/// live session and the request (rules 2 and 6).
+pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
+    let Some(live) = live else {
+        // Rule 1: no session yet in this conversation.
+        return Plan::Start {
+            agent: request.agent.unwrap_or(request.default_agent).to_owned(),
+            model: request.model.map(str::to_owned),
+            rotation: None,
+        };
+    };
+    let agent = request.agent.unwrap_or(live.agent);
+    let agent_changed = agent != live.agent;
+    // A model only carries over within the same agent: another agent's model name means
+    // nothing to the new one.
+    let model = match request.model {
+        Some(model) => Some(model),
+        None if agent_changed => None,
+        None => live.model,
+    };
+    let reason = if request.fresh {
+        Some(Reason::New) // rule 3
+    } else if agent_changed {
+        Some(Reason::AgentChange) // rule 4
+    } else if model != live.model {
+        Some(Reason::ModelChange) // rule 4
+    } else {
+        None // rules 4 and 5: same agent and model, or none given; failures never rotate
+    };
+    match reason {
+        None if live.confirmed => Plan::Resume,
+        None => Plan::Start {
+            agent: agent.to_owned(),
+            model: model.map(str::to_owned),
+            rotation: None,
+        },
+        Some(reason) => Plan::Start {
+            agent: agent.to_owned(),
+            model: model.map(str::to_owned),
+            rotation: Some(reason),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(clippy::unnecessary_wraps)] // reads like the `live` column of the table
+    fn live<'a>(agent: &'a str, model: Option<&'a str>) -> Option<Live<'a>> {
+        Some(Live {
+            agent,
+            model,
+            confirmed: true,
+        })
+    }
+
+    fn request<'a>(fresh: bool, agent: Option<&'a str>, model: Option<&'a str>) -> Request<'a> {
+        Request {
+            fresh,
+            agent,
+            model,
+            default_agent: "claude",
+        }
+    }
+
+    fn start(agent: &str, model: Option<&str>, rotation: Option<Reason>) -> Plan {
+        Plan::Start {
+            agent: agent.to_owned(),
+            model: model.map(str::to_owned),
+            rotation,
+        }
+    }
+
+    #[test]
+    #[allow(clippy::too_many_lines)] // one row per rule reads better than split tables
+    fn every_rule_of_the_policy() {
+        use Reason::{AgentChange, ModelChange, New};
+        let cases: &[(&str, Option<Live<'_>>, Request<'_>, Plan)] = &[
+            // rule 1: nothing yet -> start with the default agent, or the one asked for
+            (
+                "none starts",
+                None,
+                request(false, None, None),
+                start("claude", None, None),
+            ),
+            (
+                "none starts with model",
+                None,
+                request(false, None, Some("m1")),
+                start("claude", Some("m1"), None),
+            ),
+            (
+                "none starts asked agent",
+                None,
+                request(false, Some("codex"), None),
+                start("codex", None, None),
+            ),
+            (
+                "new with none starts",
+                None,
+                request(true, None, None),
+                start("claude", None, None),
+            ),
+            // rule 2: a session exists -> resume it with its model
+            (
+                "exists resumes",
+                live("claude", None),
+                request(false, None, None),
+                Plan::Resume,
+            ),
+            (
+                "no model keeps session's",
+                live("claude", Some("m1")),
+                request(false, None, None),
+                Plan::Resume,
+            ),
+            (
+                "same model resumes",
+                live("claude", Some("m1")),
+                request(false, None, Some("m1")),
+                Plan::Resume,
+            ),
+            (
+                "same agent resumes",
+                live("claude", Some("m1")),
+                request(false, Some("claude"), None),
+                Plan::Resume,
+            ),
+            // rule 3: new rotates, keeping the session's agent and model unless asked otherwise
+            (
+                "new rotates",
+                live("claude", Some("m1")),
+                request(true, None, None),
+                start("claude", Some("m1"), Some(New)),
+            ),
+            (
+                "new with model",
+                live("claude", Some("m1")),
+                request(true, None, Some("m2")),
+                start("claude", Some("m2"), Some(New)),
+            ),
+            (
+                "new with agent",
+                live("claude", Some("m1")),
+                request(true, Some("codex"), None),
+                start("codex", None, Some(New)),
+            ),
+            // rule 4: another model or agent rotates
+            (
+                "model change",
+                live("claude", Some("m1")),
+                request(false, None, Some("m2")),
+                start("claude", Some("m2"), Some(ModelChange)),
+            ),
+            (
+                "model on modelless",
+                live("claude", None),
+                request(false, None, Some("m2")),
+                start("claude", Some("m2"), Some(ModelChange)),
+            ),
+            (
+                "agent change",
+                live("claude", Some("m1")),
+                request(false, Some("codex"), None),
+                start("codex", None, Some(AgentChange)),
+            ),
+            (
+                "agent and model change",
+                live("claude", None),
+                request(false, Some("codex"), Some("gpt")),
+                start("codex", Some("gpt"), Some(AgentChange)),
+            ),
+            // the default agent never rotates an existing session
+            (
+                "default agent ignored",
+                live("codex", None),
+                Request {
+                    default_agent: "gemini",
+                    ..request(false, None, None)
+                },
+                Plan::Resume,
+            ),
+        ];
+        for (name, live, request, want) in cases {
+            assert_eq!(plan(*live, *request), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unconfirmed_session_starts_again_in_place() {
+        let unconfirmed = Some(Live {
+            agent: "claude",
+            model: Some("m1"),
+            confirmed: false,
+        });
+        assert_eq!(
+            plan(unconfirmed, request(false, None, None)),
+            start("claude", Some("m1"), None)
+        );
+        // an explicit rotation is still recorded as one
+        assert_eq!(
+            plan(unconfirmed, request(true, None, None)),
+            start("claude", Some("m1"), Some(Reason::New))
+        );
+    }
+
+    #[test]
+    fn reasons_have_their_stored_names() {
+        let names: Vec<_> = [
+            Reason::New,
+            Reason::ModelChange,
+            Reason::AgentChange,
+            Reason::Agent,
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(names, ["new", "model-change", "agent-change", "agent"]);
+    }
+}

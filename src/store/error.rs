@@ -1,0 +1,147 @@
+//! How a store failure reads: one lowercase line naming the file, what went wrong and the way out.
+//!
+//! Every failure leaves the store as an [`anyhow::Error`] whose chain holds
+//! [`StickyError::Store`], so `main` maps it to the store exit code whatever the cause.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::ErrorCode;
+
+use crate::exit::StickyError;
+
+/// How long one statement or transaction waits for another process's lock before giving up.
+///
+/// Ten seconds covers a burst of sticky processes starting together (each holds the write lock
+/// for a few milliseconds) while still failing visibly if something holds it for good.
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The way out when the file is not ours: sticky moves nothing and deletes nothing by itself.
+const NOT_OURS: &str = "move it away or point STICKY_DB elsewhere; sticky never deletes it";
+
+/// The way out when the location cannot be written.
+const UNWRITABLE: &str = "set STICKY_DB=/writable/path to keep sticky's state elsewhere";
+
+/// A store error about `file`.
+pub(crate) fn store(file: &Path, what: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::Error::new(StickyError::store(file, what))
+}
+
+/// The file holds no `SQLite` database, a damaged one, or another application's.
+pub(crate) fn not_ours(file: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+    store(
+        file,
+        format!("is not a sticky database ({why}); {NOT_OURS}"),
+    )
+}
+
+/// The file was written by a sticky that knows a newer schema.
+pub(crate) fn newer(file: &Path, found: i64, known: i64) -> anyhow::Error {
+    store(
+        file,
+        format!(
+            "was written by a newer sticky (schema version {found}, this sticky knows up to \
+             {known}); upgrade sticky to use it (the file is left untouched)"
+        ),
+    )
+}
+
+/// A failed `SQLite` call while `doing` something with `file`, classified by its code.
+pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::Error {
+    let why = error.to_string();
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => not_ours(file, why),
+        Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => store(
+            file,
+            format!("cannot {doing}: the file or its directory is read-only ({why}); {UNWRITABLE}"),
+        ),
+        Some(ErrorCode::CannotOpen) => store(
+            file,
+            format!(
+                "cannot {doing} ({why}); it must be a file in a writable directory, or \
+                 {UNWRITABLE}"
+            ),
+        ),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => store(
+            file,
+            format!(
+                "cannot {doing}: another process kept the database locked for more than {} s \
+                 ({why}); try again",
+                BUSY_TIMEOUT.as_secs()
+            ),
+        ),
+        _ => store(file, format!("cannot {doing} ({why})")),
+    }
+}
+
+/// A failed file-system call while `doing` something for `file`.
+pub(crate) fn io(file: &Path, doing: &str, error: &io::Error) -> anyhow::Error {
+    let why = lowercase_first(&error.to_string());
+    match error.kind() {
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+            store(file, format!("cannot {doing} ({why}); {UNWRITABLE}"))
+        }
+        _ => store(file, format!("cannot {doing} ({why})")),
+    }
+}
+
+/// The OS says "Permission denied"; sticky's messages are lowercase throughout.
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_lowercase().chain(chars).collect()
+    })
+}
+
+/// Whether `SQLite` gave up on a lock (and the call may simply be tried again).
+pub(crate) fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit::{Exit, exit_for};
+
+    #[test]
+    fn every_kind_of_failure_is_a_store_error_naming_the_file() {
+        let file = Path::new("/p/.sticky/sticky.db");
+        let notadb = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
+            Some("file is not a database".into()),
+        );
+        let readonly = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+            None,
+        );
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        let cases = [
+            (
+                sql(file, "read", &notadb),
+                "is not a sticky database (file is not a database); move it away",
+            ),
+            (sql(file, "write", &readonly), "STICKY_DB=/writable/path"),
+            (io(file, "create it", &denied), "STICKY_DB=/writable/path"),
+            (
+                newer(file, 999, 1),
+                "schema version 999, this sticky knows up to 1",
+            ),
+        ];
+        for (error, expected) in cases {
+            let text = error.to_string();
+            assert!(text.starts_with("/p/.sticky/sticky.db: "), "{text}");
+            assert!(text.contains(expected), "{text}");
+            assert_eq!(exit_for(&error), Exit::Store, "{text}");
+        }
+    }
+
+    #[test]
+    fn os_messages_are_lowercased() {
+        assert_eq!(lowercase_first("Permission denied"), "permission denied");
+        assert_eq!(lowercase_first(""), "");
+    }
+}

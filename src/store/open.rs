@@ -1,0 +1,185 @@
+//! Opening the file: its directory and modes, the connection's pragmas, and the migrations.
+//!
+//! Many sticky processes may open, create and migrate the same fresh database at the same moment
+//! (a CI matrix, parallel panes). `SQLite`'s busy handler covers most lock waits, but a call
+//! that must upgrade a read lock to a write lock gets `SQLITE_BUSY` at once, without the
+//! handler, when another connection holds the write lock (waiting could deadlock). Switching a
+//! fresh file to WAL is such a call, and so is any deferred read-then-write: atuin #2082 is
+//! this failure shipped. So the order is: identity check (read only), WAL (retried on
+//! `SQLITE_BUSY` until [`BUSY_TIMEOUT`]), then migrations under `BEGIN IMMEDIATE`, which takes
+//! the write lock first and so waits properly. A file that is not ours, or newer than this
+//! binary, is refused before the first write, and a WAL found next to it is not checkpointed
+//! into it on close, so its bytes stay as they were.
+
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, OpenFlags};
+
+use super::error::{self, BUSY_TIMEOUT};
+use super::schema::{self, Identity};
+
+/// The name of the per-project state directory, which gets a `.gitignore` of its own.
+pub(crate) const STATE_DIR: &str = ".sticky";
+
+/// Creates `dir` (and missing parents) with mode 0700 when it does not exist; a directory named
+/// `.sticky` also gets a `.gitignore` containing `*` so its contents are never committed.
+///
+/// Safe to race: concurrent creators all succeed, and `create_new` lets exactly one of them write
+/// the `.gitignore`. Returns whether the directory was missing.
+pub(crate) fn create_state_dir(dir: &Path) -> io::Result<bool> {
+    let missing = !dir.is_dir();
+    if missing {
+        DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    }
+    if missing && dir.file_name().is_some_and(|name| name == STATE_DIR) {
+        write_gitignore(dir)?;
+    }
+    Ok(missing)
+}
+
+/// Writes `dir/.gitignore` with `*` unless it exists.
+pub(crate) fn write_gitignore(dir: &Path) -> io::Result<()> {
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(".gitignore"))
+    {
+        Ok(mut file) => file.write_all(b"*\n"),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates the database directory and an empty database file (mode 0600) when missing.
+///
+/// `SQLite` would create the file 0644; creating it first fixes the mode, and `SQLite` gives the
+/// `-wal` and `-shm` files the database file's mode. An empty file is a valid empty database.
+pub(crate) fn create_file(file: &Path) -> Result<()> {
+    if let Some(dir) = file.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        let created = create_state_dir(dir)
+            .map_err(|e| error::io(file, &format!("create the directory {}", dir.display()), &e))?;
+        // A `.sticky` that lost its `.gitignore` (or whose creator died before writing it) gets
+        // it back when the database itself is created.
+        if !created && !file.exists() && dir.file_name().is_some_and(|name| name == STATE_DIR) {
+            write_gitignore(dir)
+                .map_err(|e| error::io(file, &format!("write {}/.gitignore", dir.display()), &e))?;
+        }
+    }
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(file)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(error::io(file, "create the database", &e)),
+    }
+}
+
+/// Opens an existing file as a sticky database: checks it, switches it to WAL, migrates it.
+pub(crate) fn connect(file: &Path) -> Result<Connection> {
+    // No SQLITE_OPEN_CREATE: the file exists (see `create_file`), and a database that vanished
+    // must not be silently recreated empty. No SQLITE_OPEN_URI: the path is a path.
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut wal = file.as_os_str().to_owned();
+    wal.push("-wal");
+    let found_wal = Path::new(&wal).exists();
+    let conn =
+        Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
+    // Until the file is known to be ours, closing must not checkpoint a WAL someone else left
+    // into it: a refused file keeps its bytes. (A WAL this connection creates is empty, and
+    // closing deletes it again, so only a WAL found on arrival is kept as it was.)
+    if found_wal {
+        set_checkpoint_on_close(&conn, file, false)?;
+    }
+
+    let identity = retry_busy(file, "read", || Identity::read(&conn))?;
+    identity.check(file)?;
+    if conn.is_readonly("main").unwrap_or(false) {
+        return Err(error::store(
+            file,
+            "cannot write the database (it is read-only); set STICKY_DB=/writable/path to keep \
+             sticky's state elsewhere",
+        ));
+    }
+
+    use_wal(&conn, file)?;
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+        .map_err(|e| error::sql(file, "configure the connection", &e))?;
+    schema::migrate(&conn, file, identity)?;
+    set_checkpoint_on_close(&conn, file, true)?;
+    Ok(conn)
+}
+
+/// Enables or disables the checkpoint `SQLite` runs when the last connection closes.
+fn set_checkpoint_on_close(conn: &Connection, file: &Path, enabled: bool) -> Result<()> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, !enabled)
+        .map(drop)
+        .map_err(|e| error::sql(file, "configure the connection", &e))
+}
+
+/// Switches the file to WAL (a property of the file, so this writes only the first time).
+///
+/// WAL lets `sticky status` read while a turn writes, and keeps writers from blocking on
+/// readers. Asking first keeps the common case free of any lock.
+fn use_wal(conn: &Connection, file: &Path) -> Result<()> {
+    let mode = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, String>(0));
+    let current = retry_busy(file, "read the journal mode", || {
+        mode("PRAGMA journal_mode")
+    })?;
+    if current.eq_ignore_ascii_case("wal") {
+        return Ok(());
+    }
+    let set = retry_busy(file, "switch to WAL", || mode("PRAGMA journal_mode = WAL"))?;
+    if set.eq_ignore_ascii_case("wal") {
+        Ok(())
+    } else {
+        Err(error::store(
+            file,
+            format!(
+                "cannot switch to WAL (the journal mode stayed {set}; is the file on a network \
+                 file system?); set STICKY_DB=/local/path"
+            ),
+        ))
+    }
+}
+
+/// Runs `op` until it succeeds, fails with something other than `SQLITE_BUSY`, or
+/// [`BUSY_TIMEOUT`] passes; for the calls where `SQLite` reports busy without waiting itself.
+///
+/// `op` must have no effect when it fails busy (one statement, or a `BEGIN`).
+pub(crate) fn retry_busy<T>(
+    file: &Path,
+    doing: &str,
+    mut op: impl FnMut() -> rusqlite::Result<T>,
+) -> Result<T> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match op() {
+            Err(e) if error::is_busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(pause + jitter(pause));
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            result => return result.map_err(|e| error::sql(file, doing, &e)),
+        }
+    }
+}
+
+/// Up to `pause` of noise, so processes that collided once do not retry in lockstep.
+fn jitter(pause: Duration) -> Duration {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |now| now.subsec_nanos());
+    let max = u32::try_from(pause.as_nanos()).unwrap_or(u32::MAX).max(1);
+    Duration::from_nanos(u64::from(nanos % max))
+}

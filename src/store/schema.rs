@@ -1,0 +1,222 @@
+//! The schema and its migrations: append-only numbered SQL over `PRAGMA user_version`.
+//!
+//! Migration N (counting from 1) is `MIGRATIONS[N - 1]`; a database at `user_version` N has run
+//! the first N. Never edit or reorder a released migration: append a new one. A database with a
+//! version above [`LATEST`] was written by a newer sticky and is refused before anything is
+//! written to it, since an older binary cannot know what the newer schema means.
+
+use std::path::Path;
+
+use anyhow::Result;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use super::error;
+use super::open::retry_busy;
+
+/// `PRAGMA application_id` of a sticky database ("stky" in ASCII), so a foreign `SQLite` file
+/// pointed at by mistake is recognised and left alone instead of getting sticky's tables.
+pub(crate) const APPLICATION_ID: i64 = 0x7374_6b79;
+
+/// The migrations, oldest first.
+const MIGRATIONS: &[&str] = &[
+    // 1: threads, sessions, turns. Times are Unix milliseconds; mode and status are text so the
+    // file reads well in the sqlite3 shell. No CHECK constraints on those texts: adding a status
+    // later would need a table rebuild, and the store validates them when it reads a row.
+    "
+    PRAGMA application_id = 1937009529;
+
+    CREATE TABLE threads (
+        id         INTEGER PRIMARY KEY,
+        name       TEXT    NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL
+    );
+
+    CREATE TABLE sessions (
+        id               INTEGER PRIMARY KEY,
+        thread_id        INTEGER NOT NULL REFERENCES threads (id),
+        agent            TEXT    NOT NULL,
+        model            TEXT,
+        agent_session_id TEXT,
+        directory        TEXT    NOT NULL, -- a path: TEXT when UTF-8, else its bytes as a BLOB
+        created_at       INTEGER NOT NULL,
+        confirmed_at     INTEGER,
+        rotated_from     INTEGER REFERENCES sessions (id),
+        rotation_reason  TEXT,
+        ended_at         INTEGER,
+        -- Kept by begin_turn, so `status` never counts turns (it must stay fast at any size).
+        turn_count       INTEGER NOT NULL DEFAULT 0
+    );
+    -- A thread has at most one live session, guaranteed by the file and not only by the policy.
+    CREATE UNIQUE INDEX sessions_live ON sessions (thread_id) WHERE ended_at IS NULL;
+    CREATE INDEX sessions_by_thread ON sessions (thread_id);
+
+    CREATE TABLE turns (
+        id            INTEGER PRIMARY KEY,
+        session_id    INTEGER NOT NULL REFERENCES sessions (id),
+        prompt        TEXT,
+        mode          TEXT    NOT NULL,
+        pid           INTEGER NOT NULL,
+        host          TEXT    NOT NULL,
+        started_at    INTEGER NOT NULL,
+        ended_at      INTEGER,
+        status        TEXT    NOT NULL,
+        exit_code     INTEGER,
+        signal        INTEGER,
+        duration_ms   INTEGER,
+        cost_usd      REAL,
+        input_tokens  INTEGER,
+        output_tokens INTEGER,
+        error         TEXT
+    );
+    -- (session_id, rowid): a session's turns in order and its last turn without a scan.
+    CREATE INDEX turns_by_session ON turns (session_id);
+    -- Only the few running turns: finding them must not read every finished turn.
+    CREATE INDEX turns_running ON turns (session_id) WHERE status = 'running';
+    ",
+];
+
+/// The schema version this binary writes.
+#[allow(
+    clippy::cast_possible_wrap,
+    reason = "there will never be 2^63 migrations"
+)]
+pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// What the header and catalogue of a database say about whose it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Identity {
+    /// `PRAGMA application_id`.
+    pub application_id: i64,
+    /// `PRAGMA user_version`.
+    pub version: i64,
+    /// How many objects the schema holds (0 for a new, empty file).
+    pub objects: i64,
+}
+
+impl Identity {
+    /// Reads the identity in one statement, hence from one snapshot: read piecemeal, a
+    /// concurrent migration could show a blank header next to sticky's tables. Only reads, so
+    /// it is safe on a file that turns out not to be ours.
+    pub(crate) fn read(conn: &Connection) -> rusqlite::Result<Self> {
+        conn.query_row(
+            "SELECT (SELECT application_id FROM pragma_application_id), \
+                    (SELECT user_version FROM pragma_user_version), \
+                    (SELECT count(*) FROM sqlite_schema)",
+            [],
+            |row| {
+                Ok(Self {
+                    application_id: row.get(0)?,
+                    version: row.get(1)?,
+                    objects: row.get(2)?,
+                })
+            },
+        )
+    }
+
+    /// Whether sticky may use (and migrate) this database; the error says why not.
+    pub(crate) fn check(self, file: &Path) -> Result<()> {
+        let ours = self.application_id == APPLICATION_ID;
+        let blank = self.application_id == 0;
+        if !ours && !blank {
+            return Err(error::not_ours(
+                file,
+                format!(
+                    "application id {:#x} belongs to another program",
+                    self.application_id
+                ),
+            ));
+        }
+        // Checked before "blank but not empty" so a bare `PRAGMA user_version = 999` file reads
+        // as what it claims to be.
+        if self.version > LATEST {
+            return Err(error::newer(file, self.version, LATEST));
+        }
+        if blank && (self.version != 0 || self.objects != 0) {
+            return Err(error::not_ours(
+                file,
+                "its schema was not created by sticky",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Brings the database to [`LATEST`] under `BEGIN IMMEDIATE`.
+///
+/// `seen` is the identity read before taking the lock; when it is already current nothing is
+/// locked or written, which keeps opening cheap for the common case. Otherwise the identity is
+/// read again under the write lock, because another process may have migrated in between.
+pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<()> {
+    if seen.version == LATEST && seen.application_id == APPLICATION_ID {
+        return Ok(());
+    }
+    let tx = retry_busy(file, "lock the database to set it up", || {
+        Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+    })?;
+    let now = Identity::read(&tx).map_err(|e| error::sql(file, "read the schema version", &e))?;
+    now.check(file)?;
+    let from = usize::try_from(now.version).unwrap_or(0);
+    for (version, migration) in (1_i64..).zip(MIGRATIONS).skip(from) {
+        tx.execute_batch(migration)
+            .and_then(|()| tx.pragma_update(None, "user_version", version))
+            .map_err(|e| error::sql(file, &format!("migrate to schema version {version}"), &e))?;
+    }
+    tx.commit()
+        .map_err(|e| error::sql(file, "commit the schema", &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(application_id: i64, version: i64, objects: i64) -> Identity {
+        Identity {
+            application_id,
+            version,
+            objects,
+        }
+    }
+
+    #[test]
+    fn identity_decides_whether_a_file_is_usable() {
+        let file = Path::new("/p/sticky.db");
+        let cases = [
+            (identity(0, 0, 0), None),
+            (identity(APPLICATION_ID, LATEST, 4), None),
+            (
+                identity(APPLICATION_ID, LATEST + 1, 4),
+                Some("newer sticky"),
+            ),
+            (identity(0, 999, 0), Some("schema version 999")),
+            (identity(0, 0, 1), Some("schema was not created by sticky")),
+            (
+                identity(0, LATEST, 0),
+                Some("schema was not created by sticky"),
+            ),
+            (identity(42, 0, 0), Some("application id 0x2a")),
+        ];
+        for (identity, expected) in cases {
+            match (identity.check(file), expected) {
+                (Ok(()), None) => {}
+                (Err(error), Some(text)) => {
+                    assert!(error.to_string().contains(text), "{identity:?}: {error}");
+                }
+                (result, _) => panic!("{identity:?}: unexpected {result:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn migrating_a_new_database_sets_the_version_and_the_application_id() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, Path::new(":memory:"), identity(0, 0, 0)).unwrap();
+        let after = Identity::read(&conn).unwrap();
+        assert_eq!(
+            (after.application_id, after.version),
+            (APPLICATION_ID, LATEST)
+        );
+        assert!(after.objects > 0);
+        after.check(Path::new(":memory:")).unwrap();
+        assert_eq!(APPLICATION_ID, 1_937_009_529, "the literal in migration 1");
+    }
+}

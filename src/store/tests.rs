@@ -1,0 +1,921 @@
+//! The store's behaviour: files and modes, the row lifecycle, refusals that leave a file
+//! untouched, and many openers at once (threads and real processes).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::exit::{Exit, exit_for};
+
+/// A fresh temp dir and the default database path inside it (nothing created yet).
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("proj/.sticky/sticky.db");
+    (dir, db)
+}
+
+fn mode(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+fn session<'a>(directory: &'a Path, rotated_from: Option<(i64, &'a str)>) -> NewSession<'a> {
+    NewSession {
+        agent: "claude",
+        model: Some("opus"),
+        agent_session_id: Some("4f1c"),
+        directory,
+        rotated_from,
+    }
+}
+
+/// The read-then-write a turn start does: thread, live session (started if missing), turn.
+fn start_turn(store: &mut Store, pid: u32) -> Result<(i64, i64)> {
+    store.immediate(|tx| {
+        let thread = tx.ensure_thread("main")?;
+        let session = match tx.live_session(thread.id)? {
+            Some(session) => session,
+            None => tx.start_session(thread.id, &session(Path::new("/p"), None))?,
+        };
+        let turn = tx.begin_turn(session.id, Some("hi"), Mode::Headless, pid, "host")?;
+        Ok((session.id, turn))
+    })
+}
+
+/// Counts rows with a plain connection, to check what the store wrote.
+fn count(db: &Path, table: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+        row.get(0)
+    })
+    .unwrap()
+}
+
+#[test]
+fn open_creates_a_private_directory_with_a_gitignore_and_a_private_file() {
+    let (_dir, db) = project();
+    let store = Store::open(&db).unwrap();
+    let state = db.parent().unwrap();
+    assert_eq!(store.path(), db);
+    assert_eq!(mode(state), 0o700);
+    assert_eq!(fs::read_to_string(state.join(".gitignore")).unwrap(), "*\n");
+    assert_eq!(mode(&db), 0o600);
+    assert_eq!(
+        mode(&state.join("sticky.db-wal")),
+        0o600,
+        "the WAL inherits the mode"
+    );
+
+    let conn = &store.conn;
+    let pragma = |name: &str| -> String {
+        conn.query_row(&format!("SELECT * FROM pragma_{name}"), [], |row| {
+            row.get::<_, rusqlite::types::Value>(0)
+                .map(|value| format!("{value:?}"))
+        })
+        .unwrap()
+    };
+    assert_eq!(pragma("journal_mode"), r#"Text("wal")"#);
+    assert_eq!(pragma("foreign_keys"), "Integer(1)");
+    assert_eq!(pragma("synchronous"), "Integer(1)", "NORMAL");
+    assert_eq!(pragma("busy_timeout"), "Integer(10000)");
+    assert_eq!(
+        pragma("user_version"),
+        format!("Integer({})", schema::LATEST)
+    );
+    drop(store);
+
+    // Opening again changes nothing and keeps the data.
+    let mut store = Store::open(&db).unwrap();
+    start_turn(&mut store, 1).unwrap();
+    drop(store);
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.threads().unwrap().len(), 1);
+}
+
+#[test]
+fn only_a_sticky_directory_gets_a_gitignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cache/state.db");
+    Store::open(&db).unwrap();
+    assert_eq!(mode(db.parent().unwrap()), 0o700);
+    assert!(!dir.path().join("cache/.gitignore").exists());
+}
+
+#[test]
+fn an_existing_sticky_directory_gets_its_gitignore_back_with_the_database() {
+    let (_dir, db) = project();
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    Store::open(&db).unwrap();
+    assert_eq!(
+        fs::read_to_string(db.with_file_name(".gitignore")).unwrap(),
+        "*\n"
+    );
+}
+
+#[test]
+fn an_empty_file_is_a_new_database() {
+    let (_dir, db) = project();
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    fs::write(&db, b"").unwrap();
+    let mut store = Store::open_existing(&db).unwrap().unwrap();
+    start_turn(&mut store, 1).unwrap();
+}
+
+#[test]
+fn open_existing_creates_nothing() {
+    let (dir, db) = project();
+    assert!(Store::open_existing(&db).unwrap().is_none());
+    assert!(!dir.path().join("proj").exists());
+    Store::open(&db).unwrap();
+    assert!(Store::open_existing(&db).unwrap().is_some());
+}
+
+#[test]
+fn a_turn_is_recorded_from_start_to_end() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(store.thread("main").unwrap(), None);
+    let before = now();
+    let (session_id, turn_id) = start_turn(&mut store, 4242).unwrap();
+
+    let thread = store.thread("main").unwrap().unwrap();
+    assert!(thread.created_at >= before);
+    let live = store.live_session(thread.id).unwrap().unwrap();
+    assert_eq!(live.id, session_id);
+    assert_eq!(
+        (
+            live.agent.as_str(),
+            live.model.as_deref(),
+            live.agent_session_id.as_deref()
+        ),
+        ("claude", Some("opus"), Some("4f1c"))
+    );
+    assert_eq!(
+        (live.directory.as_path(), live.confirmed_at),
+        (Path::new("/p"), None)
+    );
+
+    let running = store
+        .immediate(|tx| tx.running_turn(session_id))
+        .unwrap()
+        .unwrap();
+    assert_eq!(running.id, turn_id);
+    assert_eq!(
+        (running.status, running.pid, running.mode),
+        (TurnStatus::Running, 4242, Mode::Headless)
+    );
+    assert_eq!((running.ended_at, running.duration_ms), (None, None));
+
+    // Pretend the turn started 1.5 s ago, so the duration is visible.
+    store
+        .conn
+        .execute(
+            "UPDATE turns SET started_at = started_at - 1500 WHERE id = ?1",
+            [turn_id],
+        )
+        .unwrap();
+    let end = TurnEnd {
+        status: Some(TurnStatus::Ok),
+        exit_code: Some(0),
+        cost_usd: Some(0.25),
+        input_tokens: Some(10),
+        output_tokens: Some(20),
+        ..TurnEnd::default()
+    };
+    store.finish_turn(turn_id, &end).unwrap();
+    let last = store.last_turn(thread.id).unwrap().unwrap();
+    assert_eq!(last.status, TurnStatus::Ok);
+    assert_eq!(
+        last.duration_ms,
+        Some(last.ended_at.unwrap() - last.started_at)
+    );
+    assert!(last.duration_ms.unwrap() >= 1500);
+    assert_eq!(
+        (last.exit_code, last.signal, last.cost_usd),
+        (Some(0), None, Some(0.25))
+    );
+    assert_eq!(
+        (last.input_tokens, last.output_tokens),
+        (Some(10), Some(20))
+    );
+    assert_eq!(last.prompt.as_deref(), Some("hi"));
+    assert_eq!(
+        store.immediate(|tx| tx.running_turn(session_id)).unwrap(),
+        None
+    );
+
+    // A status must be final.
+    let error = store.finish_turn(turn_id, &TurnEnd::default()).unwrap_err();
+    assert!(error.to_string().contains("final status"), "{error}");
+    assert!(store.finish_turn(999, &end).is_err(), "no such turn");
+}
+
+#[test]
+fn rotation_ends_the_old_session_and_keeps_the_history() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (first, _) = start_turn(&mut store, 1).unwrap();
+    let thread = store.thread("main").unwrap().unwrap();
+
+    let second = store
+        .immediate(|tx| {
+            tx.start_session(thread.id, &session(Path::new("/p"), Some((first, "new"))))
+        })
+        .unwrap();
+    assert_eq!(second.rotated_from, Some(first));
+    assert_eq!(second.rotation_reason.as_deref(), Some("new"));
+    assert!(store.session(first).unwrap().unwrap().ended_at.is_some());
+    assert_eq!(
+        store.live_session(thread.id).unwrap().unwrap().id,
+        second.id
+    );
+    let (on, _) = start_turn(&mut store, 1).unwrap();
+    assert_eq!(on, second.id, "turns go to the new live session");
+
+    let sessions: Vec<i64> = store
+        .sessions(thread.id)
+        .unwrap()
+        .iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(sessions, [first, second.id]);
+    let turns = store.turns(thread.id).unwrap();
+    assert_eq!(
+        turns.iter().map(|t| t.session_id).collect::<Vec<_>>(),
+        [first, second.id]
+    );
+    assert_eq!(store.last_turn(thread.id).unwrap().unwrap().id, turns[1].id);
+
+    // Rotating away from a session that is not live, or starting a second live one, is a bug.
+    let stale = store.immediate(|tx| {
+        tx.start_session(thread.id, &session(Path::new("/p"), Some((first, "new"))))
+    });
+    assert!(
+        stale
+            .unwrap_err()
+            .to_string()
+            .contains("not the live session")
+    );
+    let twice = store.immediate(|tx| tx.start_session(thread.id, &session(Path::new("/p"), None)));
+    assert!(
+        twice
+            .unwrap_err()
+            .to_string()
+            .contains("already has a live session")
+    );
+}
+
+#[test]
+fn the_file_itself_allows_one_live_session_per_thread() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    start_turn(&mut store, 1).unwrap();
+    let insert = "INSERT INTO sessions (thread_id, agent, directory, created_at) \
+                  VALUES (1, 'claude', '/p', 0)";
+    let error = store.conn.execute(insert, []).unwrap_err();
+    assert!(error.to_string().contains("UNIQUE"), "{error}");
+    let ended = "INSERT INTO sessions (thread_id, agent, directory, created_at, ended_at) \
+                 VALUES (1, 'claude', '/p', 0, 0)";
+    store.conn.execute(ended, []).unwrap();
+}
+
+#[test]
+fn an_unconfirmed_session_restarts_in_place_and_a_confirmed_one_does_not() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (id, _) = start_turn(&mut store, 1).unwrap();
+    let restarted = store
+        .immediate(|tx| tx.restart_session(id, "codex", None, None))
+        .unwrap();
+    assert_eq!(restarted.id, id);
+    assert_eq!(
+        (
+            restarted.agent.as_str(),
+            restarted.model,
+            restarted.agent_session_id
+        ),
+        ("codex", None, None)
+    );
+
+    store.set_agent_session_id(id, "019a-thread").unwrap();
+    store.confirm_session(id).unwrap();
+    let confirmed = store.session(id).unwrap().unwrap();
+    assert_eq!(confirmed.agent_session_id.as_deref(), Some("019a-thread"));
+    let at = confirmed.confirmed_at.unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    store.confirm_session(id).unwrap();
+    assert_eq!(
+        store.session(id).unwrap().unwrap().confirmed_at,
+        Some(at),
+        "the first counts"
+    );
+
+    let refused = store.immediate(|tx| tx.restart_session(id, "claude", None, Some("x")));
+    assert!(
+        refused
+            .unwrap_err()
+            .to_string()
+            .contains("cannot be restarted")
+    );
+    assert_eq!(
+        store
+            .session(id)
+            .unwrap()
+            .unwrap()
+            .agent_session_id
+            .as_deref(),
+        Some("019a-thread")
+    );
+
+    let missing = store.set_agent_session_id(999, "x").unwrap_err();
+    assert_eq!(exit_for(&missing), Exit::Store);
+    assert!(
+        missing.to_string().contains("has no session 999"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn running_turns_of_the_thread_are_abandoned_others_are_not() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (session_id, first) = start_turn(&mut store, 10).unwrap();
+    let (second, other_thread_turn) = store
+        .immediate(|tx| {
+            let second = tx.begin_turn(session_id, None, Mode::Interactive, 11, "host")?;
+            let other = tx.ensure_thread("other")?;
+            let session = tx.start_session(
+                other.id,
+                &NewSession {
+                    agent: "claude",
+                    model: None,
+                    agent_session_id: Some("o1"),
+                    directory: Path::new("/p"),
+                    rotated_from: None,
+                },
+            )?;
+            let turn = tx.begin_turn(session.id, Some("x"), Mode::Headless, 12, "host")?;
+            Ok((second, turn))
+        })
+        .unwrap();
+    let thread = store.thread("main").unwrap().unwrap();
+    let abandoned = store
+        .immediate(|tx| tx.abandon_running_turns(thread.id))
+        .unwrap();
+    assert_eq!(abandoned, 2);
+    for id in [first, second] {
+        let turn = store.turn(id).unwrap().unwrap();
+        assert_eq!(turn.status, TurnStatus::Abandoned);
+        assert!(turn.ended_at.is_some());
+    }
+    let other = store.turn(other_thread_turn).unwrap().unwrap();
+    assert_eq!(other.status, TurnStatus::Running);
+    assert_eq!(
+        store
+            .immediate(|tx| tx.abandon_running_turns(thread.id))
+            .unwrap(),
+        0
+    );
+}
+
+#[test]
+fn a_failed_transaction_writes_nothing() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let result: Result<()> = store.immediate(|tx| {
+        tx.ensure_thread("main")?;
+        bail!("changed my mind")
+    });
+    assert_eq!(result.unwrap_err().to_string(), "changed my mind");
+    assert_eq!(store.threads().unwrap(), []);
+}
+
+#[test]
+fn threads_are_created_once_and_listed_oldest_first() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (a, b, a_again) = store
+        .immediate(|tx| {
+            Ok((
+                tx.ensure_thread("main")?,
+                tx.ensure_thread("review")?,
+                tx.ensure_thread("main")?,
+            ))
+        })
+        .unwrap();
+    assert_eq!(a, a_again);
+    assert_eq!(store.threads().unwrap(), [a, b]);
+}
+
+// --- Files that are not ours are refused and left byte-for-byte untouched. ---
+
+/// A real database with a few pages of turns, closed (so fully checkpointed).
+fn real_database(db: &Path) {
+    let mut store = Store::open(db).unwrap();
+    for pid in 0..40 {
+        store
+            .immediate(|tx| {
+                let thread = tx.ensure_thread("main")?;
+                let session = match tx.live_session(thread.id)? {
+                    Some(s) => s,
+                    None => tx.start_session(thread.id, &session(Path::new("/p"), None))?,
+                };
+                tx.begin_turn(session.id, Some(&"x".repeat(500)), Mode::Headless, pid, "h")
+            })
+            .unwrap();
+    }
+}
+
+#[track_caller]
+fn assert_refused_untouched(db: &Path, expected: &[&str]) {
+    let before = fs::read(db).unwrap();
+    for attempt in [
+        Store::open(db).map(drop),
+        Store::open_existing(db).map(drop),
+    ] {
+        let error = attempt.unwrap_err();
+        let text = error.to_string();
+        assert_eq!(exit_for(&error), Exit::Store, "{text}");
+        let what = text
+            .strip_prefix(&format!("{}: ", db.display()))
+            .expect("names the file");
+        for part in expected {
+            assert!(what.contains(part), "{text:?} lacks {part:?}");
+        }
+        assert_eq!(
+            what,
+            what.to_lowercase().replace("sticky_db", "STICKY_DB"),
+            "lowercase"
+        );
+    }
+    assert_eq!(
+        fs::read(db).unwrap(),
+        before,
+        "the file must stay byte-for-byte the same"
+    );
+}
+
+#[test]
+fn random_bytes_are_not_a_sticky_database() {
+    let (_dir, db) = project();
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let noise: Vec<u8> = (0..8192u32)
+        .map(|i| i.wrapping_mul(2_654_435_761).to_be_bytes()[1])
+        .collect();
+    fs::write(&db, noise).unwrap();
+    assert_refused_untouched(
+        &db,
+        &[
+            "is not a sticky database (file is not a database)",
+            "move it away or point STICKY_DB elsewhere; sticky never deletes it",
+        ],
+    );
+}
+
+#[test]
+fn a_truncated_database_is_refused() {
+    let (_dir, db) = project();
+    real_database(&db);
+    let bytes = fs::read(&db).unwrap();
+    assert!(
+        bytes.len() >= 4 * 4096,
+        "the test needs a database of several pages"
+    );
+    fs::write(&db, &bytes[..bytes.len() / 2]).unwrap();
+    assert_refused_untouched(
+        &db,
+        &[
+            "is not a sticky database (database disk image is malformed)",
+            "sticky never deletes it",
+        ],
+    );
+}
+
+#[test]
+fn a_newer_schema_is_refused() {
+    let (_dir, db) = project();
+    real_database(&db);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    assert_refused_untouched(
+        &db,
+        &[
+            "newer sticky",
+            "schema version 999",
+            &format!("knows up to {}", schema::LATEST),
+            "upgrade sticky",
+        ],
+    );
+    // Also a bare file that only claims the version.
+    let bare = db.with_file_name("bare.db");
+    rusqlite::Connection::open(&bare)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    assert_refused_untouched(&bare, &["schema version 999"]);
+}
+
+#[test]
+fn a_newer_schema_still_in_the_wal_is_refused_and_its_wal_kept() {
+    // A newer sticky that died before checkpointing: its schema version is only in the WAL.
+    let (_dir, db) = project();
+    real_database(&db);
+    let newer = rusqlite::Connection::open(&db).unwrap();
+    newer
+        .set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .unwrap();
+    newer.pragma_update(None, "user_version", 999).unwrap();
+    drop(newer);
+    let wal = db.with_file_name("sticky.db-wal");
+    let wal_before = fs::read(&wal).unwrap();
+    assert!(!wal_before.is_empty());
+    assert_refused_untouched(&db, &["schema version 999"]);
+    assert_eq!(
+        fs::read(&wal).unwrap(),
+        wal_before,
+        "the WAL is not checkpointed or deleted"
+    );
+}
+
+#[test]
+fn another_applications_database_is_refused() {
+    let (_dir, db) = project();
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (body TEXT)")
+        .unwrap();
+    assert_refused_untouched(
+        &db,
+        &["is not a sticky database (its schema was not created by sticky)"],
+    );
+    let other = db.with_file_name("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .pragma_update(None, "application_id", 7)
+        .unwrap();
+    assert_refused_untouched(&other, &["application id 0x7"]);
+}
+
+#[test]
+fn a_database_that_is_a_directory_is_a_store_error() {
+    let (_dir, db) = project();
+    fs::create_dir_all(&db).unwrap();
+    let error = Store::open(&db).unwrap_err();
+    assert_eq!(exit_for(&error), Exit::Store, "{error}");
+}
+
+// --- Many openers at once. ---
+
+#[test]
+fn many_threads_open_a_fresh_database_at_once() {
+    const OPENERS: usize = 32;
+    for _round in 0..3 {
+        let (_dir, db) = project();
+        let barrier = Arc::new(Barrier::new(OPENERS));
+        let workers: Vec<_> = (0..OPENERS)
+            .map(|i| {
+                let (db, barrier) = (db.clone(), Arc::clone(&barrier));
+                std::thread::spawn(move || -> Result<()> {
+                    barrier.wait();
+                    let mut store = Store::open(&db)?;
+                    start_turn(&mut store, u32::try_from(i)?)?;
+                    Ok(())
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap().unwrap();
+        }
+        assert_eq!(count(&db, "threads"), 1);
+        assert_eq!(count(&db, "sessions"), 1);
+        assert_eq!(count(&db, "turns"), i64::try_from(OPENERS).unwrap());
+    }
+}
+
+#[test]
+fn the_switch_to_wal_waits_out_a_writer_on_a_fresh_file() {
+    // SQLite answers this switch with SQLITE_BUSY at once, without calling the busy handler,
+    // when another connection holds the write lock (it upgrades a read transaction, which may
+    // not wait). Without `retry_busy` this open fails with "database is locked" (atuin #2082).
+    let (_dir, db) = project();
+    open::create_file(&db).unwrap();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let start = Instant::now();
+    let opener = std::thread::spawn({
+        let db = db.clone();
+        move || Store::open(&db).map(|store| store.path().to_owned())
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    writer.execute_batch("COMMIT").unwrap();
+    assert_eq!(opener.join().unwrap().unwrap(), db);
+    assert!(start.elapsed() >= Duration::from_millis(200));
+}
+
+/// Set to a database path when the test binary runs as a child of
+/// `many_processes_open_a_fresh_database_at_once`.
+const CHILD_DB: &str = "STICKY_STORE_TEST_CHILD_DB";
+
+/// The file whose appearance starts all children at once.
+const CHILD_GO: &str = "STICKY_STORE_TEST_CHILD_GO";
+
+#[test]
+#[ignore = "run by many_processes_open_a_fresh_database_at_once in child processes"]
+fn child_opens_and_starts_a_turn() {
+    let (Some(db), Some(go)) = (std::env::var_os(CHILD_DB), std::env::var_os(CHILD_GO)) else {
+        return;
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !Path::new(&go).exists() {
+        assert!(Instant::now() < deadline, "no go from the parent");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut store = Store::open(Path::new(&db)).unwrap();
+    start_turn(&mut store, std::process::id()).unwrap();
+}
+
+#[test]
+fn many_processes_open_a_fresh_database_at_once() {
+    const PROCESSES: usize = 16;
+    let (dir, db) = project();
+    let go = dir.path().join("go");
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..PROCESSES)
+        .map(|_| {
+            Command::new(&exe)
+                .args([
+                    "--exact",
+                    "store::tests::child_opens_and_starts_a_turn",
+                    "--ignored",
+                ])
+                .args(["--test-threads=1"])
+                .env(CHILD_DB, &db)
+                .env(CHILD_GO, &go)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // Let the children start and poll, then release them together onto a directory that does
+    // not exist yet: they race to create `proj/.sticky/`, the file, WAL and the schema.
+    std::thread::sleep(Duration::from_millis(200));
+    fs::write(&go, "").unwrap();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran no test:\n{stdout}"
+        );
+    }
+    assert_eq!(count(&db, "threads"), 1);
+    assert_eq!(count(&db, "sessions"), 1);
+    assert_eq!(count(&db, "turns"), i64::try_from(PROCESSES).unwrap());
+}
+
+// --- Speed: `sticky status` must not depend on the number of turns. ---
+
+/// The query plan of `sql` with `param` bound to ?1, one line per step.
+fn plan(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let count = stmt.parameter_count();
+    let params: Vec<i64> = vec![1; count];
+    stmt.query_map(rusqlite::params_from_iter(params), |row| {
+        row.get::<_, String>(3)
+    })
+    .unwrap()
+    .collect::<rusqlite::Result<_>>()
+    .unwrap()
+}
+
+#[test]
+fn status_queries_never_scan() {
+    let (_dir, db) = project();
+    let store = Store::open(&db).unwrap();
+    for sql in [
+        rows::sql::THREAD_BY_NAME,
+        rows::sql::LIVE_SESSION,
+        rows::sql::SESSION_BY_ID,
+        rows::sql::LAST_TURN,
+        rows::sql::RUNNING_TURN,
+    ] {
+        let steps = plan(&store.conn, sql);
+        for step in &steps {
+            let full_scan =
+                step.starts_with("SCAN ") && !step.contains("USING INDEX turns_running");
+            assert!(!full_scan, "{sql}\nscans: {steps:#?}");
+        }
+    }
+}
+
+/// How many virtual-machine steps `SQLite` takes to run `sql` with ?1 = `param`: a measure of
+/// work that, unlike time, does not depend on the machine's load.
+fn steps(conn: &rusqlite::Connection, sql: &str, param: &dyn rusqlite::ToSql) -> i32 {
+    let mut stmt = conn.prepare(sql).unwrap();
+    let params: Vec<&dyn rusqlite::ToSql> = vec![param; stmt.parameter_count()];
+    let mut rows = stmt.query(params.as_slice()).unwrap();
+    while rows.next().unwrap().is_some() {}
+    drop(rows);
+    stmt.get_status(rusqlite::StatementStatus::VmStep)
+}
+
+#[test]
+fn status_work_does_not_grow_with_the_number_of_turns() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (first, _) = start_turn(&mut store, 1).unwrap();
+    let (thread_id, second, elsewhere) = store
+        .immediate(|tx| {
+            let thread = tx.ensure_thread("main")?;
+            let rotation = session(Path::new("/p"), Some((first, "new")));
+            let second = tx.start_session(thread.id, &rotation)?.id;
+            tx.begin_turn(second, Some("hi"), Mode::Headless, 1, "host")?;
+            let other = tx.ensure_thread("other")?;
+            let elsewhere = tx
+                .start_session(other.id, &session(Path::new("/q"), None))?
+                .id;
+            tx.begin_turn(elsewhere, Some("hi"), Mode::Headless, 1, "host")?;
+            Ok((thread.id, second, elsewhere))
+        })
+        .unwrap();
+    let lookups: [(&str, &dyn rusqlite::ToSql); 6] = [
+        (rows::sql::THREAD_BY_NAME, &"main"),
+        (rows::sql::LIVE_SESSION, &thread_id),
+        (rows::sql::SESSION_BY_ID, &second),
+        (rows::sql::LAST_TURN, &thread_id),
+        (rows::sql::RUNNING_TURN, &second),
+        ("SELECT turn_count FROM sessions WHERE id = ?1", &second),
+    ];
+    // The control, to show that a lookup visiting every turn would be noticed: the last turn
+    // by start time, a column no index orders.
+    let naive = "SELECT id FROM turns WHERE session_id IN \
+                 (SELECT id FROM sessions WHERE thread_id = ?1) ORDER BY started_at DESC LIMIT 1";
+    let work = |store: &Store| -> (Vec<i32>, i32) {
+        let ours = lookups
+            .iter()
+            .map(|(sql, param)| steps(&store.conn, sql, *param));
+        (ours.collect(), steps(&store.conn, naive, &thread_id))
+    };
+    let (few, naive_few) = work(&store);
+
+    // 1000 finished turns on each session of this thread, then 1000 more on another thread.
+    store
+        .immediate(|tx| {
+            for session_id in [first, second, elsewhere] {
+                for pid in 0..1000 {
+                    let turn = tx.begin_turn(session_id, Some("p"), Mode::Headless, pid, "h")?;
+                    tx.tx
+                        .execute("UPDATE turns SET status = 'ok' WHERE id = ?1", [turn])?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(store.turns(thread_id).unwrap().len(), 2002);
+    let (many, naive_many) = work(&store);
+    assert!(
+        naive_many > naive_few * 10,
+        "the control scans: {naive_few} -> {naive_many} steps"
+    );
+    assert_eq!(many, few, "steps per lookup with 3 turns vs 3003 turns");
+}
+
+/// Not a test: times the status lookups with 0 and 100 000 turns (run with `--ignored
+/// --nocapture`; a release build gives the real numbers).
+#[test]
+#[ignore = "a measurement, not a test"]
+fn measure_status_with_many_turns() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (session_id, _) = start_turn(&mut store, 1).unwrap();
+    let status = |store: &Store| {
+        let start = Instant::now();
+        for _ in 0..1000 {
+            let thread = store.thread("main").unwrap().unwrap();
+            store.live_session(thread.id).unwrap().unwrap();
+            store.last_turn(thread.id).unwrap().unwrap();
+        }
+        start.elapsed() / 1000
+    };
+    let few = status(&store);
+    store
+        .immediate(|tx| {
+            for i in 0..100_000 {
+                tx.begin_turn(
+                    session_id,
+                    Some("a prompt of some length"),
+                    Mode::Headless,
+                    i,
+                    "h",
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let many = status(&store);
+    let open = Instant::now();
+    let store = Store::open(&db).unwrap();
+    let opened = open.elapsed();
+    let again = status(&store);
+    println!("status lookups: 1 turn {few:?}, 100 000 turns {many:?} / {again:?}; open {opened:?}");
+}
+
+// --- Locations that cannot be written. ---
+
+/// Whether this process runs as root (the owner of a file it creates).
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    tempfile::tempfile().unwrap().metadata().unwrap().uid() == 0
+}
+
+/// Runs the ignored test `name` as an unprivileged user when this process is root (root writes
+/// anywhere, so permission checks need another user); returns whether it ran a child.
+fn run_unprivileged(name: &str) -> bool {
+    if !is_root() {
+        return false;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let output = match Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&exe)
+        .args(["--exact", name, "--ignored", "--test-threads=1"])
+        .env("STICKY_STORE_TEST_UNPRIVILEGED", "1")
+        .output()
+    {
+        Ok(output) => output,
+        Err(e) => {
+            eprintln!("skipped {name}: running as root and setpriv is unavailable ({e})");
+            return true;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "{name} as nobody:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    true
+}
+
+#[test]
+fn unwritable_locations_suggest_sticky_db() {
+    if !run_unprivileged("store::tests::unwritable_locations_as_a_user") {
+        unwritable_locations_as_a_user();
+    }
+}
+
+#[test]
+#[ignore = "run by unwritable_locations_suggest_sticky_db as an unprivileged user"]
+fn unwritable_locations_as_a_user() {
+    if is_root() {
+        return; // only meaningful without root's override of permissions
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let read_only = |path: &Path, mode: u32| {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    };
+
+    // A read-only project directory: `.sticky/` cannot be created.
+    let project = dir.path().join("ro-project");
+    fs::create_dir(&project).unwrap();
+    read_only(&project, 0o555);
+    let db = project.join(".sticky/sticky.db");
+    let error = Store::open(&db).unwrap_err();
+    assert_unwritable(&error, &db);
+    assert!(!project.join(".sticky").exists());
+
+    // A database in a directory that became read-only: WAL needs its -wal and -shm files.
+    let state = dir.path().join("ro-state/.sticky");
+    let db = state.join("sticky.db");
+    real_database(&db);
+    read_only(&state, 0o555);
+    let before = fs::read(&db).unwrap();
+    assert_unwritable(&Store::open(&db).unwrap_err(), &db);
+    assert_eq!(fs::read(&db).unwrap(), before);
+    read_only(&state, 0o700);
+
+    // A read-only database file.
+    read_only(&db, 0o400);
+    assert_unwritable(&Store::open(&db).unwrap_err(), &db);
+    read_only(&db, 0o600);
+}
+
+#[track_caller]
+fn assert_unwritable(error: &anyhow::Error, db: &Path) {
+    let text = error.to_string();
+    assert_eq!(exit_for(error), Exit::Store, "{text}");
+    assert!(text.starts_with(&format!("{}: ", db.display())), "{text}");
+    assert!(text.contains("STICKY_DB=/writable/path"), "{text}");
+}

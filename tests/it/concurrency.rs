@@ -1,0 +1,89 @@
+//! Many sticky processes on one project: turns on one conversation run one at a time (the next
+//! waits, or fails with 75 under `--no-wait`), and simultaneous first runs neither fail with
+//! "database is locked" nor split the conversation into several sessions.
+
+use crate::support::TestEnv;
+
+/// The JSON lines of the transcript of `session`.
+fn transcript_lines(env: &TestEnv, session: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(env.transcript(session))
+        .expect("read the transcript")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a transcript line is JSON"))
+        .collect()
+}
+
+/// The position in the transcript of the message of `kind` whose text mentions `prompt`.
+fn position(lines: &[serde_json::Value], kind: &str, prompt: &str) -> usize {
+    lines
+        .iter()
+        .position(|line| line["type"] == kind && line["message"].to_string().contains(prompt))
+        .unwrap_or_else(|| panic!("no {kind} message about {prompt:?}"))
+}
+
+#[test]
+fn a_turn_waits_for_the_running_one_and_no_wait_refuses_with_75() {
+    let env = TestEnv::new();
+    let session = env.turn("first").session;
+    let release = env.scratch.join("release");
+
+    let mut held = env
+        .sticky(["held turn"])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the agent got the held prompt", || {
+        transcript_lines(&env, &session)
+            .iter()
+            .any(|line| line["message"]["content"] == "held turn")
+    });
+
+    let refused = env.sticky(["--no-wait", "impatient"]).run();
+    refused.assert_code(75);
+    assert_eq!(
+        env.agent_runs().len(),
+        1,
+        "the refused turn never started the agent"
+    );
+
+    let mut waiting = env.sticky(["waiting turn"]).start();
+    waiting.wait_for_stderr("busy");
+    std::fs::write(&release, "").expect("release the held turn");
+    held.wait().assert_success();
+    let after = waiting.wait();
+    after.assert_success();
+    assert_eq!(after.answer().session, session);
+
+    let lines = transcript_lines(&env, &session);
+    assert!(
+        position(&lines, "assistant", "you said: held turn")
+            < position(&lines, "user", "waiting turn"),
+        "the waiting turn reached the agent only after the held one had answered"
+    );
+}
+
+#[test]
+fn simultaneous_first_turns_share_one_session() {
+    let env = TestEnv::new();
+    let runs: Vec<_> = (0..4)
+        .map(|i| env.sticky([format!("parallel {i}")]).start())
+        .collect();
+    let answers: Vec<_> = runs
+        .into_iter()
+        .map(|run| {
+            let output = run.wait();
+            output.assert_success();
+            output.answer()
+        })
+        .collect();
+
+    let session = &answers[0].session;
+    assert!(
+        answers.iter().all(|answer| &answer.session == session),
+        "one conversation, one session: {answers:?}"
+    );
+    let mut turns: Vec<u64> = answers.iter().map(|answer| answer.turn).collect();
+    turns.sort_unstable();
+    assert_eq!(turns, [1, 2, 3, 4], "each turn saw the ones before it");
+    let log = env.log_json();
+    assert_eq!(log["sessions"].as_array().map(Vec::len), Some(1), "{log}");
+}

@@ -1,0 +1,217 @@
+//! Where a project's state lives and where the agent runs: the project directory found from a
+//! subdirectory, `.sticky/` and its `.gitignore`, `STICKY_DB`, `-C DIR` and `sticky init`.
+
+use std::path::Path;
+
+use crate::support::TestEnv;
+
+#[track_caller]
+fn assert_ran_in(env: &TestEnv, dir: &Path) {
+    let run = env.last_agent_run();
+    assert_eq!(run.cwd(), dir, "the agent's working directory");
+    assert_eq!(
+        run.text("PWD").map(Path::new),
+        Some(dir),
+        "the agent's PWD (agents such as opencode trust $PWD over the real cwd)"
+    );
+}
+
+#[test]
+fn a_turn_from_a_subdirectory_uses_the_project_session_and_runs_in_the_project() {
+    let env = TestEnv::new();
+    let first = env.turn("from the root");
+    assert_ran_in(&env, &env.project);
+
+    let deep = env.project_dir("src/deep");
+    let output = env.sticky(["from deep"]).current_dir(&deep).run();
+    output.assert_success();
+    let answer = output.answer();
+    assert_eq!(
+        answer.session, first.session,
+        "the subdirectory shares the project's session"
+    );
+    assert_eq!(answer.saw, ["from the root"]);
+    assert_ran_in(&env, &env.project);
+    assert!(
+        !deep.join(".sticky").exists(),
+        "no state in the subdirectory"
+    );
+}
+
+#[test]
+fn the_first_turn_from_a_subdirectory_creates_the_state_at_the_git_root() {
+    let env = TestEnv::new();
+    let sub = env.project_dir("crates/core");
+    let output = env.sticky(["hello"]).current_dir(&sub).run();
+    output.assert_success();
+    assert!(
+        env.project.join(".sticky/sticky.db").is_file(),
+        "the db is at the worktree root"
+    );
+    assert!(!sub.join(".sticky").exists());
+    assert_ran_in(&env, &env.project);
+    assert_eq!(env.turn("again").session, output.answer().session);
+}
+
+#[test]
+fn the_state_directory_ignores_itself_in_git() {
+    let env = TestEnv::new();
+    env.turn("hello");
+    let ignore = std::fs::read_to_string(env.project.join(".sticky/.gitignore"))
+        .expect(".sticky/.gitignore exists");
+    assert_eq!(ignore.trim(), "*");
+}
+
+#[test]
+fn the_state_is_private_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.turn("hello");
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("the state exists")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(
+        mode(&env.project.join(".sticky")),
+        0o700,
+        ".sticky/ is the user's alone"
+    );
+    assert_eq!(
+        mode(&env.project.join(".sticky/sticky.db")),
+        0o600,
+        "so is the database"
+    );
+}
+
+#[test]
+fn sticky_db_puts_the_database_elsewhere() {
+    let env = TestEnv::new();
+    let db = env.scratch.join("cache/state.db");
+    std::fs::create_dir_all(db.parent().expect("a parent")).expect("create the cache dir");
+
+    let first = env.sticky(["first"]).env("STICKY_DB", &db).run();
+    first.assert_success();
+    assert!(db.is_file(), "the database is where STICKY_DB says");
+    assert!(
+        !env.project.join(".sticky").exists(),
+        "nothing is written into the project"
+    );
+
+    let second = env.sticky(["second"]).env("STICKY_DB", &db).run();
+    second.assert_success();
+    assert_eq!(second.answer().session, first.answer().session);
+    assert_eq!(second.answer().saw, ["first"]);
+    assert_ran_in(&env, &env.project);
+
+    let status = env.sticky(["status", "--json"]).env("STICKY_DB", &db).run();
+    status.assert_success();
+    let status = status.json();
+    assert_eq!(status["database"], db.to_str().expect("utf-8 path"));
+    assert_eq!(status["project"], env.project.to_str().expect("utf-8 path"));
+}
+
+#[test]
+fn dash_c_acts_as_if_started_in_the_directory() {
+    let env = TestEnv::new();
+    let project = env.project.to_str().expect("utf-8 path");
+    let elsewhere = env.scratch.clone();
+
+    let first = env
+        .sticky(["-C", project, "first"])
+        .current_dir(&elsewhere)
+        .run();
+    first.assert_success();
+    assert_ran_in(&env, &env.project);
+    assert!(env.project.join(".sticky/sticky.db").is_file());
+    assert!(!elsewhere.join(".sticky").exists());
+
+    let sub = env.project_dir("docs");
+    let second = env
+        .sticky(["-C", sub.to_str().expect("utf-8 path"), "second"])
+        .current_dir(&elsewhere)
+        .run();
+    second.assert_success();
+    assert_eq!(second.answer().session, first.answer().session);
+
+    let status = env
+        .sticky(["-C", project, "status", "--json"])
+        .current_dir(&elsewhere)
+        .run();
+    status.assert_success();
+    assert_eq!(
+        status.json()["session"]["agent_session_id"],
+        first.answer().session.as_str()
+    );
+}
+
+#[test]
+fn init_in_a_subdirectory_makes_it_a_project_of_its_own() {
+    let env = TestEnv::new();
+    let outer = env.turn("outer");
+
+    let inner = env.project_dir("packages/inner");
+    env.sticky(["init"])
+        .current_dir(&inner)
+        .run()
+        .assert_success();
+    assert!(
+        inner.join(".sticky").is_dir(),
+        "init creates the state directory"
+    );
+    assert_eq!(
+        std::fs::read_to_string(inner.join(".sticky/.gitignore"))
+            .map(|s| s.trim().to_owned())
+            .ok(),
+        Some("*".to_owned())
+    );
+
+    let nested = env.project_dir("packages/inner/src");
+    let output = env.sticky(["inner"]).current_dir(&nested).run();
+    output.assert_success();
+    let answer = output.answer();
+    assert_ne!(
+        answer.session, outer.session,
+        "the inner project has its own session"
+    );
+    assert!(answer.saw.is_empty());
+    assert_ran_in(&env, &inner);
+
+    assert_eq!(
+        env.turn("outer again").saw,
+        ["outer"],
+        "the outer project is untouched"
+    );
+}
+
+#[test]
+fn outside_git_the_current_directory_is_the_project() {
+    let env = TestEnv::without_git();
+    let output = env.ok(["hello"]);
+    assert!(env.project.join(".sticky/sticky.db").is_file());
+    assert_ran_in(&env, &env.project);
+    assert_eq!(env.turn("again").session, output.answer().session);
+}
+
+#[test]
+fn status_without_a_database_creates_nothing() {
+    let env = TestEnv::new();
+    let text = env.ok(["status"]);
+    let said = text.stdout.to_lowercase();
+    assert!(
+        said.contains("no session") || said.contains("none yet"),
+        "status says there is no session yet: {}",
+        text.describe()
+    );
+    let json = env.status_json();
+    assert!(
+        json["session"].is_null() && json["last_turn"].is_null(),
+        "{json}"
+    );
+    assert!(
+        !env.project.join(".sticky").exists(),
+        "status creates nothing"
+    );
+}
