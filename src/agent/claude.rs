@@ -54,6 +54,19 @@ impl Adapter for Claude {
         args
     }
 
+    fn session_report_args(&self, report: &Path) -> Vec<OsString> {
+        // A SessionStart hook gets {"session_id", "source": startup|resume|clear|compact, ...}
+        // on stdin; appending it (plus a newline) to `report` tells sticky every session the
+        // user was in, including the one `/clear` starts. `--settings` adds to the user's own
+        // settings rather than replacing them.
+        let quoted = shell_quote(&report.to_string_lossy());
+        let command = format!("cat >> {quoted}; echo >> {quoted}");
+        let settings = serde_json::json!({
+            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}
+        });
+        vec!["--settings".into(), settings.to_string().into()]
+    }
+
     fn parse_line(&self, line: &str) -> Vec<Event> {
         let Some(event) = json_object(line) else {
             return Vec::new();
@@ -125,6 +138,11 @@ impl Adapter for Claude {
             .map_or_else(|| home.join(".claude"), PathBuf::from);
         Some(transcript_in(&config, directory, id))
     }
+}
+
+/// `text` as one single-quoted word for `sh`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// `--session-id`/`--resume` and `--model`, then the user's own arguments.
@@ -299,6 +317,26 @@ mod tests {
         assert_eq!(strings(&args), ["--session-id", "u1", "--model", "m"]);
         let args = Claude.interactive_args(&turn(Target::Resume("u1"), None, &[]));
         assert_eq!(strings(&args), ["--resume", "u1"]);
+    }
+
+    #[test]
+    fn interactive_runs_report_their_sessions_through_a_hook() {
+        let args = Claude.session_report_args(Path::new("/tmp/it's here/report"));
+        assert_eq!(args[0], "--settings");
+        let settings: Value = serde_json::from_str(args[1].to_str().unwrap()).unwrap();
+        let command = settings
+            .pointer("/hooks/SessionStart/0/hooks/0/command")
+            .and_then(Value::as_str)
+            .unwrap();
+        assert_eq!(
+            command,
+            r"cat >> '/tmp/it'\''s here/report'; echo >> '/tmp/it'\''s here/report'"
+        );
+        let output = std::process::Command::new("sh")
+            .args(["-c", &format!("printf %s {}", shell_quote("a'b $(x) `y`"))])
+            .output()
+            .unwrap();
+        assert_eq!(output.stdout, b"a'b $(x) `y`");
     }
 
     #[test]

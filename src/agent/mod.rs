@@ -100,6 +100,14 @@ pub trait Adapter: Sync + Send {
     /// The arguments of an interactive run of the agent's own UI.
     fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString>;
 
+    /// Arguments that make the agent report each session it starts or switches to during an
+    /// interactive run (Claude's `/clear` starts a new one) as JSON lines with a `session_id`
+    /// appended to `report`; empty when the agent has no such hook.
+    fn session_report_args(&self, report: &Path) -> Vec<OsString> {
+        let _ = report;
+        Vec::new()
+    }
+
     /// Environment variables the agent needs set for this run.
     fn env(&self) -> Vec<(OsString, OsString)> {
         Vec::new()

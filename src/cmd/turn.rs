@@ -23,7 +23,7 @@ use crate::exit::{Exit, StickyError};
 use crate::lock::{self, TurnLock};
 use crate::progress::Progress;
 use crate::pty::{self, Finished, Status};
-use crate::session::{self, Live, Plan, Request};
+use crate::session::{self, Live, Plan, Reason, Request};
 use crate::store::{Mode, NewSession, SessionRow, Store, TurnEnd, TurnStatus};
 
 use super::input::{self, Prompt};
@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    turn.finish(&store, outcome)
+    turn.finish(&mut store, outcome)
 }
 
 /// What `begin` decided and wrote.
@@ -332,6 +332,8 @@ struct Outcome {
     agent_output: String,
     spawn_error: Option<anyhow::Error>,
     store_error: Option<anyhow::Error>,
+    /// Interactive runs: the last session the agent reported being in.
+    followed: Option<String>,
 }
 
 impl<'a> Running<'a> {
@@ -450,17 +452,24 @@ impl<'a> Running<'a> {
     }
 
     fn interactive(&self) -> Outcome {
-        let args = self.begun.adapter.interactive_args(&self.agent_turn());
+        let adapter = self.begun.adapter;
+        // Beside the lock files: private to the user (0700), inside the project's state.
+        let report = lock::dir(&self.ctx.project.db)
+            .join(format!("sessions-turn-{}.jsonl", self.begun.turn_id));
+        let mut args = adapter.interactive_args(&self.agent_turn());
+        args.extend(adapter.session_report_args(&report));
         let mut outcome = Outcome::default();
         match pty::run_interactive(&self.spec(args, None)) {
-            Ok(finished) => outcome.finished = Some(finished),
+            Ok((finished, _tail)) => outcome.finished = Some(finished),
             Err(error) => outcome.spawn_error = Some(error),
         }
+        outcome.followed = reported_sessions(&report).pop();
+        let _ = std::fs::remove_file(&report);
         outcome
     }
 
     /// Records the turn's end, confirms or questions the session, prints the result.
-    fn finish(&self, store: &Store, outcome: Outcome) -> Result<Exit> {
+    fn finish(&self, store: &mut Store, outcome: Outcome) -> Result<Exit> {
         if let Some(error) = outcome.store_error {
             return Err(error);
         }
@@ -508,9 +517,14 @@ impl<'a> Running<'a> {
 
     /// Rule 7: compares the session the agent reports with the one sticky asked for, and
     /// confirms the session when they agree.
-    fn check_session(&self, store: &Store, outcome: &Outcome) -> Result<Option<StickyError>> {
+    fn check_session(&self, store: &mut Store, outcome: &Outcome) -> Result<Option<StickyError>> {
         let begun = self.begun;
         let session_id = begun.session.id;
+        if let Some(current) = &outcome.followed {
+            if self.follow(store, current)? {
+                return Ok(None);
+            }
+        }
         match (self.target().expected_id(), outcome.reported.as_deref()) {
             (Some(expected), Some(actual)) if expected != actual => {
                 return Ok(Some(StickyError::Amnesia {
@@ -534,6 +548,60 @@ impl<'a> Running<'a> {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// An interactive run ended in session `current` by the agent's own report. When the user
+    /// switched to it inside the agent (Claude's `/clear`), follow it: a rotation with reason
+    /// `agent`, so the next turn continues what the user last saw. Returns whether it did; a
+    /// session without a transcript (cleared, then nothing said) is not followed, since
+    /// resuming it could only fail.
+    fn follow(&self, store: &mut Store, current: &str) -> Result<bool> {
+        let begun = self.begun;
+        let adapter = begun.adapter;
+        let directory = &begun.session.directory;
+        if self.target().expected_id() == Some(current) {
+            return Ok(false);
+        }
+        let home = dirs::home_dir().unwrap_or_default();
+        let transcript = adapter.transcript(&home, directory, current);
+        if transcript.is_some_and(|path| !path.is_file()) {
+            return Ok(false);
+        }
+        if self.target() == Target::CreateUnnamed {
+            store.set_agent_session_id(begun.session.id, current)?;
+            store.confirm_session(begun.session.id)?;
+            return Ok(true);
+        }
+        let followed = store.immediate(|tx| {
+            let live = tx.live_session(begun.session.thread_id)?;
+            if live.is_none_or(|live| live.id != begun.session.id) {
+                // `sticky new` rotated the thread meanwhile: that choice stands.
+                return Ok(None);
+            }
+            let session = tx.start_session(
+                begun.session.thread_id,
+                &NewSession {
+                    agent: adapter.name(),
+                    model: begun.session.model.as_deref(),
+                    agent_session_id: Some(current),
+                    directory,
+                    rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
+                },
+            )?;
+            Ok(Some(session.id))
+        })?;
+        let Some(session_id) = followed else {
+            return Ok(false);
+        };
+        store.confirm_session(session_id)?;
+        if !self.ctx.quiet {
+            eprintln!(
+                "sticky: {} moved to session {current}; thread {} follows it",
+                adapter.name(),
+                self.ctx.thread
+            );
+        }
+        Ok(true)
     }
 
     /// What went wrong when the agent itself failed the turn, in one line.
@@ -638,6 +706,18 @@ fn classify(outcome: &Outcome, failed_check: bool) -> (TurnStatus, Exit) {
         TurnStatus::Failed
     };
     (status, exit)
+}
+
+/// The session IDs an agent reported through its session hook (see
+/// `Adapter::session_report_args`), in order.
+fn reported_sessions(report: &std::path::Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(report) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|event| Some(event.get("session_id")?.as_str()?.to_owned()))
+        .collect()
 }
 
 /// The `--json` object of a turn.
