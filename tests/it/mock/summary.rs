@@ -4,7 +4,7 @@
 //!
 //! The counts are what the real-agent tests assert on to see history, so they leave out the
 //! synthetic context turns each CLI injects around the user's words: Claude Code's
-//! `<system-reminder>` blocks, Codex's `<environment_context>` and AGENTS.md turns, and the
+//! `<system-reminder>` blocks and its record of local commands such as `/clear`, Codex's `<environment_context>` and AGENTS.md turns, and the
 //! Gemini/Qwen "We are setting up the context" exchange (research/real-agents-offline.md).
 
 use serde::Serialize;
@@ -260,6 +260,13 @@ const SYNTHETIC_TAGS: &[&str] = &[
     "environment_context",
     "session_context",
     "user_instructions",
+    // Claude Code 2.1.332 records a local command (`/clear`) into the next user turn.
+    "local-command-caveat",
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "local-command-stderr",
 ];
 
 /// Openings of whole text pieces that are injected context or its acknowledgement.

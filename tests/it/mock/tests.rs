@@ -270,6 +270,21 @@ fn a_prompt_inside_a_system_reminder_block_is_still_the_users() {
 }
 
 #[test]
+fn claudes_record_of_a_local_command_is_not_the_users_text() {
+    // Claude Code 2.1.332's first request after `/clear`, as the mock saw it.
+    let record = "<local-command-caveat>The command below was run directly in Claude Code, not \
+        sent to you as a request.</local-command-caveat>\n<command-name>/clear</command-name>\n\
+        <command-message>clear</command-message>\n<command-args></command-args>\n\
+        <local-command-stdout></local-command-stdout>\nsecondword";
+    let body = json!({ "messages": [{ "role": "user", "content": [{ "type": "text", "text": record }] }] });
+    let summary = summarize(Route::Messages, "/v1/messages", &body);
+    assert_eq!(
+        (summary.user_msgs, summary.last_user.as_str()),
+        (1, "secondword")
+    );
+}
+
+#[test]
 fn routes_cover_every_endpoint() {
     let table = [
         ("POST", "/v1/messages", Route::Messages),

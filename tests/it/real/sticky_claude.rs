@@ -267,3 +267,54 @@ fn request_for_eventually(mock: &MockServer, prompt: &str) -> Request {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn after_clear_inside_claude_the_next_headless_turn_lands_in_the_new_session() {
+    let Some(tier) = Tier::start() else {
+        return;
+    };
+    let (before, after) = ("before-clear-kumquat", "after-clear-quince");
+    let mut terminal = Terminal::sticky(&tier.world, &tier.world.project, &[]);
+    terminal.wait_for("for agents");
+    let cleared = submit(&mut terminal, &tier.mock, before);
+    terminal.type_keys("/clear");
+    terminal.wait_for("/clear");
+    let mark = terminal.mark();
+    terminal.type_keys("\r");
+    terminal.wait_for_since(mark, "for agents");
+    let current = submit(&mut terminal, &tier.mock, after);
+    terminal.type_keys("/exit");
+    terminal.wait_for("/exit");
+    terminal.type_keys("\r");
+    assert_eq!(terminal.wait_exit(), 0);
+
+    assert_fresh(&current);
+    assert_ne!(
+        session_of(&current),
+        session_of(&cleared),
+        "/clear starts a new Claude Code session"
+    );
+    assert_eq!(
+        tier.stored_session_id(),
+        session_of(&current),
+        "sticky follows the session the user is in"
+    );
+    let headless = tier.turn(&[], "a headless turn after /clear");
+    assert_continues(&headless, &current);
+    assert!(
+        !headless.body.to_string().contains(before),
+        "the cleared conversation must not come back"
+    );
+}
+
+/// Types a one-word prompt into Claude Code's interactive UI, submits it, and waits for the
+/// mock's reply on the screen; returns the model request it made.
+#[track_caller]
+fn submit(terminal: &mut Terminal, mock: &MockServer, word: &str) -> Request {
+    terminal.type_keys(word);
+    terminal.wait_for(word);
+    terminal.type_keys("\r");
+    let request = request_for_eventually(mock, word);
+    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    request
+}

@@ -74,17 +74,37 @@ impl Terminal {
         }
     }
 
+    /// What the program wrote after `mark`, as text.
+    fn written_since(&self, mark: usize) -> String {
+        let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
+        String::from_utf8_lossy(bytes.get(mark..).unwrap_or_default()).into_owned()
+    }
+
     /// Everything the program wrote so far, as text.
     pub fn screen(&self) -> String {
         let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
+    /// How much the program has written so far, to wait for text written after this point.
+    pub fn mark(&self) -> usize {
+        self.output
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
     /// Waits until the program has written `text`, failing the test at the deadline.
     #[track_caller]
     pub fn wait_for(&self, text: &str) {
+        self.wait_for_since(0, text);
+    }
+
+    /// Waits until the program has written `text` after `mark`, failing at the deadline.
+    #[track_caller]
+    pub fn wait_for_since(&self, mark: usize, text: &str) {
         let started = Instant::now();
-        while !self.screen().contains(text) {
+        while !self.written_since(mark).contains(text) {
             assert!(
                 started.elapsed() < DEADLINE,
                 "{}: {text:?} did not appear within {DEADLINE:?}; the terminal shows:\n{}",
