@@ -5,9 +5,15 @@
 //! adapter is tested as pure functions.
 
 mod claude;
+mod codex;
+mod copilot;
 mod custom;
 mod events;
+mod gemini;
+mod opencode;
+mod output;
 pub mod program;
+mod qwen;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -16,8 +22,13 @@ use crate::config::Config;
 use crate::exit::StickyError;
 
 pub use claude::Claude;
+pub use codex::Codex;
+pub use copilot::Copilot;
 pub use custom::Custom;
 pub use events::{Event, LineSplitter, Usage};
+pub use gemini::Gemini;
+pub use opencode::Opencode;
+pub use qwen::Qwen;
 
 /// Which session the agent is asked to run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +80,15 @@ pub const MAX_ARGUMENT_PROMPT: usize = 100 * 1024;
 pub enum Diagnosis {
     /// The agent no longer knows the session (transcript gone, another machine).
     SessionLost(String),
+    /// The agent refused to run here for a reason of its own that the user can lift (Codex
+    /// outside a git repository, Gemini in an untrusted folder). sticky never lifts such a
+    /// safety check itself; it passes the agent's words on with the way out.
+    Refused {
+        /// The agent's own words.
+        reason: String,
+        /// What the user can do about it, as one sentence.
+        hint: String,
+    },
 }
 
 /// What sticky needs from an agent CLI.
@@ -84,9 +104,11 @@ pub trait Adapter: Sync + Send {
     /// mints its own and reports it in its events.
     fn mint_id(&self) -> Option<String>;
 
-    /// How a prompt of `len` bytes is given to the agent.
-    fn prompt_via(&self, len: usize) -> PromptVia {
-        if len > MAX_ARGUMENT_PROMPT {
+    /// How `prompt` is given to the agent: by default as an argument, on stdin when it is too
+    /// large for one; an adapter whose agent would misread some prompts as options sends those
+    /// on stdin too.
+    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
+        if prompt.len() > MAX_ARGUMENT_PROMPT {
             PromptVia::Stdin
         } else {
             PromptVia::Argument
@@ -108,8 +130,9 @@ pub trait Adapter: Sync + Send {
         Vec::new()
     }
 
-    /// Environment variables the agent needs set for this run.
-    fn env(&self) -> Vec<(OsString, OsString)> {
+    /// Environment variables the agent needs set for a run in `directory` (the session's).
+    fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
+        let _ = directory;
         Vec::new()
     }
 
@@ -123,10 +146,27 @@ pub trait Adapter: Sync + Send {
     /// Where the agent keeps the transcript of session `id` run in `directory`, if it keeps one
     /// file per session; used to confirm interactive sessions and by `doctor`.
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf>;
+
+    /// The session ID in the line the agent's interactive UI prints when it exits
+    /// (`claude --resume <id>`, `codex resume <id>`, ...), read from the end of `text`, the
+    /// terminal output of the run (control sequences are ignored). This is how sticky learns the
+    /// ID of an interactive session the agent named itself, and which session the user ended on.
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        let _ = text;
+        None
+    }
+
+    /// Whether session `actual`, reported where sticky resumed `expected`, is the same
+    /// conversation under a new name (so sticky follows it) rather than a fresh one (amnesia).
+    /// Each adapter documents the evidence it accepts; without evidence the answer is `false`.
+    fn renamed(&self, home: &Path, directory: &Path, expected: &str, actual: &str) -> bool {
+        let _ = (home, directory, expected, actual);
+        false
+    }
 }
 
 /// Every built-in adapter, in the order `sticky agents` lists them.
-pub static BUILT_IN: &[&dyn Adapter] = &[&Claude];
+pub static BUILT_IN: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
 
 /// The agents sticky can run: the built-in ones and those defined in the user's configuration.
 #[derive(Default)]

@@ -143,7 +143,9 @@ fn begin(
         let adapter = ctx.agents.get(&session.agent)?;
         if let Some(prompt) = prompt {
             let len = prompt.text.len();
-            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
+            if len > agent::MAX_ARGUMENT_PROMPT
+                && adapter.prompt_via(&prompt.text) == PromptVia::Argument
+            {
                 return Err(StickyError::Usage(format!(
                     "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
                      takes its prompt only as an argument; shorten it",
@@ -367,7 +369,7 @@ impl<'a> Running<'a> {
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
-        let mut env = self.begun.adapter.env();
+        let mut env = self.begun.adapter.env(&self.begun.session.directory);
         if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
         }
@@ -385,7 +387,7 @@ impl<'a> Running<'a> {
     fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
-        let (args, stdin) = match adapter.prompt_via(prompt.text.len()) {
+        let (args, stdin) = match adapter.prompt_via(&prompt.text) {
             PromptVia::Argument => {
                 let text = OsString::from_vec(prompt.text.clone());
                 (adapter.headless_args(&turn, Some(&text)), None)
@@ -428,6 +430,8 @@ impl<'a> Running<'a> {
                         }
                         outcome.text.push_str(&text);
                     }
+                    Event::TextDelta(piece) => outcome.text.push_str(&piece),
+                    Event::Usage(usage) => outcome.usage.add(usage),
                     Event::Result {
                         text,
                         is_error,
@@ -435,7 +439,7 @@ impl<'a> Running<'a> {
                     } => {
                         outcome.answer = text;
                         outcome.is_error = is_error;
-                        outcome.usage = usage;
+                        outcome.usage.add(usage);
                     }
                 }
             }
@@ -459,11 +463,19 @@ impl<'a> Running<'a> {
         let mut args = adapter.interactive_args(&self.agent_turn());
         args.extend(adapter.session_report_args(&report));
         let mut outcome = Outcome::default();
+        let mut tail = Vec::new();
         match pty::run_interactive(&self.spec(args, None)) {
-            Ok((finished, _tail)) => outcome.finished = Some(finished),
+            Ok((finished, output)) => {
+                outcome.finished = Some(finished);
+                tail = output;
+            }
             Err(error) => outcome.spawn_error = Some(error),
         }
-        outcome.followed = reported_sessions(&report).pop();
+        // The agent's hook is the reliable report; its exit line is the next best (Codex and
+        // opencode name a session they created only there).
+        outcome.followed = reported_sessions(&report)
+            .pop()
+            .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
         let _ = std::fs::remove_file(&report);
         outcome
     }
@@ -475,13 +487,15 @@ impl<'a> Running<'a> {
         }
         let mut failure = self.check_session(store, &outcome)?;
         let (status, exit) = classify(&outcome, failure.is_some());
+        let mut refusal = None;
         if failure.is_none() && status == TurnStatus::Failed {
-            failure = self.diagnose(&outcome);
+            (failure, refusal) = self.diagnose(&outcome);
         }
         let error = failure
             .as_ref()
             .map(ToString::to_string)
             .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
+            .or(refusal)
             .or_else(|| self.agent_failure(&outcome, status));
         let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
             Some(Status::Code(code)) => (Some(code), None),
@@ -527,6 +541,20 @@ impl<'a> Running<'a> {
         }
         match (self.target().expected_id(), outcome.reported.as_deref()) {
             (Some(expected), Some(actual)) if expected != actual => {
+                let home = dirs::home_dir().unwrap_or_default();
+                let directory = &begun.session.directory;
+                if begun.adapter.renamed(&home, directory, expected, actual) {
+                    // The same conversation under a new name: follow the name, same session row.
+                    store.set_agent_session_id(session_id, actual)?;
+                    store.confirm_session(session_id)?;
+                    if !self.ctx.quiet {
+                        eprintln!(
+                            "sticky: {} renamed session {expected} to {actual}; following it",
+                            begun.adapter.name()
+                        );
+                    }
+                    return Ok(None);
+                }
                 return Ok(Some(StickyError::Amnesia {
                     agent: begun.adapter.name().to_owned(),
                     expected: expected.to_owned(),
@@ -623,16 +651,25 @@ impl<'a> Running<'a> {
         ))
     }
 
-    /// Rule 8: a resume the agent refused because it no longer knows the session.
-    fn diagnose(&self, outcome: &Outcome) -> Option<StickyError> {
+    /// Rule 8 (a resume the agent refused because it no longer knows the session: sticky's own
+    /// failure), or the agent's refusal to run at all (its exit code stands, with the way out).
+    fn diagnose(&self, outcome: &Outcome) -> (Option<StickyError>, Option<String>) {
         let adapter = self.begun.adapter;
         let target = self.target();
-        match adapter.diagnose(&target, &outcome.agent_output)? {
-            Diagnosis::SessionLost(reason) => Some(StickyError::SessionLost {
-                agent: adapter.name().to_owned(),
-                session: target.expected_id().unwrap_or_default().to_owned(),
-                reason,
-            }),
+        match adapter.diagnose(&target, &outcome.agent_output) {
+            Some(Diagnosis::SessionLost(reason)) => (
+                Some(StickyError::SessionLost {
+                    agent: adapter.name().to_owned(),
+                    session: target.expected_id().unwrap_or_default().to_owned(),
+                    reason,
+                }),
+                None,
+            ),
+            Some(Diagnosis::Refused { hint, .. }) => (
+                None,
+                Some(format!("{} refused to run: {hint}", adapter.name())),
+            ),
+            None => (None, None),
         }
     }
 

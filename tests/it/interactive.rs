@@ -135,3 +135,45 @@ fn a_cleared_session_with_nothing_said_is_not_followed() {
     assert_eq!(next.session, first.session);
     assert_eq!(next.saw, ["keep me"]);
 }
+
+#[test]
+fn an_interactive_codex_session_is_learned_from_its_exit_line() {
+    // Codex chooses its own thread ID and, in its UI, names it only when it exits
+    // ("To continue this session, run: codex resume <id>").
+    let env = TestEnv::new();
+    let log = env.root().join("agent-runs.jsonl");
+    let mut terminal = env
+        .sticky(["-a", "codex"])
+        .env("FAKE_CODEX_LOG", &log)
+        .on_terminal();
+    terminal.expect("> ");
+    terminal.send("typed into codex\r");
+    terminal.expect("you said: typed into codex");
+    terminal.expect("> ");
+    terminal.send("/quit\r");
+    terminal.expect("codex resume ");
+    assert_eq!(terminal.wait(), 0);
+    let run = env.last_agent_run();
+    assert!(
+        run.has("--no-daemon"),
+        "the TUI runs without its daemon: {:?}",
+        run.argv()
+    );
+    let thread = run.text("session_id").unwrap().to_owned();
+    assert_eq!(
+        env.status_json()["session"]["agent_session_id"],
+        thread.as_str()
+    );
+
+    let next = env
+        .sticky(["-a", "codex", "and now headless"])
+        .env("FAKE_CODEX_LOG", &log)
+        .run();
+    next.assert_success();
+    assert!(
+        next.stdout.contains(&format!("session={thread} "))
+            && next.stdout.contains(r#"saw=["typed into codex"]"#),
+        "the headless turn continues the interactive thread: {}",
+        next.stdout
+    );
+}

@@ -10,6 +10,7 @@
 //! `real` the offline real-agent tier: the pinned, real agent CLIs (installed by
 //! `.ci/install-agents`) run against the mock, directly and through sticky.
 
+mod agents;
 mod concurrency;
 mod fake;
 mod input;
