@@ -6,17 +6,22 @@
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
 //! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
-//! still behaves as the research says the real one does), and `ux` (sticky as a shell tool:
-//! completions, snapshots, `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`,
-//! pipes and pagers).
+//! still behaves as the research says the real one does), `agents` (the same scenarios over
+//! every adapter and its fake), and `ux` (sticky as a shell tool: completions, snapshots,
+//! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers).
+//! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
+//! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
+//! sticky.
 
 mod agents;
 mod concurrency;
 mod fake;
 mod input;
 mod interactive;
+mod mock;
 mod policy;
 mod project;
+mod real;
 mod report;
 mod support;
 mod turns;
