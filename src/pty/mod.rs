@@ -568,11 +568,20 @@ mod tests {
 
     #[test]
     fn a_run_ends_as_soon_as_the_program_and_its_output_do() {
-        let started = Instant::now();
-        let (finished, output) = headless_run(&sh("echo bye"));
-        assert_eq!((finished, output.as_slice()), (exited(0), &b"bye\n"[..]));
-        // Well under the drain deadline: the end of output, not the deadline, ended the run.
-        assert!(started.elapsed() < DRAIN, "took {:?}", started.elapsed());
+        // Under the drain deadline: the end of output, not the deadline, ended the run. A run
+        // that always waited for the deadline fails every attempt; a loaded machine (a slow
+        // `sh` start) can only slow some of them.
+        let mut took = Vec::new();
+        for _ in 0..5 {
+            let started = Instant::now();
+            let (finished, output) = headless_run(&sh("echo bye"));
+            assert_eq!((finished, output.as_slice()), (exited(0), &b"bye\n"[..]));
+            took.push(started.elapsed());
+            if took.last().is_some_and(|&t| t < DRAIN) {
+                return;
+            }
+        }
+        panic!("every run took the drain deadline or longer: {took:?}");
     }
 
     #[test]
@@ -669,7 +678,7 @@ mod tests {
         assert_eq!(finished, exited(0));
         assert_eq!(output, b"done\n");
         let took = started.elapsed();
-        assert!(took >= DRAIN && took < DRAIN * 8, "took {took:?}");
+        assert!(took >= DRAIN && took < DRAIN * 20, "took {took:?}");
     }
 
     #[test]
