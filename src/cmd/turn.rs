@@ -72,6 +72,8 @@ struct Begun {
     /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
     target_id: Option<String>,
     resume: bool,
+    /// How a headless turn's prompt reaches the agent.
+    prompt_via: Option<PromptVia>,
     turn_id: i64,
 }
 
@@ -141,17 +143,9 @@ fn begin(
             }
         };
         let adapter = ctx.agents.get(&session.agent)?;
-        if let Some(prompt) = prompt {
-            let len = prompt.text.len();
-            if len > agent::MAX_ARGUMENT_PROMPT && adapter.prompt_via(len) == PromptVia::Argument {
-                return Err(StickyError::Usage(format!(
-                    "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
-                     takes its prompt only as an argument; shorten it",
-                    adapter.name()
-                ))
-                .into());
-            }
-        }
+        let prompt_via = prompt
+            .map(|prompt| prompt_via(adapter, prompt))
+            .transpose()?;
         let program = ctx.program(adapter)?;
         let turn_id = tx.begin_turn(
             session.id,
@@ -166,6 +160,7 @@ fn begin(
             target_id: session.agent_session_id.clone(),
             resume,
             session,
+            prompt_via,
             turn_id,
         })
     })
@@ -303,6 +298,31 @@ fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyEr
     })
 }
 
+/// How `prompt` reaches the agent. One argument carries at most
+/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte at all (execve takes C strings, and std
+/// refuses to spawn such an argument), so a prompt like that goes on stdin, and an agent that
+/// takes its prompt only as an argument cannot be given it.
+fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, StickyError> {
+    let len = prompt.text.len();
+    let nul = prompt.text.contains(&0);
+    // A NUL byte fits no argument of any length: ask as for a prompt too long for one.
+    match adapter.prompt_via(if nul { usize::MAX } else { len }) {
+        PromptVia::Argument if nul => Err(StickyError::Usage(format!(
+            "the prompt holds a NUL byte, which no argument can carry, and agent `{}` takes its \
+             prompt only as an argument; remove it (binary input: pipe a text form of it)",
+            adapter.name()
+        ))),
+        PromptVia::Argument if len > agent::MAX_ARGUMENT_PROMPT => {
+            Err(StickyError::Usage(format!(
+                "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
+                 takes its prompt only as an argument; shorten it",
+                adapter.name()
+            )))
+        }
+        via => Ok(via),
+    }
+}
+
 /// The policy's view of a stored live session.
 fn live_of(row: &SessionRow) -> Live<'_> {
     Live {
@@ -383,7 +403,7 @@ impl<'a> Running<'a> {
     fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
-        let (args, stdin) = match adapter.prompt_via(prompt.text.len()) {
+        let (args, stdin) = match self.begun.prompt_via.unwrap_or(PromptVia::Argument) {
             PromptVia::Argument => {
                 let text = OsString::from_vec(prompt.text.clone());
                 (adapter.headless_args(&turn, Some(&text)), None)
