@@ -142,6 +142,7 @@ fn begin(
                 (session, false)
             }
         };
+        ensure_plain_arguments(ctx, &session)?;
         let adapter = ctx.agents.get(&session.agent)?;
         let prompt_via = prompt
             .map(|prompt| prompt_via(adapter, prompt))
@@ -296,6 +297,35 @@ fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyEr
             ctx.project.dir.display()
         ),
     })
+}
+
+/// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
+/// that an agent would read as an option of its own is refused: sticky never stores one (it
+/// mints UUIDs, and models come from `--model`), so it comes from a database crafted or damaged
+/// elsewhere, and Claude's `--resume [value]` would take `--resume --some-flag` as a bare
+/// `--resume` followed by that flag.
+fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+    let checks = [
+        ("session ID", &session.agent_session_id, "`sticky new`"),
+        ("model", &session.model, "`sticky new --model MODEL`"),
+    ];
+    for (what, value, way_out) in checks {
+        let Some(value) = value.as_deref() else {
+            continue;
+        };
+        if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
+            return Err(StickyError::store(
+                &ctx.project.db,
+                format!(
+                    "session #{} has the {what} {value:?}, which the agent could take for an \
+                     option; sticky does not pass it on (was the database crafted or copied \
+                     from elsewhere?); start over with {way_out}, or move the database away",
+                    session.id
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// How `prompt` reaches the agent. One argument carries at most
