@@ -5,8 +5,9 @@
 //! failures), `policy` (when a session is resumed or rotated), `project` (where state lives and
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
-//! `--help`), `concurrency` (many sticky processes on one project), and `fake` (the fake agent
-//! still behaves as the research says the real one does).
+//! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
+//! still behaves as the research says the real one does) and `robust` (crashes, lost sessions,
+//! damaged state: never lose a session).
 
 mod concurrency;
 mod fake;
@@ -15,5 +16,6 @@ mod interactive;
 mod policy;
 mod project;
 mod report;
+mod robust;
 mod support;
 mod turns;
