@@ -6,11 +6,13 @@
 //! where the agent runs), `input` (prompts and piped context reach the agent whole and
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
 //! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
-//! still behaves as the research says the real one does) and `robust` (crashes, lost sessions,
-//! damaged state: never lose a session).
+//! still behaves as the research says the real one does), `robust` (crashes, lost sessions,
+//! damaged state: never lose a session) and `hostile` (input and repositories sticky must not
+//! trust).
 
 mod concurrency;
 mod fake;
+mod hostile;
 mod input;
 mod interactive;
 mod policy;
