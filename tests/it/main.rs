@@ -7,8 +7,8 @@
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
 //! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
 //! still behaves as the research says the real one does), `robust` (crashes, lost sessions,
-//! damaged state: never lose a session) and `hostile` (input and repositories sticky must not
-//! trust).
+//! damaged state: never lose a session), `hostile` (input and repositories sticky must not
+//! trust) and `properties` (property tests of the policy and the event parsers).
 
 mod concurrency;
 mod fake;
@@ -17,6 +17,7 @@ mod input;
 mod interactive;
 mod policy;
 mod project;
+mod properties;
 mod report;
 mod robust;
 mod support;
