@@ -2,13 +2,15 @@
 //!
 //! [`run`] is the whole program behind `main`. Each module owns one concern: `cli` the command
 //! line, `config` the user's settings, `cmd` the commands, `project` where a project's state lives, `store` the database,
-//! `session` the policy, `lock` one turn at a time, `agent` the adapters, `pty` the relay, `progress` the spinner.
+//! `session` the policy, `lock` one turn at a time, `agent` the adapters, `pty` the relay,
+//! `progress` the spinner, `generate` the completions and man pages.
 
 pub mod agent;
 pub mod cli;
 mod cmd;
 pub mod config;
 pub mod exit;
+pub mod generate;
 pub mod lock;
 mod progress;
 pub mod project;

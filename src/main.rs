@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use sticky::cli::Cli;
 use sticky::exit::{Exit, exit_for};
 
@@ -11,7 +10,7 @@ fn main() -> ExitCode {
         // sticky re-executed itself to give an agent its prompt on stdin (see pty::Spec).
         return sticky::pty::shim_main(std::env::args_os().collect());
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => {
             // --help and --version are "errors" that print to stdout and exit 0.

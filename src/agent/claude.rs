@@ -9,13 +9,18 @@
 //! - with `-p` and no prompt argument the prompt is read from stdin, which is how prompts over
 //!   the 128 KiB argument limit get in;
 //! - transcripts: `~/.claude/projects/<cwd with [^A-Za-z0-9] -> ->/<id>.jsonl`, where
-//!   `CLAUDE_CONFIG_DIR` replaces `~/.claude`.
+//!   `CLAUDE_CONFIG_DIR` replaces `~/.claude`; every line carries `uuid` and `parentUuid`;
+//! - interactive: `/exit` prints `Resume this session with:` / `claude --resume <id>`;
+//! - releases 0.2.x to 2.0.x answered a resume under a new `session_id`, writing the conversation
+//!   on in a new transcript (#1169, #4926, #10806); 2.1.332 keeps the ID.
 
 use std::ffi::{OsStr, OsString};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::output::{id_after, is_uuid, json_object, str_at};
 use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
 
 /// The Claude Code adapter.
@@ -52,6 +57,19 @@ impl Adapter for Claude {
         let mut args = Vec::new();
         session_args(turn, &mut args);
         args
+    }
+
+    fn session_report_args(&self, report: &Path) -> Vec<OsString> {
+        // A SessionStart hook gets {"session_id", "source": startup|resume|clear|compact, ...}
+        // on stdin; appending it (plus a newline) to `report` tells sticky every session the
+        // user was in, including the one `/clear` starts. `--settings` adds to the user's own
+        // settings rather than replacing them.
+        let quoted = shell_quote(&report.to_string_lossy());
+        let command = format!("cat >> {quoted}; echo >> {quoted}");
+        let settings = serde_json::json!({
+            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}
+        });
+        vec!["--settings".into(), settings.to_string().into()]
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -125,6 +143,61 @@ impl Adapter for Claude {
             .map_or_else(|| home.join(".claude"), PathBuf::from);
         Some(transcript_in(&config, directory, id))
     }
+
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        id_after(text, "claude --resume ", is_uuid)
+    }
+
+    /// The evidence: both transcripts are in the session's project directory, and the new one
+    /// holds the old one's last message (by its `uuid`, copied or as the `parentUuid` the first
+    /// new message hangs from), so the conversation went on under the new ID. This is what the
+    /// releases that renamed on resume left behind (#4926: the new file was the old one's
+    /// history plus the turn); a fresh session never references the old one's messages.
+    fn renamed(&self, home: &Path, directory: &Path, expected: &str, actual: &str) -> bool {
+        if !is_uuid(expected) || !is_uuid(actual) || expected == actual {
+            return false;
+        }
+        let (Some(old), Some(new)) = (
+            self.transcript(home, directory, expected),
+            self.transcript(home, directory, actual),
+        ) else {
+            return false;
+        };
+        continues(&old, &new)
+    }
+}
+
+/// Whether transcript `new` holds the last message of transcript `old` (see
+/// [`Claude::renamed`]).
+fn continues(old: &Path, new: &Path) -> bool {
+    let lines = |path: &Path| -> Vec<Value> {
+        std::fs::File::open(path)
+            .map(|file| {
+                BufReader::new(file)
+                    .lines()
+                    .map_while(Result::ok)
+                    .filter_map(|line| json_object(&line))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let Some(last) = lines(old)
+        .iter()
+        .rev()
+        .filter(|line| matches!(str_at(line, "/type"), Some("user" | "assistant")))
+        .find_map(|line| str_at(line, "/uuid").map(str::to_owned))
+    else {
+        return false;
+    };
+    lines(new).iter().any(|line| {
+        str_at(line, "/uuid") == Some(last.as_str())
+            || str_at(line, "/parentUuid") == Some(last.as_str())
+    })
+}
+
+/// `text` as one single-quoted word for `sh`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// `--session-id`/`--resume` and `--model`, then the user's own arguments.
@@ -139,17 +212,6 @@ fn session_args(turn: &Turn<'_>, args: &mut Vec<OsString>) {
         args.extend(["--model".into(), model.into()]);
     }
     args.extend(turn.extra_args.iter().cloned());
-}
-
-/// The JSON object in a line, if the line is one.
-fn json_object(line: &str) -> Option<Value> {
-    let line = line.trim();
-    if !line.starts_with('{') {
-        return None;
-    }
-    serde_json::from_str::<Value>(line)
-        .ok()
-        .filter(Value::is_object)
 }
 
 fn usage(result: &Value) -> Usage {
@@ -302,6 +364,26 @@ mod tests {
     }
 
     #[test]
+    fn interactive_runs_report_their_sessions_through_a_hook() {
+        let args = Claude.session_report_args(Path::new("/tmp/it's here/report"));
+        assert_eq!(args[0], "--settings");
+        let settings: Value = serde_json::from_str(args[1].to_str().unwrap()).unwrap();
+        let command = settings
+            .pointer("/hooks/SessionStart/0/hooks/0/command")
+            .and_then(Value::as_str)
+            .unwrap();
+        assert_eq!(
+            command,
+            r"cat >> '/tmp/it'\''s here/report'; echo >> '/tmp/it'\''s here/report'"
+        );
+        let output = std::process::Command::new("sh")
+            .args(["-c", &format!("printf %s {}", shell_quote("a'b $(x) `y`"))])
+            .output()
+            .unwrap();
+        assert_eq!(output.stdout, b"a'b $(x) `y`");
+    }
+
+    #[test]
     fn minted_ids_are_fresh_uuids() {
         let (a, b) = (Claude.mint_id().unwrap(), Claude.mint_id().unwrap());
         assert_ne!(a, b);
@@ -392,6 +474,53 @@ mod tests {
         let name = encode_project_dir(&long);
         let hash = to_base36(js_string_hash(&long).unsigned_abs());
         assert_eq!(name, format!("-{}-{hash}", "a".repeat(199)));
+    }
+
+    #[test]
+    fn the_exit_line_names_the_session() {
+        // real-agents-offline.md "Claude Code": `/exit` prints these two lines.
+        let tail = "\x1b[?1049l\r\nResume this session with:\r\nclaude --resume \
+                    1b079cd0-7281-4b1d-b9e8-5c209234b470\r\n";
+        assert_eq!(
+            Claude.session_from_exit_output(tail).as_deref(),
+            Some("1b079cd0-7281-4b1d-b9e8-5c209234b470")
+        );
+        assert_eq!(
+            Claude.session_from_exit_output("claude --resume <id>"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_new_transcript_that_continues_the_old_one_is_a_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old, new, fresh) = (
+            dir.path().join("old.jsonl"),
+            dir.path().join("new.jsonl"),
+            dir.path().join("fresh.jsonl"),
+        );
+        std::fs::write(
+            &old,
+            "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null}\n\
+             {\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\"}\n\
+             {\"type\":\"last-prompt\",\"uuid\":\"x\"}\n",
+        )
+        .unwrap();
+        // Old releases: the new file hangs its first message from the old conversation's last.
+        std::fs::write(
+            &new,
+            "{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"a1\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &fresh,
+            "{\"type\":\"user\",\"uuid\":\"u9\",\"parentUuid\":null}\n",
+        )
+        .unwrap();
+        assert!(continues(&old, &new));
+        assert!(!continues(&old, &fresh));
+        assert!(!continues(&fresh, &dir.path().join("missing.jsonl")));
+        assert!(!Claude.renamed(dir.path(), dir.path(), "not-a-uuid", "x"));
     }
 
     #[test]

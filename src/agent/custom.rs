@@ -169,7 +169,7 @@ impl Adapter for Custom {
         matches!(self.id, Id::Uuid).then(|| uuid::Uuid::new_v4().to_string())
     }
 
-    fn prompt_via(&self, _len: usize) -> PromptVia {
+    fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
         // A template says where the prompt goes; there is no stdin form to fall back on.
         PromptVia::Argument
     }

@@ -14,8 +14,14 @@ pub enum Event {
     Model(String),
     /// What the agent is doing now (a tool it runs), for the progress line.
     Activity(String),
-    /// Text of an assistant message.
+    /// Text of a whole assistant message; the messages of a turn are joined by newlines.
     Text(String),
+    /// A piece of an assistant message streamed in parts (Gemini's `"delta":true`); pieces are
+    /// joined as they are, without a separator.
+    TextDelta(String),
+    /// Cost and tokens of one step of the turn, for agents that report them per step (opencode's
+    /// `step_finish`); a turn's usage is the sum of these and of its result's.
+    Usage(Usage),
     /// The turn's end as the agent reports it.
     Result {
         /// The final answer.
@@ -36,6 +42,21 @@ pub struct Usage {
     pub input_tokens: Option<i64>,
     /// Output tokens.
     pub output_tokens: Option<i64>,
+}
+
+impl Usage {
+    /// Adds `other` to these counts; a count known on either side is known in the sum.
+    pub fn add(&mut self, other: Usage) {
+        fn sum<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            }
+        }
+        self.cost_usd = sum(self.cost_usd, other.cost_usd);
+        self.input_tokens = sum(self.input_tokens, other.input_tokens);
+        self.output_tokens = sum(self.output_tokens, other.output_tokens);
+    }
 }
 
 /// Lines longer than this are cut: a hostile or broken agent must not exhaust memory. Real
@@ -135,6 +156,29 @@ mod tests {
         }
         splitter.finish(&mut |line| out.push(line));
         out
+    }
+
+    #[test]
+    fn usage_adds_up_what_is_known() {
+        let mut total = Usage::default();
+        total.add(Usage {
+            cost_usd: None,
+            input_tokens: Some(10),
+            output_tokens: Some(2),
+        });
+        total.add(Usage {
+            cost_usd: Some(0.5),
+            input_tokens: Some(5),
+            output_tokens: None,
+        });
+        assert_eq!(
+            total,
+            Usage {
+                cost_usd: Some(0.5),
+                input_tokens: Some(15),
+                output_tokens: Some(2),
+            }
+        );
     }
 
     #[test]

@@ -5,9 +5,15 @@
 //! adapter is tested as pure functions.
 
 mod claude;
+mod codex;
+mod copilot;
 mod custom;
 mod events;
+mod gemini;
+mod opencode;
+mod output;
 pub mod program;
+mod qwen;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -16,8 +22,13 @@ use crate::config::Config;
 use crate::exit::StickyError;
 
 pub use claude::Claude;
+pub use codex::Codex;
+pub use copilot::Copilot;
 pub use custom::Custom;
 pub use events::{Event, LineSplitter, Usage};
+pub use gemini::Gemini;
+pub use opencode::Opencode;
+pub use qwen::Qwen;
 
 /// Which session the agent is asked to run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,11 +75,27 @@ pub struct Turn<'a> {
 /// (`MAX_ARG_STRLEN`), and the rest of the command line needs room too.
 pub const MAX_ARGUMENT_PROMPT: usize = 100 * 1024;
 
+/// Whether `prompt` can be one argument: at most [`MAX_ARGUMENT_PROMPT`] bytes and no NUL byte
+/// (execve takes C strings, and std refuses to spawn such an argument: binary input piped as
+/// context has them).
+pub fn fits_an_argument(prompt: &[u8]) -> bool {
+    prompt.len() <= MAX_ARGUMENT_PROMPT && !prompt.contains(&0)
+}
+
 /// Why the agent could not run the turn on the session, read from its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Diagnosis {
     /// The agent no longer knows the session (transcript gone, another machine).
     SessionLost(String),
+    /// The agent refused to run here for a reason of its own that the user can lift (Codex
+    /// outside a git repository, Gemini in an untrusted folder). sticky never lifts such a
+    /// safety check itself; it passes the agent's words on with the way out.
+    Refused {
+        /// The agent's own words.
+        reason: String,
+        /// What the user can do about it, as one sentence.
+        hint: String,
+    },
 }
 
 /// What sticky needs from an agent CLI.
@@ -84,12 +111,14 @@ pub trait Adapter: Sync + Send {
     /// mints its own and reports it in its events.
     fn mint_id(&self) -> Option<String>;
 
-    /// How a prompt of `len` bytes is given to the agent.
-    fn prompt_via(&self, len: usize) -> PromptVia {
-        if len > MAX_ARGUMENT_PROMPT {
-            PromptVia::Stdin
-        } else {
+    /// How `prompt` is given to the agent: by default as an argument, on stdin when it does not
+    /// fit one ([`fits_an_argument`]); an adapter whose agent would misread some prompts as
+    /// options sends those on stdin too.
+    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
+        if fits_an_argument(prompt) {
             PromptVia::Argument
+        } else {
+            PromptVia::Stdin
         }
     }
 
@@ -100,8 +129,17 @@ pub trait Adapter: Sync + Send {
     /// The arguments of an interactive run of the agent's own UI.
     fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString>;
 
-    /// Environment variables the agent needs set for this run.
-    fn env(&self) -> Vec<(OsString, OsString)> {
+    /// Arguments that make the agent report each session it starts or switches to during an
+    /// interactive run (Claude's `/clear` starts a new one) as JSON lines with a `session_id`
+    /// appended to `report`; empty when the agent has no such hook.
+    fn session_report_args(&self, report: &Path) -> Vec<OsString> {
+        let _ = report;
+        Vec::new()
+    }
+
+    /// Environment variables the agent needs set for a run in `directory` (the session's).
+    fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
+        let _ = directory;
         Vec::new()
     }
 
@@ -115,10 +153,27 @@ pub trait Adapter: Sync + Send {
     /// Where the agent keeps the transcript of session `id` run in `directory`, if it keeps one
     /// file per session; used to confirm interactive sessions and by `doctor`.
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf>;
+
+    /// The session ID in the line the agent's interactive UI prints when it exits
+    /// (`claude --resume <id>`, `codex resume <id>`, ...), read from the end of `text`, the
+    /// terminal output of the run (control sequences are ignored). This is how sticky learns the
+    /// ID of an interactive session the agent named itself, and which session the user ended on.
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        let _ = text;
+        None
+    }
+
+    /// Whether session `actual`, reported where sticky resumed `expected`, is the same
+    /// conversation under a new name (so sticky follows it) rather than a fresh one (amnesia).
+    /// Each adapter documents the evidence it accepts; without evidence the answer is `false`.
+    fn renamed(&self, home: &Path, directory: &Path, expected: &str, actual: &str) -> bool {
+        let _ = (home, directory, expected, actual);
+        false
+    }
 }
 
 /// Every built-in adapter, in the order `sticky agents` lists them.
-pub static BUILT_IN: &[&dyn Adapter] = &[&Claude];
+pub static BUILT_IN: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
 
 /// The agents sticky can run: the built-in ones and those defined in the user's configuration.
 #[derive(Default)]

@@ -1,5 +1,6 @@
 //! `sticky agents`: the agents sticky knows, whether each is installed, where, which version.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -8,6 +9,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
+use super::listing::Listing;
 use super::view::print_json;
 use crate::agent::Adapter;
 use crate::exit::Exit;
@@ -36,18 +38,29 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         print_json(&statuses)?;
         return Ok(Exit::Success);
     }
+    let name_width = statuses.iter().map(|a| a.name.len()).max().unwrap_or(0);
+    let version = |agent: &AgentStatus| match (&agent.path, &agent.version) {
+        (None, _) => "missing".to_owned(),
+        (Some(_), Some(version)) => version.clone(),
+        (Some(_), None) => "?".to_owned(),
+    };
+    let version_width = statuses.iter().map(|a| version(a).len()).max().unwrap_or(0);
+    let mut out = Listing::stdout();
     for agent in &statuses {
         let mark = if agent.default { "*" } else { " " };
-        match (&agent.path, &agent.error) {
-            (Some(path), _) => println!(
-                "{mark} {:<10} {:<14} {path}",
-                agent.name,
-                agent.version.as_deref().unwrap_or("?")
-            ),
-            (None, Some(error)) => println!("{mark} {:<10} {:<14} {error}", agent.name, "missing"),
-            (None, None) => {}
-        }
+        let detail = agent
+            .path
+            .as_deref()
+            .or(agent.error.as_deref())
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{mark} {:<name_width$}  {:<version_width$}  {detail}",
+            agent.name,
+            version(agent)
+        )?;
     }
+    out.finish()?;
     Ok(Exit::Success)
 }
 
@@ -67,14 +80,17 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
             found: false,
             path: None,
             version: None,
-            error: Some(error.to_string()),
+            error: Some(match error {
+                crate::exit::StickyError::AgentMissing { reason, .. } => reason,
+                other => other.to_string(),
+            }),
             default,
         },
     }
 }
 
-/// The first line of `<program> --version`, without the program's name if it repeats it.
-fn version(program: &Path) -> Option<String> {
+/// The first line of `<program> --version`.
+pub(super) fn version(program: &Path) -> Option<String> {
     let mut child = Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())

@@ -1,10 +1,13 @@
 //! `sticky log`: the turns of the conversation across all its sessions, with each rotation
 //! and its reason shown as lineage.
 
+use std::io::Write;
+
 use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
+use super::listing::Listing;
 use super::view::{
     SessionView, TurnView, format_duration, format_time, one_line, print_json, status_name,
 };
@@ -33,15 +36,17 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         })?;
         return Ok(Exit::Success);
     }
+    let mut out = Listing::paged();
     if sessions.is_empty() {
-        println!("no turns yet in thread {}", ctx.thread);
+        writeln!(out, "no turns yet in thread {}", ctx.thread)?;
     }
     for session in &sessions {
-        print_session(session);
+        print_session(&mut out, session)?;
         for turn in turns_of(&turns, session) {
-            print_turn(turn);
+            print_turn(&mut out, turn)?;
         }
     }
+    out.finish()?;
     Ok(Exit::Success)
 }
 
@@ -63,7 +68,7 @@ struct SessionLog<'a> {
     turns: Vec<TurnView<'a>>,
 }
 
-fn print_session(session: &SessionRow) {
+fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<()> {
     let mut line = format!(
         "session #{} · {} · model {} · {}",
         session.id,
@@ -81,16 +86,17 @@ fn print_session(session: &SessionRow) {
     if session.ended_at.is_none() {
         line.push_str(" · live");
     }
-    println!("{line}");
+    writeln!(out, "{line}")
 }
 
-fn print_turn(turn: &TurnRow) {
+fn print_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
     let outcome = match (turn.exit_code, turn.signal) {
         (Some(code), _) if code != 0 => format!("exit {code}"),
         (_, Some(signal)) => format!("signal {signal}"),
         _ => String::new(),
     };
-    println!(
+    writeln!(
+        out,
         "  {:>5}  {}  {:<11} {:>7} {:<8} {}",
         turn.id,
         format_time(turn.started_at),
@@ -100,5 +106,5 @@ fn print_turn(turn: &TurnRow) {
         turn.prompt
             .as_deref()
             .map_or_else(|| "(interactive)".to_owned(), |p| one_line(p, 60))
-    );
+    )
 }

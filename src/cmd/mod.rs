@@ -1,13 +1,20 @@
 //! The commands: one file each, orchestration only (build the context, plan, act).
 
 mod agents;
+mod config;
+mod doctor;
 mod init;
 mod input;
+mod listing;
 mod log;
+mod prompt;
+mod sessions;
 mod status;
+mod threads;
 mod turn;
 mod view;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -21,10 +28,18 @@ use crate::store::Store;
 
 /// Runs the command line; the caller maps the result to the process exit code.
 pub fn run(cli: Cli) -> Result<Exit> {
+    let reports = cli.command.as_ref().is_some_and(Command::reports);
     let json = cli.global.json;
     let turn = matches!(cli.command, None | Some(Command::New(_)));
     let thread = cli.global.thread.clone();
     let result = dispatch(cli);
+    if let Err(error) = &result {
+        if reports && listing::is_broken_pipe(error) {
+            // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no
+            // failure.
+            return Ok(Exit::Success);
+        }
+    }
     if let (Err(error), true, false) = (&result, json, view::json_printed()) {
         // `--json` promises one object on stdout, also when sticky fails before the turn runs
         // (agent missing, busy, bad configuration).
@@ -44,13 +59,35 @@ pub fn run(cli: Cli) -> Result<Exit> {
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {
-    match cli.command {
-        Some(Command::Init) => init::run(&cli.global),
-        Some(Command::Agents) => agents::run(&Context::new(&cli.global)?),
-        Some(Command::New(args)) => turn::run(&Context::new(&cli.global)?, &args, true),
-        Some(Command::Status) => status::run(&Context::new(&cli.global)?),
-        Some(Command::Log) => log::run(&Context::new(&cli.global)?),
-        None => turn::run(&Context::new(&cli.global)?, &cli.turn, false),
+    let Cli {
+        command,
+        turn,
+        global,
+        origins,
+    } = cli;
+    match command {
+        Some(Command::Init) => init::run(&global),
+        Some(Command::Agents) => agents::run(&Context::new(&global)?),
+        Some(Command::New(args)) => turn::run(&Context::new(&global)?, &args, true),
+        Some(Command::Status) => status::run(&Context::new(&global)?),
+        Some(Command::Log) => log::run(&Context::new(&global)?),
+        Some(Command::Sessions) => sessions::run(&Context::new(&global)?),
+        Some(Command::Threads) => threads::run(&Context::new(&global)?),
+        Some(Command::Config(select)) => {
+            config::run(&Context::new(&global)?, &global, &select, origins)
+        }
+        Some(Command::Doctor(select)) => {
+            doctor::run(&Context::new(&global)?, &global, &select, origins)
+        }
+        Some(Command::Prompt) => prompt::run(&global),
+        None => turn::run(&Context::new(&global)?, &turn, false),
+    }
+}
+
+impl Command {
+    /// Whether the command only reports (so a closed stdout ends it quietly).
+    fn reports(&self) -> bool {
+        !matches!(self, Self::New(_) | Self::Init)
     }
 }
 
@@ -98,19 +135,25 @@ impl Context {
     /// The program of `adapter`: `STICKY_<AGENT>_BIN`, else the configured `bin`, else its
     /// usual name on PATH.
     fn program(&self, adapter: &dyn crate::agent::Adapter) -> Result<PathBuf, StickyError> {
-        let configured = self
-            .config
-            .agent(adapter.name())
-            .and_then(|s| s.bin.clone());
-        let override_value = std::env::var_os(crate::agent::program::override_var(adapter.name()))
-            .filter(|value| !value.is_empty())
-            .or_else(|| configured.map(Into::into));
         crate::agent::program::resolve(
             adapter.name(),
             adapter.program(),
-            override_value,
+            self.program_choice(adapter.name()).0,
             std::env::var_os("PATH").as_deref(),
         )
+    }
+
+    /// What overrides the program of agent `name`, and where that comes from; `None` means
+    /// the agent's usual name on PATH.
+    fn program_choice(&self, name: &str) -> (Option<OsString>, ProgramFrom) {
+        let var = crate::agent::program::override_var(name);
+        if let Some(value) = std::env::var_os(&var).filter(|value| !value.is_empty()) {
+            return (Some(value), ProgramFrom::Environment(var));
+        }
+        match self.config.agent(name).and_then(|s| s.bin.clone()) {
+            Some(bin) => (Some(bin.into()), ProgramFrom::Config),
+            None => (None, ProgramFrom::Path),
+        }
     }
 
     /// Opens (creating if needed) the project's database.
@@ -122,6 +165,17 @@ impl Context {
     fn existing_store(&self) -> Result<Option<Store>> {
         Store::open_existing(&self.project.db)
     }
+}
+
+/// Where an agent's program was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ProgramFrom {
+    /// `STICKY_<AGENT>_BIN` (the variable's name).
+    Environment(String),
+    /// The configuration file's `bin`.
+    Config,
+    /// The agent's usual name, looked up on PATH.
+    Path,
 }
 
 /// The directory sticky acts in: `-C DIR`, else the current directory.

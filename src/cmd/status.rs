@@ -2,11 +2,16 @@
 //!
 //! Reads only: without a database it says so and creates nothing.
 
+use std::io::Write;
+
 use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::view::{SessionView, TurnView, format_duration, format_time, one_line, print_json};
+use super::listing::Listing;
+use super::view::{
+    CountedSession, SessionView, TurnView, format_duration, format_time, one_line, print_json,
+};
 use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
 
@@ -32,14 +37,16 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             database: ctx.project.db.display().to_string(),
             found: ctx.project.found.describe(),
             thread: &ctx.thread,
-            session: session.as_ref().map(|row| SessionStatus {
+            session: session.as_ref().map(|row| CountedSession {
                 session: SessionView::from(row),
                 turns,
             }),
             last_turn: last_turn.as_ref().map(TurnView::from),
         })?;
     } else {
-        print_text(ctx, session.as_ref(), turns, last_turn.as_ref());
+        let mut out = Listing::stdout();
+        print_text(&mut out, ctx, session.as_ref(), turns, last_turn.as_ref())?;
+        out.finish()?;
     }
     Ok(Exit::Success)
 }
@@ -50,30 +57,34 @@ struct Status<'a> {
     database: String,
     found: &'static str,
     thread: &'a str,
-    session: Option<SessionStatus<'a>>,
+    session: Option<CountedSession<'a>>,
     last_turn: Option<TurnView<'a>>,
 }
 
-#[derive(Serialize)]
-struct SessionStatus<'a> {
-    #[serde(flatten)]
-    session: SessionView<'a>,
+fn print_text(
+    out: &mut impl Write,
+    ctx: &Context,
+    session: Option<&SessionRow>,
     turns: i64,
-}
-
-fn print_text(ctx: &Context, session: Option<&SessionRow>, turns: i64, last: Option<&TurnRow>) {
-    println!(
+    last: Option<&TurnRow>,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
         "project   {} ({})",
         ctx.project.dir.display(),
         ctx.project.found.describe()
-    );
-    println!("database  {}", ctx.project.db.display());
-    println!("thread    {}", ctx.thread);
+    )?;
+    writeln!(out, "database  {}", ctx.project.db.display())?;
+    writeln!(out, "thread    {}", ctx.thread)?;
     let Some(session) = session else {
-        println!("session   none yet: the next `sticky \"...\"` starts one");
-        return;
+        writeln!(
+            out,
+            "session   none yet: the next `sticky \"...\"` starts one"
+        )?;
+        return Ok(());
     };
-    println!(
+    writeln!(
+        out,
         "session   {} · model {} · {}",
         session.agent,
         session.model.as_deref().unwrap_or("default"),
@@ -81,7 +92,7 @@ fn print_text(ctx: &Context, session: Option<&SessionRow>, turns: i64, last: Opt
             .agent_session_id
             .as_deref()
             .unwrap_or("(not started yet)")
-    );
+    )?;
     let mut since = format!(
         "          since {}, {turns} turn{}",
         format_time(session.created_at),
@@ -90,7 +101,7 @@ fn print_text(ctx: &Context, session: Option<&SessionRow>, turns: i64, last: Opt
     if let (Some(from), Some(reason)) = (session.rotated_from, &session.rotation_reason) {
         since.push_str(&format!(", replaced session #{from} ({reason})"));
     }
-    println!("{since}");
+    writeln!(out, "{since}")?;
     if let Some(turn) = last {
         let mut line = format!(
             "last turn {} · {}",
@@ -111,9 +122,10 @@ fn print_text(ctx: &Context, session: Option<&SessionRow>, turns: i64, last: Opt
                 .as_deref()
                 .map_or_else(|| "(interactive)".to_owned(), |p| one_line(p, 60))
         ));
-        println!("{line}");
+        writeln!(out, "{line}")?;
         if let Some(error) = &turn.error {
-            println!("          {error}");
+            writeln!(out, "          {error}")?;
         }
     }
+    Ok(())
 }

@@ -23,7 +23,7 @@ use crate::exit::{Exit, StickyError};
 use crate::lock::{self, TurnLock};
 use crate::progress::Progress;
 use crate::pty::{self, Finished, Status};
-use crate::session::{self, Live, Plan, Request};
+use crate::session::{self, Live, Plan, Reason, Request};
 use crate::store::{Mode, NewSession, SessionRow, Store, TurnEnd, TurnStatus};
 
 use super::input::{self, Prompt};
@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    turn.finish(&store, outcome)
+    turn.finish(&mut store, outcome)
 }
 
 /// What `begin` decided and wrote.
@@ -328,16 +328,13 @@ fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), Sti
     Ok(())
 }
 
-/// How `prompt` reaches the agent. One argument carries at most
-/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte at all (execve takes C strings, and std
-/// refuses to spawn such an argument), so a prompt like that goes on stdin, and an agent that
-/// takes its prompt only as an argument cannot be given it.
+/// How `prompt` reaches the agent, or why it cannot: one argument carries at most
+/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte (see [`agent::fits_an_argument`]), and
+/// some agents take their prompt only as an argument.
 fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, StickyError> {
     let len = prompt.text.len();
-    let nul = prompt.text.contains(&0);
-    // A NUL byte fits no argument of any length: ask as for a prompt too long for one.
-    match adapter.prompt_via(if nul { usize::MAX } else { len }) {
-        PromptVia::Argument if nul => Err(StickyError::Usage(format!(
+    match adapter.prompt_via(&prompt.text) {
+        PromptVia::Argument if prompt.text.contains(&0) => Err(StickyError::Usage(format!(
             "the prompt holds a NUL byte, which no argument can carry, and agent `{}` takes its \
              prompt only as an argument; remove it (binary input: pipe a text form of it)",
             adapter.name()
@@ -382,6 +379,8 @@ struct Outcome {
     agent_output: String,
     spawn_error: Option<anyhow::Error>,
     store_error: Option<anyhow::Error>,
+    /// Interactive runs: the last session the agent reported being in.
+    followed: Option<String>,
 }
 
 impl<'a> Running<'a> {
@@ -415,7 +414,7 @@ impl<'a> Running<'a> {
     }
 
     fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
-        let mut env = self.begun.adapter.env();
+        let mut env = self.begun.adapter.env(&self.begun.session.directory);
         if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
         }
@@ -476,6 +475,8 @@ impl<'a> Running<'a> {
                         }
                         outcome.text.push_str(&text);
                     }
+                    Event::TextDelta(piece) => outcome.text.push_str(&piece),
+                    Event::Usage(usage) => outcome.usage.add(usage),
                     Event::Result {
                         text,
                         is_error,
@@ -483,7 +484,7 @@ impl<'a> Running<'a> {
                     } => {
                         outcome.answer = text;
                         outcome.is_error = is_error;
-                        outcome.usage = usage;
+                        outcome.usage.add(usage);
                     }
                 }
             }
@@ -500,29 +501,46 @@ impl<'a> Running<'a> {
     }
 
     fn interactive(&self) -> Outcome {
-        let args = self.begun.adapter.interactive_args(&self.agent_turn());
+        let adapter = self.begun.adapter;
+        // Beside the lock files: private to the user (0700), inside the project's state.
+        let report = lock::dir(&self.ctx.project.db)
+            .join(format!("sessions-turn-{}.jsonl", self.begun.turn_id));
+        let mut args = adapter.interactive_args(&self.agent_turn());
+        args.extend(adapter.session_report_args(&report));
         let mut outcome = Outcome::default();
+        let mut tail = Vec::new();
         match pty::run_interactive(&self.spec(args, None)) {
-            Ok(finished) => outcome.finished = Some(finished),
+            Ok((finished, output)) => {
+                outcome.finished = Some(finished);
+                tail = output;
+            }
             Err(error) => outcome.spawn_error = Some(error),
         }
+        // The agent's hook is the reliable report; its exit line is the next best (Codex and
+        // opencode name a session they created only there).
+        outcome.followed = reported_sessions(&report)
+            .pop()
+            .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
+        let _ = std::fs::remove_file(&report);
         outcome
     }
 
     /// Records the turn's end, confirms or questions the session, prints the result.
-    fn finish(&self, store: &Store, outcome: Outcome) -> Result<Exit> {
+    fn finish(&self, store: &mut Store, outcome: Outcome) -> Result<Exit> {
         if let Some(error) = outcome.store_error {
             return Err(error);
         }
         let mut failure = self.check_session(store, &outcome)?;
         let (status, exit) = classify(&outcome, failure.is_some());
+        let mut refusal = None;
         if failure.is_none() && status == TurnStatus::Failed {
-            failure = self.diagnose(&outcome);
+            (failure, refusal) = self.diagnose(&outcome);
         }
         let error = failure
             .as_ref()
             .map(ToString::to_string)
             .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
+            .or(refusal)
             .or_else(|| self.agent_failure(&outcome, status));
         let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
             Some(Status::Code(code)) => (Some(code), None),
@@ -558,11 +576,30 @@ impl<'a> Running<'a> {
 
     /// Rule 7: compares the session the agent reports with the one sticky asked for, and
     /// confirms the session when they agree.
-    fn check_session(&self, store: &Store, outcome: &Outcome) -> Result<Option<StickyError>> {
+    fn check_session(&self, store: &mut Store, outcome: &Outcome) -> Result<Option<StickyError>> {
         let begun = self.begun;
         let session_id = begun.session.id;
+        if let Some(current) = &outcome.followed {
+            if self.follow(store, current)? {
+                return Ok(None);
+            }
+        }
         match (self.target().expected_id(), outcome.reported.as_deref()) {
             (Some(expected), Some(actual)) if expected != actual => {
+                let home = dirs::home_dir().unwrap_or_default();
+                let directory = &begun.session.directory;
+                if begun.adapter.renamed(&home, directory, expected, actual) {
+                    // The same conversation under a new name: follow the name, same session row.
+                    store.set_agent_session_id(session_id, actual)?;
+                    store.confirm_session(session_id)?;
+                    if !self.ctx.quiet {
+                        eprintln!(
+                            "sticky: {} renamed session {expected} to {actual}; following it",
+                            begun.adapter.name()
+                        );
+                    }
+                    return Ok(None);
+                }
                 return Ok(Some(StickyError::Amnesia {
                     agent: begun.adapter.name().to_owned(),
                     expected: expected.to_owned(),
@@ -586,6 +623,60 @@ impl<'a> Running<'a> {
         Ok(None)
     }
 
+    /// An interactive run ended in session `current` by the agent's own report. When the user
+    /// switched to it inside the agent (Claude's `/clear`), follow it: a rotation with reason
+    /// `agent`, so the next turn continues what the user last saw. Returns whether it did; a
+    /// session without a transcript (cleared, then nothing said) is not followed, since
+    /// resuming it could only fail.
+    fn follow(&self, store: &mut Store, current: &str) -> Result<bool> {
+        let begun = self.begun;
+        let adapter = begun.adapter;
+        let directory = &begun.session.directory;
+        if self.target().expected_id() == Some(current) {
+            return Ok(false);
+        }
+        let home = dirs::home_dir().unwrap_or_default();
+        let transcript = adapter.transcript(&home, directory, current);
+        if transcript.is_some_and(|path| !path.is_file()) {
+            return Ok(false);
+        }
+        if self.target() == Target::CreateUnnamed {
+            store.set_agent_session_id(begun.session.id, current)?;
+            store.confirm_session(begun.session.id)?;
+            return Ok(true);
+        }
+        let followed = store.immediate(|tx| {
+            let live = tx.live_session(begun.session.thread_id)?;
+            if live.is_none_or(|live| live.id != begun.session.id) {
+                // `sticky new` rotated the thread meanwhile: that choice stands.
+                return Ok(None);
+            }
+            let session = tx.start_session(
+                begun.session.thread_id,
+                &NewSession {
+                    agent: adapter.name(),
+                    model: begun.session.model.as_deref(),
+                    agent_session_id: Some(current),
+                    directory,
+                    rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
+                },
+            )?;
+            Ok(Some(session.id))
+        })?;
+        let Some(session_id) = followed else {
+            return Ok(false);
+        };
+        store.confirm_session(session_id)?;
+        if !self.ctx.quiet {
+            eprintln!(
+                "sticky: {} moved to session {current}; thread {} follows it",
+                adapter.name(),
+                self.ctx.thread
+            );
+        }
+        Ok(true)
+    }
+
     /// What went wrong when the agent itself failed the turn, in one line.
     fn agent_failure(&self, outcome: &Outcome, status: TurnStatus) -> Option<String> {
         let agent = self.begun.adapter.name();
@@ -605,16 +696,25 @@ impl<'a> Running<'a> {
         ))
     }
 
-    /// Rule 8: a resume the agent refused because it no longer knows the session.
-    fn diagnose(&self, outcome: &Outcome) -> Option<StickyError> {
+    /// Rule 8 (a resume the agent refused because it no longer knows the session: sticky's own
+    /// failure), or the agent's refusal to run at all (its exit code stands, with the way out).
+    fn diagnose(&self, outcome: &Outcome) -> (Option<StickyError>, Option<String>) {
         let adapter = self.begun.adapter;
         let target = self.target();
-        match adapter.diagnose(&target, &outcome.agent_output)? {
-            Diagnosis::SessionLost(reason) => Some(StickyError::SessionLost {
-                agent: adapter.name().to_owned(),
-                session: target.expected_id().unwrap_or_default().to_owned(),
-                reason,
-            }),
+        match adapter.diagnose(&target, &outcome.agent_output) {
+            Some(Diagnosis::SessionLost(reason)) => (
+                Some(StickyError::SessionLost {
+                    agent: adapter.name().to_owned(),
+                    session: target.expected_id().unwrap_or_default().to_owned(),
+                    reason,
+                }),
+                None,
+            ),
+            Some(Diagnosis::Refused { hint, .. }) => (
+                None,
+                Some(format!("{} refused to run: {hint}", adapter.name())),
+            ),
+            None => (None, None),
         }
     }
 
@@ -688,6 +788,18 @@ fn classify(outcome: &Outcome, failed_check: bool) -> (TurnStatus, Exit) {
         TurnStatus::Failed
     };
     (status, exit)
+}
+
+/// The session IDs an agent reported through its session hook (see
+/// `Adapter::session_report_args`), in order.
+fn reported_sessions(report: &std::path::Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(report) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|event| Some(event.get("session_id")?.as_str()?.to_owned()))
+        .collect()
 }
 
 /// The `--json` object of a turn.

@@ -47,6 +47,16 @@ impl<'a> From<&'a SessionRow> for SessionView<'a> {
     }
 }
 
+/// A session with the number of turns run on it (`status`, `sessions`, `threads`, `doctor`).
+#[derive(Debug, Serialize)]
+pub struct CountedSession<'a> {
+    /// The session.
+    #[serde(flatten)]
+    pub session: SessionView<'a>,
+    /// How many turns ran on it.
+    pub turns: i64,
+}
+
 /// A turn as `--json` shows it.
 #[derive(Debug, Serialize)]
 pub struct TurnView<'a> {
@@ -181,6 +191,12 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
+/// The first 8 characters of an agent's session ID (a UUID's first group), enough to tell
+/// sessions apart in one-line listings.
+pub fn short_id(id: &str) -> &str {
+    id.char_indices().nth(8).map_or(id, |(end, _)| &id[..end])
+}
+
 /// The first line of a prompt, cut to `width` characters, for one-line listings.
 pub fn one_line(text: &str, width: usize) -> String {
     let first = text.lines().next().unwrap_or_default();
@@ -211,5 +227,12 @@ mod tests {
         assert_eq!(one_line("fix it", 20), "fix it");
         assert_eq!(one_line("fix it\nplease", 20), "fix it…");
         assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn short_ids_keep_the_first_group_of_a_uuid() {
+        assert_eq!(short_id("3f2a9c1b-0d4e-4a7b-9c1d-2e3f4a5b6c7d"), "3f2a9c1b");
+        assert_eq!(short_id("abc"), "abc");
+        assert_eq!(short_id("ééééééééé"), "éééééééé");
     }
 }

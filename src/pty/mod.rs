@@ -169,7 +169,11 @@ fn headless(
 /// terminal's answers go to the program unchanged and in order, its output goes to stdout as it
 /// comes. stdin is in raw mode while it is a terminal, restored on every path; the program's
 /// terminal takes the size of sticky's and follows it when it changes.
-pub fn run_interactive(spec: &Spec) -> Result<Finished> {
+///
+/// Also returns the last [`TAIL`] bytes of the program's output: agents print their session's
+/// ID on exit (`claude --resume <id>`), which is how sticky follows a session changed inside the
+/// agent's UI.
+pub fn run_interactive(spec: &Spec) -> Result<(Finished, Vec<u8>)> {
     // Whatever sticky printed must reach the terminal before the program's first byte.
     io::stdout().flush().context("could not write to stdout")?;
     let input = io::stdin()
@@ -185,7 +189,7 @@ pub fn run_interactive(spec: &Spec) -> Result<Finished> {
 
 /// [`run_interactive`] with its endpoints given, so tests can drive it with a terminal of their
 /// own: `input` is what the user types, `output` where the program's output goes.
-fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<Finished> {
+fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finished, Vec<u8>)> {
     ensure!(
         spec.stdin.is_none(),
         "stdin bytes are for headless runs: an interactive program reads the terminal"
@@ -226,8 +230,14 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<Finished
     // Straight to the terminal from the reader's thread: no line buffering, no hop through
     // another thread. A failing stdout (a closed terminal) must not stall the program, so the
     // output is still read, and dropped.
+    let tail = Arc::new(Mutex::new(Vec::with_capacity(2 * TAIL)));
+    let kept = Arc::clone(&tail);
     let output_stop = pump(reader, events_tx, move |chunk| {
         let _ = output.write_all(chunk);
+        // After the write, so keeping the tail never delays what the user sees.
+        if let Ok(mut tail) = kept.lock() {
+            keep_tail(&mut tail, chunk);
+        }
     })?;
     let _keys = KeyRelay::start(input, Arc::clone(&writer))?;
     let resize = || {
@@ -235,7 +245,24 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<Finished
             let _ = pty.master.resize(size);
         }
     };
-    supervise(&mut child, &events, &output_stop, &mut |_| {}, &resize)
+    let finished = supervise(&mut child, &events, &output_stop, &mut |_| {}, &resize)?;
+    let mut tail = tail.lock().map(|tail| tail.clone()).unwrap_or_default();
+    let start = tail.len().saturating_sub(TAIL);
+    tail.drain(..start);
+    Ok((finished, tail))
+}
+
+/// How much of an interactive program's last output [`run_interactive`] keeps.
+pub const TAIL: usize = 64 * 1024;
+
+/// Appends `chunk` to `tail`, dropping the oldest bytes once it holds twice [`TAIL`] (amortized
+/// constant work per byte).
+fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
+    tail.extend_from_slice(chunk);
+    if tail.len() > 2 * TAIL {
+        let start = tail.len() - TAIL;
+        tail.drain(..start);
+    }
 }
 
 /// The program's command line: `program args` with the spec's environment and directory.
@@ -541,11 +568,20 @@ mod tests {
 
     #[test]
     fn a_run_ends_as_soon_as_the_program_and_its_output_do() {
-        let started = Instant::now();
-        let (finished, output) = headless_run(&sh("echo bye"));
-        assert_eq!((finished, output.as_slice()), (exited(0), &b"bye\n"[..]));
-        // Well under the drain deadline: the end of output, not the deadline, ended the run.
-        assert!(started.elapsed() < DRAIN, "took {:?}", started.elapsed());
+        // Under the drain deadline: the end of output, not the deadline, ended the run. A run
+        // that always waited for the deadline fails every attempt; a loaded machine (a slow
+        // `sh` start) can only slow some of them.
+        let mut took = Vec::new();
+        for _ in 0..5 {
+            let started = Instant::now();
+            let (finished, output) = headless_run(&sh("echo bye"));
+            assert_eq!((finished, output.as_slice()), (exited(0), &b"bye\n"[..]));
+            took.push(started.elapsed());
+            if took.last().is_some_and(|&t| t < DRAIN) {
+                return;
+            }
+        }
+        panic!("every run took the drain deadline or longer: {took:?}");
     }
 
     #[test]
@@ -642,7 +678,7 @@ mod tests {
         assert_eq!(finished, exited(0));
         assert_eq!(output, b"done\n");
         let took = started.elapsed();
-        assert!(took >= DRAIN && took < DRAIN * 8, "took {took:?}");
+        assert!(took >= DRAIN && took < DRAIN * 20, "took {took:?}");
     }
 
     #[test]
@@ -808,7 +844,7 @@ mod tests {
             });
             let input = self.slave.try_clone().expect("dup").into();
             let output = self.slave.try_clone().expect("dup");
-            let finished = interactive(spec, input, output).expect("interactive run");
+            let (finished, _) = interactive(spec, input, output).expect("interactive run");
             self.master = Some(user.join().expect("user thread"));
             finished
         }
@@ -941,9 +977,10 @@ mod tests {
     fn interactive_without_a_terminal_relays_output_at_the_default_size() {
         let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).expect("pipe");
         let input = File::open("/dev/null").expect("/dev/null").into();
-        let finished = interactive(&sh("stty size; echo hi"), input, File::from(write))
+        let (finished, tail) = interactive(&sh("stty size; echo hi"), input, File::from(write))
             .expect("interactive run");
         assert_eq!(finished, exited(0));
+        assert!(tail.ends_with(b"hi\r\n"), "the tail keeps the last output");
         let mut output = Vec::new();
         File::from(read).read_to_end(&mut output).expect("read");
         let size = terminal::env_size();
@@ -951,6 +988,16 @@ mod tests {
             String::from_utf8_lossy(&output),
             format!("{} {}\r\nhi\r\n", size.rows, size.cols)
         );
+    }
+
+    #[test]
+    fn the_tail_keeps_the_newest_bytes_within_bounds() {
+        let mut tail = Vec::new();
+        for round in 0..10u8 {
+            keep_tail(&mut tail, &vec![round; TAIL / 2]);
+            assert!(tail.len() <= 2 * TAIL);
+        }
+        assert!(tail.ends_with(&vec![9; TAIL / 2]));
     }
 
     #[test]

@@ -83,3 +83,97 @@ fn an_interactive_turn_resumes_the_session_of_earlier_headless_turns() {
         ["headless first", "and interactive"]
     );
 }
+
+#[test]
+fn a_session_cleared_inside_the_agent_is_followed_by_the_next_turn() {
+    let env = TestEnv::new();
+    let first = env.turn("before the clear");
+
+    let mut terminal = env.sticky(Vec::<&str>::new()).on_terminal();
+    terminal.expect("> ");
+    terminal.send("/clear\r");
+    terminal.expect("(conversation cleared)");
+    terminal.expect("> ");
+    terminal.send("after the clear\r");
+    let answer = terminal.expect("you said: after the clear");
+    assert!(
+        answer.contains("saw=[]"),
+        "a cleared session is empty: {answer}"
+    );
+    terminal.expect("> ");
+    terminal.send("/exit\r");
+    terminal.expect("claude --resume ");
+    assert_eq!(terminal.wait(), 0);
+    let cleared = env.last_agent_run().text("session_id").unwrap().to_owned();
+    assert_ne!(cleared, first.session);
+
+    // The next turn continues what the user last saw, recorded as a rotation by the agent.
+    let next = env.turn("and now headless");
+    assert_eq!(next.session, cleared);
+    assert_eq!(next.saw, ["after the clear"]);
+    let sessions = env.log_json()["sessions"].as_array().unwrap().clone();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[1]["rotation_reason"], "agent");
+    assert_eq!(sessions[1]["rotated_from"], sessions[0]["id"]);
+}
+
+#[test]
+fn a_cleared_session_with_nothing_said_is_not_followed() {
+    let env = TestEnv::new();
+    let first = env.turn("keep me");
+
+    let mut terminal = env.sticky(Vec::<&str>::new()).on_terminal();
+    terminal.expect("> ");
+    terminal.send("/clear\r");
+    terminal.expect("(conversation cleared)");
+    terminal.expect("> ");
+    terminal.send("/exit\r");
+    assert_eq!(terminal.wait(), 0);
+
+    // The cleared session has no transcript: resuming it could only fail, so sticky stays.
+    let next = env.turn("still there?");
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["keep me"]);
+}
+
+#[test]
+fn an_interactive_codex_session_is_learned_from_its_exit_line() {
+    // Codex chooses its own thread ID and, in its UI, names it only when it exits
+    // ("To continue this session, run: codex resume <id>").
+    let env = TestEnv::new();
+    let log = env.root().join("agent-runs.jsonl");
+    let mut terminal = env
+        .sticky(["-a", "codex"])
+        .env("FAKE_CODEX_LOG", &log)
+        .on_terminal();
+    terminal.expect("> ");
+    terminal.send("typed into codex\r");
+    terminal.expect("you said: typed into codex");
+    terminal.expect("> ");
+    terminal.send("/quit\r");
+    terminal.expect("codex resume ");
+    assert_eq!(terminal.wait(), 0);
+    let run = env.last_agent_run();
+    assert!(
+        run.has("--no-daemon"),
+        "the TUI runs without its daemon: {:?}",
+        run.argv()
+    );
+    let thread = run.text("session_id").unwrap().to_owned();
+    assert_eq!(
+        env.status_json()["session"]["agent_session_id"],
+        thread.as_str()
+    );
+
+    let next = env
+        .sticky(["-a", "codex", "and now headless"])
+        .env("FAKE_CODEX_LOG", &log)
+        .run();
+    next.assert_success();
+    assert!(
+        next.stdout.contains(&format!("session={thread} "))
+            && next.stdout.contains(r#"saw=["typed into codex"]"#),
+        "the headless turn continues the interactive thread: {}",
+        next.stdout
+    );
+}

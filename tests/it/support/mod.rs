@@ -374,6 +374,20 @@ impl Run<'_> {
         terminal::Terminal::spawn(what, command)
     }
 
+    /// The command this run would execute (arguments, directory, environment), for a test that
+    /// wires sticky's stdio itself; stdin, stdout and stderr are left to the caller.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command.args(&self.args).current_dir(&self.cwd);
+        for (key, value) in self.environment() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command
+    }
+
     /// Runs sticky and waits for it (at most [`DEADLINE`]).
     #[track_caller]
     pub fn run(self) -> Output {
@@ -383,14 +397,7 @@ impl Run<'_> {
     /// Starts sticky without waiting for it, so the test can act while it runs.
     #[track_caller]
     pub fn start(self) -> Started {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
-        command.args(&self.args).current_dir(&self.cwd);
-        for (key, value) in self.environment() {
-            match value {
-                Some(value) => command.env(key, value),
-                None => command.env_remove(key),
-            };
-        }
+        let mut command = self.command();
         command
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()

@@ -1,0 +1,228 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'sticky'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'sticky' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Fail at once (exit 75) when another turn is running on this conversation')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')
+            [CompletionResult]::new('threads', 'threads', [CompletionResultType]::ParameterValue, 'List the conversations (threads) of this project')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Make the current directory (or `-C DIR`) a sticky project of its own')
+            [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'List the agents sticky knows: whether each is installed, its path and its version')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective settings and where each came from')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Explain what the next turn would use and why, and what stands in its way')
+            [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sticky;new' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Fail at once (exit 75) when another turn is running on this conversation')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;status' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'sticky;log' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;sessions' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;threads' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;init' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'sticky;agents' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'sticky;config' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--agent NAME`')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--agent NAME`')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--model MODEL`')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--model MODEL`')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;doctor' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--agent NAME`')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--agent NAME`')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--model MODEL`')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Report as if the turn was run with `--model MODEL`')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;prompt' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;help' {
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')
+            [CompletionResult]::new('threads', 'threads', [CompletionResultType]::ParameterValue, 'List the conversations (threads) of this project')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Make the current directory (or `-C DIR`) a sticky project of its own')
+            [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'List the agents sticky knows: whether each is installed, its path and its version')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective settings and where each came from')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Explain what the next turn would use and why, and what stands in its way')
+            [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sticky;help;new' {
+            break
+        }
+        'sticky;help;status' {
+            break
+        }
+        'sticky;help;log' {
+            break
+        }
+        'sticky;help;sessions' {
+            break
+        }
+        'sticky;help;threads' {
+            break
+        }
+        'sticky;help;init' {
+            break
+        }
+        'sticky;help;agents' {
+            break
+        }
+        'sticky;help;config' {
+            break
+        }
+        'sticky;help;doctor' {
+            break
+        }
+        'sticky;help;prompt' {
+            break
+        }
+        'sticky;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,200 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[sticky] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'sticky'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'sticky'= {
+            cand -a 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
+            cand --agent 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
+            cand -m 'The model for the session; a different model than the session''s starts a new session'
+            cand --model 'The model for the session; a different model than the session''s starts a new session'
+            cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+            cand status 'Show the project, the conversation, its session and the last turn'
+            cand log 'List the turns of this conversation across all its sessions'
+            cand sessions 'List the sessions of this conversation, with their lineage'
+            cand threads 'List the conversations (threads) of this project'
+            cand init 'Make the current directory (or `-C DIR`) a sticky project of its own'
+            cand agents 'List the agents sticky knows: whether each is installed, its path and its version'
+            cand config 'Show the effective settings and where each came from'
+            cand doctor 'Explain what the next turn would use and why, and what stands in its way'
+            cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sticky;new'= {
+            cand -a 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
+            cand --agent 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
+            cand -m 'The model for the session; a different model than the session''s starts a new session'
+            cand --model 'The model for the session; a different model than the session''s starts a new session'
+            cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;status'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'sticky;log'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;sessions'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;threads'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;init'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'sticky;agents'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'sticky;config'= {
+            cand -a 'Report as if the turn was run with `--agent NAME`'
+            cand --agent 'Report as if the turn was run with `--agent NAME`'
+            cand -m 'Report as if the turn was run with `--model MODEL`'
+            cand --model 'Report as if the turn was run with `--model MODEL`'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;doctor'= {
+            cand -a 'Report as if the turn was run with `--agent NAME`'
+            cand --agent 'Report as if the turn was run with `--agent NAME`'
+            cand -m 'Report as if the turn was run with `--model MODEL`'
+            cand --model 'Report as if the turn was run with `--model MODEL`'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;prompt'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;help'= {
+            cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+            cand status 'Show the project, the conversation, its session and the last turn'
+            cand log 'List the turns of this conversation across all its sessions'
+            cand sessions 'List the sessions of this conversation, with their lineage'
+            cand threads 'List the conversations (threads) of this project'
+            cand init 'Make the current directory (or `-C DIR`) a sticky project of its own'
+            cand agents 'List the agents sticky knows: whether each is installed, its path and its version'
+            cand config 'Show the effective settings and where each came from'
+            cand doctor 'Explain what the next turn would use and why, and what stands in its way'
+            cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sticky;help;new'= {
+        }
+        &'sticky;help;status'= {
+        }
+        &'sticky;help;log'= {
+        }
+        &'sticky;help;sessions'= {
+        }
+        &'sticky;help;threads'= {
+        }
+        &'sticky;help;init'= {
+        }
+        &'sticky;help;agents'= {
+        }
+        &'sticky;help;config'= {
+        }
+        &'sticky;help;doctor'= {
+        }
+        &'sticky;help;prompt'= {
+        }
+        &'sticky;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,116 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_sticky_global_optspecs
+    string join \n a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
+end
+
+function __fish_sticky_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_sticky_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_sticky_using_subcommand
+    set -l cmd (__fish_sticky_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c sticky -n "__fish_sticky_needs_command" -s a -l agent -d 'The agent CLI to run (claude); a different agent than the session\'s starts a new session' -r
+complete -c sticky -n "__fish_sticky_needs_command" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
+complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation'
+complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_needs_command" -s V -l version -d 'Print version'
+complete -c sticky -n "__fish_sticky_needs_command" -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+complete -c sticky -n "__fish_sticky_needs_command" -a "status" -d 'Show the project, the conversation, its session and the last turn'
+complete -c sticky -n "__fish_sticky_needs_command" -a "log" -d 'List the turns of this conversation across all its sessions'
+complete -c sticky -n "__fish_sticky_needs_command" -a "sessions" -d 'List the sessions of this conversation, with their lineage'
+complete -c sticky -n "__fish_sticky_needs_command" -a "threads" -d 'List the conversations (threads) of this project'
+complete -c sticky -n "__fish_sticky_needs_command" -a "init" -d 'Make the current directory (or `-C DIR`) a sticky project of its own'
+complete -c sticky -n "__fish_sticky_needs_command" -a "agents" -d 'List the agents sticky knows: whether each is installed, its path and its version'
+complete -c sticky -n "__fish_sticky_needs_command" -a "config" -d 'Show the effective settings and where each came from'
+complete -c sticky -n "__fish_sticky_needs_command" -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
+complete -c sticky -n "__fish_sticky_needs_command" -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
+complete -c sticky -n "__fish_sticky_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run (claude); a different agent than the session\'s starts a new session' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand status" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand status" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand status" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand status" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand status" -s h -l help -d 'Print help'
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand log" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand sessions" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand init" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand init" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand init" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand init" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand init" -s h -l help -d 'Print help'
+complete -c sticky -n "__fish_sticky_using_subcommand agents" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand agents" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand agents" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand agents" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand agents" -s h -l help -d 'Print help'
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s a -l agent -d 'Report as if the turn was run with `--agent NAME`' -r
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s m -l model -d 'Report as if the turn was run with `--model MODEL`' -r
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand config" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s a -l agent -d 'Report as if the turn was run with `--agent NAME`' -r
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s m -l model -d 'Report as if the turn was run with `--model MODEL`' -r
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "status" -d 'Show the project, the conversation, its session and the last turn'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "log" -d 'List the turns of this conversation across all its sessions'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "sessions" -d 'List the sessions of this conversation, with their lineage'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "threads" -d 'List the conversations (threads) of this project'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "init" -d 'Make the current directory (or `-C DIR`) a sticky project of its own'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "agents" -d 'List the agents sticky knows: whether each is installed, its path and its version'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "config" -d 'Show the effective settings and where each came from'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

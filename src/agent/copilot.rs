@@ -1,0 +1,316 @@
+//! GitHub Copilot CLI (`copilot`), as of 1.0.102 (facts: shared/research/agents.md §3.6; flags,
+//! events, error texts and the exit line re-observed with the real 1.0.102 offline, BYOK against
+//! a mock model server).
+//!
+//! - new session: `--session-id <uuid>`, which creates the session when the UUID is unknown and
+//!   resumes it when known;
+//! - resume: `--resume=<id>`, which fails on an unknown ID with rc 1 and `Error: No session, task,
+//!   or name matched '<id>'.`. sticky resumes with it rather than with `--session-id`, because
+//!   `--session-id` would silently create a fresh, empty session under the same ID when the
+//!   stored one is gone (amnesia that no ID check could see);
+//! - headless: `--prompt=PROMPT --output-format json` (the `=` form keeps a prompt starting with
+//!   `-` a prompt: `-p -x` is refused); with no prompt and a piped stdin, stdin is the prompt
+//!   (prompts over 128 KiB); `--model M` on every run;
+//! - `--allow-all-tools` is "required for non-interactive mode" per `--help`; a turn that needs no
+//!   tool runs without it. sticky never adds it: users pass it after `--` when they mean it;
+//! - JSONL events `{"type":…,"data":{…}}`: `assistant.message` (`data.content`),
+//!   `assistant.message_delta`, `tool.execution_start` (`data.toolName`), ..., and last
+//!   `{"type":"result","sessionId":…,"exitCode":…,"usage":{"premiumRequests":…}}`, the only event
+//!   that carries the session ID;
+//! - interactive: on exit the UI prints `Resume     copilot --resume=<id>`;
+//! - state: `$COPILOT_HOME` (default `~/.copilot`)`/session-state/<uuid>/events.jsonl`, first line
+//!   `{"type":"session.start","data":{"sessionId":…,"context":{"cwd":…}}}`.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
+use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+
+/// The Copilot CLI adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Copilot;
+
+impl Adapter for Copilot {
+    fn name(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn program(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn mint_id(&self) -> Option<String> {
+        Some(uuid::Uuid::new_v4().to_string())
+    }
+
+    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
+        let mut args = session_args(turn);
+        args.extend(["--output-format".into(), "json".into()]);
+        args.extend(turn.extra_args.iter().cloned());
+        if let Some(prompt) = prompt {
+            let mut flag = OsString::from("--prompt=");
+            flag.push(prompt);
+            args.push(flag);
+        }
+        args
+    }
+
+    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
+        let mut args = session_args(turn);
+        args.extend(turn.extra_args.iter().cloned());
+        args
+    }
+
+    fn parse_line(&self, line: &str) -> Vec<Event> {
+        let Some(event) = json_object(line) else {
+            return Vec::new();
+        };
+        match str_at(&event, "/type") {
+            Some("assistant.message") => str_at(&event, "/data/content")
+                // A message that only requests tools has empty content.
+                .filter(|text| !text.is_empty())
+                .map(|text| Event::Text(text.to_owned()))
+                .into_iter()
+                .collect(),
+            Some("tool.execution_start") => str_at(&event, "/data/toolName")
+                .map(|tool| Event::Activity(tool.to_owned()))
+                .into_iter()
+                .collect(),
+            Some("result") => {
+                let mut events = Vec::new();
+                if let Some(id) = str_at(&event, "/sessionId") {
+                    events.push(Event::Session(id.to_owned()));
+                }
+                let exit_code = int_at(&event, "/exitCode");
+                events.push(Event::Result {
+                    text: None,
+                    is_error: exit_code.is_some_and(|code| code != 0),
+                    // Copilot reports premium requests, not tokens or dollars.
+                    usage: Usage::default(),
+                });
+                events
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
+        let Target::Resume(_) = target else {
+            return None;
+        };
+        output
+            .lines()
+            .find(|line| line.contains("No session, task, or name matched"))
+            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+    }
+
+    fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
+        let copilot_home = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
+        events_file(&copilot_home, id)
+    }
+
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        id_after(text, "copilot --resume=", is_uuid)
+    }
+
+    // `renamed` stays `false`: the ID sticky chose is the session's for life (`--session-id`
+    // fixes it, `--resume=<uuid>` matches it exactly).
+}
+
+/// `--session-id` to create, `--resume=` to resume, then `--model`.
+fn session_args(turn: &Turn<'_>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    match turn.target {
+        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
+        Target::Resume(id) => args.push(format!("--resume={id}").into()),
+        // Copilot always accepts an ID chosen up front; sticky never asks it to mint one.
+        Target::CreateUnnamed => {}
+    }
+    if let Some(model) = turn.model {
+        args.extend(["--model".into(), model.into()]);
+    }
+    args
+}
+
+/// `<copilot home>/session-state/<id>/events.jsonl`.
+fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
+    is_uuid(id).then(|| {
+        copilot_home
+            .join("session-state")
+            .join(id)
+            .join("events.jsonl")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::output::HeadlessCase;
+
+    const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+
+    fn strings(args: &[OsString]) -> Vec<&str> {
+        args.iter().map(|arg| arg.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn headless_command_lines() {
+        let extra = [OsString::from("--allow-all-tools")];
+        let resume = format!("--resume={ID}");
+        let cases: &[HeadlessCase<'_>] = &[
+            (
+                Target::Create(ID),
+                None,
+                &[],
+                Some("-x hello"),
+                &[
+                    "--session-id",
+                    ID,
+                    "--output-format",
+                    "json",
+                    "--prompt=-x hello",
+                ],
+            ),
+            (
+                Target::Resume(ID),
+                Some("gpt-5"),
+                &extra,
+                Some("again"),
+                &[
+                    &resume,
+                    "--model",
+                    "gpt-5",
+                    "--output-format",
+                    "json",
+                    "--allow-all-tools",
+                    "--prompt=again",
+                ],
+            ),
+            (
+                Target::Resume(ID),
+                None,
+                &[],
+                None,
+                &[&resume, "--output-format", "json"],
+            ),
+        ];
+        for (target, model, extra, prompt, want) in cases {
+            let turn = Turn {
+                target: *target,
+                model: *model,
+                extra_args: extra,
+            };
+            let args = Copilot.headless_args(&turn, prompt.map(OsStr::new));
+            assert_eq!(strings(&args), *want, "{target:?}");
+        }
+    }
+
+    #[test]
+    fn interactive_command_lines() {
+        let turn = |target| Turn {
+            target,
+            model: Some("m"),
+            extra_args: &[],
+        };
+        assert_eq!(
+            strings(&Copilot.interactive_args(&turn(Target::Create(ID)))),
+            ["--session-id", ID, "--model", "m"]
+        );
+        assert_eq!(
+            strings(&Copilot.interactive_args(&turn(Target::Resume(ID)))),
+            [format!("--resume={ID}").as_str(), "--model", "m"]
+        );
+        assert!(Copilot.mint_id().is_some_and(|id| is_uuid(&id)));
+    }
+
+    #[test]
+    fn json_events() {
+        // Real lines from Copilot CLI 1.0.102 (BYOK, mock server; observed 2026-11-30), trimmed.
+        let lines = [
+            r#"{"type":"session.tools_updated","data":{"model":"mock-model"},"ephemeral":true,"id":"5344","timestamp":"t","parentId":"377f"}"#,
+            r#"{"type":"user.message","data":{"content":"-x hello","messageId":"928a"},"id":"b595","timestamp":"t"}"#,
+            r#"{"type":"assistant.message_delta","data":{"messageId":"a4f1","deltaContent":"MOCK-6 user_msgs=1 assistant_msgs=0"},"ephemeral":true,"id":"3820","timestamp":"t"}"#,
+            r#"{"type":"assistant.message","data":{"messageId":"a4f1","model":"mock-model","content":"MOCK-6 user_msgs=1 assistant_msgs=0","toolRequests":[],"turnId":"0"},"id":"86fa","timestamp":"t"}"#,
+            r#"{"type":"assistant.turn_end","data":{"turnId":"0"},"id":"8b60","timestamp":"t"}"#,
+            r#"{"type":"result","timestamp":"2026-11-30T06:17:03.242Z","sessionId":"3f2504e0-4f89-41d3-9a0c-0305e82c3301","exitCode":0,"usage":{"premiumRequests":0,"totalApiDurationMs":100,"sessionDurationMs":599}}"#,
+        ];
+        let events: Vec<Event> = lines.iter().flat_map(|l| Copilot.parse_line(l)).collect();
+        assert_eq!(
+            events,
+            [
+                Event::Text("MOCK-6 user_msgs=1 assistant_msgs=0".into()),
+                Event::Session(ID.into()),
+                Event::Result {
+                    text: None,
+                    is_error: false,
+                    usage: Usage::default(),
+                },
+            ]
+        );
+        // The shape of tool.execution_start from the 1.0.102 bundle (`cli-main.js`).
+        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"bash","arguments":{}}}"#;
+        assert_eq!(Copilot.parse_line(tool), [Event::Activity("bash".into())]);
+        let failed = r#"{"type":"result","sessionId":"s","exitCode":1,"usage":{}}"#;
+        assert_eq!(
+            Copilot.parse_line(failed),
+            [
+                Event::Session("s".into()),
+                Event::Result {
+                    text: None,
+                    is_error: true,
+                    usage: Usage::default(),
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_lines_give_no_events() {
+        for line in [
+            "",
+            "error: Invalid command format.",
+            "{",
+            "[1]",
+            r#"{"type":"assistant.message","data":{"content":""}}"#,
+            r#"{"type":"assistant.message","data":"x"}"#,
+            r#"{"type":"tool.execution_start"}"#,
+            r#"{"sessionId":"s"}"#,
+        ] {
+            assert_eq!(Copilot.parse_line(line), [], "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_forgotten_session_is_diagnosed_only_on_resume() {
+        // research/agents.md §3.6 item 10; re-observed with 1.0.102 and --resume=<unknown>.
+        let output = "Error: No session, task, or name matched \
+                      '99999999-aaaa-4bbb-8ccc-123456789abc'.\n\nTo resume by session or task \
+                      ID:  copilot --resume=<id>\n";
+        assert!(matches!(
+            Copilot.diagnose(&Target::Resume(ID), output),
+            Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: No session")
+        ));
+        assert_eq!(Copilot.diagnose(&Target::Create(ID), output), None);
+        assert_eq!(Copilot.diagnose(&Target::Resume(ID), "Error: 401"), None);
+    }
+
+    #[test]
+    fn the_exit_line_names_the_session_and_state_lives_per_id() {
+        // The 1.0.102 TUI after /exit (observed 2026-11-30); the hint lines of an error mention
+        // `--resume=<id>` literally, which is not an ID.
+        let tail = " \u{2594}\u{2594}\u{2594}\u{2594}    Resume     copilot --resume=3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
+        assert_eq!(Copilot.session_from_exit_output(tail).as_deref(), Some(ID));
+        assert_eq!(
+            Copilot.session_from_exit_output("To resume by ID:  copilot --resume=<id>"),
+            None
+        );
+        assert_eq!(
+            events_file(Path::new("/h/.copilot"), ID),
+            Some(PathBuf::from(format!(
+                "/h/.copilot/session-state/{ID}/events.jsonl"
+            )))
+        );
+        assert_eq!(events_file(Path::new("/h/.copilot"), ".."), None);
+    }
+}

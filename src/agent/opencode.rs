@@ -1,0 +1,334 @@
+//! opencode (`opencode`), as of 1.18.33 (facts: shared/research/agents.md §3.5 and
+//! real-agents-offline.md "opencode 1.18.33"; flags, events, error texts and the exit line
+//! re-observed with the real 1.18.33 against a mock model server).
+//!
+//! - no caller-chosen ID: opencode mints `ses_…` and puts it on every JSON event as `sessionID`;
+//! - headless: `opencode run --format json [-s <id>] [-m provider/model] [ARGS] -- PROMPT`; words
+//!   after `--` are the message too, so a prompt starting with `-` stays a prompt (opencode quotes
+//!   a message word that holds spaces, `"say hi"`, before the model sees it: its own quirk);
+//! - with no message and a piped stdin, stdin is the message (prompts over 128 KiB); on a terminal
+//!   stdin is not read;
+//! - the session keeps its last model, but `-m` goes on every run anyway, like every adapter;
+//! - opencode takes its project directory from `$PWD`, not the process's working directory, so
+//!   `PWD` is set to the session's directory; resuming from another directory hangs after the
+//!   turn (#41841), which sticky avoids by always running in the session's directory;
+//! - events: `step_start`, `text` (`part.text`), `tool_use` (`part.tool`), `step_finish`
+//!   (`part.tokens`, `part.cost`, per step), `error` (`error.data.message`);
+//! - an unknown session fails with rc 1 and `Error: Session not found` (the TUI adds `: ses_…`);
+//! - interactive: `opencode [-s <id>] [-m M] [ARGS]`; on exit the TUI prints
+//!   `Continue  opencode -s ses_…`;
+//! - sessions live in an `SQLite` database (`~/.local/share/opencode/opencode.db`), not in a file per session,
+//!   so there is no transcript path.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use super::output::{id_after, int_at, json_object, str_at};
+use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+
+/// The opencode adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Opencode;
+
+impl Adapter for Opencode {
+    fn name(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn program(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn mint_id(&self) -> Option<String> {
+        None
+    }
+
+    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec!["run".into(), "--format".into(), "json".into()];
+        options(turn, &mut args);
+        if let Some(prompt) = prompt {
+            args.push("--".into());
+            args.push(prompt.to_owned());
+        }
+        args
+    }
+
+    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
+        let mut args = Vec::new();
+        options(turn, &mut args);
+        args
+    }
+
+    fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
+        vec![("PWD".into(), directory.as_os_str().to_owned())]
+    }
+
+    fn parse_line(&self, line: &str) -> Vec<Event> {
+        let Some(event) = json_object(line) else {
+            return Vec::new();
+        };
+        let mut events = Vec::new();
+        let Some(kind) = str_at(&event, "/type") else {
+            return events;
+        };
+        if let Some(id) = str_at(&event, "/sessionID") {
+            events.push(Event::Session(id.to_owned()));
+        }
+        match kind {
+            "text" => {
+                if let Some(text) = str_at(&event, "/part/text") {
+                    events.push(Event::Text(text.to_owned()));
+                }
+            }
+            "tool_use" => {
+                if let Some(tool) = str_at(&event, "/part/tool") {
+                    events.push(Event::Activity(tool.to_owned()));
+                }
+            }
+            "step_finish" => {
+                let tokens = |key: &str| int_at(&event, &format!("/part/tokens/{key}"));
+                let sum = |keys: &[&str]| {
+                    keys.iter()
+                        .filter_map(|key| tokens(key))
+                        .reduce(|a, b| a + b)
+                };
+                events.push(Event::Usage(Usage {
+                    cost_usd: event
+                        .pointer("/part/cost")
+                        .and_then(serde_json::Value::as_f64),
+                    // opencode counts cache reads and writes, and reasoning, apart.
+                    input_tokens: sum(&["input", "cache/read", "cache/write"]),
+                    output_tokens: sum(&["output", "reasoning"]),
+                }));
+            }
+            "error" => events.push(Event::Result {
+                text: Some(
+                    str_at(&event, "/error/data/message")
+                        .or_else(|| str_at(&event, "/error/name"))
+                        .unwrap_or("opencode reported an error")
+                        .to_owned(),
+                ),
+                is_error: true,
+                usage: Usage::default(),
+            }),
+            _ => {}
+        }
+        events
+    }
+
+    fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
+        let Target::Resume(_) = target else {
+            return None;
+        };
+        output
+            .lines()
+            .find(|line| line.contains("Error: Session not found"))
+            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+    }
+
+    fn transcript(&self, _home: &Path, _directory: &Path, _id: &str) -> Option<PathBuf> {
+        None
+    }
+
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        id_after(text, "opencode -s ", is_session_id)
+    }
+
+    // `renamed` stays `false`: an opencode session keeps its `ses_` ID; `--fork` would make a new
+    // one, and sticky never asks for it.
+}
+
+/// `-s <id>` on resume, `-m`, then the user's arguments.
+fn options(turn: &Turn<'_>, args: &mut Vec<OsString>) {
+    if let Target::Resume(id) = turn.target {
+        args.extend(["-s".into(), id.into()]);
+    }
+    if let Some(model) = turn.model {
+        args.extend(["-m".into(), model.into()]);
+    }
+    args.extend(turn.extra_args.iter().cloned());
+}
+
+/// An opencode session ID: `ses_` and letters or digits (26 of them in 1.18.33).
+fn is_session_id(id: &str) -> bool {
+    id.strip_prefix("ses_")
+        .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::output::HeadlessCase;
+
+    const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";
+
+    fn strings(args: &[OsString]) -> Vec<&str> {
+        args.iter().map(|arg| arg.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn headless_command_lines() {
+        let extra = [OsString::from("--agent"), OsString::from("plan")];
+        let cases: &[HeadlessCase<'_>] = &[
+            (
+                Target::CreateUnnamed,
+                None,
+                &[],
+                Some("-x hello"),
+                &["run", "--format", "json", "--", "-x hello"],
+            ),
+            (
+                Target::Resume(ID),
+                Some("mock/other-model"),
+                &extra,
+                Some("again"),
+                &[
+                    "run",
+                    "--format",
+                    "json",
+                    "-s",
+                    ID,
+                    "-m",
+                    "mock/other-model",
+                    "--agent",
+                    "plan",
+                    "--",
+                    "again",
+                ],
+            ),
+            (
+                Target::Resume(ID),
+                None,
+                &[],
+                None,
+                &["run", "--format", "json", "-s", ID],
+            ),
+        ];
+        for (target, model, extra, prompt, want) in cases {
+            let turn = Turn {
+                target: *target,
+                model: *model,
+                extra_args: extra,
+            };
+            let args = Opencode.headless_args(&turn, prompt.map(OsStr::new));
+            assert_eq!(strings(&args), *want, "{target:?}");
+        }
+    }
+
+    #[test]
+    fn interactive_command_lines_and_environment() {
+        let turn = |target| Turn {
+            target,
+            model: None,
+            extra_args: &[],
+        };
+        assert!(
+            Opencode
+                .interactive_args(&turn(Target::CreateUnnamed))
+                .is_empty()
+        );
+        assert_eq!(
+            strings(&Opencode.interactive_args(&turn(Target::Resume(ID)))),
+            ["-s", ID]
+        );
+        assert_eq!(
+            Opencode.env(Path::new("/home/u/proj")),
+            [(OsString::from("PWD"), OsString::from("/home/u/proj"))]
+        );
+        assert_eq!(Opencode.mint_id(), None);
+    }
+
+    #[test]
+    fn json_events() {
+        // Real lines from opencode 1.18.33 against a mock (research/agents.md §3.5 item 7,
+        // re-observed 2026-11-30), ids shortened.
+        let lines = [
+            r#"{"type":"step_start","timestamp":1796019508137,"sessionID":"ses_dd4e53bd4ffemgeYxOMCxVDJCi","part":{"id":"prt_1","messageID":"msg_1","sessionID":"ses_dd4e53bd4ffemgeYxOMCxVDJCi","type":"step-start"}}"#,
+            r#"{"type":"text","timestamp":1796019508138,"sessionID":"ses_dd4e53bd4ffemgeYxOMCxVDJCi","part":{"id":"prt_2","type":"text","text":"MOCK-14 user_msgs=1 assistant_msgs=0","time":{"start":1,"end":2}}}"#,
+            r#"{"type":"step_finish","timestamp":1796019508138,"sessionID":"ses_dd4e53bd4ffemgeYxOMCxVDJCi","part":{"id":"prt_3","reason":"stop","type":"step-finish","tokens":{"total":15,"input":10,"output":5,"reasoning":0,"cache":{"write":0,"read":2}},"cost":0.001}}"#,
+        ];
+        let events: Vec<Event> = lines.iter().flat_map(|l| Opencode.parse_line(l)).collect();
+        let session = || Event::Session(ID.into());
+        assert_eq!(
+            events,
+            [
+                session(),
+                session(),
+                Event::Text("MOCK-14 user_msgs=1 assistant_msgs=0".into()),
+                session(),
+                Event::Usage(Usage {
+                    cost_usd: Some(0.001),
+                    input_tokens: Some(12),
+                    output_tokens: Some(5),
+                }),
+            ]
+        );
+        // `-m` with a model the config does not declare (observed, 1.18.33).
+        let error = r#"{"type":"error","timestamp":1796019532921,"sessionID":"ses_dd4e4d2b3ffeBzsdelDZjIoOil","error":{"name":"UnknownError","data":{"message":"Unexpected server error. Check server logs for details.","ref":"err_a1320bb9"}}}"#;
+        assert_eq!(
+            Opencode.parse_line(error),
+            [
+                Event::Session("ses_dd4e4d2b3ffeBzsdelDZjIoOil".into()),
+                Event::Result {
+                    text: Some("Unexpected server error. Check server logs for details.".into()),
+                    is_error: true,
+                    usage: Usage::default(),
+                }
+            ]
+        );
+        let tool = r#"{"type":"tool_use","sessionID":"ses_a","part":{"type":"tool","tool":"bash","state":{"status":"completed"}}}"#;
+        assert_eq!(
+            Opencode.parse_line(tool),
+            [
+                Event::Session("ses_a".into()),
+                Event::Activity("bash".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_lines_give_no_events() {
+        for line in [
+            "",
+            "\u{1b}[91m\u{1b}[1mError: \u{1b}[0mSession not found",
+            "{",
+            "[1]",
+            r#"{"sessionID":"ses_a"}"#,
+            r#"{"type":"text","sessionID":5,"part":{"text":7}}"#,
+        ] {
+            assert_eq!(Opencode.parse_line(line), [], "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_forgotten_session_is_diagnosed_only_on_resume() {
+        // research/agents.md §3.5 item 10; the ANSI colours are gone by the time sticky reads it.
+        for output in [
+            "Error: Session not found",
+            "Error: Session not found: ses_doesnotexist123",
+        ] {
+            assert!(matches!(
+                Opencode.diagnose(&Target::Resume(ID), output),
+                Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: Session not found")
+            ));
+            assert_eq!(Opencode.diagnose(&Target::CreateUnnamed, output), None);
+        }
+        assert_eq!(Opencode.diagnose(&Target::Resume(ID), "Error: other"), None);
+    }
+
+    #[test]
+    fn the_exit_line_names_the_session() {
+        // The 1.18.33 TUI after one turn and Ctrl-C (observed 2026-11-30).
+        let tail = "  Session   MOCK-17 user_msgs=2 assistant_msgs=0\r\n  Continue  \x1b[1mopencode -s \
+                    ses_dd4e433f7ffeappl0PGdcS2FzQ\x1b[0m\r\n";
+        assert_eq!(
+            Opencode.session_from_exit_output(tail).as_deref(),
+            Some("ses_dd4e433f7ffeappl0PGdcS2FzQ")
+        );
+        assert_eq!(Opencode.session_from_exit_output("opencode -s ses_"), None);
+        assert_eq!(
+            Opencode.transcript(Path::new("/h"), Path::new("/p"), ID),
+            None
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! Reading what agents print, shared by the adapters: JSON event lines, IDs, and the line an
+//! interactive UI prints when it exits (`codex resume <id>`).
+
+use std::io::{BufRead, BufReader, Read as _};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::events::strip_controls;
+
+/// The JSON object in a line, if the line is one.
+pub(super) fn json_object(line: &str) -> Option<Value> {
+    let line = line.trim();
+    if !line.starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Value>(line)
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// The string at `pointer` (`/item/text`) in `value`, if there is one.
+pub(super) fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+/// The integer at `pointer` in `value`, if there is one.
+pub(super) fn int_at(value: &Value, pointer: &str) -> Option<i64> {
+    value.pointer(pointer).and_then(Value::as_i64)
+}
+
+/// Whether `text` is a UUID in the hyphenated form the agents print (`8-4-4-4-12` hex digits).
+pub(super) fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(group, len)| group.len() == len && group.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The last session ID in `text` that follows `marker` (`codex resume `) and passes `valid`.
+///
+/// `text` is the terminal output of an interactive run: control sequences are removed line by
+/// line first, and an ID the agent quoted for the shell (`'abc'`) is unquoted. The last match
+/// wins because the exit line comes last; an earlier mention (a resume hint shown at start) must
+/// not.
+pub(super) fn id_after(text: &str, marker: &str, valid: fn(&str) -> bool) -> Option<String> {
+    let mut found = None;
+    for line in text.lines() {
+        let line = strip_controls(line);
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find(marker) {
+            rest = &rest[at + marker.len()..];
+            let token = rest.split_whitespace().next().unwrap_or_default();
+            let token = token.trim_matches(|c| c == '\'' || c == '"');
+            if valid(token) {
+                found = Some(token.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The first line of the file at `path` as a JSON object, if it is one.
+pub(super) fn first_json_line(path: &Path) -> Option<Value> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    // A header line is short; a file that is not one of the agent's transcripts may not be, so
+    // the read is bounded.
+    BufReader::new(file)
+        .take(1024 * 1024)
+        .read_line(&mut line)
+        .ok()?;
+    json_object(&line)
+}
+
+/// An environment variable that names a directory, when set and not empty.
+pub(super) fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}
+
+/// One row of an adapter's headless command-line table: the target, the model, the user's
+/// arguments, the prompt, and the arguments expected.
+#[cfg(test)]
+pub(super) type HeadlessCase<'a> = (
+    super::Target<'a>,
+    Option<&'a str>,
+    &'a [std::ffi::OsString],
+    Option<&'a str>,
+    &'a [&'a str],
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_recognised_by_shape() {
+        assert!(is_uuid("01a22acd-8f40-7f43-9d2e-012c67511e40"));
+        assert!(is_uuid("3F2504E0-4F89-41D3-9A0C-0305E82C3301"));
+        for not in [
+            "",
+            "ses_dd52be6f3ffevLdNHDvUF3i1Hh",
+            "01a22acd-8f40-7f43-9d2e-012c67511e4",
+            "01a22acd-8f40-7f43-9d2e-012c67511e40-",
+            "01a22acd-8f40-7f43-9d2e-012c67511e4g",
+            "01a22acd8f407f439d2e012c67511e40",
+        ] {
+            assert!(!is_uuid(not), "{not:?}");
+        }
+    }
+
+    #[test]
+    fn the_last_valid_id_after_the_marker_wins() {
+        let text = "\x1b[2Jhint: codex resume 11111111-2222-3333-4444-555555555555\r\n\
+                    Or run codex resume and select it.\r\n\
+                    To continue this session, run:\r\n  \x1b[1mcodex resume\x1b[0m \
+                    01a22b18-fbd4-7793-b5e8-a63efda108c1\r\n\x1b[?25h";
+        assert_eq!(
+            id_after(text, "codex resume ", is_uuid).as_deref(),
+            Some("01a22b18-fbd4-7793-b5e8-a63efda108c1")
+        );
+        assert_eq!(
+            id_after("gemini --resume 'my_id-1'", "gemini --resume ", |id| !id
+                .is_empty())
+            .as_deref(),
+            Some("my_id-1")
+        );
+        assert_eq!(
+            id_after("codex resume nothing", "codex resume ", is_uuid),
+            None
+        );
+        assert_eq!(id_after("", "codex resume ", is_uuid), None);
+    }
+
+    #[test]
+    fn json_objects_only() {
+        assert!(json_object(" {\"a\":1} ").is_some());
+        for line in ["", "[1]", "{", "\"x\"", "null", "{\"a\":1} trailing"] {
+            assert!(json_object(line).is_none(), "{line:?}");
+        }
+    }
+}

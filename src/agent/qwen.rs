@@ -1,0 +1,290 @@
+//! Qwen Code (`qwen`), as of 0.24.4, a fork of Gemini CLI (facts: shared/research/agents.md §3.4
+//! and real-agents-offline.md "Qwen Code"; the headless docs bundled with the CLI,
+//! `docs/users/features/headless.md`).
+//!
+//! - new session: `--session-id <uuid>` (must be a UUID; one already used, even archived, fails
+//!   with rc 1 `Error: Session Id <id> already exists (active or archived).`);
+//! - resume: `--resume <id>`, only from the same project directory; an unknown ID fails with rc 1
+//!   and `No saved session found with ID <id>. ...` (`... with title "<id>".` on some paths);
+//! - resume does not restore the model, so `-m` goes on every run;
+//! - headless: the positional prompt is one-shot (`-p` is deprecated) with `-o stream-json`; with
+//!   no prompt and a piped stdin, stdin is the prompt, which is how prompts over 128 KiB get in,
+//!   and also a prompt starting with `-`: it would be read as an option and, as in Gemini CLI, a
+//!   positional after `--` is not taken as the prompt;
+//! - stream-json is Claude Code's format: `system` (`session_id`, `model`), `assistant` (content
+//!   blocks), `result` (`result`, `is_error`, `usage`), so Claude's parser reads it;
+//! - interactive: on exit the UI prints `To continue this session, run qwen --resume <id>`;
+//! - transcripts: `<runtime dir>/projects/<cwd with [^A-Za-z0-9] -> ->/chats/<id>.jsonl`, where the
+//!   runtime dir is `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use super::output::{env_dir, id_after, is_uuid};
+use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn, fits_an_argument};
+
+/// The Qwen Code adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Qwen;
+
+impl Adapter for Qwen {
+    fn name(&self) -> &'static str {
+        "qwen"
+    }
+
+    fn program(&self) -> &'static str {
+        "qwen"
+    }
+
+    fn mint_id(&self) -> Option<String> {
+        Some(uuid::Uuid::new_v4().to_string())
+    }
+
+    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
+        if !fits_an_argument(prompt) || prompt.starts_with(b"-") {
+            PromptVia::Stdin
+        } else {
+            PromptVia::Argument
+        }
+    }
+
+    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
+        let mut args = session_args(turn);
+        args.extend(["-o".into(), "stream-json".into()]);
+        args.extend(turn.extra_args.iter().cloned());
+        args.extend(prompt.map(OsStr::to_owned));
+        args
+    }
+
+    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
+        let mut args = session_args(turn);
+        args.extend(turn.extra_args.iter().cloned());
+        args
+    }
+
+    fn parse_line(&self, line: &str) -> Vec<Event> {
+        // Qwen Code writes Claude Code's stream-json on purpose (SDK compatibility).
+        Claude.parse_line(line)
+    }
+
+    fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
+        let Target::Resume(_) = target else {
+            return None;
+        };
+        output
+            .lines()
+            .find(|line| line.contains("No saved session found"))
+            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+    }
+
+    fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
+        let runtime = env_dir("QWEN_RUNTIME_DIR")
+            .or_else(|| env_dir("QWEN_HOME"))
+            .unwrap_or_else(|| home.join(".qwen"));
+        transcript_in(&runtime, directory, id)
+    }
+
+    fn session_from_exit_output(&self, text: &str) -> Option<String> {
+        id_after(text, "qwen --resume ", is_uuid)
+    }
+
+    // `renamed` stays `false`: Qwen Code reports the ID it was given or resumed on every event,
+    // and no release is known to rename a resumed session.
+}
+
+/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
+/// not restore it.
+fn session_args(turn: &Turn<'_>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    match turn.target {
+        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
+        Target::Resume(id) => args.extend(["--resume".into(), id.into()]),
+        // Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
+        Target::CreateUnnamed => {}
+    }
+    if let Some(model) = turn.model {
+        args.extend(["-m".into(), model.into()]);
+    }
+    args
+}
+
+/// `<runtime>/projects/<sanitized directory>/chats/<id>.jsonl` (`sanitizeCwd`: every character
+/// outside `[A-Za-z0-9]` becomes `-`).
+fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
+    if !is_uuid(id) {
+        return None;
+    }
+    let sanitized: String = directory
+        .to_str()?
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    Some(
+        runtime
+            .join("projects")
+            .join(sanitized)
+            .join("chats")
+            .join(format!("{id}.jsonl")),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::MAX_ARGUMENT_PROMPT;
+    use crate::agent::Usage;
+    use crate::agent::output::HeadlessCase;
+
+    const ID: &str = "cb43613f-2515-47c2-9835-a1d37bdefd8d";
+
+    fn strings(args: &[OsString]) -> Vec<&str> {
+        args.iter().map(|arg| arg.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn headless_command_lines() {
+        let extra = [OsString::from("--auth-type"), OsString::from("openai")];
+        let cases: &[HeadlessCase<'_>] = &[
+            (
+                Target::Create(ID),
+                None,
+                &[],
+                Some("hi there"),
+                &["--session-id", ID, "-o", "stream-json", "hi there"],
+            ),
+            (
+                Target::Resume(ID),
+                Some("qwen3-coder-plus"),
+                &extra,
+                Some("x"),
+                &[
+                    "--resume",
+                    ID,
+                    "-m",
+                    "qwen3-coder-plus",
+                    "-o",
+                    "stream-json",
+                    "--auth-type",
+                    "openai",
+                    "x",
+                ],
+            ),
+            (
+                Target::Resume(ID),
+                None,
+                &[],
+                None,
+                &["--resume", ID, "-o", "stream-json"],
+            ),
+        ];
+        for (target, model, extra, prompt, want) in cases {
+            let turn = Turn {
+                target: *target,
+                model: *model,
+                extra_args: extra,
+            };
+            let args = Qwen.headless_args(&turn, prompt.map(OsStr::new));
+            assert_eq!(strings(&args), *want, "{target:?}");
+        }
+    }
+
+    #[test]
+    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
+        assert_eq!(Qwen.prompt_via(b"fix -x"), PromptVia::Argument);
+        assert_eq!(Qwen.prompt_via(b"-x"), PromptVia::Stdin);
+        assert_eq!(
+            Qwen.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
+            PromptVia::Stdin
+        );
+    }
+
+    #[test]
+    fn interactive_command_lines() {
+        let turn = |target| Turn {
+            target,
+            model: Some("m"),
+            extra_args: &[],
+        };
+        assert_eq!(
+            strings(&Qwen.interactive_args(&turn(Target::Create(ID)))),
+            ["--session-id", ID, "-m", "m"]
+        );
+        assert_eq!(
+            strings(&Qwen.interactive_args(&turn(Target::Resume(ID)))),
+            ["--resume", ID, "-m", "m"]
+        );
+    }
+
+    #[test]
+    fn minted_ids_are_uuids() {
+        assert!(Qwen.mint_id().is_some_and(|id| is_uuid(&id)));
+    }
+
+    #[test]
+    fn stream_json_events() {
+        // Trimmed real lines from Qwen Code 0.24.4 (research/agents.md §3.4 item 7).
+        let init = r#"{"type":"system","subtype":"init","uuid":"cb43613f","session_id":"cb43613f-2515-47c2-9835-a1d37bdefd8d","cwd":"/home/u/proj","tools":[],"model":"fake-model"}"#;
+        assert_eq!(
+            Qwen.parse_line(init),
+            [Event::Session(ID.into()), Event::Model("fake-model".into())]
+        );
+        let result = r#"{"type":"result","subtype":"success","uuid":"u","session_id":"cb43613f-2515-47c2-9835-a1d37bdefd8d","is_error":false,"num_turns":1,"result":"Hello from fake server.","usage":{"input_tokens":7,"output_tokens":3}}"#;
+        assert_eq!(
+            Qwen.parse_line(result),
+            [
+                Event::Session(ID.into()),
+                Event::Result {
+                    text: Some("Hello from fake server.".into()),
+                    is_error: false,
+                    usage: Usage {
+                        cost_usd: None,
+                        input_tokens: Some(7),
+                        output_tokens: Some(3),
+                    },
+                },
+            ]
+        );
+        for line in ["", "Ripgrep not available", "{", "[]", "{\"type\":1}"] {
+            assert_eq!(Qwen.parse_line(line), [], "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_forgotten_session_is_diagnosed_only_on_resume() {
+        // research/agents.md §3.4 item 10 and real-agents-offline.md (the title variant).
+        for output in [
+            "No saved session found with ID cb43613f. Run `qwen --resume` without an ID to \
+             choose from existing sessions.",
+            "No saved session found with title \"cb43613f\".",
+        ] {
+            assert!(matches!(
+                Qwen.diagnose(&Target::Resume(ID), output),
+                Some(Diagnosis::SessionLost(reason)) if reason.starts_with("No saved session")
+            ));
+            assert_eq!(Qwen.diagnose(&Target::Create(ID), output), None);
+        }
+        assert_eq!(Qwen.diagnose(&Target::Resume(ID), "401 Unauthorized"), None);
+    }
+
+    #[test]
+    fn the_exit_line_names_the_session() {
+        // real-agents-offline.md "Qwen Code": Ctrl-C twice prints this line.
+        let tail = "\r\nTo continue this session, run qwen --resume cb43613f-2515-47c2-9835-a1d37bdefd8d\r\n";
+        assert_eq!(Qwen.session_from_exit_output(tail).as_deref(), Some(ID));
+        assert_eq!(Qwen.session_from_exit_output("qwen --resume"), None);
+    }
+
+    #[test]
+    fn transcripts_live_under_the_sanitized_directory() {
+        assert_eq!(
+            transcript_in(Path::new("/h/.qwen"), Path::new("/home/u/my_proj.v2"), ID),
+            Some(PathBuf::from(format!(
+                "/h/.qwen/projects/-home-u-my-proj-v2/chats/{ID}.jsonl"
+            )))
+        );
+        assert_eq!(
+            transcript_in(Path::new("/h/.qwen"), Path::new("/p"), "../x"),
+            None
+        );
+    }
+}

@@ -1,0 +1,482 @@
+//! `sticky doctor`: what the next turn would use and why, and what stands in its way.
+//!
+//! It runs the same resolution a turn runs (project, database, thread, session policy, agent,
+//! program) without writing anything, then checks what a turn can only find out by failing:
+//! whether the agent's program is there and whether the agent still has the session's
+//! transcript. It exits with the code the next turn would fail with, so scripts can ask
+//! `sticky doctor >/dev/null || ...` before spending a turn.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::config::{self, ConfigFile, Project, Setting, Source};
+use super::listing::Listing;
+use super::view::{CountedSession, SessionView, TurnView, print_json};
+use super::{Context, agents};
+use crate::agent::Adapter;
+use crate::cli::{GlobalArgs, Origins, SelectArgs};
+use crate::exit::Exit;
+use crate::session::{self, Live, Plan, Reason, Request};
+use crate::store::{SessionRow, TurnRow};
+
+/// The `--json` object.
+#[derive(Serialize)]
+struct Report<'a> {
+    project: Project,
+    database: Located,
+    config_file: ConfigFile,
+    thread: Located,
+    /// The live session, with its number of turns.
+    session: Option<CountedSession<'a>>,
+    last_turn: Option<TurnView<'a>>,
+    /// Whether a turn holds the conversation now (the next one waits for it).
+    turn_running: bool,
+    next_turn: NextTurn,
+    agent: Setting<String>,
+    program: Program,
+    transcript: Option<Transcript>,
+    problems: Vec<Problem>,
+    /// The code `doctor` exits with: 0, or the one the next turn would fail with.
+    exit_code: u8,
+}
+
+/// A setting for something that may not exist yet.
+#[derive(Serialize)]
+struct Located {
+    #[serde(flatten)]
+    setting: Setting<String>,
+    exists: bool,
+}
+
+/// What the next turn would do with the conversation's session.
+#[derive(Serialize)]
+struct NextTurn {
+    /// `resume`, `start` (no session yet), `restart` (the agent never created the stored
+    /// session, so it is started again in place) or `rotate` (a new session replaces it).
+    action: &'static str,
+    agent: String,
+    model: Option<String>,
+    /// Why a rotation happens (`model-change`, `agent-change`).
+    reason: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct Program {
+    #[serde(flatten)]
+    setting: Setting<Option<String>>,
+    /// The first line of `<program> --version`.
+    version: Option<String>,
+    error: Option<String>,
+}
+
+/// The agent's own record of the session.
+#[derive(Serialize)]
+struct Transcript {
+    path: String,
+    exists: bool,
+}
+
+#[derive(Serialize)]
+struct Problem {
+    message: String,
+    exit_code: u8,
+}
+
+/// Reports what the next turn would use, and exits with the code it would fail with.
+pub fn run(
+    ctx: &Context,
+    global: &GlobalArgs,
+    select: &SelectArgs,
+    origins: Origins,
+) -> Result<Exit> {
+    let mut problems: Vec<(Exit, String)> = Vec::new();
+    let state = match read_state(ctx) {
+        Ok(state) => state,
+        Err(error) => {
+            problems.push((crate::exit::exit_for(&error), format!("{error:#}")));
+            State::default()
+        }
+    };
+    let live = state.live.as_ref();
+    let plan = session::plan(
+        live.map(live_of),
+        Request {
+            fresh: false,
+            agent: select.agent.as_deref(),
+            model: select.model.as_deref(),
+            default_agent: ctx.default_agent(),
+        },
+    );
+    let next_turn = next_turn(&plan, live);
+    let agent = match live {
+        Some(live) if select.agent.is_none() => Setting {
+            value: live.agent.clone(),
+            source: Source::Session,
+            origin: "the live session's agent".into(),
+        },
+        _ => config::agent(ctx, select, origins),
+    };
+    let adapter = match ctx.agents.get(&agent.value) {
+        Ok(adapter) => Some(adapter),
+        Err(error) => {
+            problems.push((error.exit(), error.to_string()));
+            None
+        }
+    };
+    let program = match adapter {
+        Some(adapter) => program(ctx, adapter),
+        None => Program {
+            setting: Setting {
+                value: None,
+                source: Source::Default,
+                origin: "unknown agent".into(),
+            },
+            version: None,
+            error: Some(format!("unknown agent `{}`", agent.value)),
+        },
+    };
+    if adapter.is_some() {
+        if let Some(error) = &program.error {
+            problems.push((Exit::AgentMissing, error.clone()));
+        }
+    }
+    let transcript = live.and_then(|live| transcript(ctx, live));
+    if let (Plan::Resume, Some(live)) = (&plan, live) {
+        problems.extend(resume_problems(ctx, live, transcript.as_ref()));
+    }
+    let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
+    let report = Report {
+        project: config::project(ctx, global),
+        database: Located {
+            setting: config::database(ctx),
+            exists: state.database_exists,
+        },
+        config_file: config::config_file(ctx),
+        thread: Located {
+            setting: config::thread(ctx, origins),
+            exists: state.thread_exists,
+        },
+        session: live.map(|live| CountedSession {
+            session: SessionView::from(live),
+            turns: state.turns,
+        }),
+        last_turn: state.last_turn.as_ref().map(TurnView::from),
+        turn_running: state.turn_running,
+        next_turn,
+        agent,
+        program,
+        transcript,
+        problems: problems
+            .into_iter()
+            .map(|(exit, message)| Problem {
+                message,
+                exit_code: exit.code(),
+            })
+            .collect(),
+        exit_code: exit.code(),
+    };
+    if ctx.json {
+        print_json(&report)?;
+    } else {
+        let mut out = Listing::stdout();
+        print_text(&mut out, &report)?;
+        out.finish()?;
+    }
+    Ok(exit)
+}
+
+/// The program of `adapter`, where it was chosen, and its version.
+fn program(ctx: &Context, adapter: &dyn Adapter) -> Program {
+    let (setting, error) = config::program(ctx, adapter);
+    let version = setting
+        .value
+        .as_deref()
+        .and_then(|path| agents::version(path.as_ref()));
+    Program {
+        setting,
+        version,
+        error,
+    }
+}
+
+/// What the database says about the conversation.
+#[derive(Default)]
+struct State {
+    database_exists: bool,
+    thread_exists: bool,
+    live: Option<SessionRow>,
+    turns: i64,
+    last_turn: Option<TurnRow>,
+    turn_running: bool,
+}
+
+fn read_state(ctx: &Context) -> Result<State> {
+    let mut state = State {
+        database_exists: ctx.project.db.exists(),
+        ..State::default()
+    };
+    let Some(store) = ctx.existing_store()? else {
+        return Ok(state);
+    };
+    let Some(thread) = store.thread(&ctx.thread)? else {
+        return Ok(state);
+    };
+    state.thread_exists = true;
+    state.live = store.live_session(thread.id)?;
+    if let Some(live) = &state.live {
+        state.turns = store.turn_count(live.id)?;
+    }
+    state.last_turn = store.last_turn(thread.id)?;
+    state.turn_running = crate::lock::is_held(&ctx.project.db, &ctx.thread);
+    Ok(state)
+}
+
+/// The policy's view of a stored live session (as `cmd::turn` builds it).
+fn live_of(row: &SessionRow) -> Live<'_> {
+    Live {
+        agent: &row.agent,
+        model: row.model.as_deref(),
+        confirmed: row.confirmed_at.is_some() && row.agent_session_id.is_some(),
+    }
+}
+
+fn next_turn(plan: &Plan, live: Option<&SessionRow>) -> NextTurn {
+    match (plan, live) {
+        (Plan::Resume, Some(live)) => NextTurn {
+            action: "resume",
+            agent: live.agent.clone(),
+            model: live.model.clone(),
+            reason: None,
+        },
+        (
+            Plan::Start {
+                agent,
+                model,
+                rotation,
+            },
+            live,
+        ) => NextTurn {
+            action: match (rotation, live) {
+                (Some(_), _) => "rotate",
+                (None, Some(_)) => "restart",
+                (None, None) => "start",
+            },
+            agent: agent.clone(),
+            model: model.clone(),
+            reason: rotation.map(Reason::as_str),
+        },
+        (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
+    }
+}
+
+/// Where the agent keeps the live session's transcript, if sticky knows.
+fn transcript(ctx: &Context, live: &SessionRow) -> Option<Transcript> {
+    let id = live.agent_session_id.as_deref()?;
+    let adapter = ctx.agents.find(&live.agent)?;
+    let home = dirs::home_dir().unwrap_or_default();
+    let path = adapter.transcript(&home, &live.directory, id)?;
+    Some(Transcript {
+        exists: path.is_file(),
+        path: path.display().to_string(),
+    })
+}
+
+/// What would make resuming `live` fail: another directory, or a transcript that is gone.
+fn resume_problems(
+    ctx: &Context,
+    live: &SessionRow,
+    transcript: Option<&Transcript>,
+) -> Vec<(Exit, String)> {
+    let mut problems = Vec::new();
+    let id = live.agent_session_id.as_deref().unwrap_or_default();
+    if live.directory != ctx.project.dir {
+        problems.push((
+            Exit::SessionLost,
+            format!(
+                "session {id} belongs to directory {}, not to this project {}; run `sticky new` \
+                 to start over",
+                live.directory.display(),
+                ctx.project.dir.display()
+            ),
+        ));
+    }
+    if let Some(transcript) = transcript.filter(|t| !t.exists) {
+        problems.push((
+            Exit::SessionLost,
+            format!(
+                "{} no longer has the transcript of session {id} ({}), so it cannot resume it; \
+                 run `sticky new` to start over (the old session stays on record)",
+                live.agent, transcript.path
+            ),
+        ));
+    }
+    problems
+}
+
+fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> {
+    let project = &report.project;
+    let why = format!("{}; {}", project.found, project.dir.origin);
+    line(out, "project", &project.dir.value, &why)?;
+    let db = &report.database;
+    let state = if db.exists {
+        "exists"
+    } else {
+        "not created yet"
+    };
+    let why = format!("{}; {state}", db.setting.origin);
+    line(out, "database", &db.setting.value, &why)?;
+    let file = &report.config_file;
+    let state = if file.exists { "read" } else { "not found" };
+    let path = file.path.value.as_deref().unwrap_or("-");
+    line(
+        out,
+        "config",
+        path,
+        &format!("{}; {state}", file.path.origin),
+    )?;
+    let thread = &report.thread;
+    let state = if thread.exists {
+        "exists"
+    } else {
+        "the next turn creates it"
+    };
+    let why = format!("{}; {state}", thread.setting.origin);
+    line(out, "thread", &thread.setting.value, &why)?;
+    match &report.session {
+        Some(counted) => {
+            let session = &counted.session;
+            let value = format!(
+                "#{} {} · model {} · {}",
+                session.id,
+                session.agent,
+                session.model.unwrap_or("default"),
+                session.agent_session_id.unwrap_or("(no ID yet)")
+            );
+            let last = report
+                .last_turn
+                .as_ref()
+                .map_or_else(String::new, |turn| format!(", last {}", turn.status));
+            line(
+                out,
+                "session",
+                &value,
+                &format!("{} turns{last}", counted.turns),
+            )?;
+        }
+        None => line(out, "session", "none", "the next turn starts one")?,
+    }
+    if report.turn_running {
+        line(
+            out,
+            "running",
+            "a turn holds this thread now",
+            "the next turn waits for it, or fails at once with --no-wait",
+        )?;
+    }
+    let (what, why) = describe(&report.next_turn);
+    line(out, "next turn", &what, &why)?;
+    line(out, "agent", &report.agent.value, &report.agent.origin)?;
+    let program = &report.program;
+    match (&program.setting.value, &program.error) {
+        (Some(path), _) => {
+            let version = program.version.as_deref().unwrap_or("version unknown");
+            let why = format!("{}; {version}", program.setting.origin);
+            line(out, "program", path, &why)?;
+        }
+        (None, error) => line(out, "program", "not found", error.as_deref().unwrap_or("-"))?,
+    }
+    if let Some(transcript) = &report.transcript {
+        let state = if transcript.exists {
+            "exists"
+        } else {
+            "missing"
+        };
+        line(out, "transcript", &transcript.path, state)?;
+    }
+    if report.problems.is_empty() {
+        writeln!(out, "\nok: the next turn can run")?;
+    } else {
+        writeln!(out, "\nproblems:")?;
+        for problem in &report.problems {
+            writeln!(out, "  - {} (exit {})", problem.message, problem.exit_code)?;
+        }
+    }
+    Ok(())
+}
+
+/// What the next turn does, and why or with which model, in words.
+fn describe(next: &NextTurn) -> (String, String) {
+    let model = next.model.as_deref().unwrap_or("default");
+    let what = match next.action {
+        "resume" => "resumes the live session".to_owned(),
+        "rotate" => format!("rotates to a new {} session", next.agent),
+        "restart" => format!(
+            "starts the unconfirmed {} session again (the agent never created it)",
+            next.agent
+        ),
+        _ => format!("starts a new {} session", next.agent),
+    };
+    let why = next.reason.map_or_else(
+        || format!("model {model}"),
+        |reason| format!("{reason}; model {model}"),
+    );
+    (what, why)
+}
+
+fn line(out: &mut impl Write, name: &str, value: &str, why: &str) -> std::io::Result<()> {
+    writeln!(out, "{name:<11} {value}  ({why})")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn live(confirmed: bool) -> SessionRow {
+        SessionRow {
+            id: 1,
+            thread_id: 1,
+            agent: "claude".into(),
+            model: Some("opus".into()),
+            agent_session_id: Some("id".into()),
+            directory: PathBuf::from("/p"),
+            created_at: 0,
+            confirmed_at: confirmed.then_some(1),
+            rotated_from: None,
+            rotation_reason: None,
+            ended_at: None,
+        }
+    }
+
+    #[test]
+    fn the_next_turn_is_named_after_the_plan() {
+        let session = live(true);
+        let resume = next_turn(&Plan::Resume, Some(&session));
+        assert_eq!(
+            (resume.action, resume.model.as_deref()),
+            ("resume", Some("opus"))
+        );
+        let rotate = next_turn(
+            &Plan::Start {
+                agent: "claude".into(),
+                model: Some("haiku".into()),
+                rotation: Some(Reason::ModelChange),
+            },
+            Some(&session),
+        );
+        assert_eq!(
+            (rotate.action, rotate.reason),
+            ("rotate", Some("model-change"))
+        );
+        let start = Plan::Start {
+            agent: "claude".into(),
+            model: None,
+            rotation: None,
+        };
+        assert_eq!(next_turn(&start, None).action, "start");
+        assert_eq!(next_turn(&start, Some(&live(false))).action, "restart");
+    }
+}

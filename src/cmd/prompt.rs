@@ -1,0 +1,101 @@
+//! `sticky prompt`: one line for a shell prompt, `claude 3f2a9c1b ok`.
+//!
+//! A prompt runs this before every command line, so it does the least a status can: locate the
+//! project, open the database if there is one, and read three indexed rows. It reads no
+//! configuration, looks up no agent and runs nothing; without sticky state it prints nothing.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::listing::Listing;
+use super::view::{print_json, short_id, status_name};
+use super::{start_dir, sticky_db};
+use crate::cli::GlobalArgs;
+use crate::exit::Exit;
+use crate::project;
+use crate::store::Store;
+
+/// The `--json` object.
+#[derive(Serialize)]
+struct PromptView<'a> {
+    thread: &'a str,
+    agent: &'a str,
+    model: Option<&'a str>,
+    /// The agent's session ID, whole.
+    agent_session_id: Option<&'a str>,
+    /// The last turn's status, `null` before the first turn of the session's thread.
+    status: Option<&'static str>,
+}
+
+/// Prints the prompt line of the conversation, or nothing.
+pub fn run(global: &GlobalArgs) -> Result<Exit> {
+    let project = project::locate(&start_dir(global)?, sticky_db().as_deref())?;
+    let Some(store) = Store::open_existing(&project.db)? else {
+        return Ok(Exit::Success);
+    };
+    let Some(thread) = store.thread(&global.thread)? else {
+        return Ok(Exit::Success);
+    };
+    let Some(session) = store.live_session(thread.id)? else {
+        return Ok(Exit::Success);
+    };
+    let status = store
+        .last_turn(thread.id)?
+        .map(|turn| status_name(turn.status));
+    let view = PromptView {
+        thread: &thread.name,
+        agent: &session.agent,
+        model: session.model.as_deref(),
+        agent_session_id: session.agent_session_id.as_deref(),
+        status,
+    };
+    if global.json {
+        print_json(&view)?;
+    } else {
+        let mut out = Listing::stdout();
+        writeln!(out, "{}", line(&view))?;
+        out.finish()?;
+    }
+    Ok(Exit::Success)
+}
+
+/// `[thread:]agent short-id [status]`; the thread is named only when it is not `main`.
+fn line(view: &PromptView<'_>) -> String {
+    let mut line = String::new();
+    if view.thread != "main" {
+        line.push_str(view.thread);
+        line.push(':');
+    }
+    line.push_str(view.agent);
+    line.push(' ');
+    line.push_str(view.agent_session_id.map_or("new", short_id));
+    if let Some(status) = view.status {
+        line.push(' ');
+        line.push_str(status);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_is_short_and_names_other_threads() {
+        let mut view = PromptView {
+            thread: "main",
+            agent: "claude",
+            model: None,
+            agent_session_id: Some("3f2a9c1b-0d4e-4a7b-9c1d-2e3f4a5b6c7d"),
+            status: Some("ok"),
+        };
+        assert_eq!(line(&view), "claude 3f2a9c1b ok");
+        view.thread = "review";
+        view.status = None;
+        assert_eq!(line(&view), "review:claude 3f2a9c1b");
+        view.agent_session_id = None;
+        assert_eq!(line(&view), "review:claude new");
+    }
+}

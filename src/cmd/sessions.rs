@@ -1,0 +1,85 @@
+//! `sticky sessions`: the agent sessions of the conversation, oldest first, each with the
+//! session it replaced and why (its lineage) and the number of turns run on it.
+//!
+//! Reads only: without a database it lists nothing and creates nothing.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Context;
+use super::listing::Listing;
+use super::view::{CountedSession, SessionView, format_time, print_json, short_id};
+use crate::exit::Exit;
+use crate::store::SessionRow;
+
+/// The `--json` object.
+#[derive(Serialize)]
+struct Sessions<'a> {
+    thread: &'a str,
+    sessions: Vec<CountedSession<'a>>,
+}
+
+/// Prints the conversation's sessions.
+pub fn run(ctx: &Context) -> Result<Exit> {
+    let mut sessions = Vec::new();
+    if let Some(store) = ctx.existing_store()? {
+        if let Some(thread) = store.thread(&ctx.thread)? {
+            for session in store.sessions(thread.id)? {
+                let turns = store.turn_count(session.id)?;
+                sessions.push((session, turns));
+            }
+        }
+    }
+    if ctx.json {
+        print_json(&Sessions {
+            thread: &ctx.thread,
+            sessions: sessions
+                .iter()
+                .map(|(session, turns)| CountedSession {
+                    session: SessionView::from(session),
+                    turns: *turns,
+                })
+                .collect(),
+        })?;
+        return Ok(Exit::Success);
+    }
+    let mut out = Listing::paged();
+    if sessions.is_empty() {
+        writeln!(out, "no sessions yet in thread {}", ctx.thread)?;
+    } else {
+        writeln!(
+            out,
+            "{:>5}  {:<10} {:<16} {:<9} {:<23}  {:>5}  LINEAGE",
+            "ID", "AGENT", "MODEL", "SESSION", "CREATED", "TURNS"
+        )?;
+    }
+    for (session, turns) in &sessions {
+        print_session(&mut out, session, *turns)?;
+    }
+    out.finish()?;
+    Ok(Exit::Success)
+}
+
+fn print_session(out: &mut impl Write, session: &SessionRow, turns: i64) -> std::io::Result<()> {
+    let mut lineage = match (session.rotated_from, &session.rotation_reason) {
+        (Some(from), Some(reason)) => format!("replaced #{from} ({reason})"),
+        (Some(from), None) => format!("replaced #{from}"),
+        _ => "first".to_owned(),
+    };
+    match session.ended_at {
+        Some(ended) => lineage.push_str(&format!(", ended {}", format_time(ended))),
+        None => lineage.push_str(", live"),
+    }
+    writeln!(
+        out,
+        "{:>5}  {:<10} {:<16} {:<9} {:<23}  {:>5}  {lineage}",
+        format!("#{}", session.id),
+        session.agent,
+        session.model.as_deref().unwrap_or("default"),
+        session.agent_session_id.as_deref().map_or("-", short_id),
+        format_time(session.created_at),
+        turns,
+    )
+}

