@@ -1,9 +1,9 @@
 //! `sticky agents`: the agents sticky knows, whether each is installed, where, which version.
 
 use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -29,11 +29,19 @@ struct AgentStatus {
 
 /// Lists every agent with its program and version.
 pub fn run(ctx: &Context) -> Result<Exit> {
-    let statuses: Vec<AgentStatus> = ctx
+    let mut statuses: Vec<AgentStatus> = ctx
         .agents
         .all()
         .map(|adapter| status(ctx, adapter))
         .collect();
+    let programs = statuses
+        .iter()
+        .filter_map(|agent| agent.path.as_ref().map(PathBuf::from))
+        .collect();
+    let mut found = versions(programs).into_iter();
+    for agent in statuses.iter_mut().filter(|agent| agent.path.is_some()) {
+        agent.version = found.next().flatten();
+    }
     if ctx.json {
         print_json(&statuses)?;
         return Ok(Exit::Success);
@@ -70,7 +78,7 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
         Ok(path) => AgentStatus {
             name: adapter.name(),
             found: true,
-            version: version(&path),
+            version: None,
             path: Some(path.display().to_string()),
             error: None,
             default,
@@ -91,28 +99,43 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
 
 /// The first line of `<program> --version`.
 pub(super) fn version(program: &Path) -> Option<String> {
-    let mut child = Command::new(program)
+    versions(vec![program.to_owned()]).pop().flatten()
+}
+
+/// The first line of `--version` of every program, asked of all at once: agents take from
+/// milliseconds (Claude) to over a second (Gemini's node start) to answer, and a program that
+/// hangs is killed at [`VERSION_TIMEOUT`]. tokio's processes and timers do exactly this without
+/// a thread or a polling loop per program.
+pub(super) fn versions(programs: Vec<PathBuf>) -> Vec<Option<String>> {
+    let count = programs.len();
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return vec![None; count];
+    };
+    runtime.block_on(async {
+        let mut probes = tokio::task::JoinSet::new();
+        for (index, program) in programs.into_iter().enumerate() {
+            probes.spawn(async move { (index, probe(&program).await) });
+        }
+        let mut found = vec![None; count];
+        while let Some(Ok((index, version))) = probes.join_next().await {
+            found[index] = version;
+        }
+        found
+    })
+}
+
+async fn probe(program: &Path) -> Option<String> {
+    let run = tokio::process::Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < VERSION_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
-    let output = child.wait_with_output().ok()?;
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(VERSION_TIMEOUT, run).await.ok()?.ok()?;
     let text = String::from_utf8_lossy(&output.stdout);
     let line = text.lines().find(|line| !line.trim().is_empty())?.trim();
     Some(line.to_owned())
