@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, MAX_ARGUMENT_PROMPT, PromptVia, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage, fits_an_argument};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -53,7 +53,7 @@ impl Adapter for Gemini {
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if prompt.len() > MAX_ARGUMENT_PROMPT || prompt.starts_with(b"-") {
+        if !fits_an_argument(prompt) || prompt.starts_with(b"-") {
             PromptVia::Stdin
         } else {
             PromptVia::Argument
@@ -246,6 +246,7 @@ fn holds_messages(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::output::HeadlessCase;
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";

@@ -75,6 +75,13 @@ pub struct Turn<'a> {
 /// (`MAX_ARG_STRLEN`), and the rest of the command line needs room too.
 pub const MAX_ARGUMENT_PROMPT: usize = 100 * 1024;
 
+/// Whether `prompt` can be one argument: at most [`MAX_ARGUMENT_PROMPT`] bytes and no NUL byte
+/// (execve takes C strings, and std refuses to spawn such an argument: binary input piped as
+/// context has them).
+pub fn fits_an_argument(prompt: &[u8]) -> bool {
+    prompt.len() <= MAX_ARGUMENT_PROMPT && !prompt.contains(&0)
+}
+
 /// Why the agent could not run the turn on the session, read from its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Diagnosis {
@@ -104,14 +111,14 @@ pub trait Adapter: Sync + Send {
     /// mints its own and reports it in its events.
     fn mint_id(&self) -> Option<String>;
 
-    /// How `prompt` is given to the agent: by default as an argument, on stdin when it is too
-    /// large for one; an adapter whose agent would misread some prompts as options sends those
-    /// on stdin too.
+    /// How `prompt` is given to the agent: by default as an argument, on stdin when it does not
+    /// fit one ([`fits_an_argument`]); an adapter whose agent would misread some prompts as
+    /// options sends those on stdin too.
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if prompt.len() > MAX_ARGUMENT_PROMPT {
-            PromptVia::Stdin
-        } else {
+        if fits_an_argument(prompt) {
             PromptVia::Argument
+        } else {
+            PromptVia::Stdin
         }
     }
 

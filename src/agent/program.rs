@@ -1,11 +1,23 @@
 //! Finding an agent's program: `STICKY_<AGENT>_BIN`, else its usual name on PATH.
 //!
 //! Only the user's environment (and, later, the user's config) chooses the program: nothing
-//! inside a project directory can, so a cloned repository never decides what sticky runs.
+//! inside a project directory can, so a cloned repository never decides what sticky runs. That
+//! is also why a relative PATH entry (`.`, or the empty entry of a stray `:`) is skipped: it
+//! would find a `claude` in whatever directory sticky was started from (Go's `exec.LookPath`
+//! refuses such results for the same reason).
+//!
+//! The program is checked as the kernel will see it, because a failed exec cannot be reported
+//! later: portable-pty closes every descriptor above 2 in the child before exec, std's pipe
+//! that carries the exec error among them, so std aborts the child and the agent would seem
+//! killed by SIGABRT. Hence `access(X_OK)` (which knows the owner, ACLs and `noexec` mounts)
+//! rather than the mode bits, and the interpreter of a `#!` script is checked too.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::fs::PermissionsExt;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+use nix::unistd::{AccessFlags, access};
 
 use crate::exit::StickyError;
 
@@ -46,6 +58,7 @@ pub fn resolve(
     } else {
         path.into_iter()
             .flat_map(std::env::split_paths)
+            .filter(|dir| dir.is_absolute())
             .map(|dir| dir.join(&wanted))
             .find(|candidate| is_executable(candidate))
     };
@@ -61,18 +74,42 @@ pub fn resolve(
             found.display()
         )));
     }
+    if let Some(interpreter) = interpreter(&found).filter(|i| !is_executable(i)) {
+        return Err(missing(format!(
+            "`{}`{source} cannot run: its interpreter `{}` (its #! line) is missing or not \
+             executable; reinstall it, or set {var}",
+            found.display(),
+            interpreter.display()
+        )));
+    }
     Ok(found)
 }
 
+/// Whether this process may execute `path`, a regular file.
 fn is_executable(path: &Path) -> bool {
-    path.metadata()
-        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    path.metadata().is_ok_and(|meta| meta.is_file()) && access(path, AccessFlags::X_OK).is_ok()
+}
+
+/// The interpreter named by the `#!` line of the script `program`, if it is one with an
+/// absolute interpreter path (a relative one is left to the kernel).
+fn interpreter(program: &Path) -> Option<PathBuf> {
+    let mut head = [0_u8; 256];
+    let mut file = std::fs::File::open(program).ok()?;
+    let len = file.read(&mut head).ok()?;
+    let line = head[..len].strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let name = line
+        .split(u8::is_ascii_whitespace)
+        .find(|word| !word.is_empty())?;
+    let name = Path::new(OsStr::from_bytes(name));
+    name.is_absolute().then(|| name.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn override_variables_are_named_after_the_agent() {
@@ -106,5 +143,60 @@ mod tests {
         let error = resolve("claude", "claude", Some(plain.into()), path.as_deref()).unwrap_err();
         assert!(error.to_string().contains("not executable"), "{error}");
         assert!(error.to_string().contains("STICKY_CLAUDE_BIN"), "{error}");
+    }
+
+    #[test]
+    fn relative_path_entries_are_never_searched() {
+        // `PATH=/usr/bin:` (a stray colon) means "also the current directory" to a shell; a
+        // cloned repository's `claude` there must not be what sticky runs.
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("claude");
+        fs::write(&exe, "#!/bin/sh\n").unwrap();
+        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        let relative = relative_to_cwd(dir.path());
+        for path in ["", ":", ".", &relative] {
+            let error = resolve("claude", "claude", None, Some(OsStr::new(path))).unwrap_err();
+            assert!(
+                error.to_string().contains("was not found"),
+                "{path:?}: {error}"
+            );
+        }
+    }
+
+    /// `dir` relative to the current directory (`../../tmp/x`), for a relative PATH entry that
+    /// does lead to a program.
+    fn relative_to_cwd(dir: &Path) -> String {
+        let cwd = std::env::current_dir().unwrap();
+        let ups = cwd.components().count() - 1;
+        format!(
+            "{}{}",
+            "../".repeat(ups),
+            dir.strip_prefix("/").unwrap().display()
+        )
+    }
+
+    #[test]
+    fn a_script_whose_interpreter_is_gone_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            fs::write(&path, body).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let gone = script("gone", "#!/nonexistent/node --flag\nconsole.log(1)\n");
+        let error = resolve("claude", "claude", Some(gone.into()), None).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("interpreter `/nonexistent/node`"), "{text}");
+        assert!(text.contains("STICKY_CLAUDE_BIN"), "{text}");
+        assert!(matches!(error, StickyError::AgentMissing { .. }));
+
+        let spaced = script("spaced", "#! /bin/sh -e\n");
+        assert_eq!(
+            resolve("claude", "claude", Some(spaced.clone().into()), None).unwrap(),
+            spaced
+        );
+        let binary = script("binary", "\x7fELF");
+        assert!(resolve("claude", "claude", Some(binary.into()), None).is_ok());
     }
 }

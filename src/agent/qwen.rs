@@ -21,7 +21,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, MAX_ARGUMENT_PROMPT, PromptVia, Target, Turn};
+use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn, fits_an_argument};
 
 /// The Qwen Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -41,7 +41,7 @@ impl Adapter for Qwen {
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if prompt.len() > MAX_ARGUMENT_PROMPT || prompt.starts_with(b"-") {
+        if !fits_an_argument(prompt) || prompt.starts_with(b"-") {
             PromptVia::Stdin
         } else {
             PromptVia::Argument
@@ -131,6 +131,7 @@ fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::Usage;
     use crate::agent::output::HeadlessCase;
 

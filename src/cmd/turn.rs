@@ -72,6 +72,8 @@ struct Begun {
     /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
     target_id: Option<String>,
     resume: bool,
+    /// How a headless turn's prompt reaches the agent.
+    prompt_via: Option<PromptVia>,
     turn_id: i64,
 }
 
@@ -140,20 +142,11 @@ fn begin(
                 (session, false)
             }
         };
+        ensure_plain_arguments(ctx, &session)?;
         let adapter = ctx.agents.get(&session.agent)?;
-        if let Some(prompt) = prompt {
-            let len = prompt.text.len();
-            if len > agent::MAX_ARGUMENT_PROMPT
-                && adapter.prompt_via(&prompt.text) == PromptVia::Argument
-            {
-                return Err(StickyError::Usage(format!(
-                    "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
-                     takes its prompt only as an argument; shorten it",
-                    adapter.name()
-                ))
-                .into());
-            }
-        }
+        let prompt_via = prompt
+            .map(|prompt| prompt_via(adapter, prompt))
+            .transpose()?;
         let program = ctx.program(adapter)?;
         let turn_id = tx.begin_turn(
             session.id,
@@ -168,6 +161,7 @@ fn begin(
             target_id: session.agent_session_id.clone(),
             resume,
             session,
+            prompt_via,
             turn_id,
         })
     })
@@ -305,6 +299,57 @@ fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyEr
     })
 }
 
+/// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
+/// that an agent would read as an option of its own is refused: sticky never stores one (it
+/// mints UUIDs, and models come from `--model`), so it comes from a database crafted or damaged
+/// elsewhere, and Claude's `--resume [value]` would take `--resume --some-flag` as a bare
+/// `--resume` followed by that flag.
+fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+    let checks = [
+        ("session ID", &session.agent_session_id, "`sticky new`"),
+        ("model", &session.model, "`sticky new --model MODEL`"),
+    ];
+    for (what, value, way_out) in checks {
+        let Some(value) = value.as_deref() else {
+            continue;
+        };
+        if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
+            return Err(StickyError::store(
+                &ctx.project.db,
+                format!(
+                    "session #{} has the {what} {value:?}, which the agent could take for an \
+                     option; sticky does not pass it on (was the database crafted or copied \
+                     from elsewhere?); start over with {way_out}, or move the database away",
+                    session.id
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How `prompt` reaches the agent, or why it cannot: one argument carries at most
+/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte (see [`agent::fits_an_argument`]), and
+/// some agents take their prompt only as an argument.
+fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, StickyError> {
+    let len = prompt.text.len();
+    match adapter.prompt_via(&prompt.text) {
+        PromptVia::Argument if prompt.text.contains(&0) => Err(StickyError::Usage(format!(
+            "the prompt holds a NUL byte, which no argument can carry, and agent `{}` takes its \
+             prompt only as an argument; remove it (binary input: pipe a text form of it)",
+            adapter.name()
+        ))),
+        PromptVia::Argument if len > agent::MAX_ARGUMENT_PROMPT => {
+            Err(StickyError::Usage(format!(
+                "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
+                 takes its prompt only as an argument; shorten it",
+                adapter.name()
+            )))
+        }
+        via => Ok(via),
+    }
+}
+
 /// The policy's view of a stored live session.
 fn live_of(row: &SessionRow) -> Live<'_> {
     Live {
@@ -387,7 +432,7 @@ impl<'a> Running<'a> {
     fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
-        let (args, stdin) = match adapter.prompt_via(&prompt.text) {
+        let (args, stdin) = match self.begun.prompt_via.unwrap_or(PromptVia::Argument) {
             PromptVia::Argument => {
                 let text = OsString::from_vec(prompt.text.clone());
                 (adapter.headless_args(&turn, Some(&text)), None)

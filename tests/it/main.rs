@@ -7,8 +7,11 @@
 //! literally), `interactive` (the agent's own UI at a terminal), `report` (`status`, `log`,
 //! `--help`), `concurrency` (many sticky processes on one project), `fake` (the fake agent
 //! still behaves as the research says the real one does), `agents` (the same scenarios over
-//! every adapter and its fake), and `ux` (sticky as a shell tool: completions, snapshots,
-//! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers).
+//! every adapter and its fake), `ux` (sticky as a shell tool: completions, snapshots,
+//! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers),
+//! `robust` (crashes, lost sessions, damaged state: never lose a session), `hostile` (input
+//! and repositories sticky must not trust) and `properties` (property tests of the policy and
+//! the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
 //! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
 //! sticky.
@@ -16,13 +19,16 @@
 mod agents;
 mod concurrency;
 mod fake;
+mod hostile;
 mod input;
 mod interactive;
 mod mock;
 mod policy;
 mod project;
+mod properties;
 mod real;
 mod report;
+mod robust;
 mod support;
 mod turns;
 mod ux;

@@ -49,7 +49,7 @@ pub fn fakes_dir() -> PathBuf {
 /// The python interpreter itself (not a wrapper such as a pyenv shim, which is a bash script:
 /// bash resets an inherited `PWD` that is not its working directory, and would hide a sticky
 /// that leaves the user's `PWD` to an agent running elsewhere).
-fn python() -> &'static Path {
+pub fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
         let output = Command::new("python3")
@@ -438,6 +438,11 @@ pub struct Started {
 }
 
 impl Started {
+    /// sticky's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends `signal` to sticky (only to sticky, as `kill PID` from a shell would).
     #[track_caller]
     pub fn signal(&self, signal: nix::sys::signal::Signal) {
@@ -781,6 +786,18 @@ impl AgentRun {
     /// The prompt the agent received, whole.
     pub fn prompt(&self) -> &str {
         self.text("prompt").unwrap_or_default()
+    }
+
+    /// The prompt the agent received, byte for byte (also when it is not UTF-8).
+    #[track_caller]
+    pub fn prompt_bytes(&self) -> Vec<u8> {
+        let hex = self
+            .text("prompt_hex")
+            .expect("the fake logged the prompt's bytes");
+        (0..hex.len())
+            .step_by(2)
+            .map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex digits"))
+            .collect()
     }
 }
 

@@ -1,0 +1,809 @@
+//! Never lose a session (issue part 5): one turn at a time with a waiting message that says for
+//! whom, 64 first runs at once, crashes of the agent and of sticky, copies of the database taken
+//! mid-write, lost and moved sessions, amnesia, and state sticky must refuse without touching it.
+//!
+//! Every fault is real: real sticky processes, the fake agent killed, held or lying through its
+//! `FAKE_CLAUDE_*` hooks, and files damaged on disk.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use serde_json::Value;
+
+use crate::support::{Output, TestEnv, fakes_dir, python};
+
+/// Whether the fake agent's transcript of `session` holds the user prompt `prompt` (the fake
+/// writes it before it answers, so this is the handshake for "the agent is working on it").
+fn agent_received(env: &TestEnv, session: &str, prompt: &str) -> bool {
+    let needle = format!("\"content\":{}", serde_json::json!(prompt));
+    let file = env
+        .transcripts()
+        .into_iter()
+        .find(|path| path.ends_with(format!("{session}.jsonl")));
+    file.is_some_and(|file| fs::read_to_string(file).is_ok_and(|text| text.contains(&needle)))
+}
+
+/// The turns of the conversation, oldest first, from `sticky log --json`.
+#[track_caller]
+fn turns(env: &TestEnv) -> Vec<Value> {
+    let log = env.log_json();
+    log["sessions"]
+        .as_array()
+        .expect("sessions is an array")
+        .iter()
+        .flat_map(|session| session["turns"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+/// The status of every turn, oldest first.
+#[track_caller]
+fn statuses(env: &TestEnv) -> Vec<String> {
+    turns(env)
+        .iter()
+        .map(|turn| turn["status"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The agent session ID stored for the conversation.
+#[track_caller]
+fn stored_session(env: &TestEnv) -> String {
+    env.status_json()["session"]["agent_session_id"]
+        .as_str()
+        .expect("a stored session")
+        .to_owned()
+}
+
+#[track_caller]
+fn assert_no_panic(output: &Output) {
+    assert!(
+        !output.stderr.contains("panicked") && output.code != Some(101),
+        "sticky panicked\n{}",
+        output.describe()
+    );
+}
+
+// --- 1. One turn at a time. ---
+
+#[test]
+fn a_waiting_turn_names_the_running_one_and_gives_up_with_75() {
+    let env = TestEnv::new();
+    let session = env.turn("first").session;
+    let release = env.scratch.join("release");
+    let prompt = "held: rename every parser function and explain each change in detail";
+    let mut held = env
+        .sticky([prompt])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the agent got the held prompt", || {
+        agent_received(&env, &session, prompt)
+    });
+    let pid = held.pid();
+
+    let asked = Instant::now();
+    let gave_up = env.sticky(["--wait", "1", "patient"]).run();
+    let waited = asked.elapsed();
+    let refused = env.sticky(["--no-wait", "impatient"]).run();
+
+    let started = regex::Regex::new(r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC").unwrap();
+    for output in [&gave_up, &refused] {
+        output.assert_code(75);
+        // For whom: the holder's pid, when its turn started, and the start of its prompt only.
+        output.assert_stderr_contains(&format!("pid {pid} "));
+        output.assert_stderr_contains("\"held: rename every parser");
+        assert!(
+            started.is_match(&output.stderr),
+            "no start time\n{}",
+            output.describe()
+        );
+        assert!(
+            !output.stderr.contains("in detail"),
+            "the whole prompt\n{}",
+            output.describe()
+        );
+        assert!(output.stdout.is_empty(), "{}", output.describe());
+    }
+    gave_up.assert_stderr_contains("waiting up to 1s");
+    gave_up.assert_stderr_contains("gave up after 1s");
+    assert!(
+        waited >= Duration::from_secs(1) && waited < Duration::from_secs(10),
+        "--wait 1 waited {waited:?}"
+    );
+    refused.assert_stderr_contains("--no-wait");
+    assert!(
+        !refused.stderr.contains("waiting up to"),
+        "--no-wait does not wait\n{}",
+        refused.describe()
+    );
+
+    fs::write(&release, "").expect("release the held turn");
+    held.wait().assert_success();
+    assert_eq!(
+        env.agent_runs().len(),
+        2,
+        "neither refused turn reached the agent"
+    );
+    assert_eq!(
+        statuses(&env),
+        ["ok", "ok"],
+        "the refused turns left no row"
+    );
+}
+
+#[test]
+fn the_lock_of_a_killed_sticky_is_free_at_once_and_its_turn_abandoned() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let never = env.scratch.join("never-released");
+    let mut doomed = env
+        .sticky(["doomed"])
+        .env("FAKE_CLAUDE_HOLD", &never)
+        .start();
+    doomed.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first, "doomed")
+    });
+    doomed.signal(Signal::SIGKILL);
+    assert_eq!(doomed.wait().signal, Some(9));
+
+    // --no-wait: the lock died with its holder, so the next turn must not even wait.
+    let after = env.sticky(["--no-wait", "after the crash"]).run();
+    after.assert_success();
+    let answer = after.answer();
+    assert_eq!(answer.session, first, "the session continues");
+    assert_eq!(answer.saw, ["first", "doomed"]);
+    assert_eq!(statuses(&env), ["ok", "abandoned", "ok"]);
+    let abandoned = &turns(&env)[1];
+    assert!(abandoned["ended_at"].is_i64(), "{abandoned}");
+}
+
+// --- 2. Many starts at once. ---
+
+#[test]
+fn sixty_four_first_runs_at_once_share_one_database_and_session_and_take_turns() {
+    const RUNS: u64 = 64;
+    let env = TestEnv::new();
+    assert!(!env.project.join(".sticky").exists());
+    let started = Instant::now();
+    let runs: Vec<_> = (0..RUNS)
+        .map(|i| env.sticky([format!("parallel {i:02}")]).start())
+        .collect();
+    let outputs: Vec<Output> = runs
+        .into_iter()
+        .map(crate::support::Started::wait)
+        .collect();
+    let elapsed = started.elapsed();
+
+    for output in &outputs {
+        output.assert_success();
+        // stderr holds at most the waiting message: no error, no "database is locked".
+        for line in output.stderr.lines() {
+            assert!(
+                line.starts_with("sticky: thread main is busy with "),
+                "unexpected stderr line {line:?}\n{}",
+                output.describe()
+            );
+        }
+    }
+    let answers: Vec<_> = outputs.iter().map(Output::answer).collect();
+    let session = &answers[0].session;
+    assert!(
+        answers.iter().all(|answer| &answer.session == session),
+        "one session"
+    );
+    let mut numbers: Vec<u64> = answers.iter().map(|answer| answer.turn).collect();
+    numbers.sort_unstable();
+    assert_eq!(
+        numbers,
+        (1..=RUNS).collect::<Vec<u64>>(),
+        "each turn saw all before it"
+    );
+
+    // Exactly one database file, with one conversation, one session and 64 turns.
+    let mut databases = Vec::new();
+    find_files(&env.project, &mut |path| {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name.contains(".db") && !path.starts_with(env.project.join(".git")) {
+            databases.push(path.to_owned());
+        }
+    });
+    let db = env.project.join(".sticky/sticky.db");
+    assert_eq!(
+        databases,
+        std::slice::from_ref(&db),
+        "one database file and nothing beside it"
+    );
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let count = |table: &str| -> u64 {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get::<_, i64>(0)
+        })
+        .ok()
+        .and_then(|n| u64::try_from(n).ok())
+        .expect("count rows")
+    };
+    assert_eq!(
+        (count("threads"), count("sessions"), count("turns")),
+        (1, 1, RUNS)
+    );
+
+    // One after another: each turn started after the one before it had ended.
+    let mut spans: Vec<(i64, i64)> = turns(&env)
+        .iter()
+        .map(|turn| {
+            assert_eq!(turn["status"], "ok", "{turn}");
+            (
+                turn["started_at"].as_i64().expect("started_at"),
+                turn["ended_at"].as_i64().expect("ended_at"),
+            )
+        })
+        .collect();
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        assert!(pair[0].1 <= pair[1].0, "turns overlapped: {pair:?}");
+    }
+    println!("{RUNS} simultaneous first runs took {elapsed:?}");
+}
+
+/// Calls `found` with every file under `dir`, recursively.
+fn find_files(dir: &Path, found: &mut dyn FnMut(&Path)) {
+    for entry in fs::read_dir(dir).expect("read a directory").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            find_files(&path, found);
+        } else {
+            found(&path);
+        }
+    }
+}
+
+// --- 3. Crashes. ---
+
+#[test]
+fn an_agent_killed_mid_turn_fails_the_turn_with_the_signal_and_the_next_turn_resumes() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let killed = env.sticky(["second"]).env("FAKE_CLAUDE_SIGNAL", "9").run();
+    killed.assert_code(137);
+    killed.assert_stderr_contains("killed by signal 9");
+    killed.assert_stderr_contains(&format!("session {first} stays"));
+
+    let turn = turns(&env).pop().expect("the killed turn");
+    assert_eq!(turn["status"], "failed", "{turn}");
+    assert_eq!(turn["signal"], 9, "{turn}");
+    assert_eq!(turn["exit_code"], Value::Null, "{turn}");
+    assert_eq!(stored_session(&env), first);
+
+    let third = env.turn("third");
+    assert_eq!(third.session, first);
+    assert_eq!(third.saw, ["first", "second"], "resumed, history and all");
+}
+
+#[test]
+fn ctrl_c_interrupts_a_headless_turn_and_the_session_stays() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let mut slow = env.sticky(["slow"]).env("FAKE_CLAUDE_SLEEP", "30").start();
+    slow.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first, "slow")
+    });
+    slow.signal(Signal::SIGINT);
+    let interrupted = slow.wait();
+    interrupted.assert_code(130);
+    assert_no_panic(&interrupted);
+    assert_eq!(
+        env.last_agent_run().0["rc"],
+        -2,
+        "the agent itself got SIGINT"
+    );
+    let turn = turns(&env).pop().expect("the interrupted turn");
+    assert_eq!(turn["status"], "interrupted", "{turn}");
+    assert_eq!(stored_session(&env), first);
+    let after = env.turn("after");
+    assert_eq!((after.session.as_str(), after.turn), (first.as_str(), 3));
+}
+
+/// `file` read page by page with pauses in between, so writes that land meanwhile tear it, as
+/// a copy taken at a power cut or by a backup tool can be.
+fn torn_read(file: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut source = fs::File::open(file).ok()?;
+    let mut bytes = Vec::new();
+    let mut page = [0_u8; 4096];
+    loop {
+        match source.read(&mut page) {
+            Ok(0) => return Some(bytes),
+            Ok(read) => bytes.extend_from_slice(&page[..read]),
+            Err(_) => return None,
+        }
+        thread::sleep(Duration::from_micros(300));
+    }
+}
+
+/// Opens `copy` with sticky (`status`, then a turn when it opened) and asserts it either works
+/// or is refused with exit 71, a clear message, and the file exactly as it was.
+#[track_caller]
+fn assert_opens_or_is_refused_untouched(env: &TestEnv, copy: &Path) -> bool {
+    let before = fs::read(copy).expect("read the copy");
+    let status = env
+        .sticky(["status", "--json"])
+        .env("STICKY_DB", copy)
+        .run();
+    assert_no_panic(&status);
+    match status.code {
+        Some(0) => {
+            assert!(
+                status.json()["session"]["agent_session_id"].is_string(),
+                "{}",
+                status.describe()
+            );
+            let turn = env
+                .sticky(["--no-wait", "after the cut"])
+                .env("STICKY_DB", copy)
+                .run();
+            assert_no_panic(&turn);
+            turn.assert_success();
+            true
+        }
+        Some(71) => {
+            status.assert_stderr_contains(&format!("sticky: {}: ", copy.display()));
+            status.assert_stderr_contains("sticky never deletes it");
+            assert!(
+                fs::read(copy).ok() == Some(before),
+                "a refused copy is left byte for byte"
+            );
+            false
+        }
+        _ => panic!("neither opened nor refused\n{}", status.describe()),
+    }
+}
+
+#[test]
+fn copies_of_the_database_taken_mid_write_open_or_are_refused_untouched() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let db = env.project.join(".sticky/sticky.db");
+    let done = AtomicBool::new(false);
+    let mut copies: BTreeSet<Vec<u8>> = BTreeSet::new();
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            for i in 0..6 {
+                env.turn(&format!("turn {i}"));
+            }
+            done.store(true, Ordering::Release);
+        });
+        // The database file alone, never its -wal: what a cache or a copy at a power cut keeps.
+        while !done.load(Ordering::Acquire) {
+            copies.extend(fs::read(&db).ok());
+            copies.extend(torn_read(&db));
+        }
+    });
+    // Torn for certain: halves of two different states, and copies cut short.
+    let states: Vec<Vec<u8>> = copies.iter().cloned().collect();
+    for pair in states.windows(2) {
+        let (old, new) = (&pair[0], &pair[1]);
+        let half = old.len().min(new.len()) / 2 / 4096 * 4096;
+        copies.insert([&old[..half], &new[half..]].concat());
+        copies.insert([&new[..half], &old[half..]].concat());
+    }
+    for state in states.iter().take(4) {
+        copies.insert(state[..state.len() / 2].to_vec());
+        copies.insert(state[..state.len() - 4096].to_vec());
+        copies.insert(state[..state.len() - 100].to_vec());
+    }
+
+    let (mut opened, mut refused) = (0, 0);
+    for (i, bytes) in copies.iter().take(48).enumerate() {
+        let copy = env.scratch.join(format!("copy-{i}/sticky.db"));
+        fs::create_dir_all(copy.parent().expect("a parent")).expect("create the copy's directory");
+        fs::write(&copy, bytes).expect("write the copy");
+        if assert_opens_or_is_refused_untouched(&env, &copy) {
+            opened += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    println!(
+        "{} distinct copies: {opened} opened, {refused} refused",
+        copies.len()
+    );
+    assert!(opened > 0, "plain copies of a checkpointed database open");
+}
+
+#[test]
+fn a_database_whose_wal_is_missing_or_cut_short_still_opens() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let db = env.project.join(".sticky/sticky.db");
+    let wal = env.project.join(".sticky/sticky.db-wal");
+    let release = env.scratch.join("release");
+    let mut held = env
+        .sticky(["held"])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first, "held")
+    });
+    // While the agent works, sticky writes nothing: the held turn's start is only in the WAL.
+    let (db_bytes, wal_bytes) = (
+        fs::read(&db).expect("read the db"),
+        fs::read(&wal).expect("read the wal"),
+    );
+    assert!(!wal_bytes.is_empty(), "the turn's start is in the WAL");
+    fs::write(&release, "").expect("release the held turn");
+    held.wait().assert_success();
+
+    let mut garbled = wal_bytes.clone();
+    let middle = garbled.len() / 2;
+    for byte in &mut garbled[middle..middle + 64] {
+        *byte = !*byte;
+    }
+    let cases: Vec<(&str, Option<Vec<u8>>)> = vec![
+        ("no wal", None),
+        ("whole wal", Some(wal_bytes.clone())),
+        ("empty wal", Some(Vec::new())),
+        ("wal header only", Some(wal_bytes[..32].to_vec())),
+        ("half a wal", Some(wal_bytes[..middle].to_vec())),
+        (
+            "wal less one byte",
+            Some(wal_bytes[..wal_bytes.len() - 1].to_vec()),
+        ),
+        ("garbled wal", Some(garbled)),
+    ];
+    for (i, (case, wal)) in cases.into_iter().enumerate() {
+        let copy = env.scratch.join(format!("case-{i}/sticky.db"));
+        fs::create_dir_all(copy.parent().expect("a parent")).expect("create the case's directory");
+        fs::write(&copy, &db_bytes).expect("write the db");
+        if let Some(wal) = &wal {
+            fs::write(copy.with_file_name("sticky.db-wal"), wal).expect("write the wal");
+        }
+        let status = env
+            .sticky(["status", "--json"])
+            .env("STICKY_DB", &copy)
+            .run();
+        assert_no_panic(&status);
+        assert_eq!(status.code, Some(0), "{case}\n{}", status.describe());
+        let json = status.json();
+        assert_eq!(
+            json["session"]["agent_session_id"], first,
+            "{case}: the session survives"
+        );
+        if case == "whole wal" {
+            assert_eq!(
+                json["last_turn"]["prompt"], "held",
+                "{case}: the WAL was read"
+            );
+        }
+        let turn = env
+            .sticky(["--no-wait", "next"])
+            .env("STICKY_DB", &copy)
+            .run();
+        assert_no_panic(&turn);
+        assert_eq!(turn.code, Some(0), "{case}\n{}", turn.describe());
+        assert_eq!(turn.answer().session, first, "{case}");
+    }
+}
+
+// --- 4. Lost sessions. ---
+
+#[test]
+fn a_lost_session_names_session_agent_reason_and_way_out_and_is_recorded() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    fs::remove_file(env.transcript(&first)).expect("delete the transcript");
+
+    for attempt in ["second", "third"] {
+        let lost = env.sticky([attempt]).run();
+        lost.assert_code(73);
+        lost.assert_stderr_contains(&format!(
+            "session lost: claude cannot resume session {first}"
+        ));
+        lost.assert_stderr_contains("No conversation found with session ID");
+        lost.assert_stderr_contains("sticky new");
+        assert!(lost.stdout.is_empty(), "{}", lost.describe());
+    }
+    // The prompts reached only the agent's refusal to resume, never a fresh session.
+    let runs = env.agent_runs();
+    assert_eq!(runs.len(), 3);
+    for run in &runs[1..] {
+        assert_eq!(run.flag("--resume").as_deref(), Some(first.as_str()));
+        assert!(!run.has("--session-id"), "{:?}", run.argv());
+        assert_eq!(run.0["rc"], 1, "{}", run.0);
+    }
+    assert!(env.transcripts().is_empty(), "no session was started");
+    assert_eq!(stored_session(&env), first);
+    for turn in &turns(&env)[1..] {
+        assert_eq!(turn["status"], "failed", "{turn}");
+        let error = turn["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("session lost") && error.contains(&first),
+            "{turn}"
+        );
+    }
+
+    let fresh = env.ok(["new", "start over"]).answer();
+    assert_ne!(fresh.session, first);
+    assert!(fresh.saw.is_empty());
+}
+
+#[test]
+fn a_session_recorded_for_another_directory_is_refused() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let moved = env.project.with_file_name("moved");
+    fs::rename(&env.project, &moved).expect("move the project");
+
+    let refused = env.sticky(["after the move"]).current_dir(&moved).run();
+    refused.assert_code(73);
+    refused.assert_stderr_contains(&first);
+    refused.assert_stderr_contains(&format!(
+        "it belongs to directory {}",
+        env.project.display()
+    ));
+    refused.assert_stderr_contains("sticky new");
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran elsewhere");
+
+    let fresh = env.sticky(["new", "start here"]).current_dir(&moved).run();
+    fresh.assert_success();
+    assert_ne!(fresh.answer().session, first);
+    assert_eq!(env.last_agent_run().cwd(), moved);
+}
+
+// --- 5. Amnesia. ---
+
+#[test]
+fn amnesia_fails_with_74_is_recorded_and_keeps_the_stored_id() {
+    let env = TestEnv::new();
+    let foreign = "0b2c9f6e-6a43-4d59-9a0b-4e7f2f3c8d11";
+
+    // Even the first turn: the agent must answer from the session sticky chose.
+    let lying = env
+        .sticky(["first"])
+        .env("FAKE_CLAUDE_REPORT_SESSION", foreign)
+        .run();
+    lying.assert_code(74);
+    let minted = env
+        .last_agent_run()
+        .flag("--session-id")
+        .expect("a chosen id");
+    lying.assert_stderr_contains(&format!("asked claude to resume session {minted}"));
+    lying.assert_stderr_contains(foreign);
+    assert_eq!(stored_session(&env), minted, "never the reported ID");
+
+    let first = env.turn("again").session;
+    let amnesia = env
+        .sticky(["second"])
+        .env("FAKE_CLAUDE_REPORT_SESSION", foreign)
+        .run();
+    amnesia.assert_code(74);
+    assert_eq!(stored_session(&env), first);
+    let turn = turns(&env).pop().expect("the failed turn");
+    assert_eq!(turn["status"], "failed", "{turn}");
+    let error = turn["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("amnesia") && error.contains(foreign),
+        "{turn}"
+    );
+    assert_eq!(env.turn("third").session, first);
+}
+
+// --- 6. Bad state. ---
+
+/// Every entry under `dir` with its bytes (directories as `None`).
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    let mut entries = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("read a directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path.clone());
+                entries.push((path, None));
+            } else {
+                let bytes = fs::read(&path).expect("read a file");
+                entries.push((path, Some(bytes)));
+            }
+        }
+    }
+    entries.sort();
+    entries
+}
+
+#[test]
+fn a_corrupt_database_is_refused_with_71_and_left_byte_for_byte() {
+    let env = TestEnv::new();
+    // A real database of several pages: long prompts spill into overflow pages.
+    for tag in ["a", "b"] {
+        env.turn(&format!("{tag} {}", "x".repeat(30_000)));
+    }
+    let db = env.project.join(".sticky/sticky.db");
+    let real = fs::read(&db).expect("read the db");
+    assert!(real.len() >= 8 * 4096, "{} bytes", real.len());
+    let noise: Vec<u8> = (0..16_384_u32)
+        .map(|i| i.wrapping_mul(2_654_435_761).to_be_bytes()[1])
+        .collect();
+    let newer = env.scratch.join("newer.db");
+    fs::write(&newer, &real).expect("copy the db");
+    rusqlite::Connection::open(&newer)
+        .and_then(|conn| conn.pragma_update(None, "user_version", 999))
+        .expect("claim a newer schema");
+    let fixtures = [
+        (
+            "random bytes",
+            noise,
+            "is not a sticky database (file is not a database)",
+        ),
+        (
+            "truncated",
+            real[..real.len() / 2].to_vec(),
+            "is not a sticky database (database disk image is malformed)",
+        ),
+        (
+            "newer schema",
+            fs::read(&newer).expect("read it back"),
+            "was written by a newer sticky (schema version 999",
+        ),
+    ];
+    let runs_before = env.agent_runs().len();
+    for (name, bytes, reason) in fixtures {
+        fs::write(&db, &bytes).expect("write the fixture");
+        let before = snapshot(&env.project.join(".sticky"));
+        let commands: [&[&str]; 5] = [
+            &["hello"],
+            &["new", "hello"],
+            &["new"],
+            &["status"],
+            &["log"],
+        ];
+        for args in commands {
+            let output = env.sticky(args).run();
+            assert_no_panic(&output);
+            output.assert_code(71);
+            output.assert_stderr_contains(&format!("sticky: {}: {reason}", db.display()));
+            assert_eq!(
+                snapshot(&env.project.join(".sticky")),
+                before,
+                "{name}: `sticky {args:?}` left .sticky/ byte for byte"
+            );
+        }
+        let json = env.sticky(["--json", "hello"]).run();
+        json.assert_code(71);
+        assert_eq!(json.json()["exit_code"], 71, "{name}");
+        assert!(
+            json.json()["error"]
+                .as_str()
+                .is_some_and(|error| error.contains(reason)),
+            "{name}: {}",
+            json.stdout
+        );
+    }
+    assert_eq!(env.agent_runs().len(), runs_before, "the agent never ran");
+}
+
+/// Whether this process runs as root (who writes anywhere, so permission tests need another
+/// user).
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    tempfile::tempfile()
+        .and_then(|file| file.metadata())
+        .is_ok_and(|meta| meta.uid() == 0)
+}
+
+#[test]
+fn a_read_only_project_directory_suggests_sticky_db() {
+    // Root ignores file modes: as root, sticky runs as `nobody` through setpriv.
+    let as_user = |command: &mut Command| {
+        if is_root() {
+            let mut wrapped = Command::new("setpriv");
+            wrapped
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(command.get_program())
+                .args(command.get_args());
+            wrapped
+                .current_dir(command.get_current_dir().expect("a directory"))
+                .env_clear();
+            for (key, value) in command.get_envs() {
+                if let Some(value) = value {
+                    wrapped.env(key, value);
+                }
+            }
+            wrapped
+        } else {
+            let mut plain = Command::new(command.get_program());
+            plain.args(command.get_args());
+            plain
+                .current_dir(command.get_current_dir().expect("a directory"))
+                .env_clear()
+                .envs(command.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))));
+            plain
+        }
+    };
+    if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: running as root and setpriv is unavailable");
+        return;
+    }
+    // A world-traversable place: the user must reach the binary, the fake and these files.
+    let base = tempfile::Builder::new()
+        .prefix("sticky-ro-")
+        .tempdir()
+        .expect("a temp dir");
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(base.path(), 0o755);
+    let (home, project) = (base.path().join("home"), base.path().join("project"));
+    fs::create_dir(&home).expect("create home");
+    fs::create_dir(&project).expect("create the project");
+    if is_root() {
+        std::os::unix::fs::chown(&home, Some(65_534), Some(65_534)).expect("give home to nobody");
+    }
+    chmod(&project, 0o555);
+    let python_dir = python().parent().expect("python's directory").to_owned();
+    let path = std::env::join_paths([fakes_dir(), python_dir, "/usr/bin".into(), "/bin".into()])
+        .expect("a PATH");
+    let sticky = |args: &[&str], db: Option<&Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(&project)
+            .env("HOME", &home)
+            .env("PATH", &path)
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        if let Some(db) = db {
+            command.env("STICKY_DB", db);
+        }
+        let output = as_user(&mut command).output().expect("run sticky");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+
+    let (code, stderr, _) = sticky(&["hello"], None);
+    assert_eq!(code, Some(71), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}/.sticky", project.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("permission denied"), "{stderr}");
+    assert!(stderr.contains("set STICKY_DB=/writable/path"), "{stderr}");
+    assert!(!project.join(".sticky").exists());
+
+    // The suggestion works: the state goes elsewhere, the agent still runs in the project.
+    let db = home.join("state.db");
+    let (code, stderr, stdout) = sticky(&["hello"], Some(&db));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("you said: hello"), "{stdout}");
+    assert!(db.is_file());
+}
+
+#[test]
+fn an_agent_that_cannot_start_fails_with_72_and_the_session_stays() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    // A script whose interpreter is gone: the kernel refuses it after sticky has forked.
+    let broken = env.script("bin/claude", "#!/nonexistent/node\nconsole.log('hi')\n");
+    let output = env
+        .sticky(["second"])
+        .env("STICKY_CLAUDE_BIN", &broken)
+        .run();
+    output.assert_code(72);
+    output.assert_stderr_contains("interpreter `/nonexistent/node`");
+    output.assert_stderr_contains("STICKY_CLAUDE_BIN");
+    assert!(
+        !output.stderr.contains("signal"),
+        "not reported as a crash\n{}",
+        output.describe()
+    );
+
+    let after = env.turn("third");
+    assert_eq!(after.session, first);
+    assert_eq!(after.saw, ["first"]);
+    assert_eq!(statuses(&env), ["ok", "ok"], "no turn was started");
+}
