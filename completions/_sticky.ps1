@@ -21,8 +21,8 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'sticky' {
-            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)')
@@ -51,8 +51,8 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;new' {
-            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run (claude); a different agent than the session''s starts a new session')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)')

@@ -18,8 +18,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
     }
     var completions = [
         &'sticky'= {
-            cand -a 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
-            cand --agent 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
+            cand -a 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
+            cand --agent 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
             cand -m 'The model for the session; a different model than the session''s starts a new session'
             cand --model 'The model for the session; a different model than the session''s starts a new session'
             cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'
@@ -47,8 +47,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
-            cand -a 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
-            cand --agent 'The agent CLI to run (claude); a different agent than the session''s starts a new session'
+            cand -a 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
+            cand --agent 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
             cand -m 'The model for the session; a different model than the session''s starts a new session'
             cand --model 'The model for the session; a different model than the session''s starts a new session'
             cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'

@@ -23,7 +23,7 @@ Exit codes:
   72       agent not found or not executable
   73       session lost: the agent can no longer resume the stored session
   74       amnesia detected: the agent answered from a different session than the one resumed
-  75       busy: another turn holds this session and waiting gave up";
+  75       busy: another turn holds this conversation and waiting gave up";
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
@@ -220,7 +220,8 @@ pub struct TurnArgs {
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<OsString>,
 
-    /// The agent CLI to run (claude); a different agent than the session's starts a new session.
+    /// The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in
+    /// the configuration; a different agent than the session's starts a new session.
     #[arg(short, long, env = "STICKY_AGENT", value_name = "NAME")]
     pub agent: Option<String>,
 

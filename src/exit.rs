@@ -25,7 +25,7 @@ pub enum Exit {
     SessionLost,
     /// The agent answered from another session than the one sticky resumed.
     Amnesia,
-    /// Another turn holds the session and waiting gave up.
+    /// Another turn holds the conversation and waiting gave up.
     Busy,
 }
 

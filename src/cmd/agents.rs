@@ -135,7 +135,10 @@ async fn probe(program: &Path) -> Option<String> {
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .output();
-    let output = tokio::time::timeout(VERSION_TIMEOUT, run).await.ok()?.ok()?;
+    let output = tokio::time::timeout(VERSION_TIMEOUT, run)
+        .await
+        .ok()?
+        .ok()?;
     let text = String::from_utf8_lossy(&output.stdout);
     let line = text.lines().find(|line| !line.trim().is_empty())?.trim();
     Some(line.to_owned())

@@ -532,6 +532,13 @@ impl<'a> Running<'a> {
         }
         let mut failure = self.check_session(store, &outcome)?;
         let (status, exit) = classify(&outcome, failure.is_some());
+        if let (TurnStatus::Ok, Target::Create(_), None) =
+            (status, self.target(), &outcome.reported)
+        {
+            // An agent that never names its session (a user-defined one with a UUID chosen up
+            // front) accepted the one sticky chose by answering: it exists now.
+            store.confirm_session(self.begun.session.id)?;
+        }
         let mut refusal = None;
         if failure.is_none() && status == TurnStatus::Failed {
             (failure, refusal) = self.diagnose(&outcome);
@@ -701,7 +708,9 @@ impl<'a> Running<'a> {
     fn diagnose(&self, outcome: &Outcome) -> (Option<StickyError>, Option<String>) {
         let adapter = self.begun.adapter;
         let target = self.target();
-        match adapter.diagnose(&target, &outcome.agent_output) {
+        // Agents whose plain output is their answer (user-defined ones) say it there.
+        let said = format!("{}\n{}", outcome.agent_output, outcome.text);
+        match adapter.diagnose(&target, &said) {
             Some(Diagnosis::SessionLost(reason)) => (
                 Some(StickyError::SessionLost {
                     agent: adapter.name().to_owned(),

@@ -26,6 +26,7 @@ mod mock;
 mod policy;
 mod project;
 mod properties;
+mod readme;
 mod real;
 mod report;
 mod robust;
