@@ -240,6 +240,7 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
         }
     })?;
     let _keys = KeyRelay::start(input, Arc::clone(&writer))?;
+    panic_if_asked("relay");
     let resize = || {
         if let Some(size) = outer_size() {
             let _ = pty.master.resize(size);
@@ -250,6 +251,15 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
     let start = tail.len().saturating_sub(TAIL);
     tail.drain(..start);
     Ok((finished, tail))
+}
+
+/// Debug builds only: panics at the named point when `STICKY_TEST_PANIC` names it, so tests can
+/// show that the terminal and the agent survive a panic in the middle of a run (release builds
+/// never read the variable).
+fn panic_if_asked(point: &str) {
+    if cfg!(debug_assertions) && std::env::var_os("STICKY_TEST_PANIC").is_some_and(|v| v == point) {
+        panic!("STICKY_TEST_PANIC={point}");
+    }
 }
 
 /// How much of an interactive program's last output [`run_interactive`] keeps.

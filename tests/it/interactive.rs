@@ -177,3 +177,97 @@ fn an_interactive_codex_session_is_learned_from_its_exit_line() {
         next.stdout
     );
 }
+
+/// How a test ends an interactive run, and the exit code sticky must end with.
+enum Ending {
+    /// The user leaves the agent: `/exit`.
+    Exit,
+    /// The agent crashes (killed by SIGKILL) while answering.
+    AgentCrash,
+    /// sticky itself panics in the relay (a debug-build test hook).
+    Panic,
+    /// sticky receives this signal from outside.
+    Signal(nix::sys::signal::Signal),
+}
+
+/// The pid of sticky, the one child of the shell on the terminal (Linux: /proc).
+fn child_of(shell: u32) -> i32 {
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+        .expect("the shell's children");
+    children
+        .split_whitespace()
+        .next()
+        .expect("sticky runs under the shell")
+        .parse()
+        .expect("a pid")
+}
+
+#[track_caller]
+fn terminal_survives(ending: Ending, expected_code: i32) {
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+
+    let env = TestEnv::new();
+    let (before, after) = (
+        env.root().join("stty.before"),
+        env.root().join("stty.after"),
+    );
+    let mut run = env.sticky(Vec::<&str>::new());
+    match ending {
+        Ending::AgentCrash => run = run.env("FAKE_CLAUDE_SIGNAL", "9"),
+        Ending::Panic => run = run.env("STICKY_TEST_PANIC", "relay"),
+        Ending::Exit | Ending::Signal(_) => {}
+    }
+    let mut terminal = run.on_terminal_between_stty(&before, &after);
+    if !matches!(ending, Ending::Panic) {
+        terminal.expect("> ");
+    }
+    match ending {
+        Ending::Exit => terminal.send("/exit\r"),
+        Ending::AgentCrash => terminal.send("answer, then crash\r"),
+        Ending::Panic => {}
+        Ending::Signal(signal) => {
+            let sticky = child_of(terminal.pid());
+            kill(Pid::from_raw(sticky), signal).expect("signal sticky");
+        }
+    }
+    terminal.expect(&format!("sticky exited {expected_code}"));
+    terminal.expect("settings saved");
+    let (before, after) = (
+        std::fs::read_to_string(before).unwrap(),
+        std::fs::read_to_string(after).unwrap(),
+    );
+    assert!(
+        before.contains(':'),
+        "stty -g printed the settings: {before:?}"
+    );
+    assert_eq!(
+        before, after,
+        "the terminal's settings after sticky are the ones before"
+    );
+}
+
+#[test]
+fn the_terminal_is_restored_when_the_agent_exits() {
+    terminal_survives(Ending::Exit, 0);
+}
+
+#[test]
+fn the_terminal_is_restored_when_the_agent_crashes() {
+    terminal_survives(Ending::AgentCrash, 128 + 9);
+}
+
+#[test]
+fn the_terminal_is_restored_when_sticky_panics() {
+    terminal_survives(Ending::Panic, 101);
+}
+
+#[test]
+fn the_terminal_is_restored_when_sticky_is_terminated() {
+    terminal_survives(Ending::Signal(nix::sys::signal::Signal::SIGTERM), 128 + 15);
+}
+
+#[test]
+fn the_terminal_is_restored_when_sticky_is_hung_up() {
+    terminal_survives(Ending::Signal(nix::sys::signal::Signal::SIGHUP), 128 + 1);
+}

@@ -374,6 +374,32 @@ impl Run<'_> {
         terminal::Terminal::spawn(what, command)
     }
 
+    /// Like [`Run::on_terminal`], but sticky runs inside `sh`, which saves the terminal's
+    /// settings (`stty -g`) to `before` first and to `after` once sticky has exited, then prints
+    /// `sticky exited <code>` and `settings saved`: what a user's shell sees around sticky.
+    #[track_caller]
+    pub fn on_terminal_between_stty(self, before: &Path, after: &Path) -> terminal::Terminal {
+        let what = format!("sticky {:?} on a terminal, inside sh", self.args);
+        let mut command = portable_pty::CommandBuilder::new("sh");
+        command.arg("-c");
+        command.arg(
+            r#"before=$1 after=$2; shift 2; stty -g > "$before"; "$@"; code=$?; stty -g > "$after"; echo "sticky exited $code"; echo "settings saved""#,
+        );
+        command.arg("sh");
+        command.arg(before);
+        command.arg(after);
+        command.arg(env!("CARGO_BIN_EXE_sticky"));
+        command.args(&self.args);
+        command.cwd(&self.cwd);
+        for (key, value) in self.environment() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            }
+        }
+        terminal::Terminal::spawn(what, command)
+    }
+
     /// The command this run would execute (arguments, directory, environment), for a test that
     /// wires sticky's stdio itself; stdin, stdout and stderr are left to the caller.
     pub fn command(&self) -> Command {

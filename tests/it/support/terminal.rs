@@ -128,6 +128,11 @@ impl Terminal {
             .unwrap_or_else(|e| panic!("{}: cannot type: {e}", self.what));
     }
 
+    /// The process id of the program on the terminal.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("the program has a pid")
+    }
+
     /// Waits for sticky to exit and returns its exit code.
     #[track_caller]
     pub fn wait(mut self) -> u32 {
