@@ -179,6 +179,7 @@ fn an_interactive_codex_session_is_learned_from_its_exit_line() {
 }
 
 /// How a test ends an interactive run, and the exit code sticky must end with.
+#[derive(Clone, Copy)]
 enum Ending {
     /// The user leaves the agent: `/exit`.
     Exit,
