@@ -6,6 +6,10 @@
 
 use std::ffi::OsString;
 use std::io::Read;
+use std::os::fd::AsFd;
+use std::time::Duration;
+
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::exit::StickyError;
@@ -52,6 +56,26 @@ pub fn gather(
         text.extend_from_slice(&context);
     }
     Ok(Some(Prompt { text, summary }))
+}
+
+/// How long piped input may keep silent before a turn with prompt words goes on without it.
+pub const STDIN_GRACE: Duration = Duration::from_secs(3);
+
+/// Whether `stdin` (not a terminal) has input or its end within `grace`. Some CI runners and
+/// process managers hand a child a pipe that nobody ever writes or closes; reading it to its end
+/// would hang the turn forever, so silence this long means "no context" (as Claude Code's own
+/// print mode decides). A producer that has started writing is read to its end, however slow.
+pub fn has_input(stdin: &impl AsFd, grace: Duration) -> bool {
+    let timeout = PollTimeout::try_from(grace).unwrap_or(PollTimeout::MAX);
+    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+    loop {
+        match poll(&mut fds, timeout) {
+            Ok(0) => return false,
+            Err(nix::errno::Errno::EINTR) => {}
+            // Ready, or not pollable (a regular file on some systems): reading ends by itself.
+            Ok(_) | Err(_) => return true,
+        }
+    }
 }
 
 /// The words joined with single spaces, as a shell user expects from `sticky fix the tests`.
@@ -105,6 +129,25 @@ mod tests {
         assert_eq!(gather_with(&[], None), None);
         assert_eq!(gather_with(&[], Some(b" \n")), None);
         assert_eq!(gather_with(&["hi"], Some(b"")).unwrap().text, b"hi");
+    }
+
+    #[test]
+    fn silent_pipes_have_no_input_closed_or_written_ones_do() {
+        use std::io::Write;
+        let (read, write) = nix::unistd::pipe().unwrap();
+        assert!(
+            !has_input(&read, Duration::from_millis(50)),
+            "silent and open"
+        );
+        let mut writer = std::fs::File::from(write);
+        writer.write_all(b"x").unwrap();
+        assert!(has_input(&read, Duration::from_millis(50)), "written");
+        let (read, write) = nix::unistd::pipe().unwrap();
+        drop(write);
+        assert!(
+            has_input(&read, Duration::from_millis(50)),
+            "closed: its end is there"
+        );
     }
 
     #[test]

@@ -35,8 +35,19 @@ const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
     // `sticky new` without words only rotates: it never waits on a stdin left open by a script.
-    let read_stdin = !stdin_is_terminal && (!fresh || !args.prompt.is_empty());
+    let mut read_stdin = !stdin_is_terminal && (!fresh || !args.prompt.is_empty());
     let mut stdin = std::io::stdin();
+    if read_stdin && !args.prompt.is_empty() && !input::has_input(&stdin, input::STDIN_GRACE) {
+        // Piped context is optional when there is a prompt: never hang on a pipe nobody closes.
+        read_stdin = false;
+        if !ctx.quiet {
+            eprintln!(
+                "sticky: nothing arrived on stdin within {}s; going on without it \
+                 (run with </dev/null to skip this wait)",
+                input::STDIN_GRACE.as_secs()
+            );
+        }
+    }
     let prompt = input::gather(&args.prompt, read_stdin.then_some(&mut stdin as _))?;
     let mode = match (&prompt, fresh) {
         (Some(_), _) => Mode::Headless,
@@ -766,8 +777,12 @@ impl<'a> Running<'a> {
             }
             if status == TurnStatus::Ok {
                 let mut out = std::io::stdout().lock();
-                out.write_all(answer.as_bytes())?;
-                out.flush()?;
+                match out.write_all(answer.as_bytes()).and_then(|()| out.flush()) {
+                    // A reader that stopped early (`| head -1`) wanted no more; the turn is
+                    // recorded, and that is no failure of it.
+                    Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {}
+                    result => result?,
+                }
             } else {
                 // The answer of a failed turn is the agent's error message: stderr, not stdout.
                 eprint!("{answer}");

@@ -258,7 +258,10 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
 /// never read the variable).
 fn panic_if_asked(point: &str) {
     let asked = std::env::var_os("STICKY_TEST_PANIC").is_some_and(|v| v == point);
-    assert!(!(cfg!(debug_assertions) && asked), "STICKY_TEST_PANIC={point}");
+    assert!(
+        !(cfg!(debug_assertions) && asked),
+        "STICKY_TEST_PANIC={point}"
+    );
 }
 
 /// How much of an interactive program's last output [`run_interactive`] keeps.

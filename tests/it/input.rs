@@ -145,3 +145,27 @@ fn a_1_mib_piped_context_arrives_whole() {
         "the large turn is part of the session's history"
     );
 }
+
+#[test]
+fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_with_a_prompt() {
+    // Some CI runners hand their steps such a stdin; the turn goes on without context.
+    let env = TestEnv::new();
+    let stderr_path = env.root().join("stderr");
+    let mut child = env
+        .sticky(["are you there?"])
+        .command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .expect("start sticky");
+    let _held_open = child.stdin.take();
+    crate::support::wait_for("sticky to end without stdin's end", || {
+        child.try_wait().expect("wait").is_some()
+    });
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("nothing arrived on stdin"), "{stderr}");
+    assert_eq!(env.last_agent_run().text("prompt"), Some("are you there?"));
+}
