@@ -1,0 +1,404 @@
+//! `sticky [PROMPT]` and `sticky new [PROMPT]`: one turn on the conversation's sticky session.
+//!
+//! Parse, then plan, then act: the prompt and the agent are resolved first; one `BEGIN
+//! IMMEDIATE` transaction then applies the session policy and writes the turn's row (with the
+//! session ID when sticky chooses it up front) before the agent starts; the agent runs on a
+//! pseudo-terminal (`run`); its events are checked against the session sticky asked for and the
+//! turn's end is recorded whatever happened (`end`). This file holds the start: the turn lock,
+//! the policy applied, the turn's row written.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::Context;
+use super::view::{SessionView, format_time, one_line, print_json};
+use crate::agent::{self, Adapter, PromptVia, Usage};
+use crate::cli::TurnArgs;
+use crate::exit::{Exit, StickyError};
+use crate::lock::{self, TurnLock};
+use crate::pty::Finished;
+use crate::session::{self, Live, Plan, Request};
+use crate::store::{Mode, NewSession, SessionRow, Store, TurnStatus};
+
+use super::input::{self, Prompt};
+
+mod end;
+mod run;
+
+/// The most of the agent's non-event output kept for error messages.
+const MAX_AGENT_OUTPUT: usize = 64 * 1024;
+
+/// Runs one turn; `fresh` is `sticky new`.
+pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    // `sticky new` without words only rotates: it never waits on a stdin left open by a script.
+    let mut read_stdin = !stdin_is_terminal && (!fresh || !args.prompt.is_empty());
+    let mut stdin = std::io::stdin();
+    if read_stdin && !args.prompt.is_empty() && !input::has_input(&stdin, input::STDIN_GRACE) {
+        // Piped context is optional when there is a prompt: never hang on a pipe nobody closes.
+        read_stdin = false;
+        if !ctx.quiet {
+            eprintln!(
+                "sticky: nothing arrived on stdin within {}s; going on without it \
+                 (run with </dev/null to skip this wait)",
+                input::STDIN_GRACE.as_secs()
+            );
+        }
+    }
+    let prompt = input::gather(&args.prompt, read_stdin.then_some(&mut stdin as _))?;
+    let mode = match (&prompt, fresh) {
+        (Some(_), _) => Mode::Headless,
+        (None, true) => return rotate_only(ctx, args),
+        (None, false) if stdin_is_terminal && std::io::stdout().is_terminal() => Mode::Interactive,
+        (None, false) => {
+            return Err(StickyError::Usage(
+                "no prompt: give one as arguments or on stdin, or run sticky on a terminal for \
+                 the agent's own UI"
+                    .into(),
+            )
+            .into());
+        }
+    };
+
+    let mut store = ctx.open_store()?;
+    // Held until the turn is recorded: one turn at a time per conversation.
+    let _lock = lock_thread(ctx, &store, args)?;
+    let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
+    let turn = Running::new(ctx, &begun, args);
+    let outcome = match &prompt {
+        Some(prompt) => turn.headless(&store, prompt),
+        None => turn.interactive(),
+    };
+    turn.finish(&mut store, outcome)
+}
+
+/// What `begin` decided and wrote.
+struct Begun {
+    adapter: &'static dyn Adapter,
+    program: PathBuf,
+    session: SessionRow,
+    /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
+    target_id: Option<String>,
+    resume: bool,
+    /// How a headless turn's prompt reaches the agent.
+    prompt_via: Option<PromptVia>,
+    turn_id: i64,
+}
+
+/// Applies the session policy and records the turn's start, in one transaction.
+fn begin(
+    ctx: &Context,
+    store: &mut Store,
+    args: &TurnArgs,
+    fresh: bool,
+    prompt: Option<&Prompt>,
+    mode: Mode,
+) -> Result<Begun> {
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
+    let host = host_name();
+    store.immediate(|tx| {
+        let thread = tx.ensure_thread(&ctx.thread)?;
+        // The thread's lock is ours: a turn still marked running has lost its process.
+        tx.abandon_running_turns(thread.id)?;
+        let live = tx.live_session(thread.id)?;
+        let plan = session::plan(
+            live.as_ref().map(live_of),
+            Request {
+                fresh,
+                agent: requested.map(Adapter::name),
+                model: args.model.as_deref(),
+                default_agent: ctx.default_agent(),
+            },
+        );
+        let (session, resume) = match (plan, live) {
+            (Plan::Resume, Some(live)) => {
+                ensure_in_project(ctx, &live)?;
+                (live, true)
+            }
+            (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
+            (
+                Plan::Start {
+                    agent,
+                    model,
+                    rotation,
+                },
+                live,
+            ) => {
+                let adapter = ctx.agents.get(&agent)?;
+                let id = adapter.mint_id();
+                let session = match (live, rotation) {
+                    (Some(live), None) => {
+                        tx.restart_session(live.id, &agent, model.as_deref(), id.as_deref())?
+                    }
+                    (live, rotation) => tx.start_session(
+                        thread.id,
+                        &NewSession {
+                            agent: &agent,
+                            model: model.as_deref(),
+                            agent_session_id: id.as_deref(),
+                            directory: &ctx.project.dir,
+                            rotated_from: live
+                                .zip(rotation)
+                                .map(|(live, reason)| (live.id, reason.as_str())),
+                        },
+                    )?,
+                };
+                (session, false)
+            }
+        };
+        ensure_plain_arguments(ctx, &session)?;
+        let adapter = ctx.agents.get(&session.agent)?;
+        let prompt_via = prompt
+            .map(|prompt| prompt_via(adapter, prompt))
+            .transpose()?;
+        let program = ctx.program(adapter)?;
+        let turn_id = tx.begin_turn(
+            session.id,
+            prompt.map(|prompt| prompt.summary.as_str()),
+            mode,
+            std::process::id(),
+            &host,
+        )?;
+        Ok(Begun {
+            adapter,
+            program,
+            target_id: session.agent_session_id.clone(),
+            resume,
+            session,
+            prompt_via,
+            turn_id,
+        })
+    })
+}
+
+/// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
+/// ask.
+fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
+    let wait = if args.no_wait {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(args.wait)
+    };
+    let holder = || {
+        let turn = store
+            .thread(&ctx.thread)
+            .ok()
+            .flatten()
+            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
+            .filter(|turn| turn.status == TurnStatus::Running);
+        match turn {
+            Some(turn) => format!(
+                "turn #{} (pid {} on {}, started {}: {})",
+                turn.id,
+                turn.pid,
+                turn.host,
+                format_time(turn.started_at),
+                turn.prompt.as_deref().map_or_else(
+                    || "interactive".to_owned(),
+                    |p| format!("\"{}\"", one_line(p, 40))
+                )
+            ),
+            None => "another sticky".to_owned(),
+        }
+    };
+    let mut on_wait = || {
+        if !args.no_wait && !ctx.quiet {
+            eprintln!(
+                "sticky: thread {} is busy with {}; waiting up to {}s",
+                ctx.thread,
+                holder(),
+                wait.as_secs()
+            );
+        }
+    };
+    lock::lock(&ctx.project.db, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+        let advice = if args.no_wait {
+            "it is still running (--no-wait)".to_owned()
+        } else {
+            format!(
+                "gave up after {}s (--wait SECONDS waits longer)",
+                wait.as_secs()
+            )
+        };
+        StickyError::Busy(format!(
+            "thread {} is busy with {}; {advice}",
+            ctx.thread,
+            holder()
+        ))
+        .into()
+    })
+}
+
+/// `sticky new` without a prompt: rotate now, start the agent on the next turn.
+fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
+    let mut store = ctx.open_store()?;
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
+    let session = store.immediate(|tx| {
+        let thread = tx.ensure_thread(&ctx.thread)?;
+        let live = tx.live_session(thread.id)?;
+        let Plan::Start {
+            agent,
+            model,
+            rotation,
+        } = session::plan(
+            live.as_ref().map(live_of),
+            Request {
+                fresh: true,
+                agent: requested.map(Adapter::name),
+                model: args.model.as_deref(),
+                default_agent: ctx.default_agent(),
+            },
+        )
+        else {
+            unreachable!("`new` always starts a session")
+        };
+        let adapter = ctx.agents.get(&agent)?;
+        tx.start_session(
+            thread.id,
+            &NewSession {
+                agent: &agent,
+                model: model.as_deref(),
+                agent_session_id: adapter.mint_id().as_deref(),
+                directory: &ctx.project.dir,
+                rotated_from: live
+                    .zip(rotation)
+                    .map(|(live, reason)| (live.id, reason.as_str())),
+            },
+        )
+    })?;
+    if ctx.json {
+        print_json(&serde_json::json!({
+            "thread": ctx.thread,
+            "project": ctx.project.dir.display().to_string(),
+            "session": SessionView::from(&session),
+        }))?;
+    } else if !ctx.quiet {
+        eprintln!(
+            "sticky: new {} session for thread {}; the next turn starts it",
+            session.agent, ctx.thread
+        );
+    }
+    Ok(Exit::Success)
+}
+
+/// The agent runs where the session was created (agents key sessions by directory). A session
+/// recorded for another directory (a moved project, or a database crafted in a cloned
+/// repository) is refused rather than run somewhere the user did not choose.
+fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+    if session.directory == ctx.project.dir {
+        return Ok(());
+    }
+    Err(StickyError::SessionLost {
+        agent: session.agent.clone(),
+        session: session.agent_session_id.clone().unwrap_or_default(),
+        reason: format!(
+            "it belongs to directory {}, not to this project {}",
+            session.directory.display(),
+            ctx.project.dir.display()
+        ),
+    })
+}
+
+/// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
+/// that an agent would read as an option of its own is refused: sticky never stores one (it
+/// mints UUIDs, and models come from `--model`), so it comes from a database crafted or damaged
+/// elsewhere, and Claude's `--resume [value]` would take `--resume --some-flag` as a bare
+/// `--resume` followed by that flag.
+fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+    let checks = [
+        ("session ID", &session.agent_session_id, "`sticky new`"),
+        ("model", &session.model, "`sticky new --model MODEL`"),
+    ];
+    for (what, value, way_out) in checks {
+        let Some(value) = value.as_deref() else {
+            continue;
+        };
+        if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
+            return Err(StickyError::store(
+                &ctx.project.db,
+                format!(
+                    "session #{} has the {what} {value:?}, which the agent could take for an \
+                     option; sticky does not pass it on (was the database crafted or copied \
+                     from elsewhere?); start over with {way_out}, or move the database away",
+                    session.id
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How `prompt` reaches the agent, or why it cannot: one argument carries at most
+/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte (see [`agent::fits_an_argument`]), and
+/// some agents take their prompt only as an argument.
+fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, StickyError> {
+    let len = prompt.text.len();
+    match adapter.prompt_via(&prompt.text) {
+        PromptVia::Argument if prompt.text.contains(&0) => Err(StickyError::Usage(format!(
+            "the prompt holds a NUL byte, which no argument can carry, and agent `{}` takes its \
+             prompt only as an argument; remove it (binary input: pipe a text form of it)",
+            adapter.name()
+        ))),
+        PromptVia::Argument if len > agent::MAX_ARGUMENT_PROMPT => {
+            Err(StickyError::Usage(format!(
+                "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
+                 takes its prompt only as an argument; shorten it",
+                adapter.name()
+            )))
+        }
+        via => Ok(via),
+    }
+}
+
+/// The policy's view of a stored live session.
+fn live_of(row: &SessionRow) -> Live<'_> {
+    Live {
+        agent: &row.agent,
+        model: row.model.as_deref(),
+        confirmed: row.confirmed_at.is_some() && row.agent_session_id.is_some(),
+    }
+}
+
+/// A turn between its start and its end.
+struct Running<'a> {
+    ctx: &'a Context,
+    begun: &'a Begun,
+    /// The configured arguments, then the ones after `--`.
+    extra_args: Vec<OsString>,
+}
+
+/// What the agent did in a turn.
+#[derive(Debug, Default)]
+struct Outcome {
+    finished: Option<Finished>,
+    answer: Option<String>,
+    text: String,
+    is_error: bool,
+    usage: Usage,
+    reported: Option<String>,
+    agent_output: String,
+    spawn_error: Option<anyhow::Error>,
+    store_error: Option<anyhow::Error>,
+    /// Interactive runs: the last session the agent reported being in.
+    followed: Option<String>,
+}
+
+/// This machine's name, to tell a dead turn from one running on another machine.
+fn host_name() -> String {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|name| name.into_string().ok())
+        .unwrap_or_default()
+}
