@@ -74,12 +74,6 @@ impl Terminal {
         }
     }
 
-    /// What the program wrote after `mark`, as text.
-    fn written_since(&self, mark: usize) -> String {
-        let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
-        String::from_utf8_lossy(bytes.get(mark..).unwrap_or_default()).into_owned()
-    }
-
     /// Everything the program wrote so far, as text.
     pub fn screen(&self) -> String {
         let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
@@ -100,11 +94,27 @@ impl Terminal {
         self.wait_for_since(0, text);
     }
 
-    /// Waits until the program has written `text` after `mark`, failing at the deadline.
+    /// Waits until the program has written `text` after `mark`, failing at the deadline;
+    /// returns the mark just after it, to wait for what follows.
     #[track_caller]
-    pub fn wait_for_since(&self, mark: usize, text: &str) {
+    pub fn wait_for_since(&self, mark: usize, text: &str) -> usize {
         let started = Instant::now();
-        while !self.written_since(mark).contains(text) {
+        let needle = text.as_bytes();
+        if needle.is_empty() {
+            return mark;
+        }
+        loop {
+            let found = {
+                let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
+                bytes
+                    .get(mark..)
+                    .unwrap_or_default()
+                    .windows(needle.len())
+                    .position(|window| window == needle)
+            };
+            if let Some(at) = found {
+                return mark + at + needle.len();
+            }
             assert!(
                 started.elapsed() < DEADLINE,
                 "{}: {text:?} did not appear within {DEADLINE:?}; the terminal shows:\n{}",
