@@ -139,37 +139,7 @@ fn a_deleted_claude_transcript_is_a_lost_session_and_nothing_reaches_the_model()
     let transcript = tier.world.claude_transcript(&tier.world.project, &session);
     std::fs::remove_file(&transcript)
         .unwrap_or_else(|e| panic!("remove {}: {e}", transcript.display()));
-    let requests_before = tier.mock.requests().len();
-
-    let prompt = "are you still there?";
-    let lost = tier.world.sticky(&tier.world.project, [prompt]);
-    assert_eq!(lost.status.code(), Some(73), "session lost is 73: {lost}");
-    for named in [session.as_str(), "claude", "sticky new"] {
-        assert!(
-            lost.stderr.contains(named),
-            "the message names {named:?}: {lost}"
-        );
-    }
-    assert!(lost.stdout.is_empty(), "no answer on stdout: {lost}");
-    assert_eq!(
-        tier.mock.requests().len(),
-        requests_before,
-        "nothing was sent to the model for the lost turn: {:#?}",
-        tier.mock.requests()[requests_before..]
-            .iter()
-            .map(|r| (&r.path, &r.summary))
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(
-        tier.stored_session_id(),
-        session,
-        "sticky never starts a fresh session on its own"
-    );
-    let turns = logged_turns(&tier);
-    assert_eq!(
-        turns.last().map(|t| t["status"].clone()),
-        Some("failed".into())
-    );
+    tier.assert_lost("are you still there?");
 
     // The way out the message names.
     let fresh = tier.turn(&["new"], "start over");

@@ -183,11 +183,8 @@ fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
     terminal.type_keys("/exit");
     terminal.wait_for("/exit");
     terminal.type_keys("\r");
-    assert_eq!(
-        terminal.wait_exit(),
-        0,
-        "sticky exits with the agent's code"
-    );
+    // sticky exits with the agent's code.
+    terminal.assert_exit(0);
     assert_fresh(&interactive);
 
     let headless = tier.turn(&[], "a headless turn after the interactive one");
@@ -214,7 +211,7 @@ fn after_clear_inside_claude_the_next_headless_turn_lands_in_the_new_session() {
     terminal.type_keys("/exit");
     terminal.wait_for("/exit");
     terminal.type_keys("\r");
-    assert_eq!(terminal.wait_exit(), 0);
+    terminal.assert_exit(0);
 
     assert_fresh(&current);
     assert_ne!(

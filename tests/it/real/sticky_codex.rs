@@ -11,6 +11,7 @@
 //! `--skip-git-repo-check`.
 
 use std::path::Path;
+use std::time::Duration;
 
 use super::terminal::Terminal;
 use super::tier::Tier;
@@ -166,8 +167,7 @@ fn a_new_interactive_codex_session_is_learned_from_its_exit_line_and_continued()
     // Codex 0.171.0 tells the terminal its state in an OSC 7501 sequence; `idle` once the TUI
     // has loaded and waits for input.
     terminal.wait_for("state=idle:app=codex");
-    terminal.type_keys(typed);
-    terminal.wait_for(typed);
+    terminal.type_until_echoed(typed, Duration::from_secs(10));
     terminal.type_keys("\r");
     let interactive = tier.request_for_eventually(typed);
     terminal.wait_for(&format!("MOCK-REPLY-{}", interactive.seq));
@@ -175,11 +175,8 @@ fn a_new_interactive_codex_session_is_learned_from_its_exit_line_and_continued()
     terminal.type_keys("/quit");
     terminal.wait_for_since(mark, "/quit");
     terminal.type_keys("\r");
-    assert_eq!(
-        terminal.wait_exit(),
-        0,
-        "sticky exits with the agent's code"
-    );
+    // sticky exits with the agent's code.
+    terminal.assert_exit(0);
     terminal.wait_for("codex resume ");
     assert_fresh(&interactive);
     tier.assert_no_processes_left();
@@ -202,4 +199,20 @@ fn first_line(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).expect("read the rollout");
     let line = text.lines().next().unwrap_or_default();
     serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: {e}: {line}", path.display()))
+}
+
+#[test]
+fn a_deleted_rollout_is_a_lost_thread_and_nothing_reaches_the_model() {
+    let Some(tier) = Tier::start(Agent::Codex) else {
+        return;
+    };
+    tier.turn(&[], "remember the word kumquat");
+    for rollout in tier.world.files_under(".codex/sessions", ".jsonl") {
+        std::fs::remove_file(&rollout).expect("remove the rollout");
+    }
+    let stderr = tier.assert_lost("are you still there?");
+    assert!(
+        stderr.contains("no rollout found for thread id"),
+        "{stderr}"
+    );
 }

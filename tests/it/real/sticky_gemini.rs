@@ -192,11 +192,8 @@ fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
     terminal.type_keys("\x03");
     terminal.wait_for_since(mark, "again to exit");
     terminal.type_keys("\x03");
-    assert_eq!(
-        terminal.wait_exit(),
-        0,
-        "sticky exits with the agent's code"
-    );
+    // sticky exits with the agent's code.
+    terminal.assert_exit(0);
     assert_fresh(&interactive);
     assert_eq!(interactive.summary.model, GEMINI_MODEL);
     tier.assert_no_processes_left();
@@ -234,7 +231,7 @@ fn after_clear_inside_gemini_the_next_headless_turn_lands_in_the_new_session() {
     terminal.type_keys("\x03");
     terminal.wait_for_since(mark, "again to exit");
     terminal.type_keys("\x03");
-    assert_eq!(terminal.wait_exit(), 0);
+    terminal.assert_exit(0);
     assert_fresh(&current);
 
     // Gemini's requests carry no session ID; its chat files say which session holds what.
@@ -278,4 +275,17 @@ fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     let request = tier.request_for_eventually(word);
     terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
     request
+}
+
+#[test]
+fn deleted_chats_are_a_lost_session_and_nothing_reaches_the_model() {
+    let Some(tier) = Tier::start(Agent::Gemini) else {
+        return;
+    };
+    tier.turn(&[], "remember the word kumquat");
+    for (path, _, _) in chats(&tier) {
+        std::fs::remove_file(&path).expect("remove a chat file");
+    }
+    let stderr = tier.assert_lost("are you still there?");
+    assert!(stderr.contains("Error resuming session"), "{stderr}");
 }

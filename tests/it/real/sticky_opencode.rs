@@ -65,3 +65,16 @@ fn sticky_new_starts_without_history_and_the_next_turn_continues_it() {
     assert_eq!(session_of(&next), session_of(&fresh));
     assert_eq!(tier.stored_session_id(), session_of(&next));
 }
+
+#[test]
+fn a_deleted_session_store_is_a_lost_session_and_nothing_reaches_the_model() {
+    let Some(tier) = Tier::start(Agent::Opencode) else {
+        return;
+    };
+    tier.turn(&[], "remember the word kumquat");
+    // opencode keeps every session in one SQLite database, not a file per session.
+    let data = tier.world.home.join(".local/share/opencode");
+    std::fs::remove_dir_all(&data).expect("remove opencode's data directory");
+    let stderr = tier.assert_lost("are you still there?");
+    assert!(stderr.contains("Session not found"), "{stderr}");
+}

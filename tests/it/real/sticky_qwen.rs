@@ -75,3 +75,16 @@ fn sticky_new_starts_without_history_and_the_next_turn_continues_it() {
     assert!(!mentions(&next, &old.summary.last_user));
     assert_eq!(tier.stored_session_id(), fresh_id);
 }
+
+#[test]
+fn a_deleted_chat_is_a_lost_session_and_nothing_reaches_the_model() {
+    let Some(tier) = Tier::start(Agent::Qwen) else {
+        return;
+    };
+    tier.turn(&[], "remember the word kumquat");
+    for chat in tier.world.files_under(".qwen/projects", ".jsonl") {
+        std::fs::remove_file(&chat).expect("remove the chat");
+    }
+    let stderr = tier.assert_lost("are you still there?");
+    assert!(stderr.contains("No saved session found"), "{stderr}");
+}

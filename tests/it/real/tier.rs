@@ -89,6 +89,53 @@ impl Tier {
             .to_owned()
     }
 
+    /// Runs `sticky PROMPT` on a stored session the agent can no longer resume, and asserts
+    /// that sticky reports it lost (exit 73, naming the session, the agent and `sticky new`),
+    /// sent nothing to the model, kept the session, and recorded the turn as failed. Returns
+    /// sticky's stderr.
+    #[track_caller]
+    pub fn assert_lost(&self, prompt: &str) -> String {
+        let session = self.stored_session_id();
+        let requests_before = self.mock.requests().len();
+        let lost = self.world.sticky(&self.world.project, [prompt]);
+        assert_eq!(lost.status.code(), Some(73), "session lost is 73: {lost}");
+        for named in [session.as_str(), self.agent.name(), "sticky new"] {
+            assert!(
+                lost.stderr.contains(named),
+                "the message names {named:?}: {lost}"
+            );
+        }
+        assert!(lost.stdout.is_empty(), "no answer on stdout: {lost}");
+        let sent: Vec<_> = self.mock.requests()[requests_before..]
+            .iter()
+            .filter(|r| r.is_turn())
+            .map(|r| r.summary.clone())
+            .collect();
+        assert!(
+            sent.is_empty(),
+            "nothing goes to the model for a lost session: {sent:#?}"
+        );
+        assert_eq!(
+            self.stored_session_id(),
+            session,
+            "sticky never starts a fresh session on its own"
+        );
+        let log = self.world.sticky_ok(["log", "--json"]).json();
+        let last_turn = log["sessions"]
+            .as_array()
+            .and_then(|sessions| sessions.last())
+            .and_then(|session| session["turns"].as_array())
+            .and_then(|turns| turns.last())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(
+            last_turn["status"], "failed",
+            "the lost turn is recorded: {log}"
+        );
+        assert_eq!(last_turn["prompt"], prompt);
+        lost.stderr
+    }
+
     /// The model request for `prompt`, waiting for it to arrive (an interactive agent sends it
     /// on its own time).
     #[track_caller]
