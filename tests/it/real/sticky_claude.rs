@@ -64,6 +64,7 @@ fn two_sticky_turns_carry_the_history() {
     assert_continues(&second, &first);
     assert_eq!(session_of(&second), session_of(&first), "the same session");
     tier.world.assert_no_self_update();
+    tier.assert_no_processes_left();
 }
 
 #[test]

@@ -53,6 +53,7 @@ fn two_sticky_turns_carry_the_history() {
     assert_continues(&second, &first);
     assert_eq!(thread_of(&second), thread_of(&first), "the same thread");
     tier.world.assert_no_self_update();
+    tier.assert_no_processes_left();
 }
 
 #[test]

@@ -76,6 +76,7 @@ fn two_sticky_turns_carry_the_history() {
     let second = tier.turn(&[], "which word did I ask you to remember?");
     assert_continues(&second, &first);
     tier.world.assert_no_self_update();
+    tier.assert_no_processes_left();
 }
 
 #[test]

@@ -39,6 +39,7 @@ fn two_sticky_turns_carry_the_history_in_the_session_opencode_really_used() {
     );
     assert_eq!(session_of(&second), stored);
     tier.world.assert_no_self_update();
+    tier.assert_no_processes_left();
 }
 
 #[test]

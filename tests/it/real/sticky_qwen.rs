@@ -52,6 +52,7 @@ fn two_sticky_turns_carry_the_history_in_the_session_qwen_really_used() {
         assert!(text.contains(said.as_str()), "the chat lacks {said:?}");
     }
     tier.world.assert_no_self_update();
+    tier.assert_no_processes_left();
 }
 
 #[test]
