@@ -18,7 +18,9 @@
 //! - stream-json events (`packages/core/src/output/types.ts`): `init` (`session_id`, `model`),
 //!   `message` (role user|assistant, content, `delta: true` for streamed pieces), `tool_use`,
 //!   `tool_result`, `error` (severity warning|error), `result` (status, error, stats);
-//! - interactive: on exit the UI prints `To resume this session: gemini --resume <id>`;
+//! - interactive: on exit the UI prints `To resume this session: gemini --resume <id>` in a box,
+//!   which wraps the ID to the next line at 80 columns; `/clear` starts a new session (a new ID
+//!   and chat file), which that line then names;
 //! - chats: `$GEMINI_CLI_HOME` (default the home directory)`/.gemini/tmp/<slug>/chats/
 //!   session-<YYYY-MM-DDTHH-MM>-<first 8 chars of id>.jsonl`, first line
 //!   `{"sessionId":…,"projectHash":…,"startTime":…}`; the slug is the project's entry in
@@ -443,6 +445,21 @@ mod tests {
         let tail = "\x1b[2K\r\nTo resume this session: gemini --resume 3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
         assert_eq!(Gemini.session_from_exit_output(tail).as_deref(), Some(ID));
         assert_eq!(Gemini.session_from_exit_output("bye"), None);
+
+        // What the real 0.61.0 drew at 80 columns after Ctrl-C twice (observed through sticky
+        // on a pseudo-terminal, 2026-11-30): the message is in a box, coloured in pieces, and
+        // the ID wraps to the next line.
+        let boxed = "\x1b[38;5;244m│\x1b[39m  \x1b[38;5;74mTo\x1b[38;5;110m resume this \
+                     s\x1b[38;5;104mes\x1b[38;5;140msion: ge\x1b[38;5;139mmini --r\x1b[38;5;175m\
+                     esum\x1b[38;5;174me\x1b[39m                                     \
+                     \x1b[38;5;244m│\x1b[39m\r\n\x1b[38;5;244m│\x1b[39m  \x1b[38;5;74m51\
+                     \x1b[38;5;110m9f4433-8cf5-\x1b[38;5;104m4b\x1b[38;5;140me0-a784-\
+                     \x1b[38;5;139m1b67590\x1b[38;5;175m18a3\x1b[38;5;174m3\x1b[39m                \
+                     \x1b[38;5;244m│\x1b[39m\r\n\x1b[38;5;244m╰──────╯\x1b[39m\r\n";
+        assert_eq!(
+            Gemini.session_from_exit_output(boxed).as_deref(),
+            Some("519f4433-8cf5-4be0-a784-1b6759018a33")
+        );
     }
 
     /// A `.gemini` directory as 0.61.0 leaves it after a turn and a resume in a later minute.

@@ -3,11 +3,12 @@
 //! re-observed with the real 1.18.33 against a mock model server).
 //!
 //! - no caller-chosen ID: opencode mints `ses_…` and puts it on every JSON event as `sessionID`;
-//! - headless: `opencode run --format json [-s <id>] [-m provider/model] [ARGS] -- PROMPT`; words
-//!   after `--` are the message too, so a prompt starting with `-` stays a prompt (opencode quotes
-//!   a message word that holds spaces, `"say hi"`, before the model sees it: its own quirk);
-//! - with no message and a piped stdin, stdin is the message (prompts over 128 KiB); on a terminal
-//!   stdin is not read;
+//! - headless: `opencode run --format json [-s <id>] [-m provider/model] [ARGS]` with the prompt
+//!   on stdin: with no message argument and a stdin that is not a terminal, stdin's text is the
+//!   message, verbatim. A message argument is not: `run` wraps each argument that holds a space in
+//!   double quotes and escapes the quotes inside, so `say "hi" now` reached the model as
+//!   `"say \"hi\" now"` (observed with the real 1.18.33 through sticky); stdin also carries
+//!   prompts over 128 KiB and prompts starting with `-`. On a terminal stdin is not read;
 //! - the session keeps its last model, but `-m` goes on every run anyway, like every adapter;
 //! - opencode takes its project directory from `$PWD`, not the process's working directory, so
 //!   `PWD` is set to the session's directory; resuming from another directory hangs after the
@@ -24,7 +25,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::output::{id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
 
 /// The opencode adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,9 +44,16 @@ impl Adapter for Opencode {
         None
     }
 
+    fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
+        // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
+        PromptVia::Stdin
+    }
+
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["run".into(), "--format".into(), "json".into()];
         options(turn, &mut args);
+        // sticky sends every prompt on stdin (`prompt_via`); an argument after `--` stays a
+        // message even when it starts with `-`.
         if let Some(prompt) = prompt {
             args.push("--".into());
             args.push(prompt.to_owned());
@@ -212,6 +220,14 @@ mod tests {
             };
             let args = Opencode.headless_args(&turn, prompt.map(OsStr::new));
             assert_eq!(strings(&args), *want, "{target:?}");
+        }
+    }
+
+    #[test]
+    fn every_prompt_goes_on_stdin_where_opencode_keeps_it_verbatim() {
+        let large = vec![b'a'; 200 * 1024];
+        for prompt in [&b"hi"[..], b"say \"hi\" now", b"-x", &large] {
+            assert_eq!(Opencode.prompt_via(prompt), PromptVia::Stdin);
         }
     }
 

@@ -44,15 +44,19 @@ pub(super) fn is_uuid(text: &str) -> bool {
 /// `text` is the terminal output of an interactive run: control sequences are removed line by
 /// line first, and an ID the agent quoted for the shell (`'abc'`) is unquoted. The last match
 /// wins because the exit line comes last; an earlier mention (a resume hint shown at start) must
-/// not.
+/// not. When nothing but a box's border follows the marker, the ID is the first word of the
+/// next line: Gemini CLI 0.61.0 draws its exit message in a box, and at 80 columns
+/// `To resume this session: gemini --resume <id>` wraps before the ID.
 pub(super) fn id_after(text: &str, marker: &str, valid: fn(&str) -> bool) -> Option<String> {
+    let lines: Vec<String> = text.lines().map(strip_controls).collect();
     let mut found = None;
-    for line in text.lines() {
-        let line = strip_controls(line);
+    for (index, line) in lines.iter().enumerate() {
         let mut rest = line.as_str();
         while let Some(at) = rest.find(marker) {
             rest = &rest[at + marker.len()..];
-            let token = rest.split_whitespace().next().unwrap_or_default();
+            let token = first_word(rest)
+                .or_else(|| lines.get(index + 1).and_then(|next| first_word(next)))
+                .unwrap_or_default();
             let token = token.trim_matches(|c| c == '\'' || c == '"');
             if valid(token) {
                 found = Some(token.to_owned());
@@ -60,6 +64,12 @@ pub(super) fn id_after(text: &str, marker: &str, valid: fn(&str) -> bool) -> Opt
         }
     }
     found
+}
+
+/// The first word of `text`, where a box's vertical border (`│`) separates words like a space.
+fn first_word(text: &str) -> Option<&str> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '│' | '┃' | '║'))
+        .find(|word| !word.is_empty())
 }
 
 /// The first line of the file at `path` as a JSON object, if it is one.
@@ -134,6 +144,24 @@ mod tests {
             None
         );
         assert_eq!(id_after("", "codex resume ", is_uuid), None);
+    }
+
+    #[test]
+    fn an_id_wrapped_inside_a_box_is_found_on_the_next_line() {
+        let boxed = "│  To resume this session: gemini --resume                 │\r\n\
+                     │  795b7fe6-70a3-407a-b476-2003adccee6c                    │\r\n\
+                     ╰──────────────────────────────────────────────────────────╯\r\n";
+        assert_eq!(
+            id_after(boxed, "gemini --resume ", is_uuid).as_deref(),
+            Some("795b7fe6-70a3-407a-b476-2003adccee6c")
+        );
+        // Only when the marker's line holds nothing else: a word there is the ID or nothing.
+        let other = "gemini --resume later\n795b7fe6-70a3-407a-b476-2003adccee6c\n";
+        assert_eq!(id_after(other, "gemini --resume ", is_uuid), None);
+        assert_eq!(
+            id_after("gemini --resume \n│  │\n", "gemini --resume ", is_uuid),
+            None
+        );
     }
 
     #[test]

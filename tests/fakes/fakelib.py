@@ -133,11 +133,12 @@ class Fake:
         if code:
             on_exit(int(code))
 
-    def interactive(self, banner, turn, exit_lines, first=None):
+    def interactive(self, banner, turn, exit_lines, first=None, commands=None):
         """The agent's own UI, reduced to a line loop: `banner`, then `> ` and one answer per
         line read (`turn(line)` returns the answer), until `/exit`, `/quit` or end of input;
         then `exit_lines()` (the resume hint the real UI prints) and rc 0. `first` is a prompt
-        given on the command line, submitted before anything is read."""
+        given on the command line, submitted before anything is read. `commands` maps a slash
+        command (`/clear`) to a function that runs it and returns what the UI shows."""
         self.run["mode"] = "interactive"
         sys.stdout.write(banner + "\n")
         sys.stdout.flush()
@@ -153,6 +154,10 @@ class Fake:
                 line = line.rstrip("\r\n")
             if line in ("/exit", "/quit"):
                 break
+            if commands and line in commands:
+                sys.stdout.write(commands[line]() + "\n")
+                sys.stdout.flush()
+                continue
             if not line.strip():
                 continue
             self.run["turns"] += 1

@@ -3,8 +3,9 @@
 //! first turn, a resume, `new`, a model change, an agent change, a failed turn, a lost session
 //! and an ID mismatch; then the safety refusals sticky must not lift itself.
 //!
-//! Prompts are single words: opencode wraps a multi-word message in quotes before the model sees
-//! it (its own quirk, reproduced by its fake), which would blur what the scenario checks.
+//! Every agent gets the prompt exactly as typed, spaces and quotes included: `opencode run`
+//! wraps a message argument that holds a space in quotes (its own quirk, reproduced by its
+//! fake), so sticky gives opencode its prompt on stdin.
 
 use std::path::PathBuf;
 
@@ -207,6 +208,16 @@ fn the_first_turn_starts_a_session_and_the_next_resumes_it_with_its_history() {
             run.argv()
         );
         assert_eq!(run.cwd(), env.project, "{}", agent.name);
+    }
+}
+
+#[test]
+fn a_prompt_with_spaces_and_quotes_reaches_every_agent_as_typed() {
+    let prompt = "say \"hi\"  to 'them' now";
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let answer = agent.turn(&env, &["-a", agent.name, prompt]);
+        assert_eq!(answer.prompt, prompt, "{}", agent.name);
     }
 }
 

@@ -272,3 +272,51 @@ fn the_terminal_is_restored_when_sticky_is_terminated() {
 fn the_terminal_is_restored_when_sticky_is_hung_up() {
     terminal_survives(Ending::Signal(nix::sys::signal::Signal::SIGHUP), 128 + 1);
 }
+
+#[test]
+fn a_session_cleared_inside_gemini_is_followed_from_its_wrapped_exit_line() {
+    // Gemini CLI has no session hook; its exit box names the session the user ended in, the ID
+    // wrapped to its own line at 80 columns.
+    let env = TestEnv::new();
+    let log = env.root().join("agent-runs.jsonl");
+    let gemini = |args: &[&str]| {
+        env.sticky(args)
+            .env("FAKE_GEMINI_LOG", &log)
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .env_remove("GEMINI_CLI_HOME")
+    };
+    let first = gemini(&["-a", "gemini", "before the clear"]).run();
+    first.assert_success();
+    let before = env.status_json()["session"]["agent_session_id"].clone();
+
+    let mut terminal = gemini(&[]).on_terminal();
+    terminal.expect("> ");
+    terminal.send("/clear\r");
+    terminal.expect("(conversation cleared)");
+    terminal.expect("> ");
+    terminal.send("after the clear\r");
+    let answer = terminal.expect("you said: after the clear");
+    assert!(
+        answer.contains("saw=[]"),
+        "a cleared session is empty: {answer}"
+    );
+    terminal.expect("> ");
+    terminal.send("/quit\r");
+    terminal.expect("gemini --resume");
+    assert_eq!(terminal.wait(), 0);
+    let cleared = env.last_agent_run().text("session_id").unwrap().to_owned();
+    assert_ne!(before, cleared.as_str());
+
+    let sessions = env.log_json()["sessions"].as_array().unwrap().clone();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions[1]["rotation_reason"], "agent");
+    assert_eq!(sessions[1]["agent_session_id"], cleared.as_str());
+    let next = gemini(&["and now headless"]).run();
+    next.assert_success();
+    assert!(
+        next.stdout.contains(&format!("session={cleared} "))
+            && next.stdout.contains(r#"saw=["after the clear"]"#),
+        "the headless turn continues the cleared session: {}",
+        next.stdout
+    );
+}

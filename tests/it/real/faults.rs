@@ -1,0 +1,148 @@
+//! Faults with the real Claude Code 2.1.332 (issue 6, part 5): the agent killed mid-turn
+//! leaves the session to be resumed with its history, and a transcript deleted under sticky is
+//! reported as a lost session without a word sent to the model.
+//!
+//! The mock's `MOCK-DELAY-<ms>` marker holds a request open, so the test kills Claude Code
+//! while it waits on the model, as a machine running out of memory or a CI job's timeout would.
+
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::{Pid, getpgid};
+use serde_json::Value;
+
+use super::tier::Tier;
+use super::{Agent, DEADLINE, Finished, assert_fresh, mentions, run};
+use crate::mock::DELAY;
+
+/// The session ID Claude Code sent with a request.
+#[track_caller]
+fn session_of(request: &crate::mock::Request) -> String {
+    request
+        .header("x-claude-code-session-id")
+        .unwrap_or_else(|| panic!("no x-claude-code-session-id on {:?}", request.headers))
+        .to_owned()
+}
+
+/// The turns of the project's conversation, oldest first (`sticky log --json`).
+#[track_caller]
+fn logged_turns(tier: &Tier) -> Vec<Value> {
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    log["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|session| session["turns"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+/// Starts `sticky PROMPT` in the project on a thread; the handle gives its result.
+fn sticky_in_background(tier: &Tier, prompt: &str) -> thread::JoinHandle<Finished> {
+    let mut command = tier
+        .world
+        .command(env!("CARGO_BIN_EXE_sticky"), &tier.world.project);
+    command.arg(prompt);
+    thread::spawn(move || run(command))
+}
+
+/// The process running the agent program at `program`, once it has started.
+#[track_caller]
+fn agent_process(tier: &Tier, program: &Path) -> i32 {
+    let program = program.to_string_lossy();
+    let started = Instant::now();
+    loop {
+        let found = tier
+            .world
+            .processes()
+            .into_iter()
+            .find(|(_, cmdline)| cmdline.starts_with(program.as_ref()));
+        if let Some((pid, _)) = found {
+            return pid;
+        }
+        assert!(
+            started.elapsed() < DEADLINE,
+            "no {program} process appeared"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn claude_killed_mid_turn_leaves_the_session_to_resume_with_its_history() {
+    let Some(tier) = Tier::start(Agent::Claude) else {
+        return;
+    };
+    let Some(claude) = super::installed(Agent::Claude) else {
+        return;
+    };
+    let first = tier.turn(&[], "remember the word kumquat");
+    let session = session_of(&first);
+
+    // Held by the mock far longer than the test waits: only the kill ends this turn.
+    let held = format!("{DELAY}600000 this turn never gets an answer");
+    let sticky = sticky_in_background(&tier, &held);
+    let request = tier.request_for_eventually(&held);
+    assert_eq!(
+        session_of(&request),
+        session,
+        "the held turn resumed the session"
+    );
+    let pid = agent_process(&tier, &claude);
+    let group = getpgid(Some(Pid::from_raw(pid))).expect("the agent's process group");
+    killpg(group, Signal::SIGKILL).expect("kill the agent's process group");
+
+    let killed = sticky.join().expect("the sticky thread");
+    assert_eq!(
+        killed.status.code(),
+        Some(128 + 9),
+        "a signal death is 128+N: {killed}"
+    );
+    let turns = logged_turns(&tier);
+    let last = turns.last().expect("the killed turn is logged");
+    assert_eq!(last["status"], "failed", "{last}");
+    assert_eq!(last["signal"], 9, "{last}");
+    assert_eq!(
+        tier.stored_session_id(),
+        session,
+        "a killed turn never rotates the session"
+    );
+
+    let next = tier.turn(&[], "which word did I ask you to remember?");
+    assert_eq!(
+        session_of(&next),
+        session,
+        "the next turn resumes the session"
+    );
+    for carried in [&first.summary.last_user, &first.reply] {
+        assert!(
+            mentions(&next, carried),
+            "{carried:?} is missing from the turn after the kill"
+        );
+    }
+    assert!(
+        next.summary.assistant_msgs >= 1,
+        "the earlier answer is history: {:?}",
+        next.summary
+    );
+    tier.assert_no_processes_left();
+}
+
+#[test]
+fn a_deleted_claude_transcript_is_a_lost_session_and_nothing_reaches_the_model() {
+    let Some(tier) = Tier::start(Agent::Claude) else {
+        return;
+    };
+    tier.turn(&[], "remember the word kumquat");
+    let session = tier.stored_session_id();
+    let transcript = tier.world.claude_transcript(&tier.world.project, &session);
+    std::fs::remove_file(&transcript)
+        .unwrap_or_else(|e| panic!("remove {}: {e}", transcript.display()));
+    tier.assert_lost("are you still there?");
+
+    // The way out the message names.
+    let fresh = tier.turn(&["new"], "start over");
+    assert_fresh(&fresh);
+    assert_ne!(session_of(&fresh), session);
+}
