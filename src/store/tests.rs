@@ -412,7 +412,7 @@ fn threads_are_created_once_and_listed_oldest_first() {
 
 // --- Files that are not ours are refused and left byte-for-byte untouched. ---
 
-/// A real database with a few pages of turns, closed (so fully checkpointed).
+/// A real database with a few pages of turns, closed and fully checkpointed.
 fn real_database(db: &Path) {
     let mut store = Store::open(db).unwrap();
     for pid in 0..40 {
@@ -427,6 +427,12 @@ fn real_database(db: &Path) {
             })
             .unwrap();
     }
+    drop(store);
+    // sticky keeps its WAL on close; these tests want every page in the file itself.
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
 }
 
 #[track_caller]
