@@ -73,7 +73,7 @@ impl LineSplitter {
     /// Feeds a chunk of output; calls `line` with every complete line.
     pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(String)) {
         let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&byte| byte == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', rest) {
             if self.pending.is_empty() {
                 // The whole line is in this chunk: no copy into `pending` first.
                 line(clean(&rest[..end.min(MAX_LINE)]));
@@ -109,14 +109,23 @@ impl LineSplitter {
 /// A line's bytes as text without control sequences. Most lines (JSON events, plain output)
 /// hold nothing to strip, and copying them char by char through [`strip_controls`] was most of
 /// the time a headless turn spent per byte, so that runs only where a byte says it could matter.
+#[allow(
+    clippy::needless_bitwise_bool,
+    reason = "no short-circuit, so the compiler vectorizes the scan"
+)]
 fn clean(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
     // Every control character [`strip_controls`] removes is a C0 byte other than tab (ESC
     // among them), DEL, or a C1 character, whose UTF-8 form starts with 0xC2; a 0xC2 that
-    // starts another character only costs the slow path.
-    let maybe_controls = text
-        .bytes()
-        .any(|byte| (byte < 0x20 && byte != b'\t') || byte == 0x7f || byte == 0xc2);
+    // starts another character only costs the slow path. A fold of `|` rather than `any`:
+    // without an early exit the compiler scans many bytes at a time.
+    let maybe_controls = bytes.iter().fold(false, |found, &byte| {
+        found | ((byte < 0x20) & (byte != b'\t')) | (byte == 0x7f) | (byte == 0xc2)
+    });
+    // `from_utf8` checks ASCII a word at a time; the lossy decoder goes char by char.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     if maybe_controls {
         strip_controls(&text)
     } else {
