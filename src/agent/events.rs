@@ -73,9 +73,14 @@ impl LineSplitter {
     /// Feeds a chunk of output; calls `line` with every complete line.
     pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(String)) {
         let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&byte| byte == b'\n') {
-            self.append(&rest[..end]);
-            self.emit(line);
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            if self.pending.is_empty() {
+                // The whole line is in this chunk: no copy into `pending` first.
+                line(clean(&rest[..end.min(MAX_LINE)]));
+            } else {
+                self.append(&rest[..end]);
+                self.emit(line);
+            }
             rest = &rest[end + 1..];
         }
         self.append(rest);
@@ -95,9 +100,36 @@ impl LineSplitter {
     }
 
     fn emit(&mut self, line: &mut dyn FnMut(String)) {
-        let text = strip_controls(&String::from_utf8_lossy(&self.pending));
+        let text = clean(&self.pending);
         self.pending.clear();
         line(text);
+    }
+}
+
+/// A line's bytes as text without control sequences. Most lines (JSON events, plain output)
+/// hold nothing to strip, and copying them char by char through [`strip_controls`] was most of
+/// the time a headless turn spent per byte, so that runs only where a byte says it could matter.
+#[allow(
+    clippy::needless_bitwise_bool,
+    reason = "no short-circuit, so the compiler vectorizes the scan"
+)]
+fn clean(bytes: &[u8]) -> String {
+    // Every control character [`strip_controls`] removes is a C0 byte other than tab (ESC
+    // among them), DEL, or a C1 character, whose UTF-8 form starts with 0xC2; a 0xC2 that
+    // starts another character only costs the slow path. A fold of `|` rather than `any`:
+    // without an early exit the compiler scans many bytes at a time.
+    let maybe_controls = bytes.iter().fold(false, |found, &byte| {
+        found | ((byte < 0x20) & (byte != b'\t')) | (byte == 0x7f) | (byte == 0xc2)
+    });
+    // `from_utf8` checks ASCII a word at a time; the lossy decoder goes char by char.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
+    if maybe_controls {
+        strip_controls(&text)
+    } else {
+        text.into_owned()
     }
 }
 
@@ -189,6 +221,32 @@ mod tests {
             b":2}\r\n\x1b]0;title\x07tail",
         ]);
         assert_eq!(got, ["{\"a\":1}", "{\"b\":2}", "tail"]);
+    }
+
+    #[test]
+    fn lines_without_controls_skip_stripping_and_lines_with_them_do_not() {
+        let cases: [&[u8]; 7] = [
+            b"{\"type\":\"result\",\"result\":\"ok\"}",
+            "plain \u{a3}5 and caf\u{e9}, tab\there".as_bytes(),
+            b"\x1b[31mred\x1b[0m",
+            "C1 \u{9b} and DEL \u{7f} and NUL \u{0}".as_bytes(),
+            b"invalid \xff\xfe UTF-8",
+            b"bell\x07",
+            b"",
+        ];
+        for case in cases {
+            let mut chunk = case.to_vec();
+            chunk.push(b'\n');
+            let expected = strip_controls(&String::from_utf8_lossy(case));
+            // Whole in one chunk (no copy), and split so the line is assembled in `pending`.
+            assert_eq!(
+                lines(&[&chunk]),
+                std::slice::from_ref(&expected),
+                "{case:?}"
+            );
+            let (head, tail) = chunk.split_at(case.len() / 2);
+            assert_eq!(lines(&[head, tail]), [expected], "{case:?} split");
+        }
     }
 
     #[test]

@@ -208,14 +208,17 @@ pub(crate) mod sql {
         session_columns!(),
         " FROM sessions WHERE id = ?1"
     );
-    /// The newest turn of a thread: the newest turn of each of its sessions (one index seek
-    /// each), then the newest of those. A join ordered by turn id would walk every turn.
+    /// The newest turn of a thread: the newest turn of its newest session that has any (two
+    /// index seeks, whatever the number of turns and sessions). A thread runs one turn at a time,
+    /// always on its live session, and turn ids grow with time, so no older session can hold a
+    /// newer turn. Visiting every session instead (the newest turn of each, then the newest of
+    /// those) made `sticky status` grow with the rotations: 2.1 M to 5.6 M instructions at 1 000.
     pub(crate) const LAST_TURN: &str = concat!(
         "SELECT ",
         turn_columns!(),
-        " FROM turns WHERE id = (SELECT max(last) FROM (SELECT \
-         (SELECT max(id) FROM turns WHERE session_id = sessions.id) AS last \
-         FROM sessions WHERE thread_id = ?1))"
+        " FROM turns WHERE session_id = (SELECT id FROM sessions \
+         WHERE thread_id = ?1 AND turn_count > 0 ORDER BY id DESC LIMIT 1) \
+         ORDER BY id DESC LIMIT 1"
     );
     /// The oldest running turn of a session (the partial index `turns_running`).
     pub(crate) const RUNNING_TURN: &str = concat!(

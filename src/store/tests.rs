@@ -412,7 +412,7 @@ fn threads_are_created_once_and_listed_oldest_first() {
 
 // --- Files that are not ours are refused and left byte-for-byte untouched. ---
 
-/// A real database with a few pages of turns, closed (so fully checkpointed).
+/// A real database with a few pages of turns, closed and fully checkpointed.
 fn real_database(db: &Path) {
     let mut store = Store::open(db).unwrap();
     for pid in 0..40 {
@@ -427,6 +427,12 @@ fn real_database(db: &Path) {
             })
             .unwrap();
     }
+    drop(store);
+    // sticky keeps its WAL on close; these tests want every page in the file itself.
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
 }
 
 #[track_caller]
@@ -790,6 +796,51 @@ fn status_work_does_not_grow_with_the_number_of_turns() {
         "the control scans: {naive_few} -> {naive_many} steps"
     );
     assert_eq!(many, few, "steps per lookup with 3 turns vs 3003 turns");
+}
+
+#[test]
+fn the_last_turn_is_found_without_visiting_every_session() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (first, _) = start_turn(&mut store, 1).unwrap();
+    let thread_id = store.thread("main").unwrap().unwrap().id;
+    let rotate = |store: &mut Store, from: i64, turns: usize| {
+        store
+            .immediate(|tx| {
+                let next = tx
+                    .start_session(thread_id, &session(Path::new("/p"), Some((from, "new"))))?
+                    .id;
+                let mut last = None;
+                for pid in 0..turns {
+                    let pid = u32::try_from(pid).unwrap();
+                    last = Some(tx.begin_turn(next, Some("p"), Mode::Headless, pid, "h")?);
+                }
+                Ok((next, last))
+            })
+            .unwrap()
+    };
+    let (second, _) = rotate(&mut store, first, 1);
+    let few = steps(&store.conn, rows::sql::LAST_TURN, &thread_id);
+
+    let mut live = second;
+    let mut newest = None;
+    for _ in 0..300 {
+        (live, newest) = rotate(&mut store, live, 2);
+    }
+    let many = steps(&store.conn, rows::sql::LAST_TURN, &thread_id);
+    assert_eq!(many, few, "steps with 2 sessions vs 302 sessions");
+    assert_eq!(
+        store.last_turn(thread_id).unwrap().unwrap().id,
+        newest.unwrap()
+    );
+
+    // Rotated again, with no turn yet on the live session: the newest turn is the previous
+    // session's.
+    rotate(&mut store, live, 0);
+    assert_eq!(
+        store.last_turn(thread_id).unwrap().unwrap().id,
+        newest.unwrap()
+    );
 }
 
 /// Not a test: times the status lookups with 0 and 100 000 turns (run with `--ignored

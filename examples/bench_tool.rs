@@ -1,0 +1,384 @@
+//! The benchmarks' instruments (see `bench/run`), each a subcommand:
+//!
+//! - `read-pty [--raw] -- CMD...`: runs CMD on a fresh pseudo-terminal (its stdin, stdout and
+//!   stderr) and reads the master in a tight loop until the output ends: the bare PTY reader,
+//!   the kernel's own limit. `--raw` turns output processing off, as sticky's headless path does.
+//!   With sticky or `script` as CMD it is also the user's terminal around them.
+//! - `read-pipe -- CMD...`: the same over a plain pipe.
+//! - `relay -- CMD...`: sticky's interactive relay (`sticky::pty::run_interactive`) around CMD,
+//!   with this process's stdin and stdout, so the caller can point stdout at /dev/null or a pipe
+//!   (the sticky binary takes its interactive path only when stdout is a terminal).
+//! - `latency [-n N] [--warmup W] -- CMD...`: runs CMD on a pseudo-terminal it owns, waits for
+//!   `BENCH-READY`, then times N one-byte keystroke-to-echo round trips (after W unrecorded ones)
+//!   and prints them as a JSON list of microseconds; `q` ends CMD.
+//! - `rss --to FILE -- CMD...`: runs CMD and writes to FILE the peak RSS (KiB) of CMD and the
+//!   children it reaped (`RUSAGE_CHILDREN` after waiting for it), then this process's own peak:
+//!   a child inherits its parent's peak when it execs, so measuring from a small process keeps
+//!   that floor low. (A file, since CMD may own this process's stdout, a terminal.)
+//! - `seed DB PROJECT N [--per-session K]`: a database made by sticky's own store with one thread
+//!   and N finished turns, on a new session every K turns (rotations, as `sticky new` makes them).
+//! - `count DB`: the threads, sessions and turns (by status) of thread `main`, as JSON.
+//!
+//! Results go to stdout as one line (`rss`: to a file); failures to stderr with exit code 1.
+
+use std::ffi::OsString;
+use std::fs::OpenOptions;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context as _, Result, bail};
+use nix::libc;
+use nix::sys::termios::{self, OutputFlags, SetArg};
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use rusqlite::params;
+use sticky::store::{NewSession, Store, TurnStatus};
+
+/// The most bytes read at once.
+const CHUNK: usize = 64 * 1024;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("bench_tool: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[OsString]) -> Result<ExitCode> {
+    let (options, command) = match args.iter().position(|arg| arg == "--") {
+        Some(at) => (&args[..at], &args[at + 1..]),
+        None => (args, &[][..]),
+    };
+    let options: Vec<String> = options
+        .iter()
+        .map(|arg| arg.to_str().map(str::to_owned).context("non-UTF-8 option"))
+        .collect::<Result<_>>()?;
+    let Some((what, options)) = options.split_first() else {
+        bail!("usage: bench_tool read-pty|read-pipe|relay|rss|latency|seed|count ...");
+    };
+    let flag = |name: &str| options.iter().any(|option| option == name);
+    let number = |name: &str, default: usize| -> Result<usize> {
+        match options.iter().position(|option| option == name) {
+            Some(at) => options
+                .get(at + 1)
+                .context("a number must follow")?
+                .parse()
+                .with_context(|| format!("{name} wants a number")),
+            None => Ok(default),
+        }
+    };
+    match what.as_str() {
+        "read-pty" => read_pty(command, flag("--raw")),
+        "read-pipe" => read_pipe(command),
+        "relay" => relay(command),
+        "rss" => {
+            let at = options.iter().position(|option| option == "--to");
+            let to = at
+                .and_then(|at| options.get(at + 1))
+                .context("rss wants --to FILE")?;
+            rss(command, Path::new(to))
+        }
+        "latency" => latency(command, number("-n", 1000)?, number("--warmup", 100)?),
+        "seed" => {
+            let [db, project, turns, ..] = options else {
+                bail!("usage: bench_tool seed DB PROJECT N [--per-session K]");
+            };
+            seed(
+                Path::new(db),
+                Path::new(project),
+                turns.parse().context("N is a number")?,
+                number("--per-session", 100)?.max(1),
+            )
+        }
+        "count" => {
+            let [db, ..] = options else {
+                bail!("usage: bench_tool count DB");
+            };
+            count(Path::new(db))
+        }
+        other => bail!("unknown subcommand {other}"),
+    }
+}
+
+/// A command for portable-pty, run in the current directory with the current environment.
+fn pty_command(command: &[OsString]) -> Result<CommandBuilder> {
+    let Some((program, args)) = command.split_first() else {
+        bail!("no command after --");
+    };
+    let mut builder = CommandBuilder::new(program);
+    builder.args(args);
+    builder.cwd(std::env::current_dir().context("current directory")?);
+    Ok(builder)
+}
+
+/// Opens a pseudo-terminal and starts `command` on it; returns the master and the child.
+fn spawn_on_pty(
+    command: &[OsString],
+    raw: bool,
+) -> Result<(
+    Box<dyn MasterPty + Send>,
+    Box<dyn portable_pty::Child + Send + Sync>,
+)> {
+    let pair = native_pty_system()
+        .openpty(PtySize::default())
+        .context("openpty")?;
+    if raw {
+        let tty = pair.master.tty_name().context("the pty has no name")?;
+        let slave = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&tty)
+            .with_context(|| format!("open {}", tty.display()))?;
+        let mut settings = termios::tcgetattr(&slave)?;
+        settings.output_flags.remove(OutputFlags::OPOST);
+        termios::tcsetattr(&slave, SetArg::TCSANOW, &settings)?;
+    }
+    let child = pair
+        .slave
+        .spawn_command(pty_command(command)?)
+        .context("spawn on the pty")?;
+    // Our copy of the slave would keep the terminal open after the child is gone.
+    drop(pair.slave);
+    Ok((pair.master, child))
+}
+
+/// Reads `reader` to its end in a tight loop; returns the byte count.
+fn drain(reader: &mut dyn Read) -> u64 {
+    let mut buf = vec![0; CHUNK];
+    let mut total = 0;
+    loop {
+        match reader.read(&mut buf) {
+            // portable-pty's reader turns EIO (every slave closed) into Ok(0).
+            Ok(0) => return total,
+            Ok(count) => total += count as u64,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return total,
+        }
+    }
+}
+
+fn exit_code(code: u32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn read_pty(command: &[OsString], raw: bool) -> Result<ExitCode> {
+    let (master, mut child) = spawn_on_pty(command, raw)?;
+    let mut reader = master.try_clone_reader()?;
+    let started = Instant::now();
+    let bytes = drain(&mut reader);
+    let status = child.wait()?;
+    println!("{bytes} {:.6}", started.elapsed().as_secs_f64());
+    Ok(exit_code(status.exit_code()))
+}
+
+fn read_pipe(command: &[OsString]) -> Result<ExitCode> {
+    let Some((program, args)) = command.split_first() else {
+        bail!("no command after --");
+    };
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("spawn {}", program.to_string_lossy()))?;
+    let bytes = drain(child.stdout.as_mut().context("piped stdout")?);
+    let status = child.wait()?;
+    println!("{bytes} {:.6}", started.elapsed().as_secs_f64());
+    Ok(ExitCode::from(
+        u8::try_from(status.code().unwrap_or(1)).unwrap_or(1),
+    ))
+}
+
+fn relay(command: &[OsString]) -> Result<ExitCode> {
+    let Some((program, args)) = command.split_first() else {
+        bail!("no command after --");
+    };
+    let spec = sticky::pty::Spec {
+        program: PathBuf::from(program),
+        args: args.to_vec(),
+        cwd: std::env::current_dir()?,
+        ..sticky::pty::Spec::default()
+    };
+    let (finished, _tail) = sticky::pty::run_interactive(&spec)?;
+    Ok(match finished.status {
+        sticky::pty::Status::Code(code) => exit_code(code.unsigned_abs()),
+        sticky::pty::Status::Signal(signal) => exit_code(128 + signal.unsigned_abs()),
+    })
+}
+
+fn rss(command: &[OsString], to: &Path) -> Result<ExitCode> {
+    let Some((program, args)) = command.split_first() else {
+        bail!("no command after --");
+    };
+    let own = own_peak_rss_kib()?;
+    let status = Command::new(program)
+        .args(args)
+        .status()
+        .with_context(|| format!("run {}", program.to_string_lossy()))?;
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    #[allow(unsafe_code)]
+    // SAFETY: getrusage writes one `rusage` into the pointer, which points at a live, writable,
+    // zeroed `rusage` (a plain C struct, valid when zeroed).
+    let (result, usage) = unsafe {
+        let result = libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
+        (result, usage.assume_init())
+    };
+    if result != 0 {
+        bail!("getrusage: {}", io::Error::last_os_error());
+    }
+    std::fs::write(to, format!("{} {own}\n", usage.ru_maxrss))?;
+    Ok(ExitCode::from(
+        u8::try_from(status.code().unwrap_or(1)).unwrap_or(1),
+    ))
+}
+
+/// This process's peak resident set (`VmHWM`), in KiB.
+fn own_peak_rss_kib() -> Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no VmHWM in /proc/self/status")
+}
+
+/// Reads until `needle` has appeared.
+fn read_until(reader: &mut dyn Read, needle: &[u8]) -> Result<()> {
+    let mut seen = Vec::new();
+    let mut buf = [0; 4096];
+    while !seen.windows(needle.len()).any(|window| window == needle) {
+        let count = reader.read(&mut buf)?;
+        if count == 0 {
+            bail!(
+                "the output ended before {:?}: {:?}",
+                String::from_utf8_lossy(needle),
+                String::from_utf8_lossy(&seen)
+            );
+        }
+        seen.extend_from_slice(&buf[..count]);
+    }
+    Ok(())
+}
+
+fn latency(command: &[OsString], rounds: usize, warmup: usize) -> Result<ExitCode> {
+    let (master, mut child) = spawn_on_pty(command, false)?;
+    let mut reader = master.try_clone_reader()?;
+    let mut writer = master.take_writer()?;
+    read_until(&mut reader, b"BENCH-READY")?;
+    let mut micros = Vec::with_capacity(rounds);
+    let mut buf = [0; 4096];
+    for round in 0..warmup + rounds {
+        let started = Instant::now();
+        writer.write_all(b"x")?;
+        writer.flush()?;
+        loop {
+            let count = reader.read(&mut buf)?;
+            if count == 0 {
+                bail!("the output ended after {round} round trips");
+            }
+            if buf[..count].contains(&b'x') {
+                break;
+            }
+        }
+        if round >= warmup {
+            micros.push(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    writer.write_all(b"q")?;
+    writer.flush()?;
+    drain(&mut reader);
+    let status = child.wait()?;
+    // Dropping the writer would type a newline and EOF into a terminal nobody reads any more.
+    std::mem::forget(writer);
+    let list: Vec<String> = micros.iter().map(|us| format!("{us:.2}")).collect();
+    println!("[{}]", list.join(","));
+    Ok(exit_code(status.exit_code()))
+}
+
+fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<ExitCode> {
+    let project = project.canonicalize().context("the project directory")?;
+    let mut store = Store::open(db)?;
+    let sessions = turns.div_ceil(per_session).max(1);
+    let mut ids = Vec::with_capacity(sessions);
+    let mut previous = None;
+    for index in 0..sessions {
+        let agent_session_id = format!("00000000-0000-4000-8000-{index:012}");
+        let session = store.immediate(|tx| {
+            let thread = tx.ensure_thread("main")?;
+            tx.start_session(
+                thread.id,
+                &NewSession {
+                    agent: "claude",
+                    model: None,
+                    agent_session_id: Some(&agent_session_id),
+                    directory: &project,
+                    rotated_from: previous.map(|id| (id, "new")),
+                },
+            )
+        })?;
+        store.confirm_session(session.id)?;
+        previous = Some(session.id);
+        ids.push(session.id);
+    }
+    drop(store);
+    // The turns in bulk: one transaction and one prepared statement, the rows shaped as
+    // `Tx::begin_turn` and `Store::finish_turn` write them.
+    let mut conn = rusqlite::Connection::open(db)?;
+    let tx = conn.transaction()?;
+    {
+        let mut insert = tx.prepare(
+            "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, ended_at, \
+             status, exit_code, duration_ms, cost_usd, input_tokens, output_tokens) \
+             VALUES (?1, ?2, 'headless', 4242, 'bench', ?3, ?3 + 1500, 'ok', 0, 1500, 0.01, \
+             1000, 200)",
+        )?;
+        let start = sticky::store::now() - i64::try_from(turns)? * 60_000;
+        for turn in 0..turns {
+            let at = start + i64::try_from(turn)? * 60_000;
+            let session = ids[turn / per_session];
+            insert.execute(params![
+                session,
+                format!("benchmark prompt number {turn}"),
+                at
+            ])?;
+        }
+    }
+    tx.execute(
+        "UPDATE sessions SET turn_count = \
+         (SELECT count(*) FROM turns WHERE turns.session_id = sessions.id)",
+        [],
+    )?;
+    tx.commit()?;
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+    println!("{{\"turns\":{turns},\"sessions\":{sessions}}}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn count(db: &Path) -> Result<ExitCode> {
+    let Some(store) = Store::open_existing(db)? else {
+        println!("{{\"threads\":0,\"sessions\":0,\"turns\":0,\"ok\":0}}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let threads = store.threads()?.len();
+    let (sessions, turns) = match store.thread("main")? {
+        Some(thread) => (store.sessions(thread.id)?, store.turns(thread.id)?),
+        None => (Vec::new(), Vec::new()),
+    };
+    let ok = turns
+        .iter()
+        .filter(|turn| turn.status == TurnStatus::Ok)
+        .count();
+    println!(
+        "{{\"threads\":{threads},\"sessions\":{},\"turns\":{},\"ok\":{ok}}}",
+        sessions.len(),
+        turns.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
