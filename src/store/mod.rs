@@ -184,9 +184,12 @@ pub struct Store {
 
 /// A `BEGIN IMMEDIATE` transaction, given to the closure of [`Store::immediate`]: it holds the
 /// write lock from its first statement, so what it reads stays true until it commits.
+#[allow(clippy::struct_field_names)] // `tx.tx` is the transaction inside the wrapper
 pub struct Tx<'a> {
     tx: Transaction<'a>,
     path: &'a Path,
+    /// Whether the transaction wrote a session row (see [`Store::keep_sessions_in_file`]).
+    sessions_changed: std::cell::Cell<bool>,
 }
 
 impl Store {
@@ -229,12 +232,33 @@ impl Store {
         let tx = open::retry_busy(path, "lock the database", || {
             Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
         })?;
-        let tx = Tx { tx, path };
+        let tx = Tx {
+            tx,
+            path,
+            sessions_changed: std::cell::Cell::new(false),
+        };
         let value = f(&tx)?;
+        let sessions_changed = tx.sessions_changed.get();
         tx.tx
             .commit()
             .map_err(|e| error::sql(path, "commit a transaction", &e))?;
+        if sessions_changed {
+            self.keep_sessions_in_file();
+        }
         Ok(value)
+    }
+
+    /// Moves the WAL into the database file after a session row changed. The WAL stays beside
+    /// the file between runs (a checkpoint on every close cost each turn four fsyncs), so a copy
+    /// of the file alone (`STICKY_DB` pointing at a cached file, a backup) could miss the newest
+    /// commits; sessions must never be among them, or the copy would start a fresh session and
+    /// forget the conversation. Sessions change rarely (a first turn, a rotation), so this costs
+    /// little; turns may still live in the WAL until the next automatic checkpoint. Best effort:
+    /// a checkpoint that readers hold up completes at the next one.
+    fn keep_sessions_in_file(&self) {
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     }
 
     /// Records the agent's own session ID once it is known (Codex, opencode report it late).
@@ -245,7 +269,9 @@ impl Store {
                 params![session_id, agent_session_id],
             )
         })?;
-        self.expect_row(changed, "session", session_id)
+        self.expect_row(changed, "session", session_id)?;
+        self.keep_sessions_in_file();
+        Ok(())
     }
 
     /// Records that the agent confirmed the session (an event or its transcript); the first
@@ -253,11 +279,17 @@ impl Store {
     pub fn confirm_session(&self, session_id: i64) -> Result<()> {
         let changed = self.run("confirm the session", || {
             self.conn.execute(
-                "UPDATE sessions SET confirmed_at = coalesce(confirmed_at, ?2) WHERE id = ?1",
+                "UPDATE sessions SET confirmed_at = ?2 WHERE id = ?1 AND confirmed_at IS NULL",
                 params![session_id, now()],
             )
         })?;
-        self.expect_row(changed, "session", session_id)
+        if changed == 0 {
+            // Confirmed already, or gone: only the second is an error.
+            let exists = self.session(session_id)?.is_some();
+            return self.expect_row(usize::from(exists), "session", session_id);
+        }
+        self.keep_sessions_in_file();
+        Ok(())
     }
 
     /// Records the end of a turn: `ended_at` = now, `duration_ms` = now - `started_at`, and the
@@ -422,6 +454,7 @@ impl Tx<'_> {
     /// Starts a new live session on a thread. With `rotated_from`, the session it replaces must
     /// be the thread's live one and gets `ended_at` now; without it, the thread must have none.
     pub fn start_session(&self, thread_id: i64, new: &NewSession<'_>) -> Result<SessionRow> {
+        self.sessions_changed.set(true);
         let now = now();
         match new.rotated_from {
             Some((old, _)) => {
@@ -476,6 +509,7 @@ impl Tx<'_> {
         model: Option<&str>,
         agent_session_id: Option<&str>,
     ) -> Result<SessionRow> {
+        self.sessions_changed.set(true);
         let sql = concat!(
             "UPDATE sessions SET agent = ?2, model = ?3, agent_session_id = ?4, \
              confirmed_at = NULL WHERE id = ?1 AND confirmed_at IS NULL AND ended_at IS NULL \
