@@ -37,7 +37,7 @@ impl Adapter for Claude {
     }
 
     fn mint_id(&self) -> Option<String> {
-        Some(uuid::Uuid::new_v4().to_string())
+        Some(super::fresh_uuid())
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {

@@ -166,7 +166,7 @@ impl Adapter for Custom {
     }
 
     fn mint_id(&self) -> Option<String> {
-        matches!(self.id, Id::Uuid).then(|| uuid::Uuid::new_v4().to_string())
+        matches!(self.id, Id::Uuid).then(super::fresh_uuid)
     }
 
     fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {

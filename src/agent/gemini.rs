@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage, fits_an_argument};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -51,15 +51,11 @@ impl Adapter for Gemini {
     }
 
     fn mint_id(&self) -> Option<String> {
-        Some(uuid::Uuid::new_v4().to_string())
+        Some(super::fresh_uuid())
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if !fits_an_argument(prompt) || prompt.starts_with(b"-") {
-            PromptVia::Stdin
-        } else {
-            PromptVia::Argument
-        }
+        super::stdin_unless_plain_argument(prompt)
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {

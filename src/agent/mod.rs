@@ -82,6 +82,21 @@ pub fn fits_an_argument(prompt: &[u8]) -> bool {
     prompt.len() <= MAX_ARGUMENT_PROMPT && !prompt.contains(&0)
 }
 
+/// Stdin for a prompt that cannot be one argument, or that starts with `-`: Gemini CLI and Qwen
+/// Code read `-p -x` as an option, and take a prompt on stdin as it is.
+pub(crate) fn stdin_unless_plain_argument(prompt: &[u8]) -> PromptVia {
+    if fits_an_argument(prompt) && !prompt.starts_with(b"-") {
+        PromptVia::Argument
+    } else {
+        PromptVia::Stdin
+    }
+}
+
+/// A fresh random session ID (a UUID v4), for agents that let sticky choose it up front.
+pub(crate) fn fresh_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
 /// Why the agent could not run the turn on the session, read from its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Diagnosis {

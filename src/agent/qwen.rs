@@ -21,7 +21,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn, fits_an_argument};
+use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn};
 
 /// The Qwen Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,15 +37,11 @@ impl Adapter for Qwen {
     }
 
     fn mint_id(&self) -> Option<String> {
-        Some(uuid::Uuid::new_v4().to_string())
+        Some(super::fresh_uuid())
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if !fits_an_argument(prompt) || prompt.starts_with(b"-") {
-            PromptVia::Stdin
-        } else {
-            PromptVia::Argument
-        }
+        super::stdin_unless_plain_argument(prompt)
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
