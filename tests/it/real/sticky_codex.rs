@@ -170,7 +170,7 @@ fn a_new_interactive_codex_session_is_learned_from_its_exit_line_and_continued()
     terminal.wait_for("state=idle:app=codex");
     terminal.type_until_echoed(typed, Duration::from_secs(10));
     terminal.type_keys("\r");
-    let interactive = tier.request_for_eventually(typed);
+    let interactive = tier.request_for_typed_eventually(typed);
     terminal.wait_for(&format!("MOCK-REPLY-{}", interactive.seq));
     let mark = terminal.mark();
     terminal.type_keys("/quit");

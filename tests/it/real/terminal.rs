@@ -130,8 +130,8 @@ impl Terminal {
 
     /// Types `word` and waits for it to be echoed, typing it again when the program dropped
     /// it: Codex's TUI discards pending input (`tcflush`) while it opens a conversation's
-    /// composer, so a word typed in that moment never appears. A word echoed late is not
-    /// typed twice: each try waits `patience` first.
+    /// composer, so a word typed in that moment never appears. Each try waits `patience` first;
+    /// a word whose echo took longer still arrives, so the input may hold it twice.
     #[track_caller]
     pub fn type_until_echoed(&mut self, word: &str, patience: Duration) {
         for _ in 0..3 {

@@ -140,13 +140,28 @@ impl Tier {
     /// on its own time).
     #[track_caller]
     pub fn request_for_eventually(&self, prompt: &str) -> Request {
+        self.request_eventually(prompt, |user| user == prompt)
+    }
+
+    /// The model request for a word typed into an agent's UI, which may hold it more than once:
+    /// a word retyped because its echo was late (see `Terminal::type_until_echoed`).
+    #[track_caller]
+    pub fn request_for_typed_eventually(&self, word: &str) -> Request {
+        self.request_eventually(word, |user| {
+            !user.is_empty() && user.split(word).all(str::is_empty)
+        })
+    }
+
+    /// The first model request whose last user message is `accepted`, waiting for it.
+    #[track_caller]
+    fn request_eventually(&self, prompt: &str, accepted: impl Fn(&str) -> bool) -> Request {
         let started = Instant::now();
         loop {
             if let Some(request) = self
                 .mock
                 .turns()
                 .into_iter()
-                .find(|t| t.summary.last_user == prompt)
+                .find(|t| accepted(&t.summary.last_user))
             {
                 return request;
             }
