@@ -6,11 +6,12 @@
 //! would find a `claude` in whatever directory sticky was started from (Go's `exec.LookPath`
 //! refuses such results for the same reason).
 //!
-//! The program is checked as the kernel will see it, because a failed exec cannot be reported
-//! later: portable-pty closes every descriptor above 2 in the child before exec, std's pipe
-//! that carries the exec error among them, so std aborts the child and the agent would seem
-//! killed by SIGABRT. Hence `access(X_OK)` (which knows the owner, ACLs and `noexec` mounts)
-//! rather than the mode bits, and the interpreter of a `#!` script is checked too.
+//! The program is checked as the kernel will see it, before the turn is recorded, so the error
+//! can name the agent and the way out; a failed exec is reported only as an errno on Linux
+//! (`posix_spawn`), and not at all by portable-pty's fork elsewhere (it closes std's pipe that
+//! carries the exec error, so the agent would seem killed by SIGABRT). Hence `access(X_OK)`
+//! (which knows the owner, ACLs and `noexec` mounts) rather than the mode bits, and the
+//! interpreter of a `#!` script is checked too.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;

@@ -1,25 +1,38 @@
 //! The program on the pseudo-terminal: opening the terminal, spawning the program, signalling
 //! its process group and learning how it ended.
 //!
-//! portable-pty's rules, kept here and in the runs (see STYLE.md):
+//! On Linux the program is started with `posix_spawn` (`spawn.rs`); elsewhere portable-pty forks
+//! it. portable-pty's rules, kept here and in the runs (see STYLE.md):
 //! - the slave is dropped right after spawn, or the master never reads end of output;
 //! - the writer is taken once and kept until the program exits: dropping it types a newline and
 //!   EOF into the program;
 //! - output is read on a dedicated thread, and `Ok(0)` (portable-pty's reader turns EIO, "the
 //!   slave side is closed", into it) or an error ends it;
-//! - portable-pty's `ExitStatus` loses the signal number, so the status comes from the
-//!   `std::process::Child` behind its `Child` trait object;
 //! - `clone_killer()` only sends SIGHUP, so signals go to the process group with killpg(2).
 
+use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::thread;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
+use nix::libc;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use portable_pty::{CommandBuilder, PtyPair, PtySize, SlavePty, native_pty_system};
+use portable_pty::{PtyPair, PtySize, SlavePty, native_pty_system};
 
 use super::Status;
+
+/// A program to start: resolved, with its arguments, its environment on top of sticky's own,
+/// and its working directory (absolute).
+#[derive(Debug, Clone)]
+pub(super) struct Command {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: PathBuf,
+}
 
 /// Opens a pseudo-terminal of `size`.
 pub(super) fn open(size: PtySize) -> Result<PtyPair> {
@@ -63,29 +76,22 @@ impl Drop for Child {
     }
 }
 
-/// Starts `command` on the pseudo-terminal's `slave` and calls `on_exit`, on a dedicated thread,
-/// with the program's real exit status once it has exited and been reaped.
+/// Starts `command` as the session leader of the pseudo-terminal `tty` (whose slave end is
+/// `slave`) and calls `on_exit`, on a dedicated thread, with the program's real exit status once
+/// it has exited and been reaped.
 pub(super) fn spawn(
     slave: Box<dyn SlavePty + Send>,
-    command: CommandBuilder,
+    tty: &Path,
+    command: &Command,
     on_exit: impl FnOnce(Result<Status>) + Send + 'static,
 ) -> Result<Child> {
-    let spawned = slave.spawn_command(command);
+    let spawned = start(&*slave, tty, command);
     // The program holds its own copies of the slave now; ours would keep the terminal open after
     // the program and its children are gone, and the reader would never see the end.
     drop(slave);
-    let spawned: Box<dyn portable_pty::Child> = spawned.context("could not start the program")?;
-    let mut process = match spawned.downcast::<std::process::Child>() {
-        Ok(process) => process,
-        Err(mut other) => {
-            let _ = other.kill();
-            let _ = other.wait();
-            bail!("portable-pty spawned something other than a std::process::Child");
-        }
-    };
-    let pid = i32::try_from(process.id()).context("the program's pid does not fit a pid_t")?;
+    let pid = spawned?;
     let child = Child {
-        group: Pid::from_raw(pid),
+        group: pid,
         exited: false,
     };
     // Waiting reaps the program; the supervisor stops signalling the group when `on_exit` tells
@@ -94,17 +100,65 @@ pub(super) fn spawn(
     // process creations within microseconds.
     thread::Builder::new()
         .name("sticky-pty-wait".into())
-        .spawn(move || on_exit(process.wait().map_err(anyhow::Error::from).and_then(status)))
+        .spawn(move || on_exit(wait(pid)))
         .context("could not start the thread that waits for the program")?;
     Ok(child)
 }
 
-fn status(status: std::process::ExitStatus) -> Result<Status> {
+#[cfg(target_os = "linux")]
+fn start(_slave: &dyn SlavePty, tty: &Path, command: &Command) -> Result<Pid> {
+    super::spawn::spawn(
+        &command.program,
+        &command.args,
+        &command.env,
+        &command.cwd,
+        tty,
+    )
+}
+
+/// portable-pty's fork, which makes the slave the controlling terminal with TIOCSCTTY (a BSD
+/// session leader does not get one by opening a terminal).
+#[cfg(not(target_os = "linux"))]
+fn start(slave: &dyn SlavePty, _tty: &Path, command: &Command) -> Result<Pid> {
+    let mut builder = portable_pty::CommandBuilder::new(&command.program);
+    builder.args(&command.args);
+    for (key, value) in &command.env {
+        builder.env(key, value);
+    }
+    builder.cwd(&command.cwd);
+    let mut spawned = slave
+        .spawn_command(builder)
+        .context("could not start the program")?;
+    let pid = spawned
+        .process_id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .context("the program has no pid");
+    if pid.is_err() {
+        let _ = spawned.kill();
+    }
+    // The waiter reaps the pid itself; dropping the handle neither kills nor waits.
+    pid.map(Pid::from_raw)
+}
+
+/// Waits for `pid` to exit and reaps it. The raw status, not nix's `WaitStatus`: that one fails
+/// on a signal nix has no name for (a real-time signal), after the child was already reaped.
+#[allow(unsafe_code)]
+fn wait(pid: Pid) -> Result<Status> {
+    let mut raw = 0;
+    loop {
+        // SAFETY: waitpid writes the status into `raw` and nothing else.
+        if unsafe { libc::waitpid(pid.as_raw(), &raw mut raw, 0) } == pid.as_raw() {
+            break;
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error).context("could not wait for the program");
+        }
+    }
+    let status = ExitStatus::from_raw(raw);
     match (status.code(), status.signal()) {
         (Some(code), _) => Ok(Status::Code(code)),
         (None, Some(signal)) => Ok(Status::Signal(signal)),
-        (None, None) => Err(anyhow!(
-            "the program ended with an unknown status {status:?}"
-        )),
+        (None, None) => bail!("the program ended with an unknown status {status:?}"),
     }
 }

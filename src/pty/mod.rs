@@ -15,6 +15,8 @@
 mod child;
 mod shim;
 mod signals;
+#[cfg(target_os = "linux")]
+mod spawn;
 mod terminal;
 
 use std::env;
@@ -35,11 +37,11 @@ use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::sys::signal::Signal;
 use nix::unistd;
-use portable_pty::{CommandBuilder, MasterPty};
+use portable_pty::MasterPty;
 
 pub use shim::{SHIM_ARG, shim_main};
 
-use child::Child;
+use child::{Child, Command};
 use shim::{Launcher, StdinFile};
 use signals::Forwarding;
 use terminal::RawMode;
@@ -164,7 +166,7 @@ fn headless(
         .master
         .take_writer()
         .context("could not write to the pseudo-terminal")?;
-    let mut child = child::spawn(pty.slave, command, exit_reporter(&events_tx))?;
+    let mut child = child::spawn(pty.slave, &tty, &command, exit_reporter(&events_tx))?;
     let chunks = events_tx.clone();
     let output_stop = pump(reader, Some(&*pty.master), events_tx, move |chunk| {
         let _ = chunks.send(Event::Output(chunk.to_vec()));
@@ -216,6 +218,10 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
     signals.push(Signal::SIGWINCH);
     let _forwarding = forward(&signals, &events_tx)?;
     let pty = child::open(outer_size().unwrap_or_else(terminal::env_size))?;
+    let tty = pty
+        .master
+        .tty_name()
+        .context("the pseudo-terminal has no device name")?;
     let reader = pty
         .master
         .try_clone_reader()
@@ -233,7 +239,7 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
     } else {
         None
     };
-    let mut child = child::spawn(pty.slave, command, exit_reporter(&events_tx))?;
+    let mut child = child::spawn(pty.slave, &tty, &command, exit_reporter(&events_tx))?;
     // Straight to the terminal from the reader's thread: no line buffering, no hop through
     // another thread. A failing stdout (a closed terminal) must not stall the program, so the
     // output is still read, and dropped.
@@ -285,26 +291,28 @@ fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
 }
 
 /// The program's command line: `program args` with the spec's environment and directory.
-fn command(spec: &Spec, program: &Path, args: &[OsString]) -> Result<CommandBuilder> {
+fn command(spec: &Spec, program: &Path, args: &[OsString]) -> Result<Command> {
     let cwd = if spec.cwd.as_os_str().is_empty() {
         env::current_dir().context("could not find the current directory")?
     } else {
         std::path::absolute(&spec.cwd)
             .with_context(|| format!("could not resolve {}", spec.cwd.display()))?
     };
-    // portable-pty quietly starts the program in $HOME when the directory is not one; an agent
-    // would then work on (and record a session for) the wrong project.
+    // Checked here, where the error can name it: the program would fail to start, or (with
+    // portable-pty's fork) quietly start in $HOME and work on the wrong project.
     ensure!(cwd.is_dir(), "{} is not a directory", cwd.display());
-    let mut command = CommandBuilder::new(program);
-    command.args(args);
-    for (key, value) in &spec.env {
-        command.env(key, value);
-    }
+    let mut env = spec.env.clone();
     // opencode trusts $PWD over getcwd(); the one inherited from sticky's shell names another
     // directory whenever `cwd` is not sticky's own.
-    command.env("PWD", &cwd);
-    command.cwd(&cwd);
-    Ok(command)
+    env.push(("PWD".into(), cwd.clone().into_os_string()));
+    Ok(Command {
+        // Absolute, because the program starts in `cwd`.
+        program: std::path::absolute(program)
+            .with_context(|| format!("could not resolve {}", program.display()))?,
+        args: args.to_vec(),
+        env,
+        cwd,
+    })
 }
 
 /// Catches `signals` for the run and turns each into an event.
@@ -717,13 +725,40 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_program_is_an_error() {
+    fn a_missing_program_is_an_error_naming_it() {
         let spec = Spec {
             program: "/nonexistent/agent".into(),
             cwd: env::temp_dir(),
             ..Spec::default()
         };
-        assert!(run_headless(&spec, &mut |_| {}).is_err());
+        let error = run_headless(&spec, &mut |_| {}).expect_err("no such program");
+        assert!(
+            format!("{error:#}").contains("/nonexistent/agent"),
+            "{error:#}"
+        );
+    }
+
+    #[test]
+    fn the_program_leads_its_session_on_the_terminal_with_default_signals_and_no_leaked_fds() {
+        // A descriptor without close-on-exec, as a careless parent of sticky would leave one.
+        let leaked = unistd::dup(io::stderr()).expect("dup");
+        let fd = leaked.as_raw_fd();
+        let (finished, output) = headless_run(&sh(&format!(
+            r#"read pid comm state ppid pgrp sid tty tpgid rest < /proc/$$/stat
+            [ "$pid" = "$sid" ] && [ "$pid" = "$pgrp" ] && [ "$pid" = "$tpgid" ] && [ "$tty" != 0 ] && echo leader
+            set -- $(grep -E '^Sig(Blk|Ign):' /proc/$$/status)
+            echo blocked $(( 0x$2 & 0x7fffffff )) ignored $(( 0x$4 & 0x7fffffff ))
+            test -e /proc/$$/fd/{fd} && echo leaked {fd} || echo closed"#
+        )));
+        drop(leaked);
+        assert_eq!(finished, exited(0));
+        // Rust ignores SIGPIPE in sticky (and in this test); the program must not inherit that.
+        // Only signals 1-31 count: glibc's posix_spawn leaves its two internal real-time signals
+        // (32 and 33) ignored, and the program's own libc takes them back.
+        assert_eq!(
+            String::from_utf8_lossy(&output),
+            "leader\nblocked 0 ignored 0\nclosed\n"
+        );
     }
 
     #[test]
