@@ -12,10 +12,14 @@
 //! Dispositions are process-wide, so runs in one process take turns: [`Forwarding::install`]
 //! waits until an earlier run (in another thread) has ended. sticky itself runs one agent at a
 //! time; the wait only matters to tests running in parallel.
+//!
+//! The reading thread lives as long as the run: the end of the run writes it a stop byte. A
+//! thread still blocked in read(2) when sticky exits must first be woken to be killed, which
+//! delayed the end of every turn by about 0.13 ms (BENCHMARKS.md).
 
 use std::os::fd::{IntoRawFd, OwnedFd};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 
 use anyhow::{Context, Result};
@@ -31,6 +35,12 @@ static RUN: Mutex<()> = Mutex::new(());
 /// The write end of the signal pipe, or -1 before the first run. Created once and never closed,
 /// so a handler that loaded it can never write into a descriptor reused for something else.
 static PIPE: AtomicI32 = AtomicI32::new(-1);
+
+/// The read end of the signal pipe, which each run's thread reads.
+static READ_END: OnceLock<OwnedFd> = OnceLock::new();
+
+/// The byte that stops a reading thread: no signal has the number 0.
+const STOP: u8 = 0;
 
 /// The current run's callback for the signals it catches.
 type Listener = Box<dyn Fn(Signal) + Send>;
@@ -54,8 +64,9 @@ impl Forwarding {
     ) -> Result<Self> {
         let turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
         if PIPE.load(Ordering::Acquire) < 0 {
-            start_dispatcher()?;
+            create_pipe()?;
         }
+        start_dispatcher()?;
         *listener_slot() = Some(Box::new(listener));
         // From here on, an early return drops `forwarding`, which restores what was installed.
         let mut forwarding = Self {
@@ -85,6 +96,9 @@ impl Drop for Forwarding {
             let _ = install_action(signal, &previous);
         }
         *listener_slot() = None;
+        // Not joined: the thread ends while sticky records the turn. A full pipe (thousands of
+        // signals not yet read) loses the byte and leaves the thread waiting, which is harmless.
+        write_byte(STOP);
     }
 }
 
@@ -92,21 +106,29 @@ fn listener_slot() -> MutexGuard<'static, Option<Listener>> {
     LISTENER.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Creates the signal pipe and the thread that turns its bytes into listener calls.
-fn start_dispatcher() -> Result<()> {
+/// Creates the signal pipe.
+fn create_pipe() -> Result<()> {
     let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).context("could not create a pipe")?;
     // A handler must never block: with a full pipe (thousands of pending signals) it drops one.
     fcntl(&write, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
         .context("could not make the signal pipe non-blocking")?;
-    thread::Builder::new()
-        .name("sticky-signals".into())
-        .spawn(move || dispatch(&read))
-        .context("could not start the signal thread")?;
+    // Only the first run creates the pipe, and runs take turns (RUN), so this is always empty.
+    let _ = READ_END.set(read);
     PIPE.store(write.into_raw_fd(), Ordering::Release);
     Ok(())
 }
 
-/// Reads signal numbers from the pipe for the rest of the process.
+/// Starts the thread that turns the pipe's bytes into listener calls until it reads [`STOP`].
+fn start_dispatcher() -> Result<()> {
+    let read = READ_END.get().context("the signal pipe is missing")?;
+    thread::Builder::new()
+        .name("sticky-signals".into())
+        .spawn(move || dispatch(read))
+        .context("could not start the signal thread")?;
+    Ok(())
+}
+
+/// Reads signal numbers from the pipe until [`STOP`].
 fn dispatch(read: &OwnedFd) {
     let mut buf = [0_u8; 64];
     loop {
@@ -116,7 +138,15 @@ fn dispatch(read: &OwnedFd) {
             Err(Errno::EINTR) => continue,
             Err(_) => return,
         };
-        for &number in &buf[..count] {
+        for (at, &number) in buf[..count].iter().enumerate() {
+            if number == STOP {
+                // Bytes after it were sent to the run that follows: put them back for its
+                // thread. (Only signals can follow, and a run's own ones follow its install.)
+                for &later in &buf[at + 1..count] {
+                    write_byte(later);
+                }
+                return;
+            }
             let Ok(signal) = Signal::try_from(i32::from(number)) else {
                 continue;
             };
@@ -127,12 +157,12 @@ fn dispatch(read: &OwnedFd) {
     }
 }
 
-/// The handler: one byte into the pipe, errno left as it was found.
-extern "C" fn on_signal(number: libc::c_int) {
-    let Ok(byte) = u8::try_from(number) else {
-        return;
-    };
+/// Writes one byte into the signal pipe, errno left as it was found (the handler calls it).
+fn write_byte(byte: u8) {
     let fd = PIPE.load(Ordering::Relaxed);
+    if fd < 0 {
+        return;
+    }
     let errno = Errno::last_raw();
     #[allow(unsafe_code)]
     // SAFETY: write(2) is async-signal-safe; `fd` is the pipe's write end, which is never closed
@@ -141,6 +171,13 @@ extern "C" fn on_signal(number: libc::c_int) {
         libc::write(fd, (&raw const byte).cast(), 1);
     }
     Errno::set_raw(errno);
+}
+
+/// The handler: one byte into the pipe, errno left as it was found.
+extern "C" fn on_signal(number: libc::c_int) {
+    if let Ok(byte) = u8::try_from(number) {
+        write_byte(byte);
+    }
 }
 
 /// Installs `action` for `signal` and returns the one it replaces.
@@ -184,6 +221,43 @@ mod tests {
             !caught(Signal::SIGWINCH),
             "the default comes back after the run"
         );
+        // A thread left blocked in read(2) would delay the exit of sticky.
+        let started = std::time::Instant::now();
+        while threads_named("sticky-signals") > 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "the signal thread outlives the run"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn signals_sent_after_a_run_reach_the_next_one() {
+        for _ in 0..3 {
+            let (tx, rx) = mpsc::channel();
+            let forwarding = Forwarding::install(&[Signal::SIGWINCH], move |signal| {
+                let _ = tx.send(signal);
+            })
+            .expect("install");
+            raise(Signal::SIGWINCH).expect("raise");
+            assert_eq!(
+                rx.recv_timeout(Duration::from_secs(5)),
+                Ok(Signal::SIGWINCH)
+            );
+            drop(forwarding);
+        }
+    }
+
+    /// How many threads of this process have `name`.
+    #[cfg(target_os = "linux")]
+    fn threads_named(name: &str) -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .expect("/proc/self/task")
+            .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+            .filter(|comm| comm.trim_end() == name)
+            .count()
     }
 
     /// Whether this process has a handler for `signal`, from the kernel's own view.
