@@ -537,10 +537,22 @@ impl Tx<'_> {
     /// Marks every `running` turn of the thread abandoned; returns how many. The caller holds
     /// the thread's turn lock (see `crate::lock`), so no live process can be running them: a
     /// running row left behind means its sticky died without recording the end.
+    ///
+    /// Looks before it writes: there is rarely anything to mark, and compiling the UPDATE costs
+    /// about eight times the query (0.12 ms against 0.015 on the benchmark's VM), on every turn.
     pub fn abandon_running_turns(&self, thread_id: i64) -> Result<usize> {
+        const RUNNING: &str = "status = 'running' \
+             AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)";
+        let any: bool = self.write(self.tx.query_row(
+            &format!("SELECT EXISTS (SELECT 1 FROM turns WHERE {RUNNING})"),
+            [thread_id],
+            |row| row.get(0),
+        ))?;
+        if !any {
+            return Ok(0);
+        }
         self.write(self.tx.execute(
-            "UPDATE turns SET status = 'abandoned', ended_at = ?2 \
-             WHERE status = 'running' AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)",
+            &format!("UPDATE turns SET status = 'abandoned', ended_at = ?2 WHERE {RUNNING}"),
             params![thread_id, now()],
         ))
     }
