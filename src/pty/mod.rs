@@ -66,6 +66,9 @@ const FORWARDED: [Signal; 4] = [
 /// The most bytes read at once, from the terminal or from the user.
 const CHUNK: usize = 64 * 1024;
 
+/// What one read off a Linux pseudo-terminal returns at most, and the output buffer's first size.
+const FIRST_CHUNK: usize = 4 * 1024;
+
 /// How many events may wait for the supervisor. Beyond that the output reader waits, and with
 /// it the program: a headless program writing faster than sticky parses is held to sticky's pace
 /// instead of queueing its output in memory (unbounded, a turn that printed 32 MiB peaked at
@@ -357,11 +360,16 @@ fn pump(
     thread::Builder::new()
         .name("sticky-pty-output".into())
         .spawn(move || {
-            let mut buf = vec![0; CHUNK];
+            // Grown to CHUNK only when gathering fills it: zeroing all of it up front touched
+            // 16 fresh pages, each a page fault, that a short answer never uses.
+            let mut buf = vec![0; FIRST_CHUNK];
             let mut ended = false;
             while !ended {
                 let mut filled = 0;
                 loop {
+                    if filled == buf.len() {
+                        buf.resize(CHUNK, 0);
+                    }
                     match reader.read(&mut buf[filled..]) {
                         // portable-pty's reader turns EIO (the slave side is closed) into Ok(0).
                         Ok(0) => ended = true,
@@ -369,7 +377,7 @@ fn pump(
                         Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
                         Err(_) => ended = true,
                     }
-                    if ended || filled == buf.len() || !ready.as_ref().is_some_and(readable_now) {
+                    if ended || filled == CHUNK || !ready.as_ref().is_some_and(readable_now) {
                         break;
                     }
                 }
