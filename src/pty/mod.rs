@@ -5,12 +5,13 @@
 //! SIGTERM, SIGHUP and SIGQUIT to the program's process group, kill the group after a grace
 //! period, and report the real exit code or signal.
 //!
-//! A run is a few threads around one supervisor on the calling thread: the output reader, the
-//! waiter that reaps the program, the signal dispatcher and, interactively, the keystroke relay.
-//! They report to the supervisor over one channel, so the caller's `on_output` sees the output in
-//! order on its own thread, and the end of a run is decided in one place: the program has exited
-//! and its output has ended, or the drain deadline has passed because the program's own children
-//! keep the terminal open.
+//! A run is a few threads around one supervisor on the calling thread: the waiter that reaps
+//! the program, the signal dispatcher and, interactively, the output relay and the keystroke
+//! relay. They report to the supervisor over one channel. A headless run reads the output on
+//! the supervisor's thread itself, so the caller's `on_output` sees it in order on its own
+//! thread. The end of a run is decided in one place: the program has exited and its output has
+//! ended, or the drain deadline has passed because the program's own children keep the terminal
+//! open.
 
 mod child;
 mod shim;
@@ -32,12 +33,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use filedescriptor::FileDescriptor;
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::sys::signal::Signal;
 use nix::unistd;
-use portable_pty::MasterPty;
 
 pub use shim::{SHIM_ARG, shim_main};
 
@@ -69,10 +68,10 @@ const CHUNK: usize = 64 * 1024;
 /// What one read off a Linux pseudo-terminal returns at most, and the output buffer's first size.
 const FIRST_CHUNK: usize = 4 * 1024;
 
-/// How many events may wait for the supervisor. Beyond that the output reader waits, and with
-/// it the program: a headless program writing faster than sticky parses is held to sticky's pace
-/// instead of queueing its output in memory (unbounded, a turn that printed 32 MiB peaked at
-/// 25 MiB of RSS). At most [`CHUNK`] bytes each, so at most 1 MiB.
+/// How many events (an exit, signals, the end of the output) may wait for the supervisor. No
+/// output goes through the queue: a headless run reads it on the supervisor's thread, so a
+/// program writing faster than sticky parses waits on the full terminal instead of filling
+/// memory; an interactive run writes it out from the reader's thread.
 const QUEUE: usize = 16;
 
 /// What to run.
@@ -114,8 +113,6 @@ pub struct Finished {
 
 /// What the threads around a run tell the supervisor.
 enum Event {
-    /// A chunk of the program's output (headless; interactive output goes straight out).
-    Output(Vec<u8>),
     /// The output has ended: every copy of the terminal's slave side is closed.
     OutputEnd,
     /// The program has exited and been reaped.
@@ -152,7 +149,10 @@ fn headless(
         }
     };
     let (events_tx, events) = mpsc::sync_channel(QUEUE);
-    let _forwarding = forward(&FORWARDED, &events_tx)?;
+    let (wake_read, wake_write) = unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)
+        .context("could not create a pipe")?;
+    let waker = Waker(Arc::new(wake_write));
+    let _forwarding = forward(&FORWARDED, &events_tx, Some(waker.clone()))?;
     let pty = child::open(terminal::env_size())?;
     let tty = pty
         .master
@@ -163,18 +163,139 @@ fn headless(
         .master
         .try_clone_reader()
         .context("could not read the pseudo-terminal")?;
+    let master = pty
+        .master
+        .as_raw_fd()
+        .context("the pseudo-terminal has no descriptor")?;
     // Taken and never written, only kept: dropping it before the program exits would type a
     // newline and EOF into the program.
     let _writer = pty
         .master
         .take_writer()
         .context("could not write to the pseudo-terminal")?;
-    let mut child = child::spawn(pty.slave, &tty, &command, exit_reporter(&events_tx))?;
-    let chunks = events_tx.clone();
-    let output_stop = pump(reader, Some(&*pty.master), events_tx, move |chunk| {
-        let _ = chunks.send(Event::Output(chunk.to_vec()));
-    })?;
-    supervise(&mut child, &events, &output_stop, on_output, &|| {})
+    let mut child = child::spawn(
+        pty.slave,
+        &tty,
+        &command,
+        exit_reporter(&events_tx, Some(waker)),
+    )?;
+    let mut output = PolledOutput {
+        reader,
+        master,
+        wake: wake_read,
+        events,
+        buf: vec![0; FIRST_CHUNK],
+        ended: false,
+        end_reported: false,
+    };
+    supervise(
+        &mut child,
+        &mut |deadline| output.next(deadline, on_output),
+        &|| {},
+    )
+}
+
+/// The events of a headless run, and its output read on the calling thread.
+///
+/// One thread reads the terminal and parses what it read: handing each chunk from a reader
+/// thread to the parser cost a copy, a queue and a wake-up per chunk, and a third runnable
+/// thread next to the writing program on machines with two cores. The exit of the program and
+/// the signals still come from their threads, over `events`, each with a byte into the pipe
+/// `wake` so the wait in poll(2) ends.
+struct PolledOutput {
+    reader: Box<dyn Read + Send>,
+    /// The master's descriptor, polled; `reader` reads the same terminal.
+    master: std::os::fd::RawFd,
+    wake: OwnedFd,
+    events: Receiver<Event>,
+    buf: Vec<u8>,
+    ended: bool,
+    end_reported: bool,
+}
+
+impl PolledOutput {
+    /// Hands output to `on_output` until an event arrives, or until `deadline`.
+    fn next(
+        &mut self,
+        deadline: Option<Instant>,
+        on_output: &mut dyn FnMut(&[u8]),
+    ) -> Result<Event, RecvTimeoutError> {
+        use filedescriptor::{POLLIN, pollfd};
+
+        loop {
+            match self.events.try_recv() {
+                Ok(event) => return Ok(event),
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    return Err(RecvTimeoutError::Disconnected);
+                }
+                Err(mpsc::TryRecvError::Empty) => {}
+            }
+            if self.ended && !self.end_reported {
+                self.end_reported = true;
+                return Ok(Event::OutputEnd);
+            }
+            // Checked before every wait, so output that never stops cannot hold off a deadline.
+            let wait = match deadline {
+                Some(at) => match at.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => return Err(RecvTimeoutError::Timeout),
+                },
+                None => None,
+            };
+            let mut fds = [self.wake.as_raw_fd(), self.master].map(|fd| pollfd {
+                fd,
+                events: POLLIN,
+                revents: 0,
+            });
+            let watched = if self.ended { 1 } else { 2 };
+            match filedescriptor::poll(&mut fds[..watched], wait) {
+                Ok(_) => {}
+                Err(filedescriptor::Error::Poll(error))
+                    if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(RecvTimeoutError::Disconnected),
+            }
+            if fds[0].revents != 0 {
+                let mut sink = [0_u8; 64];
+                while matches!(unistd::read(&self.wake, &mut sink), Ok(n) if n > 0) {}
+            }
+            if watched == 2 && fds[1].revents != 0 {
+                self.read_chunk(on_output);
+            }
+        }
+    }
+
+    /// Reads what the terminal holds, up to [`CHUNK`], and hands it over; notes the end.
+    fn read_chunk(&mut self, on_output: &mut dyn FnMut(&[u8])) {
+        let mut filled = 0;
+        loop {
+            if filled == self.buf.len() {
+                self.buf.resize(CHUNK, 0);
+            }
+            match self.reader.read(&mut self.buf[filled..]) {
+                // portable-pty's reader turns EIO (the slave side is closed) into Ok(0).
+                Ok(0) => self.ended = true,
+                Ok(count) => filled += count,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => self.ended = true,
+            }
+            if self.ended || filled == CHUNK || !readable_now(self.master) {
+                break;
+            }
+        }
+        if filled > 0 {
+            on_output(&self.buf[..filled]);
+        }
+    }
+}
+
+/// Wakes a run waiting in poll(2): one byte into its pipe (a full pipe is awake already).
+#[derive(Clone)]
+struct Waker(Arc<OwnedFd>);
+
+impl Waker {
+    fn wake(&self) {
+        let _ = unistd::write(&*self.0, &[1]);
+    }
 }
 
 /// Runs `spec` on a pseudo-terminal relayed to sticky's own terminal: keystrokes, pastes and the
@@ -219,7 +340,7 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
     let (events_tx, events) = mpsc::sync_channel(QUEUE);
     let mut signals = FORWARDED.to_vec();
     signals.push(Signal::SIGWINCH);
-    let _forwarding = forward(&signals, &events_tx)?;
+    let _forwarding = forward(&signals, &events_tx, None)?;
     let pty = child::open(outer_size().unwrap_or_else(terminal::env_size))?;
     let tty = pty
         .master
@@ -242,13 +363,13 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
     } else {
         None
     };
-    let mut child = child::spawn(pty.slave, &tty, &command, exit_reporter(&events_tx))?;
+    let mut child = child::spawn(pty.slave, &tty, &command, exit_reporter(&events_tx, None))?;
     // Straight to the terminal from the reader's thread: no line buffering, no hop through
     // another thread. A failing stdout (a closed terminal) must not stall the program, so the
     // output is still read, and dropped.
     let tail = Arc::new(Mutex::new(Vec::with_capacity(2 * TAIL)));
     let kept = Arc::clone(&tail);
-    let output_stop = pump(reader, None, events_tx, move |chunk| {
+    let output_stop = pump(reader, events_tx, move |chunk| {
         let _ = output.write_all(chunk);
         // After the write, so keeping the tail never delays what the user sees.
         if let Ok(mut tail) = kept.lock() {
@@ -262,7 +383,17 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
             let _ = pty.master.resize(size);
         }
     };
-    let finished = supervise(&mut child, &events, &output_stop, &mut |_| {}, &resize)?;
+    let finished = supervise(
+        &mut child,
+        &mut |deadline| match deadline {
+            Some(at) => events.recv_timeout(at.saturating_duration_since(Instant::now())),
+            None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        },
+        &resize,
+    );
+    // Whatever the program's children still write no longer reaches the terminal.
+    output_stop.store(true, Ordering::Release);
+    let finished = finished?;
     let mut tail = tail.lock().map(|tail| tail.clone()).unwrap_or_default();
     let start = tail.len().saturating_sub(TAIL);
     tail.drain(..start);
@@ -319,74 +450,58 @@ fn command(spec: &Spec, program: &Path, args: &[OsString]) -> Result<Command> {
 }
 
 /// Catches `signals` for the run and turns each into an event.
-fn forward(signals: &[Signal], events: &SyncSender<Event>) -> Result<Forwarding> {
+fn forward(
+    signals: &[Signal],
+    events: &SyncSender<Event>,
+    waker: Option<Waker>,
+) -> Result<Forwarding> {
     let events = events.clone();
     Forwarding::install(signals, move |signal| {
         let _ = events.send(Event::Signal(signal));
+        waker.iter().for_each(Waker::wake);
     })
 }
 
-fn exit_reporter(events: &SyncSender<Event>) -> impl FnOnce(Result<Status>) + Send + 'static {
+fn exit_reporter(
+    events: &SyncSender<Event>,
+    waker: Option<Waker>,
+) -> impl FnOnce(Result<Status>) + Send + 'static {
     let events = events.clone();
     move |status| {
         let _ = events.send(Event::Exited(status));
+        waker.iter().for_each(Waker::wake);
     }
 }
 
 /// Reads the program's output on a dedicated thread and hands each chunk to `deliver`, then
 /// reports the end. Setting the returned flag stops the delivery after the current chunk.
 ///
-/// With `gather_from` (headless runs), a chunk is one read plus whatever is already waiting on
-/// that master, up to [`CHUNK`]: a read off a Linux pseudo-terminal returns at most 4 KiB, and
-/// handing each one to the supervisor on its own (a wake-up per 4 KiB) cost a program writing
-/// fast a third of its throughput. Nothing ever waits for more output to fill a chunk.
-/// Interactive runs write each read out as it comes: there is no hand-off to save, and bigger
-/// writes into the user's terminal measured slower, not faster.
+/// Interactive runs only: each read is written out as it comes (bigger writes into the user's
+/// terminal measured slower, not faster).
 fn pump(
     mut reader: Box<dyn Read + Send>,
-    gather_from: Option<&dyn MasterPty>,
     events: SyncSender<Event>,
     mut deliver: impl FnMut(&[u8]) + Send + 'static,
 ) -> Result<Arc<AtomicBool>> {
-    // The thread's own descriptor of the master: it outlives the run's, which the caller closes
-    // when the run is over, possibly before this thread ends.
-    let ready = gather_from
-        .and_then(MasterPty::as_raw_fd)
-        .map(|fd| FileDescriptor::dup(&fd))
-        .transpose()
-        .context("could not duplicate the pseudo-terminal")?;
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = Arc::clone(&stop);
     thread::Builder::new()
         .name("sticky-pty-output".into())
         .spawn(move || {
-            // Grown to CHUNK only when gathering fills it: zeroing all of it up front touched
-            // 16 fresh pages, each a page fault, that a short answer never uses.
+            // One read off a Linux pseudo-terminal returns at most 4 KiB.
             let mut buf = vec![0; FIRST_CHUNK];
-            let mut ended = false;
-            while !ended {
-                let mut filled = 0;
-                loop {
-                    if filled == buf.len() {
-                        buf.resize(CHUNK, 0);
-                    }
-                    match reader.read(&mut buf[filled..]) {
-                        // portable-pty's reader turns EIO (the slave side is closed) into Ok(0).
-                        Ok(0) => ended = true,
-                        Ok(count) => filled += count,
-                        Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(_) => ended = true,
-                    }
-                    if ended || filled == CHUNK || !ready.as_ref().is_some_and(readable_now) {
-                        break;
-                    }
+            loop {
+                let count = match reader.read(&mut buf) {
+                    // portable-pty's reader turns EIO (the slave side is closed) into Ok(0).
+                    Ok(0) => break,
+                    Ok(count) => count,
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
+                if stopped.load(Ordering::Acquire) {
+                    return;
                 }
-                if filled > 0 {
-                    if stopped.load(Ordering::Acquire) {
-                        return;
-                    }
-                    deliver(&buf[..filled]);
-                }
+                deliver(&buf[..count]);
             }
             let _ = events.send(Event::OutputEnd);
         })
@@ -395,11 +510,11 @@ fn pump(
 }
 
 /// Whether `fd` has bytes to read at once (poll(2) without waiting).
-fn readable_now(fd: &FileDescriptor) -> bool {
+fn readable_now(fd: std::os::fd::RawFd) -> bool {
     use filedescriptor::{POLLIN, pollfd};
 
     let mut fds = [pollfd {
-        fd: fd.as_raw_fd(),
+        fd,
         events: POLLIN,
         revents: 0,
     }];
@@ -418,21 +533,20 @@ enum Phase {
     },
 }
 
-/// Runs the run to its end: output to `on_output`, signals to the program's group (SIGWINCH to
-/// `on_resize`), SIGKILL after the grace period, then the drain.
+/// Runs the run to its end: signals to the program's group (SIGWINCH to `on_resize`), SIGKILL
+/// after the grace period, then the drain. `next` waits for the next event until the deadline it
+/// is given (none: no deadline), handing the output it reads on its way to the run's consumer.
 fn supervise(
     child: &mut Child,
-    events: &Receiver<Event>,
-    output_stop: &AtomicBool,
-    on_output: &mut dyn FnMut(&[u8]),
+    next: &mut dyn FnMut(Option<Instant>) -> Result<Event, RecvTimeoutError>,
     on_resize: &dyn Fn(),
 ) -> Result<Finished> {
     let mut interrupted_by = None;
     let mut output_ended = false;
     let mut phase = Phase::Running { kill_at: None };
     let status = loop {
-        // The deadline is checked here as well as by the timeout below: a slow `on_output` with
-        // a busy terminal would otherwise never see the queue empty.
+        // The deadline is checked here as well as by `next`: a steady stream of events must not
+        // hold it off.
         phase = match phase {
             Phase::Draining { status, until } if output_ended || Instant::now() >= until => {
                 break status;
@@ -443,12 +557,7 @@ fn supervise(
             Phase::Running { kill_at } => *kill_at,
             Phase::Draining { until, .. } => Some(*until),
         };
-        let event = match deadline {
-            Some(at) => events.recv_timeout(at.saturating_duration_since(Instant::now())),
-            None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
-        };
-        match event {
-            Ok(Event::Output(chunk)) => on_output(&chunk),
+        match next(deadline) {
             Ok(Event::OutputEnd) => output_ended = true,
             Ok(Event::Exited(status)) => {
                 child.mark_exited();
@@ -476,13 +585,6 @@ fn supervise(
             }
         }
     };
-    // What the reader had already read when the deadline passed still belongs to the run.
-    output_stop.store(true, Ordering::Release);
-    for event in events.try_iter() {
-        if let Event::Output(chunk) = event {
-            on_output(&chunk);
-        }
-    }
     Ok(Finished {
         status: status?,
         interrupted_by,
