@@ -149,8 +149,8 @@ fn headless(
         }
     };
     let (events_tx, events) = mpsc::sync_channel(QUEUE);
-    let (wake_read, wake_write) = unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)
-        .context("could not create a pipe")?;
+    let (wake_read, wake_write) =
+        unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).context("could not create a pipe")?;
     let waker = Waker(Arc::new(wake_write));
     let _forwarding = forward(&FORWARDED, &events_tx, Some(waker.clone()))?;
     let pty = child::open(terminal::env_size())?;

@@ -179,6 +179,20 @@ impl Terminal {
         }
     }
 
+    /// The program's exit code if it exits within `patience`.
+    pub fn exit_within(&mut self, patience: Duration) -> Option<u32> {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the child") {
+                return Some(status.exit_code());
+            }
+            if started.elapsed() >= patience {
+                return None;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits for the program to exit and asserts its exit code, showing the screen otherwise.
     #[track_caller]
     pub fn assert_exit(&mut self, code: u32) {
