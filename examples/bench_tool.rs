@@ -2,7 +2,8 @@
 //!
 //! - `read-pty [--raw] -- CMD...`: runs CMD on a fresh pseudo-terminal (its stdin, stdout and
 //!   stderr) and reads the master in a tight loop until the output ends: the bare PTY reader,
-//!   the kernel's own limit. `--raw` turns output processing off, as sticky's headless path does.
+//!   the kernel's own limit. `--raw` sets the terminal's output as sticky's headless path does
+//!   (every byte as written).
 //!   With sticky or `script` as CMD it is also the user's terminal around them.
 //! - `read-pipe -- CMD...`: the same over a plain pipe.
 //! - `relay -- CMD...`: sticky's interactive relay (`sticky::pty::run_interactive`) around CMD,
@@ -31,7 +32,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use nix::libc;
-use nix::sys::termios::{self, OutputFlags, SetArg};
+use nix::sys::termios::{self, SetArg};
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rusqlite::params;
 use sticky::store::{NewSession, Store, TurnStatus};
@@ -137,7 +138,7 @@ fn spawn_on_pty(
             .open(&tty)
             .with_context(|| format!("open {}", tty.display()))?;
         let mut settings = termios::tcgetattr(&slave)?;
-        settings.output_flags.remove(OutputFlags::OPOST);
+        sticky::pty::output_as_written(&mut settings);
         termios::tcsetattr(&slave, SetArg::TCSANOW, &settings)?;
     }
     let child = pair

@@ -39,6 +39,8 @@ use nix::sys::signal::Signal;
 use nix::unistd;
 
 pub use shim::{SHIM_ARG, shim_main};
+/// For the benchmark's bare reader, which must read a terminal set as a headless run's is.
+pub use terminal::output_as_written;
 
 use child::{Child, Command};
 use shim::{Launcher, StdinFile};
@@ -158,7 +160,7 @@ fn headless(
         .master
         .tty_name()
         .context("the pseudo-terminal has no device name")?;
-    terminal::disable_output_processing(&tty)?;
+    terminal::keep_output_bytes(&tty)?;
     let reader = pty
         .master
         .try_clone_reader()
