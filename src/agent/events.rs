@@ -1,9 +1,11 @@
 //! What adapters read from an agent's headless output: events, and the lines they come in.
 //!
-//! Headless agents run on a pseudo-terminal, so their JSON lines arrive with `\r\n` endings and
-//! terminal control sequences around them (Claude Code writes `ESC[?25h` after its last line).
-//! [`LineSplitter`] turns the byte stream into clean lines; nothing of the control output ever
-//! reaches sticky's stdout.
+//! Headless agents run on a pseudo-terminal, so their JSON lines can arrive with terminal
+//! control sequences around them (Claude Code writes `ESC[?25h` after its last line), and with
+//! `\r\n` endings from an agent that sets its terminal up itself. [`LineSplitter`] turns the
+//! byte stream into clean lines; nothing of the control output ever reaches sticky's stdout.
+
+use std::borrow::Cow;
 
 /// Something the agent reported during a turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,13 +72,14 @@ pub struct LineSplitter {
 }
 
 impl LineSplitter {
-    /// Feeds a chunk of output; calls `line` with every complete line.
-    pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(String)) {
+    /// Feeds a chunk of output; calls `line` with every complete line. The lines are borrowed:
+    /// most are parsed and dropped, and a copy of each was an allocation per line.
+    pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(&str)) {
         let mut rest = chunk;
         while let Some(end) = memchr::memchr(b'\n', rest) {
             if self.pending.is_empty() {
                 // The whole line is in this chunk: no copy into `pending` first.
-                line(clean(&rest[..end.min(MAX_LINE)]));
+                line(&clean(&rest[..end.min(MAX_LINE)]));
             } else {
                 self.append(&rest[..end]);
                 self.emit(line);
@@ -87,7 +90,7 @@ impl LineSplitter {
     }
 
     /// Ends the stream; calls `line` with a last line that had no line ending.
-    pub fn finish(&mut self, line: &mut dyn FnMut(String)) {
+    pub fn finish(&mut self, line: &mut dyn FnMut(&str)) {
         if !self.pending.is_empty() {
             self.emit(line);
         }
@@ -99,10 +102,10 @@ impl LineSplitter {
             .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
-    fn emit(&mut self, line: &mut dyn FnMut(String)) {
-        let text = clean(&self.pending);
+    fn emit(&mut self, line: &mut dyn FnMut(&str)) {
+        let text = clean(&self.pending).into_owned();
         self.pending.clear();
-        line(text);
+        line(&text);
     }
 }
 
@@ -113,7 +116,7 @@ impl LineSplitter {
     clippy::needless_bitwise_bool,
     reason = "no short-circuit, so the compiler vectorizes the scan"
 )]
-fn clean(bytes: &[u8]) -> String {
+fn clean(bytes: &[u8]) -> Cow<'_, str> {
     // Every control character [`strip_controls`] removes is a C0 byte other than tab (ESC
     // among them), DEL, or a C1 character, whose UTF-8 form starts with 0xC2; a 0xC2 that
     // starts another character only costs the slow path. A fold of `|` rather than `any`:
@@ -123,13 +126,13 @@ fn clean(bytes: &[u8]) -> String {
     });
     // `from_utf8` checks ASCII a word at a time; the lossy decoder goes char by char.
     let text = match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
     };
     if maybe_controls {
-        strip_controls(&text)
+        Cow::Owned(strip_controls(&text))
     } else {
-        text.into_owned()
+        text
     }
 }
 
@@ -184,9 +187,9 @@ mod tests {
         let mut splitter = LineSplitter::default();
         let mut out = Vec::new();
         for chunk in chunks {
-            splitter.push(chunk, &mut |line| out.push(line));
+            splitter.push(chunk, &mut |line| out.push(line.to_owned()));
         }
-        splitter.finish(&mut |line| out.push(line));
+        splitter.finish(&mut |line| out.push(line.to_owned()));
         out
     }
 

@@ -125,9 +125,11 @@ fn split(bytes: &[u8], cuts: &[usize]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut splitter = LineSplitter::default();
     for pair in cuts.windows(2) {
-        splitter.push(&bytes[pair[0]..pair[1]], &mut |line| lines.push(line));
+        splitter.push(&bytes[pair[0]..pair[1]], &mut |line| {
+            lines.push(line.to_owned());
+        });
     }
-    splitter.finish(&mut |line| lines.push(line));
+    splitter.finish(&mut |line| lines.push(line.to_owned()));
     lines
 }
 
@@ -229,9 +231,9 @@ fn a_huge_line_is_capped_and_a_large_event_still_parses() {
     let mut lines = Vec::new();
     let chunk = vec![b'a'; 1 << 20];
     for _ in 0..40 {
-        splitter.push(&chunk, &mut |line| lines.push(line));
+        splitter.push(&chunk, &mut |line| lines.push(line.to_owned()));
     }
-    splitter.push(b"\n", &mut |line| lines.push(line));
+    splitter.push(b"\n", &mut |line| lines.push(line.to_owned()));
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0].len(), 32 << 20);
 

@@ -74,11 +74,11 @@ impl<'a> Running<'a> {
         let progress = Progress::start(adapter.name(), self.ctx.quiet || self.ctx.json);
         let mut outcome = Outcome::default();
         let mut splitter = LineSplitter::default();
-        let mut on_line = |line: String| {
-            let events = adapter.parse_line(&line);
+        let mut on_line = |line: &str| {
+            let events = adapter.parse_line(line);
             if events.is_empty() {
-                if !line.trim().is_empty() && outcome.agent_output.len() < MAX_AGENT_OUTPUT {
-                    outcome.agent_output.push_str(&line);
+                if outcome.agent_output.len() < MAX_AGENT_OUTPUT && !line.trim().is_empty() {
+                    outcome.agent_output.push_str(line);
                     outcome.agent_output.push('\n');
                 }
                 return;
