@@ -130,8 +130,8 @@ enum Event {
 /// with each chunk of the program's output, in order, until the program has exited and its output
 /// is drained.
 ///
-/// The terminal is COLUMNS x LINES (80x24 by default) and does no output processing, so the
-/// chunks are the program's bytes as written. The program's stdin is the terminal, on which
+/// The terminal is COLUMNS x LINES (80x24 by default) and changes no byte of the output (see
+/// [`output_as_written`]), so the chunks are the program's bytes as written. The program's stdin is the terminal, on which
 /// nothing is typed, or, when `spec.stdin` holds bytes, a file with those bytes (through the
 /// stdin shim, see [`shim_main`]).
 pub fn run_headless(spec: &Spec, on_output: &mut dyn FnMut(&[u8])) -> Result<Finished> {
