@@ -200,16 +200,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_caught_signal_reaches_the_listener_and_the_default_comes_back() {
-        let (tx, rx) = mpsc::channel();
-        let forwarding = Forwarding::install(&[Signal::SIGWINCH], move |signal| {
-            let _ = tx.send(signal);
-        })
-        .expect("install");
-        raise(Signal::SIGWINCH).expect("raise");
-        assert_eq!(
-            rx.recv_timeout(Duration::from_secs(5)),
-            Ok(Signal::SIGWINCH)
-        );
+        let forwarding = forward_sigwinch_and_hear_it();
         assert!(
             caught(Signal::SIGWINCH),
             "SIGWINCH is caught during the run"
@@ -234,20 +225,26 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn signals_sent_after_a_run_reach_the_next_one() {
+    fn each_run_in_turn_hears_its_signals_despite_the_stop_bytes_before_it() {
         for _ in 0..3 {
-            let (tx, rx) = mpsc::channel();
-            let forwarding = Forwarding::install(&[Signal::SIGWINCH], move |signal| {
-                let _ = tx.send(signal);
-            })
-            .expect("install");
-            raise(Signal::SIGWINCH).expect("raise");
-            assert_eq!(
-                rx.recv_timeout(Duration::from_secs(5)),
-                Ok(Signal::SIGWINCH)
-            );
-            drop(forwarding);
+            drop(forward_sigwinch_and_hear_it());
         }
+    }
+
+    /// Catches SIGWINCH, raises it, and asserts that the listener heard it.
+    #[cfg(target_os = "linux")]
+    fn forward_sigwinch_and_hear_it() -> Forwarding {
+        let (tx, rx) = mpsc::channel();
+        let forwarding = Forwarding::install(&[Signal::SIGWINCH], move |signal| {
+            let _ = tx.send(signal);
+        })
+        .expect("install");
+        raise(Signal::SIGWINCH).expect("raise");
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(5)),
+            Ok(Signal::SIGWINCH)
+        );
+        forwarding
     }
 
     /// How many threads of this process have `name`.

@@ -364,6 +364,12 @@ impl Run<'_> {
         );
         let mut command = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_sticky"));
         command.args(&self.args);
+        self.configure(&mut command);
+        terminal::Terminal::spawn(what, command)
+    }
+
+    /// Gives `command` this run's directory and environment.
+    fn configure(&self, command: &mut portable_pty::CommandBuilder) {
         command.cwd(&self.cwd);
         for (key, value) in self.environment() {
             match value {
@@ -371,7 +377,6 @@ impl Run<'_> {
                 None => command.env_remove(key),
             }
         }
-        terminal::Terminal::spawn(what, command)
     }
 
     /// Like [`Run::on_terminal`], but sticky runs inside `sh`, which saves the terminal's
@@ -390,13 +395,7 @@ impl Run<'_> {
         command.arg(after);
         command.arg(env!("CARGO_BIN_EXE_sticky"));
         command.args(&self.args);
-        command.cwd(&self.cwd);
-        for (key, value) in self.environment() {
-            match value {
-                Some(value) => command.env(key, value),
-                None => command.env_remove(key),
-            }
-        }
+        self.configure(&mut command);
         terminal::Terminal::spawn(what, command)
     }
 
