@@ -2,7 +2,7 @@
 //!
 //! portable-pty forks and runs a `pre_exec` closure. The fork copies sticky's page tables and
 //! turns every page sticky writes afterwards into a copy-on-write fault, and the closure walks
-//! `/dev/fd` to close descriptors in the child before it may exec: about 0.3 ms of every turn
+//! `/dev/fd` to close descriptors in the child before it may exec: about 0.2 ms of every turn
 //! on the benchmark's VM (BENCHMARKS.md). glibc's `posix_spawn` runs the child on the parent's
 //! memory until it execs (`CLONE_VM | CLONE_VFORK`) and reports a failed exec as an error
 //! instead of a child that dies.
