@@ -25,7 +25,8 @@ fn main() -> ExitCode {
     match sticky::run(cli) {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(error) => {
-            eprintln!("sticky: {error:#}");
+            // Errors quote prompts, paths and the agent's words: escaped like every text view.
+            eprintln!("sticky: {}", sticky::escape(&format!("{error:#}")));
             ExitCode::from(exit_for(&error).code())
         }
     }

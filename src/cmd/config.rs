@@ -12,7 +12,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::listing::Listing;
-use super::view::print_json;
+use super::view::{escape, print_json};
 use super::{Context, ProgramFrom};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
@@ -141,7 +141,12 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         .as_deref()
         .unwrap_or("(no configuration directory)");
     let exists = if file.exists { "" } else { ", not found" };
-    writeln!(out, "config file  {path}  ({}{exists})", file.path.origin)?;
+    writeln!(
+        out,
+        "config file  {}  ({}{exists})",
+        escape(path),
+        escape(&file.path.origin)
+    )?;
     line(out, "agent", &report.agent.value, &report.agent.origin)?;
     let model = report.model.value.as_deref().unwrap_or("-");
     line(out, "model", model, &report.model.origin)?;
@@ -161,7 +166,7 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         } else {
             " (defined in the config file)"
         };
-        writeln!(out, "\nagent {}{kind}", agent.name)?;
+        writeln!(out, "\nagent {}{kind}", escape(agent.name))?;
         match (&agent.program.value, &agent.error) {
             (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
             (None, error) => line(
@@ -181,8 +186,9 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One setting; its value and origin quote paths and configured text, so both are escaped.
 fn line(out: &mut impl Write, name: &str, value: &str, origin: &str) -> std::io::Result<()> {
-    writeln!(out, "{name:<12} {value}  ({origin})")
+    writeln!(out, "{name:<12} {}  ({})", escape(value), escape(origin))
 }
 
 /// The configuration file: `STICKY_CONFIG`, else the user's configuration directory.

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::config::{self, ConfigFile, Project, Setting, Source};
 use super::listing::Listing;
-use super::view::{CountedSession, SessionView, TurnView, print_json};
+use super::view::{CountedSession, SessionView, TurnView, escape, print_json};
 use super::{Context, agents};
 use crate::agent::Adapter;
 use crate::cli::{GlobalArgs, Origins, SelectArgs};
@@ -400,7 +400,8 @@ fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> 
     } else {
         writeln!(out, "\nproblems:")?;
         for problem in &report.problems {
-            writeln!(out, "  - {} (exit {})", problem.message, problem.exit_code)?;
+            let message = escape(&problem.message);
+            writeln!(out, "  - {message} (exit {})", problem.exit_code)?;
         }
     }
     Ok(())
@@ -425,8 +426,10 @@ fn describe(next: &NextTurn) -> (String, String) {
     (what, why)
 }
 
+/// One line of the report; the value and the reason quote stored and found text, so both are
+/// escaped.
 fn line(out: &mut impl Write, name: &str, value: &str, why: &str) -> std::io::Result<()> {
-    writeln!(out, "{name:<11} {value}  ({why})")
+    writeln!(out, "{name:<11} {}  ({})", escape(value), escape(why))
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@ use crate::exit::{Exit, StickyError};
 use crate::project::{self, Project};
 use crate::store::Store;
 
+pub use view::escape;
+
 /// Runs the command line; the caller maps the result to the process exit code.
 pub fn run(cli: Cli) -> Result<Exit> {
     let reports = cli.command.as_ref().is_some_and(Command::reports);
@@ -113,7 +115,12 @@ impl Context {
     fn new(global: &GlobalArgs) -> Result<Self> {
         let cwd = start_dir(global)?;
         if global.thread.trim().is_empty() {
-            return Err(StickyError::Usage("the thread name is empty".into()).into());
+            return Err(StickyError::Usage(
+                "the thread name is empty or blank; name one with -t NAME, or leave -t out for \
+                 `main`"
+                    .into(),
+            )
+            .into());
         }
         let config = Config::load()?;
         let agents = Agents::new(&config)?;

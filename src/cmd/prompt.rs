@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::listing::Listing;
-use super::view::{print_json, short_id, status_name};
+use super::view::{escape, print_json, short_id, status_name};
 use super::{start_dir, sticky_db};
 use crate::cli::GlobalArgs;
 use crate::exit::Exit;
@@ -55,7 +55,7 @@ pub fn run(global: &GlobalArgs) -> Result<Exit> {
         print_json(&view)?;
     } else {
         let mut out = Listing::stdout();
-        writeln!(out, "{}", line(&view))?;
+        writeln!(out, "{}", escape(&line(&view)))?;
         out.finish()?;
     }
     Ok(Exit::Success)
