@@ -11,9 +11,10 @@ use std::io::Write;
 use anyhow::Result;
 use serde::Serialize;
 
+use super::Context;
 use super::listing::Listing;
 use super::view::{escape, print_json};
-use super::{Context, ProgramFrom};
+use crate::agent::program::{ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
 use crate::config::Config;
@@ -279,17 +280,11 @@ pub(super) fn program(
     ctx: &Context,
     adapter: &dyn Adapter,
 ) -> (Setting<Option<String>>, Option<String>) {
-    let (_, from) = ctx.program_choice(adapter.name());
-    let (source, origin) = match from {
-        ProgramFrom::Environment(var) => (Source::Environment, var),
-        ProgramFrom::Config => (
-            Source::Config,
-            ctx.config
-                .source
-                .as_ref()
-                .map_or_else(String::new, |file| file.display().to_string()),
-        ),
-        ProgramFrom::Path => (Source::Path, format!("`{}` on PATH", adapter.program())),
+    let chosen = ctx.program_choice(adapter.name());
+    let (source, origin) = match chosen.map(|chosen| chosen.by) {
+        Some(ChosenBy::Environment) => (Source::Environment, override_var(adapter.name())),
+        Some(ChosenBy::Config(file)) => (Source::Config, file.display().to_string()),
+        None => (Source::Path, format!("`{}` on PATH", adapter.program())),
     };
     match ctx.program(adapter) {
         Ok(path) => (

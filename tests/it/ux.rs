@@ -416,6 +416,45 @@ fn config_shows_each_setting_and_where_it_came_from() {
 }
 
 #[test]
+fn a_missing_program_error_names_what_chose_it() {
+    let env = TestEnv::new();
+    let gone = env.scratch.join("no-such-claude");
+    let file = write_config(
+        &env,
+        &format!("[agents.claude]\nbin = \"{}\"\n", gone.display()),
+    );
+    let from_config = format!(
+        "`{}` (from `bin` of agent claude in {}) was not found; install it, or change `bin` in {}",
+        gone.display(),
+        file.display(),
+        file.display()
+    );
+    for args in [&["hello"][..], &["doctor"], &["agents"]] {
+        let output = env.sticky(args).run();
+        assert!(
+            output.stderr.contains(&from_config) || output.stdout.contains(&from_config),
+            "{args:?}: {}",
+            output.describe()
+        );
+        assert!(
+            !format!("{}{}", output.stdout, output.stderr).contains("from STICKY_CLAUDE_BIN"),
+            "{args:?}: {}",
+            output.describe()
+        );
+    }
+    env.sticky(["hello"]).run().assert_code(72);
+
+    // The variable, when set, is named instead; without either, PATH is.
+    let output = env.sticky(["hello"]).env("STICKY_CLAUDE_BIN", &gone).run();
+    output.assert_code(72);
+    output.assert_stderr_contains(&format!("`{}` (from STICKY_CLAUDE_BIN)", gone.display()));
+    std::fs::remove_file(&file).expect("remove the config");
+    let output = env.sticky(["hello"]).env("PATH", "/usr/bin:/bin").run();
+    output.assert_code(72);
+    output.assert_stderr_contains("`claude` (looked up on PATH) was not found");
+}
+
+#[test]
 fn flags_beat_the_environment_which_beats_the_config_file() {
     let mut env = TestEnv::new();
     let bin = env.script("bin/claude-from-config", "#!/bin/sh\necho configured\n");
