@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::Context;
 use super::listing::Listing;
 use super::view::{
-    SessionView, TurnView, escape, format_duration, format_time, one_line, print_json, status_name,
+    SessionView, TurnView, escape, format_duration, format_time, one_line, print_json,
+    shown_status, status_name,
 };
 use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
@@ -104,7 +105,7 @@ fn print_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
         "  {:>5}  {}  {:<11} {:>7} {:<8} {}",
         turn.id,
         format_time(turn.started_at),
-        status_name(turn.status),
+        status_name(shown_status(turn)),
         turn.duration_ms.map(format_duration).unwrap_or_default(),
         outcome,
         turn.prompt.as_deref().map_or_else(

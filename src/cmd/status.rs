@@ -112,7 +112,7 @@ fn print_text(
     if let Some(turn) = last {
         let mut line = format!(
             "last turn {} · {}",
-            super::view::status_name(turn.status),
+            super::view::status_name(super::view::shown_status(turn)),
             format_time(turn.started_at)
         );
         if let Some(duration) = turn.duration_ms {

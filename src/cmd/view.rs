@@ -97,7 +97,7 @@ impl<'a> From<&'a TurnRow> for TurnView<'a> {
         Self {
             id: row.id,
             session_id: row.session_id,
-            status: status_name(row.status),
+            status: status_name(shown_status(row)),
             mode: mode_name(row.mode),
             prompt: row.prompt.as_deref(),
             started_at: row.started_at,
@@ -111,6 +111,29 @@ impl<'a> From<&'a TurnRow> for TurnView<'a> {
             error: row.error.as_deref(),
         }
     }
+}
+
+/// The status a turn is shown with: its stored one, except that a `running` turn whose sticky
+/// process is gone (it ran on this host and no process has its pid) is `abandoned`, as the next
+/// turn will record it. A turn of another host, or a pid that is alive, stays `running`.
+pub fn shown_status(turn: &TurnRow) -> TurnStatus {
+    if turn.status == TurnStatus::Running && process_gone(turn) {
+        TurnStatus::Abandoned
+    } else {
+        turn.status
+    }
+}
+
+/// Whether the process that ran `turn` is known to be gone.
+fn process_gone(turn: &TurnRow) -> bool {
+    use nix::errno::Errno;
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    // Never 0 or negative: kill(2) would ask about a whole process group.
+    let Some(pid) = i32::try_from(turn.pid).ok().filter(|pid| *pid > 0) else {
+        return false;
+    };
+    turn.host == super::turn::host_name() && kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH)
 }
 
 /// The stored and shown name of a turn status.

@@ -161,6 +161,55 @@ fn the_lock_of_a_killed_sticky_is_free_at_once_and_its_turn_abandoned() {
     assert!(abandoned["ended_at"].is_i64(), "{abandoned}");
 }
 
+#[test]
+fn status_shows_the_turn_of_a_dead_sticky_as_abandoned_before_the_next_turn() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let never = env.scratch.join("never-released");
+    let mut doomed = env
+        .sticky(["doomed"])
+        .env("FAKE_CLAUDE_HOLD", &never)
+        .start();
+    doomed.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first, "doomed")
+    });
+    assert_eq!(env.status_json()["last_turn"]["status"], "running");
+    doomed.signal(Signal::SIGKILL);
+    assert_eq!(doomed.wait().signal, Some(9));
+
+    // Its sticky is gone: every view says so, in text and in JSON.
+    assert_eq!(env.status_json()["last_turn"]["status"], "abandoned");
+    let status = env.ok(["status"]).stdout;
+    assert!(status.contains("last turn abandoned"), "{status}");
+    assert_eq!(statuses(&env), ["ok", "abandoned"]);
+    let log = env.ok(["log"]).stdout;
+    assert!(log.contains(" abandoned "), "{log}");
+    let prompt = env.ok(["prompt"]).stdout;
+    assert!(prompt.ends_with(" abandoned\n"), "{prompt}");
+
+    // Only shown so: the row is fixed by the next turn, which holds the lock.
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let stored: String = conn
+        .query_row(
+            "SELECT status FROM turns ORDER BY id DESC LIMIT 1",
+            [],
+            |row| row.get(0),
+        )
+        .expect("read the turn");
+    assert_eq!(stored, "running");
+    // A turn of another host cannot be checked from here: it stays running.
+    conn.execute(
+        "UPDATE turns SET host = 'elsewhere' WHERE status = 'running'",
+        [],
+    )
+    .expect("move the turn");
+    assert_eq!(env.status_json()["last_turn"]["status"], "running");
+
+    env.turn("after the crash");
+    assert_eq!(statuses(&env), ["ok", "abandoned", "ok"]);
+}
+
 // --- 2. Many starts at once. ---
 
 #[test]

@@ -419,7 +419,7 @@ struct Outcome {
 }
 
 /// This machine's name, to tell a dead turn from one running on another machine.
-fn host_name() -> String {
+pub(super) fn host_name() -> String {
     nix::unistd::gethostname()
         .ok()
         .and_then(|name| name.into_string().ok())
