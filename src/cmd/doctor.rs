@@ -110,14 +110,7 @@ pub fn run(
         },
     );
     let next_turn = next_turn(&plan, live);
-    let agent = match live {
-        Some(live) if select.agent.is_none() => Setting {
-            value: live.agent.clone(),
-            source: Source::Session,
-            origin: "the live session's agent".into(),
-        },
-        _ => config::agent(ctx, select, origins),
-    };
+    let agent = config::agent(ctx, select, origins, live);
     let adapter = match ctx.agents.get(&agent.value) {
         Ok(adapter) => Some(adapter),
         Err(error) => {

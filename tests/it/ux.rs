@@ -508,6 +508,58 @@ fn flags_beat_the_environment_which_beats_the_config_file() {
 }
 
 #[test]
+fn config_and_doctor_show_the_agent_and_model_the_next_turn_uses() {
+    let env = TestEnv::new();
+    let file = write_config(&env, "default_agent = \"claude\"\n");
+    let file = file.to_str().expect("utf-8 path");
+    let json = env.ok(["config", "--json"]).json();
+    assert_eq!(
+        json["agent"],
+        serde_json::json!({"value": "claude", "source": "config", "origin": file})
+    );
+
+    // A conversation on codex keeps codex, whatever the configured default says.
+    env.ok(["-a", "codex", "-m", "gpt-test", "hello"]);
+    let session = serde_json::json!({"value": "codex", "source": "session", "origin": "the live session's agent"});
+    let model = serde_json::json!({"value": "gpt-test", "source": "session", "origin": "the live session's model"});
+    for command in ["config", "doctor"] {
+        let json = env.ok([command, "--json"]).json();
+        assert_eq!(json["agent"], session, "{command}: {json}");
+        if command == "config" {
+            assert_eq!(json["model"], model, "{json}");
+        } else {
+            assert_eq!(json["next_turn"]["agent"], "codex", "{json}");
+            assert_eq!(json["next_turn"]["model"], "gpt-test", "{json}");
+        }
+    }
+    let text = env.ok(["config"]).stdout;
+    assert!(
+        text.contains("agent        codex  (the live session's agent)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("model        gpt-test  (the live session's model)"),
+        "{text}"
+    );
+    env.ok(["hello again"]);
+    let status = env.status_json();
+    assert_eq!(
+        (&status["session"]["agent"], &status["session"]["turns"]),
+        (&"codex".into(), &2.into()),
+        "the next turn did use codex: {status}"
+    );
+
+    // Asking for another agent is what the next turn uses, with that agent's default model.
+    let json = env.ok(["config", "--json", "-a", "claude"]).json();
+    assert_eq!(json["agent"]["value"], "claude");
+    assert_eq!(json["agent"]["source"], "flag");
+    assert_eq!(json["model"]["value"], Value::Null);
+    // Another thread has no session yet: the configured default applies there.
+    let json = env.ok(["-t", "other", "config", "--json"]).json();
+    assert_eq!(json["agent"]["source"], "config");
+}
+
+#[test]
 fn the_program_is_found_on_path_without_override() {
     let env = TestEnv::new();
     let json = env.ok(["config", "--json"]).json();
