@@ -26,7 +26,7 @@ use crate::exit::{Exit, StickyError};
 use crate::project::{self, Project};
 use crate::store::Store;
 
-pub use view::escape;
+pub use view::{escape, fresh_line};
 
 /// Runs the command line; the caller maps the result to the process exit code.
 pub fn run(cli: Cli) -> Result<Exit> {

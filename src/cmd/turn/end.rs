@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use super::super::view::{SessionView, TurnView, escape, print_json};
+use super::super::view::{SessionView, TurnView, escape, fresh_line, print_json};
 use super::{Outcome, Running};
 use crate::agent::{Diagnosis, Target};
 use crate::exit::{Exit, StickyError};
@@ -63,7 +63,7 @@ impl Running<'_> {
         }
         if let (Some(error), None, false) = (&error, &outcome.spawn_error, self.ctx.json) {
             // The agent's own failure: its exit code passes through, with one line saying so.
-            eprintln!("sticky: {}", escape(error));
+            eprintln!("{}sticky: {}", fresh_line(), escape(error));
         }
         if let Some(error) = outcome.spawn_error {
             let program = self.begun.program.display();
@@ -92,7 +92,8 @@ impl Running<'_> {
                     store.confirm_session(session_id)?;
                     if !self.ctx.quiet {
                         eprintln!(
-                            "sticky: {} renamed session {} to {}; following it",
+                            "{}sticky: {} renamed session {} to {}; following it",
+                            fresh_line(),
                             begun.adapter.name(),
                             escape(expected),
                             escape(actual)
@@ -169,7 +170,8 @@ impl Running<'_> {
         store.confirm_session(session_id)?;
         if !self.ctx.quiet {
             eprintln!(
-                "sticky: {} moved to session {}; thread {} follows it",
+                "{}sticky: {} moved to session {}; thread {} follows it",
+                fresh_line(),
                 adapter.name(),
                 escape(current),
                 escape(&self.ctx.thread)

@@ -141,6 +141,7 @@ impl<'a> Running<'a> {
         match pty::run_interactive(&self.spec(args, None)) {
             Ok((finished, output)) => {
                 outcome.finished = Some(finished);
+                super::super::view::relayed(output.last().copied());
                 tail = output;
             }
             Err(error) => outcome.spawn_error = Some(error),
