@@ -3,8 +3,8 @@
 //! It runs the same resolution a turn runs (project, database, thread, session policy, agent,
 //! program) without writing anything, then checks what a turn can only find out by failing:
 //! whether it can write its state, whether the agent's program is there and whether the agent
-//! still has the session's transcript. It exits with the code the next turn would fail with, so scripts can ask
-//! `sticky doctor >/dev/null || ...` before spending a turn.
+//! still has the session's transcript. It exits with the code the next turn would fail with, so
+//! scripts can ask `sticky doctor >/dev/null || ...` before spending a turn.
 
 use std::io::Write;
 use std::path::Path;
