@@ -25,7 +25,10 @@ fn main() -> ExitCode {
     match sticky::run(cli) {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(error) => {
-            eprintln!("sticky: {error:#}");
+            // Errors quote prompts, paths and the agent's words: escaped like every text view;
+            // on a fresh line, whatever an interrupted agent left on the terminal.
+            let message = sticky::escape(&format!("{error:#}")).into_owned();
+            eprintln!("{}sticky: {message}", sticky::fresh_line());
             ExitCode::from(exit_for(&error).code())
         }
     }

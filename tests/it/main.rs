@@ -10,7 +10,7 @@
 //! every adapter and its fake), `ux` (sticky as a shell tool: completions, snapshots,
 //! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers),
 //! `robust` (crashes, lost sessions, damaged state: never lose a session), `hostile` (input
-//! and repositories sticky must not trust) and `properties` (property tests of the policy and
+//! and repositories sticky must not trust), `display` (stored text shown safely) and `properties` (property tests of the policy and
 //! the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
 //! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
@@ -18,6 +18,7 @@
 
 mod agents;
 mod concurrency;
+mod display;
 mod fake;
 mod hostile;
 mod input;
