@@ -31,5 +31,6 @@ mod real;
 mod report;
 mod robust;
 mod support;
+mod trust;
 mod turns;
 mod ux;

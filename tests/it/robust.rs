@@ -545,7 +545,7 @@ fn a_session_recorded_for_another_directory_is_refused() {
     refused.assert_code(73);
     refused.assert_stderr_contains(&first);
     refused.assert_stderr_contains(&format!(
-        "it belongs to directory {}",
+        "session {first}) belongs to directory {}",
         env.project.display()
     ));
     refused.assert_stderr_contains("sticky new");

@@ -109,6 +109,9 @@ fn begin(
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
         let live = tx.live_session(thread.id)?;
+        if let Some(live) = live.as_ref().filter(|_| !fresh) {
+            ensure_in_project(ctx, live)?;
+        }
         let plan = session::plan(
             live.as_ref().map(live_of),
             Request {
@@ -119,10 +122,7 @@ fn begin(
             },
         );
         let (session, resume) = match (plan, live) {
-            (Plan::Resume, Some(live)) => {
-                ensure_in_project(ctx, &live)?;
-                (live, true)
-            }
+            (Plan::Resume, Some(live)) => (live, true),
             (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
             (
                 Plan::Start {
@@ -293,22 +293,30 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// The agent runs where the session was created (agents key sessions by directory). A session
-/// recorded for another directory (a moved project, or a database crafted in a cloned
-/// repository) is refused rather than run somewhere the user did not choose.
-fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+/// The agent runs where the session was created (agents key sessions by directory). A live
+/// session recorded for another directory (a moved project, two projects sharing one
+/// `STICKY_DB`, a database crafted in a cloned repository) is refused before anything runs,
+/// used or not: an unused one would otherwise be started in that other directory. Only
+/// `sticky new` passes, since it records a new session for this directory.
+pub(super) fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
     if session.directory == ctx.project.dir {
         return Ok(());
     }
-    Err(StickyError::SessionLost {
-        agent: session.agent.clone(),
-        session: session.agent_session_id.clone().unwrap_or_default(),
-        reason: format!(
-            "it belongs to directory {}, not to this project {}",
-            session.directory.display(),
-            ctx.project.dir.display()
-        ),
-    })
+    let id = session
+        .agent_session_id
+        .as_deref()
+        .map_or_else(|| "no ID yet".to_owned(), |id| format!("session {id}"));
+    Err(StickyError::Elsewhere(format!(
+        "thread {}: the {} session #{} ({id}) belongs to directory {}, not to this project {}; \
+         run `sticky new` to start a session here (the old one stays on record), run sticky in \
+         {} to go on with it there, or set STICKY_DB to keep this project's state apart",
+        ctx.thread,
+        session.agent,
+        session.id,
+        session.directory.display(),
+        ctx.project.dir.display(),
+        session.directory.display(),
+    )))
 }
 
 /// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
