@@ -65,6 +65,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     };
 
     let mut store = ctx.open_store()?;
+    announce_project(ctx);
     // Held until the turn is recorded: one turn at a time per conversation.
     let _lock = lock_thread(ctx, &store, args)?;
     let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
@@ -74,6 +75,18 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         None => turn.interactive(),
     };
     turn.finish(&mut store, outcome)
+}
+
+/// Names the project once when it was found above the current directory outside git (a
+/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise.
+fn announce_project(ctx: &Context) {
+    if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
+        eprintln!(
+            "sticky: using the project {} (the nearest .sticky/ above this directory); \
+             `sticky init` here makes this directory a project of its own",
+            ctx.project.dir.display()
+        );
+    }
 }
 
 /// What `begin` decided and wrote.
