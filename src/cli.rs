@@ -45,6 +45,12 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
          (read-only checkouts, CI caches); a relative path is taken from the current directory",
     ),
     (
+        "STICKY_CEILING_DIRECTORIES",
+        "directories (colon-separated, as git's GIT_CEILING_DIRECTORIES) the search for a \
+         project's .sticky/ never enters; the search also stops at the home directory and never \
+         enters a directory owned by another user",
+    ),
+    (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
          directory",
