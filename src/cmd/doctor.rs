@@ -224,10 +224,15 @@ fn read_state(ctx: &Context) -> Result<State> {
         return Ok(state);
     };
     let Some(thread) = store.thread(&ctx.thread)? else {
+        store.prove_intact_if_used()?;
         return Ok(state);
     };
     state.thread_exists = true;
     state.live = store.live_session(thread.id)?;
+    if state.live.is_none() {
+        // "starts a new session" must not be said of a file whose damage hides the session.
+        store.prove_intact_if_used()?;
+    }
     if let Some(live) = &state.live {
         state.turns = store.turn_count(live.id)?;
     }

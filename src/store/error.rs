@@ -36,6 +36,17 @@ pub(crate) fn not_ours(file: &Path, why: impl std::fmt::Display) -> anyhow::Erro
     )
 }
 
+/// The file is a damaged database: `SQLite` reports it malformed, or its check found a problem.
+pub(crate) fn damaged(file: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+    store(
+        file,
+        format!(
+            "is damaged ({why}); sticky changed nothing and starts no new session over it: \
+             restore it from a backup, or move it away to start over (sticky never deletes it)"
+        ),
+    )
+}
+
 /// The file was written by a sticky that knows a newer schema.
 pub(crate) fn newer(file: &Path, found: i64, known: i64) -> anyhow::Error {
     store(
@@ -51,7 +62,8 @@ pub(crate) fn newer(file: &Path, found: i64, known: i64) -> anyhow::Error {
 pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::Error {
     let why = error.to_string();
     match error.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => not_ours(file, why),
+        Some(ErrorCode::NotADatabase) => not_ours(file, why),
+        Some(ErrorCode::DatabaseCorrupt) => damaged(file, why),
         Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => store(
             file,
             format!("cannot {doing}: the file or its directory is read-only ({why}); {UNWRITABLE}"),

@@ -648,7 +648,7 @@ fn a_corrupt_database_is_refused_with_71_and_left_byte_for_byte() {
         (
             "truncated",
             real[..real.len() / 2].to_vec(),
-            "is not a sticky database (database disk image is malformed)",
+            "is damaged (database disk image is malformed)",
         ),
         (
             "newer schema",

@@ -308,3 +308,180 @@ fn a_project_found_above_outside_git_is_named_once_on_a_terminal() {
     assert!(!shown.contains("using the project"), "{shown}");
     assert_eq!(terminal.wait(), 0);
 }
+
+// --- Corruption never becomes a fresh start. ---
+
+/// How a page of the database is damaged.
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    /// Rewritten as a valid, empty leaf page of its kind: `SQLite` reads it without complaint.
+    Emptied,
+    /// Overwritten with noise.
+    Noise,
+}
+
+/// The database of `env` with everything in the file itself, its page size, and the root page
+/// of every table and index by name.
+fn checkpointed(env: &TestEnv) -> (Vec<u8>, usize, Vec<(String, usize)>) {
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the db");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint the WAL");
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .expect("the page size");
+    let roots = conn
+        .prepare("SELECT name, rootpage FROM sqlite_schema WHERE rootpage > 0")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| Ok((row.get(0)?, row.get::<_, i64>(1)?)))?
+                .collect::<rusqlite::Result<Vec<(String, i64)>>>()
+        })
+        .expect("read the schema");
+    drop(conn);
+    let roots = roots
+        .into_iter()
+        .map(|(name, root)| (name, usize::try_from(root).expect("a page number")))
+        .collect();
+    let bytes = fs::read(&db).expect("read the db");
+    (
+        bytes,
+        usize::try_from(page_size).expect("a page size"),
+        roots,
+    )
+}
+
+/// `real` with the root page of `object` damaged as `damage` says.
+fn damaged(real: &[u8], page_size: usize, root: usize, index: bool, damage: Damage) -> Vec<u8> {
+    let mut bytes = real.to_vec();
+    let page = &mut bytes[(root - 1) * page_size..root * page_size];
+    match damage {
+        Damage::Emptied => {
+            page.fill(0);
+            // A b-tree leaf page header: kind (0x0a index leaf, 0x0d table leaf), no
+            // freeblock, no cells, the cell content area starting at the end of the page.
+            page[0] = if index { 0x0a } else { 0x0d };
+            let end = u16::try_from(page_size % 65_536).expect("a page size");
+            page[5..7].copy_from_slice(&end.to_be_bytes());
+        }
+        Damage::Noise => {
+            for (i, byte) in (0_u32..).zip(page.iter_mut()) {
+                *byte = i.wrapping_mul(2_654_435_761).to_be_bytes()[1];
+            }
+        }
+    }
+    bytes
+}
+
+/// How many session rows the file holds, read from the table itself (no index).
+fn session_rows(db: &Path) -> Option<i64> {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()?;
+    conn.query_row("SELECT count(*) FROM sessions NOT INDEXED", [], |row| {
+        row.get(0)
+    })
+    .ok()
+}
+
+#[test]
+fn damaged_index_or_table_pages_are_71_never_a_second_session() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    env.turn("second");
+    env.sticky(["-t", "other", "elsewhere"])
+        .run()
+        .assert_success();
+    let db = env.project.join(".sticky/sticky.db");
+    let (real, page_size, roots) = checkpointed(&env);
+    let root = |name: &str| {
+        roots
+            .iter()
+            .find(|(object, _)| object == name)
+            .unwrap_or_else(|| panic!("no {name} in {roots:?}"))
+            .1
+    };
+    // (object, is an index, damage, whether a resume reads it). Damage a resume never reads
+    // (the turns' index) may let a resume go on, on the same session; the rare path that
+    // creates a session proves the whole file first and refuses it.
+    let cases = [
+        ("sessions_live", true, Damage::Emptied, true),
+        ("sessions_live", true, Damage::Noise, true),
+        ("sqlite_autoindex_threads_1", true, Damage::Emptied, true),
+        ("turns_by_session", true, Damage::Emptied, false),
+        ("sessions", false, Damage::Emptied, true),
+        ("sessions", false, Damage::Noise, true),
+        ("threads", false, Damage::Emptied, true),
+        ("turns", false, Damage::Noise, false),
+    ];
+    // Runs of the agent for a turn (doctor asks it for its `--version`, which is no turn).
+    let turns_run = || {
+        env.agent_runs()
+            .iter()
+            .filter(|run| !run.has("--version"))
+            .count()
+    };
+    let mut runs = turns_run();
+    for (object, index, damage, read_by_resume) in cases {
+        let bytes = damaged(&real, page_size, root(object), index, damage);
+        // Only the file: a WAL left by an earlier case's resumed turn would cover the damage.
+        for suffix in ["-wal", "-shm"] {
+            let _ = fs::remove_file(format!("{}{suffix}", db.display()));
+        }
+        fs::write(&db, &bytes).expect("write the damaged db");
+        let sessions = session_rows(&db);
+        let commands: &[&[&str]] = if read_by_resume {
+            &[
+                &["hello"],
+                &["new", "hello"],
+                &["new"],
+                &["status"],
+                &["doctor"],
+            ]
+        } else {
+            &[&["new", "hello"], &["new"], &["-t", "third", "hello"]]
+        };
+        for args in commands {
+            let output = env.sticky(*args).run();
+            let what = format!("{object} {damage:?}: sticky {args:?}");
+            assert_eq!(output.code, Some(71), "{what}\n{}", output.describe());
+            // doctor lists it among its problems, on stdout; everything else says it on stderr.
+            let said = format!("{}{}", output.stdout, output.stderr);
+            assert!(
+                said.contains(&format!("{}: is damaged (", db.display())),
+                "{what}\n{}",
+                output.describe()
+            );
+            assert!(said.contains("starts no new session"), "{what}");
+            assert!(
+                fs::read(&db).expect("read the db") == bytes,
+                "{what}: the file changed"
+            );
+            assert_eq!(session_rows(&db), sessions, "{what}: no session was added");
+        }
+        assert_eq!(turns_run(), runs, "{object}: the agent never ran");
+        if !read_by_resume {
+            // A resume may go on, but only ever on the stored session.
+            let output = env.sticky(["resumed"]).run();
+            if output.code == Some(0) {
+                assert_eq!(output.answer().session, first, "{object}: the same session");
+                runs += 1;
+            } else {
+                output.assert_code(71);
+            }
+            assert_eq!(
+                session_rows(&db),
+                sessions,
+                "{object}: no session was added"
+            );
+        }
+    }
+
+    // The undamaged file goes on with its session.
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    fs::write(&db, &real).expect("restore the db");
+    assert_eq!(env.turn("third").session, first);
+    assert_eq!(session_rows(&db), Some(2), "main's and other's");
+}
