@@ -208,9 +208,14 @@ impl Store {
     }
 
     /// Opens an existing database like [`Store::open`], but creates nothing: `Ok(None)` when
-    /// there is no file at `path` (for commands that only look, such as `sticky status`).
+    /// there is no file at `path` (for commands that only look, such as `sticky status`). A
+    /// file that cannot be written (or whose directory cannot) is opened read-only.
     pub fn open_existing(path: &Path) -> Result<Option<Store>> {
         match path.try_exists() {
+            Ok(true) if !open::writable(path) => Ok(Some(Store {
+                conn: open::connect_read_only(path)?,
+                path: path.to_owned(),
+            })),
             Ok(true) => Self::connect(path).map(Some),
             Ok(false) => Ok(None),
             Err(e) => Err(error::io(path, "look for the database", &e)),

@@ -485,3 +485,126 @@ fn damaged_index_or_table_pages_are_71_never_a_second_session() {
     assert_eq!(env.turn("third").session, first);
     assert_eq!(session_rows(&db), Some(2), "main's and other's");
 }
+
+// --- The small ones about the project and the store. ---
+
+/// Runs the built sticky in `dir` with `home` as HOME and the fakes on PATH, as user `nobody`
+/// when the test runs as root (who ignores file modes), through setpriv: (exit code, stdout,
+/// stderr).
+fn sticky_as_user(args: &[&str], dir: &Path, home: &Path) -> (Option<i32>, String, String) {
+    let python_dir = crate::support::python()
+        .parent()
+        .expect("python's directory")
+        .to_owned();
+    let path = std::env::join_paths([
+        crate::support::fakes_dir(),
+        python_dir,
+        "/usr/bin".into(),
+        "/bin".into(),
+    ])
+    .expect("a PATH");
+    let mut command = if is_root() {
+        let mut setpriv = std::process::Command::new("setpriv");
+        setpriv
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_sticky"));
+        setpriv
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_sticky"))
+    };
+    let output = command
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", path)
+        .env("FAKE_CLAUDE_LOG", "/dev/null")
+        .output()
+        .expect("run sticky through setpriv");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn status_log_and_threads_read_a_database_nobody_may_write() {
+    if !is_root()
+        || std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        // Without root, a file the test cannot write is one it made read-only itself.
+        eprintln!("skipped: needs root and setpriv to run sticky as another user");
+        return;
+    }
+    // A world-traversable place, handed to `nobody`, then made read-only.
+    let base = tempfile::Builder::new()
+        .prefix("sticky-ro-")
+        .tempdir()
+        .expect("a temp dir");
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(base.path(), 0o755);
+    let (home, project) = (base.path().join("home"), base.path().join("project"));
+    for dir in [&home, &project] {
+        fs::create_dir(dir).expect("create a directory");
+        if is_root() {
+            std::os::unix::fs::chown(dir, Some(65_534), Some(65_534)).expect("chown");
+        }
+    }
+    for prompt in ["first words", "second words"] {
+        let (code, _, stderr) = sticky_as_user(&[prompt], &project, &home);
+        assert_eq!(code, Some(0), "{stderr}");
+    }
+    let state = project.join(".sticky");
+    for entry in fs::read_dir(&state).expect("read .sticky").flatten() {
+        if entry.path().is_file() {
+            chmod(&entry.path(), 0o400);
+        }
+    }
+    chmod(&state, 0o500);
+    let before = snapshot(&state);
+
+    let (code, stdout, stderr) = sticky_as_user(&["status"], &project, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("second words"), "{stdout}");
+    let (code, stdout, stderr) = sticky_as_user(&["log"], &project, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("first words") && stdout.contains("second words"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = sticky_as_user(&["threads"], &project, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("main"), "{stdout}");
+    assert_eq!(snapshot(&state), before, "reading wrote nothing");
+
+    // A turn needs to write, and says how to get a writable place.
+    let (code, _, stderr) = sticky_as_user(&["third"], &project, &home);
+    assert_eq!(code, Some(71), "{stderr}");
+    assert!(stderr.contains("STICKY_DB=/writable/path"), "{stderr}");
+    assert_eq!(snapshot(&state), before, "the refused turn wrote nothing");
+}
+
+#[test]
+fn dash_c_on_a_file_is_a_usage_error() {
+    let env = TestEnv::new();
+    let file = env.scratch.join("notes.txt");
+    fs::write(&file, "x").expect("write a file");
+    for args in [&["status"][..], &["hello"], &["init"]] {
+        let mut all = vec!["-C", file.to_str().expect("utf-8")];
+        all.extend_from_slice(args);
+        let output = env.sticky(&all).run();
+        output.assert_code(2);
+        output.assert_stderr_contains(&format!(
+            "cannot use directory {}: not a directory",
+            file.display()
+        ));
+    }
+    assert!(env.agent_runs().is_empty());
+}
