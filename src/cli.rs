@@ -240,7 +240,8 @@ pub struct TurnArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub wait: u64,
 
-    /// Fail at once (exit 75) when another turn is running on this conversation.
+    /// Fail at once (exit 75) when another turn is running on this conversation, or another
+    /// program holds the database's lock.
     #[arg(long, conflicts_with = "wait")]
     pub no_wait: bool,
 

@@ -75,16 +75,27 @@ pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::
                  {UNWRITABLE}"
             ),
         ),
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => store(
-            file,
-            format!(
-                "cannot {doing}: another process kept the database locked for more than {} s \
-                 ({why}); try again",
-                BUSY_TIMEOUT.as_secs()
-            ),
-        ),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            busy(file, doing, BUSY_TIMEOUT)
+        }
         _ => store(file, format!("cannot {doing} ({why})")),
     }
+}
+
+/// Another process held the database's lock for longer than sticky waited (`waited`): exit
+/// 75, as when another turn holds the conversation, since trying again later is the way out.
+pub(crate) fn busy(file: &Path, doing: &str, waited: Duration) -> anyhow::Error {
+    let waited = if waited.as_secs() > 0 {
+        format!("{} s", waited.as_secs())
+    } else {
+        format!("{} ms", waited.as_millis())
+    };
+    anyhow::Error::new(StickyError::Busy(format!(
+        "{}: cannot {doing}: another process has held the database's lock for more than \
+         {waited}; try again later (sticky's own turns hold it for milliseconds: a long hold is \
+         another program, such as a sqlite3 shell left in a transaction)",
+        file.display()
+    )))
 }
 
 /// A failed file-system call while `doing` something for `file`.

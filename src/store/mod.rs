@@ -181,6 +181,8 @@ pub fn now() -> Millis {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// How long [`Store::immediate`] waits for another process's write lock.
+    wait: std::time::Duration,
 }
 
 /// A `BEGIN IMMEDIATE` transaction, given to the closure of [`Store::immediate`]: it holds the
@@ -215,6 +217,7 @@ impl Store {
             Ok(true) if !open::writable(path) => Ok(Some(Store {
                 conn: open::connect_read_only(path)?,
                 path: path.to_owned(),
+                wait: error::BUSY_TIMEOUT,
             })),
             Ok(true) => Self::connect(path).map(Some),
             Ok(false) => Ok(None),
@@ -226,7 +229,17 @@ impl Store {
         Ok(Store {
             conn: open::connect(path)?,
             path: path.to_owned(),
+            wait: error::BUSY_TIMEOUT,
         })
+    }
+
+    /// Makes [`Store::immediate`] give up after `wait` when another process holds the write
+    /// lock (`--no-wait`), instead of the usual busy timeout; a failure then exits 75.
+    pub fn wait_for_lock_at_most(&mut self, wait: std::time::Duration) -> Result<()> {
+        self.wait = wait;
+        self.conn
+            .busy_timeout(wait)
+            .map_err(|e| error::sql(&self.path, "set the busy timeout", &e))
     }
 
     /// The database file.
@@ -238,7 +251,7 @@ impl Store {
     /// back when it fails. Waits (up to the busy timeout) while another process writes.
     pub fn immediate<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let (conn, path) = (&self.conn, self.path.as_path());
-        let tx = open::retry_busy(path, "lock the database", || {
+        let tx = open::retry_busy_for(path, "lock the database", self.wait, || {
             Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
         })?;
         let tx = Tx {

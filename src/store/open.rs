@@ -215,9 +215,19 @@ fn use_wal(conn: &Connection, file: &Path) -> Result<()> {
 pub(crate) fn retry_busy<T>(
     file: &Path,
     doing: &str,
+    op: impl FnMut() -> rusqlite::Result<T>,
+) -> Result<T> {
+    retry_busy_for(file, doing, BUSY_TIMEOUT, op)
+}
+
+/// [`retry_busy`], giving up after `wait` instead of [`BUSY_TIMEOUT`].
+pub(crate) fn retry_busy_for<T>(
+    file: &Path,
+    doing: &str,
+    wait: Duration,
     mut op: impl FnMut() -> rusqlite::Result<T>,
 ) -> Result<T> {
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let deadline = Instant::now() + wait;
     let mut pause = Duration::from_millis(1);
     loop {
         match op() {
@@ -225,6 +235,7 @@ pub(crate) fn retry_busy<T>(
                 std::thread::sleep(pause + jitter(pause));
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
+            Err(e) if error::is_busy(&e) => return Err(error::busy(file, doing, wait)),
             result => return result.map_err(|e| error::sql(file, doing, &e)),
         }
     }

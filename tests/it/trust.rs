@@ -608,3 +608,65 @@ fn dash_c_on_a_file_is_a_usage_error() {
     }
     assert!(env.agent_runs().is_empty());
 }
+
+#[test]
+fn a_database_locked_by_another_program_fails_no_wait_at_once_and_a_turn_after_waiting() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let db = env.project.join(".sticky/sticky.db");
+    // Another program (a sqlite3 shell, say) holding the write lock until told to let go.
+    let mut holder = Command::new(crate::support::python())
+        .args([
+            "-c",
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
+             c.execute('BEGIN EXCLUSIVE')\n\
+             print('locked', flush=True)\n\
+             sys.stdin.read()\n",
+        ])
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the lock holder");
+    let mut line = String::new();
+    BufReader::new(holder.stdout.take().expect("its stdout"))
+        .read_line(&mut line)
+        .expect("read its readiness");
+    assert_eq!(line.trim(), "locked");
+
+    let started = Instant::now();
+    let output = env.sticky(["--no-wait", "hello"]).run();
+    let took = started.elapsed();
+    output.assert_code(75);
+    output.assert_stderr_contains(&format!(
+        "{}: cannot lock the database: another process has held the database's lock for more \
+         than 500 ms",
+        db.display()
+    ));
+    assert!(
+        took < Duration::from_secs(8),
+        "at once, not after the timeout: {took:?}"
+    );
+
+    let started = Instant::now();
+    let output = env.sticky(["hello"]).run();
+    let took = started.elapsed();
+    output.assert_code(75);
+    output.assert_stderr_contains("for more than 10 s; try again later");
+    output.assert_stderr_contains("a sqlite3 shell left in a transaction");
+    assert!(took >= Duration::from_secs(9), "it waited first: {took:?}");
+    assert_eq!(
+        env.agent_runs().len(),
+        1,
+        "the agent never ran while locked"
+    );
+
+    drop(holder.stdin.take());
+    assert!(holder.wait().expect("the holder ends").success());
+    assert_eq!(env.turn("after").session, first);
+}

@@ -32,6 +32,10 @@ mod run;
 /// The most of the agent's non-event output kept for error messages.
 const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 
+/// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
+/// milliseconds (recording a turn), so a hold longer than this is another program's.
+const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
+
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
@@ -65,6 +69,9 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     };
 
     let mut store = ctx.open_store()?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
     announce_project(ctx);
     // Held until the turn is recorded: one turn at a time per conversation.
     let _lock = lock_thread(ctx, &store, args)?;
@@ -253,6 +260,9 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     let mut store = ctx.open_store()?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
     let requested = args
         .agent
         .as_deref()
