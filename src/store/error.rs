@@ -60,7 +60,10 @@ pub(crate) fn newer(file: &Path, found: i64, known: i64) -> anyhow::Error {
 
 /// A failed `SQLite` call while `doing` something with `file`, classified by its code.
 pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::Error {
-    let why = error.to_string();
+    // One line: a failed statement's error quotes the statement ("... in <SQL> at offset N").
+    let text = error.to_string();
+    let line = text.lines().next().unwrap_or_default().trim_end();
+    let why = line.strip_suffix(" in").unwrap_or(line);
     match error.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => not_ours(file, why),
         Some(ErrorCode::DatabaseCorrupt) => damaged(file, why),
@@ -160,6 +163,21 @@ mod tests {
             assert!(text.contains(expected), "{text}");
             assert_eq!(exit_for(&error), Exit::Store, "{text}");
         }
+    }
+
+    #[test]
+    fn a_failed_statement_reads_as_one_line_without_its_sql() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (x);").unwrap();
+        let failed = conn
+            .execute_batch("\n    CREATE TABLE t (\n        x\n    );\n")
+            .unwrap_err();
+        let text = sql(Path::new("/p/sticky.db"), "migrate", &failed).to_string();
+        assert_eq!(
+            text,
+            "/p/sticky.db: cannot migrate (table t already exists)",
+            "{failed}"
+        );
     }
 
     #[test]

@@ -670,3 +670,44 @@ fn a_database_locked_by_another_program_fails_no_wait_at_once_and_a_turn_after_w
     assert!(holder.wait().expect("the holder ends").success());
     assert_eq!(env.turn("after").session, first);
 }
+
+#[test]
+fn a_schema_version_reset_to_zero_is_one_line_and_71_with_the_file_untouched() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the db");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint the WAL");
+    conn.pragma_update(None, "user_version", 0)
+        .expect("reset the version");
+    drop(conn);
+    let before = fs::read(&db).expect("read the db");
+    for args in [
+        &["hello"][..],
+        &["new", "hello"],
+        &["status"],
+        &["log"],
+        &["threads"],
+    ] {
+        let output = env.sticky(args).run();
+        output.assert_code(71);
+        assert_eq!(
+            output.stderr.lines().count(),
+            1,
+            "one line\n{}",
+            output.describe()
+        );
+        output.assert_stderr_contains(&format!(
+            "sticky: {}: holds sticky's tables but its schema version (PRAGMA user_version) \
+             was reset to 0",
+            db.display()
+        ));
+        output.assert_stderr_contains("set it back to the version it had");
+        assert!(
+            fs::read(&db).expect("read the db") == before,
+            "{args:?}: the file changed"
+        );
+    }
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran again");
+}
