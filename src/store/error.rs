@@ -174,8 +174,7 @@ mod tests {
             .unwrap_err();
         let text = sql(Path::new("/p/sticky.db"), "migrate", &failed).to_string();
         assert_eq!(
-            text,
-            "/p/sticky.db: cannot migrate (table t already exists)",
+            text, "/p/sticky.db: cannot migrate (table t already exists)",
             "{failed}"
         );
     }

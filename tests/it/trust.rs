@@ -711,3 +711,74 @@ fn a_schema_version_reset_to_zero_is_one_line_and_71_with_the_file_untouched() {
     }
     assert_eq!(env.agent_runs().len(), 1, "the agent never ran again");
 }
+
+#[test]
+fn a_sticky_file_in_the_project_says_so() {
+    let env = TestEnv::new();
+    let file = env.project.join(".sticky");
+    fs::write(&file, "not a directory").expect("write a .sticky file");
+    for args in [&["hello"][..], &["status"], &["new"], &["init"]] {
+        let output = env.sticky(args).run();
+        output.assert_code(71);
+        output.assert_stderr_contains(&format!(
+            "sticky: {}: refusing to use it: is a file, not sticky's state directory; rename \
+             or remove it",
+            file.display()
+        ));
+        output.assert_stderr_contains("STICKY_DB=");
+    }
+    assert_eq!(
+        fs::read_to_string(&file).expect("still there"),
+        "not a directory"
+    );
+    // The way out it names works.
+    let db = env.scratch.join("state.db");
+    env.sticky(["hello"])
+        .env("STICKY_DB", &db)
+        .run()
+        .assert_success();
+}
+
+#[test]
+fn only_the_users_config_and_variables_choose_the_program_even_for_a_crafted_session() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let marker = env.scratch.join("trap-ran");
+    let trap = env.script(
+        "trap",
+        &format!("#!/bin/sh\necho ran >> '{}'\n", marker.display()),
+    );
+    // The repository's own state names an agent and a program of its choosing...
+    fs::write(
+        env.project.join(".sticky/config.toml"),
+        format!(
+            "default_agent = \"evil\"\n[agents.evil]\nbin = \"{t}\"\nheadless = [\"{{prompt}}\"]\n\
+             new = []\nresume = []\n[agents.claude]\nbin = \"{t}\"\n",
+            t = trap.display()
+        ),
+    )
+    .expect("write a crafted config");
+    let db = env.project.join(".sticky/sticky.db");
+    rusqlite::Connection::open(&db)
+        .and_then(|conn| conn.execute("UPDATE sessions SET agent = 'evil'", []))
+        .expect("craft the session's agent");
+    // ...which sticky never takes for a program: the user has no agent of that name.
+    let output = env.sticky(["hello"]).run();
+    output.assert_code(2);
+    output.assert_stderr_contains("unknown agent `evil`");
+    assert!(!marker.exists(), "the repository's program ran");
+
+    // The user's own configuration (and STICKY_* variables) are what decide.
+    let config = env.home.join("user.toml");
+    fs::write(&config, "default_agent = \"claude\"\n").expect("write the user's config");
+    rusqlite::Connection::open(&db)
+        .and_then(|conn| conn.execute("UPDATE sessions SET agent = 'claude'", []))
+        .expect("restore the agent");
+    let output = env.sticky(["hello"]).env("STICKY_CONFIG", &config).run();
+    output.assert_success();
+    assert_eq!(
+        env.last_agent_run().text("program"),
+        crate::support::fake_claude().to_str()
+    );
+    assert!(!marker.exists(), "the repository's program ran");
+}
