@@ -40,8 +40,9 @@ pub struct Project {
     pub found: Found,
     /// Whether `STICKY_DB` chose `db`.
     pub db_overridden: bool,
-    /// Whether `dir` holds the `.sticky/` found above the current directory and is not a git root: a
-    /// user may not expect it, so a turn names it (see [`Project::first_use_from_below`]).
+    /// Whether `dir` holds the `.sticky/` found above the current directory and is not a git
+    /// root: a user may not expect it, so a turn names it (see
+    /// [`Project::first_use_from_below`]).
     pub found_above: bool,
 }
 
