@@ -243,6 +243,8 @@ mod tests {
             let path = root.path().join(entry.trim_end_matches('/'));
             if entry.ends_with('/') {
                 fs::create_dir_all(&path).unwrap();
+                // Whatever the umask: a `.sticky/` others may write is refused (see `trust`).
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o700)).unwrap();
             } else {
                 fs::create_dir_all(path.parent().unwrap()).unwrap();
                 fs::write(&path, "gitdir: /elsewhere\n").unwrap();

@@ -7,6 +7,19 @@ use std::path::Path;
 
 use crate::support::TestEnv;
 
+/// Makes `dir` and the files in it the user's alone (0700, 0600), whatever the umask they were
+/// created with (git checks files out by it).
+pub fn private(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).expect("chmod 0700");
+    for entry in fs::read_dir(dir).expect("read the directory").flatten() {
+        if entry.path().is_file() {
+            fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o600))
+                .expect("chmod 0600");
+        }
+    }
+}
+
 /// Asserts the refusal of a session recorded for `theirs` while sticky runs in `ours`.
 #[track_caller]
 fn assert_refused_elsewhere(output: &crate::support::Output, theirs: &Path, ours: &Path) {
@@ -48,6 +61,9 @@ fn an_unused_session_committed_for_another_directory_is_refused_by_turns_and_doc
         &["clone", "-q", origin.to_str().expect("utf-8"), "project"],
     );
     assert!(env.project.join(".sticky/sticky.db").is_file());
+    // git checks directories out by the umask; under 002 the clone's `.sticky/` would be
+    // refused first as writable by the group.
+    private(&env.project.join(".sticky"));
 
     for args in [
         &["hello"][..],
@@ -167,6 +183,7 @@ fn a_committed_sticky_link_into_another_project_is_refused_and_that_project_unto
     // A link that stays inside the project is fine.
     fs::remove_file(env.project.join(".sticky")).expect("remove the link");
     fs::create_dir(env.project.join("state")).expect("create a state directory");
+    private(&env.project.join("state"));
     std::os::unix::fs::symlink("state", env.project.join(".sticky")).expect("link .sticky");
     env.turn("mine");
     assert!(env.project.join("state/sticky.db").is_file());
