@@ -799,3 +799,56 @@ fn only_the_users_config_and_variables_choose_the_program_even_for_a_crafted_ses
     );
     assert!(!marker.exists(), "the repository's program ran");
 }
+
+#[test]
+fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured() {
+    if !is_root() {
+        eprintln!("skipped: needs root to run sticky as a second user");
+        return;
+    }
+    // User A (root here) plants a state directory anyone may write in a shared directory...
+    let base = tempfile::Builder::new()
+        .prefix("sticky-shared-")
+        .tempdir()
+        .expect("a temp dir");
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(base.path(), 0o755);
+    let shared = base.path().join("x");
+    fs::create_dir(&shared).expect("create the shared directory");
+    chmod(&shared, 0o777);
+    let env = TestEnv::without_git();
+    env.sticky(["planted by A"])
+        .current_dir(&shared)
+        .run()
+        .assert_success();
+    let planted = shared.join(".sticky");
+    chmod(&planted, 0o777);
+    for entry in fs::read_dir(&planted).expect("read it").flatten() {
+        chmod(&entry.path(), 0o777);
+    }
+    let before = snapshot(&planted);
+    // ...and user B (nobody) works in a directory of their own below it.
+    let (home, mine) = (base.path().join("home"), shared.join("anything"));
+    for dir in [&home, &mine] {
+        fs::create_dir(dir).expect("create a directory");
+        std::os::unix::fs::chown(dir, Some(65_534), Some(65_534)).expect("chown");
+    }
+    let (code, stdout, stderr) = sticky_as_user(&["mine"], &mine, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("saw=[]"), "nothing of A's: {stdout}");
+    assert!(mine.join(".sticky/sticky.db").is_file(), "B's own state");
+    assert_eq!(snapshot(&planted), before, "A's state was not used");
+    // In the shared directory itself, B is told why A's state is not used.
+    let (code, _, stderr) = sticky_as_user(&["status"], &shared, &home);
+    assert_eq!(code, Some(71), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: refusing to use it: is owned by another user",
+            planted.display()
+        )),
+        "{stderr}"
+    );
+}
