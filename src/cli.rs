@@ -45,6 +45,12 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
          (read-only checkouts, CI caches); a relative path is taken from the current directory",
     ),
     (
+        "STICKY_CEILING_DIRECTORIES",
+        "directories (colon-separated, as git's GIT_CEILING_DIRECTORIES) the search for a \
+         project's .sticky/ never enters; the search also stops at the home directory and never \
+         enters a directory owned by another user",
+    ),
+    (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
          directory",
@@ -234,7 +240,8 @@ pub struct TurnArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub wait: u64,
 
-    /// Fail at once (exit 75) when another turn is running on this conversation.
+    /// Fail at once (exit 75) when another turn is running on this conversation, or another
+    /// program holds the database's lock.
     #[arg(long, conflicts_with = "wait")]
     pub no_wait: bool,
 

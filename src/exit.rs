@@ -94,6 +94,12 @@ pub enum StickyError {
     /// Another turn holds the session.
     #[error("{0}")]
     Busy(String),
+    /// The conversation's session was recorded for another directory (a moved project, a
+    /// shared `STICKY_DB`, a database committed to a repository): the agent would run there.
+    /// Exits like [`Self::SessionLost`], since to this project the session is lost just the
+    /// same and `sticky new` is the way on.
+    #[error("{0}")]
+    Elsewhere(String),
 }
 
 impl StickyError {
@@ -103,7 +109,7 @@ impl StickyError {
             Self::Usage(_) => Exit::Usage,
             Self::Store(_) => Exit::Store,
             Self::AgentMissing { .. } => Exit::AgentMissing,
-            Self::SessionLost { .. } => Exit::SessionLost,
+            Self::SessionLost { .. } | Self::Elsewhere(_) => Exit::SessionLost,
             Self::Amnesia { .. } => Exit::Amnesia,
             Self::Busy(_) => Exit::Busy,
         }

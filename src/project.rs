@@ -7,13 +7,24 @@
 //! repository nested in another, or checked out under a home directory with a `.sticky/`, from
 //! sharing a stranger's conversations. `STICKY_DB` moves the database, never the project
 //! directory, because agents key their sessions by the directory they run in.
+//!
+//! The walk never goes above the user's home directory, never steps into a directory owned by
+//! another user (a `.sticky/` planted in a shared `/tmp/x` must not capture other users' runs
+//! in `/tmp/x/anything`), and stops below any directory of `STICKY_CEILING_DIRECTORIES` (as
+//! git's `GIT_CEILING_DIRECTORIES`). What it finds is then checked by `trust`.
+
+mod trust;
 
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::store::{self, STATE_DIR, create_state_dir};
+
+/// The variable listing directories the upward search never enters (colon-separated).
+pub const CEILING_VAR: &str = "STICKY_CEILING_DIRECTORIES";
 
 /// The database file inside [`STATE_DIR`].
 const DB_FILE: &str = "sticky.db";
@@ -29,6 +40,29 @@ pub struct Project {
     pub found: Found,
     /// Whether `STICKY_DB` chose `db`.
     pub db_overridden: bool,
+    /// Whether `dir` holds the `.sticky/` found above the current directory and is not a git
+    /// root: a user may not expect it, so a turn names it (see
+    /// [`Project::first_use_from_below`]).
+    pub found_above: bool,
+}
+
+/// The marker in `.sticky/` saying a turn has named the project to a user below it.
+const ANNOUNCED: &str = "announced";
+
+impl Project {
+    /// Whether this is the first turn run from below a project found above (see
+    /// [`Project::found_above`]); remembers it with a marker file in `.sticky/`, so the note is
+    /// given once per project. A marker that cannot be written counts as a first time.
+    pub fn first_use_from_below(&self) -> bool {
+        if !self.found_above {
+            return false;
+        }
+        let marker = self.dir.join(STATE_DIR).join(ANNOUNCED);
+        !matches!(
+            std::fs::OpenOptions::new().write(true).create_new(true).open(marker),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists
+        )
+    }
 }
 
 /// How the project directory was chosen (shown by `sticky status` and `sticky doctor`).
@@ -57,9 +91,60 @@ impl Found {
 /// as unset; a relative one is taken relative to `cwd`, as everything else is under `-C`).
 /// Creates nothing.
 pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
+    locate_within(cwd, sticky_db, &Bounds::from_env())
+}
+
+/// [`locate`] with the search's bounds given.
+pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> Result<Project> {
     let cwd = canonical(cwd)?;
-    let (dir, found) = project_dir(&cwd);
-    Ok(project(dir, found, &cwd, sticky_db))
+    let (dir, found) = project_dir(&cwd, bounds);
+    let project = project(dir, found, &cwd, sticky_db);
+    trust::check(&project)?;
+    Ok(project)
+}
+
+/// Where the upward search for a project stops.
+#[derive(Debug, Clone, Default)]
+pub struct Bounds {
+    /// The user's home directory (canonical): the last directory looked at.
+    pub home: Option<PathBuf>,
+    /// Directories never looked at (canonical), from `STICKY_CEILING_DIRECTORIES`.
+    pub ceilings: Vec<PathBuf>,
+    /// The user, whose own directories the search may enter.
+    pub uid: u32,
+}
+
+impl Bounds {
+    /// The bounds of this process: `HOME`, `STICKY_CEILING_DIRECTORIES` and the effective user.
+    pub fn from_env() -> Self {
+        Self::new(
+            dirs::home_dir().as_deref(),
+            std::env::var_os(CEILING_VAR).as_deref(),
+            nix::unistd::geteuid().as_raw(),
+        )
+    }
+
+    /// Bounds from a home directory, a `STICKY_CEILING_DIRECTORIES` value and a user id. Empty
+    /// and relative entries are ignored, as git ignores them; entries are canonicalized, so a
+    /// link to a directory bounds the directory.
+    pub fn new(home: Option<&Path>, ceilings: Option<&std::ffi::OsStr>, uid: u32) -> Self {
+        let ceilings = ceilings.map(std::env::split_paths).into_iter().flatten();
+        Self {
+            home: home.and_then(|home| home.canonicalize().ok()),
+            ceilings: ceilings
+                .filter(|dir| dir.is_absolute())
+                .filter_map(|dir| dir.canonicalize().ok())
+                .collect(),
+            uid,
+        }
+    }
+
+    /// Whether the search, having looked at `from`, may go on to its parent `to`.
+    fn may_enter(&self, from: &Path, to: &Path) -> bool {
+        self.home.as_deref() != Some(from)
+            && !self.ceilings.iter().any(|ceiling| ceiling == to)
+            && to.metadata().is_ok_and(|meta| meta.uid() == self.uid)
+    }
 }
 
 /// Makes `dir` a project of its own (`sticky init`): creates `dir/.sticky/` (mode 0700) with a
@@ -68,6 +153,7 @@ pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
 pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     let dir = canonical(dir)?;
     let project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
+    trust::check(&project)?;
     let state = dir.join(STATE_DIR);
     let created = create_state_dir(&state)
         .map_err(|e| store_io(&project, &format!("create {}", state.display()), &e))?;
@@ -84,8 +170,13 @@ pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
 }
 
 /// The project directory of a canonical `cwd`, and how it was found.
-fn project_dir(cwd: &Path) -> (PathBuf, Found) {
+fn project_dir(cwd: &Path, bounds: &Bounds) -> (PathBuf, Found) {
+    let mut from: Option<&Path> = None;
     for dir in cwd.ancestors() {
+        if from.is_some_and(|from| !bounds.may_enter(from, dir)) {
+            break;
+        }
+        from = Some(dir);
         if is_state_dir(&dir.join(STATE_DIR)) {
             return (dir.to_owned(), Found::StickyDir);
         }
@@ -98,25 +189,24 @@ fn project_dir(cwd: &Path) -> (PathBuf, Found) {
 }
 
 /// Whether `path` is a `.sticky` directory. A file of that name is ignored; a symbolic link to
-/// a directory counts, as it does when the database is opened through it.
+/// a directory counts (`trust` then refuses one that leads out of the project).
 fn is_state_dir(path: &Path) -> bool {
     path.is_dir()
 }
 
 fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> Project {
-    match sticky_db.filter(|db| !db.as_os_str().is_empty()) {
-        Some(db) => Project {
-            db: cwd.join(db),
-            dir,
-            found,
-            db_overridden: true,
-        },
-        None => Project {
-            db: dir.join(STATE_DIR).join(DB_FILE),
-            dir,
-            found,
-            db_overridden: false,
-        },
+    let found_above =
+        found == Found::StickyDir && dir != cwd && dir.join(".git").symlink_metadata().is_err();
+    let (db, db_overridden) = match sticky_db.filter(|db| !db.as_os_str().is_empty()) {
+        Some(db) => (cwd.join(db), true),
+        None => (dir.join(STATE_DIR).join(DB_FILE), false),
+    };
+    Project {
+        dir,
+        db,
+        found,
+        db_overridden,
+        found_above,
     }
 }
 
@@ -153,6 +243,8 @@ mod tests {
             let path = root.path().join(entry.trim_end_matches('/'));
             if entry.ends_with('/') {
                 fs::create_dir_all(&path).unwrap();
+                // Whatever the umask: a `.sticky/` others may write is refused (see `trust`).
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o700)).unwrap();
             } else {
                 fs::create_dir_all(path.parent().unwrap()).unwrap();
                 fs::write(&path, "gitdir: /elsewhere\n").unwrap();
@@ -244,20 +336,163 @@ mod tests {
     }
 
     #[test]
-    fn a_symlinked_sticky_directory_counts_a_dangling_one_does_not() {
-        let root = tree(&["elsewhere/.sticky/", "repo/.git/", "repo/src/", "repo/lib/"]);
+    fn a_sticky_link_inside_the_project_counts_one_leading_out_is_refused() {
+        let root = tree(&[
+            "elsewhere/.sticky/",
+            "repo/.git/",
+            "repo/src/",
+            "repo/lib/",
+            "repo/inside/state/",
+        ]);
         let link = |target: &str, at: &str| {
             std::os::unix::fs::symlink(root.path().join(target), root.path().join(at)).unwrap();
         };
         link("elsewhere/.sticky", "repo/src/.sticky");
         link("nowhere", "repo/lib/.sticky");
-        assert_eq!(
-            locate(&root.path().join("repo/src"), None).unwrap().found,
-            Found::StickyDir
-        );
+        link("repo/inside/state", "repo/inside/.sticky");
+        let error = locate(&root.path().join("repo/src"), None).unwrap_err();
+        assert_eq!(exit_for(&error), Exit::Store, "{error:#}");
+        let text = error.to_string();
+        let base = root.path().canonicalize().unwrap();
+        for needle in [
+            format!(
+                "{}: refusing to use it",
+                base.join("repo/src/.sticky").display()
+            ),
+            format!(
+                "symbolic link to {}",
+                base.join("elsewhere/.sticky").display()
+            ),
+            "outside the project".into(),
+            format!(
+                "STICKY_DB={}",
+                base.join("elsewhere/.sticky/sticky.db").display()
+            ),
+        ] {
+            assert!(text.contains(&needle), "{needle:?} in {text}");
+        }
+        // A dangling link is no state directory: the search goes on to the git root.
         assert_eq!(
             locate(&root.path().join("repo/lib"), None).unwrap().found,
             Found::GitRoot
+        );
+        // A link that stays inside the project is the user's own arrangement.
+        let inside = locate(&root.path().join("repo/inside"), None).unwrap();
+        assert_eq!(inside.found, Found::StickyDir);
+        // The database itself may not lead out either, nor a WAL beside it.
+        for name in ["sticky.db", "sticky.db-wal"] {
+            let at = format!("repo/inside/state/{name}");
+            link("elsewhere/.sticky/x", &at);
+            let error = locate(&root.path().join("repo/inside"), None).unwrap_err();
+            assert!(error.to_string().contains(name), "{error}");
+            fs::remove_file(root.path().join(&at)).unwrap();
+        }
+        // Under STICKY_DB the user named the database: a link is not followed for it.
+        let db = Path::new("/cache/x.db");
+        assert!(
+            locate(&root.path().join("repo/src"), Some(db)).is_err(),
+            "still marks the dir"
+        );
+    }
+
+    #[test]
+    fn state_that_others_own_or_may_write_is_refused() {
+        let root = tree(&["p/.sticky/", "q/.sticky/"]);
+        let state = root.path().join("p/.sticky");
+        fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
+        let error = locate(&root.path().join("p"), None).unwrap_err();
+        assert_eq!(exit_for(&error), Exit::Store, "{error:#}");
+        assert!(error.to_string().contains("mode 0777"), "{error}");
+        assert!(error.to_string().contains("chmod go-w"), "{error}");
+        fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
+        fs::write(state.join("sticky.db"), b"").unwrap();
+        fs::set_permissions(state.join("sticky.db"), fs::Permissions::from_mode(0o666)).unwrap();
+        let error = locate(&root.path().join("p"), None).unwrap_err();
+        assert!(error.to_string().contains("sticky.db: refusing"), "{error}");
+        // STICKY_DB names another file: the one in `.sticky/` is not used, so not checked.
+        locate(&root.path().join("p"), Some(Path::new("/cache/x.db"))).unwrap();
+        fs::set_permissions(state.join("sticky.db"), fs::Permissions::from_mode(0o600)).unwrap();
+        locate(&root.path().join("p"), None).unwrap();
+
+        if nix::unistd::geteuid().is_root() {
+            let theirs = root.path().join("q/.sticky");
+            std::os::unix::fs::chown(&theirs, Some(65_534), Some(65_534)).unwrap();
+            let error = locate(&root.path().join("q"), None).unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains("owned by another user (uid 65534"),
+                "{error}"
+            );
+            assert!(error.to_string().contains("chown -R 0"), "{error}");
+            assert!(
+                init(&root.path().join("q"), None).is_err(),
+                "init refuses it too"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sticky_file_in_the_project_says_so() {
+        let root = tree(&["repo/.git/", "repo/.sticky"]);
+        let error = locate(&root.path().join("repo"), None).unwrap_err();
+        assert_eq!(exit_for(&error), Exit::Store, "{error:#}");
+        assert!(
+            error
+                .to_string()
+                .contains(".sticky: refusing to use it: is a file"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("STICKY_DB"), "{error}");
+        // Under STICKY_DB no state goes there, so it is no obstacle.
+        locate(&root.path().join("repo"), Some(Path::new("/cache/x.db"))).unwrap();
+    }
+
+    #[test]
+    fn the_search_stops_at_home_at_a_ceiling_and_at_another_users_directory() {
+        let root = tree(&["top/.sticky/", "top/home/a/b/", "top/c/d/", "top/o/x/"]);
+        let base = root.path().canonicalize().unwrap();
+        let uid = nix::unistd::geteuid().as_raw();
+        let found = |cwd: &str, bounds: &Bounds| {
+            let project = locate_within(&root.path().join(cwd), None, bounds).unwrap();
+            (
+                project.dir.strip_prefix(&base).unwrap().to_owned(),
+                project.found,
+            )
+        };
+        let free = Bounds::new(None, None, uid);
+        assert_eq!(
+            found("top/home/a/b", &free),
+            ("top".into(), Found::StickyDir)
+        );
+        let home = Bounds::new(Some(&base.join("top/home")), None, uid);
+        assert_eq!(
+            found("top/home/a/b", &home),
+            ("top/home/a/b".into(), Found::CurrentDir)
+        );
+        assert_eq!(
+            found("top/c/d", &home),
+            ("top".into(), Found::StickyDir),
+            "outside home"
+        );
+        let ceiling: std::ffi::OsString =
+            format!("relative::{}", base.join("top").display()).into();
+        let ceiling = Bounds::new(None, Some(&ceiling), uid);
+        assert_eq!(
+            found("top/c/d", &ceiling),
+            ("top/c/d".into(), Found::CurrentDir)
+        );
+        let ceiling: std::ffi::OsString = base.join("top/c").into();
+        let ceiling = Bounds::new(None, Some(&ceiling), uid);
+        assert_eq!(
+            found("top/c/d", &ceiling),
+            ("top/c/d".into(), Found::CurrentDir)
+        );
+        // Another user's directory is never entered (here: everything, as another uid sees it).
+        let stranger = Bounds::new(None, None, uid.wrapping_add(1));
+        assert_eq!(
+            found("top/o/x", &stranger),
+            ("top/o/x".into(), Found::CurrentDir)
         );
     }
 

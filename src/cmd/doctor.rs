@@ -142,8 +142,11 @@ pub fn run(
         }
     }
     let transcript = live.and_then(|live| transcript(ctx, live));
+    if let Some(error) = live.and_then(|live| super::turn::ensure_in_project(ctx, live).err()) {
+        problems.push((error.exit(), error.to_string()));
+    }
     if let (Plan::Resume, Some(live)) = (&plan, live) {
-        problems.extend(resume_problems(ctx, live, transcript.as_ref()));
+        problems.extend(resume_problems(live, transcript.as_ref()));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
     let report = Report {
@@ -220,10 +223,15 @@ fn read_state(ctx: &Context) -> Result<State> {
         return Ok(state);
     };
     let Some(thread) = store.thread(&ctx.thread)? else {
+        store.prove_intact_if_used()?;
         return Ok(state);
     };
     state.thread_exists = true;
     state.live = store.live_session(thread.id)?;
+    if state.live.is_none() {
+        // "starts a new session" must not be said of a file whose damage hides the session.
+        store.prove_intact_if_used()?;
+    }
     if let Some(live) = &state.live {
         state.turns = store.turn_count(live.id)?;
     }
@@ -315,25 +323,11 @@ fn transcript(ctx: &Context, live: &SessionRow) -> Option<Transcript> {
     })
 }
 
-/// What would make resuming `live` fail: another directory, or a transcript that is gone.
-fn resume_problems(
-    ctx: &Context,
-    live: &SessionRow,
-    transcript: Option<&Transcript>,
-) -> Vec<(Exit, String)> {
+/// What would make resuming `live` fail: a transcript that is gone (another directory is
+/// checked for every live session, resumed or not).
+fn resume_problems(live: &SessionRow, transcript: Option<&Transcript>) -> Vec<(Exit, String)> {
     let mut problems = Vec::new();
     let id = live.agent_session_id.as_deref().unwrap_or_default();
-    if live.directory != ctx.project.dir {
-        problems.push((
-            Exit::SessionLost,
-            format!(
-                "session {id} belongs to directory {}, not to this project {}; run `sticky new` \
-                 to start over",
-                live.directory.display(),
-                ctx.project.dir.display()
-            ),
-        ));
-    }
     if let Some(transcript) = transcript.filter(|t| !t.exists) {
         problems.push((
             Exit::SessionLost,

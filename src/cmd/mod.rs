@@ -187,9 +187,17 @@ fn start_dir(global: &GlobalArgs) -> Result<PathBuf> {
             StickyError::Usage(format!("the current directory is not usable: {error}"))
         })?,
     };
-    dir.canonicalize().map_err(|error| {
-        StickyError::Usage(format!("cannot use directory {}: {error}", dir.display())).into()
-    })
+    let canonical = dir.canonicalize().map_err(|error| {
+        StickyError::Usage(format!("cannot use directory {}: {error}", dir.display()))
+    })?;
+    if !canonical.is_dir() {
+        return Err(StickyError::Usage(format!(
+            "cannot use directory {}: not a directory",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(canonical)
 }
 
 /// `STICKY_DB`: a database path that overrides `.sticky/sticky.db`.

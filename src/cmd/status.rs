@@ -21,9 +21,15 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     let (session, turns, last_turn) = match ctx.existing_store()? {
         None => (None, 0, None),
         Some(store) => match store.thread(&ctx.thread)? {
-            None => (None, 0, None),
+            None => {
+                store.prove_intact_if_used()?;
+                (None, 0, None)
+            }
             Some(thread) => {
                 let session = store.live_session(thread.id)?;
+                if session.is_none() {
+                    store.prove_intact_if_used()?;
+                }
                 let turns = match &session {
                     Some(session) => store.turn_count(session.id)?,
                     None => 0,

@@ -36,6 +36,17 @@ pub(crate) fn not_ours(file: &Path, why: impl std::fmt::Display) -> anyhow::Erro
     )
 }
 
+/// The file is a damaged database: `SQLite` reports it malformed, or its check found a problem.
+pub(crate) fn damaged(file: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+    store(
+        file,
+        format!(
+            "is damaged ({why}); sticky changed nothing and starts no new session over it: \
+             restore it from a backup, or move it away to start over (sticky never deletes it)"
+        ),
+    )
+}
+
 /// The file was written by a sticky that knows a newer schema.
 pub(crate) fn newer(file: &Path, found: i64, known: i64) -> anyhow::Error {
     store(
@@ -49,9 +60,13 @@ pub(crate) fn newer(file: &Path, found: i64, known: i64) -> anyhow::Error {
 
 /// A failed `SQLite` call while `doing` something with `file`, classified by its code.
 pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::Error {
-    let why = error.to_string();
+    // One line: a failed statement's error quotes the statement ("... in <SQL> at offset N").
+    let text = error.to_string();
+    let line = text.lines().next().unwrap_or_default().trim_end();
+    let why = line.strip_suffix(" in").unwrap_or(line);
     match error.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => not_ours(file, why),
+        Some(ErrorCode::NotADatabase) => not_ours(file, why),
+        Some(ErrorCode::DatabaseCorrupt) => damaged(file, why),
         Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => store(
             file,
             format!("cannot {doing}: the file or its directory is read-only ({why}); {UNWRITABLE}"),
@@ -63,16 +78,27 @@ pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::
                  {UNWRITABLE}"
             ),
         ),
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => store(
-            file,
-            format!(
-                "cannot {doing}: another process kept the database locked for more than {} s \
-                 ({why}); try again",
-                BUSY_TIMEOUT.as_secs()
-            ),
-        ),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            busy(file, doing, BUSY_TIMEOUT)
+        }
         _ => store(file, format!("cannot {doing} ({why})")),
     }
+}
+
+/// Another process held the database's lock for longer than sticky waited (`waited`): exit
+/// 75, as when another turn holds the conversation, since trying again later is the way out.
+pub(crate) fn busy(file: &Path, doing: &str, waited: Duration) -> anyhow::Error {
+    let waited = if waited.as_secs() > 0 {
+        format!("{} s", waited.as_secs())
+    } else {
+        format!("{} ms", waited.as_millis())
+    };
+    anyhow::Error::new(StickyError::Busy(format!(
+        "{}: cannot {doing}: another process has held the database's lock for more than \
+         {waited}; try again later (sticky's own turns hold it for milliseconds: a long hold is \
+         another program, such as a sqlite3 shell left in a transaction)",
+        file.display()
+    )))
 }
 
 /// A failed file-system call while `doing` something for `file`.
@@ -137,6 +163,20 @@ mod tests {
             assert!(text.contains(expected), "{text}");
             assert_eq!(exit_for(&error), Exit::Store, "{text}");
         }
+    }
+
+    #[test]
+    fn a_failed_statement_reads_as_one_line_without_its_sql() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (x);").unwrap();
+        let failed = conn
+            .execute_batch("\n    CREATE TABLE t (\n        x\n    );\n")
+            .unwrap_err();
+        let text = sql(Path::new("/p/sticky.db"), "migrate", &failed).to_string();
+        assert_eq!(
+            text, "/p/sticky.db: cannot migrate (table t already exists)",
+            "{failed}"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
 mod error;
+mod intact;
 mod open;
 mod rows;
 mod schema;
@@ -180,6 +181,8 @@ pub fn now() -> Millis {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// How long [`Store::immediate`] waits for another process's write lock.
+    wait: std::time::Duration,
 }
 
 /// A `BEGIN IMMEDIATE` transaction, given to the closure of [`Store::immediate`]: it holds the
@@ -190,6 +193,9 @@ pub struct Tx<'a> {
     path: &'a Path,
     /// Whether the transaction wrote a session row (see [`Store::keep_sessions_in_file`]).
     sessions_changed: std::cell::Cell<bool>,
+    /// The thread this transaction created, if any: a session started in any other thread is
+    /// one the file already had, so the file is proved intact first (see `intact`).
+    created_thread: std::cell::Cell<Option<i64>>,
 }
 
 impl Store {
@@ -204,9 +210,15 @@ impl Store {
     }
 
     /// Opens an existing database like [`Store::open`], but creates nothing: `Ok(None)` when
-    /// there is no file at `path` (for commands that only look, such as `sticky status`).
+    /// there is no file at `path` (for commands that only look, such as `sticky status`). A
+    /// file that cannot be written (or whose directory cannot) is opened read-only.
     pub fn open_existing(path: &Path) -> Result<Option<Store>> {
         match path.try_exists() {
+            Ok(true) if !open::writable(path) => Ok(Some(Store {
+                conn: open::connect_read_only(path)?,
+                path: path.to_owned(),
+                wait: error::BUSY_TIMEOUT,
+            })),
             Ok(true) => Self::connect(path).map(Some),
             Ok(false) => Ok(None),
             Err(e) => Err(error::io(path, "look for the database", &e)),
@@ -217,7 +229,17 @@ impl Store {
         Ok(Store {
             conn: open::connect(path)?,
             path: path.to_owned(),
+            wait: error::BUSY_TIMEOUT,
         })
+    }
+
+    /// Makes [`Store::immediate`] give up after `wait` when another process holds the write
+    /// lock (`--no-wait`), instead of the usual busy timeout; a failure then exits 75.
+    pub fn wait_for_lock_at_most(&mut self, wait: std::time::Duration) -> Result<()> {
+        self.wait = wait;
+        self.conn
+            .busy_timeout(wait)
+            .map_err(|e| error::sql(&self.path, "set the busy timeout", &e))
     }
 
     /// The database file.
@@ -229,13 +251,14 @@ impl Store {
     /// back when it fails. Waits (up to the busy timeout) while another process writes.
     pub fn immediate<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let (conn, path) = (&self.conn, self.path.as_path());
-        let tx = open::retry_busy(path, "lock the database", || {
+        let tx = open::retry_busy_for(path, "lock the database", self.wait, || {
             Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
         })?;
         let tx = Tx {
             tx,
             path,
             sessions_changed: std::cell::Cell::new(false),
+            created_thread: std::cell::Cell::new(None),
         };
         let value = f(&tx)?;
         let sessions_changed = tx.sessions_changed.get();
@@ -259,6 +282,15 @@ impl Store {
         let _ = self
             .conn
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+    }
+
+    /// Proves the file intact when it holds any rows: for a reader about to say "no session
+    /// yet", which damage that hid the session would otherwise make it say (see `intact`).
+    pub fn prove_intact_if_used(&self) -> Result<()> {
+        if self.run("read the database", || intact::is_used(&self.conn, 0))? {
+            intact::prove(&self.conn, &self.path)?;
+        }
+        Ok(())
     }
 
     /// Records the agent's own session ID once it is known (Codex, opencode report it late).
@@ -434,16 +466,24 @@ impl Store {
 }
 
 impl Tx<'_> {
-    /// The thread named `name`, created now if it does not exist.
+    /// The thread named `name`, created now if it does not exist. Creating one in a file that
+    /// already holds rows first proves the file intact: damage that hid the thread must not
+    /// become a fresh conversation.
     pub fn ensure_thread(&self, name: &str) -> Result<ThreadRow> {
-        self.write(self.tx.execute(
+        let created = self.write(self.tx.execute(
             "INSERT INTO threads (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
             params![name, now()],
         ))?;
-        match self.read(rows::thread_by_name(&self.tx, name))? {
-            Some(thread) => Ok(thread),
-            None => bail!("thread {name:?} vanished inside its own transaction"),
+        let Some(thread) = self.read(rows::thread_by_name(&self.tx, name))? else {
+            bail!("thread {name:?} vanished inside its own transaction")
+        };
+        if created == 1 {
+            self.created_thread.set(Some(thread.id));
+            if self.read(intact::is_used(&self.tx, thread.id))? {
+                intact::prove(&self.tx, self.path)?;
+            }
         }
+        Ok(thread)
     }
 
     /// The live session of a thread, if any.
@@ -453,7 +493,13 @@ impl Tx<'_> {
 
     /// Starts a new live session on a thread. With `rotated_from`, the session it replaces must
     /// be the thread's live one and gets `ended_at` now; without it, the thread must have none.
+    ///
+    /// In a thread the file already had, the file is proved intact first: damage that hid the
+    /// live session must not become a second one.
     pub fn start_session(&self, thread_id: i64, new: &NewSession<'_>) -> Result<SessionRow> {
+        if self.created_thread.get() != Some(thread_id) {
+            intact::prove(&self.tx, self.path)?;
+        }
         self.sessions_changed.set(true);
         let now = now();
         match new.rotated_from {

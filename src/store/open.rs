@@ -137,6 +137,44 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Opens an existing sticky database only to read it, for the commands that only look
+/// (`status`, `log`, `threads`) when the file or its directory cannot be written: a read-only
+/// checkout, a CI cache, another user's project shared read-only. Nothing is switched or
+/// migrated; a file that would need migrating says so. `SQLite` reads a WAL database read-only
+/// when its `-wal` and `-shm` files exist (sticky leaves them between runs) or can be created.
+pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn =
+        Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
+    let identity = retry_busy(file, "read", || Identity::read(&conn))?;
+    identity.check(file)?;
+    if identity.version != schema::LATEST {
+        return Err(error::store(
+            file,
+            format!(
+                "needs its schema brought to version {} (it is at {}), which a read-only file \
+                 cannot be; make it writable and run sticky once, or set STICKY_DB to a \
+                 writable copy",
+                schema::LATEST,
+                identity.version
+            ),
+        ));
+    }
+    Ok(conn)
+}
+
+/// Whether sticky can write `file` and create files beside it (its WAL, its locks).
+pub(crate) fn writable(file: &Path) -> bool {
+    use nix::unistd::{AccessFlags, access};
+    let dir = file
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    access(file, AccessFlags::W_OK).is_ok() && access(dir, AccessFlags::W_OK).is_ok()
+}
+
 /// Enables or disables the checkpoint `SQLite` runs when the last connection closes.
 fn set_checkpoint_on_close(conn: &Connection, file: &Path, enabled: bool) -> Result<()> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, !enabled)
@@ -177,9 +215,19 @@ fn use_wal(conn: &Connection, file: &Path) -> Result<()> {
 pub(crate) fn retry_busy<T>(
     file: &Path,
     doing: &str,
+    op: impl FnMut() -> rusqlite::Result<T>,
+) -> Result<T> {
+    retry_busy_for(file, doing, BUSY_TIMEOUT, op)
+}
+
+/// [`retry_busy`], giving up after `wait` instead of [`BUSY_TIMEOUT`].
+pub(crate) fn retry_busy_for<T>(
+    file: &Path,
+    doing: &str,
+    wait: Duration,
     mut op: impl FnMut() -> rusqlite::Result<T>,
 ) -> Result<T> {
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let deadline = Instant::now() + wait;
     let mut pause = Duration::from_millis(1);
     loop {
         match op() {
@@ -187,6 +235,7 @@ pub(crate) fn retry_busy<T>(
                 std::thread::sleep(pause + jitter(pause));
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
+            Err(e) if error::is_busy(&e) => return Err(error::busy(file, doing, wait)),
             result => return result.map_err(|e| error::sql(file, doing, &e)),
         }
     }

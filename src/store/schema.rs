@@ -131,6 +131,20 @@ impl Identity {
         if self.version > LATEST {
             return Err(error::newer(file, self.version, LATEST));
         }
+        // Migration 1 sets the application id in the transaction that creates the tables, so
+        // a file of ours at version 0 had its version reset: migrating it again would fail on
+        // the tables it holds (with a page of SQL), or worse.
+        if ours && self.version == 0 {
+            return Err(error::store(
+                file,
+                format!(
+                    "holds sticky's tables but its schema version (PRAGMA user_version) was \
+                     reset to 0, so sticky cannot tell how to use it and changed nothing; set it \
+                     back to the version it had (this sticky writes {LATEST}), or move the file \
+                     away to start over (sticky never deletes it)"
+                ),
+            ));
+        }
         if blank && (self.version != 0 || self.objects != 0) {
             return Err(error::not_ours(
                 file,
@@ -194,6 +208,10 @@ mod tests {
                 Some("schema was not created by sticky"),
             ),
             (identity(42, 0, 0), Some("application id 0x2a")),
+            (
+                identity(APPLICATION_ID, 0, 9),
+                Some("schema version (PRAGMA user_version) was reset to 0"),
+            ),
         ];
         for (identity, expected) in cases {
             match (identity.check(file), expected) {

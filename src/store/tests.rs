@@ -494,7 +494,7 @@ fn a_truncated_database_is_refused() {
     assert_refused_untouched(
         &db,
         &[
-            "is not a sticky database (database disk image is malformed)",
+            "is damaged (database disk image is malformed)",
             "sticky never deletes it",
         ],
     );

@@ -141,6 +141,11 @@ fn clone_into_project(env: &TestEnv, origin: &Path) {
         parent,
         &["clone", "-q", origin.to_str().expect("utf-8"), "project"],
     );
+    // git checks directories out by the umask: under 002 a `.sticky/` writable by the group
+    // would be refused for that before anything these tests look at.
+    if env.project.join(".sticky").is_dir() {
+        crate::trust::private(&env.project.join(".sticky"));
+    }
 }
 
 #[test]

@@ -32,5 +32,6 @@ mod real;
 mod report;
 mod robust;
 mod support;
+mod trust;
 mod turns;
 mod ux;

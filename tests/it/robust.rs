@@ -594,7 +594,7 @@ fn a_session_recorded_for_another_directory_is_refused() {
     refused.assert_code(73);
     refused.assert_stderr_contains(&first);
     refused.assert_stderr_contains(&format!(
-        "it belongs to directory {}",
+        "session {first}) belongs to directory {}",
         env.project.display()
     ));
     refused.assert_stderr_contains("sticky new");
@@ -697,7 +697,7 @@ fn a_corrupt_database_is_refused_with_71_and_left_byte_for_byte() {
         (
             "truncated",
             real[..real.len() / 2].to_vec(),
-            "is not a sticky database (database disk image is malformed)",
+            "is damaged (database disk image is malformed)",
         ),
         (
             "newer schema",

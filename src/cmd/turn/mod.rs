@@ -32,6 +32,10 @@ mod run;
 /// The most of the agent's non-event output kept for error messages.
 const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 
+/// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
+/// milliseconds (recording a turn), so a hold longer than this is another program's.
+const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
+
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     ensure_thread_name(ctx)?;
@@ -66,6 +70,10 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     };
 
     let mut store = ctx.open_store()?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
+    announce_project(ctx);
     // Held until the turn is recorded: one turn at a time per conversation.
     let _lock = lock_thread(ctx, &store, args)?;
     let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
@@ -75,6 +83,18 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         None => turn.interactive(),
     };
     turn.finish(&mut store, outcome)
+}
+
+/// Names the project once when it was found above the current directory outside git (a
+/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise.
+fn announce_project(ctx: &Context) {
+    if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
+        eprintln!(
+            "sticky: using the project {} (the nearest .sticky/ above this directory); \
+             `sticky init` here makes this directory a project of its own",
+            ctx.project.dir.display()
+        );
+    }
 }
 
 /// What `begin` decided and wrote.
@@ -110,6 +130,9 @@ fn begin(
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
         let live = tx.live_session(thread.id)?;
+        if let Some(live) = live.as_ref().filter(|_| !fresh) {
+            ensure_in_project(ctx, live)?;
+        }
         let plan = session::plan(
             live.as_ref().map(live_of),
             Request {
@@ -120,10 +143,7 @@ fn begin(
             },
         );
         let (session, resume) = match (plan, live) {
-            (Plan::Resume, Some(live)) => {
-                ensure_in_project(ctx, &live)?;
-                (live, true)
-            }
+            (Plan::Resume, Some(live)) => (live, true),
             (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
             (
                 Plan::Start {
@@ -262,6 +282,9 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     let mut store = ctx.open_store()?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
     let requested = args
         .agent
         .as_deref()
@@ -316,22 +339,30 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// The agent runs where the session was created (agents key sessions by directory). A session
-/// recorded for another directory (a moved project, or a database crafted in a cloned
-/// repository) is refused rather than run somewhere the user did not choose.
-fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
+/// The agent runs where the session was created (agents key sessions by directory). A live
+/// session recorded for another directory (a moved project, two projects sharing one
+/// `STICKY_DB`, a database crafted in a cloned repository) is refused before anything runs,
+/// used or not: an unused one would otherwise be started in that other directory. Only
+/// `sticky new` passes, since it records a new session for this directory.
+pub(super) fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
     if session.directory == ctx.project.dir {
         return Ok(());
     }
-    Err(StickyError::SessionLost {
-        agent: session.agent.clone(),
-        session: session.agent_session_id.clone().unwrap_or_default(),
-        reason: format!(
-            "it belongs to directory {}, not to this project {}",
-            session.directory.display(),
-            ctx.project.dir.display()
-        ),
-    })
+    let id = session
+        .agent_session_id
+        .as_deref()
+        .map_or_else(|| "no ID yet".to_owned(), |id| format!("session {id}"));
+    Err(StickyError::Elsewhere(format!(
+        "thread {}: the {} session #{} ({id}) belongs to directory {}, not to this project {}; \
+         run `sticky new` to start a session here (the old one stays on record), run sticky in \
+         {} to go on with it there, or set STICKY_DB to keep this project's state apart",
+        ctx.thread,
+        session.agent,
+        session.id,
+        session.directory.display(),
+        ctx.project.dir.display(),
+        session.directory.display(),
+    )))
 }
 
 /// The stored session ID and model become the agent's arguments (`--resume ID`), so a value

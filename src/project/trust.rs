@@ -1,0 +1,165 @@
+//! Whether the state found in a project may be used: the checks that keep a repository or
+//! another user from choosing where sticky reads and writes (issue 11, modelled on how git
+//! refuses a repository owned by someone else).
+//!
+//! A `.sticky/` (and the database files inside it) must be the user's own: not a symbolic link
+//! leading out of the project (a committed `.sticky -> ../other/.sticky` would show and rotate
+//! another project's conversations), not owned by another user, and not writable by others (a
+//! world-writable `/tmp/x/.sticky` planted by one user would capture another's runs). A link
+//! that stays inside the project is fine. `STICKY_DB` is the supported way to keep the database
+//! elsewhere: the user named it, so the files it names are not checked.
+
+use std::fs::Metadata;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::{DB_FILE, Found, Project};
+use crate::exit::StickyError;
+use crate::store::STATE_DIR;
+
+/// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
+/// locks): a link among them would send writes elsewhere just as well.
+const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks"];
+
+/// Refuses a project whose `.sticky/` or database is not safely the user's own.
+pub(super) fn check(project: &Project) -> Result<()> {
+    let state = project.dir.join(STATE_DIR);
+    // The `.sticky/` that chose the project directory is checked even under `STICKY_DB`: it
+    // decides where the agent runs.
+    if project.found == Found::StickyDir || !project.db_overridden {
+        check_state_dir(&project.dir, &state)?;
+    }
+    if project.db_overridden {
+        return Ok(());
+    }
+    let db = state.join(DB_FILE);
+    check_file(&project.dir, &db, true)?;
+    for suffix in COMPANIONS {
+        let mut name = DB_FILE.to_owned();
+        name.push_str(suffix);
+        check_file(&project.dir, &state.join(name), false)?;
+    }
+    Ok(())
+}
+
+/// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one
+/// inside `dir` must be the user's; anything else is refused.
+fn check_state_dir(dir: &Path, state: &Path) -> Result<()> {
+    let Some(meta) = entry(state)? else {
+        return Ok(());
+    };
+    let meta = if meta.file_type().is_symlink() {
+        resolve_inside(dir, state)?
+    } else {
+        meta
+    };
+    if !meta.is_dir() {
+        return Err(refuse(
+            state,
+            "is a file, not sticky's state directory; rename or remove it, run `sticky init` \
+             elsewhere, or set STICKY_DB=/path/to/sticky.db to keep the state elsewhere",
+        ));
+    }
+    check_owner(state, &meta)
+}
+
+/// Checks a file sticky opens inside `.sticky/`; `owned` also checks its owner and mode (the
+/// database: its companions are created with its mode by `SQLite`).
+fn check_file(dir: &Path, path: &Path, owned: bool) -> Result<()> {
+    let Some(meta) = entry(path)? else {
+        return Ok(());
+    };
+    let meta = if meta.file_type().is_symlink() {
+        resolve_inside(dir, path)?
+    } else {
+        meta
+    };
+    if owned {
+        check_owner(path, &meta)?;
+    }
+    Ok(())
+}
+
+/// The metadata of `path` itself (a link is not followed); `None` when nothing is there.
+fn entry(path: &Path) -> Result<Option<Metadata>> {
+    match path.symlink_metadata() {
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::store::io_error(path, "look at", &e)),
+    }
+}
+
+/// Follows the link at `path`, which must resolve to something inside `dir`.
+fn resolve_inside(dir: &Path, path: &Path) -> Result<Metadata> {
+    let target = std::fs::read_link(path)
+        .map(|target| path.parent().unwrap_or(dir).join(target))
+        .unwrap_or_default();
+    let Ok(resolved) = path.canonicalize() else {
+        return Err(refuse(
+            path,
+            format!(
+                "is a symbolic link to {}, which does not exist (sticky would create its state \
+                 there); replace the link with a directory, or set STICKY_DB to keep the state \
+                 elsewhere on purpose",
+                target.display()
+            ),
+        ));
+    };
+    if !resolved.starts_with(dir) {
+        return Err(refuse(
+            path,
+            format!(
+                "is a symbolic link to {}, outside the project {} (it would read and write \
+                 another directory's state); remove the link, and set STICKY_DB={} if you mean \
+                 to use that state",
+                resolved.display(),
+                dir.display(),
+                if path.ends_with(STATE_DIR) {
+                    resolved.join(DB_FILE)
+                } else {
+                    resolved.clone()
+                }
+                .display()
+            ),
+        ));
+    }
+    std::fs::metadata(&resolved).map_err(|e| crate::store::io_error(path, "look at", &e))
+}
+
+/// Refuses what another user owns or may write.
+fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(refuse(
+            path,
+            format!(
+                "is owned by another user (uid {}, you are uid {me}), who could choose where \
+                 sticky runs the agent and what it resumes; if it is yours, take it over \
+                 (chown -R {me} {}), else remove it or set STICKY_DB to keep your state \
+                 elsewhere",
+                meta.uid(),
+                path.display()
+            ),
+        ));
+    }
+    let mode = meta.mode() & 0o777;
+    if mode & 0o022 != 0 {
+        return Err(refuse(
+            path,
+            format!(
+                "can be written by other users (mode {mode:04o}), who could choose where \
+                 sticky runs the agent and what it resumes; make it yours alone \
+                 (chmod go-w {}) or set STICKY_DB to keep your state elsewhere",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+    StickyError::store(path, format!("refusing to use it: {why}")).into()
+}

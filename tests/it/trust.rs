@@ -1,0 +1,854 @@
+//! Where state is read from is the user's choice: a session recorded for another directory,
+//! a `.sticky/` that leads out of the project or belongs to someone else, and the upward
+//! search outside git; and a damaged store that must never become a fresh start.
+
+use std::fs;
+use std::path::Path;
+
+use crate::support::TestEnv;
+
+/// Makes `dir` and the files in it the user's alone (0700, 0600), whatever the umask they were
+/// created with (git checks files out by it).
+pub fn private(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).expect("chmod 0700");
+    for entry in fs::read_dir(dir).expect("read the directory").flatten() {
+        if entry.path().is_file() {
+            fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o600))
+                .expect("chmod 0600");
+        }
+    }
+}
+
+/// Asserts the refusal of a session recorded for `theirs` while sticky runs in `ours`.
+#[track_caller]
+fn assert_refused_elsewhere(output: &crate::support::Output, theirs: &Path, ours: &Path) {
+    output.assert_code(73);
+    output.assert_stderr_contains(&format!("belongs to directory {}", theirs.display()));
+    output.assert_stderr_contains(&format!("not to this project {}", ours.display()));
+    output.assert_stderr_contains("run `sticky new` to start a session here");
+    output.assert_stderr_contains("STICKY_DB");
+}
+
+#[test]
+fn an_unused_session_committed_for_another_directory_is_refused_by_turns_and_doctor() {
+    let env = TestEnv::new();
+    let origin = env.scratch.join("origin");
+    fs::create_dir_all(&origin).expect("create the origin");
+    env.git(&origin, &["init", "-q"]);
+    // A fresh session that never had a turn, recorded for the origin's directory.
+    env.sticky(["new"])
+        .current_dir(&origin)
+        .run()
+        .assert_success();
+    env.git(&origin, &["add", "--force", "--all"]);
+    env.git(
+        &origin,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-qm",
+            "x",
+        ],
+    );
+    fs::remove_dir_all(&env.project).expect("remove the project");
+    let parent = env.project.parent().expect("a parent");
+    env.git(
+        parent,
+        &["clone", "-q", origin.to_str().expect("utf-8"), "project"],
+    );
+    assert!(env.project.join(".sticky/sticky.db").is_file());
+    // git checks directories out by the umask; under 002 the clone's `.sticky/` would be
+    // refused first as writable by the group.
+    private(&env.project.join(".sticky"));
+
+    for args in [
+        &["hello"][..],
+        &["--json", "hello"],
+        &["-m", "other", "hello"],
+    ] {
+        let refused = env.sticky(args).run();
+        assert_refused_elsewhere(&refused, &origin, &env.project);
+    }
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+
+    let doctor = env.sticky(["doctor"]).run();
+    doctor.assert_code(73);
+    assert!(
+        !doctor.stdout.contains("ok: the next turn can run"),
+        "{}",
+        doctor.describe()
+    );
+    assert!(
+        doctor
+            .stdout
+            .contains(&format!("belongs to directory {}", origin.display())),
+        "{}",
+        doctor.describe()
+    );
+
+    // The way out: a session of this project's own, the old one kept on record.
+    let mine = env.ok(["new", "my work"]).answer();
+    assert_eq!(env.last_agent_run().cwd(), env.project);
+    assert!(mine.saw.is_empty());
+    env.ok(["doctor"]);
+    let sessions = env.ok(["sessions", "--json"]).json();
+    assert_eq!(
+        sessions["sessions"].as_array().map(Vec::len),
+        Some(2),
+        "{sessions}"
+    );
+}
+
+#[test]
+fn two_projects_sharing_one_sticky_db_do_not_run_in_each_other() {
+    let env = TestEnv::new();
+    let db = env.scratch.join("shared.db");
+    let other = env.scratch.join("other");
+    fs::create_dir_all(&other).expect("create the other project");
+    env.git(&other, &["init", "-q"]);
+    env.sticky(["new"])
+        .current_dir(&other)
+        .env("STICKY_DB", &db)
+        .run()
+        .assert_success();
+
+    let refused = env.sticky(["hello"]).env("STICKY_DB", &db).run();
+    assert_refused_elsewhere(&refused, &other, &env.project);
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+    env.sticky(["doctor"])
+        .env("STICKY_DB", &db)
+        .run()
+        .assert_code(73);
+
+    // In its own directory the session starts as it should.
+    env.sticky(["there"])
+        .current_dir(&other)
+        .env("STICKY_DB", &db)
+        .run()
+        .assert_success();
+    assert_eq!(env.last_agent_run().cwd(), other);
+}
+
+#[test]
+fn a_committed_sticky_link_into_another_project_is_refused_and_that_project_untouched() {
+    let env = TestEnv::new();
+    let other = env.scratch.join("other");
+    fs::create_dir_all(&other).expect("create the other project");
+    env.git(&other, &["init", "-q"]);
+    env.sticky(["their secret prompt"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+    let theirs = other.join(".sticky");
+    let before = snapshot(&theirs);
+    std::os::unix::fs::symlink(&theirs, env.project.join(".sticky")).expect("link .sticky");
+
+    for args in [
+        &["hello"][..],
+        &["status"],
+        &["log"],
+        &["new"],
+        &["threads"],
+        &["doctor"],
+    ] {
+        let output = env.sticky(args).run();
+        output.assert_code(71);
+        output.assert_stderr_contains(&format!(
+            "{}: refusing to use it: is a symbolic link to {}, outside the project {}",
+            env.project.join(".sticky").display(),
+            theirs.display(),
+            env.project.display()
+        ));
+        output.assert_stderr_contains(&format!(
+            "remove the link, and set STICKY_DB={}",
+            theirs.join("sticky.db").display()
+        ));
+        assert!(
+            !output.stdout.contains("their secret"),
+            "{}",
+            output.describe()
+        );
+    }
+    assert_eq!(
+        snapshot(&theirs),
+        before,
+        "the other project's state is untouched"
+    );
+    assert!(env.agent_runs().len() == 1, "only their own turn ever ran");
+
+    // A link that stays inside the project is fine.
+    fs::remove_file(env.project.join(".sticky")).expect("remove the link");
+    fs::create_dir(env.project.join("state")).expect("create a state directory");
+    private(&env.project.join("state"));
+    std::os::unix::fs::symlink("state", env.project.join(".sticky")).expect("link .sticky");
+    env.turn("mine");
+    assert!(env.project.join("state/sticky.db").is_file());
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("read a directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = fs::read(&path).expect("read a file");
+                files.push((path, bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Whether this process runs as root (who can give files to another user).
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    tempfile::tempfile()
+        .and_then(|file| file.metadata())
+        .is_ok_and(|meta| meta.uid() == 0)
+}
+
+#[test]
+fn a_sticky_dir_planted_by_another_user_or_open_to_all_is_never_used() {
+    let env = TestEnv::without_git();
+    // Someone else's shared directory with a state directory anyone may write.
+    let shared = env.scratch.join("shared");
+    let mine = shared.join("anything");
+    fs::create_dir_all(&mine).expect("create my directory");
+    env.sticky(["planted"])
+        .current_dir(&shared)
+        .run()
+        .assert_success();
+    let planted = shared.join(".sticky");
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(&planted, 0o777);
+
+    let open = env.sticky(["hello"]).current_dir(&shared).run();
+    open.assert_code(71);
+    open.assert_stderr_contains(&format!(
+        "{}: refusing to use it: can be written by other users (mode 0777)",
+        planted.display()
+    ));
+    open.assert_stderr_contains(&format!("chmod go-w {}", planted.display()));
+    chmod(&planted, 0o700);
+
+    if is_root() {
+        for path in [&shared, &planted] {
+            std::os::unix::fs::chown(path, Some(65_534), Some(65_534)).expect("chown");
+        }
+        let theirs = env.sticky(["hello"]).current_dir(&shared).run();
+        theirs.assert_code(71);
+        theirs.assert_stderr_contains(&format!(
+            "{}: refusing to use it: is owned by another user (uid 65534, you are uid 0)",
+            planted.display()
+        ));
+        theirs.assert_stderr_contains("chown -R 0");
+        theirs.assert_stderr_contains("STICKY_DB");
+        // From below, the search never enters their directory: my directory is my project.
+        let below = env.sticky(["hello"]).current_dir(&mine).run();
+        below.assert_success();
+        assert!(below.answer().saw.is_empty(), "nothing of theirs");
+        assert_eq!(env.last_agent_run().cwd(), mine);
+        assert!(mine.join(".sticky/sticky.db").is_file());
+    }
+}
+
+#[test]
+fn outside_git_the_search_stops_at_home_and_at_sticky_ceiling_directories() {
+    let env = TestEnv::without_git();
+    // A project found above, as DESIGN.md allows outside git...
+    let deep = env.project_dir("a/b");
+    let first = env.turn("at the top").session;
+    let output = env.sticky(["from below"]).current_dir(&deep).run();
+    output.assert_success();
+    assert_eq!(output.answer().session, first);
+    assert_eq!(env.last_agent_run().cwd(), env.project);
+    // ...but not past a ceiling, nor past home.
+    for (var, value) in [
+        (
+            "STICKY_CEILING_DIRECTORIES",
+            format!("/nonexistent:{}", env.project.display()),
+        ),
+        ("HOME", env.project.join("a").display().to_string()),
+    ] {
+        let output = env
+            .sticky(["bounded"])
+            .current_dir(&deep)
+            .env(var, &value)
+            .run();
+        output.assert_success();
+        assert_ne!(output.answer().session, first, "{var}={value}");
+        assert_eq!(env.last_agent_run().cwd(), deep, "{var}={value}");
+        fs::remove_dir_all(deep.join(".sticky")).expect("remove the state below");
+    }
+}
+
+#[test]
+fn a_project_found_above_outside_git_is_named_once_on_a_terminal() {
+    let env = TestEnv::without_git();
+    env.turn("at the top");
+    let deep = env.project_dir("a/b");
+    let note = format!("sticky: using the project {}", env.project.display());
+    // Not to a script: stderr is no terminal.
+    let piped = env.sticky(["piped"]).current_dir(&deep).run();
+    piped.assert_success();
+    assert!(!piped.stderr.contains(&note), "{}", piped.describe());
+
+    let mut terminal = env
+        .sticky(["first from below"])
+        .current_dir(&deep)
+        .on_terminal();
+    terminal.expect(&note);
+    terminal.expect("you said: first from below");
+    assert_eq!(terminal.wait(), 0);
+    let mut terminal = env.sticky(["again"]).current_dir(&deep).on_terminal();
+    let shown = terminal.expect("you said: again");
+    assert!(
+        !shown.contains("using the project"),
+        "once per project: {shown}"
+    );
+    assert_eq!(terminal.wait(), 0);
+    // Not from the project directory itself.
+    let mut terminal = env.sticky(["at home"]).on_terminal();
+    let shown = terminal.expect("you said: at home");
+    assert!(!shown.contains("using the project"), "{shown}");
+    assert_eq!(terminal.wait(), 0);
+}
+
+// --- Corruption never becomes a fresh start. ---
+
+/// How a page of the database is damaged.
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    /// Rewritten as a valid, empty leaf page of its kind: `SQLite` reads it without complaint.
+    Emptied,
+    /// Overwritten with noise.
+    Noise,
+}
+
+/// The database of `env` with everything in the file itself, its page size, and the root page
+/// of every table and index by name.
+fn checkpointed(env: &TestEnv) -> (Vec<u8>, usize, Vec<(String, usize)>) {
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the db");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint the WAL");
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |row| row.get(0))
+        .expect("the page size");
+    let roots = conn
+        .prepare("SELECT name, rootpage FROM sqlite_schema WHERE rootpage > 0")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| Ok((row.get(0)?, row.get::<_, i64>(1)?)))?
+                .collect::<rusqlite::Result<Vec<(String, i64)>>>()
+        })
+        .expect("read the schema");
+    drop(conn);
+    let roots = roots
+        .into_iter()
+        .map(|(name, root)| (name, usize::try_from(root).expect("a page number")))
+        .collect();
+    let bytes = fs::read(&db).expect("read the db");
+    (
+        bytes,
+        usize::try_from(page_size).expect("a page size"),
+        roots,
+    )
+}
+
+/// `real` with the root page of `object` damaged as `damage` says.
+fn damaged(real: &[u8], page_size: usize, root: usize, index: bool, damage: Damage) -> Vec<u8> {
+    let mut bytes = real.to_vec();
+    let page = &mut bytes[(root - 1) * page_size..root * page_size];
+    match damage {
+        Damage::Emptied => {
+            page.fill(0);
+            // A b-tree leaf page header: kind (0x0a index leaf, 0x0d table leaf), no
+            // freeblock, no cells, the cell content area starting at the end of the page.
+            page[0] = if index { 0x0a } else { 0x0d };
+            let end = u16::try_from(page_size % 65_536).expect("a page size");
+            page[5..7].copy_from_slice(&end.to_be_bytes());
+        }
+        Damage::Noise => {
+            for (i, byte) in (0_u32..).zip(page.iter_mut()) {
+                *byte = i.wrapping_mul(2_654_435_761).to_be_bytes()[1];
+            }
+        }
+    }
+    bytes
+}
+
+/// How many session rows the file holds, read from the table itself (no index).
+fn session_rows(db: &Path) -> Option<i64> {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()?;
+    conn.query_row("SELECT count(*) FROM sessions NOT INDEXED", [], |row| {
+        row.get(0)
+    })
+    .ok()
+}
+
+#[test]
+fn damaged_index_or_table_pages_are_71_never_a_second_session() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    env.turn("second");
+    env.sticky(["-t", "other", "elsewhere"])
+        .run()
+        .assert_success();
+    let db = env.project.join(".sticky/sticky.db");
+    let (real, page_size, roots) = checkpointed(&env);
+    let root = |name: &str| {
+        roots
+            .iter()
+            .find(|(object, _)| object == name)
+            .unwrap_or_else(|| panic!("no {name} in {roots:?}"))
+            .1
+    };
+    // (object, is an index, damage, whether a resume reads it). Damage a resume never reads
+    // (the turns' index) may let a resume go on, on the same session; the rare path that
+    // creates a session proves the whole file first and refuses it.
+    let cases = [
+        ("sessions_live", true, Damage::Emptied, true),
+        ("sessions_live", true, Damage::Noise, true),
+        ("sqlite_autoindex_threads_1", true, Damage::Emptied, true),
+        ("turns_by_session", true, Damage::Emptied, false),
+        ("sessions", false, Damage::Emptied, true),
+        ("sessions", false, Damage::Noise, true),
+        ("threads", false, Damage::Emptied, true),
+        ("turns", false, Damage::Noise, false),
+    ];
+    // Runs of the agent for a turn (doctor asks it for its `--version`, which is no turn).
+    let turns_run = || {
+        env.agent_runs()
+            .iter()
+            .filter(|run| !run.has("--version"))
+            .count()
+    };
+    let mut runs = turns_run();
+    for (object, index, damage, read_by_resume) in cases {
+        let bytes = damaged(&real, page_size, root(object), index, damage);
+        // Only the file: a WAL left by an earlier case's resumed turn would cover the damage.
+        for suffix in ["-wal", "-shm"] {
+            let _ = fs::remove_file(format!("{}{suffix}", db.display()));
+        }
+        fs::write(&db, &bytes).expect("write the damaged db");
+        let sessions = session_rows(&db);
+        let commands: &[&[&str]] = if read_by_resume {
+            &[
+                &["hello"],
+                &["new", "hello"],
+                &["new"],
+                &["status"],
+                &["doctor"],
+            ]
+        } else {
+            &[&["new", "hello"], &["new"], &["-t", "third", "hello"]]
+        };
+        for args in commands {
+            let output = env.sticky(*args).run();
+            let what = format!("{object} {damage:?}: sticky {args:?}");
+            assert_eq!(output.code, Some(71), "{what}\n{}", output.describe());
+            // doctor lists it among its problems, on stdout; everything else says it on stderr.
+            let said = format!("{}{}", output.stdout, output.stderr);
+            assert!(
+                said.contains(&format!("{}: is damaged (", db.display())),
+                "{what}\n{}",
+                output.describe()
+            );
+            assert!(said.contains("starts no new session"), "{what}");
+            assert!(
+                fs::read(&db).expect("read the db") == bytes,
+                "{what}: the file changed"
+            );
+            assert_eq!(session_rows(&db), sessions, "{what}: no session was added");
+        }
+        assert_eq!(turns_run(), runs, "{object}: the agent never ran");
+        if !read_by_resume {
+            // A resume may go on, but only ever on the stored session.
+            let output = env.sticky(["resumed"]).run();
+            if output.code == Some(0) {
+                assert_eq!(output.answer().session, first, "{object}: the same session");
+                runs += 1;
+            } else {
+                output.assert_code(71);
+            }
+            assert_eq!(
+                session_rows(&db),
+                sessions,
+                "{object}: no session was added"
+            );
+        }
+    }
+
+    // The undamaged file goes on with its session.
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    fs::write(&db, &real).expect("restore the db");
+    assert_eq!(env.turn("third").session, first);
+    assert_eq!(session_rows(&db), Some(2), "main's and other's");
+}
+
+// --- The small ones about the project and the store. ---
+
+/// Runs the built sticky in `dir` with `home` as HOME and the fakes on PATH, as user `nobody`
+/// when the test runs as root (who ignores file modes), through setpriv: (exit code, stdout,
+/// stderr).
+fn sticky_as_user(args: &[&str], dir: &Path, home: &Path) -> (Option<i32>, String, String) {
+    let python_dir = crate::support::python()
+        .parent()
+        .expect("python's directory")
+        .to_owned();
+    let path = std::env::join_paths([
+        crate::support::fakes_dir(),
+        python_dir,
+        "/usr/bin".into(),
+        "/bin".into(),
+    ])
+    .expect("a PATH");
+    let mut command = if is_root() {
+        let mut setpriv = std::process::Command::new("setpriv");
+        setpriv
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_sticky"));
+        setpriv
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_sticky"))
+    };
+    let output = command
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", path)
+        .env("FAKE_CLAUDE_LOG", "/dev/null")
+        .output()
+        .expect("run sticky through setpriv");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn status_log_and_threads_read_a_database_nobody_may_write() {
+    if !is_root()
+        || std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        // Without root, a file the test cannot write is one it made read-only itself.
+        eprintln!("skipped: needs root and setpriv to run sticky as another user");
+        return;
+    }
+    // A world-traversable place, handed to `nobody`, then made read-only.
+    let base = tempfile::Builder::new()
+        .prefix("sticky-ro-")
+        .tempdir()
+        .expect("a temp dir");
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(base.path(), 0o755);
+    let (home, project) = (base.path().join("home"), base.path().join("project"));
+    for dir in [&home, &project] {
+        fs::create_dir(dir).expect("create a directory");
+        if is_root() {
+            std::os::unix::fs::chown(dir, Some(65_534), Some(65_534)).expect("chown");
+        }
+    }
+    for prompt in ["first words", "second words"] {
+        let (code, _, stderr) = sticky_as_user(&[prompt], &project, &home);
+        assert_eq!(code, Some(0), "{stderr}");
+    }
+    let state = project.join(".sticky");
+    for entry in fs::read_dir(&state).expect("read .sticky").flatten() {
+        if entry.path().is_file() {
+            chmod(&entry.path(), 0o400);
+        }
+    }
+    chmod(&state, 0o500);
+    let before = snapshot(&state);
+
+    let (code, stdout, stderr) = sticky_as_user(&["status"], &project, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("second words"), "{stdout}");
+    let (code, stdout, stderr) = sticky_as_user(&["log"], &project, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("first words") && stdout.contains("second words"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = sticky_as_user(&["threads"], &project, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("main"), "{stdout}");
+    assert_eq!(snapshot(&state), before, "reading wrote nothing");
+
+    // A turn needs to write, and says how to get a writable place.
+    let (code, _, stderr) = sticky_as_user(&["third"], &project, &home);
+    assert_eq!(code, Some(71), "{stderr}");
+    assert!(stderr.contains("STICKY_DB=/writable/path"), "{stderr}");
+    assert_eq!(snapshot(&state), before, "the refused turn wrote nothing");
+}
+
+#[test]
+fn dash_c_on_a_file_is_a_usage_error() {
+    let env = TestEnv::new();
+    let file = env.scratch.join("notes.txt");
+    fs::write(&file, "x").expect("write a file");
+    for args in [&["status"][..], &["hello"], &["init"]] {
+        let mut all = vec!["-C", file.to_str().expect("utf-8")];
+        all.extend_from_slice(args);
+        let output = env.sticky(&all).run();
+        output.assert_code(2);
+        output.assert_stderr_contains(&format!(
+            "cannot use directory {}: not a directory",
+            file.display()
+        ));
+    }
+    assert!(env.agent_runs().is_empty());
+}
+
+#[test]
+fn a_database_locked_by_another_program_fails_no_wait_at_once_and_a_turn_after_waiting() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let db = env.project.join(".sticky/sticky.db");
+    // Another program (a sqlite3 shell, say) holding the write lock until told to let go.
+    let mut holder = Command::new(crate::support::python())
+        .args([
+            "-c",
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
+             c.execute('BEGIN EXCLUSIVE')\n\
+             print('locked', flush=True)\n\
+             sys.stdin.read()\n",
+        ])
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the lock holder");
+    let mut line = String::new();
+    BufReader::new(holder.stdout.take().expect("its stdout"))
+        .read_line(&mut line)
+        .expect("read its readiness");
+    assert_eq!(line.trim(), "locked");
+
+    let started = Instant::now();
+    let output = env.sticky(["--no-wait", "hello"]).run();
+    let took = started.elapsed();
+    output.assert_code(75);
+    output.assert_stderr_contains(&format!(
+        "{}: cannot lock the database: another process has held the database's lock for more \
+         than 500 ms",
+        db.display()
+    ));
+    assert!(
+        took < Duration::from_secs(8),
+        "at once, not after the timeout: {took:?}"
+    );
+
+    let started = Instant::now();
+    let output = env.sticky(["hello"]).run();
+    let took = started.elapsed();
+    output.assert_code(75);
+    output.assert_stderr_contains("for more than 10 s; try again later");
+    output.assert_stderr_contains("a sqlite3 shell left in a transaction");
+    assert!(took >= Duration::from_secs(9), "it waited first: {took:?}");
+    assert_eq!(
+        env.agent_runs().len(),
+        1,
+        "the agent never ran while locked"
+    );
+
+    drop(holder.stdin.take());
+    assert!(holder.wait().expect("the holder ends").success());
+    assert_eq!(env.turn("after").session, first);
+}
+
+#[test]
+fn a_schema_version_reset_to_zero_is_one_line_and_71_with_the_file_untouched() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the db");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint the WAL");
+    conn.pragma_update(None, "user_version", 0)
+        .expect("reset the version");
+    drop(conn);
+    let before = fs::read(&db).expect("read the db");
+    for args in [
+        &["hello"][..],
+        &["new", "hello"],
+        &["status"],
+        &["log"],
+        &["threads"],
+    ] {
+        let output = env.sticky(args).run();
+        output.assert_code(71);
+        assert_eq!(
+            output.stderr.lines().count(),
+            1,
+            "one line\n{}",
+            output.describe()
+        );
+        output.assert_stderr_contains(&format!(
+            "sticky: {}: holds sticky's tables but its schema version (PRAGMA user_version) \
+             was reset to 0",
+            db.display()
+        ));
+        output.assert_stderr_contains("set it back to the version it had");
+        assert!(
+            fs::read(&db).expect("read the db") == before,
+            "{args:?}: the file changed"
+        );
+    }
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran again");
+}
+
+#[test]
+fn a_sticky_file_in_the_project_says_so() {
+    let env = TestEnv::new();
+    let file = env.project.join(".sticky");
+    fs::write(&file, "not a directory").expect("write a .sticky file");
+    for args in [&["hello"][..], &["status"], &["new"], &["init"]] {
+        let output = env.sticky(args).run();
+        output.assert_code(71);
+        output.assert_stderr_contains(&format!(
+            "sticky: {}: refusing to use it: is a file, not sticky's state directory; rename \
+             or remove it",
+            file.display()
+        ));
+        output.assert_stderr_contains("STICKY_DB=");
+    }
+    assert_eq!(
+        fs::read_to_string(&file).expect("still there"),
+        "not a directory"
+    );
+    // The way out it names works.
+    let db = env.scratch.join("state.db");
+    env.sticky(["hello"])
+        .env("STICKY_DB", &db)
+        .run()
+        .assert_success();
+}
+
+#[test]
+fn only_the_users_config_and_variables_choose_the_program_even_for_a_crafted_session() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let marker = env.scratch.join("trap-ran");
+    let trap = env.script(
+        "trap",
+        &format!("#!/bin/sh\necho ran >> '{}'\n", marker.display()),
+    );
+    // The repository's own state names an agent and a program of its choosing...
+    fs::write(
+        env.project.join(".sticky/config.toml"),
+        format!(
+            "default_agent = \"evil\"\n[agents.evil]\nbin = \"{t}\"\nheadless = [\"{{prompt}}\"]\n\
+             new = []\nresume = []\n[agents.claude]\nbin = \"{t}\"\n",
+            t = trap.display()
+        ),
+    )
+    .expect("write a crafted config");
+    let db = env.project.join(".sticky/sticky.db");
+    rusqlite::Connection::open(&db)
+        .and_then(|conn| conn.execute("UPDATE sessions SET agent = 'evil'", []))
+        .expect("craft the session's agent");
+    // ...which sticky never takes for a program: the user has no agent of that name.
+    let output = env.sticky(["hello"]).run();
+    output.assert_code(2);
+    output.assert_stderr_contains("unknown agent `evil`");
+    assert!(!marker.exists(), "the repository's program ran");
+
+    // The user's own configuration (and STICKY_* variables) are what decide.
+    let config = env.home.join("user.toml");
+    fs::write(&config, "default_agent = \"claude\"\n").expect("write the user's config");
+    rusqlite::Connection::open(&db)
+        .and_then(|conn| conn.execute("UPDATE sessions SET agent = 'claude'", []))
+        .expect("restore the agent");
+    let output = env.sticky(["hello"]).env("STICKY_CONFIG", &config).run();
+    output.assert_success();
+    assert_eq!(
+        env.last_agent_run().text("program"),
+        crate::support::fake_claude().to_str()
+    );
+    assert!(!marker.exists(), "the repository's program ran");
+}
+
+#[test]
+fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured() {
+    if !is_root() {
+        eprintln!("skipped: needs root to run sticky as a second user");
+        return;
+    }
+    // User A (root here) plants a state directory anyone may write in a shared directory...
+    let base = tempfile::Builder::new()
+        .prefix("sticky-shared-")
+        .tempdir()
+        .expect("a temp dir");
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(base.path(), 0o755);
+    let shared = base.path().join("x");
+    fs::create_dir(&shared).expect("create the shared directory");
+    chmod(&shared, 0o777);
+    let env = TestEnv::without_git();
+    env.sticky(["planted by A"])
+        .current_dir(&shared)
+        .run()
+        .assert_success();
+    let planted = shared.join(".sticky");
+    chmod(&planted, 0o777);
+    for entry in fs::read_dir(&planted).expect("read it").flatten() {
+        chmod(&entry.path(), 0o777);
+    }
+    let before = snapshot(&planted);
+    // ...and user B (nobody) works in a directory of their own below it.
+    let (home, mine) = (base.path().join("home"), shared.join("anything"));
+    for dir in [&home, &mine] {
+        fs::create_dir(dir).expect("create a directory");
+        std::os::unix::fs::chown(dir, Some(65_534), Some(65_534)).expect("chown");
+    }
+    let (code, stdout, stderr) = sticky_as_user(&["mine"], &mine, &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("saw=[]"), "nothing of A's: {stdout}");
+    assert!(mine.join(".sticky/sticky.db").is_file(), "B's own state");
+    assert_eq!(snapshot(&planted), before, "A's state was not used");
+    // In the shared directory itself, B is told why A's state is not used.
+    let (code, _, stderr) = sticky_as_user(&["status"], &shared, &home);
+    assert_eq!(code, Some(71), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: refusing to use it: is owned by another user",
+            planted.display()
+        )),
+        "{stderr}"
+    );
+}
