@@ -21,6 +21,8 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'sticky' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order')
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
@@ -51,6 +53,8 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;new' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order')
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sticky_global_optspecs
-    string join \n a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
+    string join \n p/prompt= a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
 end
 
 function __fish_sticky_needs_command
@@ -24,6 +24,7 @@ function __fish_sticky_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c sticky -n "__fish_sticky_needs_command" -s p -l prompt -d 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
@@ -45,6 +46,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -a "config" -d 'Show the eff
 complete -c sticky -n "__fish_sticky_needs_command" -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
 complete -c sticky -n "__fish_sticky_needs_command" -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
 complete -c sticky -n "__fish_sticky_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s p -l prompt -d 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r

@@ -111,39 +111,172 @@ impl Cli {
     {
         let mut command = Self::command();
         let matches = command.try_get_matches_from_mut(args)?;
-        if let Some(name) = matches.subcommand_name() {
-            // Options of the turn given before a command would be dropped silently (`sticky -m
-            // M new` would not change the model); options that apply to every command are fine
-            // there (`sticky -t review status`).
-            let misplaced = ["agent", "model", "wait", "no_wait", "prompt", "agent_args"]
-                .into_iter()
-                .find(|id| Origin::of(&matches, id) == Origin::Flag);
-            if let Some(id) = misplaced {
-                let what = match id {
-                    "agent" => "--agent",
-                    "model" => "--model",
-                    "wait" => "--wait",
-                    "no_wait" => "--no-wait",
-                    "prompt" => "a prompt",
-                    _ => "agent arguments after --",
-                };
-                return Err(command.error(
-                    ErrorKind::ArgumentConflict,
-                    format!("{what} cannot come before the command `{name}`; give it after"),
-                ));
-            }
-        }
         let mut cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
-        // Global options are propagated to the subcommand's matches, so the innermost matches
-        // know every option the command line gave.
+        cli.turn.place_prompt_option(&matches);
         let leaf = matches.subcommand().map_or(&matches, |(_, sub)| sub);
+        if let Some(Command::New(args)) = &mut cli.command {
+            args.place_prompt_option(leaf);
+        }
+        if let Some(name) = matches.subcommand_name() {
+            // Options of a turn given before a command go to the command when it takes them
+            // (`sticky -a codex new`, `sticky -m M doctor`), and are refused when it cannot
+            // use them: never dropped silently.
+            let given = TURN_OPTIONS
+                .iter()
+                .filter(|(id, _)| Origin::of(&matches, id) == Origin::Flag);
+            for (id, flag) in given {
+                if !cli.take_turn_option(id, leaf) {
+                    return Err(command.error(
+                        ErrorKind::ArgumentConflict,
+                        format!("{flag} does not apply to `sticky {name}`"),
+                    ));
+                }
+            }
+        } else {
+            refuse_misspelt_command(&cli.turn, &mut command)?;
+        }
+        // Global options are propagated to the subcommand's matches, so the innermost matches
+        // know every option the command line gave; a turn option given before the command
+        // (taken above) is a flag too.
+        let origin = |id: &str| match Origin::of(&matches, id) {
+            Origin::Flag => Origin::Flag,
+            _ => Origin::of(leaf, id),
+        };
         cli.origins = Origins {
-            agent: Origin::of(leaf, "agent"),
-            model: Origin::of(leaf, "model"),
+            agent: origin("agent"),
+            model: origin("model"),
             thread: Origin::of(leaf, "thread"),
         };
         Ok(cli)
     }
+
+    /// Moves the turn option `id`, given before the command, into the command's own
+    /// arguments unless the command gave it too (the later one wins, as for any repeated
+    /// option); `false` when the command has no such option.
+    fn take_turn_option(&mut self, id: &str, leaf: &ArgMatches) -> bool {
+        let top = &mut self.turn;
+        let given_after = Origin::of(leaf, id) == Origin::Flag;
+        match (&mut self.command, id) {
+            (Some(Command::New(args)), _) => {
+                match id {
+                    "agent" if !given_after => args.agent = top.agent.take(),
+                    "model" if !given_after => args.model = top.model.take(),
+                    "wait" if !given_after && !args.no_wait => args.wait = top.wait,
+                    "no_wait" if !given_after && Origin::of(leaf, "wait") != Origin::Flag => {
+                        args.no_wait = top.no_wait;
+                    }
+                    "prompt_text" => {
+                        // `sticky -p TEXT new WORDS`: the words follow the text.
+                        let mut words = std::mem::take(&mut top.prompt);
+                        words.append(&mut args.prompt);
+                        args.prompt = words;
+                    }
+                    _ => {}
+                }
+                true
+            }
+            (Some(Command::Config(select) | Command::Doctor(select)), "agent" | "model") => {
+                if !given_after {
+                    if id == "agent" {
+                        select.agent = top.agent.take();
+                    } else {
+                        select.model = top.model.take();
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The options of a turn that may come before a command, with the flag that names them.
+const TURN_OPTIONS: &[(&str, &str)] = &[
+    ("agent", "--agent"),
+    ("model", "--model"),
+    ("wait", "--wait"),
+    ("no_wait", "--no-wait"),
+    ("prompt_text", "--prompt"),
+];
+
+/// The commands a one-word prompt is checked against.
+const COMMAND_NAMES: &[&str] = &[
+    "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
+];
+
+/// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
+/// likely a misspelt command, and a turn costs money; it is refused with the way to send it
+/// anyway (`-p`). Longer prompts (`sticky fix the status`) are prompts.
+fn refuse_misspelt_command(
+    turn: &TurnArgs,
+    command: &mut clap::Command,
+) -> Result<(), clap::Error> {
+    let [word] = turn.prompt.as_slice() else {
+        return Ok(());
+    };
+    if turn.prompt_text.is_some() {
+        return Ok(());
+    }
+    let Some(word) = word.to_str() else {
+        return Ok(());
+    };
+    let lower = word.to_ascii_lowercase();
+    if lower.len() < 3 || !lower.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Ok(());
+    }
+    let allowed = if lower.len() <= 4 { 1 } else { 2 };
+    let near = COMMAND_NAMES
+        .iter()
+        .find(|name| edit_distance(&lower, name) <= allowed);
+    match near {
+        Some(name) => Err(command.error(
+            ErrorKind::InvalidSubcommand,
+            format!(
+                "did you mean `sticky {name}`? to send {word:?} as a prompt use `sticky -p {word}`"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The optimal-string-alignment distance of `a` and `b`: insertions, deletions,
+/// substitutions and swaps of two neighbours each count one (`statsu` is one from `status`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut rows = vec![vec![0_usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// A model name as `--model` takes it: not empty or blank, and not starting with `-` (the agent
+/// would read it as an option of its own).
+fn model_name(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        return Err("the model name is empty; give one (e.g. `-m opus`) or leave -m out".into());
+    }
+    if value.starts_with('-') {
+        return Err(format!(
+            "{value:?} starts with `-`, which the agent would take for an option;              model names never do"
+        ));
+    }
+    Ok(value.to_owned())
 }
 
 /// Where a setting given on the command line or in the environment came from.
@@ -216,9 +349,20 @@ pub struct GlobalArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct TurnArgs {
     /// The prompt; words are joined with spaces. Without one, on a terminal, the agent's own
-    /// interactive UI opens on the sticky session.
+    /// interactive UI opens on the sticky session. It comes before `--`: what follows `--`
+    /// goes to the agent.
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<OsString>,
+
+    /// The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined
+    /// with any prompt words in command-line order.
+    #[arg(
+        short = 'p',
+        long = "prompt",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub prompt_text: Option<OsString>,
 
     /// The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in
     /// the configuration; a different agent than the session's starts a new session.
@@ -226,7 +370,7 @@ pub struct TurnArgs {
     pub agent: Option<String>,
 
     /// The model for the session; a different model than the session's starts a new session.
-    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
+    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL", value_parser = model_name)]
     pub model: Option<String>,
 
     /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
@@ -243,6 +387,21 @@ pub struct TurnArgs {
     pub agent_args: Vec<OsString>,
 }
 
+impl TurnArgs {
+    /// Puts the `--prompt` value among the prompt words where the command line gave it
+    /// (`sticky fix -p "-v output"` is "fix -v output").
+    fn place_prompt_option(&mut self, matches: &ArgMatches) {
+        let Some(text) = self.prompt_text.clone() else {
+            return;
+        };
+        let at = matches.index_of("prompt_text").unwrap_or(0);
+        let before = matches
+            .indices_of("prompt")
+            .map_or(0, |indices| indices.filter(|index| *index < at).count());
+        self.prompt.insert(before, text);
+    }
+}
+
 /// The agent and model a report is about, chosen as a turn chooses them.
 #[derive(Debug, Args, Clone, Default)]
 pub struct SelectArgs {
@@ -251,7 +410,7 @@ pub struct SelectArgs {
     pub agent: Option<String>,
 
     /// Report as if the turn was run with `--model MODEL`.
-    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
+    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL", value_parser = model_name)]
     pub model: Option<String>,
 }
 
@@ -351,22 +510,126 @@ mod tests {
         assert_eq!(cli.origins.agent, Origin::Flag);
     }
 
+    fn new_args(cli: Cli) -> TurnArgs {
+        match cli.command {
+            Some(Command::New(args)) => args,
+            other => panic!("not `new`: {other:?}"),
+        }
+    }
+
     #[test]
-    fn options_of_a_turn_before_a_command_are_refused_not_dropped() {
+    fn options_of_a_turn_before_a_command_go_to_it() {
         for args in [
             &["-m", "opus", "new", "hi"][..],
-            &["-a", "claude", "status"],
+            &["new", "-m", "opus", "hi"],
+            &["-m", "sonnet", "new", "-m", "opus", "hi"],
+        ] {
+            let cli = parse(args).unwrap();
+            assert_eq!(cli.origins.model, Origin::Flag, "{args:?}");
+            let turn = new_args(cli);
+            assert_eq!(turn.model.as_deref(), Some("opus"), "{args:?}");
+            assert_eq!(turn.prompt, ["hi"], "{args:?}");
+        }
+        let cli = parse(&["-a", "codex", "--no-wait", "-p", "-x first", "new", "then"]).unwrap();
+        let turn = new_args(cli);
+        assert_eq!(
+            (turn.agent.as_deref(), turn.no_wait, turn.prompt),
+            (Some("codex"), true, vec!["-x first".into(), "then".into()])
+        );
+        let cli = parse(&["-a", "codex", "-m", "o3", "doctor"]).unwrap();
+        assert_eq!(cli.origins.agent, Origin::Flag);
+        let Some(Command::Doctor(select)) = cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(
+            (select.agent.as_deref(), select.model.as_deref()),
+            (Some("codex"), Some("o3"))
+        );
+    }
+
+    #[test]
+    fn options_of_a_turn_a_command_cannot_use_are_refused_not_dropped() {
+        for (args, flag) in [
+            (&["-a", "claude", "status"][..], "--agent"),
+            (&["-m", "opus", "log"], "--model"),
+            (&["--wait", "5", "config"], "--wait"),
+            (&["-p", "hi", "threads"], "--prompt"),
         ] {
             let error = parse(args).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::ArgumentConflict, "{args:?}");
-            assert!(error.to_string().contains("give it after"), "{error}");
+            let text = error.to_string();
+            assert!(
+                text.contains(flag) && text.contains("does not apply"),
+                "{text}"
+            );
         }
-        let cli = parse(&["new", "-m", "opus", "hi"]).unwrap();
-        let Some(Command::New(args)) = cli.command else {
-            panic!("{cli:?}")
-        };
-        assert_eq!(args.model.as_deref(), Some("opus"));
-        assert_eq!(cli.origins.model, Origin::Flag);
+    }
+
+    #[test]
+    fn the_prompt_comes_before_the_agent_arguments_or_with_p() {
+        let cli = parse(&["apply the fix", "--", "--permission-mode", "acceptEdits"]).unwrap();
+        assert_eq!(cli.turn.prompt, ["apply the fix"]);
+        assert_eq!(cli.turn.agent_args, ["--permission-mode", "acceptEdits"]);
+        let cli = parse(&["-p", "-v is broken"]).unwrap();
+        assert_eq!(cli.turn.prompt, ["-v is broken"]);
+        let cli = parse(&["fix", "-p", "-v", "now", "--", "-x"]).unwrap();
+        assert_eq!(cli.turn.prompt, ["fix", "-v", "now"]);
+        assert_eq!(cli.turn.agent_args, ["-x"]);
+        let turn = new_args(parse(&["new", "--prompt", "--start"]).unwrap());
+        assert_eq!(turn.prompt, ["--start"]);
+    }
+
+    #[test]
+    fn a_blank_model_or_one_like_an_option_is_a_usage_error() {
+        for args in [
+            &["-m", ""][..],
+            &["-m", "  "],
+            &["-m=--x"],
+            &["doctor", "-m", ""],
+        ] {
+            let error = parse(args).unwrap_err();
+            assert_eq!(
+                error.kind(),
+                ErrorKind::ValueValidation,
+                "{args:?}: {error}"
+            );
+        }
+        assert!(
+            parse(&["-m=--x"])
+                .unwrap_err()
+                .to_string()
+                .contains("starts with `-`")
+        );
+    }
+
+    #[test]
+    fn a_one_word_prompt_near_a_command_is_refused() {
+        for word in ["statsu", "stauts", "sesions", "lgo", "doctr", "nwe"] {
+            let error = parse(&[word]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidSubcommand, "{word}");
+            assert!(
+                error.to_string().contains(&format!("sticky -p {word}")),
+                "{error}"
+            );
+        }
+        assert!(
+            parse(&["statsu"])
+                .unwrap_err()
+                .to_string()
+                .contains("`sticky status`")
+        );
+        for args in [
+            &["yes"][..],
+            &["go"],
+            &["refactor"],
+            &["fix", "the", "status"],
+            &["-p", "statsu"],
+            &["Status?"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+        assert_eq!(edit_distance("statsu", "status"), 1);
+        assert_eq!(edit_distance("", "log"), 3);
     }
 
     #[test]

@@ -535,10 +535,24 @@ fn options_of_every_command_may_come_before_it_without_becoming_a_prompt() {
     let runs = env.agent_runs().len();
     env.ok(["--json", "threads"]);
     assert_eq!(env.agent_runs().len(), runs, "no turn ran");
-    env.sticky(["-m", "other", "new", "x"])
+    // Options of a turn work before the command that takes them, as after it.
+    env.ok(["-m", "other", "new", "x"]);
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("other")
+    );
+    assert_eq!(env.status_json()["session"]["model"], "other");
+    env.ok(["new", "-m", "third", "y"]);
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("third")
+    );
+    let runs = env.agent_runs().len();
+    env.sticky(["-m", "other", "status"])
         .run()
         .assert_code(2)
-        .assert_stderr_contains("--model cannot come before the command `new`");
+        .assert_stderr_contains("--model does not apply to `sticky status`");
+    assert_eq!(env.agent_runs().len(), runs, "no turn ran");
 }
 
 // --- doctor ---------------------------------------------------------------------------------
@@ -864,4 +878,28 @@ fn help_on_a_terminal_is_styled_unless_no_color() {
         !terminal_contents_has_escape(&env, &["--help"], true),
         "plain under NO_COLOR"
     );
+}
+
+#[test]
+fn a_blank_model_or_a_misspelt_command_is_a_usage_error_and_no_turn() {
+    let env = TestEnv::new();
+    for args in [
+        &["-m", "", "hi"][..],
+        &["-m", "  ", "hi"],
+        &["-m=--x", "hi"],
+        &["statsu"],
+    ] {
+        env.sticky(args).run().assert_code(2);
+    }
+    env.sticky(["-m", "", "hi"])
+        .run()
+        .assert_stderr_contains("the model name is empty");
+    env.sticky(["statsu"]).run().assert_stderr_contains(
+        "did you mean `sticky status`? to send \"statsu\" as a prompt use `sticky -p statsu`",
+    );
+    assert!(env.agent_runs().is_empty(), "no paid turn ran");
+    env.ok(["-p", "statsu"]);
+    assert_eq!(env.last_agent_run().prompt(), "statsu");
+    env.ok(["fix", "the", "status"]);
+    assert_eq!(env.last_agent_run().prompt(), "fix the status");
 }

@@ -35,11 +35,12 @@ const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
-    // `sticky new` without words only rotates: it never waits on a stdin left open by a script.
-    let mut read_stdin = !stdin_is_terminal && (!fresh || !args.prompt.is_empty());
+    let mut read_stdin = !stdin_is_terminal;
     let mut stdin = std::io::stdin();
-    if read_stdin && !args.prompt.is_empty() && !input::has_input(&stdin, input::STDIN_GRACE) {
-        // Piped context is optional when there is a prompt: never hang on a pipe nobody closes.
+    // Piped input is optional when there is a prompt, and for `sticky new` (which only rotates
+    // without one): never hang on a pipe nobody closes.
+    let optional = !args.prompt.is_empty() || fresh;
+    if read_stdin && optional && !input::has_input(&stdin, input::STDIN_GRACE) {
         read_stdin = false;
         if !ctx.quiet {
             eprintln!(
@@ -54,6 +55,14 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         (Some(_), _) => Mode::Headless,
         (None, true) => return rotate_only(ctx, args),
         (None, false) if stdin_is_terminal && std::io::stdout().is_terminal() => Mode::Interactive,
+        (None, false) if !args.agent_args.is_empty() => {
+            return Err(StickyError::Usage(
+                "no prompt: everything after `--` goes to the agent; give the prompt before \
+                 `--` (sticky \"PROMPT\" -- AGENT_ARGS) or with -p"
+                    .into(),
+            )
+            .into());
+        }
         (None, false) => {
             return Err(StickyError::Usage(
                 "no prompt: give one as arguments or on stdin, or run sticky on a terminal for \
