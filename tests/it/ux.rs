@@ -903,3 +903,53 @@ fn a_blank_model_or_a_misspelt_command_is_a_usage_error_and_no_turn() {
     env.ok(["fix", "the", "status"]);
     assert_eq!(env.last_agent_run().prompt(), "fix the status");
 }
+
+#[test]
+fn agent_arguments_that_fight_stickys_own_are_refused_before_anything_runs() {
+    let env = TestEnv::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["hi", "--", "--resume", "x"], "`--resume`"),
+        (&["hi", "--", "--model=opus"], "`--model=opus`"),
+        (&["hi", "--", "-c"], "`-c`"),
+        (
+            &["hi", "--", "--output-format", "text"],
+            "`--output-format`",
+        ),
+        (&["-a", "codex", "hi", "--", "resume", "--last"], "`resume`"),
+        (&["-a", "gemini", "hi", "--", "-r", "latest"], "`-r`"),
+    ];
+    for (args, arg) in cases {
+        let output = env.sticky(*args).run();
+        output.assert_code(2).assert_stderr_contains(arg);
+        let advice = if arg.contains("model") {
+            "--model MODEL"
+        } else if arg.contains("output") {
+            "--json"
+        } else {
+            "sticky new"
+        };
+        output.assert_stderr_contains(advice);
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    assert!(
+        env.status_json()["session"].is_null(),
+        "no session was started"
+    );
+    // The configuration's args are checked too.
+    let config = write_config(&env, "[agents.claude]\nargs = [\"--session-id\", \"x\"]\n");
+    env.sticky(["hi"])
+        .env("STICKY_CONFIG", &config)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("the configuration's args for agent `claude` hold `--session-id`");
+    std::fs::remove_file(&config).expect("remove the config");
+    // Flags that only look alike pass.
+    env.ok([
+        "hi",
+        "--",
+        "--permission-mode",
+        "acceptEdits",
+        "--append-system-prompt",
+        "-c is ok",
+    ]);
+}

@@ -165,6 +165,7 @@ fn begin(
         };
         ensure_plain_arguments(ctx, &session)?;
         let adapter = ctx.agents.get(&session.agent)?;
+        ensure_own_arguments(ctx, adapter, args)?;
         let prompt_via = prompt
             .map(|prompt| prompt_via(adapter, prompt))
             .transpose()?;
@@ -345,6 +346,39 @@ fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), Sti
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Agent arguments (after `--`, or the configuration's `args`) that would choose another
+/// session, model or output format than sticky passes are refused before anything runs (see
+/// [`agent::reserved`]); the transaction this runs in rolls back.
+fn ensure_own_arguments(
+    ctx: &Context,
+    adapter: &dyn Adapter,
+    args: &TurnArgs,
+) -> Result<(), StickyError> {
+    let reserved = adapter.reserved_args();
+    let name = adapter.name();
+    if let Some((arg, fight)) = agent::reserved::find(reserved, &args.agent_args) {
+        return Err(StickyError::Usage(format!(
+            "the agent argument `{}` would override what sticky passes {name}; {}",
+            arg.to_string_lossy(),
+            fight.instead.advice()
+        )));
+    }
+    let configured: Vec<OsString> = ctx
+        .config
+        .agent(name)
+        .map(|settings| settings.args.iter().map(OsString::from).collect())
+        .unwrap_or_default();
+    if let Some((arg, fight)) = agent::reserved::find(reserved, &configured) {
+        return Err(StickyError::Usage(format!(
+            "the configuration's args for agent `{name}` hold `{}`, which would override what \
+             sticky passes; remove it; {}",
+            arg.to_string_lossy(),
+            fight.instead.advice()
+        )));
     }
     Ok(())
 }
