@@ -15,7 +15,7 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand,
 pub const EXIT_CODES: &str = "\
 Exit codes:
   0        the turn succeeded
-  1-125    the agent's own exit code, passed through
+  1-125    the agent's own exit code, passed through (but see 76)
   128+N    the agent was killed by signal N (130 for Ctrl-C)
   2        usage error: bad option or argument
   70       internal error in sticky
@@ -23,7 +23,8 @@ Exit codes:
   72       agent not found or not executable
   73       session lost: the agent can no longer resume the stored session
   74       amnesia detected: the agent answered from a different session than the one resumed
-  75       busy: another turn holds this conversation and waiting gave up";
+  75       busy: another turn holds this conversation and waiting gave up
+  76       the agent exited with a code sticky reserves (2, 70-76); log and --json show it";
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
 pub const ENVIRONMENT: &[(&str, &str)] = &[

@@ -289,10 +289,15 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
         )
     })?;
     if ctx.json {
+        // A turn's keys, so `sticky new --json` reads alike with and without a prompt.
         print_json(&serde_json::json!({
             "thread": ctx.thread,
             "project": ctx.project.dir.display().to_string(),
             "session": SessionView::from(&session),
+            "turn": null,
+            "answer": null,
+            "error": null,
+            "exit_code": 0,
         }))?;
     } else if !ctx.quiet {
         eprintln!(
