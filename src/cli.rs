@@ -26,6 +26,107 @@ Exit codes:
   75       busy: another turn holds this conversation and waiting gave up
   76       the agent exited with a code sticky reserves (2, 70-76); log and --json show it";
 
+/// The EXAMPLES of the man pages: per page (`sticky`, or a command's name), each command line
+/// with what it does. Every one is run against the fake agents by the integration tests
+/// (`tests/it/documented.rs`), so they are written to run as they stand.
+pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "sticky",
+        &[
+            (
+                "sticky \"why does the build fail?\"",
+                "one headless turn on the project's session; the answer goes to stdout",
+            ),
+            (
+                "sticky \"apply the fix\" -- --permission-mode acceptEdits",
+                "the prompt comes first; what follows -- goes to the agent unchanged",
+            ),
+            (
+                "sticky -p \"-v prints nothing; why?\"",
+                "a prompt that starts with -",
+            ),
+            (
+                "git diff | sticky \"review this\"",
+                "piped input is added to the prompt as context",
+            ),
+            (
+                "sticky -t review \"look at the API\"",
+                "a turn on another conversation of the project",
+            ),
+            (
+                "sticky --json \"summarise the diff\" | jq -r .answer",
+                "one JSON object on stdout, for scripts",
+            ),
+        ],
+    ),
+    (
+        "new",
+        &[
+            ("sticky new", "start a fresh session; the next turn runs it"),
+            (
+                "sticky new \"start on the release notes\"",
+                "start a fresh session with this first prompt",
+            ),
+            (
+                "echo \"start on the changelog\" | sticky new",
+                "piped input is the first prompt of the new session",
+            ),
+            (
+                "sticky -a codex new \"port the parser\"",
+                "a fresh session with another agent",
+            ),
+        ],
+    ),
+    (
+        "status",
+        &[(
+            "sticky status",
+            "the project, thread, session and last turn",
+        )],
+    ),
+    (
+        "log",
+        &[("sticky log | head", "the first turns of the conversation")],
+    ),
+    (
+        "sessions",
+        &[("sticky sessions --json", "the sessions, as JSON")],
+    ),
+    (
+        "threads",
+        &[("sticky threads", "the conversations of the project")],
+    ),
+    (
+        "init",
+        &[(
+            "sticky init",
+            "make the current directory a project of its own",
+        )],
+    ),
+    (
+        "agents",
+        &[("sticky agents", "the agents, their programs and versions")],
+    ),
+    (
+        "config",
+        &[("sticky config", "each setting and where it came from")],
+    ),
+    (
+        "doctor",
+        &[
+            (
+                "sticky doctor",
+                "what the next turn would use, and what stands in its way",
+            ),
+            ("sticky doctor -a codex", "the same, for a turn with Codex"),
+        ],
+    ),
+    (
+        "prompt",
+        &[("sticky prompt", "one line for a shell prompt")],
+    ),
+];
+
 /// The environment variables sticky reads, for the man pages (name, meaning).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
@@ -221,14 +322,14 @@ fn refuse_misspelt_command(
     let Some(word) = word.to_str() else {
         return Ok(());
     };
-    let lower = word.to_ascii_lowercase();
-    if lower.len() < 3 || !lower.bytes().all(|b| b.is_ascii_lowercase()) {
+    // Commands are lowercase: `sticky PROMPT` or `sticky Status?` are prompts.
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return Ok(());
     }
-    let allowed = if lower.len() <= 4 { 1 } else { 2 };
+    let allowed = if word.len() <= 4 { 1 } else { 2 };
     let near = COMMAND_NAMES
         .iter()
-        .find(|name| edit_distance(&lower, name) <= allowed);
+        .find(|name| edit_distance(word, name) <= allowed);
     match near {
         Some(name) => Err(command.error(
             ErrorKind::InvalidSubcommand,
@@ -626,6 +727,7 @@ mod tests {
             &["fix", "the", "status"],
             &["-p", "statsu"],
             &["Status?"],
+            &["PROMPT"],
         ] {
             assert!(parse(args).is_ok(), "{args:?}");
         }

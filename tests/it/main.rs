@@ -18,6 +18,7 @@
 
 mod agents;
 mod concurrency;
+mod documented;
 mod fake;
 mod hostile;
 mod input;
