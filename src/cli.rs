@@ -1,4 +1,6 @@
-//! The command line as clap types, and nothing else.
+//! The command line as clap types, and the checks only the raw command line allows: where a
+//! turn option given before a command goes, where `-p TEXT` sits among the prompt words, and a
+//! one-word prompt that is a misspelt command.
 //!
 //! Doc comments here are the `--help` text and the man pages, so they are written for users.
 //! Nothing in this module opens the database or touches the terminal: turning these raw values

@@ -128,6 +128,7 @@ pub const QWEN: &[Reserved] = &[
     Reserved::new("--continue", Instead::Session),
     Reserved::new("-c", Instead::Session),
     Reserved::new("--session-id", Instead::Session),
+    Reserved::new("--fork-session", Instead::Session),
     Reserved::new("--output-format", Instead::Output),
     Reserved::new("-o", Instead::Output),
 ];

@@ -212,6 +212,11 @@ fn a_prompt_goes_before_the_agent_arguments_or_with_p() {
     env.ok(["new", "-p", "--start over"]);
     assert_eq!(env.last_agent_run().prompt(), "--start over");
 
+    // `sticky new` without a prompt runs no agent: arguments for it are refused, not dropped.
+    env.sticky(["new", "--", "--permission-mode", "plan", "start over"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("give `sticky new` a prompt before `--`");
     // A prompt after `--` is the agent's argument, and the error says where the prompt goes.
     let runs = env.agent_runs().len();
     env.sticky(["--", "--permission-mode", "acceptEdits", "apply the fix"])

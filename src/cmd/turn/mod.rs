@@ -249,6 +249,15 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
 
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
+    if !args.agent_args.is_empty() {
+        // No agent runs now, so they would be dropped without a word.
+        return Err(StickyError::Usage(
+            "agent arguments after `--` need a turn: give `sticky new` a prompt before `--` \
+             (sticky new \"PROMPT\" -- AGENT_ARGS)"
+                .into(),
+        )
+        .into());
+    }
     let mut store = ctx.open_store()?;
     let requested = args
         .agent
