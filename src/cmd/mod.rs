@@ -32,7 +32,14 @@ pub fn run(cli: Cli) -> Result<Exit> {
     let json = cli.global.json;
     let keys = cli.command.as_ref().map_or(TURN_KEYS, Command::json_keys);
     let global = cli.global.clone();
-    let result = dispatch(cli);
+    // A panic is a bug: the panic hook has restored the terminal and said where it happened;
+    // it ends as an internal error (70), with its `--json` object like any other failure.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
+        .unwrap_or_else(|_| {
+            Err(anyhow::anyhow!(
+                "internal error: sticky panicked (a bug in sticky; please report it)"
+            ))
+        });
     if let Err(error) = &result {
         if reports && listing::is_broken_pipe(error) {
             // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no
