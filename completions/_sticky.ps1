@@ -39,7 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given')
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')
@@ -179,7 +179,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;help' {
-            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given')
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')

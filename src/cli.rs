@@ -521,7 +521,8 @@ pub struct SelectArgs {
 /// sticky's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Start a fresh session for this conversation, and run its first turn if a prompt is given.
+    /// Start a fresh session for this conversation, and run its first turn if a prompt is given
+    /// (as words, with -p, or piped on stdin).
     ///
     /// The old session stays on record, linked to the new one with the reason `new`.
     New(TurnArgs),
