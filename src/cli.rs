@@ -251,6 +251,14 @@ impl Cli {
             model: origin("model"),
             thread: Origin::of(leaf, "thread"),
         };
+        let model = match &mut cli.command {
+            Some(Command::New(args)) => &mut args.model,
+            Some(Command::Config(select) | Command::Doctor(select)) => &mut select.model,
+            None => &mut cli.turn.model,
+            // The other commands use no model.
+            Some(_) => return Ok(cli),
+        };
+        check_model(model, cli.origins.model, &mut command)?;
         Ok(cli)
     }
 
@@ -369,18 +377,33 @@ fn edit_distance(a: &str, b: &str) -> usize {
     rows[a.len()][b.len()]
 }
 
-/// A model name as `--model` takes it: not empty or blank, and not starting with `-` (the agent
-/// would read it as an option of its own).
-fn model_name(value: &str) -> Result<String, String> {
-    if value.trim().is_empty() {
-        return Err("the model name is empty; give one (e.g. `-m opus`) or leave -m out".into());
-    }
-    if value.starts_with('-') {
-        return Err(format!(
-            "{value:?} starts with `-`, which the agent would take for an option;              model names never do"
-        ));
-    }
-    Ok(value.to_owned())
+/// Checks the model a turn or report would use: a blank one or one starting with `-` (the
+/// agent would read it as an option of its own) is a usage error naming where it came from; an
+/// empty `STICKY_MODEL` is taken as unset, as shells and CI files leave variables empty.
+fn check_model(
+    model: &mut Option<String>,
+    origin: Origin,
+    command: &mut clap::Command,
+) -> Result<(), clap::Error> {
+    let Some(value) = model.as_deref() else {
+        return Ok(());
+    };
+    let source = match origin {
+        Origin::Environment if value.is_empty() => {
+            *model = None;
+            return Ok(());
+        }
+        Origin::Environment => "STICKY_MODEL",
+        _ => "--model",
+    };
+    let problem = if value.trim().is_empty() {
+        "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
+    } else if value.starts_with('-') {
+        format!("{value:?} starts with `-`, which the agent would take for an option")
+    } else {
+        return Ok(());
+    };
+    Err(command.error(ErrorKind::ValueValidation, format!("{source} {problem}")))
 }
 
 /// Where a setting given on the command line or in the environment came from.
@@ -474,7 +497,7 @@ pub struct TurnArgs {
     pub agent: Option<String>,
 
     /// The model for the session; a different model than the session's starts a new session.
-    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL", value_parser = model_name)]
+    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
     pub model: Option<String>,
 
     /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
@@ -514,7 +537,7 @@ pub struct SelectArgs {
     pub agent: Option<String>,
 
     /// Report as if the turn was run with `--model MODEL`.
-    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL", value_parser = model_name)]
+    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
     pub model: Option<String>,
 }
 
@@ -703,7 +726,7 @@ mod tests {
             parse(&["-m=--x"])
                 .unwrap_err()
                 .to_string()
-                .contains("starts with `-`")
+                .contains("--model \"--x\" starts with `-`")
         );
     }
 

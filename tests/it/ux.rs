@@ -893,12 +893,25 @@ fn a_blank_model_or_a_misspelt_command_is_a_usage_error_and_no_turn() {
     }
     env.sticky(["-m", "", "hi"])
         .run()
-        .assert_stderr_contains("the model name is empty");
+        .assert_stderr_contains("--model is empty");
+    env.sticky(["hi"])
+        .env("STICKY_MODEL", "-x")
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("STICKY_MODEL \"-x\" starts with `-`");
     env.sticky(["statsu"]).run().assert_stderr_contains(
         "did you mean `sticky status`? to send \"statsu\" as a prompt use `sticky -p statsu`",
     );
     assert!(env.agent_runs().is_empty(), "no paid turn ran");
-    env.ok(["-p", "statsu"]);
+    // An empty STICKY_MODEL is unset; a command that uses no model ignores it.
+    env.sticky(["status"])
+        .env("STICKY_MODEL", "-x")
+        .run()
+        .assert_success();
+    env.sticky(["-p", "statsu"])
+        .env("STICKY_MODEL", "")
+        .run()
+        .assert_success();
     assert_eq!(env.last_agent_run().prompt(), "statsu");
     env.ok(["fix", "the", "status"]);
     assert_eq!(env.last_agent_run().prompt(), "fix the status");
