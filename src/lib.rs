@@ -18,4 +18,4 @@ pub mod pty;
 pub mod session;
 pub mod store;
 
-pub use cmd::run;
+pub use cmd::{escape, fresh_line, run};

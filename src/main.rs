@@ -28,7 +28,10 @@ fn main() -> ExitCode {
     match result {
         Ok(Ok(exit)) => ExitCode::from(exit.code()),
         Ok(Err(error)) => {
-            eprintln!("sticky: {error:#}");
+            // Errors quote prompts, paths and the agent's words: escaped like every text view;
+            // on a fresh line, whatever an interrupted agent left on the terminal.
+            let message = sticky::escape(&format!("{error:#}")).into_owned();
+            eprintln!("{}sticky: {message}", sticky::fresh_line());
             ExitCode::from(exit_for(&error).code())
         }
         Err(_) => {

@@ -1,6 +1,8 @@
-//! Finding an agent's program: `STICKY_<AGENT>_BIN`, else its usual name on PATH.
+//! Finding an agent's program: `STICKY_<AGENT>_BIN`, else the `bin` of the user's config file,
+//! else its usual name on PATH; an error names which of these chose the program it could not
+//! use.
 //!
-//! Only the user's environment (and, later, the user's config) chooses the program: nothing
+//! Only the user's environment and the user's config choose the program: nothing
 //! inside a project directory can, so a cloned repository never decides what sticky runs. That
 //! is also why a relative PATH entry (`.`, or the empty entry of a stray `:`) is skipped: it
 //! would find a `claude` in whatever directory sticky was started from (Go's `exec.LookPath`
@@ -37,22 +39,64 @@ pub fn override_var(agent: &str) -> String {
     format!("STICKY_{name}_BIN")
 }
 
-/// Resolves the program of `agent`: the override when set (a path, or a name looked up on
-/// PATH), else `default` on PATH.
+/// A program chosen for an agent instead of its usual name, and what chose it.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// A path, or a name looked up on PATH.
+    pub program: OsString,
+    /// What chose it, as errors name it: `STICKY_CLAUDE_BIN`, or `bin` in the config file.
+    pub by: ChosenBy,
+}
+
+/// What chose an agent's program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChosenBy {
+    /// The environment variable `STICKY_<AGENT>_BIN`.
+    Environment,
+    /// The `bin` of the agent in the configuration file at this path.
+    Config(PathBuf),
+}
+
+/// Resolves the program of `agent`: the chosen one when there is one (a path, or a name looked
+/// up on PATH), else `default` on PATH. An error names what chose the program it could not
+/// use (the variable, the configuration file, or PATH) and how to change it.
 pub fn resolve(
     agent: &str,
     default: &str,
-    override_value: Option<OsString>,
+    chosen: Option<Chosen>,
     path: Option<&OsStr>,
 ) -> Result<PathBuf, StickyError> {
     let var = override_var(agent);
-    let (wanted, source) = match override_value.filter(|value| !value.is_empty()) {
-        Some(value) => (PathBuf::from(value), format!(" (from {var})")),
-        None => (PathBuf::from(default), String::new()),
+    // What chose the program (for the error) and the other way to give one.
+    let (wanted, source, other_way) = match chosen.filter(|c| !c.program.is_empty()) {
+        Some(Chosen {
+            program,
+            by: ChosenBy::Environment,
+        }) => (
+            PathBuf::from(program),
+            format!(" (from {var})"),
+            format!("set {var} to another path"),
+        ),
+        Some(Chosen {
+            program,
+            by: ChosenBy::Config(file),
+        }) => (
+            PathBuf::from(program),
+            format!(" (from `bin` of agent {agent} in {})", file.display()),
+            format!(
+                "change `bin` in {} (or set {var}, which overrides it)",
+                file.display()
+            ),
+        ),
+        None => (
+            PathBuf::from(default),
+            " (looked up on PATH)".to_owned(),
+            format!("set {var} to its path"),
+        ),
     };
-    let missing = |reason: String| StickyError::AgentMissing {
+    let missing = |what: String| StickyError::AgentMissing {
         agent: agent.to_owned(),
-        reason,
+        reason: format!("`{}`{source} {what}, or {other_way}", wanted.display()),
     };
     let found = if wanted.components().count() > 1 || wanted.is_absolute() {
         wanted.is_file().then(|| wanted.clone())
@@ -64,23 +108,20 @@ pub fn resolve(
             .find(|candidate| is_executable(candidate))
     };
     let Some(found) = found else {
-        return Err(missing(format!(
-            "`{}`{source} was not found; install it, or set {var} to its path",
-            wanted.display()
-        )));
+        return Err(missing("was not found; install it".to_owned()));
     };
     if !is_executable(&found) {
         return Err(missing(format!(
-            "`{}`{source} is not executable; fix its mode (chmod +x) or set {var}",
+            "is not executable ({}); fix its mode (chmod +x)",
             found.display()
         )));
     }
     if let Some(interpreter) = interpreter(&found).filter(|i| !is_executable(i)) {
         return Err(missing(format!(
-            "`{}`{source} cannot run: its interpreter `{}` (its #! line) is missing or not \
-             executable; reinstall it, or set {var}",
-            found.display(),
-            interpreter.display()
+            "cannot run: its interpreter `{}` (the #! line of {}) is missing or not executable; \
+             reinstall it",
+            interpreter.display(),
+            found.display()
         )));
     }
     Ok(found)
@@ -112,6 +153,14 @@ mod tests {
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
 
+    /// `program` as `STICKY_CLAUDE_BIN` chose it.
+    fn from_env(program: PathBuf) -> Chosen {
+        Chosen {
+            program: program.into(),
+            by: ChosenBy::Environment,
+        }
+    }
+
     #[test]
     fn override_variables_are_named_after_the_agent() {
         assert_eq!(override_var("claude"), "STICKY_CLAUDE_BIN");
@@ -133,17 +182,63 @@ mod tests {
             exe
         );
         assert_eq!(
-            resolve("claude", "nope", Some(exe.clone().into()), None).unwrap(),
+            resolve("claude", "nope", Some(from_env(exe.clone())), None).unwrap(),
             exe
         );
         let error = resolve("claude", "nope", None, path.as_deref()).unwrap_err();
         assert!(
-            error.to_string().contains("`nope` was not found"),
+            error
+                .to_string()
+                .contains("`nope` (looked up on PATH) was not found"),
             "{error}"
         );
-        let error = resolve("claude", "claude", Some(plain.into()), path.as_deref()).unwrap_err();
+        let error =
+            resolve("claude", "claude", Some(from_env(plain)), path.as_deref()).unwrap_err();
         assert!(error.to_string().contains("not executable"), "{error}");
         assert!(error.to_string().contains("STICKY_CLAUDE_BIN"), "{error}");
+    }
+
+    #[test]
+    fn errors_name_what_chose_the_program() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let config = dir.path().join("config.toml");
+        let from_config = Some(Chosen {
+            program: gone.clone().into(),
+            by: ChosenBy::Config(config.clone()),
+        });
+        let text = resolve("claude", "claude", from_config, None)
+            .unwrap_err()
+            .to_string();
+        let expected = format!(
+            "`{}` (from `bin` of agent claude in {}) was not found; install it, or change `bin` \
+             in {} (or set STICKY_CLAUDE_BIN, which overrides it)",
+            gone.display(),
+            config.display(),
+            config.display()
+        );
+        assert!(text.ends_with(&expected), "{text}");
+        assert!(!text.contains("from STICKY_CLAUDE_BIN"), "{text}");
+
+        let text = resolve("claude", "claude", Some(from_env(gone.clone())), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("(from STICKY_CLAUDE_BIN) was not found"),
+            "{text}"
+        );
+
+        let path = Some(dir.path().as_os_str().to_owned());
+        let text = resolve("claude", "claude", None, path.as_deref())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains(
+                "`claude` (looked up on PATH) was not found; install it, or set \
+                 STICKY_CLAUDE_BIN to its path"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
@@ -186,7 +281,7 @@ mod tests {
             path
         };
         let gone = script("gone", "#!/nonexistent/node --flag\nconsole.log(1)\n");
-        let error = resolve("claude", "claude", Some(gone.into()), None).unwrap_err();
+        let error = resolve("claude", "claude", Some(from_env(gone)), None).unwrap_err();
         let text = error.to_string();
         assert!(text.contains("interpreter `/nonexistent/node`"), "{text}");
         assert!(text.contains("STICKY_CLAUDE_BIN"), "{text}");
@@ -194,10 +289,10 @@ mod tests {
 
         let spaced = script("spaced", "#! /bin/sh -e\n");
         assert_eq!(
-            resolve("claude", "claude", Some(spaced.clone().into()), None).unwrap(),
+            resolve("claude", "claude", Some(from_env(spaced.clone())), None).unwrap(),
             spaced
         );
         let binary = script("binary", "\x7fELF");
-        assert!(resolve("claude", "claude", Some(binary.into()), None).is_ok());
+        assert!(resolve("claude", "claude", Some(from_env(binary)), None).is_ok());
     }
 }

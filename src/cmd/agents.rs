@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::Context;
 use super::listing::Listing;
-use super::view::print_json;
+use super::view::{escape, print_json};
 use crate::agent::Adapter;
 use crate::exit::Exit;
 
@@ -49,7 +49,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     let name_width = statuses.iter().map(|a| a.name.len()).max().unwrap_or(0);
     let version = |agent: &AgentStatus| match (&agent.path, &agent.version) {
         (None, _) => "missing".to_owned(),
-        (Some(_), Some(version)) => version.clone(),
+        (Some(_), Some(version)) => escape(version).into_owned(),
         (Some(_), None) => "?".to_owned(),
     };
     let version_width = statuses.iter().map(|a| version(a).len()).max().unwrap_or(0);
@@ -63,9 +63,10 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             .unwrap_or_default();
         writeln!(
             out,
-            "{mark} {:<name_width$}  {:<version_width$}  {detail}",
-            agent.name,
-            version(agent)
+            "{mark} {:<name_width$}  {:<version_width$}  {}",
+            escape(agent.name),
+            version(agent),
+            escape(detail)
         )?;
     }
     out.finish()?;

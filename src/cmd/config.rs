@@ -11,13 +11,15 @@ use std::io::Write;
 use anyhow::Result;
 use serde::Serialize;
 
+use super::Context;
 use super::listing::Listing;
-use super::view::print_json;
-use super::{Context, ProgramFrom};
+use super::view::{escape, print_json};
+use crate::agent::program::{ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
 use crate::config::Config;
 use crate::exit::Exit;
+use crate::store::SessionRow;
 
 /// What chose a setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,7 +31,7 @@ pub(super) enum Source {
     Environment,
     /// The configuration file.
     Config,
-    /// The conversation's live session (`doctor`: the agent a resumed turn keeps).
+    /// The conversation's live session (the agent and model a turn keeps).
     Session,
     /// A program found on PATH.
     Path,
@@ -107,13 +109,14 @@ pub fn run(
     select: &SelectArgs,
     origins: Origins,
 ) -> Result<Exit> {
-    let agent = agent(ctx, select, origins);
+    let live = live_session(ctx)?;
+    let agent = agent(ctx, select, origins, live.as_ref());
     // The same refusal a turn would give, so `config` never blesses a setting a turn rejects.
     ctx.agents.get(&agent.value)?;
     let report = Report {
         config_file: config_file(ctx),
+        model: model(select, origins, live.as_ref(), &agent.value),
         agent,
-        model: model(select, origins),
         thread: thread(ctx, origins),
         project: project(ctx, global),
         database: database(ctx),
@@ -141,7 +144,12 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         .as_deref()
         .unwrap_or("(no configuration directory)");
     let exists = if file.exists { "" } else { ", not found" };
-    writeln!(out, "config file  {path}  ({}{exists})", file.path.origin)?;
+    writeln!(
+        out,
+        "config file  {}  ({}{exists})",
+        escape(path),
+        escape(&file.path.origin)
+    )?;
     line(out, "agent", &report.agent.value, &report.agent.origin)?;
     let model = report.model.value.as_deref().unwrap_or("-");
     line(out, "model", model, &report.model.origin)?;
@@ -161,7 +169,7 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         } else {
             " (defined in the config file)"
         };
-        writeln!(out, "\nagent {}{kind}", agent.name)?;
+        writeln!(out, "\nagent {}{kind}", escape(agent.name))?;
         match (&agent.program.value, &agent.error) {
             (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
             (None, error) => line(
@@ -181,8 +189,9 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One setting; its value and origin quote paths and configured text, so both are escaped.
 fn line(out: &mut impl Write, name: &str, value: &str, origin: &str) -> std::io::Result<()> {
-    writeln!(out, "{name:<12} {value}  ({origin})")
+    writeln!(out, "{name:<12} {}  ({})", escape(value), escape(origin))
 }
 
 /// The configuration file: `STICKY_CONFIG`, else the user's configuration directory.
@@ -199,15 +208,38 @@ pub(super) fn config_file(ctx: &Context) -> ConfigFile {
     }
 }
 
-/// The agent a turn asks for: `--agent`, `STICKY_AGENT`, the configuration's
-/// `default_agent`, else `claude`. (With a live session and none of these, a turn keeps the
-/// session's agent; `doctor` says so.)
-pub(super) fn agent(ctx: &Context, select: &SelectArgs, origins: Origins) -> Setting<String> {
+/// The live session of the conversation, if the database and the thread exist (reads only).
+pub(super) fn live_session(ctx: &Context) -> Result<Option<SessionRow>> {
+    let Some(store) = ctx.existing_store()? else {
+        return Ok(None);
+    };
+    match store.thread(&ctx.thread)? {
+        Some(thread) => store.live_session(thread.id),
+        None => Ok(None),
+    }
+}
+
+/// The agent the next turn uses, as the session policy picks it: `--agent` or
+/// `STICKY_AGENT`; else the live session's agent (a turn keeps it); else the configuration's
+/// `default_agent`, else `claude`.
+pub(super) fn agent(
+    ctx: &Context,
+    select: &SelectArgs,
+    origins: Origins,
+    live: Option<&SessionRow>,
+) -> Setting<String> {
     if let Some(agent) = &select.agent {
         return match origins.agent {
             Origin::Environment => Setting::new(agent.clone(), Source::Environment, "STICKY_AGENT"),
             Origin::Flag | Origin::Default => Setting::new(agent.clone(), Source::Flag, "--agent"),
         };
+    }
+    if let Some(live) = live {
+        return Setting::new(
+            live.agent.clone(),
+            Source::Session,
+            "the live session's agent",
+        );
     }
     match (&ctx.config.default_agent, &ctx.config.source) {
         (Some(agent), Some(file)) => {
@@ -221,18 +253,29 @@ pub(super) fn agent(ctx: &Context, select: &SelectArgs, origins: Origins) -> Set
     }
 }
 
-/// The model a turn asks for: `--model`, `STICKY_MODEL`, else none.
-pub(super) fn model(select: &SelectArgs, origins: Origins) -> Setting<Option<String>> {
+/// The model the next turn uses with `agent`: `--model` or `STICKY_MODEL`; else the live
+/// session's model when the turn keeps its agent; else none (the agent's default).
+pub(super) fn model(
+    select: &SelectArgs,
+    origins: Origins,
+    live: Option<&SessionRow>,
+    agent: &str,
+) -> Setting<Option<String>> {
     match (&select.model, origins.model) {
         (Some(model), Origin::Environment) => {
             Setting::new(Some(model.clone()), Source::Environment, "STICKY_MODEL")
         }
         (Some(model), _) => Setting::new(Some(model.clone()), Source::Flag, "--model"),
-        (None, _) => Setting::new(
-            None,
-            Source::Default,
-            "none given: the session's model, else the agent's default",
-        ),
+        (None, _) => match live.filter(|live| live.agent == agent) {
+            Some(SessionRow {
+                model: Some(model), ..
+            }) => Setting::new(
+                Some(model.clone()),
+                Source::Session,
+                "the live session's model",
+            ),
+            _ => Setting::new(None, Source::Default, "none given: the agent's default"),
+        },
     }
 }
 
@@ -273,17 +316,11 @@ pub(super) fn program(
     ctx: &Context,
     adapter: &dyn Adapter,
 ) -> (Setting<Option<String>>, Option<String>) {
-    let (_, from) = ctx.program_choice(adapter.name());
-    let (source, origin) = match from {
-        ProgramFrom::Environment(var) => (Source::Environment, var),
-        ProgramFrom::Config => (
-            Source::Config,
-            ctx.config
-                .source
-                .as_ref()
-                .map_or_else(String::new, |file| file.display().to_string()),
-        ),
-        ProgramFrom::Path => (Source::Path, format!("`{}` on PATH", adapter.program())),
+    let chosen = ctx.program_choice(adapter.name());
+    let (source, origin) = match chosen.map(|chosen| chosen.by) {
+        Some(ChosenBy::Environment) => (Source::Environment, override_var(adapter.name())),
+        Some(ChosenBy::Config(file)) => (Source::Config, file.display().to_string()),
+        None => (Source::Path, format!("`{}` on PATH", adapter.program())),
     };
     match ctx.program(adapter) {
         Ok(path) => (

@@ -2,18 +2,20 @@
 //!
 //! It runs the same resolution a turn runs (project, database, thread, session policy, agent,
 //! program) without writing anything, then checks what a turn can only find out by failing:
-//! whether the agent's program is there and whether the agent still has the session's
-//! transcript. It exits with the code the next turn would fail with, so scripts can ask
-//! `sticky doctor >/dev/null || ...` before spending a turn.
+//! whether it can write its state, whether the agent's program is there and whether the agent
+//! still has the session's transcript. It exits with the code the next turn would fail with, so
+//! scripts can ask `sticky doctor >/dev/null || ...` before spending a turn.
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::Result;
+use nix::unistd::{AccessFlags, access};
 use serde::Serialize;
 
 use super::config::{self, ConfigFile, Project, Setting, Source};
 use super::listing::Listing;
-use super::view::{CountedSession, SessionView, TurnView, print_json};
+use super::view::{CountedSession, SessionView, TurnView, escape, print_json};
 use super::{Context, agents};
 use crate::agent::Adapter;
 use crate::cli::{GlobalArgs, Origins, SelectArgs};
@@ -99,6 +101,10 @@ pub fn run(
             State::default()
         }
     };
+    if problems.is_empty() {
+        // (A database that could not even be read has said why already.)
+        problems.extend(write_problem(&ctx.project.db));
+    }
     let live = state.live.as_ref();
     let plan = session::plan(
         live.map(live_of),
@@ -110,14 +116,7 @@ pub fn run(
         },
     );
     let next_turn = next_turn(&plan, live);
-    let agent = match live {
-        Some(live) if select.agent.is_none() => Setting {
-            value: live.agent.clone(),
-            source: Source::Session,
-            origin: "the live session's agent".into(),
-        },
-        _ => config::agent(ctx, select, origins),
-    };
+    let agent = config::agent(ctx, select, origins, live);
     let adapter = match ctx.agents.get(&agent.value) {
         Ok(adapter) => Some(adapter),
         Err(error) => {
@@ -231,6 +230,39 @@ fn read_state(ctx: &Context) -> Result<State> {
     state.last_turn = store.last_turn(thread.id)?;
     state.turn_running = crate::lock::is_held(&ctx.project.db, &ctx.thread);
     Ok(state)
+}
+
+/// Why the next turn could not write its state, if it could not: it writes the database, and
+/// beside it the WAL, the journal and the lock files, or first creates the database (and
+/// `.sticky/`) under the nearest directory that exists. Checked with `access(2)`, so nothing
+/// is written, and root (whom modes do not stop) passes as its turn would.
+fn write_problem(db: &Path) -> Option<(Exit, String)> {
+    let dir_flags = AccessFlags::W_OK | AccessFlags::X_OK;
+    let mut checks = Vec::new();
+    if db.exists() {
+        checks.push((db.to_owned(), AccessFlags::W_OK));
+        let locks = crate::lock::dir(db);
+        if locks.exists() {
+            checks.push((locks, dir_flags));
+        }
+        checks.extend(db.parent().map(|dir| (dir.to_owned(), dir_flags)));
+    } else {
+        let existing = db.ancestors().skip(1).find(|dir| dir.exists());
+        checks.extend(existing.map(|dir| (dir.to_owned(), dir_flags)));
+    }
+    let (path, errno) = checks
+        .into_iter()
+        .find_map(|(path, flags)| access(&path, flags).err().map(|errno| (path, errno)))?;
+    Some((
+        Exit::Store,
+        format!(
+            "{}: the next turn cannot write {} ({}); set STICKY_DB=/writable/path to keep \
+             sticky's state elsewhere",
+            db.display(),
+            path.display(),
+            errno.desc().to_lowercase()
+        ),
+    ))
 }
 
 /// The policy's view of a stored live session (as `cmd::turn` builds it).
@@ -400,7 +432,8 @@ fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> 
     } else {
         writeln!(out, "\nproblems:")?;
         for problem in &report.problems {
-            writeln!(out, "  - {} (exit {})", problem.message, problem.exit_code)?;
+            let message = escape(&problem.message);
+            writeln!(out, "  - {message} (exit {})", problem.exit_code)?;
         }
     }
     Ok(())
@@ -425,8 +458,10 @@ fn describe(next: &NextTurn) -> (String, String) {
     (what, why)
 }
 
+/// One line of the report; the value and the reason quote stored and found text, so both are
+/// escaped.
 fn line(out: &mut impl Write, name: &str, value: &str, why: &str) -> std::io::Result<()> {
-    writeln!(out, "{name:<11} {value}  ({why})")
+    writeln!(out, "{name:<11} {}  ({})", escape(value), escape(why))
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@ pub fn run(global: &GlobalArgs) -> Result<Exit> {
             "database": project.db.display().to_string(),
         }))?;
     } else if !global.quiet {
-        eprintln!("sticky: {} is a project of its own", project.dir.display());
+        let dir = super::view::escape(&project.dir.display().to_string()).into_owned();
+        eprintln!("sticky: {dir} is a project of its own");
     }
     Ok(Exit::Success)
 }

@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::Context;
 use super::listing::Listing;
 use super::view::{
-    SessionView, TurnView, format_duration, format_time, one_line, print_json, status_name,
+    SessionView, TurnView, escape, format_duration, format_time, one_line, print_json,
+    shown_status, status_name,
 };
 use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
@@ -38,7 +39,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     }
     let mut out = Listing::paged();
     if sessions.is_empty() {
-        writeln!(out, "no turns yet in thread {}", ctx.thread)?;
+        writeln!(out, "no turns yet in thread {}", escape(&ctx.thread))?;
     }
     for session in &sessions {
         print_session(&mut out, session)?;
@@ -72,15 +73,19 @@ fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<
     let mut line = format!(
         "session #{} · {} · model {} · {}",
         session.id,
-        session.agent,
-        session.model.as_deref().unwrap_or("default"),
-        session
-            .agent_session_id
-            .as_deref()
-            .unwrap_or("(not started)")
+        escape(&session.agent),
+        escape(session.model.as_deref().unwrap_or("default")),
+        escape(
+            session
+                .agent_session_id
+                .as_deref()
+                .unwrap_or("(not started)")
+        )
     );
     match (session.rotated_from, &session.rotation_reason) {
-        (Some(from), Some(reason)) => line.push_str(&format!(" · from #{from} ({reason})")),
+        (Some(from), Some(reason)) => {
+            line.push_str(&format!(" · from #{from} ({})", escape(reason)));
+        }
         _ => line.push_str(" · first"),
     }
     if session.ended_at.is_none() {
@@ -100,11 +105,12 @@ fn print_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
         "  {:>5}  {}  {:<11} {:>7} {:<8} {}",
         turn.id,
         format_time(turn.started_at),
-        status_name(turn.status),
+        status_name(shown_status(turn)),
         turn.duration_ms.map(format_duration).unwrap_or_default(),
         outcome,
-        turn.prompt
-            .as_deref()
-            .map_or_else(|| "(interactive)".to_owned(), |p| one_line(p, 60))
+        turn.prompt.as_deref().map_or_else(
+            || "(interactive)".to_owned(),
+            |p| escape(&one_line(p, 60)).into_owned()
+        )
     )
 }

@@ -14,17 +14,19 @@ mod threads;
 mod turn;
 mod view;
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::Result;
 
 use crate::agent::Agents;
+use crate::agent::program::{Chosen, ChosenBy};
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::config::Config;
 use crate::exit::{Exit, StickyError};
 use crate::project::{self, Project};
 use crate::store::Store;
+
+pub use view::{escape, fresh_line};
 
 /// Runs the command line; the caller maps the result to the process exit code.
 pub fn run(cli: Cli) -> Result<Exit> {
@@ -199,7 +201,12 @@ impl Context {
     fn new(global: &GlobalArgs) -> Result<Self> {
         let cwd = start_dir(global)?;
         if global.thread.trim().is_empty() {
-            return Err(StickyError::Usage("the thread name is empty".into()).into());
+            return Err(StickyError::Usage(
+                "the thread name is empty or blank; name one with -t NAME, or leave -t out for \
+                 `main`"
+                    .into(),
+            )
+            .into());
         }
         let config = Config::load()?;
         let agents = Agents::new(&config)?;
@@ -224,22 +231,27 @@ impl Context {
         crate::agent::program::resolve(
             adapter.name(),
             adapter.program(),
-            self.program_choice(adapter.name()).0,
+            self.program_choice(adapter.name()),
             std::env::var_os("PATH").as_deref(),
         )
     }
 
     /// What overrides the program of agent `name`, and where that comes from; `None` means
     /// the agent's usual name on PATH.
-    fn program_choice(&self, name: &str) -> (Option<OsString>, ProgramFrom) {
+    fn program_choice(&self, name: &str) -> Option<Chosen> {
         let var = crate::agent::program::override_var(name);
-        if let Some(value) = std::env::var_os(&var).filter(|value| !value.is_empty()) {
-            return (Some(value), ProgramFrom::Environment(var));
+        if let Some(program) = std::env::var_os(&var).filter(|value| !value.is_empty()) {
+            return Some(Chosen {
+                program,
+                by: ChosenBy::Environment,
+            });
         }
-        match self.config.agent(name).and_then(|s| s.bin.clone()) {
-            Some(bin) => (Some(bin.into()), ProgramFrom::Config),
-            None => (None, ProgramFrom::Path),
-        }
+        let bin = self.config.agent(name).and_then(|s| s.bin.clone())?;
+        Some(Chosen {
+            program: bin.into(),
+            // A `bin` can only come from a file that was read.
+            by: ChosenBy::Config(self.config.source.clone().unwrap_or_default()),
+        })
     }
 
     /// Opens (creating if needed) the project's database.
@@ -251,17 +263,6 @@ impl Context {
     fn existing_store(&self) -> Result<Option<Store>> {
         Store::open_existing(&self.project.db)
     }
-}
-
-/// Where an agent's program was chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ProgramFrom {
-    /// `STICKY_<AGENT>_BIN` (the variable's name).
-    Environment(String),
-    /// The configuration file's `bin`.
-    Config,
-    /// The agent's usual name, looked up on PATH.
-    Path,
 }
 
 /// The directory sticky acts in: `-C DIR`, else the current directory.

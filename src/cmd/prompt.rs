@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::listing::Listing;
-use super::view::{print_json, short_id, status_name};
+use super::view::{escape, print_json, short_id, shown_status, status_name};
 use super::{start_dir, sticky_db};
 use crate::cli::GlobalArgs;
 use crate::exit::Exit;
@@ -43,7 +43,7 @@ pub fn run(global: &GlobalArgs) -> Result<Exit> {
     };
     let status = store
         .last_turn(thread.id)?
-        .map(|turn| status_name(turn.status));
+        .map(|turn| status_name(shown_status(&turn)));
     let view = PromptView {
         thread: &thread.name,
         agent: &session.agent,
@@ -55,7 +55,7 @@ pub fn run(global: &GlobalArgs) -> Result<Exit> {
         print_json(&view)?;
     } else {
         let mut out = Listing::stdout();
-        writeln!(out, "{}", line(&view))?;
+        writeln!(out, "{}", escape(&line(&view)))?;
         out.finish()?;
     }
     Ok(Exit::Success)

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::Context;
 use super::listing::Listing;
-use super::view::{CountedSession, SessionView, format_time, print_json, short_id};
+use super::view::{CountedSession, SessionView, escape, format_time, print_json, short_id};
 use crate::exit::Exit;
 use crate::store::SessionRow;
 
@@ -47,7 +47,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     }
     let mut out = Listing::paged();
     if sessions.is_empty() {
-        writeln!(out, "no sessions yet in thread {}", ctx.thread)?;
+        writeln!(out, "no sessions yet in thread {}", escape(&ctx.thread))?;
     } else {
         writeln!(
             out,
@@ -64,7 +64,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
 
 fn print_session(out: &mut impl Write, session: &SessionRow, turns: i64) -> std::io::Result<()> {
     let mut lineage = match (session.rotated_from, &session.rotation_reason) {
-        (Some(from), Some(reason)) => format!("replaced #{from} ({reason})"),
+        (Some(from), Some(reason)) => format!("replaced #{from} ({})", escape(reason)),
         (Some(from), None) => format!("replaced #{from}"),
         _ => "first".to_owned(),
     };
@@ -76,9 +76,9 @@ fn print_session(out: &mut impl Write, session: &SessionRow, turns: i64) -> std:
         out,
         "{:>5}  {:<10} {:<16} {:<9} {:<23}  {:>5}  {lineage}",
         format!("#{}", session.id),
-        session.agent,
-        session.model.as_deref().unwrap_or("default"),
-        session.agent_session_id.as_deref().map_or("-", short_id),
+        escape(&session.agent),
+        escape(session.model.as_deref().unwrap_or("default")),
+        escape(session.agent_session_id.as_deref().map_or("-", short_id)),
         format_time(session.created_at),
         turns,
     )

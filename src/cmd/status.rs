@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::Context;
 use super::listing::Listing;
 use super::view::{
-    CountedSession, SessionView, TurnView, format_duration, format_time, one_line, print_json,
+    CountedSession, SessionView, TurnView, escape, format_duration, format_time, one_line,
+    print_json,
 };
 use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
@@ -71,11 +72,15 @@ fn print_text(
     writeln!(
         out,
         "project   {} ({})",
-        ctx.project.dir.display(),
+        escape(&ctx.project.dir.display().to_string()),
         ctx.project.found.describe()
     )?;
-    writeln!(out, "database  {}", ctx.project.db.display())?;
-    writeln!(out, "thread    {}", ctx.thread)?;
+    writeln!(
+        out,
+        "database  {}",
+        escape(&ctx.project.db.display().to_string())
+    )?;
+    writeln!(out, "thread    {}", escape(&ctx.thread))?;
     let Some(session) = session else {
         writeln!(
             out,
@@ -86,12 +91,14 @@ fn print_text(
     writeln!(
         out,
         "session   {} · model {} · {}",
-        session.agent,
-        session.model.as_deref().unwrap_or("default"),
-        session
-            .agent_session_id
-            .as_deref()
-            .unwrap_or("(not started yet)")
+        escape(&session.agent),
+        escape(session.model.as_deref().unwrap_or("default")),
+        escape(
+            session
+                .agent_session_id
+                .as_deref()
+                .unwrap_or("(not started yet)")
+        )
     )?;
     let mut since = format!(
         "          since {}, {turns} turn{}",
@@ -99,13 +106,13 @@ fn print_text(
         if turns == 1 { "" } else { "s" }
     );
     if let (Some(from), Some(reason)) = (session.rotated_from, &session.rotation_reason) {
-        since.push_str(&format!(", replaced session #{from} ({reason})"));
+        since.push_str(&format!(", replaced session #{from} ({})", escape(reason)));
     }
     writeln!(out, "{since}")?;
     if let Some(turn) = last {
         let mut line = format!(
             "last turn {} · {}",
-            super::view::status_name(turn.status),
+            super::view::status_name(super::view::shown_status(turn)),
             format_time(turn.started_at)
         );
         if let Some(duration) = turn.duration_ms {
@@ -118,13 +125,14 @@ fn print_text(
         }
         line.push_str(&format!(
             " · {}",
-            turn.prompt
-                .as_deref()
-                .map_or_else(|| "(interactive)".to_owned(), |p| one_line(p, 60))
+            turn.prompt.as_deref().map_or_else(
+                || "(interactive)".to_owned(),
+                |p| escape(&one_line(p, 60)).into_owned()
+            )
         ));
         writeln!(out, "{line}")?;
         if let Some(error) = &turn.error {
-            writeln!(out, "          {error}")?;
+            writeln!(out, "          {}", escape(error))?;
         }
     }
     Ok(())

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::Context;
 use super::listing::Listing;
-use super::view::{SessionView, format_time, print_json, short_id};
+use super::view::{SessionView, escape, format_time, print_json, short_id};
 use crate::exit::Exit;
 use crate::store::{Millis, SessionRow, Store, ThreadRow};
 
@@ -76,7 +76,11 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     }
     let mut out = Listing::paged();
     if summaries.is_empty() {
-        writeln!(out, "no threads yet: the first turn creates {}", ctx.thread)?;
+        writeln!(
+            out,
+            "no threads yet: the first turn creates {}",
+            escape(&ctx.thread)
+        )?;
     } else {
         writeln!(
             out,
@@ -92,16 +96,16 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         };
         let (agent, model, id) = match &summary.live {
             Some(live) => (
-                live.agent.as_str(),
-                live.model.as_deref().unwrap_or("default"),
-                live.agent_session_id.as_deref().map_or("-", short_id),
+                escape(&live.agent),
+                escape(live.model.as_deref().unwrap_or("default")),
+                escape(live.agent_session_id.as_deref().map_or("-", short_id)),
             ),
-            None => ("-", "-", "-"),
+            None => ("-".into(), "-".into(), "-".into()),
         };
         writeln!(
             out,
             "{mark} {:<16} {agent:<10} {model:<16} {id:<9} {:>5}  {}",
-            summary.thread.name,
+            escape(&summary.thread.name),
             summary.turns,
             format_time(summary.last_activity)
         )?;

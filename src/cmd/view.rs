@@ -2,6 +2,9 @@
 //!
 //! Field names here are a contract with scripts; add fields, never rename or remove them.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
@@ -95,7 +98,7 @@ impl<'a> From<&'a TurnRow> for TurnView<'a> {
         Self {
             id: row.id,
             session_id: row.session_id,
-            status: status_name(row.status),
+            status: status_name(shown_status(row)),
             mode: mode_name(row.mode),
             prompt: row.prompt.as_deref(),
             started_at: row.started_at,
@@ -109,6 +112,29 @@ impl<'a> From<&'a TurnRow> for TurnView<'a> {
             error: row.error.as_deref(),
         }
     }
+}
+
+/// The status a turn is shown with: its stored one, except that a `running` turn whose sticky
+/// process is gone (it ran on this host and no process has its pid) is `abandoned`, as the next
+/// turn will record it. A turn of another host, or a pid that is alive, stays `running`.
+pub fn shown_status(turn: &TurnRow) -> TurnStatus {
+    if turn.status == TurnStatus::Running && process_gone(turn) {
+        TurnStatus::Abandoned
+    } else {
+        turn.status
+    }
+}
+
+/// Whether the process that ran `turn` is known to be gone.
+fn process_gone(turn: &TurnRow) -> bool {
+    use nix::errno::Errno;
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    // Never 0 or negative: kill(2) would ask about a whole process group.
+    let Some(pid) = i32::try_from(turn.pid).ok().filter(|pid| *pid > 0) else {
+        return false;
+    };
+    turn.host == super::turn::host_name() && kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH)
 }
 
 /// The stored and shown name of a turn status.
@@ -127,6 +153,28 @@ pub fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Headless => "headless",
         Mode::Interactive => "interactive",
+    }
+}
+
+/// Whether an interactive agent's output may have left the cursor of sticky's terminal in the
+/// middle of a line (see [`relayed`]).
+static MID_LINE: AtomicBool = AtomicBool::new(false);
+
+/// Notes the last byte an interactive run relayed to the terminal. An agent interrupted or
+/// killed in its UI can leave the cursor mid-line (`> ^C`); unless that byte ended a line,
+/// sticky's next message on a terminal starts on a fresh one ([`fresh_line`]).
+pub fn relayed(last: Option<u8>) {
+    let mid_line = last.is_some_and(|byte| byte != b'\n') && std::io::stderr().is_terminal();
+    MID_LINE.store(mid_line, Ordering::Relaxed);
+}
+
+/// What starts sticky's next message on stderr: `"\r\n"` once after an interactive agent left
+/// the cursor mid-line, else nothing.
+pub fn fresh_line() -> &'static str {
+    if MID_LINE.swap(false, Ordering::Relaxed) {
+        "\r\n"
+    } else {
+        ""
     }
 }
 
@@ -197,7 +245,8 @@ pub fn short_id(id: &str) -> &str {
     id.char_indices().nth(8).map_or(id, |(end, _)| &id[..end])
 }
 
-/// The first line of a prompt, cut to `width` characters, for one-line listings.
+/// The first line of a prompt, cut to `width` characters, for one-line listings (raw: the
+/// caller [`escape`]s it where it is shown).
 pub fn one_line(text: &str, width: usize) -> String {
     let first = text.lines().next().unwrap_or_default();
     let mut out: String = first.chars().take(width).collect();
@@ -205,6 +254,48 @@ pub fn one_line(text: &str, width: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// Text that sticky did not write itself (prompts, thread names, session IDs, models, paths,
+/// the agent's words, errors quoting any of these) made safe for a terminal: every control
+/// character is shown as a visible escape, so a stored `ESC ] 0 ; title BEL` can neither
+/// retitle the terminal nor move the cursor over other lines.
+///
+/// The escapes are those of `ls --escape` and C: `\n`, `\r`, `\t`, `\e`, `\\` for a
+/// backslash (so the form is unambiguous), `\xHH` for the other ASCII controls, and `\u{9b}`
+/// for C1 controls and the bidirectional formatting characters (which reorder what is shown
+/// around them). Every other character, ordinary Unicode included, is shown as it is. Text
+/// without any of these is returned as it is. `--json` never goes through here: it carries
+/// the raw text, escaped by JSON's own rules.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x1b' => out.push_str("\\e"),
+            c if c.is_ascii_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether [`escape`] shows `c` as an escape.
+fn needs_escape(c: char) -> bool {
+    c == '\\'
+        || c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -227,6 +318,30 @@ mod tests {
         assert_eq!(one_line("fix it", 20), "fix it");
         assert_eq!(one_line("fix it\nplease", 20), "fix it…");
         assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        assert_eq!(escape("fix the bug"), "fix the bug");
+        assert!(matches!(
+            escape("naïve 日本 ✓"),
+            Cow::Borrowed("naïve 日本 ✓")
+        ));
+        assert_eq!(
+            escape("\x1b]0;pwned\x07\x1b[31mred\r\n\tx"),
+            "\\e]0;pwned\\x07\\e[31mred\\r\\n\\tx"
+        );
+        assert_eq!(
+            escape("a\\eb"),
+            "a\\\\eb",
+            "a literal backslash is not an escape"
+        );
+        assert_eq!(escape("\x7f\u{9b}31m"), "\\x7f\\u{9b}31m");
+        assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(
+            escape(&one_line("\x1b[2Jhi\rthere\nmore", 20)),
+            "\\e[2Jhi\\rthere…"
+        );
     }
 
     #[test]

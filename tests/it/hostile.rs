@@ -201,7 +201,7 @@ fn nothing_in_a_cloned_repository_chooses_the_program_or_its_arguments() {
     ] {
         let output = env.sticky(["hello"]).env("PATH", &path).run();
         output.assert_code(72);
-        output.assert_stderr_contains("`claude` was not found");
+        output.assert_stderr_contains("`claude` (looked up on PATH) was not found");
     }
     assert!(!marker.exists(), "a program from the repository ran");
 

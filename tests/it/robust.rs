@@ -161,6 +161,55 @@ fn the_lock_of_a_killed_sticky_is_free_at_once_and_its_turn_abandoned() {
     assert!(abandoned["ended_at"].is_i64(), "{abandoned}");
 }
 
+#[test]
+fn status_shows_the_turn_of_a_dead_sticky_as_abandoned_before_the_next_turn() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let never = env.scratch.join("never-released");
+    let mut doomed = env
+        .sticky(["doomed"])
+        .env("FAKE_CLAUDE_HOLD", &never)
+        .start();
+    doomed.wait_until("the agent got the prompt", || {
+        agent_received(&env, &first, "doomed")
+    });
+    assert_eq!(env.status_json()["last_turn"]["status"], "running");
+    doomed.signal(Signal::SIGKILL);
+    assert_eq!(doomed.wait().signal, Some(9));
+
+    // Its sticky is gone: every view says so, in text and in JSON.
+    assert_eq!(env.status_json()["last_turn"]["status"], "abandoned");
+    let status = env.ok(["status"]).stdout;
+    assert!(status.contains("last turn abandoned"), "{status}");
+    assert_eq!(statuses(&env), ["ok", "abandoned"]);
+    let log = env.ok(["log"]).stdout;
+    assert!(log.contains(" abandoned "), "{log}");
+    let prompt = env.ok(["prompt"]).stdout;
+    assert!(prompt.ends_with(" abandoned\n"), "{prompt}");
+
+    // Only shown so: the row is fixed by the next turn, which holds the lock.
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let stored: String = conn
+        .query_row(
+            "SELECT status FROM turns ORDER BY id DESC LIMIT 1",
+            [],
+            |row| row.get(0),
+        )
+        .expect("read the turn");
+    assert_eq!(stored, "running");
+    // A turn of another host cannot be checked from here: it stays running.
+    conn.execute(
+        "UPDATE turns SET host = 'elsewhere' WHERE status = 'running'",
+        [],
+    )
+    .expect("move the turn");
+    assert_eq!(env.status_json()["last_turn"]["status"], "running");
+
+    env.turn("after the crash");
+    assert_eq!(statuses(&env), ["ok", "abandoned", "ok"]);
+}
+
 // --- 2. Many starts at once. ---
 
 #[test]
@@ -701,35 +750,37 @@ fn is_root() -> bool {
         .is_ok_and(|meta| meta.uid() == 0)
 }
 
+/// `command` as a user whom file modes stop: as root (whom they do not), `nobody` through
+/// setpriv.
+fn as_user(command: &Command) -> Command {
+    if is_root() {
+        let mut wrapped = Command::new("setpriv");
+        wrapped
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(command.get_program())
+            .args(command.get_args());
+        wrapped
+            .current_dir(command.get_current_dir().expect("a directory"))
+            .env_clear();
+        for (key, value) in command.get_envs() {
+            if let Some(value) = value {
+                wrapped.env(key, value);
+            }
+        }
+        wrapped
+    } else {
+        let mut plain = Command::new(command.get_program());
+        plain.args(command.get_args());
+        plain
+            .current_dir(command.get_current_dir().expect("a directory"))
+            .env_clear()
+            .envs(command.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))));
+        plain
+    }
+}
+
 #[test]
 fn a_read_only_project_directory_suggests_sticky_db() {
-    // Root ignores file modes: as root, sticky runs as `nobody` through setpriv.
-    let as_user = |command: &mut Command| {
-        if is_root() {
-            let mut wrapped = Command::new("setpriv");
-            wrapped
-                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(command.get_program())
-                .args(command.get_args());
-            wrapped
-                .current_dir(command.get_current_dir().expect("a directory"))
-                .env_clear();
-            for (key, value) in command.get_envs() {
-                if let Some(value) = value {
-                    wrapped.env(key, value);
-                }
-            }
-            wrapped
-        } else {
-            let mut plain = Command::new(command.get_program());
-            plain.args(command.get_args());
-            plain
-                .current_dir(command.get_current_dir().expect("a directory"))
-                .env_clear()
-                .envs(command.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))));
-            plain
-        }
-    };
     if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
         eprintln!("skipped: running as root and setpriv is unavailable");
         return;
@@ -765,7 +816,7 @@ fn a_read_only_project_directory_suggests_sticky_db() {
         if let Some(db) = db {
             command.env("STICKY_DB", db);
         }
-        let output = as_user(&mut command).output().expect("run sticky");
+        let output = as_user(&command).output().expect("run sticky");
         (
             output.status.code(),
             String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -773,6 +824,14 @@ fn a_read_only_project_directory_suggests_sticky_db() {
         )
     };
 
+    // doctor foresees it, with the same code and way out, and writes nothing either.
+    let (code, stderr, stdout) = sticky(&["doctor"], None);
+    assert_eq!(code, Some(71), "{stdout}{stderr}");
+    let expected = format!(
+        "the next turn cannot write {} (permission denied); set STICKY_DB=/writable/path",
+        project.display()
+    );
+    assert!(stdout.contains(&expected), "{stdout}");
     let (code, stderr, _) = sticky(&["hello"], None);
     assert_eq!(code, Some(71), "{stderr}");
     assert!(
@@ -785,10 +844,36 @@ fn a_read_only_project_directory_suggests_sticky_db() {
 
     // The suggestion works: the state goes elsewhere, the agent still runs in the project.
     let db = home.join("state.db");
+    let (code, stderr, stdout) = sticky(&["doctor"], Some(&db));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
     let (code, stderr, stdout) = sticky(&["hello"], Some(&db));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("you said: hello"), "{stdout}");
     assert!(db.is_file());
+
+    // A database its user cannot write: doctor exits as the next turn does.
+    chmod(&db, 0o444);
+    let (code, stderr, stdout) = sticky(&["doctor", "--json"], Some(&db));
+    assert_eq!(code, Some(71), "{stdout}{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(report["exit_code"], 71, "{report}");
+    let problem = report["problems"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    // (Until a read-only database can be read, the failed read is the problem reported.)
+    assert!(
+        problem.starts_with(&format!("{}: ", db.display()))
+            && problem.contains("cannot write")
+            && problem.contains("set STICKY_DB=/writable/path"),
+        "{report}"
+    );
+    assert_eq!(
+        report["problems"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    let (code, stderr, _) = sticky(&["hello again"], Some(&db));
+    assert_eq!(code, Some(71), "{stderr}");
 }
 
 #[test]

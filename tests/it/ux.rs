@@ -416,6 +416,45 @@ fn config_shows_each_setting_and_where_it_came_from() {
 }
 
 #[test]
+fn a_missing_program_error_names_what_chose_it() {
+    let env = TestEnv::new();
+    let gone = env.scratch.join("no-such-claude");
+    let file = write_config(
+        &env,
+        &format!("[agents.claude]\nbin = \"{}\"\n", gone.display()),
+    );
+    let from_config = format!(
+        "`{}` (from `bin` of agent claude in {}) was not found; install it, or change `bin` in {}",
+        gone.display(),
+        file.display(),
+        file.display()
+    );
+    for args in [&["hello"][..], &["doctor"], &["agents"]] {
+        let output = env.sticky(args).run();
+        assert!(
+            output.stderr.contains(&from_config) || output.stdout.contains(&from_config),
+            "{args:?}: {}",
+            output.describe()
+        );
+        assert!(
+            !format!("{}{}", output.stdout, output.stderr).contains("from STICKY_CLAUDE_BIN"),
+            "{args:?}: {}",
+            output.describe()
+        );
+    }
+    env.sticky(["hello"]).run().assert_code(72);
+
+    // The variable, when set, is named instead; without either, PATH is.
+    let output = env.sticky(["hello"]).env("STICKY_CLAUDE_BIN", &gone).run();
+    output.assert_code(72);
+    output.assert_stderr_contains(&format!("`{}` (from STICKY_CLAUDE_BIN)", gone.display()));
+    std::fs::remove_file(&file).expect("remove the config");
+    let output = env.sticky(["hello"]).env("PATH", "/usr/bin:/bin").run();
+    output.assert_code(72);
+    output.assert_stderr_contains("`claude` (looked up on PATH) was not found");
+}
+
+#[test]
 fn flags_beat_the_environment_which_beats_the_config_file() {
     let mut env = TestEnv::new();
     let bin = env.script("bin/claude-from-config", "#!/bin/sh\necho configured\n");
@@ -466,6 +505,58 @@ fn flags_beat_the_environment_which_beats_the_config_file() {
     }
     let text = env.ok(["config"]);
     assert!(text.stdout.contains("STICKY_THREAD"), "{}", text.describe());
+}
+
+#[test]
+fn config_and_doctor_show_the_agent_and_model_the_next_turn_uses() {
+    let env = TestEnv::new();
+    let file = write_config(&env, "default_agent = \"claude\"\n");
+    let file = file.to_str().expect("utf-8 path");
+    let json = env.ok(["config", "--json"]).json();
+    assert_eq!(
+        json["agent"],
+        serde_json::json!({"value": "claude", "source": "config", "origin": file})
+    );
+
+    // A conversation on codex keeps codex, whatever the configured default says.
+    env.ok(["-a", "codex", "-m", "gpt-test", "hello"]);
+    let session = serde_json::json!({"value": "codex", "source": "session", "origin": "the live session's agent"});
+    let model = serde_json::json!({"value": "gpt-test", "source": "session", "origin": "the live session's model"});
+    for command in ["config", "doctor"] {
+        let json = env.ok([command, "--json"]).json();
+        assert_eq!(json["agent"], session, "{command}: {json}");
+        if command == "config" {
+            assert_eq!(json["model"], model, "{json}");
+        } else {
+            assert_eq!(json["next_turn"]["agent"], "codex", "{json}");
+            assert_eq!(json["next_turn"]["model"], "gpt-test", "{json}");
+        }
+    }
+    let text = env.ok(["config"]).stdout;
+    assert!(
+        text.contains("agent        codex  (the live session's agent)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("model        gpt-test  (the live session's model)"),
+        "{text}"
+    );
+    env.ok(["hello again"]);
+    let status = env.status_json();
+    assert_eq!(
+        (&status["session"]["agent"], &status["session"]["turns"]),
+        (&"codex".into(), &2.into()),
+        "the next turn did use codex: {status}"
+    );
+
+    // Asking for another agent is what the next turn uses, with that agent's default model.
+    let json = env.ok(["config", "--json", "-a", "claude"]).json();
+    assert_eq!(json["agent"]["value"], "claude");
+    assert_eq!(json["agent"]["source"], "flag");
+    assert_eq!(json["model"]["value"], Value::Null);
+    // Another thread has no session yet: the configured default applies there.
+    let json = env.ok(["-t", "other", "config", "--json"]).json();
+    assert_eq!(json["agent"]["source"], "config");
 }
 
 #[test]

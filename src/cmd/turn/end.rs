@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use super::super::view::{SessionView, TurnView, print_json};
+use super::super::view::{SessionView, TurnView, escape, fresh_line, print_json};
 use super::{Outcome, Running};
 use crate::agent::{Diagnosis, Target};
 use crate::exit::{Exit, StickyError};
@@ -70,7 +70,7 @@ impl Running<'_> {
         }
         if let (Some(error), None, false) = (&error, &outcome.spawn_error, self.ctx.json) {
             // The agent's own failure: its exit code passes through, with one line saying so.
-            eprintln!("sticky: {error}");
+            eprintln!("{}sticky: {}", fresh_line(), escape(error));
         }
         if let Some(error) = outcome.spawn_error {
             let program = self.begun.program.display();
@@ -99,8 +99,11 @@ impl Running<'_> {
                     store.confirm_session(session_id)?;
                     if !self.ctx.quiet {
                         eprintln!(
-                            "sticky: {} renamed session {expected} to {actual}; following it",
-                            begun.adapter.name()
+                            "{}sticky: {} renamed session {} to {}; following it",
+                            fresh_line(),
+                            begun.adapter.name(),
+                            escape(expected),
+                            escape(actual)
                         );
                     }
                     return Ok(None);
@@ -174,9 +177,11 @@ impl Running<'_> {
         store.confirm_session(session_id)?;
         if !self.ctx.quiet {
             eprintln!(
-                "sticky: {} moved to session {current}; thread {} follows it",
+                "{}sticky: {} moved to session {}; thread {} follows it",
+                fresh_line(),
                 adapter.name(),
-                self.ctx.thread
+                escape(current),
+                escape(&self.ctx.thread)
             );
         }
         Ok(true)

@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::Context;
-use super::view::{SessionView, format_time, one_line, print_json};
+use super::view::{SessionView, escape, format_time, one_line, print_json};
 use crate::agent::{self, Adapter, PromptVia, Usage};
 use crate::cli::TurnArgs;
 use crate::exit::{Exit, StickyError};
@@ -34,6 +34,7 @@ const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
+    ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let mut read_stdin = !stdin_is_terminal;
     let mut stdin = std::io::stdin();
@@ -189,6 +190,27 @@ fn begin(
     })
 }
 
+/// A thread's name is shown in every listing and prompt line, so a new thread whose name holds
+/// a control character is refused before anything is written. (An existing one, made by an
+/// older sticky, stays usable; the listings escape its name.) An empty or blank name is
+/// refused for every command by [`Context`].
+fn ensure_thread_name(ctx: &Context) -> Result<()> {
+    if !ctx.thread.chars().any(char::is_control) {
+        return Ok(());
+    }
+    if let Some(store) = ctx.existing_store()? {
+        if store.thread(&ctx.thread)?.is_some() {
+            return Ok(());
+        }
+    }
+    Err(StickyError::Usage(format!(
+        "the thread name \"{}\" holds a control character (a newline, tab, escape, ...); \
+         choose a name without one (-t NAME, STICKY_THREAD)",
+        ctx.thread
+    ))
+    .into())
+}
+
 /// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
 /// ask.
 fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
@@ -223,8 +245,8 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
         if !args.no_wait && !ctx.quiet {
             eprintln!(
                 "sticky: thread {} is busy with {}; waiting up to {}s",
-                ctx.thread,
-                holder(),
+                escape(&ctx.thread),
+                escape(&holder()),
                 wait.as_secs()
             );
         }
@@ -311,7 +333,8 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     } else if !ctx.quiet {
         eprintln!(
             "sticky: new {} session for thread {}; the next turn starts it",
-            session.agent, ctx.thread
+            session.agent,
+            escape(&ctx.thread)
         );
     }
     Ok(Exit::Success)
@@ -353,7 +376,7 @@ fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), Sti
             return Err(StickyError::store(
                 &ctx.project.db,
                 format!(
-                    "session #{} has the {what} {value:?}, which the agent could take for an \
+                    "session #{} has the {what} \"{value}\", which the agent could take for an \
                      option; sticky does not pass it on (was the database crafted or copied \
                      from elsewhere?); start over with {way_out}, or move the database away",
                     session.id
@@ -453,7 +476,7 @@ struct Outcome {
 }
 
 /// This machine's name, to tell a dead turn from one running on another machine.
-fn host_name() -> String {
+pub(super) fn host_name() -> String {
     nix::unistd::gethostname()
         .ok()
         .and_then(|name| name.into_string().ok())

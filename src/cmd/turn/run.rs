@@ -97,7 +97,8 @@ impl<'a> Running<'a> {
                         }
                     }
                     Event::Model(_) => {}
-                    Event::Activity(what) => progress.activity(&what),
+                    // The agent's words (a command it runs) on sticky's progress line.
+                    Event::Activity(what) => progress.activity(&super::super::view::escape(&what)),
                     Event::Text(text) => {
                         if !outcome.text.is_empty() {
                             outcome.text.push('\n');
@@ -141,6 +142,7 @@ impl<'a> Running<'a> {
         match pty::run_interactive(&self.spec(args, None)) {
             Ok((finished, output)) => {
                 outcome.finished = Some(finished);
+                super::super::view::relayed(output.last().copied());
                 tail = output;
             }
             Err(error) => outcome.spawn_error = Some(error),
