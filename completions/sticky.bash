@@ -89,12 +89,20 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-a -m -C -t -q -h -V --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -483,12 +491,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-a -m -C -t -q -h --agent --model --wait --no-wait --thread --json --quiet --help"
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -18,6 +18,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
     }
     var completions = [
         &'sticky'= {
+            cand -p 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order'
+            cand --prompt 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order'
             cand -a 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
             cand --agent 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
             cand -m 'The model for the session; a different model than the session''s starts a new session'
@@ -34,7 +36,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+            cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
             cand log 'List the turns of this conversation across all its sessions'
             cand sessions 'List the sessions of this conversation, with their lineage'
@@ -47,6 +49,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
+            cand -p 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order'
+            cand --prompt 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order'
             cand -a 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
             cand --agent 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
             cand -m 'The model for the session; a different model than the session''s starts a new session'
@@ -161,7 +165,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'sticky;help'= {
-            cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+            cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
             cand log 'List the turns of this conversation across all its sessions'
             cand sessions 'List the sessions of this conversation, with their lineage'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sticky_global_optspecs
-    string join \n a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
+    string join \n p/prompt= a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
 end
 
 function __fish_sticky_needs_command
@@ -24,6 +24,7 @@ function __fish_sticky_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c sticky -n "__fish_sticky_needs_command" -s p -l prompt -d 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
@@ -34,7 +35,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON o
 complete -c sticky -n "__fish_sticky_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_needs_command" -s V -l version -d 'Print version'
-complete -c sticky -n "__fish_sticky_needs_command" -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+complete -c sticky -n "__fish_sticky_needs_command" -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
 complete -c sticky -n "__fish_sticky_needs_command" -a "status" -d 'Show the project, the conversation, its session and the last turn'
 complete -c sticky -n "__fish_sticky_needs_command" -a "log" -d 'List the turns of this conversation across all its sessions'
 complete -c sticky -n "__fish_sticky_needs_command" -a "sessions" -d 'List the sessions of this conversation, with their lineage'
@@ -45,6 +46,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -a "config" -d 'Show the eff
 complete -c sticky -n "__fish_sticky_needs_command" -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
 complete -c sticky -n "__fish_sticky_needs_command" -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
 complete -c sticky -n "__fish_sticky_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s p -l prompt -d 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
@@ -103,7 +105,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
 complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "status" -d 'Show the project, the conversation, its session and the last turn'
 complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "log" -d 'List the turns of this conversation across all its sessions'
 complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "sessions" -d 'List the sessions of this conversation, with their lineage'

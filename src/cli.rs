@@ -1,4 +1,6 @@
-//! The command line as clap types, and nothing else.
+//! The command line as clap types, and the checks only the raw command line allows: where a
+//! turn option given before a command goes, where `-p TEXT` sits among the prompt words, and a
+//! one-word prompt that is a misspelt command.
 //!
 //! Doc comments here are the `--help` text and the man pages, so they are written for users.
 //! Nothing in this module opens the database or touches the terminal: turning these raw values
@@ -15,7 +17,7 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand,
 pub const EXIT_CODES: &str = "\
 Exit codes:
   0        the turn succeeded
-  1-125    the agent's own exit code, passed through
+  1-125    the agent's own exit code, passed through (but see 76)
   128+N    the agent was killed by signal N (130 for Ctrl-C)
   2        usage error: bad option or argument
   70       internal error in sticky
@@ -23,7 +25,109 @@ Exit codes:
   72       agent not found or not executable
   73       session lost: the agent can no longer resume the stored session
   74       amnesia detected: the agent answered from a different session than the one resumed
-  75       busy: another turn holds this conversation and waiting gave up";
+  75       busy: another turn holds this conversation and waiting gave up
+  76       the agent exited with a code sticky reserves (2, 70-76); log and --json show it";
+
+/// The EXAMPLES of the man pages: per page (`sticky`, or a command's name), each command line
+/// with what it does. Every one is run against the fake agents by the integration tests
+/// (`tests/it/documented.rs`), so they are written to run as they stand.
+pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "sticky",
+        &[
+            (
+                "sticky \"why does the build fail?\"",
+                "one headless turn on the project's session; the answer goes to stdout",
+            ),
+            (
+                "sticky \"apply the fix\" -- --permission-mode acceptEdits",
+                "the prompt comes first; what follows -- goes to the agent unchanged",
+            ),
+            (
+                "sticky -p \"-v prints nothing; why?\"",
+                "a prompt that starts with -",
+            ),
+            (
+                "git diff | sticky \"review this\"",
+                "piped input is added to the prompt as context",
+            ),
+            (
+                "sticky -t review \"look at the API\"",
+                "a turn on another conversation of the project",
+            ),
+            (
+                "sticky --json \"summarise the diff\" | jq -r .answer",
+                "one JSON object on stdout, for scripts",
+            ),
+        ],
+    ),
+    (
+        "new",
+        &[
+            ("sticky new", "start a fresh session; the next turn runs it"),
+            (
+                "sticky new \"start on the release notes\"",
+                "start a fresh session with this first prompt",
+            ),
+            (
+                "echo \"start on the changelog\" | sticky new",
+                "piped input is the first prompt of the new session",
+            ),
+            (
+                "sticky -a codex new \"port the parser\"",
+                "a fresh session with another agent",
+            ),
+        ],
+    ),
+    (
+        "status",
+        &[(
+            "sticky status",
+            "the project, thread, session and last turn",
+        )],
+    ),
+    (
+        "log",
+        &[("sticky log | head", "the first turns of the conversation")],
+    ),
+    (
+        "sessions",
+        &[("sticky sessions --json", "the sessions, as JSON")],
+    ),
+    (
+        "threads",
+        &[("sticky threads", "the conversations of the project")],
+    ),
+    (
+        "init",
+        &[(
+            "sticky init",
+            "make the current directory a project of its own",
+        )],
+    ),
+    (
+        "agents",
+        &[("sticky agents", "the agents, their programs and versions")],
+    ),
+    (
+        "config",
+        &[("sticky config", "each setting and where it came from")],
+    ),
+    (
+        "doctor",
+        &[
+            (
+                "sticky doctor",
+                "what the next turn would use, and what stands in its way",
+            ),
+            ("sticky doctor -a codex", "the same, for a turn with Codex"),
+        ],
+    ),
+    (
+        "prompt",
+        &[("sticky prompt", "one line for a shell prompt")],
+    ),
+];
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
@@ -117,39 +221,195 @@ impl Cli {
     {
         let mut command = Self::command();
         let matches = command.try_get_matches_from_mut(args)?;
-        if let Some(name) = matches.subcommand_name() {
-            // Options of the turn given before a command would be dropped silently (`sticky -m
-            // M new` would not change the model); options that apply to every command are fine
-            // there (`sticky -t review status`).
-            let misplaced = ["agent", "model", "wait", "no_wait", "prompt", "agent_args"]
-                .into_iter()
-                .find(|id| Origin::of(&matches, id) == Origin::Flag);
-            if let Some(id) = misplaced {
-                let what = match id {
-                    "agent" => "--agent",
-                    "model" => "--model",
-                    "wait" => "--wait",
-                    "no_wait" => "--no-wait",
-                    "prompt" => "a prompt",
-                    _ => "agent arguments after --",
-                };
-                return Err(command.error(
-                    ErrorKind::ArgumentConflict,
-                    format!("{what} cannot come before the command `{name}`; give it after"),
-                ));
-            }
-        }
         let mut cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
-        // Global options are propagated to the subcommand's matches, so the innermost matches
-        // know every option the command line gave.
+        cli.turn.place_prompt_option(&matches);
         let leaf = matches.subcommand().map_or(&matches, |(_, sub)| sub);
+        if let Some(Command::New(args)) = &mut cli.command {
+            args.place_prompt_option(leaf);
+        }
+        if let Some(name) = matches.subcommand_name() {
+            // Options of a turn given before a command go to the command when it takes them
+            // (`sticky -a codex new`, `sticky -m M doctor`), and are refused when it cannot
+            // use them: never dropped silently.
+            let given = TURN_OPTIONS
+                .iter()
+                .filter(|(id, _)| Origin::of(&matches, id) == Origin::Flag);
+            for (id, flag) in given {
+                if !cli.take_turn_option(id, leaf) {
+                    return Err(command.error(
+                        ErrorKind::ArgumentConflict,
+                        format!("{flag} does not apply to `sticky {name}`"),
+                    ));
+                }
+            }
+        } else {
+            refuse_misspelt_command(&cli.turn, &mut command)?;
+        }
+        // Global options are propagated to the subcommand's matches, so the innermost matches
+        // know every option the command line gave; a turn option given before the command
+        // (taken above) is a flag too.
+        let origin = |id: &str| match Origin::of(&matches, id) {
+            Origin::Flag => Origin::Flag,
+            _ => Origin::of(leaf, id),
+        };
         cli.origins = Origins {
-            agent: Origin::of(leaf, "agent"),
-            model: Origin::of(leaf, "model"),
+            agent: origin("agent"),
+            model: origin("model"),
             thread: Origin::of(leaf, "thread"),
         };
+        let model = match &mut cli.command {
+            Some(Command::New(args)) => &mut args.model,
+            Some(Command::Config(select) | Command::Doctor(select)) => &mut select.model,
+            None => &mut cli.turn.model,
+            // The other commands use no model.
+            Some(_) => return Ok(cli),
+        };
+        check_model(model, cli.origins.model, &mut command)?;
         Ok(cli)
     }
+
+    /// Moves the turn option `id`, given before the command, into the command's own
+    /// arguments unless the command gave it too (the later one wins, as for any repeated
+    /// option); `false` when the command has no such option.
+    fn take_turn_option(&mut self, id: &str, leaf: &ArgMatches) -> bool {
+        let top = &mut self.turn;
+        let given_after = Origin::of(leaf, id) == Origin::Flag;
+        match (&mut self.command, id) {
+            (Some(Command::New(args)), _) => {
+                match id {
+                    "agent" if !given_after => args.agent = top.agent.take(),
+                    "model" if !given_after => args.model = top.model.take(),
+                    "wait" if !given_after && !args.no_wait => args.wait = top.wait,
+                    "no_wait" if !given_after && Origin::of(leaf, "wait") != Origin::Flag => {
+                        args.no_wait = top.no_wait;
+                    }
+                    "prompt_text" => {
+                        // `sticky -p TEXT new WORDS`: the words follow the text.
+                        let mut words = std::mem::take(&mut top.prompt);
+                        words.append(&mut args.prompt);
+                        args.prompt = words;
+                    }
+                    _ => {}
+                }
+                true
+            }
+            (Some(Command::Config(select) | Command::Doctor(select)), "agent" | "model") => {
+                if !given_after {
+                    if id == "agent" {
+                        select.agent = top.agent.take();
+                    } else {
+                        select.model = top.model.take();
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The options of a turn that may come before a command, with the flag that names them.
+const TURN_OPTIONS: &[(&str, &str)] = &[
+    ("agent", "--agent"),
+    ("model", "--model"),
+    ("wait", "--wait"),
+    ("no_wait", "--no-wait"),
+    ("prompt_text", "--prompt"),
+];
+
+/// The commands a one-word prompt is checked against.
+const COMMAND_NAMES: &[&str] = &[
+    "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
+];
+
+/// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
+/// likely a misspelt command, and a turn costs money; it is refused with the way to send it
+/// anyway (`-p`). Longer prompts (`sticky fix the status`) are prompts.
+fn refuse_misspelt_command(
+    turn: &TurnArgs,
+    command: &mut clap::Command,
+) -> Result<(), clap::Error> {
+    let [word] = turn.prompt.as_slice() else {
+        return Ok(());
+    };
+    if turn.prompt_text.is_some() {
+        return Ok(());
+    }
+    let Some(word) = word.to_str() else {
+        return Ok(());
+    };
+    // Commands are lowercase: `sticky PROMPT` or `sticky Status?` are prompts.
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Ok(());
+    }
+    let allowed = if word.len() <= 4 { 1 } else { 2 };
+    let near = COMMAND_NAMES
+        .iter()
+        .find(|name| edit_distance(word, name) <= allowed);
+    match near {
+        Some(name) => Err(command.error(
+            ErrorKind::InvalidSubcommand,
+            format!(
+                "did you mean `sticky {name}`? to send {word:?} as a prompt use `sticky -p {word}`"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The optimal-string-alignment distance of `a` and `b`: insertions, deletions,
+/// substitutions and swaps of two neighbours each count one (`statsu` is one from `status`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut rows = vec![vec![0_usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// Checks the model a turn or report would use: a blank one or one starting with `-` (the
+/// agent would read it as an option of its own) is a usage error naming where it came from; an
+/// empty `STICKY_MODEL` is taken as unset, as shells and CI files leave variables empty.
+fn check_model(
+    model: &mut Option<String>,
+    origin: Origin,
+    command: &mut clap::Command,
+) -> Result<(), clap::Error> {
+    let Some(value) = model.as_deref() else {
+        return Ok(());
+    };
+    let source = match origin {
+        Origin::Environment if value.is_empty() => {
+            *model = None;
+            return Ok(());
+        }
+        Origin::Environment => "STICKY_MODEL",
+        _ => "--model",
+    };
+    let problem = if value.trim().is_empty() {
+        "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
+    } else if value.starts_with('-') {
+        format!("{value:?} starts with `-`, which the agent would take for an option")
+    } else {
+        return Ok(());
+    };
+    Err(command.error(ErrorKind::ValueValidation, format!("{source} {problem}")))
 }
 
 /// Where a setting given on the command line or in the environment came from.
@@ -222,9 +482,20 @@ pub struct GlobalArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct TurnArgs {
     /// The prompt; words are joined with spaces. Without one, on a terminal, the agent's own
-    /// interactive UI opens on the sticky session.
+    /// interactive UI opens on the sticky session. It comes before `--`: what follows `--`
+    /// goes to the agent.
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<OsString>,
+
+    /// The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined
+    /// with any prompt words in command-line order.
+    #[arg(
+        short = 'p',
+        long = "prompt",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub prompt_text: Option<OsString>,
 
     /// The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in
     /// the configuration; a different agent than the session's starts a new session.
@@ -250,6 +521,21 @@ pub struct TurnArgs {
     pub agent_args: Vec<OsString>,
 }
 
+impl TurnArgs {
+    /// Puts the `--prompt` value among the prompt words where the command line gave it
+    /// (`sticky fix -p "-v output"` is "fix -v output").
+    fn place_prompt_option(&mut self, matches: &ArgMatches) {
+        let Some(text) = self.prompt_text.clone() else {
+            return;
+        };
+        let at = matches.index_of("prompt_text").unwrap_or(0);
+        let before = matches
+            .indices_of("prompt")
+            .map_or(0, |indices| indices.filter(|index| *index < at).count());
+        self.prompt.insert(before, text);
+    }
+}
+
 /// The agent and model a report is about, chosen as a turn chooses them.
 #[derive(Debug, Args, Clone, Default)]
 pub struct SelectArgs {
@@ -265,7 +551,8 @@ pub struct SelectArgs {
 /// sticky's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Start a fresh session for this conversation, and run its first turn if a prompt is given.
+    /// Start a fresh session for this conversation, and run its first turn if a prompt is given
+    /// (as words, with -p, or piped on stdin).
     ///
     /// The old session stays on record, linked to the new one with the reason `new`.
     New(TurnArgs),
@@ -358,22 +645,127 @@ mod tests {
         assert_eq!(cli.origins.agent, Origin::Flag);
     }
 
+    fn new_args(cli: Cli) -> TurnArgs {
+        match cli.command {
+            Some(Command::New(args)) => args,
+            other => panic!("not `new`: {other:?}"),
+        }
+    }
+
     #[test]
-    fn options_of_a_turn_before_a_command_are_refused_not_dropped() {
+    fn options_of_a_turn_before_a_command_go_to_it() {
         for args in [
             &["-m", "opus", "new", "hi"][..],
-            &["-a", "claude", "status"],
+            &["new", "-m", "opus", "hi"],
+            &["-m", "sonnet", "new", "-m", "opus", "hi"],
+        ] {
+            let cli = parse(args).unwrap();
+            assert_eq!(cli.origins.model, Origin::Flag, "{args:?}");
+            let turn = new_args(cli);
+            assert_eq!(turn.model.as_deref(), Some("opus"), "{args:?}");
+            assert_eq!(turn.prompt, ["hi"], "{args:?}");
+        }
+        let cli = parse(&["-a", "codex", "--no-wait", "-p", "-x first", "new", "then"]).unwrap();
+        let turn = new_args(cli);
+        assert_eq!(
+            (turn.agent.as_deref(), turn.no_wait, turn.prompt),
+            (Some("codex"), true, vec!["-x first".into(), "then".into()])
+        );
+        let cli = parse(&["-a", "codex", "-m", "o3", "doctor"]).unwrap();
+        assert_eq!(cli.origins.agent, Origin::Flag);
+        let Some(Command::Doctor(select)) = cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(
+            (select.agent.as_deref(), select.model.as_deref()),
+            (Some("codex"), Some("o3"))
+        );
+    }
+
+    #[test]
+    fn options_of_a_turn_a_command_cannot_use_are_refused_not_dropped() {
+        for (args, flag) in [
+            (&["-a", "claude", "status"][..], "--agent"),
+            (&["-m", "opus", "log"], "--model"),
+            (&["--wait", "5", "config"], "--wait"),
+            (&["-p", "hi", "threads"], "--prompt"),
         ] {
             let error = parse(args).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::ArgumentConflict, "{args:?}");
-            assert!(error.to_string().contains("give it after"), "{error}");
+            let text = error.to_string();
+            assert!(
+                text.contains(flag) && text.contains("does not apply"),
+                "{text}"
+            );
         }
-        let cli = parse(&["new", "-m", "opus", "hi"]).unwrap();
-        let Some(Command::New(args)) = cli.command else {
-            panic!("{cli:?}")
-        };
-        assert_eq!(args.model.as_deref(), Some("opus"));
-        assert_eq!(cli.origins.model, Origin::Flag);
+    }
+
+    #[test]
+    fn the_prompt_comes_before_the_agent_arguments_or_with_p() {
+        let cli = parse(&["apply the fix", "--", "--permission-mode", "acceptEdits"]).unwrap();
+        assert_eq!(cli.turn.prompt, ["apply the fix"]);
+        assert_eq!(cli.turn.agent_args, ["--permission-mode", "acceptEdits"]);
+        let cli = parse(&["-p", "-v is broken"]).unwrap();
+        assert_eq!(cli.turn.prompt, ["-v is broken"]);
+        let cli = parse(&["fix", "-p", "-v", "now", "--", "-x"]).unwrap();
+        assert_eq!(cli.turn.prompt, ["fix", "-v", "now"]);
+        assert_eq!(cli.turn.agent_args, ["-x"]);
+        let turn = new_args(parse(&["new", "--prompt", "--start"]).unwrap());
+        assert_eq!(turn.prompt, ["--start"]);
+    }
+
+    #[test]
+    fn a_blank_model_or_one_like_an_option_is_a_usage_error() {
+        for args in [
+            &["-m", ""][..],
+            &["-m", "  "],
+            &["-m=--x"],
+            &["doctor", "-m", ""],
+        ] {
+            let error = parse(args).unwrap_err();
+            assert_eq!(
+                error.kind(),
+                ErrorKind::ValueValidation,
+                "{args:?}: {error}"
+            );
+        }
+        assert!(
+            parse(&["-m=--x"])
+                .unwrap_err()
+                .to_string()
+                .contains("--model \"--x\" starts with `-`")
+        );
+    }
+
+    #[test]
+    fn a_one_word_prompt_near_a_command_is_refused() {
+        for word in ["statsu", "stauts", "sesions", "lgo", "doctr", "nwe"] {
+            let error = parse(&[word]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidSubcommand, "{word}");
+            assert!(
+                error.to_string().contains(&format!("sticky -p {word}")),
+                "{error}"
+            );
+        }
+        assert!(
+            parse(&["statsu"])
+                .unwrap_err()
+                .to_string()
+                .contains("`sticky status`")
+        );
+        for args in [
+            &["yes"][..],
+            &["go"],
+            &["refactor"],
+            &["fix", "the", "status"],
+            &["-p", "statsu"],
+            &["Status?"],
+            &["PROMPT"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+        assert_eq!(edit_distance("statsu", "status"), 1);
+        assert_eq!(edit_distance("", "log"), 3);
     }
 
     #[test]

@@ -35,6 +35,7 @@ impl Exit {
         match self {
             Self::Success => 0,
             // Agents exit 0..=255; anything else cannot come from a real exit status.
+            Self::Agent(code) if is_reserved(code) => AGENT_RESERVED_CODE,
             Self::Agent(code) => u8::try_from(code).unwrap_or(1),
             Self::Signal(signal) => u8::try_from(128 + signal).unwrap_or(255),
             Self::Usage => 2,
@@ -46,6 +47,16 @@ impl Exit {
             Self::Busy => 75,
         }
     }
+}
+
+/// The exit code of a turn whose agent exited with one of sticky's own codes (2, 70-76): a
+/// script can then tell the agent's failure from sticky's; the agent's own code is in the
+/// turn's row (`sticky log`, `--json`).
+pub const AGENT_RESERVED_CODE: u8 = 76;
+
+/// Whether an agent's exit code collides with one sticky gives its own failures.
+pub fn is_reserved(code: i32) -> bool {
+    code == 2 || (70..=i32::from(AGENT_RESERVED_CODE)).contains(&code)
 }
 
 /// Failures with their own exit code; everything else is [`Exit::Internal`].
@@ -127,4 +138,21 @@ pub fn exit_for(error: &anyhow::Error) -> Exit {
         .chain()
         .find_map(|cause| cause.downcast_ref::<StickyError>())
         .map_or(Exit::Internal, StickyError::exit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_codes_that_collide_with_stickys_become_76() {
+        for code in [2, 70, 71, 72, 73, 74, 75, 76] {
+            assert_eq!(Exit::Agent(code).code(), 76, "{code}");
+        }
+        for code in [1, 3, 42, 69, 77, 125] {
+            assert_eq!(i32::from(Exit::Agent(code).code()), code);
+        }
+        assert_eq!(Exit::Usage.code(), 2);
+        assert_eq!(Exit::Signal(2).code(), 130);
+    }
 }

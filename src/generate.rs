@@ -14,7 +14,7 @@ use clap_complete::{Generator, Shell};
 use clap_mangen::Man;
 use roff::{Roff, bold, roman};
 
-use crate::cli::{Cli, ENVIRONMENT, EXIT_CODES};
+use crate::cli::{Cli, ENVIRONMENT, EXAMPLES, EXIT_CODES};
 
 /// The command that regenerates every file of [`files`], from the repository root.
 pub const REGENERATE: &str = "cargo run --example generate";
@@ -175,6 +175,7 @@ fn man_page(command: &Command, subcommands: &[&Command]) -> io::Result<Vec<u8>> 
         man.render_subcommands_section(&mut out)?;
     }
     let mut roff = Roff::new();
+    examples(&mut roff, command);
     exit_status(&mut roff);
     environment(&mut roff);
     roff.control("SH", ["FILES"]);
@@ -204,6 +205,18 @@ fn man_page(command: &Command, subcommands: &[&Command]) -> io::Result<Vec<u8>> 
         man.render_version_section(&mut out)?;
     }
     Ok(out)
+}
+
+/// EXAMPLES of `command`, from [`EXAMPLES`] (none when it has no entry).
+fn examples(roff: &mut Roff, command: &Command) {
+    let name = command.get_name();
+    let Some((_, examples)) = EXAMPLES.iter().find(|(page, _)| *page == name) else {
+        return;
+    };
+    roff.control("SH", ["EXAMPLES"]);
+    for (line, meaning) in *examples {
+        definition(roff, line, meaning);
+    }
 }
 
 /// EXIT STATUS, from the table printed under `--help` ([`EXIT_CODES`]).

@@ -22,14 +22,23 @@ fn main() -> ExitCode {
             });
         }
     };
-    match sticky::run(cli) {
-        Ok(exit) => ExitCode::from(exit.code()),
-        Err(error) => {
+    // A panic is a bug in sticky: the panic hook has restored the terminal and printed where
+    // it happened; the process then exits 70 like any internal error, never Rust's 101.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sticky::run(cli)));
+    match result {
+        Ok(Ok(exit)) => ExitCode::from(exit.code()),
+        Ok(Err(error)) => {
             // Errors quote prompts, paths and the agent's words: escaped like every text view;
             // on a fresh line, whatever an interrupted agent left on the terminal.
             let message = sticky::escape(&format!("{error:#}")).into_owned();
             eprintln!("{}sticky: {message}", sticky::fresh_line());
             ExitCode::from(exit_for(&error).code())
+        }
+        Err(_) => {
+            eprintln!(
+                "sticky: internal error: sticky panicked (a bug in sticky; please report it)"
+            );
+            ExitCode::from(Exit::Internal.code())
         }
     }
 }

@@ -28,6 +28,10 @@ use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
 pub struct Claude;
 
 impl Adapter for Claude {
+    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
+        super::reserved::CLAUDE
+    }
+
     fn name(&self) -> &'static str {
         "claude"
     }

@@ -40,6 +40,10 @@ use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
 pub struct Codex;
 
 impl Adapter for Codex {
+    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
+        super::reserved::CODEX
+    }
+
     fn name(&self) -> &'static str {
         "codex"
     }

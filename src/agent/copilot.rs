@@ -32,6 +32,10 @@ use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
 pub struct Copilot;
 
 impl Adapter for Copilot {
+    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
+        super::reserved::COPILOT
+    }
+
     fn name(&self) -> &'static str {
         "copilot"
     }

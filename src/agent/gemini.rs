@@ -42,6 +42,10 @@ use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
 pub struct Gemini;
 
 impl Adapter for Gemini {
+    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
+        super::reserved::GEMINI
+    }
+
     fn name(&self) -> &'static str {
         "gemini"
     }

@@ -14,6 +14,7 @@ mod opencode;
 mod output;
 pub mod program;
 mod qwen;
+pub mod reserved;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -176,6 +177,12 @@ pub trait Adapter: Sync + Send {
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
         let _ = text;
         None
+    }
+
+    /// The agent's arguments that would choose another session, model or output format than
+    /// the ones sticky passes; refused after `--` and in the configuration's `args`.
+    fn reserved_args(&self) -> &'static [reserved::Reserved] {
+        &[]
     }
 
     /// Whether session `actual`, reported where sticky resumed `expected`, is the same

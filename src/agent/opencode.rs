@@ -32,6 +32,10 @@ use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
 pub struct Opencode;
 
 impl Adapter for Opencode {
+    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
+        super::reserved::OPENCODE
+    }
+
     fn name(&self) -> &'static str {
         "opencode"
     }

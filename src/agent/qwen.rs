@@ -28,6 +28,10 @@ use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn};
 pub struct Qwen;
 
 impl Adapter for Qwen {
+    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
+        super::reserved::QWEN
+    }
+
     fn name(&self) -> &'static str {
         "qwen"
     }

@@ -32,9 +32,16 @@ pub use view::{escape, fresh_line};
 pub fn run(cli: Cli) -> Result<Exit> {
     let reports = cli.command.as_ref().is_some_and(Command::reports);
     let json = cli.global.json;
-    let turn = matches!(cli.command, None | Some(Command::New(_)));
-    let thread = cli.global.thread.clone();
-    let result = dispatch(cli);
+    let keys = cli.command.as_ref().map_or(TURN_KEYS, Command::json_keys);
+    let global = cli.global.clone();
+    // A panic is a bug: the panic hook has restored the terminal and said where it happened;
+    // it ends as an internal error (70), with its `--json` object like any other failure.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli)))
+        .unwrap_or_else(|_| {
+            Err(anyhow::anyhow!(
+                "internal error: sticky panicked (a bug in sticky; please report it)"
+            ))
+        });
     if let Err(error) = &result {
         if reports && listing::is_broken_pipe(error) {
             // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no
@@ -43,24 +50,58 @@ pub fn run(cli: Cli) -> Result<Exit> {
         }
     }
     if let (Err(error), true, false) = (&result, json, view::json_printed()) {
-        // `--json` promises one object on stdout, also when sticky fails before the turn runs
-        // (agent missing, busy, bad configuration).
-        let message = format!("{error:#}");
-        let code = crate::exit::exit_for(error).code();
-        let object = if turn {
-            serde_json::json!({
-                "thread": thread, "project": null, "session": null, "turn": null,
-                "answer": null, "error": message, "exit_code": code,
-            })
-        } else {
-            serde_json::json!({ "error": message, "exit_code": code })
-        };
-        let _ = view::print_json(&object);
+        // `--json` promises one object on stdout, also when sticky fails before the command
+        // could print its own (agent missing, busy, bad configuration).
+        let _ = view::print_json(&error_object(error, keys, &global));
     }
     result
 }
 
+/// The keys of a turn's `--json` object (`sticky PROMPT`, `sticky new`).
+const TURN_KEYS: &[&str] = &[
+    "thread",
+    "project",
+    "session",
+    "turn",
+    "answer",
+    "error",
+    "exit_code",
+];
+
+/// The `--json` object of a command that failed before printing its own: the keys of its
+/// success object (`null` where nothing is known, the thread and the project directory where
+/// they are), plus `error` and `exit_code`, so a script reads the same fields either way.
+fn error_object(error: &anyhow::Error, keys: &[&str], global: &GlobalArgs) -> serde_json::Value {
+    let mut object = serde_json::Map::new();
+    for key in keys {
+        let value = match *key {
+            // In `config` and `doctor`, `thread` is a setting with its source, left `null`.
+            "thread" | "current" if !keys.contains(&"config_file") => {
+                serde_json::json!(global.thread)
+            }
+            // Where `project` is the directory (not a setting with its source), fill it in.
+            "project" if keys.contains(&"turn") || keys.contains(&"found") => {
+                known_project(global).map_or(serde_json::Value::Null, |dir| serde_json::json!(dir))
+            }
+            _ => serde_json::Value::Null,
+        };
+        object.insert((*key).to_owned(), value);
+    }
+    object.insert("error".into(), serde_json::json!(format!("{error:#}")));
+    let code = crate::exit::exit_for(error).code();
+    object.insert("exit_code".into(), serde_json::json!(code));
+    serde_json::Value::Object(object)
+}
+
+/// The project directory of this run, when it can be found (the error may be that it cannot).
+fn known_project(global: &GlobalArgs) -> Option<String> {
+    let cwd = start_dir(global).ok()?;
+    let project = project::locate(&cwd, sticky_db().as_deref()).ok()?;
+    Some(project.dir.display().to_string())
+}
+
 fn dispatch(cli: Cli) -> Result<Exit> {
+    crate::pty::panic_if_asked("command");
     let Cli {
         command,
         turn,
@@ -87,6 +128,51 @@ fn dispatch(cli: Cli) -> Result<Exit> {
 }
 
 impl Command {
+    /// The keys of the command's `--json` success object (none for `agents`, a list), which
+    /// its error object has too (see `error_object`).
+    fn json_keys(&self) -> &'static [&'static str] {
+        match self {
+            Self::New(_) => TURN_KEYS,
+            Self::Status => &[
+                "project",
+                "database",
+                "found",
+                "thread",
+                "session",
+                "last_turn",
+            ],
+            Self::Log | Self::Sessions => &["thread", "sessions"],
+            Self::Threads => &["current", "threads"],
+            Self::Init => &["project", "database"],
+            Self::Agents => &[],
+            Self::Config(_) => &[
+                "config_file",
+                "agent",
+                "model",
+                "thread",
+                "project",
+                "database",
+                "agents",
+            ],
+            Self::Doctor(_) => &[
+                "project",
+                "database",
+                "thread",
+                "config_file",
+                "session",
+                "last_turn",
+                "turn_running",
+                "next_turn",
+                "agent",
+                "program",
+                "transcript",
+                "problems",
+                "exit_code",
+            ],
+            Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
+        }
+    }
+
     /// Whether the command only reports (so a closed stdout ends it quietly).
     fn reports(&self) -> bool {
         !matches!(self, Self::New(_) | Self::Init)

@@ -405,7 +405,7 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
 /// Debug builds only: panics at the named point when `STICKY_TEST_PANIC` names it, so tests can
 /// show that the terminal and the agent survive a panic in the middle of a run (release builds
 /// never read the variable).
-fn panic_if_asked(point: &str) {
+pub(crate) fn panic_if_asked(point: &str) {
     let asked = std::env::var_os("STICKY_TEST_PANIC").is_some_and(|v| v == point);
     assert!(
         !(cfg!(debug_assertions) && asked),

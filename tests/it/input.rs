@@ -169,3 +169,59 @@ fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_with_a_prompt() {
     assert!(stderr.contains("nothing arrived on stdin"), "{stderr}");
     assert_eq!(env.last_agent_run().text("prompt"), Some("are you there?"));
 }
+
+#[test]
+fn piped_stdin_starts_a_new_session_as_it_starts_a_turn() {
+    let env = TestEnv::new();
+    let first = env.turn("old work").session;
+    let output = env.sticky(["new"]).stdin("start on X\n").run();
+    output.assert_success();
+    let run = env.last_agent_run();
+    assert_eq!(run.prompt(), "start on X\n");
+    let status = env.status_json();
+    assert_ne!(status["session"]["agent_session_id"], first.as_str());
+    assert_eq!(status["session"]["rotation_reason"], "new");
+    assert_eq!(status["last_turn"]["prompt"], "start on X\n");
+    // Without input (stdin at its end at once), `new` only rotates: no turn runs.
+    let runs = env.agent_runs().len();
+    env.ok(["new"]);
+    assert_eq!(env.agent_runs().len(), runs);
+    // With words, piped input is their context, as for a turn.
+    env.sticky(["new", "review"])
+        .stdin("the diff")
+        .run()
+        .assert_success();
+    assert_eq!(env.last_agent_run().prompt(), "review\n\nthe diff");
+}
+
+#[test]
+fn a_prompt_goes_before_the_agent_arguments_or_with_p() {
+    let env = TestEnv::new();
+    env.ok(["apply the fix", "--", "--permission-mode", "acceptEdits"]);
+    let run = env.last_agent_run();
+    assert_eq!(run.prompt(), "apply the fix");
+    assert_eq!(
+        run.flag("--permission-mode").as_deref(),
+        Some("acceptEdits")
+    );
+
+    env.ok(["-p", "-v is broken", "--", "--permission-mode", "plan"]);
+    let run = env.last_agent_run();
+    assert_eq!(run.prompt(), "-v is broken");
+    assert_eq!(run.flag("--permission-mode").as_deref(), Some("plan"));
+    env.ok(["new", "-p", "--start over"]);
+    assert_eq!(env.last_agent_run().prompt(), "--start over");
+
+    // `sticky new` without a prompt runs no agent: arguments for it are refused, not dropped.
+    env.sticky(["new", "--", "--permission-mode", "plan", "start over"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("give `sticky new` a prompt before `--`");
+    // A prompt after `--` is the agent's argument, and the error says where the prompt goes.
+    let runs = env.agent_runs().len();
+    env.sticky(["--", "--permission-mode", "acceptEdits", "apply the fix"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("give the prompt before `--`");
+    assert_eq!(env.agent_runs().len(), runs);
+}

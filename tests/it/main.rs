@@ -10,8 +10,9 @@
 //! every adapter and its fake), `ux` (sticky as a shell tool: completions, snapshots,
 //! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers),
 //! `robust` (crashes, lost sessions, damaged state: never lose a session), `hostile` (input
-//! and repositories sticky must not trust), `display` (stored text shown safely) and `properties` (property tests of the policy and
-//! the event parsers).
+//! and repositories sticky must not trust), `display` (stored text shown safely),
+//! `documented` (every command the README, docs/ and the man pages show runs as written) and
+//! `properties` (property tests of the policy and the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
 //! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
 //! sticky.
@@ -19,6 +20,7 @@
 mod agents;
 mod concurrency;
 mod display;
+mod documented;
 mod fake;
 mod hostile;
 mod input;

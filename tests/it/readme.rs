@@ -1,6 +1,6 @@
 //! The README's promises, exercised so they cannot rot: its exit-code table is the one `--help`
 //! prints, and its "Adding an agent" configuration, copied as it stands, makes an agent sticky.
-//! (Its quickstart commands run in `.ci/run`.)
+//! (Its quickstart commands run in `.ci/run`; every command it shows runs in `documented`.)
 
 use std::collections::BTreeSet;
 
@@ -46,7 +46,7 @@ fn the_readme_exit_codes_are_the_ones_help_prints() {
 
 /// An agent CLI that resumes sessions by ID, for the README's configuration example: it keeps
 /// each session's prompts in `$HOME/my-agent/<id>` and says which it saw.
-const MY_AGENT: &str = r#"import os, sys
+pub const MY_AGENT: &str = r#"import os, sys
 args = sys.argv[1:]
 opts = {}
 while args:

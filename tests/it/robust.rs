@@ -900,3 +900,31 @@ fn an_agent_that_cannot_start_fails_with_72_and_the_session_stays() {
     assert_eq!(after.saw, ["first"]);
     assert_eq!(statuses(&env), ["ok", "ok"], "no turn was started");
 }
+
+#[test]
+fn a_panic_exits_70_with_one_line_saying_it_is_a_bug() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let output = env
+        .sticky(["status"])
+        .env("STICKY_TEST_PANIC", "command")
+        .run();
+    output
+        .assert_code(70)
+        .assert_stderr_contains("STICKY_TEST_PANIC=command")
+        .assert_stderr_contains("sticky: internal error: sticky panicked");
+    // With --json, the object of the command says so too.
+    let json = env
+        .sticky(["--json", "status"])
+        .env("STICKY_TEST_PANIC", "command")
+        .run();
+    json.assert_code(70);
+    let object = json.json();
+    assert_eq!(object["exit_code"], 70, "{object}");
+    assert!(
+        object.get("last_turn").is_some(),
+        "the keys of status: {object}"
+    );
+    // The state is untouched: the next run works.
+    env.ok(["status"]);
+}

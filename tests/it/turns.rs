@@ -303,7 +303,15 @@ fn sticky_claude_bin_chooses_the_program() {
 /// The keys and value types of a turn's `--json` object, per the contract.
 #[track_caller]
 fn assert_turn_json_shape(json: &Value) {
-    for key in ["thread", "project", "session", "turn", "answer", "error"] {
+    for key in [
+        "thread",
+        "project",
+        "session",
+        "turn",
+        "answer",
+        "error",
+        "exit_code",
+    ] {
         assert!(json.get(key).is_some(), "--json lacks {key:?}: {json}");
     }
     let session = &json["session"];
@@ -373,6 +381,7 @@ fn json_describes_a_failed_turn_too() {
     assert_turn_json_shape(&json);
     assert_eq!(json["turn"]["status"], "failed");
     assert_eq!(json["turn"]["exit_code"], 5);
+    assert_eq!(json["exit_code"], 5);
     assert_eq!(json["turn"]["id"], 2);
     assert!(json["error"].is_string(), "a failed turn says why: {json}");
 }
@@ -468,4 +477,91 @@ fn a_turn_whose_sticky_died_is_marked_abandoned_by_the_next_run() {
         .map(|turn| &turn["status"])
         .collect();
     assert_eq!(statuses, ["ok", "abandoned", "ok"], "{log}");
+}
+
+#[test]
+fn an_agent_exit_code_that_sticky_reserves_becomes_76_and_is_kept() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    for (agent, turn) in [(2, 2), (71, 3), (75, 4)] {
+        let failed = env
+            .sticky(["--json", "again"])
+            .env("FAKE_CLAUDE_EXIT", agent.to_string())
+            .run();
+        failed.assert_code(76);
+        let json = failed.json();
+        assert_eq!(json["exit_code"], 76, "{json}");
+        assert_eq!(
+            json["turn"]["exit_code"], agent,
+            "the agent's own code: {json}"
+        );
+        assert_eq!(json["turn"]["id"], turn);
+        assert!(
+            json["error"]
+                .as_str()
+                .is_some_and(|e| e.contains(&format!("exited with code {agent} (sticky exits 76"))),
+            "{json}"
+        );
+    }
+    // Text mode says so on stderr, and `log` shows the agent's own code.
+    let text = env.sticky(["third"]).env("FAKE_CLAUDE_EXIT", "2").run();
+    text.assert_code(76)
+        .assert_stderr_contains("exited with code 2 (sticky exits 76");
+    let log = env.ok(["log"]);
+    assert!(log.stdout.contains("exit 2"), "{}", log.describe());
+    let turns = &env.log_json()["sessions"][0]["turns"];
+    assert_eq!(turns[4]["exit_code"], 2, "{turns}");
+    // Codes sticky does not reserve pass through; the session stays.
+    env.sticky(["fourth"])
+        .env("FAKE_CLAUDE_EXIT", "3")
+        .run()
+        .assert_code(3);
+    assert_eq!(env.turn("fifth").session, first.session);
+}
+
+#[test]
+fn json_error_objects_have_the_keys_of_the_success_objects() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let bad_config = env.script("bad.toml", "default_agent = [\n");
+    for args in [
+        &["--json", "hello"][..],
+        &["--json", "new", "hello"],
+        &["--json", "new"],
+        &["--json", "status"],
+        &["--json", "log"],
+        &["--json", "sessions"],
+        &["--json", "threads"],
+        &["--json", "config"],
+        &["--json", "doctor"],
+    ] {
+        let success = env.ok(args).json();
+        let failed = env.sticky(args).env("STICKY_CONFIG", &bad_config).run();
+        assert_eq!(failed.code, Some(2), "{}", failed.describe());
+        let error = failed.json();
+        let keys = |value: &Value| -> std::collections::BTreeSet<String> {
+            value
+                .as_object()
+                .expect("an object")
+                .keys()
+                .cloned()
+                .collect()
+        };
+        let mut want = keys(&success);
+        want.extend(["error".to_owned(), "exit_code".to_owned()]);
+        assert_eq!(keys(&error), want, "{args:?}: {error}");
+        assert_eq!(error["exit_code"], 2);
+        assert!(
+            error["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("bad.toml")),
+            "{error}"
+        );
+        if success["project"].is_string() {
+            assert_eq!(
+                error["project"], success["project"],
+                "{args:?}: the project is known"
+            );
+        }
+    }
 }

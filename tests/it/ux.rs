@@ -626,10 +626,24 @@ fn options_of_every_command_may_come_before_it_without_becoming_a_prompt() {
     let runs = env.agent_runs().len();
     env.ok(["--json", "threads"]);
     assert_eq!(env.agent_runs().len(), runs, "no turn ran");
-    env.sticky(["-m", "other", "new", "x"])
+    // Options of a turn work before the command that takes them, as after it.
+    env.ok(["-m", "other", "new", "x"]);
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("other")
+    );
+    assert_eq!(env.status_json()["session"]["model"], "other");
+    env.ok(["new", "-m", "third", "y"]);
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("third")
+    );
+    let runs = env.agent_runs().len();
+    env.sticky(["-m", "other", "status"])
         .run()
         .assert_code(2)
-        .assert_stderr_contains("--model cannot come before the command `new`");
+        .assert_stderr_contains("--model does not apply to `sticky status`");
+    assert_eq!(env.agent_runs().len(), runs, "no turn ran");
 }
 
 // --- doctor ---------------------------------------------------------------------------------
@@ -955,4 +969,91 @@ fn help_on_a_terminal_is_styled_unless_no_color() {
         !terminal_contents_has_escape(&env, &["--help"], true),
         "plain under NO_COLOR"
     );
+}
+
+#[test]
+fn a_blank_model_or_a_misspelt_command_is_a_usage_error_and_no_turn() {
+    let env = TestEnv::new();
+    for args in [
+        &["-m", "", "hi"][..],
+        &["-m", "  ", "hi"],
+        &["-m=--x", "hi"],
+        &["statsu"],
+    ] {
+        env.sticky(args).run().assert_code(2);
+    }
+    env.sticky(["-m", "", "hi"])
+        .run()
+        .assert_stderr_contains("--model is empty");
+    env.sticky(["hi"])
+        .env("STICKY_MODEL", "-x")
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("STICKY_MODEL \"-x\" starts with `-`");
+    env.sticky(["statsu"]).run().assert_stderr_contains(
+        "did you mean `sticky status`? to send \"statsu\" as a prompt use `sticky -p statsu`",
+    );
+    assert!(env.agent_runs().is_empty(), "no paid turn ran");
+    // An empty STICKY_MODEL is unset; a command that uses no model ignores it.
+    env.sticky(["status"])
+        .env("STICKY_MODEL", "-x")
+        .run()
+        .assert_success();
+    env.sticky(["-p", "statsu"])
+        .env("STICKY_MODEL", "")
+        .run()
+        .assert_success();
+    assert_eq!(env.last_agent_run().prompt(), "statsu");
+    env.ok(["fix", "the", "status"]);
+    assert_eq!(env.last_agent_run().prompt(), "fix the status");
+}
+
+#[test]
+fn agent_arguments_that_fight_stickys_own_are_refused_before_anything_runs() {
+    let env = TestEnv::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["hi", "--", "--resume", "x"], "`--resume`"),
+        (&["hi", "--", "--model=opus"], "`--model=opus`"),
+        (&["hi", "--", "-c"], "`-c`"),
+        (
+            &["hi", "--", "--output-format", "text"],
+            "`--output-format`",
+        ),
+        (&["-a", "codex", "hi", "--", "resume", "--last"], "`resume`"),
+        (&["-a", "gemini", "hi", "--", "-r", "latest"], "`-r`"),
+    ];
+    for (args, arg) in cases {
+        let output = env.sticky(*args).run();
+        output.assert_code(2).assert_stderr_contains(arg);
+        let advice = if arg.contains("model") {
+            "--model MODEL"
+        } else if arg.contains("output") {
+            "--json"
+        } else {
+            "sticky new"
+        };
+        output.assert_stderr_contains(advice);
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    assert!(
+        env.status_json()["session"].is_null(),
+        "no session was started"
+    );
+    // The configuration's args are checked too.
+    let config = write_config(&env, "[agents.claude]\nargs = [\"--session-id\", \"x\"]\n");
+    env.sticky(["hi"])
+        .env("STICKY_CONFIG", &config)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("the configuration's args for agent `claude` hold `--session-id`");
+    std::fs::remove_file(&config).expect("remove the config");
+    // Flags that only look alike pass.
+    env.ok([
+        "hi",
+        "--",
+        "--permission-mode",
+        "acceptEdits",
+        "--append-system-prompt",
+        "-c is ok",
+    ]);
 }

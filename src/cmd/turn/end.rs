@@ -57,7 +57,14 @@ impl Running<'_> {
                 error: error.clone(),
             },
         )?;
-        self.report(store, &outcome, status, error.as_deref())?;
+        // The process's exit code, for the `--json` object: a failed check's, a spawn error's
+        // (internal), else the agent's as `Exit` maps it.
+        let code = match (&failure, &outcome.spawn_error) {
+            (Some(failure), _) => failure.exit().code(),
+            (None, Some(_)) => Exit::Internal.code(),
+            (None, None) => exit.code(),
+        };
+        self.report(store, &outcome, status, error.as_deref(), code)?;
         if let Some(failure) = failure {
             return Err(failure.into());
         }
@@ -191,6 +198,11 @@ impl Running<'_> {
             (TurnStatus::Ok, _) => return None,
             (TurnStatus::Interrupted, _) => "was interrupted".to_owned(),
             (_, Status::Code(0)) => "reported an error".to_owned(),
+            (_, Status::Code(code)) if crate::exit::is_reserved(code) => format!(
+                "exited with code {code} (sticky exits {} instead: {code} is one of its own \
+                 codes)",
+                crate::exit::AGENT_RESERVED_CODE
+            ),
             (_, Status::Code(code)) => format!("exited with code {code}"),
             (_, Status::Signal(signal)) => format!("was killed by signal {signal}"),
         };
@@ -231,6 +243,7 @@ impl Running<'_> {
         outcome: &Outcome,
         status: TurnStatus,
         error: Option<&str>,
+        exit_code: u8,
     ) -> Result<()> {
         let answer = outcome
             .answer
@@ -250,6 +263,7 @@ impl Running<'_> {
                 turn: TurnView::from(&turn),
                 answer: answer.as_deref(),
                 error,
+                exit_code,
             });
         }
         if status != TurnStatus::Ok {
@@ -308,4 +322,6 @@ struct TurnReport<'a> {
     turn: TurnView<'a>,
     answer: Option<&'a str>,
     error: Option<&'a str>,
+    /// sticky's exit code (the agent's own is `turn.exit_code`).
+    exit_code: u8,
 }

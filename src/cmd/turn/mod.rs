@@ -40,11 +40,12 @@ const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
     ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
-    // `sticky new` without words only rotates: it never waits on a stdin left open by a script.
-    let mut read_stdin = !stdin_is_terminal && (!fresh || !args.prompt.is_empty());
+    let mut read_stdin = !stdin_is_terminal;
     let mut stdin = std::io::stdin();
-    if read_stdin && !args.prompt.is_empty() && !input::has_input(&stdin, input::STDIN_GRACE) {
-        // Piped context is optional when there is a prompt: never hang on a pipe nobody closes.
+    // Piped input is optional when there is a prompt, and for `sticky new` (which only rotates
+    // without one): never hang on a pipe nobody closes.
+    let optional = !args.prompt.is_empty() || fresh;
+    if read_stdin && optional && !input::has_input(&stdin, input::STDIN_GRACE) {
         read_stdin = false;
         if !ctx.quiet {
             eprintln!(
@@ -59,6 +60,14 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         (Some(_), _) => Mode::Headless,
         (None, true) => return rotate_only(ctx, args),
         (None, false) if stdin_is_terminal && std::io::stdout().is_terminal() => Mode::Interactive,
+        (None, false) if !args.agent_args.is_empty() => {
+            return Err(StickyError::Usage(
+                "no prompt: everything after `--` goes to the agent; give the prompt before \
+                 `--` (sticky \"PROMPT\" -- AGENT_ARGS) or with -p"
+                    .into(),
+            )
+            .into());
+        }
         (None, false) => {
             return Err(StickyError::Usage(
                 "no prompt: give one as arguments or on stdin, or run sticky on a terminal for \
@@ -177,6 +186,7 @@ fn begin(
         };
         ensure_plain_arguments(ctx, &session)?;
         let adapter = ctx.agents.get(&session.agent)?;
+        ensure_own_arguments(ctx, adapter, args)?;
         let prompt_via = prompt
             .map(|prompt| prompt_via(adapter, prompt))
             .transpose()?;
@@ -281,6 +291,15 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
 
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
 fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
+    if !args.agent_args.is_empty() {
+        // No agent runs now, so they would be dropped without a word.
+        return Err(StickyError::Usage(
+            "agent arguments after `--` need a turn: give `sticky new` a prompt before `--` \
+             (sticky new \"PROMPT\" -- AGENT_ARGS)"
+                .into(),
+        )
+        .into());
+    }
     let mut store = ctx.open_store()?;
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
@@ -324,10 +343,15 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
         )
     })?;
     if ctx.json {
+        // A turn's keys, so `sticky new --json` reads alike with and without a prompt.
         print_json(&serde_json::json!({
             "thread": ctx.thread,
             "project": ctx.project.dir.display().to_string(),
             "session": SessionView::from(&session),
+            "turn": null,
+            "answer": null,
+            "error": null,
+            "exit_code": 0,
         }))?;
     } else if !ctx.quiet {
         eprintln!(
@@ -390,6 +414,39 @@ fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), Sti
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Agent arguments (after `--`, or the configuration's `args`) that would choose another
+/// session, model or output format than sticky passes are refused before anything runs (see
+/// [`agent::reserved`]); the transaction this runs in rolls back.
+fn ensure_own_arguments(
+    ctx: &Context,
+    adapter: &dyn Adapter,
+    args: &TurnArgs,
+) -> Result<(), StickyError> {
+    let reserved = adapter.reserved_args();
+    let name = adapter.name();
+    if let Some((arg, fight)) = agent::reserved::find(reserved, &args.agent_args) {
+        return Err(StickyError::Usage(format!(
+            "the agent argument `{}` would override what sticky passes {name}; {}",
+            arg.to_string_lossy(),
+            fight.instead.advice()
+        )));
+    }
+    let configured: Vec<OsString> = ctx
+        .config
+        .agent(name)
+        .map(|settings| settings.args.iter().map(OsString::from).collect())
+        .unwrap_or_default();
+    if let Some((arg, fight)) = agent::reserved::find(reserved, &configured) {
+        return Err(StickyError::Usage(format!(
+            "the configuration's args for agent `{name}` hold `{}`, which would override what \
+             sticky passes; remove it; {}",
+            arg.to_string_lossy(),
+            fight.instead.advice()
+        )));
     }
     Ok(())
 }

@@ -217,3 +217,34 @@ fn a_deleted_rollout_is_a_lost_thread_and_nothing_reaches_the_model() {
         "{stderr}"
     );
 }
+
+#[test]
+fn codex_exiting_2_on_an_argument_it_refuses_makes_sticky_exit_76_with_its_code_kept() {
+    // Codex's own usage errors exit 2, sticky's usage error code: sticky exits 76 instead, and
+    // the agent's 2 is in `--json`, in `log` and in the error line; the thread stays.
+    let Some(tier) = Tier::start(Agent::Codex) else {
+        return;
+    };
+    let first = tier.turn(&[], "a turn before the refused argument");
+    let thread = tier.stored_session_id();
+    let failed = tier.world.sticky(
+        &tier.world.project,
+        ["--json", "this turn is refused", "--", "--no-such-flag"],
+    );
+    assert_eq!(failed.status.code(), Some(76), "{failed}");
+    let json = failed.json();
+    assert_eq!(json["exit_code"], 76, "{json}");
+    assert_eq!(json["turn"]["exit_code"], 2, "Codex's own code: {json}");
+    assert_eq!(json["turn"]["status"], "failed");
+    assert!(
+        json["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("exited with code 2 (sticky exits 76")),
+        "{json}"
+    );
+    let log = tier.world.sticky_ok(["log"]);
+    assert!(log.stdout.contains("exit 2"), "{log}");
+    assert_eq!(tier.stored_session_id(), thread, "the thread stays");
+    let next = tier.turn(&[], "the turn after the refused one");
+    assert_continues(&next, &first);
+}
