@@ -23,7 +23,7 @@ Exit codes:
   70       internal error in sticky
   71       store error: the project database cannot be opened, read or written
   72       agent not found or not executable
-  73       session lost: the agent can no longer resume the stored session
+  73       session lost: the agent cannot resume the stored session, or it is another directory's
   74       amnesia detected: the agent answered from a different session than the one resumed
   75       busy: another turn holds this conversation and waiting gave up
   76       the agent exited with a code sticky reserves (2, 70-76); log and --json show it";

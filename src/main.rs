@@ -28,9 +28,14 @@ fn main() -> ExitCode {
     match result {
         Ok(Ok(exit)) => ExitCode::from(exit.code()),
         Ok(Err(error)) => {
-            // Errors quote prompts, paths and the agent's words: escaped like every text view;
-            // on a fresh line, whatever an interrupted agent left on the terminal.
-            let message = sticky::escape(&format!("{error:#}")).into_owned();
+            // Errors quote prompts, paths and the agent's words: escaped like every text view,
+            // line by line (a configuration error shows the line it points at below it); on a
+            // fresh line, whatever an interrupted agent left on the terminal.
+            let message = format!("{error:#}")
+                .split('\n')
+                .map(sticky::escape)
+                .collect::<Vec<_>>()
+                .join("\n");
             eprintln!("{}sticky: {message}", sticky::fresh_line());
             ExitCode::from(exit_for(&error).code())
         }
