@@ -891,6 +891,28 @@ fn is_root() -> bool {
     tempfile::tempfile().unwrap().metadata().unwrap().uid() == 0
 }
 
+/// Skips the calling test (it returns right after) for `reason`, as the integration tests'
+/// `support::skip` does: counted by `.ci/run` through `STICKY_TEST_SKIP_LOG`, and a failure
+/// under CI, which must run every test the README's promises rest on.
+fn skip(reason: &str) {
+    use std::io::Write;
+    assert!(
+        std::env::var_os("CI").is_none_or(|ci| ci.is_empty()),
+        "{reason}; CI is set, and under CI nothing the README promises may skip"
+    );
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    eprintln!("SKIPPED {test}: {reason}");
+    if let Some(log) = std::env::var_os("STICKY_TEST_SKIP_LOG") {
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap();
+        file.write_all(format!("{test}\t{reason}\n").as_bytes())
+            .unwrap();
+    }
+}
+
 /// Runs the ignored test `name` as an unprivileged user when this process is root (root writes
 /// anywhere, so permission checks need another user); returns whether it ran a child.
 fn run_unprivileged(name: &str) -> bool {
@@ -907,7 +929,9 @@ fn run_unprivileged(name: &str) -> bool {
     {
         Ok(output) => output,
         Err(e) => {
-            eprintln!("skipped {name}: running as root and setpriv is unavailable ({e})");
+            skip(&format!(
+                "{name}: running as root and setpriv is unavailable ({e})"
+            ));
             return true;
         }
     };
