@@ -218,6 +218,48 @@ fn the_powershell_completion_loads_where_installed() {
     );
 }
 
+/// Runs this test binary's test `name` alone, with `PATH` emptied (so no shell is found) and
+/// `vars` set; returns whether it passed and its output.
+fn run_alone_without_shells(name: &str, vars: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
+    let exe = std::env::current_exe().expect("this test binary");
+    let output = Command::new(exe)
+        .args(["--exact", name, "--test-threads=1", "--nocapture"])
+        .env("PATH", "/nonexistent")
+        .env_remove("CI")
+        .env_remove(crate::support::skip::SKIP_LOG)
+        .envs(vars.iter().copied())
+        .output()
+        .expect("run the test binary");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+#[test]
+fn a_missing_shell_is_a_counted_skip_and_fails_under_ci() {
+    let test = "ux::the_elvish_completion_loads_and_completes_commands_and_options";
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let log = dir.path().join("skipped");
+    let (passed, output) =
+        run_alone_without_shells(test, &[(crate::support::skip::SKIP_LOG, log.as_os_str())]);
+    assert!(passed, "{output}");
+    let logged = std::fs::read_to_string(&log).expect("the skip is logged");
+    assert!(
+        logged.starts_with(&format!("{test}\telvish is not installed")),
+        "{logged}"
+    );
+
+    let (passed, output) = run_alone_without_shells(test, &[("CI", "1".as_ref())]);
+    assert!(!passed, "under CI a promised test may not skip: {output}");
+    assert!(
+        output.contains("under CI nothing the README promises may skip"),
+        "{output}"
+    );
+}
+
 #[test]
 fn help_output_matches_the_committed_snapshots() {
     let env = TestEnv::new();
