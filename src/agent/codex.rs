@@ -165,6 +165,12 @@ impl Adapter for Codex {
         rollout(&codex_home, directory, id)
     }
 
+    /// A thread is saved once a rollout named by its ID exists, in whatever directory.
+    fn saved(&self, home: &Path, _directory: &Path, id: &str) -> Option<bool> {
+        let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        is_uuid(id).then(|| rollout_file(&codex_home, id).is_some())
+    }
+
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
         id_after(text, "codex resume ", is_uuid)
     }
@@ -203,6 +209,12 @@ fn rollout(codex_home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
     if !is_uuid(id) {
         return None;
     }
+    let path = rollout_file(codex_home, id)?;
+    meta_matches(&path, directory, id).then_some(path)
+}
+
+/// The rollout file named by thread `id` under `codex_home/sessions/YYYY/MM/DD`, if any.
+fn rollout_file(codex_home: &Path, id: &str) -> Option<PathBuf> {
     let suffix = format!("-{id}.jsonl");
     let days = subdirectories(&codex_home.join("sessions"))
         .into_iter()
@@ -216,8 +228,7 @@ fn rollout(codex_home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.starts_with("rollout-") && name.ends_with(&suffix) {
-                let path = entry.path();
-                return meta_matches(&path, directory, id).then_some(path);
+                return Some(entry.path());
             }
         }
     }

@@ -170,6 +170,14 @@ pub trait Adapter: Sync + Send {
     /// file per session; used to confirm interactive sessions and by `doctor`.
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf>;
 
+    /// Whether the agent saved session `id` (started in `directory`) where it keeps its
+    /// sessions: `Some(false)` only when it certainly did not, `None` when the adapter cannot
+    /// tell. A failed first turn of a session the agent never saved leaves nothing to resume.
+    fn saved(&self, home: &Path, directory: &Path, id: &str) -> Option<bool> {
+        self.transcript(home, directory, id)
+            .map(|path| path.is_file())
+    }
+
     /// The session ID in the line the agent's interactive UI prints when it exits
     /// (`claude --resume <id>`, `codex resume <id>`, ...), read from the end of `text`, the
     /// terminal output of the run (control sequences are ignored). This is how sticky learns the

@@ -20,7 +20,7 @@ use super::{Context, agents};
 use crate::agent::Adapter;
 use crate::cli::{GlobalArgs, Origins, SelectArgs};
 use crate::exit::Exit;
-use crate::session::{self, Live, Plan, Reason, Request};
+use crate::session::{self, Plan, Reason, Request};
 use crate::store::{SessionRow, TurnRow};
 
 /// The `--json` object.
@@ -60,7 +60,7 @@ struct NextTurn {
     action: &'static str,
     agent: String,
     model: Option<String>,
-    /// Why a rotation happens (`model-change`, `agent-change`).
+    /// Why a rotation happens (`model-change`, `agent-change`, `unsaved`).
     reason: Option<&'static str>,
 }
 
@@ -106,8 +106,15 @@ pub fn run(
         problems.extend(write_problem(&ctx.project.db));
     }
     let live = state.live.as_ref();
+    // The live session is the thread's newest: it ran a turn when the last turn is its own.
+    let tried = |row: &SessionRow| {
+        state
+            .last_turn
+            .as_ref()
+            .is_some_and(|turn| turn.session_id == row.id)
+    };
     let plan = session::plan(
-        live.map(live_of),
+        live.map(|row| super::turn::live_of(ctx, row, tried(row))),
         Request {
             fresh: false,
             agent: select.agent.as_deref(),
@@ -271,15 +278,6 @@ fn write_problem(db: &Path) -> Option<(Exit, String)> {
             errno.desc().to_lowercase()
         ),
     ))
-}
-
-/// The policy's view of a stored live session (as `cmd::turn` builds it).
-fn live_of(row: &SessionRow) -> Live<'_> {
-    Live {
-        agent: &row.agent,
-        model: row.model.as_deref(),
-        confirmed: row.confirmed_at.is_some() && row.agent_session_id.is_some(),
-    }
 }
 
 fn next_turn(plan: &Plan, live: Option<&SessionRow>) -> NextTurn {

@@ -14,9 +14,15 @@ pub struct Live<'a> {
     /// The model it was started with, if one was given.
     pub model: Option<&'a str>,
     /// Whether the agent has confirmed the session (reported its ID or wrote its transcript).
-    /// An unconfirmed session was never created on the agent's side, so it is started again in
-    /// place rather than resumed (resuming it could only fail with "not found").
+    /// An unconfirmed session was never created on the agent's side, so it is started again
+    /// rather than resumed (resuming it could only fail with "not found").
     pub confirmed: bool,
+    /// Whether a turn ran on the unconfirmed session and the agent never saved it (its first
+    /// turn failed before that, see `cmd::turn`'s end): it is replaced by a new session with
+    /// the reason [`Reason::Unsaved`], so the log keeps the failed turn where it ran. Only ever
+    /// set for an unconfirmed session: a confirmed one is always resumed, so one with history
+    /// is never started afresh and fails as lost when the agent no longer has it.
+    pub unsaved: bool,
 }
 
 /// What the user asked for.
@@ -43,6 +49,9 @@ pub enum Reason {
     AgentChange,
     /// The user switched conversations inside the agent (e.g. Claude's `/clear`).
     Agent,
+    /// The agent never saved the session: its first turn failed before anything was kept, so
+    /// nothing can be lost by starting afresh.
+    Unsaved,
 }
 
 impl Reason {
@@ -53,6 +62,7 @@ impl Reason {
             Self::ModelChange => "model-change",
             Self::AgentChange => "agent-change",
             Self::Agent => "agent",
+            Self::Unsaved => "unsaved",
         }
     }
 }
@@ -75,7 +85,8 @@ pub enum Plan {
         /// The model to start it with.
         model: Option<String>,
         /// The live session is replaced for this reason; `None` when there is no live session,
-        /// or when the live one was never confirmed and is started again in place.
+        /// or when the live one was never confirmed (nor left unsaved by a failed turn) and is
+        /// started again in place.
         rotation: Option<Reason>,
     },
 }
@@ -114,7 +125,7 @@ pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
         None => Plan::Start {
             agent: agent.to_owned(),
             model: model.map(str::to_owned),
-            rotation: None,
+            rotation: live.unsaved.then_some(Reason::Unsaved),
         },
         Some(reason) => Plan::Start {
             agent: agent.to_owned(),
@@ -134,6 +145,7 @@ mod tests {
             agent,
             model,
             confirmed: true,
+            unsaved: false,
         })
     }
 
@@ -157,7 +169,13 @@ mod tests {
     #[test]
     #[allow(clippy::too_many_lines)] // one row per rule reads better than split tables
     fn every_rule_of_the_policy() {
-        use Reason::{AgentChange, ModelChange, New};
+        use Reason::{AgentChange, ModelChange, New, Unsaved};
+        let unsaved = Some(Live {
+            agent: "codex",
+            model: None,
+            confirmed: false,
+            unsaved: true,
+        });
         let cases: &[(&str, Option<Live<'_>>, Request<'_>, Plan)] = &[
             // rule 1: nothing yet -> start with the default agent, or the one asked for
             (
@@ -263,6 +281,25 @@ mod tests {
                 },
                 Plan::Resume,
             ),
+            // a session the agent never saved (its first turn failed): start afresh, recorded
+            (
+                "unsaved starts afresh",
+                unsaved,
+                request(false, None, None),
+                start("codex", None, Some(Unsaved)),
+            ),
+            (
+                "new on unsaved is new",
+                unsaved,
+                request(true, None, None),
+                start("codex", None, Some(New)),
+            ),
+            (
+                "agent change on unsaved",
+                unsaved,
+                request(false, Some("claude"), None),
+                start("claude", None, Some(AgentChange)),
+            ),
         ];
         for (name, live, request, want) in cases {
             assert_eq!(plan(*live, *request), *want, "{name}");
@@ -275,6 +312,7 @@ mod tests {
             agent: "claude",
             model: Some("m1"),
             confirmed: false,
+            unsaved: false,
         });
         assert_eq!(
             plan(unconfirmed, request(false, None, None)),
@@ -294,10 +332,14 @@ mod tests {
             Reason::ModelChange,
             Reason::AgentChange,
             Reason::Agent,
+            Reason::Unsaved,
         ]
         .iter()
         .map(ToString::to_string)
         .collect();
-        assert_eq!(names, ["new", "model-change", "agent-change", "agent"]);
+        assert_eq!(
+            names,
+            ["new", "model-change", "agent-change", "agent", "unsaved"]
+        );
     }
 }

@@ -89,7 +89,7 @@ pub struct SessionRow {
     pub confirmed_at: Option<Millis>,
     /// The session this one replaced.
     pub rotated_from: Option<i64>,
-    /// Why it replaced it: `new`, `model-change`, `agent-change` or `agent`.
+    /// Why it replaced it: `new`, `model-change`, `agent-change`, `agent` or `unsaved`.
     pub rotation_reason: Option<String>,
     /// When it was replaced; `None` for the live session of its thread.
     pub ended_at: Option<Millis>,
@@ -144,7 +144,7 @@ pub struct NewSession<'a> {
     /// The directory the agent runs in.
     pub directory: &'a Path,
     /// The live session this one replaces and why (`new`, `model-change`, `agent-change`,
-    /// `agent`); the replaced one gets `ended_at` in the same transaction.
+    /// `agent`, `unsaved`); the replaced one gets `ended_at` in the same transaction.
     pub rotated_from: Option<(i64, &'a str)>,
 }
 
@@ -302,6 +302,21 @@ impl Store {
             )
         })?;
         self.expect_row(changed, "session", session_id)?;
+        self.keep_sessions_in_file();
+        Ok(())
+    }
+
+    /// Forgets the agent's ID of a session the agent never saved (its first turn failed before
+    /// it kept anything) and that sticky cannot choose again, so no view offers an ID that
+    /// nothing can resume; a confirmed session keeps its ID.
+    pub fn forget_agent_session_id(&self, session_id: i64) -> Result<()> {
+        self.run("forget the agent session id", || {
+            self.conn.execute(
+                "UPDATE sessions SET agent_session_id = NULL \
+                 WHERE id = ?1 AND confirmed_at IS NULL",
+                params![session_id],
+            )
+        })?;
         self.keep_sessions_in_file();
         Ok(())
     }
@@ -627,6 +642,15 @@ impl Tx<'_> {
     /// The running turn of a session (the oldest, should there be several), if any.
     pub fn running_turn(&self, session_id: i64) -> Result<Option<TurnRow>> {
         self.read(rows::running_turn(&self.tx, session_id))
+    }
+
+    /// How many turns ran on a session (its stored count).
+    pub fn turn_count(&self, session_id: i64) -> Result<i64> {
+        self.read(self.tx.query_row(
+            "SELECT turn_count FROM sessions WHERE id = ?1",
+            [session_id],
+            |row| row.get(0),
+        ))
     }
 
     fn read<T>(&self, result: rusqlite::Result<T>) -> Result<T> {

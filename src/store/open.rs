@@ -232,6 +232,8 @@ pub(crate) fn retry_busy_for<T>(
     loop {
         match op() {
             Err(e) if error::is_busy(&e) && Instant::now() < deadline => {
+                #[cfg(test)]
+                busy_waits::count(file);
                 std::thread::sleep(pause + jitter(pause));
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
@@ -248,4 +250,27 @@ fn jitter(pause: Duration) -> Duration {
         .map_or(0, |now| now.subsec_nanos());
     let max = u32::try_from(pause.as_nanos()).unwrap_or(u32::MAX).max(1);
     Duration::from_nanos(u64::from(nanos % max))
+}
+
+/// How many times [`retry_busy`] waited on each file: the evidence a test needs that the busy
+/// path was taken, not just that the call took long.
+#[cfg(test)]
+pub(crate) mod busy_waits {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, PoisonError};
+
+    static WAITS: Mutex<BTreeMap<PathBuf, u32>> = Mutex::new(BTreeMap::new());
+
+    /// Counts one wait on `file`.
+    pub(crate) fn count(file: &Path) {
+        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
+        *waits.entry(file.to_owned()).or_default() += 1;
+    }
+
+    /// The waits on `file` so far.
+    pub(crate) fn of(file: &Path) -> u32 {
+        let waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
+        waits.get(file).copied().unwrap_or_default()
+    }
 }

@@ -324,6 +324,141 @@ fn a_failed_turn_keeps_the_session_and_passes_the_exit_code_through() {
 }
 
 #[test]
+fn a_failed_first_turn_prints_the_session_the_next_turn_continues() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let failed = agent
+            .sticky(&env, &["--json", "-a", agent.name, "first"])
+            .env(agent.hook("EXIT"), "3")
+            .run();
+        failed.assert_code(3);
+        let printed = failed.json()["session"]["agent_session_id"].clone();
+        assert!(printed.is_string(), "{}: {}", agent.name, failed.describe());
+        // Every agent keeps a prompt it accepted, so the failed turn is history.
+        let next = agent.turn(&env, &["second"]);
+        assert_eq!(
+            next.session, printed,
+            "{}: the session printed after the failed turn is the one the next turn uses",
+            agent.name
+        );
+        assert_eq!(next.saw, ["first"], "{}", agent.name);
+        assert!(
+            (agent.resumes)(&env.last_agent_run(), &next.session),
+            "{}: {:?}",
+            agent.name,
+            env.last_agent_run().argv()
+        );
+    }
+}
+
+/// The sessions of the project's conversation, oldest first, as `sticky log --json` shows them.
+fn logged_sessions(env: &TestEnv) -> Vec<serde_json::Value> {
+    env.log_json()["sessions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_codex_thread_never_saved_by_a_failed_first_turn_starts_afresh_as_unsaved() {
+    let codex = &AGENTS[1];
+    let env = TestEnv::new();
+    // Codex as openai/codex#18690 reports it: no rollout until the first turn is answered.
+    let failed = codex
+        .sticky(&env, &["-a", "codex", "remember kumquat"])
+        .env("FAKE_CODEX_SAVE", "after-turn")
+        .env(codex.hook("EXIT"), "1")
+        .run();
+    failed.assert_code(1);
+    let thread = env.last_agent_run().text("session_id").map(str::to_owned);
+    let thread = thread.expect("the fake named its thread");
+    failed.assert_stderr_contains(&format!("before it saved session {thread}"));
+    failed.assert_stderr_contains("the next turn starts afresh");
+    assert_eq!(
+        session(&env)["agent_session_id"],
+        serde_json::Value::Null,
+        "no ID that nothing can resume is kept: {}",
+        env.status_json()
+    );
+
+    let next = codex.turn(&env, &["second"]);
+    assert_ne!(next.session, thread);
+    assert_eq!((next.turn, next.saw.len()), (1, 0), "{next:?}");
+    assert!(!env.last_agent_run().has("resume"));
+    let sessions = logged_sessions(&env);
+    assert_eq!(sessions.len(), 2, "{sessions:#?}");
+    assert_eq!(sessions[0]["turns"][0]["status"], "failed");
+    assert_eq!(sessions[0]["turns"][0]["prompt"], "remember kumquat");
+    assert_eq!(sessions[1]["rotation_reason"], "unsaved", "{sessions:#?}");
+    assert_eq!(sessions[1]["rotated_from"], sessions[0]["id"]);
+    assert_eq!(sessions[1]["agent_session_id"], next.session.as_str());
+    let listed = env.ok(["sessions"]).stdout;
+    assert!(listed.contains("unsaved"), "{listed}");
+
+    // Once a turn succeeded the thread has history: losing it now is exit 73, never afresh.
+    let rollouts = env.home.join(codex.storage);
+    std::fs::remove_dir_all(&rollouts).expect("remove the rollouts");
+    codex.sticky(&env, &["third"]).run().assert_code(73);
+}
+
+#[test]
+fn a_codex_that_died_before_naming_its_thread_is_started_afresh_as_unsaved() {
+    let codex = &AGENTS[1];
+    let env = TestEnv::new();
+    let dead = env.script(
+        "dead-codex",
+        "#!/bin/sh\necho 'codex: cannot start' >&2\nexit 1\n",
+    );
+    let failed = codex
+        .sticky(&env, &["-a", "codex", "first"])
+        .env("STICKY_CODEX_BIN", &dead)
+        .run();
+    failed.assert_code(1);
+    failed.assert_stderr_contains("codex exited with code 1 before it named its new session");
+    let next = codex.turn(&env, &["second"]);
+    assert_eq!((next.turn, next.saw.len()), (1, 0), "{next:?}");
+    let sessions = logged_sessions(&env);
+    assert_eq!(sessions.len(), 2, "{sessions:#?}");
+    assert_eq!(sessions[1]["rotation_reason"], "unsaved", "{sessions:#?}");
+}
+
+#[test]
+fn a_claude_session_never_saved_by_a_failed_first_turn_keeps_its_printed_id() {
+    let env = TestEnv::new();
+    // A Claude Code that dies before it reports or writes anything.
+    let dead = env.script(
+        "dead-claude",
+        "#!/bin/sh\necho 'claude: cannot start' >&2\nexit 1\n",
+    );
+    let failed = env
+        .sticky(["--json", "first"])
+        .env("STICKY_CLAUDE_BIN", &dead)
+        .run();
+    failed.assert_code(1);
+    let report = failed.json();
+    let printed = report["session"]["agent_session_id"]
+        .as_str()
+        .expect("sticky chose the ID up front")
+        .to_owned();
+    let error = report["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains(&format!("before it saved session {printed}")),
+        "{report}"
+    );
+
+    let next = env.turn("second");
+    assert_eq!(
+        next.session, printed,
+        "the session printed after the failed turn is the one the next turn uses"
+    );
+    assert_eq!((next.turn, next.saw.len()), (1, 0), "{next:?}");
+    assert_eq!(env.last_agent_run().flag("--session-id"), Some(printed));
+    let sessions = logged_sessions(&env);
+    assert_eq!(sessions.len(), 2, "{sessions:#?}");
+    assert_eq!(sessions[1]["rotation_reason"], "unsaved", "{sessions:#?}");
+}
+
+#[test]
 fn a_session_the_agent_forgot_fails_loudly_and_is_kept() {
     for agent in AGENTS {
         let env = TestEnv::new();

@@ -18,13 +18,15 @@ fn model() -> impl Strategy<Value = Option<&'static str>> {
 }
 
 fn live() -> impl Strategy<Value = Option<Live<'static>>> {
-    prop::option::of(
-        (agent(), model(), any::<bool>()).prop_map(|(agent, model, confirmed)| Live {
+    prop::option::of((agent(), model(), any::<bool>(), any::<bool>()).prop_map(
+        |(agent, model, confirmed, unsaved)| Live {
             agent,
             model,
             confirmed,
-        }),
-    )
+            // Only an unconfirmed session can be one the agent never saved.
+            unsaved: unsaved && !confirmed,
+        },
+    ))
 }
 
 fn request() -> impl Strategy<Value = Request<'static>> {
@@ -70,13 +72,17 @@ proptest! {
                     Some(Reason::AgentChange)
                 } else if model_differs {
                     Some(Reason::ModelChange)
+                } else if live.unsaved {
+                    // A session the agent never saved after a turn ran on it.
+                    Some(Reason::Unsaved)
                 } else {
                     None
                 };
                 prop_assert_eq!(*rotation, want_reason);
-                // Without a reason, only a session the agent never confirmed starts again
-                // (in place); a confirmed one is never replaced silently (rules 5 and 8).
-                if rotation.is_none() {
+                // Without a reason of the user's, only a session the agent never confirmed
+                // starts again (in place when no turn ran on it, as `unsaved` when one did); a
+                // confirmed one is never replaced (rules 5 and 8).
+                if matches!(rotation, None | Some(Reason::Unsaved)) {
                     prop_assert!(!live.confirmed);
                 }
             }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use serde_json::Value;
 
-use crate::support::{Output, TestEnv, fakes_dir, python};
+use crate::support::{Output, TestEnv, fakes_dir, python, skip};
 
 /// Whether the fake agent's transcript of `session` holds the user prompt `prompt` (the fake
 /// writes it before it answers, so this is the handshake for "the agent is working on it").
@@ -782,7 +782,7 @@ fn as_user(command: &Command) -> Command {
 #[test]
 fn a_read_only_project_directory_suggests_sticky_db() {
     if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("skipped: running as root and setpriv is unavailable");
+        skip("running as root and setpriv is unavailable to run sticky as another user");
         return;
     }
     // A world-traversable place: the user must reach the binary, the fake and these files.

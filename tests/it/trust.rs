@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, skip};
 
 /// Makes `dir` and the files in it the user's alone (0700, 0600), whatever the umask they were
 /// created with (git checks files out by it).
@@ -554,7 +554,7 @@ fn status_log_and_threads_read_a_database_nobody_may_write() {
             .is_err()
     {
         // Without root, a file the test cannot write is one it made read-only itself.
-        eprintln!("skipped: needs root and setpriv to run sticky as another user");
+        skip("needs root and setpriv to run sticky as another user");
         return;
     }
     // A world-traversable place, handed to `nobody`, then made read-only.
@@ -803,7 +803,7 @@ fn only_the_users_config_and_variables_choose_the_program_even_for_a_crafted_ses
 #[test]
 fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured() {
     if !is_root() {
-        eprintln!("skipped: needs root to run sticky as a second user");
+        skip("needs root to run sticky as a second user");
         return;
     }
     // User A (root here) plants a state directory anyone may write in a shared directory...

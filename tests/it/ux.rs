@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 use sticky::store::{Mode, Store};
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, skip, skip_untested};
 
 /// The repository root (where `completions/`, `man/` and the snapshots are committed).
 fn repository() -> &'static Path {
@@ -90,16 +90,25 @@ fn write_config(env: &TestEnv, text: &str) -> PathBuf {
 
 // --- completions and help -------------------------------------------------------------------
 
-/// Whether `program` runs here; a shell that is missing is skipped, loudly.
+/// Whether `program` runs here (it answers `--version`).
 fn installed(program: &str) -> bool {
-    let found = Command::new(program)
+    Command::new(program)
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok();
+        .is_ok()
+}
+
+/// Whether `shell` is installed, to check `unchecked` in it; when not, the test is skipped (see
+/// [`skip`]): the README promises what these tests check in bash, zsh, fish and elvish, which
+/// CI installs.
+fn shell_installed(shell: &str, unchecked: &str) -> bool {
+    let found = installed(shell);
     if !found {
-        eprintln!("SKIPPED: {program} is not installed; its completion script was not loaded");
+        skip(&format!(
+            "{shell} is not installed; {unchecked} was not checked"
+        ));
     }
     found
 }
@@ -141,7 +150,7 @@ fn the_bash_completion_loads_and_completes_commands_and_options() {
 
 #[test]
 fn the_zsh_completion_loads_and_registers_itself() {
-    if !installed("zsh") {
+    if !shell_installed("zsh", "its completion script") {
         return;
     }
     let dump = std::env::temp_dir().join(format!("sticky-zcompdump-{}", std::process::id()));
@@ -157,7 +166,7 @@ fn the_zsh_completion_loads_and_registers_itself() {
 
 #[test]
 fn the_fish_completion_loads_and_completes_commands_and_options() {
-    if !installed("fish") {
+    if !shell_installed("fish", "its completion script") {
         return;
     }
     let out = shell(
@@ -173,24 +182,82 @@ fn the_fish_completion_loads_and_completes_commands_and_options() {
 }
 
 #[test]
-fn the_elvish_and_powershell_completions_load_where_installed() {
-    if installed("elvish") {
-        shell(
-            "elvish",
-            &["-norc", "-c", "eval (slurp < completions/sticky.elv)"],
-        );
+fn the_elvish_completion_loads_and_completes_commands_and_options() {
+    if !shell_installed("elvish", "its completion script") {
+        return;
     }
-    if installed("pwsh") {
-        shell(
-            "pwsh",
-            &[
-                "-NoProfile",
-                "-NonInteractive",
-                "-Command",
-                ". ./completions/_sticky.ps1",
-            ],
-        );
+    // `edit:` exists only in an interactive elvish; a namespace standing in for it takes the
+    // completer the script registers, which is then asked what it completes.
+    let script = "var edit = (ns [&completion:=(ns [&arg-completer=[&]]) \
+                                  &complex-candidate~={|text &display=''| put $text}])
+        var completer = '$edit:completion:arg-completer[sticky]'
+        var asked = \"\\n\"$completer' sticky th | to-lines; echo ==; '$completer' sticky log --js | to-lines'
+        eval &ns=(ns [&edit:=$edit]) (slurp < completions/sticky.elv)$asked";
+    let out = shell("elvish", &["-norc", "-c", script]);
+    let (commands, log) = out.split_once("==\n").expect("two completions");
+    assert!(commands.lines().any(|c| c == "threads"), "{out}");
+    assert!(log.lines().any(|c| c == "--json"), "{out}");
+}
+
+/// PowerShell is not in Debian, so CI cannot install it: the README names its completion as
+/// untested there, and the test runs where `pwsh` is installed.
+#[test]
+fn the_powershell_completion_loads_where_installed() {
+    if !installed("pwsh") {
+        skip_untested("pwsh is not installed; the PowerShell completion was not loaded");
+        return;
     }
+    shell(
+        "pwsh",
+        &[
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            ". ./completions/_sticky.ps1",
+        ],
+    );
+}
+
+/// Runs this test binary's test `name` alone, with `PATH` emptied (so no shell is found) and
+/// `vars` set; returns whether it passed and its output.
+fn run_alone_without_shells(name: &str, vars: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
+    let exe = std::env::current_exe().expect("this test binary");
+    let output = Command::new(exe)
+        .args(["--exact", name, "--test-threads=1", "--nocapture"])
+        .env("PATH", "/nonexistent")
+        .env_remove("CI")
+        .env_remove(crate::support::skip::SKIP_LOG)
+        .envs(vars.iter().copied())
+        .output()
+        .expect("run the test binary");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+#[test]
+fn a_missing_shell_is_a_counted_skip_and_fails_under_ci() {
+    let test = "ux::the_elvish_completion_loads_and_completes_commands_and_options";
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let log = dir.path().join("skipped");
+    let (passed, output) =
+        run_alone_without_shells(test, &[(crate::support::skip::SKIP_LOG, log.as_os_str())]);
+    assert!(passed, "{output}");
+    let logged = std::fs::read_to_string(&log).expect("the skip is logged");
+    assert!(
+        logged.starts_with(&format!("{test}\telvish is not installed")),
+        "{logged}"
+    );
+
+    let (passed, output) = run_alone_without_shells(test, &[("CI", "1".as_ref())]);
+    assert!(!passed, "under CI a promised test may not skip: {output}");
+    assert!(
+        output.contains("under CI nothing the README promises may skip"),
+        "{output}"
+    );
 }
 
 #[test]
@@ -824,7 +891,7 @@ fn the_documented_prompt_snippets_work() {
         &format!("{bash}\n__sticky_ps1"),
     );
     assert_eq!(shown, expected);
-    if installed("zsh") {
+    if shell_installed("zsh", "the documented zsh prompt") {
         let zsh = documented_snippet("## zsh");
         let shown = in_shell(
             &env,

@@ -21,7 +21,8 @@ impl Running<'_> {
         if let Some(error) = outcome.store_error {
             return Err(error);
         }
-        let mut failure = self.check_session(store, &outcome)?;
+        let unsaved = self.never_saved(&outcome);
+        let mut failure = self.check_session(store, &outcome, unsaved.as_deref())?;
         let (status, exit) = classify(&outcome, failure.is_some());
         if let (TurnStatus::Ok, Target::Create(_), None) =
             (status, self.target(), &outcome.reported)
@@ -39,7 +40,7 @@ impl Running<'_> {
             .map(ToString::to_string)
             .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
             .or(refusal)
-            .or_else(|| self.agent_failure(&outcome, status));
+            .or_else(|| self.agent_failure(&outcome, status, unsaved.as_deref()));
         let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
             Some(Status::Code(code)) => (Some(code), None),
             Some(Status::Signal(signal)) => (None, Some(signal)),
@@ -79,11 +80,44 @@ impl Running<'_> {
         Ok(exit)
     }
 
+    /// The ID of the session this turn started, when the turn failed before the agent saved
+    /// it anywhere (Codex keeps no rollout of a thread whose first turn never got that far in
+    /// some versions, openai/codex#18690; a Claude Code that died before writing its
+    /// transcript): nothing was kept, so nothing can be lost, and the next turn starts afresh
+    /// (the policy's `unsaved`). Never for a resumed session, whose history the agent had.
+    fn never_saved(&self, outcome: &Outcome) -> Option<String> {
+        if self.begun.resume || classify(outcome, false).0 == TurnStatus::Ok {
+            return None;
+        }
+        let id = outcome
+            .reported
+            .as_deref()
+            .or(self.begun.target_id.as_deref())?;
+        let home = dirs::home_dir().unwrap_or_default();
+        let saved = self
+            .begun
+            .adapter
+            .saved(&home, &self.begun.session.directory, id);
+        (saved == Some(false)).then(|| id.to_owned())
+    }
+
     /// Rule 7: compares the session the agent reports with the one sticky asked for, and
-    /// confirms the session when they agree.
-    fn check_session(&self, store: &mut Store, outcome: &Outcome) -> Result<Option<StickyError>> {
+    /// confirms the session when they agree, unless the agent never saved it (`unsaved`): a
+    /// session it named itself then forgets that name, which nothing can resume.
+    fn check_session(
+        &self,
+        store: &mut Store,
+        outcome: &Outcome,
+        unsaved: Option<&str>,
+    ) -> Result<Option<StickyError>> {
         let begun = self.begun;
         let session_id = begun.session.id;
+        if unsaved.is_some() {
+            if self.target() == Target::CreateUnnamed {
+                store.forget_agent_session_id(session_id)?;
+            }
+            return Ok(None);
+        }
         if let Some(current) = &outcome.followed {
             if self.follow(store, current)? {
                 return Ok(None);
@@ -187,8 +221,14 @@ impl Running<'_> {
         Ok(true)
     }
 
-    /// What went wrong when the agent itself failed the turn, in one line.
-    fn agent_failure(&self, outcome: &Outcome, status: TurnStatus) -> Option<String> {
+    /// What went wrong when the agent itself failed the turn, in one line; `unsaved` is the
+    /// session the agent never saved.
+    fn agent_failure(
+        &self,
+        outcome: &Outcome,
+        status: TurnStatus,
+        unsaved: Option<&str>,
+    ) -> Option<String> {
         let agent = self.begun.adapter.name();
         let session = self.target().expected_id().map_or_else(
             || "its new session".to_owned(),
@@ -206,6 +246,18 @@ impl Running<'_> {
             (_, Status::Code(code)) => format!("exited with code {code}"),
             (_, Status::Signal(signal)) => format!("was killed by signal {signal}"),
         };
+        if let Some(id) = unsaved {
+            return Some(format!(
+                "{agent} {how} before it saved session {id}; the turn failed and nothing of it \
+                 was kept, so the next turn starts afresh"
+            ));
+        }
+        if self.target() == Target::CreateUnnamed && outcome.reported.is_none() {
+            return Some(format!(
+                "{agent} {how} before it named its new session; the turn failed and the next \
+                 turn starts afresh"
+            ));
+        }
         Some(format!(
             "{agent} {how}; the turn failed, {session} stays (run sticky again to continue it)"
         ))

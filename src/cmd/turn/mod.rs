@@ -21,7 +21,7 @@ use crate::cli::TurnArgs;
 use crate::exit::{Exit, StickyError};
 use crate::lock::{self, TurnLock};
 use crate::pty::Finished;
-use crate::session::{self, Live, Plan, Request};
+use crate::session::{self, Live, Plan, Reason, Request};
 use crate::store::{Mode, NewSession, SessionRow, Store, TurnStatus};
 
 use super::input::{self, Prompt};
@@ -142,8 +142,12 @@ fn begin(
         if let Some(live) = live.as_ref().filter(|_| !fresh) {
             ensure_in_project(ctx, live)?;
         }
+        let tried = match &live {
+            Some(live) => tx.turn_count(live.id)? > 0,
+            None => false,
+        };
         let plan = session::plan(
-            live.as_ref().map(live_of),
+            live.as_ref().map(|live| live_of(ctx, live, tried)),
             Request {
                 fresh,
                 agent: requested.map(Adapter::name),
@@ -163,7 +167,16 @@ fn begin(
                 live,
             ) => {
                 let adapter = ctx.agents.get(&agent)?;
-                let id = adapter.mint_id();
+                let id = match (&live, rotation) {
+                    // The ID sticky chose for the session the agent never saved is still free,
+                    // and it is the one the failed turn printed: the next turn uses it.
+                    (Some(live), Some(Reason::Unsaved))
+                        if live.agent == agent && adapter.mint_id().is_some() =>
+                    {
+                        live.agent_session_id.clone().or_else(|| adapter.mint_id())
+                    }
+                    _ => adapter.mint_id(),
+                };
                 let session = match (live, rotation) {
                     (Some(live), None) => {
                         tx.restart_session(live.id, &agent, model.as_deref(), id.as_deref())?
@@ -312,12 +325,16 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     let session = store.immediate(|tx| {
         let thread = tx.ensure_thread(&ctx.thread)?;
         let live = tx.live_session(thread.id)?;
+        let tried = match &live {
+            Some(live) => tx.turn_count(live.id)? > 0,
+            None => false,
+        };
         let Plan::Start {
             agent,
             model,
             rotation,
         } = session::plan(
-            live.as_ref().map(live_of),
+            live.as_ref().map(|live| live_of(ctx, live, tried)),
             Request {
                 fresh: true,
                 agent: requested.map(Adapter::name),
@@ -473,12 +490,26 @@ fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, Stick
     }
 }
 
-/// The policy's view of a stored live session.
-fn live_of(row: &SessionRow) -> Live<'_> {
+/// The policy's view of a stored live session; `tried` says whether a turn ran on it. An
+/// unconfirmed session that ran a turn is unsaved unless the agent has it after all (a Claude
+/// Code that saved the session sticky chose but reported another is amnesia, not unsaved).
+pub(super) fn live_of<'a>(ctx: &Context, row: &'a SessionRow, tried: bool) -> Live<'a> {
+    let confirmed = row.confirmed_at.is_some() && row.agent_session_id.is_some();
+    let unsaved = tried && !confirmed && {
+        let saved = match (ctx.agents.get(&row.agent), &row.agent_session_id) {
+            (Ok(adapter), Some(id)) => {
+                let home = dirs::home_dir().unwrap_or_default();
+                adapter.saved(&home, &row.directory, id)
+            }
+            _ => None,
+        };
+        saved != Some(true)
+    };
     Live {
         agent: &row.agent,
         model: row.model.as_deref(),
-        confirmed: row.confirmed_at.is_some() && row.agent_session_id.is_some(),
+        confirmed,
+        unsaved,
     }
 }
 

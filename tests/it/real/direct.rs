@@ -4,7 +4,7 @@
 //! These pin the ground the sticky tests stand on: that the mock speaks each API well enough
 //! for the real client, that the seeded HOME keeps each agent offline and dialog-free, and that
 //! the mock's counts see a resumed conversation. When one of these fails, read it before any
-//! sticky failure.
+//! sticky failure. Every fake of `tests/fakes` answers `--version` as its real CLI does.
 
 use uuid::Uuid;
 
@@ -165,4 +165,36 @@ fn real_gemini_resumes_its_session_by_id_with_the_history() {
     assert_eq!(answer["session_id"], id.as_str(), "resume keeps the ID");
     assert_continues(&request_for(&mock, SECOND), &first);
     world.assert_no_self_update();
+}
+
+/// `sticky agents` and `doctor` show the first line of `<agent> --version`, so each fake says it
+/// as its real CLI does, byte for byte (the fake Claude once answered with a turn).
+#[test]
+fn every_fake_answers_version_as_its_real_cli_does() {
+    let mut programs = Vec::new();
+    for agent in Agent::ALL {
+        let Some(program) = require(agent) else {
+            return;
+        };
+        programs.push((agent, program));
+    }
+    let mock = MockServer::start().expect("start the mock");
+    let world = AgentHome::new(&mock);
+    let fakes = crate::support::fakes_dir();
+    for (agent, program) in programs {
+        let mut real = world.command(&program, &world.project);
+        real.arg("--version");
+        let real = run(real);
+        real.assert_success();
+        let mut fake = world.command(crate::support::python(), &world.project);
+        fake.arg(fakes.join(agent.name())).arg("--version");
+        let fake = run(fake);
+        fake.assert_success();
+        assert_eq!(
+            fake.stdout,
+            real.stdout,
+            "the fake {} answers --version as the real one",
+            agent.name()
+        );
+    }
 }

@@ -74,7 +74,7 @@ fn claude_killed_mid_turn_leaves_the_session_to_resume_with_its_history() {
     let Some(tier) = Tier::start(Agent::Claude) else {
         return;
     };
-    let Some(claude) = super::installed(Agent::Claude) else {
+    let Some(claude) = super::require(Agent::Claude) else {
         return;
     };
     let first = tier.turn(&[], "remember the word kumquat");

@@ -13,8 +13,8 @@
 //! agents' own UIs on a [`terminal::Terminal`]); `faults` kills the real Claude Code mid-turn and
 //! deletes its transcript. [`tier::Tier`] holds what they share.
 //!
-//! When an agent is not installed, a test skips with a loud message; under `CI` it fails, so a
-//! broken install can never pass as a green run.
+//! When an agent is not installed, a test skips with a loud message and is counted as skipped;
+//! under `CI` it fails, so a broken install can never pass as a green run.
 
 pub mod direct;
 pub mod faults;
@@ -27,11 +27,11 @@ pub mod terminal;
 pub mod tier;
 
 use std::ffi::{OsStr, OsString};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -124,37 +124,21 @@ pub fn installed(agent: Agent) -> Option<PathBuf> {
     (prefix.join(".sticky-stamp").is_file() && program.is_file() && runtime).then_some(program)
 }
 
-/// The installed program of `agent`, or `None` after a loud skip message. Under `CI` a missing
-/// agent fails the test instead: CI installs the agents first, so a missing one is a bug.
+/// The installed program of `agent`, or `None` after a counted, loud skip
+/// ([`crate::support::skip`]). Under `CI` a missing agent fails the test instead: CI installs
+/// the agents first, so a missing one is a bug.
 #[track_caller]
 pub fn require(agent: Agent) -> Option<PathBuf> {
-    if let Some(program) = installed(agent) {
-        return Some(program);
+    let program = installed(agent);
+    if program.is_none() {
+        crate::support::skip(&format!(
+            "the real {} CLI is not installed under {}; run .ci/install-agents --all",
+            agent.name(),
+            agents_dir().display()
+        ));
     }
-    let message = format!(
-        "the real {} CLI is not installed under {}; run .ci/install-agents --all",
-        agent.name(),
-        agents_dir().display()
-    );
-    assert!(
-        std::env::var_os("CI").is_none_or(|ci| ci.is_empty()),
-        "real-agent tier: {message} (CI is set, so a missing agent fails)"
-    );
-    // Straight to the process's stderr: the test harness captures `eprintln!` and shows it only
-    // for failing tests, and a skip must be seen. Once per agent, not once per test.
-    let mut warned = SKIP_WARNED.lock().unwrap_or_else(PoisonError::into_inner);
-    if !warned.contains(&agent) {
-        warned.push(agent);
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n**********\nSKIPPING real-agent tests: {message}\n**********"
-        );
-    }
-    None
+    program
 }
-
-/// The agents whose absence was already reported.
-static SKIP_WARNED: Mutex<Vec<Agent>> = Mutex::new(Vec::new());
 
 /// A throwaway world for real agents: HOME seeded for every agent, a git project, and the
 /// environment that points them all at one mock server.

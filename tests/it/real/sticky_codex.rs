@@ -1,7 +1,8 @@
 //! sticky with the real Codex 0.171.0 against the mock: the history survives between sticky
 //! invocations, `new` and a different `--model` start afresh, and the thread sticky stores is
 //! the one Codex really used (issue 4, part 3); Codex's own TUI on a new session whose ID
-//! sticky learns from the exit line (issue 5, part 4).
+//! sticky learns from the exit line (issue 5, part 4); a first turn whose model request fails
+//! leaves a thread Codex saved, which the next turn continues under the ID printed (issue 11).
 //!
 //! Codex mints its thread IDs, so sticky learns each from `thread.started`; the tests check it
 //! against what Codex sent (the `session-id` header of every request) and kept (its rollout
@@ -15,8 +16,8 @@ use std::time::Duration;
 
 use super::terminal::Terminal;
 use super::tier::Tier;
-use super::{Agent, CODEX_MODEL, assert_continues, assert_fresh, mentions};
-use crate::mock::Request;
+use super::{Agent, CODEX_MODEL, assert_continues, assert_fresh, mentions, request_for};
+use crate::mock::{FAIL_500, Request};
 
 /// A model slug Codex does not know, for the model-change scenarios.
 const OTHER_MODEL: &str = "mock-other-model";
@@ -247,4 +248,64 @@ fn codex_exiting_2_on_an_argument_it_refuses_makes_sticky_exit_76_with_its_code_
     assert_eq!(tier.stored_session_id(), thread, "the thread stays");
     let next = tier.turn(&[], "the turn after the refused one");
     assert_continues(&next, &first);
+}
+
+#[test]
+fn a_failed_first_turn_keeps_the_thread_codex_saved_and_the_next_turn_continues_it() {
+    let Some(tier) = Tier::start(Agent::Codex) else {
+        return;
+    };
+    // Codex retries a failed model request with backoff (some 25 s of them); the mock fails
+    // every retry alike, so the user's configuration turns them off.
+    let config = tier.world.home.join(".config/sticky/config.toml");
+    std::fs::create_dir_all(config.parent().expect("a directory")).expect("create it");
+    std::fs::write(
+        &config,
+        "[agents.codex]\nargs = [\"-c\", \"model_providers.mock.request_max_retries=0\", \
+         \"-c\", \"model_providers.mock.stream_max_retries=0\"]\n",
+    )
+    .expect("write sticky's configuration");
+
+    let prompt = format!("{FAIL_500} remember the word kumquat");
+    let failed = tier.world.sticky(&tier.world.project, ["--json", &prompt]);
+    assert_eq!(failed.status.code(), Some(1), "Codex's exit code: {failed}");
+    let printed = failed.json()["session"]["agent_session_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no thread printed: {failed}"))
+        .to_owned();
+    let refused = request_for(&tier.mock, &prompt);
+    assert_eq!(
+        thread_of(&refused),
+        printed,
+        "the printed thread is Codex's"
+    );
+    // Codex 0.171.0 saves the thread when it accepts the prompt, before the model answers.
+    let rollouts = tier.world.files_under(".codex/sessions", ".jsonl");
+    assert!(
+        rollouts.len() == 1
+            && rollouts[0]
+                .to_string_lossy()
+                .ends_with(&format!("-{printed}.jsonl")),
+        "{rollouts:?}"
+    );
+
+    let next = tier.turn(&[], "which word did I ask you to remember?");
+    assert_eq!(
+        thread_of(&next),
+        printed,
+        "the thread printed after the failed turn is the one the next turn uses"
+    );
+    assert!(mentions(&next, &prompt), "the failed prompt is history");
+    assert_eq!(tier.stored_session_id(), printed);
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let sessions = log["sessions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(sessions.len(), 1, "no rotation: {log}");
+    let statuses: Vec<&str> = sessions[0]["turns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|turn| turn["status"].as_str())
+        .collect();
+    assert_eq!(statuses, ["failed", "ok"], "{log}");
+    tier.assert_no_processes_left();
 }

@@ -20,7 +20,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
+pub mod skip;
 pub mod terminal;
+
+pub use skip::{skip, skip_untested};
 
 /// How long one sticky run may take before the test fails (the fake answers in milliseconds;
 /// the large-input tests move a few MiB through a pseudo-terminal).
@@ -38,8 +41,17 @@ const SCRUBBED_PREFIXES: &[&str] = &[
 ];
 
 /// Single variables scrubbed for the same reason (a terminal type or size would make local runs
-/// differ from CI, which has none).
-const SCRUBBED: &[&str] = &["TERM", "COLUMNS", "LINES", "PWD", "OLDPWD"];
+/// differ from CI, which has none; `CI`, which `.ci/run` sets for the tests themselves, would
+/// change what an agent does, as Gemini CLI's headless check reads it).
+const SCRUBBED: &[&str] = &[
+    "TERM",
+    "COLUMNS",
+    "LINES",
+    "PWD",
+    "OLDPWD",
+    "CI",
+    "GITHUB_ACTIONS",
+];
 
 /// The directory of the fake agents (`tests/fakes`).
 pub fn fakes_dir() -> PathBuf {
