@@ -8,16 +8,19 @@
 //! built `sticky`, each run under a deadline.
 //!
 //! The tests: `direct` runs Claude Code, Codex and Gemini CLI without sticky (the ground the
-//! rest stands on); `sticky_<agent>` runs each of the five through sticky (history across
-//! invocations, `new`, `--model`, the stored ID against the agent's own evidence, and the
-//! agents' own UIs on a [`terminal::Terminal`]); `faults` kills the real Claude Code mid-turn and
-//! deletes its transcript. [`tier::Tier`] holds what they share.
+//! rest stands on); `scenarios` runs each of the five through sticky, one table of scenarios
+//! for every agent (history across invocations, `new`, `--model`, the stored ID against the
+//! agent's own evidence, a subdirectory, the agent's own UI on a [`terminal::Terminal`], a lost
+//! session); `sticky_<agent>` holds what each agent supplies to that table (its
+//! [`scenarios::Profile`]) and its own tests (`/clear`, Codex's exit codes); `faults` kills the
+//! real Claude Code mid-turn. [`tier::Tier`] holds what they share.
 //!
 //! When an agent is not installed, a test skips with a loud message and is counted as skipped;
 //! under `CI` it fails, so a broken install can never pass as a green run.
 
 pub mod direct;
 pub mod faults;
+pub mod scenarios;
 pub mod sticky_claude;
 pub mod sticky_codex;
 pub mod sticky_gemini;
@@ -89,6 +92,17 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
             Agent::Opencode => "opencode",
+        }
+    }
+
+    /// What the agent supplies to the shared scenarios (see [`scenarios`]).
+    pub fn profile(self) -> &'static scenarios::Profile {
+        match self {
+            Agent::Claude => &sticky_claude::PROFILE,
+            Agent::Codex => &sticky_codex::PROFILE,
+            Agent::Gemini => &sticky_gemini::PROFILE,
+            Agent::Qwen => &sticky_qwen::PROFILE,
+            Agent::Opencode => &sticky_opencode::PROFILE,
         }
     }
 
