@@ -311,7 +311,10 @@ trust_level = "trusted"
                 "provider": { "mock": {
                     "npm": "@ai-sdk/openai-compatible",
                     "options": { "baseURL": format!("{}/v1", self.mock_url), "apiKey": "test" },
-                    "models": { "mock-model": { "name": "Mock" } },
+                    "models": {
+                        "mock-model": { "name": "Mock" },
+                        "mock-other": { "name": "Mock other" },
+                    },
                 }},
             })
             .to_string(),
@@ -716,6 +719,27 @@ pub fn mentions(request: &Request, text: &str) -> bool {
         }
     }
     search(&request.body, text)
+}
+
+/// The rest of the line after each `mark` in the strings of `request`'s body, in order: what
+/// an agent states in its prompt, such as its working directory.
+pub fn lines_after(request: &Request, mark: &str) -> Vec<String> {
+    fn collect(value: &Value, mark: &str, found: &mut Vec<String>) {
+        match value {
+            Value::String(text) => {
+                for (at, _) in text.match_indices(mark) {
+                    let rest = &text[at + mark.len()..];
+                    found.push(rest.lines().next().unwrap_or_default().to_owned());
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| collect(v, mark, found)),
+            Value::Object(map) => map.values().for_each(|v| collect(v, mark, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    collect(&request.body, mark, &mut found);
+    found
 }
 
 /// Asserts that `request` starts a conversation: no earlier user or assistant message.

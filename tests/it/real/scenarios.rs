@@ -24,11 +24,12 @@ pub struct Profile {
     /// The request header naming the agent's session, if its requests carry one; otherwise the
     /// ID sticky stores right after a turn stands for that turn's session.
     pub session_header: Option<&'static str>,
-    /// The model of a turn given no `--model`, when the world's configuration names it; else
-    /// such a turn is only checked not to be on [`Profile::other_model`].
+    /// The model of a turn given no `--model` as the requests name it, when the world's
+    /// configuration names it; else such a turn is only checked not to be on
+    /// [`Profile::other_model`].
     pub default_model: Option<&'static str>,
     /// A model no default of the agent uses, for the model-change scenario.
-    pub other_model: Option<&'static str>,
+    pub other_model: Option<Model>,
     /// Asserts that the agent keeps exactly the stored session (its ID), holding `turns`, as
     /// its own files (or IDs) show.
     pub assert_kept: fn(tier: &Tier, stored: &str, turns: &[&Request]),
@@ -38,6 +39,14 @@ pub struct Profile {
     pub lost: Option<Lost>,
     /// How the agent's own UI is driven (the interactive scenario).
     pub ui: Option<Ui>,
+}
+
+/// A model as a user gives it to `--model` and as the agent's requests name it.
+pub struct Model {
+    /// The `--model` value.
+    pub given: &'static str,
+    /// The model the requests name.
+    pub sent: &'static str,
 }
 
 /// How an agent's session is lost under sticky, and what the agent then says.
@@ -71,9 +80,9 @@ fn start(agent: Agent) -> Option<(Tier, &'static Profile)> {
 #[track_caller]
 fn assert_default_model(profile: &Profile, request: &Request) {
     let model = &request.summary.model;
-    match (profile.default_model, profile.other_model) {
+    match (profile.default_model, &profile.other_model) {
         (Some(default), _) => assert_eq!(model, default, "the configured model"),
-        (None, Some(other)) => assert_ne!(model, other, "not the other model"),
+        (None, Some(other)) => assert_ne!(model, other.sent, "not the other model"),
         (None, None) => panic!("a profile names its default model or another one"),
     }
 }
@@ -143,13 +152,14 @@ pub fn another_model_starts_afresh_and_later_turns_stay_on_it(agent: Agent) {
     };
     let other = profile
         .other_model
+        .as_ref()
         .expect("the profile names another model");
     let default = tier.turn(&[], "a turn on the default model");
     assert_default_model(profile, &default);
     let default_session = tier.session_of(&default);
 
-    let switched = tier.turn(&["--model", other], "a turn on the other model");
-    assert_eq!(switched.summary.model, other);
+    let switched = tier.turn(&["--model", other.given], "a turn on the other model");
+    assert_eq!(switched.summary.model, other.sent);
     assert_fresh(&switched);
     let session = tier.session_of(&switched);
     assert_ne!(
@@ -158,12 +168,15 @@ pub fn another_model_starts_afresh_and_later_turns_stay_on_it(agent: Agent) {
     );
 
     let stayed = tier.turn(&[], "no --model: stay on the other model");
-    assert_eq!(stayed.summary.model, other, "the session's model is kept");
+    assert_eq!(
+        stayed.summary.model, other.sent,
+        "the session's model is kept"
+    );
     assert_continues(&stayed, &switched);
     assert_eq!(tier.session_of(&stayed), session);
 
-    let same = tier.turn(&["--model", other], "the same --model again");
-    assert_eq!(same.summary.model, other);
+    let same = tier.turn(&["--model", other.given], "the same --model again");
+    assert_eq!(same.summary.model, other.sent);
     assert_continues(&same, &stayed);
     assert_eq!(
         tier.session_of(&same),
@@ -302,12 +315,16 @@ table! {
         two_turns_carry_the_history,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
+        another_model_starts_afresh_and_later_turns_stay_on_it,
+        a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
+        another_model_starts_afresh_and_later_turns_stay_on_it,
+        a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
     ];
 }

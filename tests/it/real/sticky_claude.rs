@@ -7,12 +7,10 @@
 //! its transcript files, never from sticky's own account alone. The interactive tests drive
 //! sticky on a pseudo-terminal as a person would: type a prompt, read the reply, `/exit`.
 
-use serde_json::Value;
-
-use super::scenarios::{Lost, Profile, Ui};
+use super::scenarios::{Lost, Model, Profile, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
-use super::{Agent, assert_continues, assert_fresh, mentions};
+use super::{Agent, assert_continues, assert_fresh, lines_after, mentions};
 use crate::mock::Request;
 
 /// What Claude Code supplies to the shared scenarios.
@@ -21,7 +19,10 @@ pub const PROFILE: Profile = Profile {
     session_header: Some("x-claude-code-session-id"),
     default_model: None,
     // A model name no Claude Code default uses.
-    other_model: Some("claude-mock-other"),
+    other_model: Some(Model {
+        given: "claude-mock-other",
+        sent: "claude-mock-other",
+    }),
     assert_kept,
     working_directories: Some(working_directories),
     lost: Some(Lost {
@@ -60,23 +61,7 @@ fn forget(tier: &Tier, stored: &str) {
 /// Every "Primary working directory" Claude Code states in a request (2.1.332 puts its
 /// environment in a `role: system` message inside `messages`, once per session start).
 fn working_directories(request: &Request) -> Vec<String> {
-    fn collect(value: &Value, found: &mut Vec<String>) {
-        match value {
-            Value::String(text) => {
-                const MARK: &str = "Primary working directory: ";
-                for (at, _) in text.match_indices(MARK) {
-                    let rest = &text[at + MARK.len()..];
-                    found.push(rest.lines().next().unwrap_or_default().to_owned());
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|v| collect(v, found)),
-            Value::Object(map) => map.values().for_each(|v| collect(v, found)),
-            _ => {}
-        }
-    }
-    let mut found = Vec::new();
-    collect(&request.body, &mut found);
-    found
+    lines_after(request, "Primary working directory: ")
 }
 
 /// Types a one-word prompt into Claude Code's interactive UI, submits it, and waits for the

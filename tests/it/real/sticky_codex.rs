@@ -16,7 +16,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::scenarios::{Lost, Profile, Ui};
+use super::scenarios::{Lost, Model, Profile, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{Agent, CODEX_MODEL, assert_continues, mentions, request_for};
@@ -28,7 +28,10 @@ pub const PROFILE: Profile = Profile {
     session_header: Some("session-id"),
     default_model: Some(CODEX_MODEL),
     // A model slug Codex does not know.
-    other_model: Some("mock-other-model"),
+    other_model: Some(Model {
+        given: "mock-other-model",
+        sent: "mock-other-model",
+    }),
     assert_kept,
     working_directories: Some(working_directories),
     lost: Some(Lost {

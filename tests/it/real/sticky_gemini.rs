@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::scenarios::{Lost, Profile, Ui};
+use super::scenarios::{Lost, Model, Profile, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{Agent, GEMINI_MODEL, assert_continues, assert_fresh, mentions};
@@ -26,7 +26,10 @@ pub const PROFILE: Profile = Profile {
     session_header: None,
     default_model: Some(GEMINI_MODEL),
     // A model name no Gemini default uses.
-    other_model: Some("gemini-mock-other"),
+    other_model: Some(Model {
+        given: "gemini-mock-other",
+        sent: "gemini-mock-other",
+    }),
     assert_kept,
     working_directories: Some(workspace_directories),
     lost: Some(Lost {

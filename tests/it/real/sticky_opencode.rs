@@ -6,7 +6,8 @@
 //! request opencode sends names its session in the `x-session-id` header. Its first turn also
 //! sends a title request, which [`Tier::turn`] tells apart from the turn by its reply.
 
-use super::scenarios::{Lost, Profile};
+use super::lines_after;
+use super::scenarios::{Lost, Model, Profile};
 use super::tier::Tier;
 use crate::mock::Request;
 
@@ -18,9 +19,13 @@ pub const PROFILE: Profile = Profile {
     session_header: Some("x-session-id"),
     // The model of the world's opencode configuration.
     default_model: Some("mock-model"),
-    other_model: None,
+    // Declared in the world's opencode configuration, which refuses a model it does not know.
+    other_model: Some(Model {
+        given: "mock/mock-other",
+        sent: "mock-other",
+    }),
     assert_kept,
-    working_directories: None,
+    working_directories: Some(working_directories),
     lost: Some(Lost {
         forget,
         says: "Session not found",
@@ -33,6 +38,12 @@ pub const PROFILE: Profile = Profile {
 #[track_caller]
 fn assert_kept(_tier: &Tier, stored: &str, _turns: &[&Request]) {
     assert!(stored.starts_with("ses_"), "{stored}");
+}
+
+/// Every working directory opencode states in a request (in the `<env>` of its system prompt;
+/// opencode takes it from `$PWD`).
+fn working_directories(request: &Request) -> Vec<String> {
+    lines_after(request, "  Working directory: ")
 }
 
 /// Deletes opencode's data directory, where its one database keeps every session.

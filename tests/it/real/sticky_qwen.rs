@@ -9,7 +9,8 @@
 
 use serde_json::Value;
 
-use super::scenarios::{Lost, Profile};
+use super::lines_after;
+use super::scenarios::{Lost, Model, Profile};
 use super::tier::Tier;
 use crate::mock::Request;
 
@@ -19,9 +20,14 @@ pub const PROFILE: Profile = Profile {
     session_header: None,
     // The world's `OPENAI_MODEL`.
     default_model: Some("qwen3-coder-plus"),
-    other_model: None,
+    // Qwen Code does not restore a session's model on resume (it falls back to the world's
+    // `OPENAI_MODEL`), so staying on this one proves sticky passes it again.
+    other_model: Some(Model {
+        given: "qwen-mock-other",
+        sent: "qwen-mock-other",
+    }),
     assert_kept,
-    working_directories: None,
+    working_directories: Some(working_directories),
     lost: Some(Lost {
         forget,
         says: "No saved session found",
@@ -61,6 +67,12 @@ fn assert_kept(tier: &Tier, stored: &str, turns: &[&Request]) {
     for said in turns.iter().map(|turn| &turn.summary.last_user) {
         assert!(text.contains(said.as_str()), "the chat lacks {said:?}");
     }
+}
+
+/// Every working directory Qwen Code states in a request (in the environment part of its
+/// first user message; Qwen finds a session only from the directory it began in).
+fn working_directories(request: &Request) -> Vec<String> {
+    lines_after(request, "I'm currently working in the directory: ")
 }
 
 /// Deletes every chat.
