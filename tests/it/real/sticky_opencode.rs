@@ -1,6 +1,7 @@
 //! sticky with the real opencode 1.18.33 against the mock: what opencode supplies to the
 //! [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
-//! invocations in the session opencode really used, and `new` starts afresh).
+//! invocations in the session opencode really used, and `new` starts afresh; also another
+//! `--model`, a turn from a subdirectory and a lost session).
 //!
 //! opencode mints its session IDs (`ses_…`) and sticky learns each from its events; every
 //! request opencode sends names its session in the `x-session-id` header. Its first turn also

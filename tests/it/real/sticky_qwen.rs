@@ -1,6 +1,7 @@
 //! sticky with the real Qwen Code 0.24.4 (on node 22) against the mock: what Qwen Code supplies
 //! to the [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
-//! invocations in the session Qwen really used, and `new` starts afresh).
+//! invocations in the session Qwen really used, and `new` starts afresh; also another
+//! `--model`, a turn from a subdirectory and a lost session).
 //!
 //! Qwen Code speaks Chat Completions through its `openai` auth type (set in the world's
 //! settings) and sends a background "managed memory" request after each turn, which
