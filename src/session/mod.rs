@@ -6,9 +6,17 @@
 //! - [`apply`]: the plan written inside the turn's `BEGIN IMMEDIATE` transaction, and the stored
 //!   live session read into the policy's view ([`live_of`]), checked against the project
 //!   ([`ensure_in_project`]). `doctor` shows the same plan without writing it.
+//! - [`Observed`] (a pure reducer): what the agent reported during the turn, folded from its
+//!   events.
+//! - [`verdict`] (pure, table-tested): the turn's end: status, exit, error line and what
+//!   becomes of the session ([`SessionAction`]); the turn's end applies it.
 
 mod apply;
+mod observed;
 mod plan;
+mod verdict;
 
 pub use apply::{Thread, apply, ensure_in_project, live_of};
+pub use observed::{Effect, MAX_AGENT_OUTPUT, Observed};
 pub use plan::{Action, Live, Plan, Reason, Request, plan};
+pub use verdict::{Asked, Ended, Evidence, SessionAction, Verdict, verdict};

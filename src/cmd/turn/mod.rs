@@ -3,9 +3,10 @@
 //! Parse, then plan, then act: the prompt and the agent are resolved first; one `BEGIN
 //! IMMEDIATE` transaction then applies the session policy and writes the turn's row (with the
 //! session ID when sticky chooses it up front) before the agent starts; the agent runs on a
-//! pseudo-terminal (`run`); its events are checked against the session sticky asked for and the
-//! turn's end is recorded whatever happened (`end`). This file holds the start: the turn lock,
-//! the policy applied, the turn's row written.
+//! pseudo-terminal (`run`, home of [`Running`] and its [`run::Outcome`]); the pure verdict
+//! (`session::verdict`) decides the turn's end from what the agent reported, and `end` applies
+//! it, recording the turn's end whatever happened. This file holds the start: the turn lock,
+//! the policy applied (`session::apply`), the turn's row written.
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -16,11 +17,10 @@ use anyhow::Result;
 
 use super::Context;
 use super::view::{SessionView, escape, format_time, one_line, print_json};
-use crate::agent::{self, Adapter, PromptVia, Usage};
+use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::TurnArgs;
 use crate::exit::{Exit, StickyError};
 use crate::lock::{self, TurnLock};
-use crate::pty::Finished;
 use crate::session::{self, Action, Plan, Request, Thread};
 use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
 
@@ -29,8 +29,7 @@ use super::input::{self, Prompt};
 mod end;
 mod run;
 
-/// The most of the agent's non-event output kept for error messages.
-const MAX_AGENT_OUTPUT: usize = 64 * 1024;
+use run::Running;
 
 /// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
 /// milliseconds (recording a turn), so a hold longer than this is another program's.
@@ -91,7 +90,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    turn.finish(&mut store, outcome)
+    end::finish(&turn, &mut store, outcome)
 }
 
 /// Names the project once when it was found above the current directory outside git (a
@@ -391,30 +390,6 @@ fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, Stick
         }
         via => Ok(via),
     }
-}
-
-/// A turn between its start and its end.
-struct Running<'a> {
-    ctx: &'a Context,
-    begun: &'a Begun,
-    /// The configured arguments, then the ones after `--`.
-    extra_args: Vec<OsString>,
-}
-
-/// What the agent did in a turn.
-#[derive(Debug, Default)]
-struct Outcome {
-    finished: Option<Finished>,
-    answer: Option<String>,
-    text: String,
-    is_error: bool,
-    usage: Usage,
-    reported: Option<String>,
-    agent_output: String,
-    spawn_error: Option<anyhow::Error>,
-    store_error: Option<anyhow::Error>,
-    /// Interactive runs: the last session the agent reported being in.
-    followed: Option<String>,
 }
 
 /// This machine's name, to tell a dead turn from one running on another machine.
