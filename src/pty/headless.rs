@@ -11,8 +11,8 @@ use nix::fcntl::OFlag;
 use nix::unistd;
 
 use super::shim::{Launcher, StdinFile};
-use super::supervise::{Waker, command, exit_reporter, forward, supervise};
-use super::{Event, FORWARDED, Finished, QUEUE, READ_SIZE, Spec, child, terminal};
+use super::supervise::{Setup, Waker, command, start, supervise};
+use super::{Event, FORWARDED, Finished, READ_SIZE, Spec, terminal};
 #[cfg(doc)]
 use super::{output_as_written, shim_main};
 
@@ -43,37 +43,29 @@ fn headless(
             command(spec, &exe, &args)?
         }
     };
-    let (events_tx, events) = mpsc::sync_channel(QUEUE);
     let (wake_read, wake_write) =
         unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).context("could not create a pipe")?;
-    let waker = Waker(Arc::new(wake_write));
-    let _forwarding = forward(&FORWARDED, &events_tx, Some(waker.clone()))?;
-    let pty = child::open(terminal::env_size())?;
-    let tty = pty
-        .master
-        .tty_name()
-        .context("the pseudo-terminal has no device name")?;
+    let Setup {
+        events_tx,
+        events,
+        waker,
+        forwarding: _forwarding,
+        pty,
+        tty,
+        reader,
+        // Never written, only kept.
+        writer: _writer,
+    } = Setup::open(
+        &FORWARDED,
+        terminal::env_size(),
+        Some(Waker(Arc::new(wake_write))),
+    )?;
     terminal::keep_output_bytes(&tty)?;
-    let reader = pty
-        .master
-        .try_clone_reader()
-        .context("could not read the pseudo-terminal")?;
     let master = pty
         .master
         .as_raw_fd()
         .context("the pseudo-terminal has no descriptor")?;
-    // Taken and never written, only kept: dropping it before the program exits would type a
-    // newline and EOF into the program.
-    let _writer = pty
-        .master
-        .take_writer()
-        .context("could not write to the pseudo-terminal")?;
-    let mut child = child::spawn(
-        pty.slave,
-        &tty,
-        &command,
-        exit_reporter(&events_tx, Some(waker)),
-    )?;
+    let mut child = start(pty.slave, &tty, &command, &events_tx, waker)?;
     let mut output = PolledOutput {
         reader,
         master,

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::Instant;
@@ -15,9 +15,9 @@ use nix::fcntl::OFlag;
 use nix::sys::signal::Signal;
 use nix::unistd;
 
-use super::supervise::{command, exit_reporter, forward, supervise};
+use super::supervise::{Setup, command, start, supervise};
 use super::terminal::{self, RawMode};
-use super::{Event, FORWARDED, Finished, QUEUE, READ_SIZE, Spec, child, panic_if_asked};
+use super::{Event, FORWARDED, Finished, READ_SIZE, Spec, panic_if_asked};
 
 /// The most bytes read at once from the user (a paste arrives in pieces of up to this).
 const CHUNK: usize = 64 * 1024;
@@ -46,60 +46,41 @@ pub fn run_interactive(spec: &Spec) -> Result<(Finished, Vec<u8>)> {
 
 /// [`run_interactive`] with its endpoints given, so tests can drive it with a terminal of their
 /// own: `input` is what the user types, `output` where the program's output goes.
-fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finished, Vec<u8>)> {
+fn interactive(spec: &Spec, input: OwnedFd, output: File) -> Result<(Finished, Vec<u8>)> {
     ensure!(
         spec.stdin.is_none(),
         "stdin bytes are for headless runs: an interactive program reads the terminal"
     );
     let command = command(spec, &spec.program, &spec.args)?;
-    // The terminal whose size the program's follows: stdin, else stdout when only input is
-    // redirected.
-    let outer = [input.as_fd(), output.as_fd()]
-        .into_iter()
-        .find(IsTerminal::is_terminal)
-        .map(|fd| fd.try_clone_to_owned())
-        .transpose()
-        .context("could not use the terminal")?;
+    let outer = outer_terminal(&input, &output)?;
     let outer_size = || outer.as_ref().and_then(|fd| terminal::size_of(fd.as_fd()));
-    let (events_tx, events) = mpsc::sync_channel(QUEUE);
     let mut signals = FORWARDED.to_vec();
     signals.push(Signal::SIGWINCH);
-    let _forwarding = forward(&signals, &events_tx, None)?;
-    let pty = child::open(outer_size().unwrap_or_else(terminal::env_size))?;
-    let tty = pty
-        .master
-        .tty_name()
-        .context("the pseudo-terminal has no device name")?;
-    let reader = pty
-        .master
-        .try_clone_reader()
-        .context("could not read the pseudo-terminal")?;
+    let Setup {
+        events_tx,
+        events,
+        waker,
+        forwarding: _forwarding,
+        pty,
+        tty,
+        reader,
+        writer,
+    } = Setup::open(
+        &signals,
+        outer_size().unwrap_or_else(terminal::env_size),
+        None,
+    )?;
     // Shared with the keystroke relay, and kept here until the program has exited even when the
-    // relay ends first (stdin at EOF): dropping it would type a newline and EOF into the program.
-    let writer = Arc::new(Mutex::new(
-        pty.master
-            .take_writer()
-            .context("could not write to the pseudo-terminal")?,
-    ));
+    // relay ends first (stdin at EOF).
+    let writer = Arc::new(Mutex::new(writer));
     // Raw before the program starts, so its first output and queries meet a raw terminal.
     let _raw = if input.is_terminal() {
         Some(RawMode::enter(input.as_fd())?)
     } else {
         None
     };
-    let mut child = child::spawn(pty.slave, &tty, &command, exit_reporter(&events_tx, None))?;
-    // Straight to the terminal from the reader's thread: no line buffering, no hop through
-    // another thread. A failing stdout (a closed terminal) must not stall the program, so the
-    // output is still read, and dropped.
-    let tail = Arc::new(Mutex::new(Vec::with_capacity(2 * TAIL)));
-    let kept = Arc::clone(&tail);
-    let output_stop = pump(reader, events_tx, move |chunk| {
-        let _ = output.write_all(chunk);
-        // After the write, so keeping the tail never delays what the user sees.
-        if let Ok(mut tail) = kept.lock() {
-            keep_tail(&mut tail, chunk);
-        }
-    })?;
+    let mut child = start(pty.slave, &tty, &command, &events_tx, waker)?;
+    let (output_stop, tail) = relay_output(reader, events_tx, output)?;
     let _keys = KeyRelay::start(input, Arc::clone(&writer))?;
     panic_if_asked("relay");
     let resize = || {
@@ -117,11 +98,52 @@ fn interactive(spec: &Spec, input: OwnedFd, mut output: File) -> Result<(Finishe
     );
     // Whatever the program's children still write no longer reaches the terminal.
     output_stop.store(true, Ordering::Release);
-    let finished = finished?;
+    Ok((finished?, last_output(&tail)))
+}
+
+/// The terminal whose size the program's follows: `input`, else `output` when only input is
+/// redirected, else none.
+fn outer_terminal(input: &OwnedFd, output: &File) -> Result<Option<OwnedFd>> {
+    [input.as_fd(), output.as_fd()]
+        .into_iter()
+        .find(IsTerminal::is_terminal)
+        .map(|fd| fd.try_clone_to_owned())
+        .transpose()
+        .context("could not use the terminal")
+}
+
+/// Relays the program's output to `output` (see [`pump`]) and keeps its tail; returns the flag
+/// that stops the relay and the tail.
+///
+/// Straight to the terminal from the reader's thread: no line buffering, no hop through
+/// another thread. A failing stdout (a closed terminal) must not stall the program, so the
+/// output is still read, and dropped.
+fn relay_output(
+    reader: Box<dyn Read + Send>,
+    events: SyncSender<Event>,
+    mut output: File,
+) -> Result<(Arc<AtomicBool>, Tail)> {
+    let tail = Arc::new(Mutex::new(Vec::with_capacity(2 * TAIL)));
+    let kept = Arc::clone(&tail);
+    let stop = pump(reader, events, move |chunk| {
+        let _ = output.write_all(chunk);
+        // After the write, so keeping the tail never delays what the user sees.
+        if let Ok(mut tail) = kept.lock() {
+            keep_tail(&mut tail, chunk);
+        }
+    })?;
+    Ok((stop, tail))
+}
+
+/// The program's latest output, kept by the output relay for after the run (see [`keep_tail`]).
+type Tail = Arc<Mutex<Vec<u8>>>;
+
+/// The last [`TAIL`] bytes of what [`keep_tail`] kept.
+fn last_output(tail: &Mutex<Vec<u8>>) -> Vec<u8> {
     let mut tail = tail.lock().map(|tail| tail.clone()).unwrap_or_default();
     let start = tail.len().saturating_sub(TAIL);
     tail.drain(..start);
-    Ok((finished, tail))
+    tail
 }
 
 /// How much of an interactive program's last output [`run_interactive`] keeps.
@@ -239,6 +261,7 @@ fn relay_keys(input: &OwnedFd, stop: &OwnedFd, writer: &Mutex<Box<dyn Write + Se
 mod tests {
     use std::fs::OpenOptions;
     use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::mpsc;
 
     use nix::libc;
     use nix::sys::signal::raise;
@@ -246,8 +269,8 @@ mod tests {
     use portable_pty::{MasterPty, PtySize};
 
     use super::*;
-    use crate::pty::Status;
     use crate::pty::tests::{binary, exited, sh};
+    use crate::pty::{Status, child};
 
     /// A terminal of the test's own standing in for the user's: its slave is sticky's stdin and
     /// stdout, the test types into and reads from its master.

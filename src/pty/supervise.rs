@@ -1,21 +1,23 @@
-//! What both kinds of run share: the program's command line, the events that reach the
-//! supervisor, and the supervisor that decides the end of a run.
+//! What both kinds of run share: the program's command line, the set-up of its terminal and of
+//! the events that reach the supervisor, and the supervisor that decides the end of a run.
 
 use std::env;
 use std::ffi::OsString;
+use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 use nix::sys::signal::Signal;
 use nix::unistd;
+use portable_pty::{PtyPair, PtySize, SlavePty};
 
-use super::child::{Child, Command};
+use super::child::{self, Child, Command};
 use super::signals::Forwarding;
-use super::{DRAIN, Event, Finished, GRACE, Spec, Status};
+use super::{DRAIN, Event, Finished, GRACE, QUEUE, Spec, Status};
 
 /// Wakes a run waiting in poll(2): one byte into its pipe (a full pipe is awake already).
 #[derive(Clone)]
@@ -52,8 +54,76 @@ pub(super) fn command(spec: &Spec, program: &Path, args: &[OsString]) -> Result<
     })
 }
 
+/// What both kinds of run set up before the program starts: the run's events, with sticky's
+/// `signals` caught into them, and a pseudo-terminal with its reader and its writer taken.
+///
+/// The fields are the caller's to take apart, in this order, so they drop in the reverse one.
+pub(super) struct Setup {
+    /// For the threads that report to the supervisor.
+    pub(super) events_tx: SyncSender<Event>,
+    /// What the supervisor waits on.
+    pub(super) events: Receiver<Event>,
+    /// What ends the wait of a run waiting in poll(2) with each event; `None` for a run that
+    /// waits on `events` itself.
+    pub(super) waker: Option<Waker>,
+    /// Hands the caught signals over until dropped, after the run.
+    pub(super) forwarding: Forwarding,
+    /// The terminal; its slave goes to [`start`].
+    pub(super) pty: PtyPair,
+    /// The terminal's device, which the program opens as its own.
+    pub(super) tty: PathBuf,
+    /// The program's output.
+    pub(super) reader: Box<dyn Read + Send>,
+    /// Taken once, and kept until the program has exited: dropping it types a newline and EOF
+    /// into the program.
+    pub(super) writer: Box<dyn Write + Send>,
+}
+
+impl Setup {
+    /// Catches `signals` (each with a byte for `waker`) and opens a terminal of `size`.
+    pub(super) fn open(signals: &[Signal], size: PtySize, waker: Option<Waker>) -> Result<Self> {
+        let (events_tx, events) = mpsc::sync_channel(QUEUE);
+        let forwarding = forward(signals, &events_tx, waker.clone())?;
+        let pty = child::open(size)?;
+        let tty = pty
+            .master
+            .tty_name()
+            .context("the pseudo-terminal has no device name")?;
+        let reader = pty
+            .master
+            .try_clone_reader()
+            .context("could not read the pseudo-terminal")?;
+        let writer = pty
+            .master
+            .take_writer()
+            .context("could not write to the pseudo-terminal")?;
+        Ok(Self {
+            events_tx,
+            events,
+            waker,
+            forwarding,
+            pty,
+            tty,
+            reader,
+            writer,
+        })
+    }
+}
+
+/// Starts `command` on the terminal `tty` whose slave end is `slave` (dropped here); its exit
+/// becomes an event on `events`, with a byte for `waker`.
+pub(super) fn start(
+    slave: Box<dyn SlavePty + Send>,
+    tty: &Path,
+    command: &Command,
+    events: &SyncSender<Event>,
+    waker: Option<Waker>,
+) -> Result<Child> {
+    child::spawn(slave, tty, command, exit_reporter(events, waker))
+}
+
 /// Catches `signals` for the run and turns each into an event.
-pub(super) fn forward(
+fn forward(
     signals: &[Signal],
     events: &SyncSender<Event>,
     waker: Option<Waker>,
@@ -65,7 +135,7 @@ pub(super) fn forward(
     })
 }
 
-pub(super) fn exit_reporter(
+fn exit_reporter(
     events: &SyncSender<Event>,
     waker: Option<Waker>,
 ) -> impl FnOnce(Result<Status>) + Send + 'static {
