@@ -20,8 +20,21 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, is_uuid, json_object, str_at};
 use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+
+/// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
+/// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
+/// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
+const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &["-p", "--output-format", "stream-json", "--verbose"],
+    create: Some("--session-id"),
+    resume: "--resume",
+    model: "--model",
+    output: &[],
+    prompt: Prompt::AfterDashes,
+};
 
 /// The Claude Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,22 +58,11 @@ impl Adapter for Claude {
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        let mut args: Vec<OsString> = ["-p", "--output-format", "stream-json", "--verbose"]
-            .map(OsString::from)
-            .into();
-        session_args(turn, &mut args);
-        if let Some(prompt) = prompt {
-            // After `--`, a prompt that starts with `-` is never taken for an option.
-            args.push("--".into());
-            args.push(prompt.to_owned());
-        }
-        args
+        COMMAND_LINE.headless(turn, prompt)
     }
 
     fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        let mut args = Vec::new();
-        session_args(turn, &mut args);
-        args
+        COMMAND_LINE.interactive(turn)
     }
 
     fn session_report_args(&self, report: &Path) -> Vec<OsString> {
@@ -204,20 +206,6 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// `--session-id`/`--resume` and `--model`, then the user's own arguments.
-fn session_args(turn: &Turn<'_>, args: &mut Vec<OsString>) {
-    match turn.target {
-        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
-        Target::Resume(id) => args.extend(["--resume".into(), id.into()]),
-        // Claude always accepts an ID chosen up front; sticky never asks it to mint one.
-        Target::CreateUnnamed => {}
-    }
-    if let Some(model) = turn.model {
-        args.extend(["--model".into(), model.into()]);
-    }
-    args.extend(turn.extra_args.iter().cloned());
-}
-
 fn usage(result: &Value) -> Usage {
     let tokens = |key: &str| {
         result
@@ -291,6 +279,7 @@ fn to_base36(mut n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::output::strings;
 
     fn turn<'a>(target: Target<'a>, model: Option<&'a str>, extra: &'a [OsString]) -> Turn<'a> {
         Turn {
@@ -298,10 +287,6 @@ mod tests {
             model,
             extra_args: extra,
         }
-    }
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
     }
 
     #[test]

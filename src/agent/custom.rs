@@ -250,6 +250,7 @@ impl Adapter for Custom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::output::strings;
     use crate::config::Config;
 
     fn agent(toml: &str) -> Result<Custom, String> {
@@ -268,12 +269,6 @@ mod tests {
         session_id = "uuid"
         lost = "no such session"
     "#;
-
-    fn strings(args: &[OsString]) -> Vec<String> {
-        args.iter()
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect()
-    }
 
     #[test]
     fn templates_become_command_lines() {

@@ -9,6 +9,7 @@ mod codex;
 mod copilot;
 mod custom;
 mod events;
+mod flags;
 mod gemini;
 mod opencode;
 mod output;
