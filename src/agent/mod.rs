@@ -118,10 +118,10 @@ pub enum Diagnosis {
 /// What sticky needs from an agent CLI.
 pub trait Adapter: Sync + Send {
     /// The agent's name on sticky's command line (`claude`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// The program's usual name on PATH.
-    fn program(&self) -> &'static str;
+    fn program(&self) -> &str;
 
     /// A fresh session ID when the agent lets the caller choose one (Claude's
     /// `--session-id <uuid>`), so it is stored before the agent starts; `None` when the agent
@@ -206,16 +206,17 @@ pub trait Adapter: Sync + Send {
 /// Every built-in adapter, in the order `sticky agents` lists them.
 pub static BUILT_IN: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
 
-/// The agents sticky can run: the built-in ones and those defined in the user's configuration.
+/// The agents sticky can run: the built-in ones and those defined in the user's configuration,
+/// which it owns.
 #[derive(Default)]
 pub struct Agents {
-    custom: Vec<&'static dyn Adapter>,
+    custom: Vec<Custom>,
 }
 
 impl Agents {
     /// The built-in agents plus the ones `config` defines.
     pub fn new(config: &Config) -> Result<Self, StickyError> {
-        let mut custom: Vec<&'static dyn Adapter> = Vec::new();
+        let mut custom = Vec::new();
         for (name, settings) in &config.agents {
             let built_in = BUILT_IN.iter().any(|adapter| adapter.name() == name);
             if !settings.defines_agent() {
@@ -229,23 +230,24 @@ impl Agents {
             }
             let adapter = Custom::new(name, settings)
                 .map_err(|message| StickyError::Usage(format!("configuration: {message}")))?;
-            custom.push(Box::leak(Box::new(adapter)));
+            custom.push(adapter);
         }
         Ok(Self { custom })
     }
 
     /// Every agent, built-in ones first.
-    pub fn all(&self) -> impl Iterator<Item = &'static dyn Adapter> + '_ {
-        BUILT_IN.iter().copied().chain(self.custom.iter().copied())
+    pub fn all(&self) -> impl Iterator<Item = &dyn Adapter> {
+        let custom = self.custom.iter().map(|adapter| adapter as &dyn Adapter);
+        BUILT_IN.iter().copied().chain(custom)
     }
 
     /// The agent called `name`.
-    pub fn find(&self, name: &str) -> Option<&'static dyn Adapter> {
+    pub fn find(&self, name: &str) -> Option<&dyn Adapter> {
         self.all().find(|adapter| adapter.name() == name)
     }
 
     /// The agent called `name`, or a usage error that lists the known ones.
-    pub fn get(&self, name: &str) -> Result<&'static dyn Adapter, StickyError> {
+    pub fn get(&self, name: &str) -> Result<&dyn Adapter, StickyError> {
         self.find(name).ok_or_else(|| {
             let known: Vec<_> = self.all().map(Adapter::name).collect();
             StickyError::Usage(format!(

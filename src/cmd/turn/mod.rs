@@ -107,8 +107,8 @@ fn announce_project(ctx: &Context) {
 }
 
 /// What `begin` decided and wrote.
-struct Begun {
-    adapter: &'static dyn Adapter,
+struct Begun<'a> {
+    adapter: &'a dyn Adapter,
     program: PathBuf,
     session: SessionRow,
     /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
@@ -120,14 +120,14 @@ struct Begun {
 }
 
 /// Applies the session policy and records the turn's start, in one transaction.
-fn begin(
-    ctx: &Context,
+fn begin<'a>(
+    ctx: &'a Context,
     store: &mut Store,
     args: &TurnArgs,
     fresh: bool,
     prompt: Option<&Prompt>,
     mode: Mode,
-) -> Result<Begun> {
+) -> Result<Begun<'a>> {
     let requested = args
         .agent
         .as_deref()
@@ -516,7 +516,7 @@ pub(super) fn live_of<'a>(ctx: &Context, row: &'a SessionRow, tried: bool) -> Li
 /// A turn between its start and its end.
 struct Running<'a> {
     ctx: &'a Context,
-    begun: &'a Begun,
+    begun: &'a Begun<'a>,
     /// The configured arguments, then the ones after `--`.
     extra_args: Vec<OsString>,
 }

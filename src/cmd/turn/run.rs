@@ -13,7 +13,7 @@ use crate::pty;
 use crate::store::Store;
 
 impl<'a> Running<'a> {
-    pub(super) fn new(ctx: &'a Context, begun: &'a Begun, args: &'a TurnArgs) -> Self {
+    pub(super) fn new(ctx: &'a Context, begun: &'a Begun<'a>, args: &'a TurnArgs) -> Self {
         let configured = ctx.config.agent(begun.adapter.name());
         let mut extra_args: Vec<OsString> = configured
             .map(|settings| settings.args.iter().map(OsString::from).collect())
