@@ -11,7 +11,7 @@ use nix::fcntl::OFlag;
 use nix::unistd;
 
 use super::shim::{Launcher, StdinFile};
-use super::supervise::{Setup, Waker, command, start, supervise};
+use super::supervise::{Setup, Waker, command, supervise};
 use super::{Event, FORWARDED, Finished, READ_SIZE, Spec, terminal};
 #[cfg(doc)]
 use super::{output_as_written, shim_main};
@@ -45,32 +45,23 @@ fn headless(
     };
     let (wake_read, wake_write) =
         unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).context("could not create a pipe")?;
-    let Setup {
-        events_tx,
-        events,
-        waker,
-        forwarding: _forwarding,
-        pty,
-        tty,
-        reader,
-        // Never written, only kept.
-        writer: _writer,
-    } = Setup::open(
+    // Its writer is never written, only kept.
+    let mut setup = Setup::open(
         &FORWARDED,
         terminal::env_size(),
         Some(Waker(Arc::new(wake_write))),
     )?;
-    terminal::keep_output_bytes(&tty)?;
-    let master = pty
+    terminal::keep_output_bytes(&setup.tty)?;
+    let master = setup
         .master
         .as_raw_fd()
         .context("the pseudo-terminal has no descriptor")?;
-    let mut child = start(pty.slave, &tty, &command, &events_tx, waker)?;
+    let mut child = setup.start(&command)?;
     let mut output = PolledOutput {
-        reader,
+        reader: setup.reader,
         master,
         wake: wake_read,
-        events,
+        events: setup.events,
         buf: vec![0; READ_SIZE],
         ended: false,
         end_reported: false,

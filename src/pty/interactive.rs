@@ -15,7 +15,7 @@ use nix::fcntl::OFlag;
 use nix::sys::signal::Signal;
 use nix::unistd;
 
-use super::supervise::{Setup, command, start, supervise};
+use super::supervise::{Setup, command, supervise};
 use super::terminal::{self, RawMode};
 use super::{Event, FORWARDED, Finished, READ_SIZE, Spec, panic_if_asked};
 
@@ -56,43 +56,36 @@ fn interactive(spec: &Spec, input: OwnedFd, output: File) -> Result<(Finished, V
     let outer_size = || outer.as_ref().and_then(|fd| terminal::size_of(fd.as_fd()));
     let mut signals = FORWARDED.to_vec();
     signals.push(Signal::SIGWINCH);
-    let Setup {
-        events_tx,
-        events,
-        waker,
-        forwarding: _forwarding,
-        pty,
-        tty,
-        reader,
-        writer,
-    } = Setup::open(
+    let mut setup = Setup::open(
         &signals,
         outer_size().unwrap_or_else(terminal::env_size),
         None,
     )?;
-    // Shared with the keystroke relay, and kept here until the program has exited even when the
-    // relay ends first (stdin at EOF).
-    let writer = Arc::new(Mutex::new(writer));
     // Raw before the program starts, so its first output and queries meet a raw terminal.
     let _raw = if input.is_terminal() {
         Some(RawMode::enter(input.as_fd())?)
     } else {
         None
     };
-    let mut child = start(pty.slave, &tty, &command, &events_tx, waker)?;
-    let (output_stop, tail) = relay_output(reader, events_tx, output)?;
-    let _keys = KeyRelay::start(input, Arc::clone(&writer))?;
+    let mut child = setup.start(&command)?;
+    let (output_stop, tail) = relay_output(setup.reader, setup.events_tx, output)?;
+    let _keys = KeyRelay::start(input, Arc::clone(&setup.writer))?;
     panic_if_asked("relay");
     let resize = || {
         if let Some(size) = outer_size() {
-            let _ = pty.master.resize(size);
+            let _ = setup.master.resize(size);
         }
     };
     let finished = supervise(
         &mut child,
         &mut |deadline| match deadline {
-            Some(at) => events.recv_timeout(at.saturating_duration_since(Instant::now())),
-            None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(at) => setup
+                .events
+                .recv_timeout(at.saturating_duration_since(Instant::now())),
+            None => setup
+                .events
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
         },
         &resize,
     );

@@ -6,14 +6,14 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 use nix::sys::signal::Signal;
 use nix::unistd;
-use portable_pty::{PtyPair, PtySize, SlavePty};
+use portable_pty::{MasterPty, PtyPair, PtySize, SlavePty};
 
 use super::child::{self, Child, Command};
 use super::signals::Forwarding;
@@ -57,26 +57,30 @@ pub(super) fn command(spec: &Spec, program: &Path, args: &[OsString]) -> Result<
 /// What both kinds of run set up before the program starts: the run's events, with sticky's
 /// `signals` caught into them, and a pseudo-terminal with its reader and its writer taken.
 ///
-/// The fields are the caller's to take apart, in this order, so they drop in the reverse one.
+/// The caller moves out the parts it hands on; the rest lives until the run is over and drops
+/// in the order of the fields, the opposite of the order they were made in.
 pub(super) struct Setup {
-    /// For the threads that report to the supervisor.
-    pub(super) events_tx: SyncSender<Event>,
-    /// What the supervisor waits on.
-    pub(super) events: Receiver<Event>,
-    /// What ends the wait of a run waiting in poll(2) with each event; `None` for a run that
-    /// waits on `events` itself.
-    pub(super) waker: Option<Waker>,
-    /// Hands the caught signals over until dropped, after the run.
-    pub(super) forwarding: Forwarding,
-    /// The terminal; its slave goes to [`start`].
-    pub(super) pty: PtyPair,
-    /// The terminal's device, which the program opens as its own.
-    pub(super) tty: PathBuf,
+    /// Taken once, and kept until the program has exited even when an interactive run's
+    /// keystroke relay, which shares it, ends first (stdin at EOF): dropping it types a newline
+    /// and EOF into the program.
+    pub(super) writer: Arc<Mutex<Box<dyn Write + Send>>>,
     /// The program's output.
     pub(super) reader: Box<dyn Read + Send>,
-    /// Taken once, and kept until the program has exited: dropping it types a newline and EOF
-    /// into the program.
-    pub(super) writer: Box<dyn Write + Send>,
+    /// The terminal's device, which the program opens as its own.
+    pub(super) tty: PathBuf,
+    /// The terminal's master side.
+    pub(super) master: Box<dyn MasterPty + Send>,
+    /// Its slave side, until [`Setup::start`] hands it to the program.
+    slave: Option<Box<dyn SlavePty + Send>>,
+    /// Hands the caught signals over until dropped, after the run.
+    _forwarding: Forwarding,
+    /// What ends the wait of a run waiting in poll(2) with each event; `None` for a run that
+    /// waits on `events` itself.
+    waker: Option<Waker>,
+    /// What the supervisor waits on.
+    pub(super) events: Receiver<Event>,
+    /// For the threads that report to the supervisor.
+    pub(super) events_tx: SyncSender<Event>,
 }
 
 impl Setup {
@@ -84,42 +88,40 @@ impl Setup {
     pub(super) fn open(signals: &[Signal], size: PtySize, waker: Option<Waker>) -> Result<Self> {
         let (events_tx, events) = mpsc::sync_channel(QUEUE);
         let forwarding = forward(signals, &events_tx, waker.clone())?;
-        let pty = child::open(size)?;
-        let tty = pty
-            .master
+        let PtyPair { master, slave } = child::open(size)?;
+        let tty = master
             .tty_name()
             .context("the pseudo-terminal has no device name")?;
-        let reader = pty
-            .master
+        let reader = master
             .try_clone_reader()
             .context("could not read the pseudo-terminal")?;
-        let writer = pty
-            .master
+        let writer = master
             .take_writer()
             .context("could not write to the pseudo-terminal")?;
+        let writer = Arc::new(Mutex::new(writer));
         Ok(Self {
-            events_tx,
-            events,
-            waker,
-            forwarding,
-            pty,
-            tty,
-            reader,
             writer,
+            reader,
+            tty,
+            master,
+            slave: Some(slave),
+            _forwarding: forwarding,
+            waker,
+            events,
+            events_tx,
         })
     }
-}
 
-/// Starts `command` on the terminal `tty` whose slave end is `slave` (dropped here); its exit
-/// becomes an event on `events`, with a byte for `waker`.
-pub(super) fn start(
-    slave: Box<dyn SlavePty + Send>,
-    tty: &Path,
-    command: &Command,
-    events: &SyncSender<Event>,
-    waker: Option<Waker>,
-) -> Result<Child> {
-    child::spawn(slave, tty, command, exit_reporter(events, waker))
+    /// Starts `command` on the terminal, whose slave side goes to the program (ours is dropped
+    /// here); the program's exit becomes an event, with a byte for the waker.
+    pub(super) fn start(&mut self, command: &Command) -> Result<Child> {
+        let slave = self
+            .slave
+            .take()
+            .context("the program on this terminal has been started already")?;
+        let on_exit = exit_reporter(&self.events_tx, self.waker.take());
+        child::spawn(slave, &self.tty, command, on_exit)
+    }
 }
 
 /// Catches `signals` for the run and turns each into an event.
