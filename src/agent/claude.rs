@@ -14,7 +14,7 @@
 //! - releases 0.2.x to 2.0.x answered a resume under a new `session_id`, writing the conversation
 //!   on in a new transcript (#1169, #4926, #10806); 2.1.332 keeps the ID.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, Target, Usage};
 
 /// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
 /// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
@@ -49,20 +49,8 @@ impl Adapter for Claude {
         "claude"
     }
 
-    fn program(&self) -> &'static str {
-        "claude"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        COMMAND_LINE.headless(turn, prompt)
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        COMMAND_LINE.interactive(turn)
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn session_report_args(&self, report: &Path) -> Vec<OsString> {
@@ -278,7 +266,10 @@ fn to_base36(mut n: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsStr;
+
     use super::*;
+    use crate::agent::Turn;
     use crate::agent::output::strings;
 
     fn turn<'a>(target: Target<'a>, model: Option<&'a str>, extra: &'a [OsString]) -> Turn<'a> {

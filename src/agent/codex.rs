@@ -48,14 +48,6 @@ impl Adapter for Codex {
         "codex"
     }
 
-    fn program(&self) -> &'static str {
-        "codex"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        None
-    }
-
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into(), "--json".into()];
         options(turn, &mut args);

@@ -21,12 +21,11 @@
 //! - state: `$COPILOT_HOME` (default `~/.copilot`)`/session-state/<uuid>/events.jsonl`, first line
 //!   `{"type":"session.start","data":{"sessionId":…,"context":{"cwd":…}}}`.
 
-use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, Target, Usage};
 
 /// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
 /// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
@@ -53,20 +52,8 @@ impl Adapter for Copilot {
         "copilot"
     }
 
-    fn program(&self) -> &'static str {
-        "copilot"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        COMMAND_LINE.headless(turn, prompt)
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        COMMAND_LINE.interactive(turn)
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -137,6 +124,8 @@ fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
     use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 

@@ -4,8 +4,9 @@
 //! same order: a headless run's fixed arguments (`-p --output-format stream-json`), the session
 //! (`--session-id <id>` to create, `--resume <id>` to resume), the model (`--model <m>`), the
 //! output format, the user's arguments, and the prompt. Each adapter describes its spelling in
-//! one [`CommandLine`]; the order lives here once. Codex (`exec ... resume <id>`) and the
-//! user-defined agents (templates) build theirs themselves.
+//! one [`CommandLine`] (`Adapter::command_line`), which the trait's default methods follow; the
+//! order lives here once. Codex (`exec ... resume <id>`) and the user-defined agents (templates)
+//! build theirs themselves.
 
 use std::ffi::{OsStr, OsString};
 
@@ -13,7 +14,7 @@ use super::{Target, Turn};
 
 /// How one agent spells its command lines.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct CommandLine {
+pub struct CommandLine {
     /// What a headless run starts with, before the session (`run --format json`).
     pub headless: &'static [&'static str],
     /// The flag that creates a session under an ID chosen up front (`--session-id`); `None`
@@ -32,7 +33,7 @@ pub(super) struct CommandLine {
 
 /// Where a headless prompt goes on the command line.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Prompt {
+pub enum Prompt {
     /// Last, after `--`, so a prompt that starts with `-` is never taken for an option.
     AfterDashes,
     /// As the value of this flag (`-p`).

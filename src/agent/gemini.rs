@@ -28,7 +28,7 @@
 //!   a file named for the current minute, so a resume in a later minute leaves a second file with
 //!   the same ID holding only a header: the transcript is the one holding messages.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
 
 /// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
 /// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
@@ -62,24 +62,12 @@ impl Adapter for Gemini {
         "gemini"
     }
 
-    fn program(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
         super::stdin_unless_plain_argument(prompt)
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        COMMAND_LINE.headless(turn, prompt)
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        COMMAND_LINE.interactive(turn)
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -235,6 +223,8 @@ fn holds_messages(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
     use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::output::{HeadlessCase, assert_headless, interactive};

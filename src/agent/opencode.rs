@@ -21,12 +21,12 @@
 //! - sessions live in an `SQLite` database (`~/.local/share/opencode/opencode.db`), not in a file per session,
 //!   so there is no transcript path.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
 
 /// `run --format json` for a headless run, `-s <id>` on resume (opencode mints its IDs), `-m`,
 /// then the user's arguments. sticky sends every prompt on stdin (`prompt_via`); an argument
@@ -53,25 +53,13 @@ impl Adapter for Opencode {
         "opencode"
     }
 
-    fn program(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        None
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
         // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
         PromptVia::Stdin
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        COMMAND_LINE.headless(turn, prompt)
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        COMMAND_LINE.interactive(turn)
     }
 
     fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {

@@ -17,12 +17,11 @@
 //! - transcripts: `<runtime dir>/projects/<cwd with [^A-Za-z0-9] -> ->/chats/<id>.jsonl`, where the
 //!   runtime dir is `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`.
 
-use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn};
+use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target};
 
 /// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
 /// not restore it. Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
@@ -48,24 +47,12 @@ impl Adapter for Qwen {
         "qwen"
     }
 
-    fn program(&self) -> &'static str {
-        "qwen"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
         super::stdin_unless_plain_argument(prompt)
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        COMMAND_LINE.headless(turn, prompt)
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        COMMAND_LINE.interactive(turn)
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -120,6 +107,8 @@ fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> 
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
     use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::Usage;
