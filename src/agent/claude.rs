@@ -266,26 +266,17 @@ fn to_base36(mut n: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsStr;
-
     use super::*;
-    use crate::agent::Turn;
-    use crate::agent::output::strings;
-
-    fn turn<'a>(target: Target<'a>, model: Option<&'a str>, extra: &'a [OsString]) -> Turn<'a> {
-        Turn {
-            target,
-            model,
-            extra_args: extra,
-        }
-    }
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     #[test]
     fn headless_command_lines() {
         let extra = [OsString::from("--permission-mode"), OsString::from("plan")];
-        let cases: &[(Turn<'_>, Option<&str>, &[&str])] = &[
+        let cases: &[HeadlessCase<'_>] = &[
             (
-                turn(Target::Create("u1"), None, &[]),
+                Target::Create("u1"),
+                None,
+                &[],
                 Some("hi"),
                 &[
                     "-p",
@@ -299,7 +290,9 @@ mod tests {
                 ],
             ),
             (
-                turn(Target::Resume("u1"), Some("opus"), &extra),
+                Target::Resume("u1"),
+                Some("opus"),
+                &extra,
                 Some("-x"),
                 &[
                     "-p",
@@ -317,7 +310,9 @@ mod tests {
                 ],
             ),
             (
-                turn(Target::Resume("u1"), None, &[]),
+                Target::Resume("u1"),
+                None,
+                &[],
                 None,
                 &[
                     "-p",
@@ -329,18 +324,19 @@ mod tests {
                 ],
             ),
         ];
-        for (turn, prompt, want) in cases {
-            let args = Claude.headless_args(turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want);
-        }
+        assert_headless(&Claude, cases);
     }
 
     #[test]
     fn interactive_command_lines() {
-        let args = Claude.interactive_args(&turn(Target::Create("u1"), Some("m"), &[]));
-        assert_eq!(strings(&args), ["--session-id", "u1", "--model", "m"]);
-        let args = Claude.interactive_args(&turn(Target::Resume("u1"), None, &[]));
-        assert_eq!(strings(&args), ["--resume", "u1"]);
+        assert_eq!(
+            interactive(&Claude, Target::Create("u1"), Some("m")),
+            ["--session-id", "u1", "--model", "m"]
+        );
+        assert_eq!(
+            interactive(&Claude, Target::Resume("u1"), None),
+            ["--resume", "u1"]
+        );
     }
 
     #[test]

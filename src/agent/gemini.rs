@@ -226,7 +226,6 @@ mod tests {
     use std::ffi::OsString;
 
     use super::*;
-    use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
@@ -275,16 +274,6 @@ mod tests {
             ),
         ];
         assert_headless(&Gemini, cases);
-    }
-
-    #[test]
-    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
-        assert_eq!(Gemini.prompt_via(b"hi -x"), PromptVia::Argument);
-        assert_eq!(Gemini.prompt_via(b"-x"), PromptVia::Stdin);
-        assert_eq!(
-            Gemini.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
-            PromptVia::Stdin
-        );
     }
 
     #[test]

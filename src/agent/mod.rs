@@ -322,4 +322,15 @@ mod tests {
             assert_eq!(adapter.program(), adapter.name());
         }
     }
+
+    #[test]
+    fn gemini_and_qwen_send_prompts_that_look_like_options_and_large_ones_on_stdin() {
+        for adapter in [&Gemini as &dyn Adapter, &Qwen] {
+            let via = |prompt: &[u8]| adapter.prompt_via(prompt);
+            assert_eq!(via(b"fix -x"), PromptVia::Argument, "{}", adapter.name());
+            assert_eq!(via(b"-x"), PromptVia::Stdin, "{}", adapter.name());
+            let large = vec![b'a'; MAX_ARGUMENT_PROMPT + 1];
+            assert_eq!(via(&large), PromptVia::Stdin, "{}", adapter.name());
+        }
+    }
 }

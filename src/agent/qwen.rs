@@ -110,7 +110,6 @@ mod tests {
     use std::ffi::OsString;
 
     use super::*;
-    use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::Usage;
     use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
@@ -153,16 +152,6 @@ mod tests {
             ),
         ];
         assert_headless(&Qwen, cases);
-    }
-
-    #[test]
-    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
-        assert_eq!(Qwen.prompt_via(b"fix -x"), PromptVia::Argument);
-        assert_eq!(Qwen.prompt_via(b"-x"), PromptVia::Stdin);
-        assert_eq!(
-            Qwen.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
-            PromptVia::Stdin
-        );
     }
 
     #[test]
