@@ -227,13 +227,7 @@ mod tests {
             stdin: Some(bytes.clone()),
             ..sh("test ! -t 0 && test -t 1 && test -t 2 && cat")
         };
-        let mut output = Vec::new();
-        let finished = headless(
-            &spec,
-            &mut |chunk| output.extend_from_slice(chunk),
-            shim::tests::test_launcher,
-        )
-        .expect("run");
+        let (finished, output) = shim_run(&spec);
         assert_eq!(finished, exited(0));
         // libtest announces the test it runs before the shim execs the program.
         let preamble = output.len().saturating_sub(bytes.len());
@@ -254,13 +248,7 @@ mod tests {
             stdin: Some(b"prompt".to_vec()),
             ..Spec::default()
         };
-        let mut output = Vec::new();
-        let finished = headless(
-            &spec,
-            &mut |chunk| output.extend_from_slice(chunk),
-            shim::tests::test_launcher,
-        )
-        .expect("run");
+        let (finished, output) = shim_run(&spec);
         // The test entry panics when shim_main returns, so libtest's 101 is what arrives here;
         // sticky's main returns shim_main's 127 instead.
         assert_eq!(finished.status, Status::Code(101));
@@ -269,6 +257,19 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&output)
         );
+    }
+
+    /// Runs `spec`, whose stdin holds bytes, through this test binary as the stdin shim.
+    #[track_caller]
+    fn shim_run(spec: &Spec) -> (Finished, Vec<u8>) {
+        let mut output = Vec::new();
+        let finished = headless(
+            spec,
+            &mut |chunk| output.extend_from_slice(chunk),
+            shim::tests::test_launcher,
+        )
+        .expect("run");
+        (finished, output)
     }
 
     #[track_caller]

@@ -334,6 +334,18 @@ mod tests {
         seen
     }
 
+    /// Runs `spec` interactively on a terminal of its own of `size` (columns, rows) while `user`
+    /// plays the user, and checks that the terminal's settings are restored afterwards.
+    #[track_caller]
+    fn run_on_terminal(size: (u16, u16), spec: &Spec, user: Box<User>) -> Finished {
+        let _serial = raw_mode_serial();
+        let mut outer = OuterTerminal::open(size.0, size.1);
+        let before = outer.settings();
+        let finished = outer.run(spec, user);
+        assert_eq!(outer.settings(), before, "terminal restored");
+        finished
+    }
+
     fn raw_mode_serial() -> std::sync::MutexGuard<'static, ()> {
         terminal::TEST_RAW_MODE
             .lock()
@@ -342,9 +354,6 @@ mod tests {
 
     #[test]
     fn interactive_relays_a_large_paste_exactly_and_restores_the_terminal() {
-        let _serial = raw_mode_serial();
-        let mut outer = OuterTerminal::open(100, 30);
-        let before = outer.settings();
         let dir = tempfile::tempdir().expect("tempdir");
         let received = dir.path().join("received");
         let paste = binary(1 << 20);
@@ -352,7 +361,8 @@ mod tests {
             sh(r#"stty raw -echo -iexten; printf ready; head -c 1048576 > "$OUT"; printf done"#);
         spec.env.push(("OUT".into(), received.clone().into()));
         let typed = paste.clone();
-        let finished = outer.run(
+        let finished = run_on_terminal(
+            (100, 30),
             &spec,
             Box::new(move |reader, writer, _| {
                 read_until(reader, b"ready");
@@ -368,19 +378,16 @@ mod tests {
             got.len(),
             paste.len()
         );
-        assert_eq!(outer.settings(), before, "terminal restored");
     }
 
     #[test]
     fn interactive_output_is_the_programs_bytes_and_the_size_follows_the_terminal() {
-        let _serial = raw_mode_serial();
-        let mut outer = OuterTerminal::open(100, 30);
-        let before = outer.settings();
         let spec = sh(
             r"stty size; trap 'stty size; exit 7' WINCH; printf 'ready\033[6n'; while :; do sleep 0.05; done",
         );
         let (output_tx, output_rx) = mpsc::channel();
-        let finished = outer.run(
+        let finished = run_on_terminal(
+            (100, 30),
             &spec,
             Box::new(move |reader, _, master| {
                 let mut seen = read_until(reader, b"ready\x1b[6n");
@@ -404,15 +411,12 @@ mod tests {
             "{:?}",
             String::from_utf8_lossy(&seen)
         );
-        assert_eq!(outer.settings(), before, "terminal restored");
     }
 
     #[test]
     fn interactive_sigterm_reaches_the_program_and_restores_the_terminal() {
-        let _serial = raw_mode_serial();
-        let mut outer = OuterTerminal::open(80, 24);
-        let before = outer.settings();
-        let finished = outer.run(
+        let finished = run_on_terminal(
+            (80, 24),
             &sh("printf ready; exec sleep 30"),
             Box::new(|reader, _, _| {
                 read_until(reader, b"ready");
@@ -426,22 +430,18 @@ mod tests {
                 interrupted_by: Some(15),
             }
         );
-        assert_eq!(outer.settings(), before, "terminal restored");
     }
 
     #[test]
     fn interactive_crash_restores_the_terminal() {
-        let _serial = raw_mode_serial();
-        let mut outer = OuterTerminal::open(80, 24);
-        let before = outer.settings();
-        let finished = outer.run(
+        let finished = run_on_terminal(
+            (80, 24),
             &sh("printf ready; kill -9 $$"),
             Box::new(|reader, _, _| {
                 read_until(reader, b"ready");
             }),
         );
         assert_eq!(finished.status, Status::Signal(9));
-        assert_eq!(outer.settings(), before, "terminal restored");
     }
 
     #[test]

@@ -356,16 +356,22 @@ mod tests {
         assert!(took >= DRAIN && took < DRAIN * 20, "took {took:?}");
     }
 
-    #[test]
-    fn sigterm_to_sticky_reaches_the_programs_group() {
+    /// Runs `script`, which prints `ready` when it is, and sends sticky `signal` then.
+    #[track_caller]
+    fn signalled_when_ready(script: &str, signal: Signal) -> Finished {
         let mut sent = false;
-        let finished = run_headless(&sh("echo ready; exec sleep 30"), &mut |chunk| {
+        run_headless(&sh(script), &mut |chunk| {
             if chunk.ends_with(b"ready\n") && !sent {
                 sent = true;
-                raise(Signal::SIGTERM).expect("raise");
+                raise(signal).expect("raise");
             }
         })
-        .expect("run");
+        .expect("run")
+    }
+
+    #[test]
+    fn sigterm_to_sticky_reaches_the_programs_group() {
+        let finished = signalled_when_ready("echo ready; exec sleep 30", Signal::SIGTERM);
         assert_eq!(
             finished,
             Finished {
@@ -378,14 +384,7 @@ mod tests {
     #[test]
     fn a_program_that_ignores_the_signal_is_killed_after_the_grace_period() {
         let started = Instant::now();
-        let mut sent = false;
-        let finished = run_headless(&sh("trap '' INT; echo ready; sleep 30"), &mut |chunk| {
-            if chunk.ends_with(b"ready\n") && !sent {
-                sent = true;
-                raise(Signal::SIGINT).expect("raise");
-            }
-        })
-        .expect("run");
+        let finished = signalled_when_ready("trap '' INT; echo ready; sleep 30", Signal::SIGINT);
         assert_eq!(
             finished,
             Finished {
