@@ -14,14 +14,27 @@
 //! - releases 0.2.x to 2.0.x answered a resume under a new `session_id`, writing the conversation
 //!   on in a new transcript (#1169, #4926, #10806); 2.1.332 keeps the ID.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, Target, Usage};
+
+/// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
+/// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
+/// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
+const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &["-p", "--output-format", "stream-json", "--verbose"],
+    create: Some("--session-id"),
+    resume: "--resume",
+    model: "--model",
+    output: &[],
+    prompt: Prompt::AfterDashes,
+};
 
 /// The Claude Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,31 +49,8 @@ impl Adapter for Claude {
         "claude"
     }
 
-    fn program(&self) -> &'static str {
-        "claude"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        let mut args: Vec<OsString> = ["-p", "--output-format", "stream-json", "--verbose"]
-            .map(OsString::from)
-            .into();
-        session_args(turn, &mut args);
-        if let Some(prompt) = prompt {
-            // After `--`, a prompt that starts with `-` is never taken for an option.
-            args.push("--".into());
-            args.push(prompt.to_owned());
-        }
-        args
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        let mut args = Vec::new();
-        session_args(turn, &mut args);
-        args
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn session_report_args(&self, report: &Path) -> Vec<OsString> {
@@ -204,20 +194,6 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// `--session-id`/`--resume` and `--model`, then the user's own arguments.
-fn session_args(turn: &Turn<'_>, args: &mut Vec<OsString>) {
-    match turn.target {
-        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
-        Target::Resume(id) => args.extend(["--resume".into(), id.into()]),
-        // Claude always accepts an ID chosen up front; sticky never asks it to mint one.
-        Target::CreateUnnamed => {}
-    }
-    if let Some(model) = turn.model {
-        args.extend(["--model".into(), model.into()]);
-    }
-    args.extend(turn.extra_args.iter().cloned());
-}
-
 fn usage(result: &Value) -> Usage {
     let tokens = |key: &str| {
         result
@@ -291,25 +267,16 @@ fn to_base36(mut n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn turn<'a>(target: Target<'a>, model: Option<&'a str>, extra: &'a [OsString]) -> Turn<'a> {
-        Turn {
-            target,
-            model,
-            extra_args: extra,
-        }
-    }
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     #[test]
     fn headless_command_lines() {
         let extra = [OsString::from("--permission-mode"), OsString::from("plan")];
-        let cases: &[(Turn<'_>, Option<&str>, &[&str])] = &[
+        let cases: &[HeadlessCase<'_>] = &[
             (
-                turn(Target::Create("u1"), None, &[]),
+                Target::Create("u1"),
+                None,
+                &[],
                 Some("hi"),
                 &[
                     "-p",
@@ -323,7 +290,9 @@ mod tests {
                 ],
             ),
             (
-                turn(Target::Resume("u1"), Some("opus"), &extra),
+                Target::Resume("u1"),
+                Some("opus"),
+                &extra,
                 Some("-x"),
                 &[
                     "-p",
@@ -341,7 +310,9 @@ mod tests {
                 ],
             ),
             (
-                turn(Target::Resume("u1"), None, &[]),
+                Target::Resume("u1"),
+                None,
+                &[],
                 None,
                 &[
                     "-p",
@@ -353,18 +324,19 @@ mod tests {
                 ],
             ),
         ];
-        for (turn, prompt, want) in cases {
-            let args = Claude.headless_args(turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want);
-        }
+        assert_headless(&Claude, cases);
     }
 
     #[test]
     fn interactive_command_lines() {
-        let args = Claude.interactive_args(&turn(Target::Create("u1"), Some("m"), &[]));
-        assert_eq!(strings(&args), ["--session-id", "u1", "--model", "m"]);
-        let args = Claude.interactive_args(&turn(Target::Resume("u1"), None, &[]));
-        assert_eq!(strings(&args), ["--resume", "u1"]);
+        assert_eq!(
+            interactive(&Claude, Target::Create("u1"), Some("m")),
+            ["--session-id", "u1", "--model", "m"]
+        );
+        assert_eq!(
+            interactive(&Claude, Target::Resume("u1"), None),
+            ["--resume", "u1"]
+        );
     }
 
     #[test]

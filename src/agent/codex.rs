@@ -48,14 +48,6 @@ impl Adapter for Codex {
         "codex"
     }
 
-    fn program(&self) -> &'static str {
-        "codex"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        None
-    }
-
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into(), "--json".into()];
         options(turn, &mut args);
@@ -256,13 +248,9 @@ fn meta_matches(rollout: &Path, directory: &Path, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::HeadlessCase;
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
 
     #[test]
     fn headless_command_lines() {
@@ -315,30 +303,17 @@ mod tests {
                 &["exec", "--json", "resume", ID, "--", "-"],
             ),
         ];
-        for (target, model, extra, prompt, want) in cases {
-            let turn = Turn {
-                target: *target,
-                model: *model,
-                extra_args: extra,
-            };
-            let args = Codex.headless_args(&turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want, "{target:?}");
-        }
+        assert_headless(&Codex, cases);
     }
 
     #[test]
     fn interactive_command_lines() {
-        let turn = |target| Turn {
-            target,
-            model: Some("m"),
-            extra_args: &[],
-        };
         assert_eq!(
-            strings(&Codex.interactive_args(&turn(Target::CreateUnnamed))),
+            interactive(&Codex, Target::CreateUnnamed, Some("m")),
             ["--no-daemon", "-m", "m"]
         );
         assert_eq!(
-            strings(&Codex.interactive_args(&turn(Target::Resume(ID)))),
+            interactive(&Codex, Target::Resume(ID), Some("m")),
             ["--no-daemon", "-m", "m", "resume", ID]
         );
     }

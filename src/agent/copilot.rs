@@ -21,11 +21,23 @@
 //! - state: `$COPILOT_HOME` (default `~/.copilot`)`/session-state/<uuid>/events.jsonl`, first line
 //!   `{"type":"session.start","data":{"sessionId":…,"context":{"cwd":…}}}`.
 
-use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
+use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, Target, Usage};
+
+/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
+/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
+/// sticky never asks it to mint one.
+const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &[],
+    create: Some("--session-id"),
+    resume: "--resume=",
+    model: "--model",
+    output: &["--output-format", "json"],
+    prompt: Prompt::Flag("--prompt="),
+};
 
 /// The Copilot CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,30 +52,8 @@ impl Adapter for Copilot {
         "copilot"
     }
 
-    fn program(&self) -> &'static str {
-        "copilot"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        let mut args = session_args(turn);
-        args.extend(["--output-format".into(), "json".into()]);
-        args.extend(turn.extra_args.iter().cloned());
-        if let Some(prompt) = prompt {
-            let mut flag = OsString::from("--prompt=");
-            flag.push(prompt);
-            args.push(flag);
-        }
-        args
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        let mut args = session_args(turn);
-        args.extend(turn.extra_args.iter().cloned());
-        args
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -122,21 +112,6 @@ impl Adapter for Copilot {
     // fixes it, `--resume=<uuid>` matches it exactly).
 }
 
-/// `--session-id` to create, `--resume=` to resume, then `--model`.
-fn session_args(turn: &Turn<'_>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = Vec::new();
-    match turn.target {
-        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
-        Target::Resume(id) => args.push(format!("--resume={id}").into()),
-        // Copilot always accepts an ID chosen up front; sticky never asks it to mint one.
-        Target::CreateUnnamed => {}
-    }
-    if let Some(model) = turn.model {
-        args.extend(["--model".into(), model.into()]);
-    }
-    args
-}
-
 /// `<copilot home>/session-state/<id>/events.jsonl`.
 fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
     is_uuid(id).then(|| {
@@ -149,14 +124,12 @@ fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
-    use crate::agent::output::HeadlessCase;
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
 
     #[test]
     fn headless_command_lines() {
@@ -199,30 +172,17 @@ mod tests {
                 &[&resume, "--output-format", "json"],
             ),
         ];
-        for (target, model, extra, prompt, want) in cases {
-            let turn = Turn {
-                target: *target,
-                model: *model,
-                extra_args: extra,
-            };
-            let args = Copilot.headless_args(&turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want, "{target:?}");
-        }
+        assert_headless(&Copilot, cases);
     }
 
     #[test]
     fn interactive_command_lines() {
-        let turn = |target| Turn {
-            target,
-            model: Some("m"),
-            extra_args: &[],
-        };
         assert_eq!(
-            strings(&Copilot.interactive_args(&turn(Target::Create(ID)))),
+            interactive(&Copilot, Target::Create(ID), Some("m")),
             ["--session-id", ID, "--model", "m"]
         );
         assert_eq!(
-            strings(&Copilot.interactive_args(&turn(Target::Resume(ID)))),
+            interactive(&Copilot, Target::Resume(ID), Some("m")),
             [format!("--resume={ID}").as_str(), "--model", "m"]
         );
         assert!(Copilot.mint_id().is_some_and(|id| is_uuid(&id)));

@@ -18,8 +18,8 @@ use crate::config::{AgentConfig, IdSource};
 /// A user-defined agent.
 #[derive(Debug)]
 pub struct Custom {
-    name: &'static str,
-    program: &'static str,
+    name: String,
+    program: String,
     new: Vec<String>,
     resume: Vec<String>,
     headless: Vec<String>,
@@ -82,8 +82,8 @@ impl Custom {
             .as_deref()
             .map_or_else(|| name.to_owned(), |bin| bin.to_string_lossy().into_owned());
         Ok(Self {
-            name: leak(name.to_owned()),
-            program: leak(program),
+            name: name.to_owned(),
+            program,
             new,
             resume,
             headless,
@@ -111,12 +111,6 @@ impl Custom {
             args.extend(self.model.iter().map(|arg| vars.fill(arg)));
         }
     }
-}
-
-/// Adapters live for the whole process; leaking the two names gives them the `'static`
-/// lifetime the trait's built-in adapters have.
-fn leak(text: String) -> &'static str {
-    Box::leak(text.into_boxed_str())
 }
 
 /// The values of the placeholders.
@@ -157,12 +151,12 @@ impl Vars<'_> {
 }
 
 impl Adapter for Custom {
-    fn name(&self) -> &'static str {
-        self.name
+    fn name(&self) -> &str {
+        &self.name
     }
 
-    fn program(&self) -> &'static str {
-        self.program
+    fn program(&self) -> &str {
+        &self.program
     }
 
     fn mint_id(&self) -> Option<String> {
@@ -250,6 +244,7 @@ impl Adapter for Custom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::output::strings;
     use crate::config::Config;
 
     fn agent(toml: &str) -> Result<Custom, String> {
@@ -268,12 +263,6 @@ mod tests {
         session_id = "uuid"
         lost = "no such session"
     "#;
-
-    fn strings(args: &[OsString]) -> Vec<String> {
-        args.iter()
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect()
-    }
 
     #[test]
     fn templates_become_command_lines() {

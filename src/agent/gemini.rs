@@ -28,14 +28,26 @@
 //!   a file named for the current minute, so a resume in a later minute leaves a second file with
 //!   the same ID holding only a header: the transcript is the one holding messages.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
+
+/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
+/// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
+const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &[],
+    create: Some("--session-id"),
+    resume: "--resume",
+    model: "-m",
+    output: &["-o", "stream-json"],
+    prompt: Prompt::Flag("-p"),
+};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,32 +62,12 @@ impl Adapter for Gemini {
         "gemini"
     }
 
-    fn program(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
         super::stdin_unless_plain_argument(prompt)
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        let mut args = session_args(turn);
-        args.extend(["-o".into(), "stream-json".into()]);
-        args.extend(turn.extra_args.iter().cloned());
-        if let Some(prompt) = prompt {
-            args.extend(["-p".into(), prompt.to_owned()]);
-        }
-        args
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        let mut args = session_args(turn);
-        args.extend(turn.extra_args.iter().cloned());
-        args
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -164,22 +156,6 @@ impl Adapter for Gemini {
     // it, and resumed turns are appended under the same `sessionId`), so no rename is known.
 }
 
-/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
-/// not restore it.
-fn session_args(turn: &Turn<'_>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = Vec::new();
-    match turn.target {
-        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
-        Target::Resume(id) => args.extend(["--resume".into(), id.into()]),
-        // Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
-        Target::CreateUnnamed => {}
-    }
-    if let Some(model) = turn.model {
-        args.extend(["-m".into(), model.into()]);
-    }
-    args
-}
-
 /// What Gemini CLI accepts as a session ID (`/^[a-zA-Z0-9-_]+$/`).
 fn is_session_id(id: &str) -> bool {
     !id.is_empty()
@@ -247,15 +223,12 @@ fn holds_messages(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
-    use crate::agent::MAX_ARGUMENT_PROMPT;
-    use crate::agent::output::HeadlessCase;
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
 
     #[test]
     fn headless_command_lines() {
@@ -300,40 +273,17 @@ mod tests {
                 ],
             ),
         ];
-        for (target, model, extra, prompt, want) in cases {
-            let turn = Turn {
-                target: *target,
-                model: *model,
-                extra_args: extra,
-            };
-            let args = Gemini.headless_args(&turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want, "{target:?}");
-        }
-    }
-
-    #[test]
-    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
-        assert_eq!(Gemini.prompt_via(b"hi -x"), PromptVia::Argument);
-        assert_eq!(Gemini.prompt_via(b"-x"), PromptVia::Stdin);
-        assert_eq!(
-            Gemini.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
-            PromptVia::Stdin
-        );
+        assert_headless(&Gemini, cases);
     }
 
     #[test]
     fn interactive_command_lines() {
-        let turn = |target| Turn {
-            target,
-            model: Some("m"),
-            extra_args: &[],
-        };
         assert_eq!(
-            strings(&Gemini.interactive_args(&turn(Target::Create(ID)))),
+            interactive(&Gemini, Target::Create(ID), Some("m")),
             ["--session-id", ID, "-m", "m"]
         );
         assert_eq!(
-            strings(&Gemini.interactive_args(&turn(Target::Resume(ID)))),
+            interactive(&Gemini, Target::Resume(ID), Some("m")),
             ["--resume", ID, "-m", "m"]
         );
     }

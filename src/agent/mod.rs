@@ -9,6 +9,7 @@ mod codex;
 mod copilot;
 mod custom;
 mod events;
+mod flags;
 mod gemini;
 mod opencode;
 mod output;
@@ -27,6 +28,7 @@ pub use codex::Codex;
 pub use copilot::Copilot;
 pub use custom::Custom;
 pub use events::{Event, LineSplitter, Usage};
+pub use flags::{CommandLine, Prompt};
 pub use gemini::Gemini;
 pub use opencode::Opencode;
 pub use qwen::Qwen;
@@ -117,15 +119,31 @@ pub enum Diagnosis {
 /// What sticky needs from an agent CLI.
 pub trait Adapter: Sync + Send {
     /// The agent's name on sticky's command line (`claude`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
-    /// The program's usual name on PATH.
-    fn program(&self) -> &'static str;
+    /// The program's usual name on PATH: by default the agent's name.
+    fn program(&self) -> &str {
+        self.name()
+    }
+
+    /// How the agent spells its command lines, when they differ from the other agents' only in
+    /// flag names; the default [`Adapter::mint_id`], [`Adapter::headless_args`] and
+    /// [`Adapter::interactive_args`] follow it. `None` for an agent whose command lines have a
+    /// shape of their own (Codex's `exec ... resume <id>`, a user-defined template): such an
+    /// adapter supplies those three itself.
+    fn command_line(&self) -> Option<&CommandLine> {
+        None
+    }
 
     /// A fresh session ID when the agent lets the caller choose one (Claude's
     /// `--session-id <uuid>`), so it is stored before the agent starts; `None` when the agent
-    /// mints its own and reports it in its events.
-    fn mint_id(&self) -> Option<String>;
+    /// mints its own and reports it in its events. By default a UUID v4 when the agent's
+    /// [`CommandLine`] has a flag to create a session under a given ID.
+    fn mint_id(&self) -> Option<String> {
+        self.command_line()
+            .and_then(|line| line.create)
+            .map(|_| fresh_uuid())
+    }
 
     /// How `prompt` is given to the agent: by default as an argument, on stdin when it does not
     /// fit one ([`fits_an_argument`]); an adapter whose agent would misread some prompts as
@@ -140,10 +158,18 @@ pub trait Adapter: Sync + Send {
 
     /// The arguments of a headless turn in the agent's structured output mode; `prompt` is
     /// `None` when it goes on stdin (see [`Adapter::prompt_via`]).
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&std::ffi::OsStr>) -> Vec<OsString>;
+    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&std::ffi::OsStr>) -> Vec<OsString> {
+        self.command_line()
+            .map(|line| line.headless(turn, prompt))
+            .unwrap_or_default()
+    }
 
     /// The arguments of an interactive run of the agent's own UI.
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString>;
+    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
+        self.command_line()
+            .map(|line| line.interactive(turn))
+            .unwrap_or_default()
+    }
 
     /// Arguments that make the agent report each session it starts or switches to during an
     /// interactive run (Claude's `/clear` starts a new one) as JSON lines with a `session_id`
@@ -205,16 +231,17 @@ pub trait Adapter: Sync + Send {
 /// Every built-in adapter, in the order `sticky agents` lists them.
 pub static BUILT_IN: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
 
-/// The agents sticky can run: the built-in ones and those defined in the user's configuration.
+/// The agents sticky can run: the built-in ones and those defined in the user's configuration,
+/// which it owns.
 #[derive(Default)]
 pub struct Agents {
-    custom: Vec<&'static dyn Adapter>,
+    custom: Vec<Custom>,
 }
 
 impl Agents {
     /// The built-in agents plus the ones `config` defines.
     pub fn new(config: &Config) -> Result<Self, StickyError> {
-        let mut custom: Vec<&'static dyn Adapter> = Vec::new();
+        let mut custom = Vec::new();
         for (name, settings) in &config.agents {
             let built_in = BUILT_IN.iter().any(|adapter| adapter.name() == name);
             if !settings.defines_agent() {
@@ -228,23 +255,24 @@ impl Agents {
             }
             let adapter = Custom::new(name, settings)
                 .map_err(|message| StickyError::Usage(format!("configuration: {message}")))?;
-            custom.push(Box::leak(Box::new(adapter)));
+            custom.push(adapter);
         }
         Ok(Self { custom })
     }
 
     /// Every agent, built-in ones first.
-    pub fn all(&self) -> impl Iterator<Item = &'static dyn Adapter> + '_ {
-        BUILT_IN.iter().copied().chain(self.custom.iter().copied())
+    pub fn all(&self) -> impl Iterator<Item = &dyn Adapter> {
+        let custom = self.custom.iter().map(|adapter| adapter as &dyn Adapter);
+        BUILT_IN.iter().copied().chain(custom)
     }
 
     /// The agent called `name`.
-    pub fn find(&self, name: &str) -> Option<&'static dyn Adapter> {
+    pub fn find(&self, name: &str) -> Option<&dyn Adapter> {
         self.all().find(|adapter| adapter.name() == name)
     }
 
     /// The agent called `name`, or a usage error that lists the known ones.
-    pub fn get(&self, name: &str) -> Result<&'static dyn Adapter, StickyError> {
+    pub fn get(&self, name: &str) -> Result<&dyn Adapter, StickyError> {
         self.find(name).ok_or_else(|| {
             let known: Vec<_> = self.all().map(Adapter::name).collect();
             StickyError::Usage(format!(
@@ -260,5 +288,49 @@ impl std::fmt::Debug for Agents {
         f.debug_list()
             .entries(self.all().map(Adapter::name))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The trait's default command lines are empty for an adapter that describes none, so each
+    /// built-in adapter must describe its own or build them itself: all name the session they
+    /// resume, headless and interactive.
+    #[test]
+    fn every_built_in_adapter_names_the_session_it_resumes() {
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let turn = Turn {
+            target: Target::Resume(id),
+            model: None,
+            extra_args: &[],
+        };
+        let names_it =
+            |args: Vec<OsString>| args.iter().any(|arg| arg.to_string_lossy().contains(id));
+        for adapter in BUILT_IN {
+            assert!(
+                names_it(adapter.headless_args(&turn, None)),
+                "{}",
+                adapter.name()
+            );
+            assert!(
+                names_it(adapter.interactive_args(&turn)),
+                "{}",
+                adapter.name()
+            );
+            assert_eq!(adapter.program(), adapter.name());
+        }
+    }
+
+    #[test]
+    fn gemini_and_qwen_send_prompts_that_look_like_options_and_large_ones_on_stdin() {
+        for adapter in [&Gemini as &dyn Adapter, &Qwen] {
+            let via = |prompt: &[u8]| adapter.prompt_via(prompt);
+            assert_eq!(via(b"fix -x"), PromptVia::Argument, "{}", adapter.name());
+            assert_eq!(via(b"-x"), PromptVia::Stdin, "{}", adapter.name());
+            let large = vec![b'a'; MAX_ARGUMENT_PROMPT + 1];
+            assert_eq!(via(&large), PromptVia::Stdin, "{}", adapter.name());
+        }
     }
 }

@@ -21,11 +21,24 @@
 //! - sessions live in an `SQLite` database (`~/.local/share/opencode/opencode.db`), not in a file per session,
 //!   so there is no transcript path.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
+
+/// `run --format json` for a headless run, `-s <id>` on resume (opencode mints its IDs), `-m`,
+/// then the user's arguments. sticky sends every prompt on stdin (`prompt_via`); an argument
+/// after `--` would stay a message even when it starts with `-`.
+const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &["run", "--format", "json"],
+    create: None,
+    resume: "-s",
+    model: "-m",
+    output: &[],
+    prompt: Prompt::AfterDashes,
+};
 
 /// The opencode adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,35 +53,13 @@ impl Adapter for Opencode {
         "opencode"
     }
 
-    fn program(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        None
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
         // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
         PromptVia::Stdin
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        let mut args: Vec<OsString> = vec!["run".into(), "--format".into(), "json".into()];
-        options(turn, &mut args);
-        // sticky sends every prompt on stdin (`prompt_via`); an argument after `--` stays a
-        // message even when it starts with `-`.
-        if let Some(prompt) = prompt {
-            args.push("--".into());
-            args.push(prompt.to_owned());
-        }
-        args
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        let mut args = Vec::new();
-        options(turn, &mut args);
-        args
     }
 
     fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
@@ -150,17 +141,6 @@ impl Adapter for Opencode {
     // one, and sticky never asks for it.
 }
 
-/// `-s <id>` on resume, `-m`, then the user's arguments.
-fn options(turn: &Turn<'_>, args: &mut Vec<OsString>) {
-    if let Target::Resume(id) = turn.target {
-        args.extend(["-s".into(), id.into()]);
-    }
-    if let Some(model) = turn.model {
-        args.extend(["-m".into(), model.into()]);
-    }
-    args.extend(turn.extra_args.iter().cloned());
-}
-
 /// An opencode session ID: `ses_` and letters or digits (26 of them in 1.18.33).
 fn is_session_id(id: &str) -> bool {
     id.strip_prefix("ses_")
@@ -170,13 +150,9 @@ fn is_session_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::HeadlessCase;
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
 
     #[test]
     fn headless_command_lines() {
@@ -216,15 +192,7 @@ mod tests {
                 &["run", "--format", "json", "-s", ID],
             ),
         ];
-        for (target, model, extra, prompt, want) in cases {
-            let turn = Turn {
-                target: *target,
-                model: *model,
-                extra_args: extra,
-            };
-            let args = Opencode.headless_args(&turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want, "{target:?}");
-        }
+        assert_headless(&Opencode, cases);
     }
 
     #[test]
@@ -237,20 +205,8 @@ mod tests {
 
     #[test]
     fn interactive_command_lines_and_environment() {
-        let turn = |target| Turn {
-            target,
-            model: None,
-            extra_args: &[],
-        };
-        assert!(
-            Opencode
-                .interactive_args(&turn(Target::CreateUnnamed))
-                .is_empty()
-        );
-        assert_eq!(
-            strings(&Opencode.interactive_args(&turn(Target::Resume(ID)))),
-            ["-s", ID]
-        );
+        assert!(interactive(&Opencode, Target::CreateUnnamed, None).is_empty());
+        assert_eq!(interactive(&Opencode, Target::Resume(ID), None), ["-s", ID]);
         assert_eq!(
             Opencode.env(Path::new("/home/u/proj")),
             [(OsString::from("PWD"), OsString::from("/home/u/proj"))]

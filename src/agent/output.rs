@@ -103,6 +103,47 @@ pub(super) type HeadlessCase<'a> = (
     &'a [&'a str],
 );
 
+/// Checks `adapter`'s headless command lines against a table of [`HeadlessCase`]s.
+#[cfg(test)]
+#[track_caller]
+pub(super) fn assert_headless(adapter: &dyn super::Adapter, cases: &[HeadlessCase<'_>]) {
+    for (target, model, extra, prompt, want) in cases {
+        let turn = super::Turn {
+            target: *target,
+            model: *model,
+            extra_args: extra,
+        };
+        let args = adapter.headless_args(&turn, prompt.map(std::ffi::OsStr::new));
+        assert_eq!(strings(&args), *want, "{target:?}");
+    }
+}
+
+/// The arguments of an interactive run of `adapter` on `target` with `model`, as text.
+#[cfg(test)]
+pub(super) fn interactive(
+    adapter: &dyn super::Adapter,
+    target: super::Target<'_>,
+    model: Option<&str>,
+) -> Vec<String> {
+    let turn = super::Turn {
+        target,
+        model,
+        extra_args: &[],
+    };
+    strings(&adapter.interactive_args(&turn))
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Arguments as text, for comparing command lines in tests.
+#[cfg(test)]
+pub(super) fn strings(args: &[std::ffi::OsString]) -> Vec<&str> {
+    args.iter()
+        .map(|arg| arg.to_str().expect("a test's arguments are UTF-8"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

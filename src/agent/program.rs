@@ -66,34 +66,7 @@ pub fn resolve(
     chosen: Option<Chosen>,
     path: Option<&OsStr>,
 ) -> Result<PathBuf, StickyError> {
-    let var = override_var(agent);
-    // What chose the program (for the error) and the other way to give one.
-    let (wanted, source, other_way) = match chosen.filter(|c| !c.program.is_empty()) {
-        Some(Chosen {
-            program,
-            by: ChosenBy::Environment,
-        }) => (
-            PathBuf::from(program),
-            format!(" (from {var})"),
-            format!("set {var} to another path"),
-        ),
-        Some(Chosen {
-            program,
-            by: ChosenBy::Config(file),
-        }) => (
-            PathBuf::from(program),
-            format!(" (from `bin` of agent {agent} in {})", file.display()),
-            format!(
-                "change `bin` in {} (or set {var}, which overrides it)",
-                file.display()
-            ),
-        ),
-        None => (
-            PathBuf::from(default),
-            " (looked up on PATH)".to_owned(),
-            format!("set {var} to its path"),
-        ),
-    };
+    let (wanted, source, other_way) = wanted(agent, default, chosen);
     let missing = |what: String| StickyError::AgentMissing {
         agent: agent.to_owned(),
         reason: format!("`{}`{source} {what}, or {other_way}", wanted.display()),
@@ -125,6 +98,38 @@ pub fn resolve(
         )));
     }
     Ok(found)
+}
+
+/// The program `agent` wants (the chosen one, else `default`), what chose it as an error says it
+/// (` (from STICKY_CLAUDE_BIN)`), and the other way to give one.
+fn wanted(agent: &str, default: &str, chosen: Option<Chosen>) -> (PathBuf, String, String) {
+    let var = override_var(agent);
+    match chosen.filter(|c| !c.program.is_empty()) {
+        Some(Chosen {
+            program,
+            by: ChosenBy::Environment,
+        }) => (
+            PathBuf::from(program),
+            format!(" (from {var})"),
+            format!("set {var} to another path"),
+        ),
+        Some(Chosen {
+            program,
+            by: ChosenBy::Config(file),
+        }) => (
+            PathBuf::from(program),
+            format!(" (from `bin` of agent {agent} in {})", file.display()),
+            format!(
+                "change `bin` in {} (or set {var}, which overrides it)",
+                file.display()
+            ),
+        ),
+        None => (
+            PathBuf::from(default),
+            " (looked up on PATH)".to_owned(),
+            format!("set {var} to its path"),
+        ),
+    }
 }
 
 /// Whether this process may execute `path`, a regular file.

@@ -17,11 +17,22 @@
 //! - transcripts: `<runtime dir>/projects/<cwd with [^A-Za-z0-9] -> ->/chats/<id>.jsonl`, where the
 //!   runtime dir is `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`.
 
-use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
+use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target, Turn};
+use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target};
+
+/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
+/// not restore it. Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
+const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &[],
+    create: Some("--session-id"),
+    resume: "--resume",
+    model: "-m",
+    output: &["-o", "stream-json"],
+    prompt: Prompt::Positional,
+};
 
 /// The Qwen Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,30 +47,12 @@ impl Adapter for Qwen {
         "qwen"
     }
 
-    fn program(&self) -> &'static str {
-        "qwen"
-    }
-
-    fn mint_id(&self) -> Option<String> {
-        Some(super::fresh_uuid())
+    fn command_line(&self) -> Option<&CommandLine> {
+        Some(&COMMAND_LINE)
     }
 
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
         super::stdin_unless_plain_argument(prompt)
-    }
-
-    fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
-        let mut args = session_args(turn);
-        args.extend(["-o".into(), "stream-json".into()]);
-        args.extend(turn.extra_args.iter().cloned());
-        args.extend(prompt.map(OsStr::to_owned));
-        args
-    }
-
-    fn interactive_args(&self, turn: &Turn<'_>) -> Vec<OsString> {
-        let mut args = session_args(turn);
-        args.extend(turn.extra_args.iter().cloned());
-        args
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -92,22 +85,6 @@ impl Adapter for Qwen {
     // and no release is known to rename a resumed session.
 }
 
-/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
-/// not restore it.
-fn session_args(turn: &Turn<'_>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = Vec::new();
-    match turn.target {
-        Target::Create(id) => args.extend(["--session-id".into(), id.into()]),
-        Target::Resume(id) => args.extend(["--resume".into(), id.into()]),
-        // Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
-        Target::CreateUnnamed => {}
-    }
-    if let Some(model) = turn.model {
-        args.extend(["-m".into(), model.into()]);
-    }
-    args
-}
-
 /// `<runtime>/projects/<sanitized directory>/chats/<id>.jsonl` (`sanitizeCwd`: every character
 /// outside `[A-Za-z0-9]` becomes `-`).
 fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
@@ -130,16 +107,13 @@ fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> 
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
-    use crate::agent::MAX_ARGUMENT_PROMPT;
     use crate::agent::Usage;
-    use crate::agent::output::HeadlessCase;
+    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "cb43613f-2515-47c2-9835-a1d37bdefd8d";
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
 
     #[test]
     fn headless_command_lines() {
@@ -177,40 +151,17 @@ mod tests {
                 &["--resume", ID, "-o", "stream-json"],
             ),
         ];
-        for (target, model, extra, prompt, want) in cases {
-            let turn = Turn {
-                target: *target,
-                model: *model,
-                extra_args: extra,
-            };
-            let args = Qwen.headless_args(&turn, prompt.map(OsStr::new));
-            assert_eq!(strings(&args), *want, "{target:?}");
-        }
-    }
-
-    #[test]
-    fn prompts_that_look_like_options_and_large_ones_go_on_stdin() {
-        assert_eq!(Qwen.prompt_via(b"fix -x"), PromptVia::Argument);
-        assert_eq!(Qwen.prompt_via(b"-x"), PromptVia::Stdin);
-        assert_eq!(
-            Qwen.prompt_via(&vec![b'a'; MAX_ARGUMENT_PROMPT + 1]),
-            PromptVia::Stdin
-        );
+        assert_headless(&Qwen, cases);
     }
 
     #[test]
     fn interactive_command_lines() {
-        let turn = |target| Turn {
-            target,
-            model: Some("m"),
-            extra_args: &[],
-        };
         assert_eq!(
-            strings(&Qwen.interactive_args(&turn(Target::Create(ID)))),
+            interactive(&Qwen, Target::Create(ID), Some("m")),
             ["--session-id", ID, "-m", "m"]
         );
         assert_eq!(
-            strings(&Qwen.interactive_args(&turn(Target::Resume(ID)))),
+            interactive(&Qwen, Target::Resume(ID), Some("m")),
             ["--resume", ID, "-m", "m"]
         );
     }

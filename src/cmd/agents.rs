@@ -19,7 +19,7 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Serialize)]
 struct AgentStatus {
-    name: &'static str,
+    name: String,
     found: bool,
     path: Option<String>,
     version: Option<String>,
@@ -64,7 +64,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         writeln!(
             out,
             "{mark} {:<name_width$}  {:<version_width$}  {}",
-            escape(agent.name),
+            escape(&agent.name),
             version(agent),
             escape(detail)
         )?;
@@ -73,11 +73,11 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
+fn status(ctx: &Context, adapter: &dyn Adapter) -> AgentStatus {
     let default = adapter.name() == ctx.default_agent();
     match ctx.program(adapter) {
         Ok(path) => AgentStatus {
-            name: adapter.name(),
+            name: adapter.name().to_owned(),
             found: true,
             version: None,
             path: Some(path.display().to_string()),
@@ -85,7 +85,7 @@ fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {
             default,
         },
         Err(error) => AgentStatus {
-            name: adapter.name(),
+            name: adapter.name().to_owned(),
             found: false,
             path: None,
             version: None,

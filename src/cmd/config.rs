@@ -88,7 +88,7 @@ pub(super) struct Project {
 
 #[derive(Serialize)]
 struct AgentSettings {
-    name: &'static str,
+    name: String,
     /// Built into sticky, or defined in the configuration file.
     built_in: bool,
     /// The program that would run (`value`: `null` when it cannot be found), what chose it
@@ -169,7 +169,7 @@ fn print_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         } else {
             " (defined in the config file)"
         };
-        writeln!(out, "\nagent {}{kind}", escape(agent.name))?;
+        writeln!(out, "\nagent {}{kind}", escape(&agent.name))?;
         match (&agent.program.value, &agent.error) {
             (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
             (None, error) => line(
@@ -331,11 +331,11 @@ pub(super) fn program(
     }
 }
 
-fn agent_settings(ctx: &Context, adapter: &'static dyn Adapter) -> AgentSettings {
+fn agent_settings(ctx: &Context, adapter: &dyn Adapter) -> AgentSettings {
     let (program, error) = program(ctx, adapter);
     let settings = ctx.config.agent(adapter.name());
     AgentSettings {
-        name: adapter.name(),
+        name: adapter.name().to_owned(),
         built_in: BUILT_IN.iter().any(|known| known.name() == adapter.name()),
         program,
         error,

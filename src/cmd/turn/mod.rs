@@ -106,8 +106,8 @@ fn announce_project(ctx: &Context) {
 }
 
 /// What `begin` decided and wrote.
-struct Begun {
-    adapter: &'static dyn Adapter,
+struct Begun<'a> {
+    adapter: &'a dyn Adapter,
     program: PathBuf,
     session: SessionRow,
     /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
@@ -119,14 +119,14 @@ struct Begun {
 }
 
 /// Applies the session policy and records the turn's start, in one transaction.
-fn begin(
-    ctx: &Context,
+fn begin<'a>(
+    ctx: &'a Context,
     store: &mut Store,
     args: &TurnArgs,
     fresh: bool,
     prompt: Option<&Prompt>,
     mode: Mode,
-) -> Result<Begun> {
+) -> Result<Begun<'a>> {
     let request = request(ctx, args, fresh)?;
     let host = host_name();
     store.immediate(|tx| {

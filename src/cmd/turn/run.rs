@@ -17,7 +17,7 @@ use crate::store::Store;
 /// A turn between its start and its end.
 pub(super) struct Running<'a> {
     pub(super) ctx: &'a Context,
-    pub(super) begun: &'a Begun,
+    pub(super) begun: &'a Begun<'a>,
     /// The configured arguments, then the ones after `--`.
     extra_args: Vec<OsString>,
 }
@@ -33,7 +33,7 @@ pub(super) struct Outcome {
 }
 
 impl<'a> Running<'a> {
-    pub(super) fn new(ctx: &'a Context, begun: &'a Begun, args: &'a TurnArgs) -> Self {
+    pub(super) fn new(ctx: &'a Context, begun: &'a Begun<'a>, args: &'a TurnArgs) -> Self {
         let configured = ctx.config.agent(begun.adapter.name());
         let mut extra_args: Vec<OsString> = configured
             .map(|settings| settings.args.iter().map(OsString::from).collect())
