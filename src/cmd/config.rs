@@ -303,7 +303,7 @@ pub(super) fn project(ctx: &Context, global: &GlobalArgs) -> Project {
 
 /// The database: `STICKY_DB`, else `.sticky/sticky.db` in the project directory.
 pub(super) fn database(ctx: &Context) -> Setting<String> {
-    let db = ctx.project.db.display().to_string();
+    let db = ctx.project.state.db.display().to_string();
     if ctx.project.db_overridden {
         Setting::new(db, Source::Environment, "STICKY_DB")
     } else {

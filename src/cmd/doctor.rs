@@ -7,7 +7,6 @@
 //! scripts can ask `sticky doctor >/dev/null || ...` before spending a turn.
 
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::Result;
 use nix::unistd::{AccessFlags, access};
@@ -21,6 +20,7 @@ use crate::agent::Adapter;
 use crate::cli::{GlobalArgs, Origins, SelectArgs};
 use crate::exit::Exit;
 use crate::session::{self, Plan, Reason, Request};
+use crate::state;
 use crate::store::{SessionRow, TurnRow};
 
 /// The `--json` object.
@@ -103,7 +103,7 @@ pub fn run(
     };
     if problems.is_empty() {
         // (A database that could not even be read has said why already.)
-        problems.extend(write_problem(&ctx.project.db));
+        problems.extend(write_problem(&ctx.project.state));
     }
     let live = state.live.as_ref();
     // The live session is the thread's newest: it ran a turn when the last turn is its own.
@@ -223,7 +223,7 @@ struct State {
 
 fn read_state(ctx: &Context) -> Result<State> {
     let mut state = State {
-        database_exists: ctx.project.db.exists(),
+        database_exists: ctx.project.state.db.exists(),
         ..State::default()
     };
     let Some(store) = ctx.existing_store()? else {
@@ -243,7 +243,7 @@ fn read_state(ctx: &Context) -> Result<State> {
         state.turns = store.turn_count(live.id)?;
     }
     state.last_turn = store.last_turn(thread.id)?;
-    state.turn_running = crate::lock::is_held(&ctx.project.db, &ctx.thread);
+    state.turn_running = crate::lock::is_held(&ctx.project.state.locks, &ctx.thread);
     Ok(state)
 }
 
@@ -251,14 +251,14 @@ fn read_state(ctx: &Context) -> Result<State> {
 /// beside it the WAL, the journal and the lock files, or first creates the database (and
 /// `.sticky/`) under the nearest directory that exists. Checked with `access(2)`, so nothing
 /// is written, and root (whom modes do not stop) passes as its turn would.
-fn write_problem(db: &Path) -> Option<(Exit, String)> {
+fn write_problem(state: &state::State) -> Option<(Exit, String)> {
+    let db = &state.db;
     let dir_flags = AccessFlags::W_OK | AccessFlags::X_OK;
     let mut checks = Vec::new();
     if db.exists() {
         checks.push((db.to_owned(), AccessFlags::W_OK));
-        let locks = crate::lock::dir(db);
-        if locks.exists() {
-            checks.push((locks, dir_flags));
+        if state.locks.exists() {
+            checks.push((state.locks.clone(), dir_flags));
         }
         checks.extend(db.parent().map(|dir| (dir.to_owned(), dir_flags)));
     } else {

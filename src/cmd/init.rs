@@ -14,7 +14,7 @@ pub fn run(global: &GlobalArgs) -> Result<Exit> {
     if global.json {
         super::view::print_json(&serde_json::json!({
             "project": project.dir.display().to_string(),
-            "database": project.db.display().to_string(),
+            "database": project.state.db.display().to_string(),
         }))?;
     } else if !global.quiet {
         let dir = super::view::escape(&project.dir.display().to_string()).into_owned();

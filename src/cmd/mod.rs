@@ -256,12 +256,12 @@ impl Context {
 
     /// Opens (creating if needed) the project's database.
     fn open_store(&self) -> Result<Store> {
-        Store::open(&self.project.db)
+        Store::open(&self.project.state.db)
     }
 
     /// Opens the project's database if it exists; creates nothing.
     fn existing_store(&self) -> Result<Option<Store>> {
-        Store::open_existing(&self.project.db)
+        Store::open_existing(&self.project.state.db)
     }
 }
 

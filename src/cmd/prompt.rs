@@ -32,7 +32,7 @@ struct PromptView<'a> {
 /// Prints the prompt line of the conversation, or nothing.
 pub fn run(global: &GlobalArgs) -> Result<Exit> {
     let project = project::locate(&start_dir(global)?, sticky_db().as_deref())?;
-    let Some(store) = Store::open_existing(&project.db)? else {
+    let Some(store) = Store::open_existing(&project.state.db)? else {
         return Ok(Exit::Success);
     };
     let Some(thread) = store.thread(&global.thread)? else {

@@ -41,7 +41,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     if ctx.json {
         print_json(&Status {
             project: ctx.project.dir.display().to_string(),
-            database: ctx.project.db.display().to_string(),
+            database: ctx.project.state.db.display().to_string(),
             found: ctx.project.found.describe(),
             thread: &ctx.thread,
             session: session.as_ref().map(|row| CountedSession {
@@ -84,7 +84,7 @@ fn print_text(
     writeln!(
         out,
         "database  {}",
-        escape(&ctx.project.db.display().to_string())
+        escape(&ctx.project.state.db.display().to_string())
     )?;
     writeln!(out, "thread    {}", escape(&ctx.thread))?;
     let Some(session) = session else {

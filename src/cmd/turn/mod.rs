@@ -284,7 +284,7 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
             );
         }
     };
-    lock::lock(&ctx.project.db, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+    lock::lock(&ctx.project.state.locks, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
         let advice = if args.no_wait {
             "it is still running (--no-wait)".to_owned()
         } else {
@@ -422,7 +422,7 @@ fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), Sti
         };
         if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
             return Err(StickyError::store(
-                &ctx.project.db,
+                &ctx.project.state.db,
                 format!(
                     "session #{} has the {what} \"{value}\", which the agent could take for an \
                      option; sticky does not pass it on (was the database crafted or copied \

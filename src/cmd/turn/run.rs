@@ -7,7 +7,6 @@ use std::os::unix::ffi::OsStringExt;
 use super::{Begun, Context, MAX_AGENT_OUTPUT, Outcome, Prompt, Running};
 use crate::agent::{self, Event, LineSplitter, PromptVia, Target};
 use crate::cli::TurnArgs;
-use crate::lock;
 use crate::progress::Progress;
 use crate::pty;
 use crate::store::Store;
@@ -132,9 +131,7 @@ impl<'a> Running<'a> {
 
     pub(super) fn interactive(&self) -> Outcome {
         let adapter = self.begun.adapter;
-        // Beside the lock files: private to the user (0700), inside the project's state.
-        let report = lock::dir(&self.ctx.project.db)
-            .join(format!("sessions-turn-{}.jsonl", self.begun.turn_id));
+        let report = self.ctx.project.state.report(self.begun.turn_id);
         let mut args = adapter.interactive_args(&self.agent_turn());
         args.extend(adapter.session_report_args(&report));
         let mut outcome = Outcome::default();
