@@ -12,21 +12,21 @@ use anyhow::Result;
 use nix::unistd::{AccessFlags, access};
 use serde::Serialize;
 
-use super::config::{self, ConfigFile, Project, Setting, Source};
 use super::listing::Listing;
 use super::view::{CountedSession, SessionView, TurnView, escape, print_json};
-use super::{Context, agents};
+use super::{Context, probe};
 use crate::agent::Adapter;
-use crate::cli::{GlobalArgs, Origins, SelectArgs};
+use crate::cli::{Origins, SelectArgs};
 use crate::exit::Exit;
 use crate::session::{self, Plan, Reason, Request};
+use crate::settings::{ConfigFile, ProjectDir, Setting, Source};
 use crate::state;
 use crate::store::{SessionRow, TurnRow};
 
 /// The `--json` object.
 #[derive(Serialize)]
 struct Report<'a> {
-    project: Project,
+    project: ProjectDir,
     database: Located,
     config_file: ConfigFile,
     thread: Located,
@@ -87,12 +87,7 @@ struct Problem {
 }
 
 /// Reports what the next turn would use, and exits with the code it would fail with.
-pub fn run(
-    ctx: &Context,
-    global: &GlobalArgs,
-    select: &SelectArgs,
-    origins: Origins,
-) -> Result<Exit> {
+pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit> {
     let mut problems: Vec<(Exit, String)> = Vec::new();
     let state = match read_state(ctx) {
         Ok(state) => state,
@@ -123,7 +118,7 @@ pub fn run(
         },
     );
     let next_turn = next_turn(&plan, live);
-    let agent = config::agent(ctx, select, origins, live);
+    let agent = ctx.settings.agent(select, origins, live);
     let adapter = match ctx.agents.get(&agent.value) {
         Ok(adapter) => Some(adapter),
         Err(error) => {
@@ -157,14 +152,14 @@ pub fn run(
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
     let report = Report {
-        project: config::project(ctx, global),
+        project: ctx.settings.project.clone(),
         database: Located {
-            setting: config::database(ctx),
+            setting: ctx.settings.database.clone(),
             exists: state.database_exists,
         },
-        config_file: config::config_file(ctx),
+        config_file: ctx.settings.config_file.clone(),
         thread: Located {
-            setting: config::thread(ctx, origins),
+            setting: ctx.settings.thread.clone(),
             exists: state.thread_exists,
         },
         session: live.map(|live| CountedSession {
@@ -198,11 +193,12 @@ pub fn run(
 
 /// The program of `adapter`, where it was chosen, and its version.
 fn program(ctx: &Context, adapter: &dyn Adapter) -> Program {
-    let (setting, error) = config::program(ctx, adapter);
+    let (setting, resolved) = ctx.settings.program(adapter);
+    let error = resolved.err().map(|error| error.to_string());
     let version = setting
         .value
         .as_deref()
-        .and_then(|path| agents::version(path.as_ref()));
+        .and_then(|path| probe::version(path.as_ref()));
     Program {
         setting,
         version,

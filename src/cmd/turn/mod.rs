@@ -453,6 +453,7 @@ fn ensure_own_arguments(
         )));
     }
     let configured: Vec<OsString> = ctx
+        .settings
         .config
         .agent(name)
         .map(|settings| settings.args.iter().map(OsString::from).collect())

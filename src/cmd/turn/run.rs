@@ -13,7 +13,7 @@ use crate::store::Store;
 
 impl<'a> Running<'a> {
     pub(super) fn new(ctx: &'a Context, begun: &'a Begun, args: &'a TurnArgs) -> Self {
-        let configured = ctx.config.agent(begun.adapter.name());
+        let configured = ctx.settings.config.agent(begun.adapter.name());
         let mut extra_args: Vec<OsString> = configured
             .map(|settings| settings.args.iter().map(OsString::from).collect())
             .unwrap_or_default();
@@ -43,7 +43,7 @@ impl<'a> Running<'a> {
 
     pub(super) fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
         let mut env = self.begun.adapter.env(&self.begun.session.directory);
-        if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
+        if let Some(settings) = self.ctx.settings.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
         }
         // Lets a nested sticky (an agent's tool calling sticky) tell it runs inside one.
