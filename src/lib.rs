@@ -21,4 +21,4 @@ pub mod settings;
 pub mod state;
 pub mod store;
 
-pub use cmd::{escape, fresh_line, run};
+pub use cmd::run;

@@ -7,11 +7,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
+use super::output::Report;
 use super::probe::versions;
-use super::view::{escape, print_json};
+use super::view::escape;
 use crate::agent::Adapter;
-use crate::exit::Exit;
 
 #[derive(Serialize)]
 struct AgentStatus {
@@ -24,7 +23,7 @@ struct AgentStatus {
 }
 
 /// Lists every agent with its program and version.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let mut statuses: Vec<AgentStatus> = ctx
         .agents
         .all()
@@ -39,8 +38,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         agent.version = found.next().flatten();
     }
     if ctx.json {
-        print_json(&statuses)?;
-        return Ok(Exit::Success);
+        return Report::json(&statuses);
     }
     let name_width = statuses.iter().map(|a| a.name.len()).max().unwrap_or(0);
     let version = |agent: &AgentStatus| match (&agent.path, &agent.version) {
@@ -49,7 +47,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         (Some(_), None) => "?".to_owned(),
     };
     let version_width = statuses.iter().map(|a| version(a).len()).max().unwrap_or(0);
-    let mut out = Listing::stdout();
+    let mut out = Vec::new();
     for agent in &statuses {
         let mark = if agent.default { "*" } else { " " };
         let detail = agent
@@ -65,8 +63,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             escape(detail)
         )?;
     }
-    out.finish()?;
-    Ok(Exit::Success)
+    Ok(Report::text(out))
 }
 
 fn status(ctx: &Context, adapter: &'static dyn Adapter) -> AgentStatus {

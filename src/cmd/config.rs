@@ -9,15 +9,14 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
-use super::view::{escape, print_json};
-use crate::cli::{Origins, SelectArgs};
-use crate::exit::Exit;
+use super::output::Report;
+use super::view::escape;
+use crate::cli::SelectArgs;
 use crate::settings::{self, AgentSettings, ConfigFile, ProjectDir, Setting};
 
 /// The `--json` object.
 #[derive(Serialize)]
-struct Report<'a> {
+struct Shown<'a> {
     config_file: &'a ConfigFile,
     agent: Setting<String>,
     model: Setting<Option<String>>,
@@ -28,15 +27,15 @@ struct Report<'a> {
 }
 
 /// Prints the effective settings.
-pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit> {
+pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let live = ctx.live_session()?;
     let settings = &ctx.settings;
-    let agent = settings.agent(select, origins, live.as_ref());
+    let agent = settings.agent(select, ctx.origins, live.as_ref());
     // The same refusal a turn would give, so `config` never blesses a setting a turn rejects.
     ctx.agents.get(&agent.value)?;
-    let report = Report {
+    let report = Shown {
         config_file: &settings.config_file,
-        model: settings::model(select, origins, live.as_ref(), &agent.value),
+        model: settings::model(select, ctx.origins, live.as_ref(), &agent.value),
         agent,
         thread: &settings.thread,
         project: &settings.project,
@@ -48,16 +47,14 @@ pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit>
             .collect(),
     };
     if ctx.json {
-        print_json(&report)?;
-        return Ok(Exit::Success);
+        return Report::json(&report);
     }
-    let mut out = Listing::stdout();
+    let mut out = Vec::new();
     print_text(&mut out, &report)?;
-    out.finish()?;
-    Ok(Exit::Success)
+    Ok(Report::text(out))
 }
 
-fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> {
+fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let file = &report.config_file;
     let path = file
         .path

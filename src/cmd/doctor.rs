@@ -12,11 +12,11 @@ use anyhow::Result;
 use nix::unistd::{AccessFlags, access};
 use serde::Serialize;
 
-use super::listing::Listing;
-use super::view::{CountedSession, SessionView, TurnView, escape, print_json};
+use super::output::Report;
+use super::view::{CountedSession, SessionView, TurnView, escape};
 use super::{Context, probe};
 use crate::agent::Adapter;
-use crate::cli::{Origins, SelectArgs};
+use crate::cli::SelectArgs;
 use crate::exit::Exit;
 use crate::session::{self, Plan, Reason, Request};
 use crate::settings::{ConfigFile, ProjectDir, Setting, Source};
@@ -25,7 +25,7 @@ use crate::store::{SessionRow, TurnRow};
 
 /// The `--json` object.
 #[derive(Serialize)]
-struct Report<'a> {
+struct Shown<'a> {
     project: ProjectDir,
     database: Located,
     config_file: ConfigFile,
@@ -87,7 +87,7 @@ struct Problem {
 }
 
 /// Reports what the next turn would use, and exits with the code it would fail with.
-pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit> {
+pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let mut problems: Vec<(Exit, String)> = Vec::new();
     let state = match read_state(ctx) {
         Ok(state) => state,
@@ -118,7 +118,7 @@ pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit>
         },
     );
     let next_turn = next_turn(&plan, live);
-    let agent = ctx.settings.agent(select, origins, live);
+    let agent = ctx.settings.agent(select, ctx.origins, live);
     let adapter = match ctx.agents.get(&agent.value) {
         Ok(adapter) => Some(adapter),
         Err(error) => {
@@ -151,7 +151,7 @@ pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit>
         problems.extend(resume_problems(live, transcript.as_ref()));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
-    let report = Report {
+    let report = Shown {
         project: ctx.settings.project.clone(),
         database: Located {
             setting: ctx.settings.database.clone(),
@@ -181,14 +181,14 @@ pub fn run(ctx: &Context, select: &SelectArgs, origins: Origins) -> Result<Exit>
             .collect(),
         exit_code: exit.code(),
     };
-    if ctx.json {
-        print_json(&report)?;
+    let said = if ctx.json {
+        Report::json(&report)?
     } else {
-        let mut out = Listing::stdout();
+        let mut out = Vec::new();
         print_text(&mut out, &report)?;
-        out.finish()?;
-    }
-    Ok(exit)
+        Report::text(out)
+    };
+    Ok(said.exiting(exit))
 }
 
 /// The program of `adapter`, where it was chosen, and its version.
@@ -335,7 +335,7 @@ fn resume_problems(live: &SessionRow, transcript: Option<&Transcript>) -> Vec<(E
     problems
 }
 
-fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> {
+fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let project = &report.project;
     let why = format!("{}; {}", project.found, project.dir.origin);
     line(out, "project", &project.dir.value, &why)?;

@@ -7,6 +7,7 @@ mod init;
 mod input;
 mod listing;
 mod log;
+mod output;
 mod probe;
 mod prompt;
 mod sessions;
@@ -19,6 +20,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use output::Report;
+
 use crate::agent::Agents;
 use crate::cli::{Cli, Command, GlobalArgs, Origins};
 use crate::exit::{Exit, StickyError};
@@ -26,10 +29,8 @@ use crate::project::{self, Project};
 use crate::settings::{self, Settings};
 use crate::store::{SessionRow, Store};
 
-pub use view::{escape, fresh_line};
-
-/// Runs the command line; the caller maps the result to the process exit code.
-pub fn run(cli: Cli) -> Result<Exit> {
+/// Runs the command line: the command, then the one writer of its output ([`output::emit`]).
+pub fn run(cli: Cli) -> Exit {
     let reports = cli.command.as_ref().is_some_and(Command::reports);
     let json = cli.global.json;
     let keys = cli.command.as_ref().map_or(TURN_KEYS, Command::json_keys);
@@ -42,19 +43,12 @@ pub fn run(cli: Cli) -> Result<Exit> {
                 "internal error: sticky panicked (a bug in sticky; please report it)"
             ))
         });
-    if let Err(error) = &result {
-        if reports && listing::is_broken_pipe(error) {
-            // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no
-            // failure.
-            return Ok(Exit::Success);
-        }
-    }
-    if let (Err(error), true, false) = (&result, json, view::json_printed()) {
-        // `--json` promises one object on stdout, also when sticky fails before the command
-        // could print its own (agent missing, busy, bad configuration).
-        let _ = view::print_json(&error_object(error, keys, &global));
-    }
-    result
+    let shape = output::Shape {
+        json,
+        reports,
+        error_object: &|error| error_object(error, keys, &global),
+    };
+    output::emit(result, &shape)
 }
 
 /// The keys of a turn's `--json` object (`sticky PROMPT`, `sticky new`).
@@ -100,7 +94,7 @@ fn known_project(global: &GlobalArgs) -> Option<String> {
     Some(project.dir.display().to_string())
 }
 
-fn dispatch(cli: Cli) -> Result<Exit> {
+fn dispatch(cli: Cli) -> Result<Report> {
     crate::pty::panic_if_asked("command");
     let Cli {
         command,
@@ -108,22 +102,21 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         global,
         origins,
     } = cli;
+    // The context is built here only: `init` makes the project it would locate, and `prompt`
+    // reads no configuration.
+    let ctx = || Context::new(&global, origins);
     match command {
         Some(Command::Init) => init::run(&global),
-        Some(Command::Agents) => agents::run(&Context::new(&global, origins)?),
-        Some(Command::New(args)) => turn::run(&Context::new(&global, origins)?, &args, true),
-        Some(Command::Status) => status::run(&Context::new(&global, origins)?),
-        Some(Command::Log) => log::run(&Context::new(&global, origins)?),
-        Some(Command::Sessions) => sessions::run(&Context::new(&global, origins)?),
-        Some(Command::Threads) => threads::run(&Context::new(&global, origins)?),
-        Some(Command::Config(select)) => {
-            config::run(&Context::new(&global, origins)?, &select, origins)
-        }
-        Some(Command::Doctor(select)) => {
-            doctor::run(&Context::new(&global, origins)?, &select, origins)
-        }
         Some(Command::Prompt) => prompt::run(&global),
-        None => turn::run(&Context::new(&global, origins)?, &turn, false),
+        Some(Command::Agents) => agents::run(&ctx()?),
+        Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
+        Some(Command::Status) => status::run(&ctx()?),
+        Some(Command::Log) => log::run(&ctx()?),
+        Some(Command::Sessions) => sessions::run(&ctx()?),
+        Some(Command::Threads) => threads::run(&ctx()?),
+        Some(Command::Config(select)) => config::run(&ctx()?, &select),
+        Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        None => turn::run(&ctx()?, &turn, false),
     }
 }
 
@@ -190,6 +183,8 @@ pub struct Context {
     pub json: bool,
     /// `--quiet`.
     pub quiet: bool,
+    /// Whether `--agent`, `--model` and `--thread` came from flags or the environment.
+    pub origins: Origins,
     /// The settings of the run, with their sources (and the user's configuration).
     pub settings: Settings,
     /// The agents sticky can run.
@@ -220,6 +215,7 @@ impl Context {
             thread: global.thread.clone(),
             json: global.json,
             quiet: global.quiet,
+            origins,
         })
     }
 

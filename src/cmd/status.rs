@@ -8,16 +8,14 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
+use super::output::Report;
 use super::view::{
     CountedSession, SessionView, TurnView, escape, format_duration, format_time, one_line,
-    print_json,
 };
-use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
 
 /// Prints the status of the conversation.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let (session, turns, last_turn) = match ctx.existing_store()? {
         None => (None, 0, None),
         Some(store) => match store.thread(&ctx.thread)? {
@@ -39,7 +37,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         },
     };
     if ctx.json {
-        print_json(&Status {
+        Report::json(&Status {
             project: ctx.project.dir.display().to_string(),
             database: ctx.project.state.db.display().to_string(),
             found: ctx.project.found.describe(),
@@ -49,13 +47,12 @@ pub fn run(ctx: &Context) -> Result<Exit> {
                 turns,
             }),
             last_turn: last_turn.as_ref().map(TurnView::from),
-        })?;
+        })
     } else {
-        let mut out = Listing::stdout();
+        let mut out = Vec::new();
         print_text(&mut out, ctx, session.as_ref(), turns, last_turn.as_ref())?;
-        out.finish()?;
+        Ok(Report::text(out))
     }
-    Ok(Exit::Success)
 }
 
 #[derive(Serialize)]

@@ -178,26 +178,6 @@ pub fn fresh_line() -> &'static str {
     }
 }
 
-/// Whether this process printed its `--json` object already.
-static PRINTED: AtomicBool = AtomicBool::new(false);
-
-/// Whether [`print_json`] ran: a command that fails after printing its object must not print a
-/// second one.
-pub fn json_printed() -> bool {
-    PRINTED.load(Ordering::Relaxed)
-}
-
-/// Prints `value` as one line of JSON on stdout.
-pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
-    use std::io::Write;
-    PRINTED.store(true, Ordering::Relaxed);
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, value)?;
-    writeln!(out)?;
-    out.flush()?;
-    Ok(())
-}
-
 /// A time for people: `2026-11-30 06:10:02 UTC`.
 pub fn format_time(millis: i64) -> String {
     let secs = millis.div_euclid(1000);

@@ -2,12 +2,11 @@
 //! (amnesia, renames, sessions changed inside the agent's UI), the turn's row finished, and the
 //! answer (or the `--json` object) printed.
 
-use std::io::Write;
-
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use super::super::view::{SessionView, TurnView, escape, fresh_line, print_json};
+use super::super::output::Report;
+use super::super::view::{SessionView, TurnView, escape, fresh_line};
 use super::{Outcome, Running};
 use crate::agent::{Diagnosis, Target};
 use crate::exit::{Exit, StickyError};
@@ -17,7 +16,7 @@ use crate::store::{NewSession, Store, TurnEnd, TurnStatus};
 
 impl Running<'_> {
     /// Records the turn's end, confirms or questions the session, prints the result.
-    pub(super) fn finish(&self, store: &mut Store, outcome: Outcome) -> Result<Exit> {
+    pub(super) fn finish(&self, store: &mut Store, outcome: Outcome) -> Result<Report> {
         if let Some(error) = outcome.store_error {
             return Err(error);
         }
@@ -65,9 +64,9 @@ impl Running<'_> {
             (None, Some(_)) => Exit::Internal.code(),
             (None, None) => exit.code(),
         };
-        self.report(store, &outcome, status, error.as_deref(), code)?;
+        let said = self.report(store, &outcome, status, error.as_deref(), code)?;
         if let Some(failure) = failure {
-            return Err(failure.into());
+            return Ok(said.failing(failure.into()));
         }
         if let (Some(error), None, false) = (&error, &outcome.spawn_error, self.ctx.json) {
             // The agent's own failure: its exit code passes through, with one line saying so.
@@ -75,9 +74,9 @@ impl Running<'_> {
         }
         if let Some(error) = outcome.spawn_error {
             let program = self.begun.program.display();
-            return Err(error.context(format!("could not run {program}")));
+            return Ok(said.failing(error.context(format!("could not run {program}"))));
         }
-        Ok(exit)
+        Ok(said.exiting(exit))
     }
 
     /// The ID of the session this turn started, when the turn failed before the agent saved
@@ -287,7 +286,7 @@ impl Running<'_> {
         }
     }
 
-    /// Prints the answer on stdout (or the `--json` object), and a failed turn's output on
+    /// The answer for stdout (or the `--json` object); prints a failed turn's output on
     /// stderr.
     fn report(
         &self,
@@ -296,7 +295,7 @@ impl Running<'_> {
         status: TurnStatus,
         error: Option<&str>,
         exit_code: u8,
-    ) -> Result<()> {
+    ) -> Result<Report> {
         let answer = outcome
             .answer
             .clone()
@@ -308,7 +307,7 @@ impl Running<'_> {
             let session = store
                 .session(self.begun.session.id)?
                 .context("the session's row disappeared")?;
-            return print_json(&TurnReport {
+            return Report::json(&TurnReport {
                 thread: &self.ctx.thread,
                 project: self.ctx.project.dir.display().to_string(),
                 session: SessionView::from(&session),
@@ -327,19 +326,12 @@ impl Running<'_> {
                 answer.push('\n');
             }
             if status == TurnStatus::Ok {
-                let mut out = std::io::stdout().lock();
-                match out.write_all(answer.as_bytes()).and_then(|()| out.flush()) {
-                    // A reader that stopped early (`| head -1`) wanted no more; the turn is
-                    // recorded, and that is no failure of it.
-                    Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {}
-                    result => result?,
-                }
-            } else {
-                // The answer of a failed turn is the agent's error message: stderr, not stdout.
-                eprint!("{answer}");
+                return Ok(Report::text(answer.into_bytes()));
             }
+            // The answer of a failed turn is the agent's error message: stderr, not stdout.
+            eprint!("{answer}");
         }
-        Ok(())
+        Ok(Report::nothing())
     }
 }
 

@@ -15,10 +15,11 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::Context;
-use super::view::{SessionView, escape, format_time, one_line, print_json};
+use super::output::Report;
+use super::view::{SessionView, escape, format_time, one_line};
 use crate::agent::{self, Adapter, PromptVia, Usage};
 use crate::cli::TurnArgs;
-use crate::exit::{Exit, StickyError};
+use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
 use crate::pty::Finished;
 use crate::session::{self, Live, Plan, Reason, Request};
@@ -37,7 +38,7 @@ const MAX_AGENT_OUTPUT: usize = 64 * 1024;
 const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs one turn; `fresh` is `sticky new`.
-pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
+pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
     ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let mut read_stdin = !stdin_is_terminal;
@@ -303,7 +304,7 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
 }
 
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
-fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
+fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
     if !args.agent_args.is_empty() {
         // No agent runs now, so they would be dropped without a word.
         return Err(StickyError::Usage(
@@ -361,7 +362,7 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     })?;
     if ctx.json {
         // A turn's keys, so `sticky new --json` reads alike with and without a prompt.
-        print_json(&serde_json::json!({
+        return Report::json(&serde_json::json!({
             "thread": ctx.thread,
             "project": ctx.project.dir.display().to_string(),
             "session": SessionView::from(&session),
@@ -369,15 +370,16 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
             "answer": null,
             "error": null,
             "exit_code": 0,
-        }))?;
-    } else if !ctx.quiet {
+        }));
+    }
+    if !ctx.quiet {
         eprintln!(
             "sticky: new {} session for thread {}; the next turn starts it",
             session.agent,
             escape(&ctx.thread)
         );
     }
-    Ok(Exit::Success)
+    Ok(Report::nothing())
 }
 
 /// The agent runs where the session was created (agents key sessions by directory). A live
