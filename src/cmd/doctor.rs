@@ -119,30 +119,7 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     );
     let next_turn = next_turn(&plan, live);
     let agent = ctx.settings.agent(select, ctx.origins, live);
-    let adapter = match ctx.agents.get(&agent.value) {
-        Ok(adapter) => Some(adapter),
-        Err(error) => {
-            problems.push((error.exit(), error.to_string()));
-            None
-        }
-    };
-    let program = match adapter {
-        Some(adapter) => program(ctx, adapter),
-        None => Program {
-            setting: Setting {
-                value: None,
-                source: Source::Default,
-                origin: "unknown agent".into(),
-            },
-            version: None,
-            error: Some(format!("unknown agent `{}`", agent.value)),
-        },
-    };
-    if adapter.is_some() {
-        if let Some(error) = &program.error {
-            problems.push((Exit::AgentMissing, error.clone()));
-        }
-    }
+    let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
     if let Some(error) = live.and_then(|live| super::turn::ensure_in_project(ctx, live).err()) {
         problems.push((error.exit(), error.to_string()));
@@ -189,6 +166,31 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
         Report::text(out)
     };
     Ok(said.exiting(exit))
+}
+
+/// The program of agent `name`, or why there is none; an unknown agent or a missing program
+/// is a problem.
+fn agent_program(ctx: &Context, name: &str, problems: &mut Vec<(Exit, String)>) -> Program {
+    let adapter = match ctx.agents.get(name) {
+        Ok(adapter) => adapter,
+        Err(error) => {
+            problems.push((error.exit(), error.to_string()));
+            return Program {
+                setting: Setting {
+                    value: None,
+                    source: Source::Default,
+                    origin: "unknown agent".into(),
+                },
+                version: None,
+                error: Some(format!("unknown agent `{name}`")),
+            };
+        }
+    };
+    let program = program(ctx, adapter);
+    if let Some(error) = &program.error {
+        problems.push((Exit::AgentMissing, error.clone()));
+    }
+    program
 }
 
 /// The program of `adapter`, where it was chosen, and its version.
@@ -364,6 +366,11 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     };
     let why = format!("{}; {state}", thread.setting.origin);
     line(out, "thread", &thread.setting.value, &why)?;
+    print_next_turn(out, report)
+}
+
+/// The session, the next turn and what it would run, then the problems.
+fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     match &report.session {
         Some(counted) => {
             let session = &counted.session;

@@ -9,8 +9,8 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::{
-    SessionView, TurnView, escape, format_duration, format_time, one_line, shown_status,
-    status_name,
+    SessionView, TurnView, escape, format_duration, format_time, one_line, session_summary,
+    shown_status, status_name,
 };
 use crate::store::{SessionRow, TurnRow};
 
@@ -68,16 +68,9 @@ struct SessionLog<'a> {
 
 fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<()> {
     let mut line = format!(
-        "session #{} · {} · model {} · {}",
+        "session #{} · {}",
         session.id,
-        escape(&session.agent),
-        escape(session.model.as_deref().unwrap_or("default")),
-        escape(
-            session
-                .agent_session_id
-                .as_deref()
-                .unwrap_or("(not started)")
-        )
+        session_summary(session, "(not started)")
     );
     match (session.rotated_from, &session.rotation_reason) {
         (Some(from), Some(reason)) => {

@@ -11,6 +11,7 @@ use super::Context;
 use super::output::Report;
 use super::view::{
     CountedSession, SessionView, TurnView, escape, format_duration, format_time, one_line,
+    session_summary,
 };
 use crate::store::{SessionRow, TurnRow};
 
@@ -91,18 +92,8 @@ fn print_text(
         )?;
         return Ok(());
     };
-    writeln!(
-        out,
-        "session   {} · model {} · {}",
-        escape(&session.agent),
-        escape(session.model.as_deref().unwrap_or("default")),
-        escape(
-            session
-                .agent_session_id
-                .as_deref()
-                .unwrap_or("(not started yet)")
-        )
-    )?;
+    let summary = session_summary(session, "(not started yet)");
+    writeln!(out, "session   {summary}")?;
     let mut since = format!(
         "          since {}, {turns} turn{}",
         format_time(session.created_at),
@@ -112,31 +103,37 @@ fn print_text(
         since.push_str(&format!(", replaced session #{from} ({})", escape(reason)));
     }
     writeln!(out, "{since}")?;
-    if let Some(turn) = last {
-        let mut line = format!(
-            "last turn {} · {}",
-            super::view::status_name(super::view::shown_status(turn)),
-            format_time(turn.started_at)
-        );
-        if let Some(duration) = turn.duration_ms {
-            line.push_str(&format!(" · {}", format_duration(duration)));
-        }
-        match (turn.exit_code, turn.signal) {
-            (Some(code), _) if code != 0 => line.push_str(&format!(" · exit {code}")),
-            (_, Some(signal)) => line.push_str(&format!(" · signal {signal}")),
-            _ => {}
-        }
-        line.push_str(&format!(
-            " · {}",
-            turn.prompt.as_deref().map_or_else(
-                || "(interactive)".to_owned(),
-                |p| escape(&one_line(p, 60)).into_owned()
-            )
-        ));
-        writeln!(out, "{line}")?;
-        if let Some(error) = &turn.error {
-            writeln!(out, "          {}", escape(error))?;
-        }
+    match last {
+        Some(turn) => print_last_turn(out, turn),
+        None => Ok(()),
+    }
+}
+
+/// The last turn: its status, when, how long, how it ended, its prompt and its error.
+fn print_last_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
+    let mut line = format!(
+        "last turn {} · {}",
+        super::view::status_name(super::view::shown_status(turn)),
+        format_time(turn.started_at)
+    );
+    if let Some(duration) = turn.duration_ms {
+        line.push_str(&format!(" · {}", format_duration(duration)));
+    }
+    match (turn.exit_code, turn.signal) {
+        (Some(code), _) if code != 0 => line.push_str(&format!(" · exit {code}")),
+        (_, Some(signal)) => line.push_str(&format!(" · signal {signal}")),
+        _ => {}
+    }
+    line.push_str(&format!(
+        " · {}",
+        turn.prompt.as_deref().map_or_else(
+            || "(interactive)".to_owned(),
+            |p| escape(&one_line(p, 60)).into_owned()
+        )
+    ));
+    writeln!(out, "{line}")?;
+    if let Some(error) = &turn.error {
+        writeln!(out, "          {}", escape(error))?;
     }
     Ok(())
 }

@@ -73,6 +73,12 @@ pub fn run(ctx: &Context) -> Result<Report> {
         });
     }
     let mut out = Vec::new();
+    print_text(&mut out, ctx, &summaries)?;
+    Ok(Report::paged(out))
+}
+
+/// One line per thread, the current one marked.
+fn print_text(out: &mut impl Write, ctx: &Context, summaries: &[Summary]) -> std::io::Result<()> {
     if summaries.is_empty() {
         writeln!(
             out,
@@ -86,7 +92,7 @@ pub fn run(ctx: &Context) -> Result<Report> {
             "THREAD", "AGENT", "MODEL", "SESSION", "TURNS"
         )?;
     }
-    for summary in &summaries {
+    for summary in summaries {
         let mark = if summary.thread.name == ctx.thread {
             '*'
         } else {
@@ -108,7 +114,7 @@ pub fn run(ctx: &Context) -> Result<Report> {
             format_time(summary.last_activity)
         )?;
     }
-    Ok(Report::paged(out))
+    Ok(())
 }
 
 fn summarize(store: &Store, thread: ThreadRow) -> Result<Summary> {

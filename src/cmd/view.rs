@@ -178,6 +178,17 @@ pub fn fresh_line() -> &'static str {
     }
 }
 
+/// A session for people, escaped: `claude · model default · 3f2a…`, with `unstarted` in place
+/// of the agent's ID before it has one.
+pub fn session_summary(session: &SessionRow, unstarted: &str) -> String {
+    format!(
+        "{} · model {} · {}",
+        escape(&session.agent),
+        escape(session.model.as_deref().unwrap_or("default")),
+        escape(session.agent_session_id.as_deref().unwrap_or(unstarted))
+    )
+}
+
 /// A time for people: `2026-11-30 06:10:02 UTC`.
 pub fn format_time(millis: i64) -> String {
     let secs = millis.div_euclid(1000);
