@@ -18,7 +18,7 @@ use super::{Context, probe};
 use crate::agent::Adapter;
 use crate::cli::SelectArgs;
 use crate::exit::Exit;
-use crate::session::{self, Plan, Reason, Request};
+use crate::session::{self, Action, Plan, Reason, Request};
 use crate::settings::{ConfigFile, ProjectDir, Setting, Source};
 use crate::state;
 use crate::store::{SessionRow, TurnRow};
@@ -109,7 +109,7 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             .is_some_and(|turn| turn.session_id == row.id)
     };
     let plan = session::plan(
-        live.map(|row| super::turn::live_of(ctx, row, tried(row))),
+        live.map(|row| session::live_of(row, tried(row), &ctx.agents)),
         Request {
             fresh: false,
             agent: select.agent.as_deref(),
@@ -117,14 +117,15 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             default_agent: ctx.default_agent(),
         },
     );
-    let next_turn = next_turn(&plan, live);
+    let next_turn = next_turn(&plan);
     let agent = ctx.settings.agent(select, ctx.origins, live);
     let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
-    if let Some(error) = live.and_then(|live| super::turn::ensure_in_project(ctx, live).err()) {
+    let elsewhere = |live| session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).err();
+    if let Some(error) = live.and_then(elsewhere) {
         problems.push((error.exit(), error.to_string()));
     }
-    if let (Plan::Resume, Some(live)) = (&plan, live) {
+    if let (Action::Resume, Some(live)) = (plan.action, live) {
         problems.extend(resume_problems(live, transcript.as_ref()));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
@@ -278,32 +279,13 @@ fn write_problem(state: &state::State) -> Option<(Exit, String)> {
     ))
 }
 
-fn next_turn(plan: &Plan, live: Option<&SessionRow>) -> NextTurn {
-    match (plan, live) {
-        (Plan::Resume, Some(live)) => NextTurn {
-            action: "resume",
-            agent: live.agent.clone(),
-            model: live.model.clone(),
-            reason: None,
-        },
-        (
-            Plan::Start {
-                agent,
-                model,
-                rotation,
-            },
-            live,
-        ) => NextTurn {
-            action: match (rotation, live) {
-                (Some(_), _) => "rotate",
-                (None, Some(_)) => "restart",
-                (None, None) => "start",
-            },
-            agent: agent.clone(),
-            model: model.clone(),
-            reason: rotation.map(Reason::as_str),
-        },
-        (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
+/// The plan as the report shows it.
+fn next_turn(plan: &Plan) -> NextTurn {
+    NextTurn {
+        action: plan.action.as_str(),
+        agent: plan.agent.clone(),
+        model: plan.model.clone(),
+        reason: plan.action.reason().map(Reason::as_str),
     }
 }
 
@@ -461,52 +443,26 @@ fn line(out: &mut impl Write, name: &str, value: &str, why: &str) -> std::io::Re
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
-
-    fn live(confirmed: bool) -> SessionRow {
-        SessionRow {
-            id: 1,
-            thread_id: 1,
-            agent: "claude".into(),
-            model: Some("opus".into()),
-            agent_session_id: Some("id".into()),
-            directory: PathBuf::from("/p"),
-            created_at: 0,
-            confirmed_at: confirmed.then_some(1),
-            rotated_from: None,
-            rotation_reason: None,
-            ended_at: None,
-        }
-    }
 
     #[test]
     fn the_next_turn_is_named_after_the_plan() {
-        let session = live(true);
-        let resume = next_turn(&Plan::Resume, Some(&session));
+        let plan = |action| Plan {
+            action,
+            agent: "claude".into(),
+            model: Some("opus".into()),
+        };
+        let resume = next_turn(&plan(Action::Resume));
         assert_eq!(
-            (resume.action, resume.model.as_deref()),
-            ("resume", Some("opus"))
+            (resume.action, resume.model.as_deref(), resume.reason),
+            ("resume", Some("opus"), None)
         );
-        let rotate = next_turn(
-            &Plan::Start {
-                agent: "claude".into(),
-                model: Some("haiku".into()),
-                rotation: Some(Reason::ModelChange),
-            },
-            Some(&session),
-        );
+        let rotate = next_turn(&plan(Action::Rotate(Reason::ModelChange)));
         assert_eq!(
             (rotate.action, rotate.reason),
             ("rotate", Some("model-change"))
         );
-        let start = Plan::Start {
-            agent: "claude".into(),
-            model: None,
-            rotation: None,
-        };
-        assert_eq!(next_turn(&start, None).action, "start");
-        assert_eq!(next_turn(&start, Some(&live(false))).action, "restart");
+        assert_eq!(next_turn(&plan(Action::Start)).action, "start");
+        assert_eq!(next_turn(&plan(Action::Restart)).action, "restart");
     }
 }

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use sticky::agent::{Adapter, Claude, Event, LineSplitter};
-use sticky::session::{Live, Plan, Reason, Request, plan};
+use sticky::session::{Action, Live, Plan, Reason, Request, plan};
 
 // --- The session policy. ---
 
@@ -46,26 +46,29 @@ proptest! {
         let planned = plan(live, request);
         let Some(live) = live else {
             // Rule 1: nothing yet -> start what was asked for, or the default agent.
-            prop_assert_eq!(planned, Plan::Start {
+            prop_assert_eq!(planned, Plan {
+                action: Action::Start,
                 agent: request.agent.unwrap_or(request.default_agent).to_owned(),
                 model: request.model.map(str::to_owned),
-                rotation: None,
             });
             return Ok(());
         };
         let agent_differs = request.agent.is_some_and(|agent| agent != live.agent);
         let model_differs = request.model.is_some_and(|model| Some(model) != live.model);
-        match &planned {
-            Plan::Resume => {
+        // Whatever the action, the agent and model are the ones asked for, else the session's
+        // (another agent's model never carries over); the default agent never applies.
+        let want_agent = request.agent.unwrap_or(live.agent);
+        prop_assert_eq!(planned.agent.as_str(), want_agent, "the default agent never applies");
+        let want_model = request.model.or(if agent_differs { None } else { live.model });
+        prop_assert_eq!(planned.model.as_deref(), want_model);
+        match planned.action {
+            Action::Resume => {
                 // Never resumes on another agent or model, on `new`, or an unconfirmed session.
                 prop_assert!(!agent_differs && !model_differs && !request.fresh);
                 prop_assert!(live.confirmed);
             }
-            Plan::Start { agent, model, rotation } => {
-                let want_agent = request.agent.unwrap_or(live.agent);
-                prop_assert_eq!(agent.as_str(), want_agent, "the default agent never applies");
-                let want_model = request.model.or(if agent_differs { None } else { live.model });
-                prop_assert_eq!(model.as_deref(), want_model);
+            Action::Start => prop_assert!(false, "a live session is never started anew"),
+            Action::Restart | Action::Rotate(_) => {
                 let want_reason = if request.fresh {
                     Some(Reason::New)
                 } else if agent_differs {
@@ -78,11 +81,11 @@ proptest! {
                 } else {
                     None
                 };
-                prop_assert_eq!(*rotation, want_reason);
+                prop_assert_eq!(planned.action.reason(), want_reason);
                 // Without a reason of the user's, only a session the agent never confirmed
                 // starts again (in place when no turn ran on it, as `unsaved` when one did); a
                 // confirmed one is never replaced (rules 5 and 8).
-                if matches!(rotation, None | Some(Reason::Unsaved)) {
+                if matches!(want_reason, None | Some(Reason::Unsaved)) {
                     prop_assert!(!live.confirmed);
                 }
             }
@@ -97,7 +100,7 @@ proptest! {
         let Some(live) = live else { return Ok(()) };
         let planned = plan(Some(live), Request { fresh: true, ..request });
         prop_assert!(
-            matches!(planned, Plan::Start { rotation: Some(Reason::New), .. }),
+            planned.action == Action::Rotate(Reason::New),
             "{:?}", planned
         );
     }

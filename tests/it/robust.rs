@@ -928,3 +928,48 @@ fn a_panic_exits_70_with_one_line_saying_it_is_a_bug() {
     // The state is untouched: the next run works.
     env.ok(["status"]);
 }
+
+/// A store error at the turn's end (here the session's row deleted while the agent ran, as a
+/// damaged or crafted file would have it) still records the turn's end; the answer is printed,
+/// and the error says that the turn ran and what was not recorded.
+#[test]
+fn a_store_error_at_the_end_still_records_the_turns_end() {
+    let env = TestEnv::new();
+    let db = env.project.join(".sticky/sticky.db");
+    let agent = env.script(
+        "bin/forgetful",
+        &format!(
+            "#!{}\nimport sqlite3\nconn = sqlite3.connect({:?})\n\
+             conn.execute('DELETE FROM sessions')\nconn.commit()\nprint('the answer')\n",
+            python().display(),
+            db.display().to_string()
+        ),
+    );
+    let config = env.script(
+        "config.toml",
+        &format!(
+            "[agents.forgetful]\nbin = \"{}\"\nheadless = [\"{{prompt}}\"]\nnew = [\"--new\", \"{{session_id}}\"]\n\
+             resume = [\"--resume\", \"{{session_id}}\"]\nsession_id = \"uuid\"\n",
+            agent.display()
+        ),
+    );
+    let output = env
+        .sticky(["-a", "forgetful", "hello"])
+        .env("STICKY_CONFIG", &config)
+        .run();
+    output.assert_code(71).assert_stderr_contains(
+        "forgetful ran turn #1 and its end is recorded, but sticky could not record that the \
+         agent confirmed session #1: ",
+    );
+    output.assert_stderr_contains("has no session 1");
+    assert_eq!(output.stdout, "the answer\n", "{}", output.describe());
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let (status, ended): (String, Option<i64>) = conn
+        .query_row(
+            "SELECT status, ended_at FROM turns WHERE id = 1",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("the turn's row");
+    assert_eq!((status.as_str(), ended.is_some()), ("ok", true));
+}

@@ -1,360 +1,373 @@
-//! A turn's end: the session the agent reported checked against the one sticky asked for
-//! (amnesia, renames, sessions changed inside the agent's UI), the turn's row finished, and the
-//! answer (or the `--json` object) printed.
+//! A turn's end: the verdict (`session::verdict`, pure) on what the agent did, applied: the
+//! session confirmed, renamed, followed or questioned, the turn's row finished whatever
+//! happened to the rest, and the answer (or the `--json` object) printed.
+
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::super::output::Report;
 use super::super::view::{SessionView, TurnView, escape, fresh_line};
-use super::{Outcome, Running};
-use crate::agent::{Diagnosis, Target};
-use crate::exit::{Exit, StickyError};
+use super::run::{Outcome, Running};
+use crate::agent::Diagnosis;
+use crate::exit::exit_for;
 use crate::pty::Status;
-use crate::session::Reason;
+use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
 use crate::store::{NewSession, Store, TurnEnd, TurnStatus};
 
-impl Running<'_> {
-    /// Records the turn's end, confirms or questions the session, prints the result.
-    pub(super) fn finish(&self, store: &mut Store, outcome: Outcome) -> Result<Report> {
-        if let Some(error) = outcome.store_error {
-            return Err(error);
-        }
-        let unsaved = self.never_saved(&outcome);
-        let mut failure = self.check_session(store, &outcome, unsaved.as_deref())?;
-        let (status, exit) = classify(&outcome, failure.is_some());
-        if let (TurnStatus::Ok, Target::Create(_), None) =
-            (status, self.target(), &outcome.reported)
-        {
-            // An agent that never names its session (a user-defined one with a UUID chosen up
-            // front) accepted the one sticky chose by answering: it exists now.
-            store.confirm_session(self.begun.session.id)?;
-        }
-        let mut refusal = None;
-        if failure.is_none() && status == TurnStatus::Failed {
-            (failure, refusal) = self.diagnose(&outcome);
-        }
-        let error = failure
-            .as_ref()
-            .map(ToString::to_string)
-            .or_else(|| outcome.spawn_error.as_ref().map(|e| format!("{e:#}")))
-            .or(refusal)
-            .or_else(|| self.agent_failure(&outcome, status, unsaved.as_deref()));
-        let (exit_code, signal) = match outcome.finished.map(|f| f.status) {
-            Some(Status::Code(code)) => (Some(code), None),
-            Some(Status::Signal(signal)) => (None, Some(signal)),
-            None => (None, None),
+/// Decides the turn's end, records it, prints the result.
+pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) -> Result<Report> {
+    let Outcome {
+        ended,
+        observed,
+        unrecorded,
+    } = outcome;
+    let ended_text: Ended = match &ended {
+        Ok(finished) => Ok(*finished),
+        Err(error) => Err(format!("{error:#}")),
+    };
+    let asked = Asked {
+        agent: turn.begun.adapter.name(),
+        target: turn.target(),
+    };
+    let verdict = {
+        let evidence = Records {
+            turn,
+            store,
+            said: observed.said(),
         };
-        store.finish_turn(
-            self.begun.turn_id,
-            &TurnEnd {
-                status: Some(status),
-                exit_code,
-                signal,
-                cost_usd: outcome.usage.cost_usd,
-                input_tokens: outcome.usage.input_tokens,
-                output_tokens: outcome.usage.output_tokens,
-                error: error.clone(),
-            },
-        )?;
-        // The process's exit code, for the `--json` object: a failed check's, a spawn error's
-        // (internal), else the agent's as `Exit` maps it.
-        let code = match (&failure, &outcome.spawn_error) {
-            (Some(failure), _) => failure.exit().code(),
-            (None, Some(_)) => Exit::Internal.code(),
-            (None, None) => exit.code(),
-        };
-        let said = self.report(store, &outcome, status, error.as_deref(), code)?;
-        if let Some(failure) = failure {
-            return Ok(said.failing(failure.into()));
+        session::verdict(asked, &observed, &ended_text, &evidence)
+    };
+    let status = ended.as_ref().ok().map(|finished| finished.status);
+    let not_recorded = record(turn, store, &observed, &verdict, status, unrecorded).err();
+    // The process's exit code, for the `--json` object.
+    let code = match &not_recorded {
+        Some(error) if verdict.failure(asked.agent).is_none() && ended.is_ok() => {
+            exit_for(error).code()
         }
-        if let (Some(error), None, false) = (&error, &outcome.spawn_error, self.ctx.json) {
-            // The agent's own failure: its exit code passes through, with one line saying so.
-            eprintln!("{}sticky: {}", fresh_line(), escape(error));
-        }
-        if let Some(error) = outcome.spawn_error {
-            let program = self.begun.program.display();
-            return Ok(said.failing(error.context(format!("could not run {program}"))));
-        }
-        Ok(said.exiting(exit))
-    }
+        _ => verdict.exit.code(),
+    };
+    let error = verdict
+        .error
+        .clone()
+        .or_else(|| not_recorded.as_ref().map(|error| format!("{error:#}")));
+    let said = match report(
+        turn,
+        store,
+        &observed,
+        verdict.status,
+        error.as_deref(),
+        code,
+    ) {
+        Ok(said) => said,
+        // What was not recorded says more than a report that could not be read back.
+        Err(error) => return Err(not_recorded.unwrap_or(error)),
+    };
+    Ok(conclude(turn, &verdict, ended, not_recorded, said))
+}
 
-    /// The ID of the session this turn started, when the turn failed before the agent saved
-    /// it anywhere (Codex keeps no rollout of a thread whose first turn never got that far in
-    /// some versions, openai/codex#18690; a Claude Code that died before writing its
-    /// transcript): nothing was kept, so nothing can be lost, and the next turn starts afresh
-    /// (the policy's `unsaved`). Never for a resumed session, whose history the agent had.
-    fn never_saved(&self, outcome: &Outcome) -> Option<String> {
-        if self.begun.resume || classify(outcome, false).0 == TurnStatus::Ok {
-            return None;
+/// What the turn ends with: sticky's failed check, the agent's own failure (its exit code
+/// passes through, with one line saying so), the program that could not run, or what
+/// could not be recorded.
+fn conclude(
+    turn: &Running<'_>,
+    verdict: &Verdict,
+    ended: Result<crate::pty::Finished, anyhow::Error>,
+    not_recorded: Option<anyhow::Error>,
+    said: Report,
+) -> Report {
+    let warn = |error: &Option<anyhow::Error>| {
+        if let Some(error) = error {
+            eprintln!("{}sticky: {}", fresh_line(), escape(&format!("{error:#}")));
         }
-        let id = outcome
-            .reported
-            .as_deref()
-            .or(self.begun.target_id.as_deref())?;
-        let home = dirs::home_dir().unwrap_or_default();
-        let saved = self
-            .begun
-            .adapter
-            .saved(&home, &self.begun.session.directory, id);
-        (saved == Some(false)).then(|| id.to_owned())
+    };
+    if let Some(failure) = verdict.failure(turn.begun.adapter.name()) {
+        warn(&not_recorded);
+        return said.failing(failure.into());
     }
-
-    /// Rule 7: compares the session the agent reports with the one sticky asked for, and
-    /// confirms the session when they agree, unless the agent never saved it (`unsaved`): a
-    /// session it named itself then forgets that name, which nothing can resume.
-    fn check_session(
-        &self,
-        store: &mut Store,
-        outcome: &Outcome,
-        unsaved: Option<&str>,
-    ) -> Result<Option<StickyError>> {
-        let begun = self.begun;
-        let session_id = begun.session.id;
-        if unsaved.is_some() {
-            if self.target() == Target::CreateUnnamed {
-                store.forget_agent_session_id(session_id)?;
-            }
-            return Ok(None);
-        }
-        if let Some(current) = &outcome.followed {
-            if self.follow(store, current)? {
-                return Ok(None);
-            }
-        }
-        match (self.target().expected_id(), outcome.reported.as_deref()) {
-            (Some(expected), Some(actual)) if expected != actual => {
-                let home = dirs::home_dir().unwrap_or_default();
-                let directory = &begun.session.directory;
-                if begun.adapter.renamed(&home, directory, expected, actual) {
-                    // The same conversation under a new name: follow the name, same session row.
-                    store.set_agent_session_id(session_id, actual)?;
-                    store.confirm_session(session_id)?;
-                    if !self.ctx.quiet {
-                        eprintln!(
-                            "{}sticky: {} renamed session {} to {}; following it",
-                            fresh_line(),
-                            begun.adapter.name(),
-                            escape(expected),
-                            escape(actual)
-                        );
-                    }
-                    return Ok(None);
-                }
-                return Ok(Some(StickyError::Amnesia {
-                    agent: begun.adapter.name().to_owned(),
-                    expected: expected.to_owned(),
-                    actual: actual.to_owned(),
-                }));
-            }
-            (_, Some(_)) => store.confirm_session(session_id)?,
-            (Some(id), None) if outcome.finished.is_some() => {
-                // Interactive runs report nothing on stdout; the agent's transcript of exactly
-                // this ID confirms that it created the session.
-                let home = dirs::home_dir().unwrap_or_default();
-                let transcript = begun
-                    .adapter
-                    .transcript(&home, &begun.session.directory, id);
-                if transcript.is_some_and(|path| path.is_file()) {
-                    store.confirm_session(session_id)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(None)
+    if let Err(error) = ended {
+        warn(&not_recorded);
+        let program = turn.begun.program.display();
+        return said.failing(error.context(format!("could not run {program}")));
     }
-
-    /// An interactive run ended in session `current` by the agent's own report. When the user
-    /// switched to it inside the agent (Claude's `/clear`), follow it: a rotation with reason
-    /// `agent`, so the next turn continues what the user last saw. Returns whether it did; a
-    /// session without a transcript (cleared, then nothing said) is not followed, since
-    /// resuming it could only fail.
-    fn follow(&self, store: &mut Store, current: &str) -> Result<bool> {
-        let begun = self.begun;
-        let adapter = begun.adapter;
-        let directory = &begun.session.directory;
-        if self.target().expected_id() == Some(current) {
-            return Ok(false);
-        }
-        let home = dirs::home_dir().unwrap_or_default();
-        let transcript = adapter.transcript(&home, directory, current);
-        if transcript.is_some_and(|path| !path.is_file()) {
-            return Ok(false);
-        }
-        if self.target() == Target::CreateUnnamed {
-            store.set_agent_session_id(begun.session.id, current)?;
-            store.confirm_session(begun.session.id)?;
-            return Ok(true);
-        }
-        let followed = store.immediate(|tx| {
-            let live = tx.live_session(begun.session.thread_id)?;
-            if live.is_none_or(|live| live.id != begun.session.id) {
-                // `sticky new` rotated the thread meanwhile: that choice stands.
-                return Ok(None);
-            }
-            let session = tx.start_session(
-                begun.session.thread_id,
-                &NewSession {
-                    agent: adapter.name(),
-                    model: begun.session.model.as_deref(),
-                    agent_session_id: Some(current),
-                    directory,
-                    rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
-                },
-            )?;
-            Ok(Some(session.id))
-        })?;
-        let Some(session_id) = followed else {
-            return Ok(false);
-        };
-        store.confirm_session(session_id)?;
-        if !self.ctx.quiet {
-            eprintln!(
-                "{}sticky: {} moved to session {}; thread {} follows it",
-                fresh_line(),
-                adapter.name(),
-                escape(current),
-                escape(&self.ctx.thread)
-            );
-        }
-        Ok(true)
+    if let (Some(error), false) = (&verdict.error, turn.ctx.json) {
+        eprintln!("{}sticky: {}", fresh_line(), escape(error));
     }
-
-    /// What went wrong when the agent itself failed the turn, in one line; `unsaved` is the
-    /// session the agent never saved.
-    fn agent_failure(
-        &self,
-        outcome: &Outcome,
-        status: TurnStatus,
-        unsaved: Option<&str>,
-    ) -> Option<String> {
-        let agent = self.begun.adapter.name();
-        let session = self.target().expected_id().map_or_else(
-            || "its new session".to_owned(),
-            |id| format!("session {id}"),
-        );
-        let how = match (status, outcome.finished?.status) {
-            (TurnStatus::Ok, _) => return None,
-            (TurnStatus::Interrupted, _) => "was interrupted".to_owned(),
-            (_, Status::Code(0)) => "reported an error".to_owned(),
-            (_, Status::Code(code)) if crate::exit::is_reserved(code) => format!(
-                "exited with code {code} (sticky exits {} instead: {code} is one of its own \
-                 codes)",
-                crate::exit::AGENT_RESERVED_CODE
-            ),
-            (_, Status::Code(code)) => format!("exited with code {code}"),
-            (_, Status::Signal(signal)) => format!("was killed by signal {signal}"),
-        };
-        if let Some(id) = unsaved {
-            return Some(format!(
-                "{agent} {how} before it saved session {id}; the turn failed and nothing of it \
-                 was kept, so the next turn starts afresh"
-            ));
-        }
-        if self.target() == Target::CreateUnnamed && outcome.reported.is_none() {
-            return Some(format!(
-                "{agent} {how} before it named its new session; the turn failed and the next \
-                 turn starts afresh"
-            ));
-        }
-        Some(format!(
-            "{agent} {how}; the turn failed, {session} stays (run sticky again to continue it)"
-        ))
-    }
-
-    /// Rule 8 (a resume the agent refused because it no longer knows the session: sticky's own
-    /// failure), or the agent's refusal to run at all (its exit code stands, with the way out).
-    fn diagnose(&self, outcome: &Outcome) -> (Option<StickyError>, Option<String>) {
-        let adapter = self.begun.adapter;
-        let target = self.target();
-        // Agents whose plain output is their answer (user-defined ones) say it there.
-        let said = format!("{}\n{}", outcome.agent_output, outcome.text);
-        match adapter.diagnose(&target, &said) {
-            Some(Diagnosis::SessionLost(reason)) => (
-                Some(StickyError::SessionLost {
-                    agent: adapter.name().to_owned(),
-                    session: target.expected_id().unwrap_or_default().to_owned(),
-                    reason,
-                }),
-                None,
-            ),
-            Some(Diagnosis::Refused { hint, .. }) => (
-                None,
-                Some(format!("{} refused to run: {hint}", adapter.name())),
-            ),
-            None => (None, None),
-        }
-    }
-
-    /// The answer for stdout (or the `--json` object); prints a failed turn's output on
-    /// stderr.
-    fn report(
-        &self,
-        store: &Store,
-        outcome: &Outcome,
-        status: TurnStatus,
-        error: Option<&str>,
-        exit_code: u8,
-    ) -> Result<Report> {
-        let answer = outcome
-            .answer
-            .clone()
-            .or_else(|| (!outcome.text.is_empty()).then(|| outcome.text.clone()));
-        if self.ctx.json {
-            let turn = store
-                .turn(self.begun.turn_id)?
-                .context("the turn's row disappeared")?;
-            let session = store
-                .session(self.begun.session.id)?
-                .context("the session's row disappeared")?;
-            return Report::json(&TurnReport {
-                thread: &self.ctx.thread,
-                project: self.ctx.project.dir.display().to_string(),
-                session: SessionView::from(&session),
-                turn: TurnView::from(&turn),
-                answer: answer.as_deref(),
-                error,
-                exit_code,
-            });
-        }
-        if status != TurnStatus::Ok {
-            // The agent's own words (its error message), before sticky's one line.
-            eprint!("{}", outcome.agent_output);
-        }
-        if let Some(mut answer) = answer {
-            if !answer.ends_with('\n') {
-                answer.push('\n');
-            }
-            if status == TurnStatus::Ok {
-                return Ok(Report::text(answer.into_bytes()));
-            }
-            // The answer of a failed turn is the agent's error message: stderr, not stdout.
-            eprint!("{answer}");
-        }
-        Ok(Report::nothing())
+    match not_recorded {
+        Some(error) => said.failing(error),
+        None => said.exiting(verdict.exit),
     }
 }
 
-/// The turn's status and sticky's exit from how the agent ended.
-fn classify(outcome: &Outcome, failed_check: bool) -> (TurnStatus, Exit) {
-    let Some(finished) = outcome.finished.filter(|_| outcome.spawn_error.is_none()) else {
-        return (TurnStatus::Failed, Exit::Internal);
+/// Applies the verdict to the database: what the run could not record (the ID the agent
+/// named, rule 9) retried, the session's action, then the turn's end, which is recorded
+/// even when the rest failed. The error says that the turn ran and what was not recorded.
+fn record(
+    turn: &Running<'_>,
+    store: &mut Store,
+    observed: &Observed,
+    verdict: &Verdict,
+    status: Option<Status>,
+    unrecorded: Option<anyhow::Error>,
+) -> Result<()> {
+    let session_id = turn.begun.session.id;
+    let named = match (unrecorded, observed.reported.as_deref()) {
+        (Some(_), Some(id)) => store
+            .set_agent_session_id(session_id, id)
+            .map_err(|error| (format!("the session ID {id} that the agent named"), error)),
+        (Some(error), None) => Err(("the session ID that the agent named".into(), error)),
+        (None, _) => Ok(()),
     };
-    let exit = match finished.status {
-        // Claude reports API errors in its result event; such a turn failed whatever rc says.
-        Status::Code(0) if outcome.is_error => Exit::Agent(1),
-        Status::Code(0) => Exit::Success,
-        Status::Code(code) => Exit::Agent(code),
-        Status::Signal(signal) => Exit::Signal(signal),
+    let session = named.and_then(|()| {
+        apply(turn, store, &verdict.session)
+            .map_err(|error| (unrecorded_action(&verdict.session, session_id), error))
+    });
+    let (exit_code, signal) = match status {
+        Some(Status::Code(code)) => (Some(code), None),
+        Some(Status::Signal(signal)) => (None, Some(signal)),
+        None => (None, None),
     };
-    let status = if finished.interrupted_by.is_some() {
-        TurnStatus::Interrupted
-    } else if exit == Exit::Success && !failed_check {
-        TurnStatus::Ok
-    } else {
-        TurnStatus::Failed
+    let end = store.finish_turn(
+        turn.begun.turn_id,
+        &TurnEnd {
+            status: Some(verdict.status),
+            exit_code,
+            signal,
+            cost_usd: observed.usage.cost_usd,
+            input_tokens: observed.usage.input_tokens,
+            output_tokens: observed.usage.output_tokens,
+            error: verdict.error.clone(),
+        },
+    );
+    let ran = format!(
+        "{} ran turn #{}",
+        turn.begun.adapter.name(),
+        turn.begun.turn_id
+    );
+    not_recorded(&ran, session, end)
+}
+
+/// Applies what the verdict made of the session.
+fn apply(turn: &Running<'_>, store: &mut Store, action: &SessionAction) -> Result<()> {
+    let begun = turn.begun;
+    let session_id = begun.session.id;
+    match action {
+        SessionAction::Keep | SessionAction::Amnesia { .. } | SessionAction::Lost { .. } => {}
+        SessionAction::Confirm => store.confirm_session(session_id)?,
+        SessionAction::Name(id) => {
+            store.set_agent_session_id(session_id, id)?;
+            store.confirm_session(session_id)?;
+        }
+        SessionAction::Rename { from, to } => {
+            // The same conversation under a new name: follow the name, same session row.
+            store.set_agent_session_id(session_id, to)?;
+            store.confirm_session(session_id)?;
+            if !turn.ctx.quiet {
+                eprintln!(
+                    "{}sticky: {} renamed session {} to {}; following it",
+                    fresh_line(),
+                    begun.adapter.name(),
+                    escape(from),
+                    escape(to)
+                );
+            }
+        }
+        SessionAction::Follow { to, confirm } => {
+            follow(turn, store, to)?;
+            if *confirm {
+                store.confirm_session(session_id)?;
+            }
+        }
+        SessionAction::Unsaved { forget, .. } => {
+            if *forget {
+                store.forget_agent_session_id(session_id)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The user switched to session `current` inside the agent (Claude's `/clear`): follow it,
+/// a rotation with reason `agent`, so the next turn continues what the user last saw;
+/// unless `sticky new` rotated the thread meanwhile (checked again in the transaction that
+/// rotates): that choice stands.
+fn follow(turn: &Running<'_>, store: &mut Store, current: &str) -> Result<()> {
+    let begun = turn.begun;
+    let adapter = begun.adapter;
+    let followed = store.immediate(|tx| {
+        let live = tx.live_session(begun.session.thread_id)?;
+        if live.is_none_or(|live| live.id != begun.session.id) {
+            return Ok(None);
+        }
+        let session = tx.start_session(
+            begun.session.thread_id,
+            &NewSession {
+                agent: adapter.name(),
+                model: begun.session.model.as_deref(),
+                agent_session_id: Some(current),
+                directory: &begun.session.directory,
+                rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
+            },
+        )?;
+        Ok(Some(session.id))
+    })?;
+    let Some(session_id) = followed else {
+        return Ok(());
     };
-    (status, exit)
+    store.confirm_session(session_id)?;
+    if !turn.ctx.quiet {
+        eprintln!(
+            "{}sticky: {} moved to session {}; thread {} follows it",
+            fresh_line(),
+            adapter.name(),
+            escape(current),
+            escape(&turn.ctx.thread)
+        );
+    }
+    Ok(())
+}
+
+/// The answer for stdout (or the `--json` object); prints a failed turn's output on
+/// stderr.
+fn report(
+    turn: &Running<'_>,
+    store: &Store,
+    observed: &Observed,
+    status: TurnStatus,
+    error: Option<&str>,
+    exit_code: u8,
+) -> Result<Report> {
+    let answer = observed.answer();
+    if turn.ctx.json {
+        let row = store
+            .turn(turn.begun.turn_id)?
+            .context("the turn's row disappeared")?;
+        let session = store
+            .session(turn.begun.session.id)?
+            .context("the session's row disappeared")?;
+        return Report::json(&TurnReport {
+            thread: &turn.ctx.thread,
+            project: turn.ctx.project.dir.display().to_string(),
+            session: SessionView::from(&session),
+            turn: TurnView::from(&row),
+            answer: answer.as_deref(),
+            error,
+            exit_code,
+        });
+    }
+    if status != TurnStatus::Ok {
+        // The agent's own words (its error message), before sticky's one line.
+        eprint!("{}", observed.agent_output);
+    }
+    if let Some(mut answer) = answer {
+        if !answer.ends_with('\n') {
+            answer.push('\n');
+        }
+        if status == TurnStatus::Ok {
+            // A reader that stops early (`| head -1`) is no failure of the recorded turn
+            // (see `output::emit`).
+            return Ok(Report::text(answer.into_bytes()));
+        }
+        // The answer of a failed turn is the agent's error message: stderr, not stdout.
+        eprint!("{answer}");
+    }
+    Ok(Report::nothing())
+}
+
+/// The error of a turn whose end, or what it made of the session (`what`), could not be
+/// recorded: it says that the turn ran, and what the database does not know.
+fn not_recorded(
+    ran: &str,
+    session: Result<(), (String, anyhow::Error)>,
+    end: Result<()>,
+) -> Result<()> {
+    match (session, end) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err((what, error)), Ok(())) => Err(error.context(format!(
+            "{ran} and its end is recorded, but sticky could not record {what}"
+        ))),
+        (session, Err(error)) => {
+            let what = session.err().map(|(what, _)| format!(" nor {what}"));
+            Err(error.context(format!(
+                "{ran}, but sticky could not record its end{} (the turn stays marked running \
+                 until the next turn marks it abandoned)",
+                what.unwrap_or_default()
+            )))
+        }
+    }
+}
+
+/// What the database was to learn from `action`, for the message saying it did not.
+fn unrecorded_action(action: &SessionAction, session_id: i64) -> String {
+    match action {
+        SessionAction::Confirm | SessionAction::Follow { confirm: true, .. } => {
+            format!("that the agent confirmed session #{session_id}")
+        }
+        SessionAction::Name(id) | SessionAction::Rename { to: id, .. } => {
+            format!("the new ID {id} of session #{session_id}")
+        }
+        SessionAction::Follow { to, .. } => format!("the move to session {to}"),
+        SessionAction::Unsaved { id, .. } => format!("that the agent never saved session {id}"),
+        SessionAction::Keep | SessionAction::Amnesia { .. } | SessionAction::Lost { .. } => {
+            format!("session #{session_id}")
+        }
+    }
+}
+
+/// The agent's records of its sessions and the thread's row, as the verdict asks for them.
+struct Records<'a> {
+    turn: &'a Running<'a>,
+    store: &'a Store,
+    /// What the agent said, where the adapter looks for its error texts.
+    said: String,
+}
+
+impl Records<'_> {
+    fn home() -> PathBuf {
+        dirs::home_dir().unwrap_or_default()
+    }
+}
+
+impl Evidence for Records<'_> {
+    fn saved(&self, id: &str) -> Option<bool> {
+        let begun = self.turn.begun;
+        begun
+            .adapter
+            .saved(&Self::home(), &begun.session.directory, id)
+    }
+
+    fn renamed(&self, expected: &str, actual: &str) -> bool {
+        let begun = self.turn.begun;
+        let directory = &begun.session.directory;
+        begun
+            .adapter
+            .renamed(&Self::home(), directory, expected, actual)
+    }
+
+    fn transcript(&self, id: &str) -> Option<bool> {
+        let begun = self.turn.begun;
+        let path = begun
+            .adapter
+            .transcript(&Self::home(), &begun.session.directory, id)?;
+        Some(path.is_file())
+    }
+
+    fn still_live(&self) -> bool {
+        // A read that fails says yes: the rotation's own transaction reads again, and says
+        // what it could not record.
+        let session = &self.turn.begun.session;
+        self.store
+            .live_session(session.thread_id)
+            .map_or(true, |live| live.is_some_and(|live| live.id == session.id))
+    }
+
+    fn diagnose(&self) -> Option<Diagnosis> {
+        self.turn
+            .begun
+            .adapter
+            .diagnose(&self.turn.target(), &self.said)
+    }
 }
 
 /// The `--json` object of a turn.
@@ -368,4 +381,73 @@ struct TurnReport<'a> {
     error: Option<&'a str>,
     /// sticky's exit code (the agent's own is `turn.exit_code`).
     exit_code: u8,
+}
+
+#[cfg(test)]
+mod tests {
+    use anyhow::anyhow;
+
+    use super::*;
+
+    #[test]
+    fn what_was_not_recorded_is_said_with_the_turn_that_ran() {
+        let ran = "claude ran turn #7";
+        let session = || Err(("the move to session b".to_owned(), anyhow!("disk full")));
+        let message = |result: Result<()>| result.map_err(|error| format!("{error:#}")).err();
+        assert_eq!(message(not_recorded(ran, Ok(()), Ok(()))), None);
+        assert_eq!(
+            message(not_recorded(ran, session(), Ok(()))).as_deref(),
+            Some(
+                "claude ran turn #7 and its end is recorded, but sticky could not record the \
+                 move to session b: disk full"
+            )
+        );
+        let end = || Err(anyhow!("database is locked"));
+        let stays = "(the turn stays marked running until the next turn marks it abandoned): \
+                     database is locked";
+        assert_eq!(
+            message(not_recorded(ran, Ok(()), end())),
+            Some(format!(
+                "claude ran turn #7, but sticky could not record its end {stays}"
+            ))
+        );
+        assert_eq!(
+            message(not_recorded(ran, session(), end())),
+            Some(format!(
+                "claude ran turn #7, but sticky could not record its end nor the move to \
+                 session b {stays}"
+            ))
+        );
+    }
+
+    #[test]
+    fn each_session_action_names_what_it_records() {
+        let cases = [
+            (
+                SessionAction::Confirm,
+                "that the agent confirmed session #3",
+            ),
+            (
+                SessionAction::Name("x".into()),
+                "the new ID x of session #3",
+            ),
+            (
+                SessionAction::Follow {
+                    to: "b".into(),
+                    confirm: false,
+                },
+                "the move to session b",
+            ),
+            (
+                SessionAction::Unsaved {
+                    id: "a".into(),
+                    forget: true,
+                },
+                "that the agent never saved session a",
+            ),
+        ];
+        for (action, want) in cases {
+            assert_eq!(unrecorded_action(&action, 3), want, "{action:?}");
+        }
+    }
 }

@@ -3,9 +3,10 @@
 //! Parse, then plan, then act: the prompt and the agent are resolved first; one `BEGIN
 //! IMMEDIATE` transaction then applies the session policy and writes the turn's row (with the
 //! session ID when sticky chooses it up front) before the agent starts; the agent runs on a
-//! pseudo-terminal (`run`); its events are checked against the session sticky asked for and the
-//! turn's end is recorded whatever happened (`end`). This file holds the start: the turn lock,
-//! the policy applied, the turn's row written.
+//! pseudo-terminal (`run`, home of [`Running`] and its [`run::Outcome`]); the pure verdict
+//! (`session::verdict`) decides the turn's end from what the agent reported, and `end` applies
+//! it, recording the turn's end whatever happened. This file holds the start: the turn lock,
+//! the policy applied (`session::apply`), the turn's row written.
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -17,21 +18,19 @@ use anyhow::Result;
 use super::Context;
 use super::output::Report;
 use super::view::{SessionView, escape, format_time, one_line};
-use crate::agent::{self, Adapter, PromptVia, Usage};
+use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::TurnArgs;
 use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
-use crate::pty::Finished;
-use crate::session::{self, Live, Plan, Reason, Request};
-use crate::store::{Mode, NewSession, SessionRow, Store, TurnStatus};
+use crate::session::{self, Action, Plan, Request, Thread};
+use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
 
 use super::input::{self, Prompt};
 
 mod end;
 mod run;
 
-/// The most of the agent's non-event output kept for error messages.
-const MAX_AGENT_OUTPUT: usize = 64 * 1024;
+use run::Running;
 
 /// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
 /// milliseconds (recording a turn), so a hold longer than this is another program's.
@@ -92,7 +91,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    turn.finish(&mut store, outcome)
+    end::finish(&turn, &mut store, outcome)
 }
 
 /// Names the project once when it was found above the current directory outside git (a
@@ -129,75 +128,17 @@ fn begin(
     prompt: Option<&Prompt>,
     mode: Mode,
 ) -> Result<Begun> {
-    let requested = args
-        .agent
-        .as_deref()
-        .map(|name| ctx.agents.get(name))
-        .transpose()?;
+    let request = request(ctx, args, fresh)?;
     let host = host_name();
     store.immediate(|tx| {
-        let thread = tx.ensure_thread(&ctx.thread)?;
+        let (thread, plan) = decide(ctx, tx, request)?;
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
-        let live = tx.live_session(thread.id)?;
-        if let Some(live) = live.as_ref().filter(|_| !fresh) {
-            ensure_in_project(ctx, live)?;
+        if let Some(live) = thread.live.as_ref().filter(|_| !fresh) {
+            session::ensure_in_project(live, &ctx.thread, &ctx.project.dir)?;
         }
-        let tried = match &live {
-            Some(live) => tx.turn_count(live.id)? > 0,
-            None => false,
-        };
-        let plan = session::plan(
-            live.as_ref().map(|live| live_of(ctx, live, tried)),
-            Request {
-                fresh,
-                agent: requested.map(Adapter::name),
-                model: args.model.as_deref(),
-                default_agent: ctx.default_agent(),
-            },
-        );
-        let (session, resume) = match (plan, live) {
-            (Plan::Resume, Some(live)) => (live, true),
-            (Plan::Resume, None) => unreachable!("the policy resumes only a live session"),
-            (
-                Plan::Start {
-                    agent,
-                    model,
-                    rotation,
-                },
-                live,
-            ) => {
-                let adapter = ctx.agents.get(&agent)?;
-                let id = match (&live, rotation) {
-                    // The ID sticky chose for the session the agent never saved is still free,
-                    // and it is the one the failed turn printed: the next turn uses it.
-                    (Some(live), Some(Reason::Unsaved))
-                        if live.agent == agent && adapter.mint_id().is_some() =>
-                    {
-                        live.agent_session_id.clone().or_else(|| adapter.mint_id())
-                    }
-                    _ => adapter.mint_id(),
-                };
-                let session = match (live, rotation) {
-                    (Some(live), None) => {
-                        tx.restart_session(live.id, &agent, model.as_deref(), id.as_deref())?
-                    }
-                    (live, rotation) => tx.start_session(
-                        thread.id,
-                        &NewSession {
-                            agent: &agent,
-                            model: model.as_deref(),
-                            agent_session_id: id.as_deref(),
-                            directory: &ctx.project.dir,
-                            rotated_from: live
-                                .zip(rotation)
-                                .map(|(live, reason)| (live.id, reason.as_str())),
-                        },
-                    )?,
-                };
-                (session, false)
-            }
-        };
+        let resume = plan.action == Action::Resume;
+        let session = session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir)?;
         ensure_plain_arguments(ctx, &session)?;
         let adapter = ctx.agents.get(&session.agent)?;
         ensure_own_arguments(ctx, adapter, args)?;
@@ -222,6 +163,30 @@ fn begin(
             turn_id,
         })
     })
+}
+
+/// What the user asks of the conversation's session; `fresh` is `sticky new`.
+fn request<'a>(ctx: &'a Context, args: &'a TurnArgs, fresh: bool) -> Result<Request<'a>> {
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
+    Ok(Request {
+        fresh,
+        agent: requested.map(Adapter::name),
+        model: args.model.as_deref(),
+        default_agent: ctx.default_agent(),
+    })
+}
+
+/// Reads the conversation inside the turn's transaction (creating its thread) and plans its
+/// session.
+fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, Plan)> {
+    let row = tx.ensure_thread(&ctx.thread)?;
+    let thread = Thread::read(tx, row.id)?;
+    let plan = session::plan(thread.live(&ctx.agents), request);
+    Ok((thread, plan))
 }
 
 /// A thread's name is shown in every listing and prompt line, so a new thread whose name holds
@@ -318,47 +283,10 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
-    let requested = args
-        .agent
-        .as_deref()
-        .map(|name| ctx.agents.get(name))
-        .transpose()?;
+    let request = request(ctx, args, true)?;
     let session = store.immediate(|tx| {
-        let thread = tx.ensure_thread(&ctx.thread)?;
-        let live = tx.live_session(thread.id)?;
-        let tried = match &live {
-            Some(live) => tx.turn_count(live.id)? > 0,
-            None => false,
-        };
-        let Plan::Start {
-            agent,
-            model,
-            rotation,
-        } = session::plan(
-            live.as_ref().map(|live| live_of(ctx, live, tried)),
-            Request {
-                fresh: true,
-                agent: requested.map(Adapter::name),
-                model: args.model.as_deref(),
-                default_agent: ctx.default_agent(),
-            },
-        )
-        else {
-            unreachable!("`new` always starts a session")
-        };
-        let adapter = ctx.agents.get(&agent)?;
-        tx.start_session(
-            thread.id,
-            &NewSession {
-                agent: &agent,
-                model: model.as_deref(),
-                agent_session_id: adapter.mint_id().as_deref(),
-                directory: &ctx.project.dir,
-                rotated_from: live
-                    .zip(rotation)
-                    .map(|(live, reason)| (live.id, reason.as_str())),
-            },
-        )
+        let (thread, plan) = decide(ctx, tx, request)?;
+        session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir)
     })?;
     if ctx.json {
         // A turn's keys, so `sticky new --json` reads alike with and without a prompt.
@@ -380,32 +308,6 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
         );
     }
     Ok(Report::nothing())
-}
-
-/// The agent runs where the session was created (agents key sessions by directory). A live
-/// session recorded for another directory (a moved project, two projects sharing one
-/// `STICKY_DB`, a database crafted in a cloned repository) is refused before anything runs,
-/// used or not: an unused one would otherwise be started in that other directory. Only
-/// `sticky new` passes, since it records a new session for this directory.
-pub(super) fn ensure_in_project(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
-    if session.directory == ctx.project.dir {
-        return Ok(());
-    }
-    let id = session
-        .agent_session_id
-        .as_deref()
-        .map_or_else(|| "no ID yet".to_owned(), |id| format!("session {id}"));
-    Err(StickyError::Elsewhere(format!(
-        "thread {}: the {} session #{} ({id}) belongs to directory {}, not to this project {}; \
-         run `sticky new` to start a session here (the old one stays on record), run sticky in \
-         {} to go on with it there, or set STICKY_DB to keep this project's state apart",
-        ctx.thread,
-        session.agent,
-        session.id,
-        session.directory.display(),
-        ctx.project.dir.display(),
-        session.directory.display(),
-    )))
 }
 
 /// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
@@ -491,53 +393,6 @@ fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, Stick
         }
         via => Ok(via),
     }
-}
-
-/// The policy's view of a stored live session; `tried` says whether a turn ran on it. An
-/// unconfirmed session that ran a turn is unsaved unless the agent has it after all (a Claude
-/// Code that saved the session sticky chose but reported another is amnesia, not unsaved).
-pub(super) fn live_of<'a>(ctx: &Context, row: &'a SessionRow, tried: bool) -> Live<'a> {
-    let confirmed = row.confirmed_at.is_some() && row.agent_session_id.is_some();
-    let unsaved = tried && !confirmed && {
-        let saved = match (ctx.agents.get(&row.agent), &row.agent_session_id) {
-            (Ok(adapter), Some(id)) => {
-                let home = dirs::home_dir().unwrap_or_default();
-                adapter.saved(&home, &row.directory, id)
-            }
-            _ => None,
-        };
-        saved != Some(true)
-    };
-    Live {
-        agent: &row.agent,
-        model: row.model.as_deref(),
-        confirmed,
-        unsaved,
-    }
-}
-
-/// A turn between its start and its end.
-struct Running<'a> {
-    ctx: &'a Context,
-    begun: &'a Begun,
-    /// The configured arguments, then the ones after `--`.
-    extra_args: Vec<OsString>,
-}
-
-/// What the agent did in a turn.
-#[derive(Debug, Default)]
-struct Outcome {
-    finished: Option<Finished>,
-    answer: Option<String>,
-    text: String,
-    is_error: bool,
-    usage: Usage,
-    reported: Option<String>,
-    agent_output: String,
-    spawn_error: Option<anyhow::Error>,
-    store_error: Option<anyhow::Error>,
-    /// Interactive runs: the last session the agent reported being in.
-    followed: Option<String>,
 }
 
 /// This machine's name, to tell a dead turn from one running on another machine.

@@ -1,15 +1,35 @@
-//! A turn's run: the agent's command line for this turn, on a pseudo-terminal, headless (its
-//! events parsed as they come) or interactive (relayed to the user's terminal).
+//! A turn's run: [`Running`], the turn between its start and its end; the agent's command line
+//! for this turn, on a pseudo-terminal, headless (its events folded into [`Observed`] as they
+//! come) or interactive (relayed to the user's terminal), ending in an [`Outcome`].
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use super::{Begun, Context, MAX_AGENT_OUTPUT, Outcome, Prompt, Running};
-use crate::agent::{self, Event, LineSplitter, PromptVia, Target};
+use super::{Begun, Context, Prompt};
+use crate::agent::{self, LineSplitter, PromptVia, Target};
 use crate::cli::TurnArgs;
 use crate::progress::Progress;
-use crate::pty;
+use crate::pty::{self, Finished};
+use crate::session::{Effect, Observed};
 use crate::store::Store;
+
+/// A turn between its start and its end.
+pub(super) struct Running<'a> {
+    pub(super) ctx: &'a Context,
+    pub(super) begun: &'a Begun,
+    /// The configured arguments, then the ones after `--`.
+    extra_args: Vec<OsString>,
+}
+
+/// What happened in a turn's run.
+pub(super) struct Outcome {
+    /// How the agent's process ended, or why it could not run.
+    pub(super) ended: Result<Finished, anyhow::Error>,
+    /// What the agent reported.
+    pub(super) observed: Observed,
+    /// Why the ID the agent named could not be recorded when it appeared (retried at the end).
+    pub(super) unrecorded: Option<anyhow::Error>,
+}
 
 impl<'a> Running<'a> {
     pub(super) fn new(ctx: &'a Context, begun: &'a Begun, args: &'a TurnArgs) -> Self {
@@ -71,62 +91,38 @@ impl<'a> Running<'a> {
             ),
         };
         let progress = Progress::start(adapter.name(), self.ctx.quiet || self.ctx.json);
-        let mut outcome = Outcome::default();
+        let expected = turn.target.expected_id();
+        let mut observed = Observed::default();
+        let mut unrecorded = None;
         let mut splitter = LineSplitter::default();
         let mut on_line = |line: &str| {
             let events = adapter.parse_line(line);
             if events.is_empty() {
-                if outcome.agent_output.len() < MAX_AGENT_OUTPUT && !line.trim().is_empty() {
-                    outcome.agent_output.push_str(line);
-                    outcome.agent_output.push('\n');
-                }
-                return;
+                observed.unparsed(line);
             }
             for event in events {
-                match event {
-                    Event::Session(id) => {
-                        let differs = turn.target.expected_id().is_some_and(|want| want != id);
-                        if outcome.reported.is_none() && turn.target.expected_id().is_none() {
-                            // Rule 9: an ID the agent minted is stored the moment it appears.
-                            outcome.store_error =
-                                store.set_agent_session_id(self.begun.session.id, &id).err();
-                        }
-                        if outcome.reported.is_none() || differs {
-                            outcome.reported = Some(id);
-                        }
+                match observed.fold(event, expected) {
+                    // Rule 9: an ID the agent minted is stored the moment it appears.
+                    Some(Effect::Name(id)) => {
+                        unrecorded = store.set_agent_session_id(self.begun.session.id, &id).err();
                     }
-                    Event::Model(_) => {}
                     // The agent's words (a command it runs) on sticky's progress line.
-                    Event::Activity(what) => progress.activity(&super::super::view::escape(&what)),
-                    Event::Text(text) => {
-                        if !outcome.text.is_empty() {
-                            outcome.text.push('\n');
-                        }
-                        outcome.text.push_str(&text);
+                    Some(Effect::Activity(what)) => {
+                        progress.activity(&super::super::view::escape(&what));
                     }
-                    Event::TextDelta(piece) => outcome.text.push_str(&piece),
-                    Event::Usage(usage) => outcome.usage.add(usage),
-                    Event::Result {
-                        text,
-                        is_error,
-                        usage,
-                    } => {
-                        outcome.answer = text;
-                        outcome.is_error = is_error;
-                        outcome.usage.add(usage);
-                    }
+                    None => {}
                 }
             }
         };
         let spec = self.spec(args, stdin);
-        let result = pty::run_headless(&spec, &mut |chunk| splitter.push(chunk, &mut on_line));
+        let ended = pty::run_headless(&spec, &mut |chunk| splitter.push(chunk, &mut on_line));
         splitter.finish(&mut on_line);
         progress.finish();
-        match result {
-            Ok(finished) => outcome.finished = Some(finished),
-            Err(error) => outcome.spawn_error = Some(error),
+        Outcome {
+            ended,
+            observed,
+            unrecorded,
         }
-        outcome
     }
 
     pub(super) fn interactive(&self) -> Outcome {
@@ -134,23 +130,24 @@ impl<'a> Running<'a> {
         let report = self.ctx.project.state.report(self.begun.turn_id);
         let mut args = adapter.interactive_args(&self.agent_turn());
         args.extend(adapter.session_report_args(&report));
-        let mut outcome = Outcome::default();
+        let mut observed = Observed::default();
         let mut tail = Vec::new();
-        match pty::run_interactive(&self.spec(args, None)) {
-            Ok((finished, output)) => {
-                outcome.finished = Some(finished);
-                super::super::view::relayed(output.last().copied());
-                tail = output;
-            }
-            Err(error) => outcome.spawn_error = Some(error),
-        }
+        let ended = pty::run_interactive(&self.spec(args, None)).map(|(finished, output)| {
+            super::super::view::relayed(output.last().copied());
+            tail = output;
+            finished
+        });
         // The agent's hook is the reliable report; its exit line is the next best (Codex and
         // opencode name a session they created only there).
-        outcome.followed = reported_sessions(&report)
+        observed.ended_in = reported_sessions(&report)
             .pop()
             .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
         let _ = std::fs::remove_file(&report);
-        outcome
+        Outcome {
+            ended,
+            observed,
+            unrecorded: None,
+        }
     }
 }
 

@@ -8,16 +8,19 @@
 //! built `sticky`, each run under a deadline.
 //!
 //! The tests: `direct` runs Claude Code, Codex and Gemini CLI without sticky (the ground the
-//! rest stands on); `sticky_<agent>` runs each of the five through sticky (history across
-//! invocations, `new`, `--model`, the stored ID against the agent's own evidence, and the
-//! agents' own UIs on a [`terminal::Terminal`]); `faults` kills the real Claude Code mid-turn and
-//! deletes its transcript. [`tier::Tier`] holds what they share.
+//! rest stands on); `scenarios` runs each of the five through sticky, one table of scenarios
+//! for every agent (history across invocations, `new`, `--model`, the stored ID against the
+//! agent's own evidence, a subdirectory, the agent's own UI on a [`terminal::Terminal`], a lost
+//! session); `sticky_<agent>` holds what each agent supplies to that table (its
+//! [`scenarios::Profile`]) and its own tests (`/clear`, Codex's exit codes); `faults` kills the
+//! real Claude Code mid-turn. [`tier::Tier`] holds what they share.
 //!
 //! When an agent is not installed, a test skips with a loud message and is counted as skipped;
 //! under `CI` it fails, so a broken install can never pass as a green run.
 
 pub mod direct;
 pub mod faults;
+pub mod scenarios;
 pub mod sticky_claude;
 pub mod sticky_codex;
 pub mod sticky_gemini;
@@ -89,6 +92,17 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
             Agent::Opencode => "opencode",
+        }
+    }
+
+    /// What the agent supplies to the shared scenarios (see [`scenarios`]).
+    pub fn profile(self) -> &'static scenarios::Profile {
+        match self {
+            Agent::Claude => &sticky_claude::PROFILE,
+            Agent::Codex => &sticky_codex::PROFILE,
+            Agent::Gemini => &sticky_gemini::PROFILE,
+            Agent::Qwen => &sticky_qwen::PROFILE,
+            Agent::Opencode => &sticky_opencode::PROFILE,
         }
     }
 
@@ -297,7 +311,10 @@ trust_level = "trusted"
                 "provider": { "mock": {
                     "npm": "@ai-sdk/openai-compatible",
                     "options": { "baseURL": format!("{}/v1", self.mock_url), "apiKey": "test" },
-                    "models": { "mock-model": { "name": "Mock" } },
+                    "models": {
+                        "mock-model": { "name": "Mock" },
+                        "mock-other": { "name": "Mock other" },
+                    },
                 }},
             })
             .to_string(),
@@ -702,6 +719,27 @@ pub fn mentions(request: &Request, text: &str) -> bool {
         }
     }
     search(&request.body, text)
+}
+
+/// The rest of the line after each `mark` in the strings of `request`'s body, in order: what
+/// an agent states in its prompt, such as its working directory.
+pub fn lines_after(request: &Request, mark: &str) -> Vec<String> {
+    fn collect(value: &Value, mark: &str, found: &mut Vec<String>) {
+        match value {
+            Value::String(text) => {
+                for (at, _) in text.match_indices(mark) {
+                    let rest = &text[at + mark.len()..];
+                    found.push(rest.lines().next().unwrap_or_default().to_owned());
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| collect(v, mark, found)),
+            Value::Object(map) => map.values().for_each(|v| collect(v, mark, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    collect(&request.body, mark, &mut found);
+    found
 }
 
 /// Asserts that `request` starts a conversation: no earlier user or assistant message.

@@ -1,7 +1,8 @@
-//! sticky with the real Gemini CLI 0.61.0 against the mock: the history survives between
-//! sticky invocations, `new` and a different `--model` start afresh, and the session sticky
-//! stores is the one Gemini really used (issue 4, part 3); Gemini's own UI, then a headless
-//! follow-up that carries the interactive turn (issue 5, part 4).
+//! sticky with the real Gemini CLI 0.61.0 against the mock: what Gemini CLI supplies to the
+//! [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
+//! invocations, `new` and a different `--model` start afresh, and the session sticky stores is
+//! the one Gemini really used; issue 5, part 4: Gemini's own UI, then a headless follow-up that
+//! carries the interactive turn), and its own `/clear`.
 //!
 //! sticky chooses Gemini's session IDs (`--session-id`); the tests check them against Gemini's
 //! chat files, since its requests carry no session ID. The world's settings name
@@ -13,16 +14,84 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::scenarios::{Lost, Model, Profile, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{Agent, GEMINI_MODEL, assert_continues, assert_fresh, mentions};
 use crate::mock::Request;
 
-/// A model name no Gemini default uses, for the model-change scenarios.
-const OTHER_MODEL: &str = "gemini-mock-other";
+/// What Gemini CLI supplies to the shared scenarios.
+pub const PROFILE: Profile = Profile {
+    remember: "remember the word kumquat",
+    session_header: None,
+    default_model: Some(GEMINI_MODEL),
+    // A model name no Gemini default uses.
+    other_model: Some(Model {
+        given: "gemini-mock-other",
+        sent: "gemini-mock-other",
+    }),
+    assert_kept,
+    working_directories: Some(workspace_directories),
+    lost: Some(Lost {
+        forget,
+        says: "Error resuming session",
+    }),
+    ui: Some(Ui {
+        ready: READY,
+        submit,
+        quit,
+        farewell: None,
+    }),
+};
+
+/// Gemini CLI 0.61.0's input placeholder, shown once it is ready for input (no dialog in the
+/// seeded HOME).
+const READY: &str = "Type your message";
 
 /// How long a test waits between typing and Enter (see [`submit`]).
 const ENTER_PAUSE: Duration = Duration::from_millis(150);
+
+/// Gemini CLI keeps only the stored session: every run opens a chat file named for the minute
+/// and the ID's first 8 characters (a resume in a later minute leaves a second one holding only
+/// the header), and the chat of the last turn holds every turn before it.
+#[track_caller]
+fn assert_kept(tier: &Tier, stored: &str, turns: &[&Request]) {
+    let chats = chats(tier);
+    assert!(!chats.is_empty(), "Gemini CLI kept no chat file");
+    for (path, id, _) in &chats {
+        assert_eq!(id, stored, "{} belongs to another session", path.display());
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        assert!(
+            name.ends_with(&format!("-{}.jsonl", &stored[..8])),
+            "the chat file is named by the stored ID: {name}"
+        );
+    }
+    let Some((last, earlier)) = turns.split_last() else {
+        return;
+    };
+    let transcript = chats
+        .iter()
+        .find(|(_, _, text)| text.contains(&last.summary.last_user))
+        .unwrap_or_else(|| panic!("no chat file holds the last turn: {chats:?}"));
+    let said = earlier
+        .iter()
+        .flat_map(|turn| [&turn.summary.last_user, &turn.reply])
+        .chain([&last.summary.last_user]);
+    for said in said {
+        assert!(
+            transcript.2.contains(said.as_str()),
+            "the stored session's chat lacks {said:?}"
+        );
+    }
+}
+
+/// Deletes every chat file.
+#[track_caller]
+fn forget(tier: &Tier, _stored: &str) {
+    for (path, _, _) in chats(tier) {
+        std::fs::remove_file(&path).expect("remove a chat file");
+    }
+}
 
 /// The workspace directories Gemini CLI states in a request (its `<session_context>` turn
 /// lists them indented under the mark, before the next top-level item).
@@ -66,153 +135,13 @@ fn chats(tier: &Tier) -> Vec<(PathBuf, String, String)> {
 }
 
 #[test]
-fn two_sticky_turns_carry_the_history() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    let first = tier.turn(&[], "remember the word kumquat");
-    assert_fresh(&first);
-    assert_eq!(first.summary.model, GEMINI_MODEL);
-    let second = tier.turn(&[], "which word did I ask you to remember?");
-    assert_continues(&second, &first);
-    tier.world.assert_no_self_update();
-    tier.assert_no_processes_left();
-}
-
-#[test]
-fn sticky_new_starts_without_history_and_the_next_turn_continues_it() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    let old = tier.turn(&[], "a turn before the rotation");
-    let old_id = tier.stored_session_id();
-    let fresh = tier.turn(&["new"], "the first turn after new");
-    assert_fresh(&fresh);
-    assert!(
-        !mentions(&fresh, &old.summary.last_user),
-        "the new session must not see the old one"
-    );
-    let fresh_id = tier.stored_session_id();
-    assert_ne!(fresh_id, old_id, "new rotates the session");
-
-    let next = tier.turn(&[], "the second turn after new");
-    assert_continues(&next, &fresh);
-    assert!(!mentions(&next, &old.summary.last_user));
-    assert_eq!(tier.stored_session_id(), fresh_id);
-}
-
-#[test]
-fn another_model_starts_afresh_and_later_turns_stay_on_it() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    let default = tier.turn(&[], "a turn on the configured model");
-    assert_eq!(default.summary.model, GEMINI_MODEL);
-
-    let switched = tier.turn(&["--model", OTHER_MODEL], "a turn on the other model");
-    assert_eq!(switched.summary.model, OTHER_MODEL);
-    assert_fresh(&switched);
-
-    // `gemini --resume` alone would fall back to the configured model.
-    let stayed = tier.turn(&[], "no --model: stay on the other model");
-    assert_eq!(
-        stayed.summary.model, OTHER_MODEL,
-        "sticky passes the session's model on resume"
-    );
-    assert_continues(&stayed, &switched);
-}
-
-#[test]
-fn the_stored_session_id_is_the_one_gemini_really_used() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    let first = tier.turn(&[], "remember the word kumquat");
-    let second = tier.turn(&[], "which word did I ask you to remember?");
-    let stored = tier.stored_session_id();
-
-    // Every run opens a chat file named for the minute and the ID's first 8 characters; a
-    // resume in a later minute leaves a second one holding only the header.
-    let chats = chats(&tier);
-    assert!(!chats.is_empty(), "Gemini CLI kept no chat file");
-    for (path, id, _) in &chats {
-        assert_eq!(id, &stored, "{} belongs to another session", path.display());
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        assert!(
-            name.ends_with(&format!("-{}.jsonl", &stored[..8])),
-            "the chat file is named by the stored ID: {name}"
-        );
-    }
-    let transcript = chats
-        .iter()
-        .find(|(_, _, text)| text.contains(&second.summary.last_user))
-        .unwrap_or_else(|| panic!("no chat file holds the second turn: {chats:?}"));
-    for said in [
-        &first.summary.last_user,
-        &first.reply,
-        &second.summary.last_user,
-    ] {
-        assert!(
-            transcript.2.contains(said.as_str()),
-            "the stored session's chat lacks {said:?}"
-        );
-    }
-}
-
-#[test]
-fn a_turn_from_a_subdirectory_continues_the_project_session_in_the_project() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    let project = tier.world.project.to_string_lossy().into_owned();
-    let first = tier.turn(&[], "a turn in the project root");
-    let sub = tier.world.project.join("src/deep");
-    std::fs::create_dir_all(&sub).expect("create a subdirectory");
-
-    // Gemini CLI finds sessions only from their own project directory (exit 42 elsewhere).
-    let from_sub = tier.turn_in(&sub, &[], "a turn from a subdirectory");
-    assert_continues(&from_sub, &first);
-    assert_eq!(
-        workspace_directories(&from_sub),
-        [project],
-        "the agent runs in the project directory, not the user's subdirectory"
-    );
-}
-
-#[test]
-fn an_interactive_turn_is_carried_into_the_next_headless_turn() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    let mut terminal = Terminal::sticky(&tier.world, &tier.world.project, &[]);
-    // Gemini CLI 0.61.0's input placeholder once it is ready (no dialog in the seeded HOME).
-    terminal.wait_for("Type your message");
-    let interactive = submit(&mut terminal, &tier, "interactive-kumquat-turn");
-    // sticky exits with the agent's code.
-    quit(&mut terminal);
-    terminal.assert_exit(0);
-    assert_fresh(&interactive);
-    assert_eq!(interactive.summary.model, GEMINI_MODEL);
-    tier.assert_no_processes_left();
-
-    let stored = tier.stored_session_id();
-    let headless = tier.turn(&[], "a headless turn after the interactive one");
-    assert_continues(&headless, &interactive);
-    assert_eq!(tier.stored_session_id(), stored);
-    assert!(
-        chats(&tier).iter().all(|(_, id, _)| *id == stored),
-        "both turns are in the stored session's chat"
-    );
-}
-
-#[test]
 fn after_clear_inside_gemini_the_next_headless_turn_lands_in_the_new_session() {
     let Some(tier) = Tier::start(Agent::Gemini) else {
         return;
     };
     let (before, after) = ("before-clear-kumquat", "after-clear-quince");
     let mut terminal = Terminal::sticky(&tier.world, &tier.world.project, &[]);
-    terminal.wait_for("Type your message");
+    terminal.wait_for(READY);
     submit(&mut terminal, &tier, before);
     terminal.type_keys("/clear");
     terminal.wait_for("Clear the screen and start a new session");
@@ -222,7 +151,7 @@ fn after_clear_inside_gemini_the_next_headless_turn_lands_in_the_new_session() {
     // The input box is drawn once more before the command runs; the clear's own redraw (after
     // erasing the screen) is the one that takes input.
     let cleared = terminal.wait_for_since(mark, "\x1b[2J\x1b[3J");
-    terminal.wait_for_since(cleared, "Type your message");
+    terminal.wait_for_since(cleared, READY);
     let current = submit(&mut terminal, &tier, after);
     quit(&mut terminal);
     terminal.assert_exit(0);
@@ -253,13 +182,11 @@ fn after_clear_inside_gemini_the_next_headless_turn_lands_in_the_new_session() {
     );
 }
 
-/// Types a one-word prompt into Gemini CLI's UI, submits it, and waits for the mock's reply on
-/// the screen; returns the model request it made.
-#[track_caller]
 /// Quits Gemini's UI with Ctrl-C twice: the first asks for the second, which counts only within
 /// three seconds (`WARNING_PROMPT_DURATION_MS = 3e3` in Gemini CLI 0.61.0's bundle). On a loaded
 /// machine the UI can take longer than that to handle the second, which then only asks again,
 /// so the pair is typed until the UI exits.
+#[track_caller]
 fn quit(terminal: &mut Terminal) {
     for _ in 0..3 {
         let mark = terminal.mark();
@@ -272,6 +199,9 @@ fn quit(terminal: &mut Terminal) {
     }
 }
 
+/// Types a one-word prompt into Gemini CLI's UI, submits it, and waits for the mock's reply on
+/// the screen; returns the model request it made.
+#[track_caller]
 fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     terminal.type_keys(word);
     terminal.wait_for(word);
@@ -285,17 +215,4 @@ fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     let request = tier.request_for_eventually(word);
     terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
     request
-}
-
-#[test]
-fn deleted_chats_are_a_lost_session_and_nothing_reaches_the_model() {
-    let Some(tier) = Tier::start(Agent::Gemini) else {
-        return;
-    };
-    tier.turn(&[], "remember the word kumquat");
-    for (path, _, _) in chats(&tier) {
-        std::fs::remove_file(&path).expect("remove a chat file");
-    }
-    let stderr = tier.assert_lost("are you still there?");
-    assert!(stderr.contains("Error resuming session"), "{stderr}");
 }

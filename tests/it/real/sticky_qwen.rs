@@ -1,6 +1,7 @@
-//! sticky with the real Qwen Code 0.24.4 (on node 22) against the mock: the history survives
-//! between sticky invocations in the session Qwen really used, and `new` starts afresh (issue 4,
-//! part 3).
+//! sticky with the real Qwen Code 0.24.4 (on node 22) against the mock: what Qwen Code supplies
+//! to the [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
+//! invocations in the session Qwen really used, and `new` starts afresh; also another
+//! `--model`, a turn from a subdirectory and a lost session).
 //!
 //! Qwen Code speaks Chat Completions through its `openai` auth type (set in the world's
 //! settings) and sends a background "managed memory" request after each turn, which
@@ -9,20 +10,36 @@
 
 use serde_json::Value;
 
+use super::lines_after;
+use super::scenarios::{Lost, Model, Profile};
 use super::tier::Tier;
-use super::{Agent, assert_continues, assert_fresh, mentions};
+use crate::mock::Request;
 
-#[test]
-fn two_sticky_turns_carry_the_history_in_the_session_qwen_really_used() {
-    let Some(tier) = Tier::start(Agent::Qwen) else {
-        return;
-    };
-    let first = tier.turn(&[], "remember the word kumquat");
-    assert_fresh(&first);
-    let second = tier.turn(&[], "which word did I ask you to remember?");
-    assert_continues(&second, &first);
+/// What Qwen Code supplies to the shared scenarios.
+pub const PROFILE: Profile = Profile {
+    remember: "remember the word kumquat",
+    session_header: None,
+    // The world's `OPENAI_MODEL`.
+    default_model: Some("qwen3-coder-plus"),
+    // Qwen Code does not restore a session's model on resume (it falls back to the world's
+    // `OPENAI_MODEL`), so staying on this one proves sticky passes it again.
+    other_model: Some(Model {
+        given: "qwen-mock-other",
+        sent: "qwen-mock-other",
+    }),
+    assert_kept,
+    working_directories: Some(working_directories),
+    lost: Some(Lost {
+        forget,
+        says: "No saved session found",
+    }),
+    ui: None,
+};
 
-    let stored = tier.stored_session_id();
+/// Qwen Code keeps one chat, named by the stored ID, under the project; every record of it
+/// names the session, and it holds every prompt of `turns`.
+#[track_caller]
+fn assert_kept(tier: &Tier, stored: &str, turns: &[&Request]) {
     let chats = tier.world.files_under(".qwen/projects", ".jsonl");
     let key: String = tier
         .world
@@ -46,46 +63,23 @@ fn two_sticky_turns_carry_the_history_in_the_session_qwen_really_used() {
     let text = std::fs::read_to_string(&expected).expect("read the chat");
     for line in text.lines() {
         let record: Value = serde_json::from_str(line).expect("a chat record is JSON");
-        assert_eq!(record["sessionId"], stored.as_str(), "{line}");
+        assert_eq!(record["sessionId"], stored, "{line}");
     }
-    for said in [&first.summary.last_user, &second.summary.last_user] {
+    for said in turns.iter().map(|turn| &turn.summary.last_user) {
         assert!(text.contains(said.as_str()), "the chat lacks {said:?}");
     }
-    tier.world.assert_no_self_update();
-    tier.assert_no_processes_left();
 }
 
-#[test]
-fn sticky_new_starts_without_history_and_the_next_turn_continues_it() {
-    let Some(tier) = Tier::start(Agent::Qwen) else {
-        return;
-    };
-    let old = tier.turn(&[], "a turn before the rotation");
-    let old_id = tier.stored_session_id();
-    let fresh = tier.turn(&["new"], "the first turn after new");
-    assert_fresh(&fresh);
-    assert!(
-        !mentions(&fresh, &old.summary.last_user),
-        "the new session must not see the old one"
-    );
-    let fresh_id = tier.stored_session_id();
-    assert_ne!(fresh_id, old_id, "new rotates the session");
-
-    let next = tier.turn(&[], "the second turn after new");
-    assert_continues(&next, &fresh);
-    assert!(!mentions(&next, &old.summary.last_user));
-    assert_eq!(tier.stored_session_id(), fresh_id);
+/// Every working directory Qwen Code states in a request (in the environment part of its
+/// first user message; Qwen finds a session only from the directory it began in).
+fn working_directories(request: &Request) -> Vec<String> {
+    lines_after(request, "I'm currently working in the directory: ")
 }
 
-#[test]
-fn a_deleted_chat_is_a_lost_session_and_nothing_reaches_the_model() {
-    let Some(tier) = Tier::start(Agent::Qwen) else {
-        return;
-    };
-    tier.turn(&[], "remember the word kumquat");
+/// Deletes every chat.
+#[track_caller]
+fn forget(tier: &Tier, _stored: &str) {
     for chat in tier.world.files_under(".qwen/projects", ".jsonl") {
         std::fs::remove_file(&chat).expect("remove the chat");
     }
-    let stderr = tier.assert_lost("are you still there?");
-    assert!(stderr.contains("No saved session found"), "{stderr}");
 }

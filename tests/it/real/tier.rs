@@ -74,6 +74,25 @@ impl Tier {
             })
     }
 
+    /// The session `request` belongs to as the agent named it (the request header its
+    /// [`Profile`](super::scenarios::Profile) gives), if its requests name one.
+    #[track_caller]
+    pub fn request_session(&self, request: &Request) -> Option<String> {
+        let header = self.agent.profile().session_header?;
+        let named = request
+            .header(header)
+            .unwrap_or_else(|| panic!("no {header} header on {:?}", request.headers));
+        Some(named.to_owned())
+    }
+
+    /// The session of a turn's `request`: the one its request names, or, for an agent whose
+    /// requests name none, the one sticky stores now (so called right after the turn).
+    #[track_caller]
+    pub fn session_of(&self, request: &Request) -> String {
+        self.request_session(request)
+            .unwrap_or_else(|| self.stored_session_id())
+    }
+
     /// The agent session ID sticky stores for the project's conversation.
     #[track_caller]
     pub fn stored_session_id(&self) -> String {

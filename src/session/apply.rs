@@ -1,0 +1,147 @@
+//! The plan against the database: the stored live session read into the policy's view, checked
+//! against the project it runs in, and the plan written inside the turn's transaction.
+//!
+//! The turn (`sticky [PROMPT]`, `sticky new PROMPT`) and `sticky new` without a prompt write a
+//! plan through [`apply`]; `doctor` reads the same view ([`live_of`]) and shows the plan.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use super::{Action, Live, Plan, Reason};
+use crate::agent::{Adapter, Agents};
+use crate::exit::StickyError;
+use crate::store::{NewSession, SessionRow, Tx};
+
+/// A conversation as a turn's transaction finds it: the policy's input from the database.
+#[derive(Debug)]
+pub struct Thread {
+    /// The thread's row id.
+    pub id: i64,
+    /// Its live session, if any.
+    pub live: Option<SessionRow>,
+    /// Whether a turn ran on the live session.
+    pub tried: bool,
+}
+
+impl Thread {
+    /// Reads the live session of thread `id` and whether a turn ran on it.
+    pub fn read(tx: &Tx<'_>, id: i64) -> Result<Self> {
+        let live = tx.live_session(id)?;
+        let tried = match &live {
+            Some(live) => tx.turn_count(live.id)? > 0,
+            None => false,
+        };
+        Ok(Self { id, live, tried })
+    }
+
+    /// The policy's view of the live session (see [`live_of`]).
+    pub fn live(&self, agents: &Agents) -> Option<Live<'_>> {
+        self.live
+            .as_ref()
+            .map(|row| live_of(row, self.tried, agents))
+    }
+}
+
+/// The policy's view of a stored live session; `tried` says whether a turn ran on it. An
+/// unconfirmed session that ran a turn is unsaved unless the agent has it after all (a Claude
+/// Code that saved the session sticky chose but reported another is amnesia, not unsaved).
+pub fn live_of<'a>(row: &'a SessionRow, tried: bool, agents: &Agents) -> Live<'a> {
+    let confirmed = row.confirmed_at.is_some() && row.agent_session_id.is_some();
+    let unsaved = tried && !confirmed && {
+        let saved = match (agents.find(&row.agent), &row.agent_session_id) {
+            (Some(adapter), Some(id)) => {
+                let home = dirs::home_dir().unwrap_or_default();
+                adapter.saved(&home, &row.directory, id)
+            }
+            _ => None,
+        };
+        saved != Some(true)
+    };
+    Live {
+        agent: &row.agent,
+        model: row.model.as_deref(),
+        confirmed,
+        unsaved,
+    }
+}
+
+/// Writes `plan` for `thread` and returns the session the turn runs on: the live one resumed
+/// or started again in place, or a new one recorded for `directory` (replacing the live one on
+/// a rotation) with the ID its agent lets sticky choose up front.
+pub fn apply(
+    tx: &Tx<'_>,
+    thread: Thread,
+    plan: &Plan,
+    agents: &Agents,
+    directory: &Path,
+) -> Result<SessionRow> {
+    let (agent, model) = (plan.agent.as_str(), plan.model.as_deref());
+    let new = |id, rotated_from: Option<(i64, Reason)>| NewSession {
+        agent,
+        model,
+        agent_session_id: id,
+        directory,
+        rotated_from: rotated_from.map(|(id, reason)| (id, reason.as_str())),
+    };
+    match (plan.action, thread.live) {
+        (Action::Resume, Some(live)) => Ok(live),
+        (Action::Restart, Some(live)) => {
+            let id = agents.get(agent)?.mint_id();
+            tx.restart_session(live.id, agent, model, id.as_deref())
+        }
+        (Action::Start, None) => {
+            let id = agents.get(agent)?.mint_id();
+            tx.start_session(thread.id, &new(id.as_deref(), None))
+        }
+        (Action::Rotate(reason), Some(live)) => {
+            let id = chosen_id(&live, reason, agents.get(agent)?);
+            tx.start_session(thread.id, &new(id.as_deref(), Some((live.id, reason))))
+        }
+        (action, live) => bail!(
+            "the plan to {} does not fit thread {}, whose live session is {}",
+            action.as_str(),
+            thread.id,
+            live.map_or_else(|| "none".to_owned(), |live| format!("#{}", live.id))
+        ),
+    }
+}
+
+/// The ID sticky chooses for the session replacing `live`: the one sticky chose for a session
+/// the agent never saved is still free, and it is the one the failed turn printed, so the next
+/// turn uses it; otherwise a fresh one, when the agent lets sticky choose.
+fn chosen_id(live: &SessionRow, reason: Reason, adapter: &dyn Adapter) -> Option<String> {
+    if reason == Reason::Unsaved && live.agent == adapter.name() && adapter.mint_id().is_some() {
+        return live.agent_session_id.clone().or_else(|| adapter.mint_id());
+    }
+    adapter.mint_id()
+}
+
+/// The agent runs where the session was created (agents key sessions by directory). A live
+/// session recorded for another directory (a moved project, two projects sharing one
+/// `STICKY_DB`, a database crafted in a cloned repository) is refused before anything runs,
+/// used or not: an unused one would otherwise be started in that other directory. Only
+/// `sticky new` passes, since it records a new session for this directory.
+pub fn ensure_in_project(
+    session: &SessionRow,
+    thread: &str,
+    project: &Path,
+) -> Result<(), StickyError> {
+    if session.directory == project {
+        return Ok(());
+    }
+    let id = session
+        .agent_session_id
+        .as_deref()
+        .map_or_else(|| "no ID yet".to_owned(), |id| format!("session {id}"));
+    Err(StickyError::Elsewhere(format!(
+        "thread {thread}: the {} session #{} ({id}) belongs to directory {}, not to this project \
+         {}; run `sticky new` to start a session here (the old one stays on record), run sticky \
+         in {} to go on with it there, or set STICKY_DB to keep this project's state apart",
+        session.agent,
+        session.id,
+        session.directory.display(),
+        project.display(),
+        session.directory.display(),
+    )))
+}
