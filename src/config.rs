@@ -1,4 +1,5 @@
-//! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`).
+//! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`; where it
+//! is, `settings` decides).
 //!
 //! It sets the default agent, each agent's program, extra arguments and environment, and
 //! defines agents sticky does not know. It is read from the user's config directory only,
@@ -92,23 +93,6 @@ pub enum IdSource {
 }
 
 impl Config {
-    /// Reads the configuration: `STICKY_CONFIG` when set, else `<config dir>/sticky/config.toml`;
-    /// no file is an empty configuration.
-    pub fn load() -> Result<Self, StickyError> {
-        match Self::path() {
-            Some(path) => Self::read(&path),
-            None => Ok(Self::default()),
-        }
-    }
-
-    /// Where the configuration file is (whether or not it exists).
-    pub fn path() -> Option<PathBuf> {
-        match std::env::var_os("STICKY_CONFIG").filter(|value| !value.is_empty()) {
-            Some(path) => Some(PathBuf::from(path)),
-            None => dirs::config_dir().map(|dir| dir.join("sticky").join("config.toml")),
-        }
-    }
-
     /// Reads one file; a missing file is an empty configuration.
     pub fn read(path: &Path) -> Result<Self, StickyError> {
         let text = match std::fs::read_to_string(path) {

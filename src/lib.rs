@@ -1,9 +1,10 @@
 //! sticky: sticky per-project sessions for coding-agent CLIs.
 //!
 //! [`run`] is the whole program behind `main`. Each module owns one concern: `cli` the command
-//! line, `config` the user's settings, `cmd` the commands, `project` where a project's state lives, `store` the database,
-//! `session` the policy, `lock` one turn at a time, `agent` the adapters, `pty` the relay,
-//! `progress` the spinner, `generate` the completions and man pages.
+//! line, `config` the user's configuration file, `settings` every setting with its source,
+//! `cmd` the commands, `project` which directory is the project, `state` where its state
+//! lives, `store` the database, `session` the policy, `lock` one turn at a time, `agent` the
+//! adapters, `pty` the relay, `progress` the spinner, `generate` the completions and man pages.
 
 pub mod agent;
 pub mod cli;
@@ -16,6 +17,8 @@ mod progress;
 pub mod project;
 pub mod pty;
 pub mod session;
+pub mod settings;
+pub mod state;
 pub mod store;
 
-pub use cmd::{escape, fresh_line, run};
+pub use cmd::run;

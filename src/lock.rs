@@ -1,13 +1,14 @@
 //! Turn locks: one turn at a time per conversation.
 //!
-//! Each conversation (thread) has a lock file beside the database, held with `flock` for the
+//! Each conversation (thread) has a lock file in the state's locks directory (beside the
+//! database, see [`State`](crate::state::State)), held with `flock` for the
 //! whole turn. The kernel releases it when its holder dies, however it dies (SIGKILL, a power
 //! cut of the process), so a lock can never outlive a crashed sticky, and a turn row still
 //! `running` while its thread's lock is free is known to be abandoned, without guessing from
 //! pids (which a restored CI cache or a container can reuse).
 
-use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -25,16 +26,9 @@ pub struct TurnLock {
     _file: Flock<File>,
 }
 
-/// Where the lock files of the database `db` live: `<db>.locks/`.
-pub fn dir(db: &Path) -> PathBuf {
-    let mut name = db.file_name().unwrap_or_default().to_owned();
-    name.push(".locks");
-    db.with_file_name(name)
-}
-
 /// The lock file of `thread`: its name made safe for a file name, plus a hash so that two names
 /// that sanitize alike never share a lock.
-fn path(db: &Path, thread: &str) -> PathBuf {
+fn path(locks: &Path, thread: &str) -> PathBuf {
     let safe: String = thread
         .chars()
         .take(40)
@@ -52,12 +46,13 @@ fn path(db: &Path, thread: &str) -> PathBuf {
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
             (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
         });
-    dir(db).join(format!("thread-{safe}-{hash:016x}.lock"))
+    locks.join(format!("thread-{safe}-{hash:016x}.lock"))
 }
 
-/// Tries to take the lock of `thread` once; `Ok(None)` when another process holds it.
-pub fn try_lock(db: &Path, thread: &str) -> Result<Option<TurnLock>, StickyError> {
-    let path = path(db, thread);
+/// Tries to take the lock of `thread` in the directory `locks` once; `Ok(None)` when another
+/// process holds it.
+pub fn try_lock(locks: &Path, thread: &str) -> Result<Option<TurnLock>, StickyError> {
+    let path = path(locks, thread);
     let file = open(&path)?;
     match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(file) => Ok(Some(TurnLock { _file: file })),
@@ -69,7 +64,7 @@ pub fn try_lock(db: &Path, thread: &str) -> Result<Option<TurnLock>, StickyError
 /// Takes the lock of `thread`, waiting up to `wait` for its holder; `on_wait` is called once,
 /// when the lock is found held, to say for whom sticky waits. `Ok(None)` when waiting gave up.
 pub fn lock(
-    db: &Path,
+    locks: &Path,
     thread: &str,
     wait: Duration,
     on_wait: &mut dyn FnMut(),
@@ -77,7 +72,7 @@ pub fn lock(
     let deadline = Instant::now() + wait;
     let mut told = false;
     loop {
-        if let Some(lock) = try_lock(db, thread)? {
+        if let Some(lock) = try_lock(locks, thread)? {
             return Ok(Some(lock));
         }
         if !told {
@@ -93,8 +88,8 @@ pub fn lock(
 }
 
 /// Whether the lock of `thread` is held by some process right now (for `status`).
-pub fn is_held(db: &Path, thread: &str) -> bool {
-    let path = path(db, thread);
+pub fn is_held(locks: &Path, thread: &str) -> bool {
+    let path = path(locks, thread);
     let Ok(file) = OpenOptions::new().read(true).open(&path) else {
         return false;
     };
@@ -106,16 +101,14 @@ pub fn is_held(db: &Path, thread: &str) -> bool {
 
 fn open(path: &Path) -> Result<File, StickyError> {
     if let Some(dir) = path.parent() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|error| {
-                StickyError::store(
-                    dir,
-                    format!("cannot create the lock directory: {error}; set STICKY_DB to a writable path"),
-                )
-            })?;
+        crate::state::create(dir).map_err(|error| {
+            StickyError::store(
+                dir,
+                format!(
+                    "cannot create the lock directory: {error}; set STICKY_DB to a writable path"
+                ),
+            )
+        })?;
     }
     OpenOptions::new()
         .read(true)
@@ -139,7 +132,7 @@ mod tests {
     #[test]
     fn a_thread_has_one_holder_at_a_time() {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join(".sticky/sticky.db");
+        let db = dir.path().join(".sticky/sticky.db.locks");
         let first = try_lock(&db, "main").unwrap().expect("free at first");
         assert!(try_lock(&db, "main").unwrap().is_none());
         assert!(is_held(&db, "main"));
@@ -155,7 +148,7 @@ mod tests {
     #[test]
     fn waiting_gives_up_at_the_deadline_and_says_so_once() {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("sticky.db");
+        let db = dir.path().join("sticky.db.locks");
         let _held = try_lock(&db, "main").unwrap().unwrap();
         let mut told = 0;
         let started = Instant::now();
@@ -168,7 +161,7 @@ mod tests {
     #[test]
     fn a_waiter_gets_the_lock_when_the_holder_lets_go() {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("sticky.db");
+        let db = dir.path().join("sticky.db.locks");
         let held = try_lock(&db, "main").unwrap().unwrap();
         let releaser = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(100));
@@ -180,8 +173,9 @@ mod tests {
     }
 
     #[test]
-    fn lock_files_sit_beside_the_database() {
-        let lock = path(Path::new("/p/.sticky/sticky.db"), "main");
+    fn lock_files_sit_in_the_locks_directory_of_the_state() {
+        let locks = crate::state::State::in_project(Path::new("/p")).locks;
+        let lock = path(&locks, "main");
         assert!(lock.starts_with("/p/.sticky/sticky.db.locks/"));
         assert!(
             lock.file_name()

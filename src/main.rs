@@ -1,9 +1,10 @@
-//! The switchboard: parse, run, map the result to an exit code, print one error line.
+//! The switchboard: parse, run, map the result to an exit code (`run` has printed the error
+//! line, if any).
 
 use std::process::ExitCode;
 
 use sticky::cli::Cli;
-use sticky::exit::{Exit, exit_for};
+use sticky::exit::Exit;
 
 fn main() -> ExitCode {
     if std::env::args_os().nth(1).as_deref() == Some(sticky::pty::SHIM_ARG.as_ref()) {
@@ -25,25 +26,9 @@ fn main() -> ExitCode {
     // A panic is a bug in sticky: the panic hook has restored the terminal and printed where
     // it happened; the process then exits 70 like any internal error, never Rust's 101.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sticky::run(cli)));
-    match result {
-        Ok(Ok(exit)) => ExitCode::from(exit.code()),
-        Ok(Err(error)) => {
-            // Errors quote prompts, paths and the agent's words: escaped like every text view,
-            // line by line (a configuration error shows the line it points at below it); on a
-            // fresh line, whatever an interrupted agent left on the terminal.
-            let message = format!("{error:#}")
-                .split('\n')
-                .map(sticky::escape)
-                .collect::<Vec<_>>()
-                .join("\n");
-            eprintln!("{}sticky: {message}", sticky::fresh_line());
-            ExitCode::from(exit_for(&error).code())
-        }
-        Err(_) => {
-            eprintln!(
-                "sticky: internal error: sticky panicked (a bug in sticky; please report it)"
-            );
-            ExitCode::from(Exit::Internal.code())
-        }
-    }
+    let exit = result.unwrap_or_else(|_| {
+        eprintln!("sticky: internal error: sticky panicked (a bug in sticky; please report it)");
+        Exit::Internal
+    });
+    ExitCode::from(exit.code())
 }

@@ -21,21 +21,20 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::store::{self, STATE_DIR, create_state_dir};
+use crate::state::{self, STATE_DIR, State};
+use crate::store;
 
 /// The variable listing directories the upward search never enters (colon-separated).
 pub const CEILING_VAR: &str = "STICKY_CEILING_DIRECTORIES";
-
-/// The database file inside [`STATE_DIR`].
-const DB_FILE: &str = "sticky.db";
 
 /// A located project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Project {
     /// The project directory (canonical): where the agent runs for new sessions.
     pub dir: PathBuf,
-    /// The database file: `<dir>/.sticky/sticky.db`, or the `STICKY_DB` path.
-    pub db: PathBuf,
+    /// Where its state lives: `<dir>/.sticky/sticky.db` and its neighbours, or beside the
+    /// `STICKY_DB` path.
+    pub state: State,
     /// How `dir` was chosen.
     pub found: Found,
     /// Whether `STICKY_DB` chose `db`.
@@ -155,10 +154,10 @@ pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     let project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
     trust::check(&project)?;
     let state = dir.join(STATE_DIR);
-    let created = create_state_dir(&state)
+    let created = state::create(&state)
         .map_err(|e| store_io(&project, &format!("create {}", state.display()), &e))?;
     if !created {
-        store::write_gitignore(&state).map_err(|e| {
+        state::write_gitignore(&state).map_err(|e| {
             store_io(
                 &project,
                 &format!("write {}/.gitignore", state.display()),
@@ -197,13 +196,13 @@ fn is_state_dir(path: &Path) -> bool {
 fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> Project {
     let found_above =
         found == Found::StickyDir && dir != cwd && dir.join(".git").symlink_metadata().is_err();
-    let (db, db_overridden) = match sticky_db.filter(|db| !db.as_os_str().is_empty()) {
-        Some(db) => (cwd.join(db), true),
-        None => (dir.join(STATE_DIR).join(DB_FILE), false),
+    let (state, db_overridden) = match sticky_db.filter(|db| !db.as_os_str().is_empty()) {
+        Some(db) => (State::beside(cwd.join(db)), true),
+        None => (State::in_project(&dir), false),
     };
     Project {
         dir,
-        db,
+        state,
         found,
         db_overridden,
         found_above,
@@ -224,7 +223,7 @@ fn canonical(dir: &Path) -> Result<PathBuf> {
 }
 
 fn store_io(project: &Project, doing: &str, error: &io::Error) -> anyhow::Error {
-    store::io_error(&project.db, doing, error)
+    store::io_error(&project.state.db, doing, error)
 }
 
 #[cfg(test)]
@@ -330,7 +329,10 @@ mod tests {
             let project = locate(&root.path().join(cwd), None).unwrap();
             assert_eq!(project.dir, base.join(expected), "{entries:?} from {cwd}");
             assert_eq!(project.found, *found, "{entries:?} from {cwd}");
-            assert_eq!(project.db, base.join(expected).join(".sticky/sticky.db"));
+            assert_eq!(
+                project.state.db,
+                base.join(expected).join(".sticky/sticky.db")
+            );
             assert!(!project.db_overridden);
         }
     }
@@ -541,7 +543,7 @@ mod tests {
             let project = locate(&cwd, sticky_db).unwrap();
             assert_eq!(project.dir, base.join("repo"));
             assert_eq!(project.found, Found::GitRoot);
-            assert_eq!(project.db, db, "{sticky_db:?}");
+            assert_eq!(project.state.db, db, "{sticky_db:?}");
             assert_eq!(project.db_overridden, overridden, "{sticky_db:?}");
         }
     }
@@ -565,12 +567,12 @@ mod tests {
         let project = init(&sub, None).unwrap();
         let state = sub.join(".sticky");
         assert_eq!(project.dir, sub.canonicalize().unwrap());
-        assert_eq!(project.db, project.dir.join(".sticky/sticky.db"));
+        assert_eq!(project.state.db, project.dir.join(".sticky/sticky.db"));
         assert_eq!(fs::read_to_string(state.join(".gitignore")).unwrap(), "*\n");
         let mode = fs::metadata(&state).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700);
         assert!(
-            !project.db.exists(),
+            !project.state.db.exists(),
             "init creates the directory; the store creates the file"
         );
 

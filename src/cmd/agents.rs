@@ -1,21 +1,16 @@
 //! `sticky agents`: the agents sticky knows, whether each is installed, where, which version.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
+use std::path::PathBuf;
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
-use super::view::{escape, print_json};
+use super::output::Report;
+use super::probe::versions;
+use super::view::escape;
 use crate::agent::Adapter;
-use crate::exit::Exit;
-
-/// How long `<agent> --version` may take before sticky stops waiting for it.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Serialize)]
 struct AgentStatus {
@@ -28,7 +23,7 @@ struct AgentStatus {
 }
 
 /// Lists every agent with its program and version.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let mut statuses: Vec<AgentStatus> = ctx
         .agents
         .all()
@@ -43,8 +38,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         agent.version = found.next().flatten();
     }
     if ctx.json {
-        print_json(&statuses)?;
-        return Ok(Exit::Success);
+        return Report::json(&statuses);
     }
     let name_width = statuses.iter().map(|a| a.name.len()).max().unwrap_or(0);
     let version = |agent: &AgentStatus| match (&agent.path, &agent.version) {
@@ -53,7 +47,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         (Some(_), None) => "?".to_owned(),
     };
     let version_width = statuses.iter().map(|a| version(a).len()).max().unwrap_or(0);
-    let mut out = Listing::stdout();
+    let mut out = Vec::new();
     for agent in &statuses {
         let mark = if agent.default { "*" } else { " " };
         let detail = agent
@@ -69,8 +63,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             escape(detail)
         )?;
     }
-    out.finish()?;
-    Ok(Exit::Success)
+    Ok(Report::text(out))
 }
 
 fn status(ctx: &Context, adapter: &dyn Adapter) -> AgentStatus {
@@ -96,51 +89,4 @@ fn status(ctx: &Context, adapter: &dyn Adapter) -> AgentStatus {
             default,
         },
     }
-}
-
-/// The first line of `<program> --version`.
-pub(super) fn version(program: &Path) -> Option<String> {
-    versions(vec![program.to_owned()]).pop().flatten()
-}
-
-/// The first line of `--version` of every program, asked of all at once: agents take from
-/// milliseconds (Claude) to over a second (Gemini's node start) to answer, and a program that
-/// hangs is killed at [`VERSION_TIMEOUT`]. tokio's processes and timers do exactly this without
-/// a thread or a polling loop per program.
-pub(super) fn versions(programs: Vec<PathBuf>) -> Vec<Option<String>> {
-    let count = programs.len();
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return vec![None; count];
-    };
-    runtime.block_on(async {
-        let mut probes = tokio::task::JoinSet::new();
-        for (index, program) in programs.into_iter().enumerate() {
-            probes.spawn(async move { (index, probe(&program).await) });
-        }
-        let mut found = vec![None; count];
-        while let Some(Ok((index, version))) = probes.join_next().await {
-            found[index] = version;
-        }
-        found
-    })
-}
-
-async fn probe(program: &Path) -> Option<String> {
-    let run = tokio::process::Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(VERSION_TIMEOUT, run)
-        .await
-        .ok()?
-        .ok()?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    let line = text.lines().find(|line| !line.trim().is_empty())?.trim();
-    Some(line.to_owned())
 }

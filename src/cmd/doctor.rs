@@ -7,26 +7,26 @@
 //! scripts can ask `sticky doctor >/dev/null || ...` before spending a turn.
 
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::Result;
 use nix::unistd::{AccessFlags, access};
 use serde::Serialize;
 
-use super::config::{self, ConfigFile, Project, Setting, Source};
-use super::listing::Listing;
-use super::view::{CountedSession, SessionView, TurnView, escape, print_json};
-use super::{Context, agents};
+use super::output::Report;
+use super::view::{CountedSession, SessionView, TurnView, escape};
+use super::{Context, probe};
 use crate::agent::Adapter;
-use crate::cli::{GlobalArgs, Origins, SelectArgs};
+use crate::cli::SelectArgs;
 use crate::exit::Exit;
 use crate::session::{self, Action, Plan, Reason, Request};
+use crate::settings::{ConfigFile, ProjectDir, Setting, Source};
+use crate::state;
 use crate::store::{SessionRow, TurnRow};
 
 /// The `--json` object.
 #[derive(Serialize)]
-struct Report<'a> {
-    project: Project,
+struct Shown<'a> {
+    project: ProjectDir,
     database: Located,
     config_file: ConfigFile,
     thread: Located,
@@ -87,12 +87,7 @@ struct Problem {
 }
 
 /// Reports what the next turn would use, and exits with the code it would fail with.
-pub fn run(
-    ctx: &Context,
-    global: &GlobalArgs,
-    select: &SelectArgs,
-    origins: Origins,
-) -> Result<Exit> {
+pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let mut problems: Vec<(Exit, String)> = Vec::new();
     let state = match read_state(ctx) {
         Ok(state) => state,
@@ -103,7 +98,7 @@ pub fn run(
     };
     if problems.is_empty() {
         // (A database that could not even be read has said why already.)
-        problems.extend(write_problem(&ctx.project.db));
+        problems.extend(write_problem(&ctx.project.state));
     }
     let live = state.live.as_ref();
     // The live session is the thread's newest: it ran a turn when the last turn is its own.
@@ -123,31 +118,8 @@ pub fn run(
         },
     );
     let next_turn = next_turn(&plan);
-    let agent = config::agent(ctx, select, origins, live);
-    let adapter = match ctx.agents.get(&agent.value) {
-        Ok(adapter) => Some(adapter),
-        Err(error) => {
-            problems.push((error.exit(), error.to_string()));
-            None
-        }
-    };
-    let program = match adapter {
-        Some(adapter) => program(ctx, adapter),
-        None => Program {
-            setting: Setting {
-                value: None,
-                source: Source::Default,
-                origin: "unknown agent".into(),
-            },
-            version: None,
-            error: Some(format!("unknown agent `{}`", agent.value)),
-        },
-    };
-    if adapter.is_some() {
-        if let Some(error) = &program.error {
-            problems.push((Exit::AgentMissing, error.clone()));
-        }
-    }
+    let agent = ctx.settings.agent(select, ctx.origins, live);
+    let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
     let elsewhere = |live| session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).err();
     if let Some(error) = live.and_then(elsewhere) {
@@ -157,15 +129,15 @@ pub fn run(
         problems.extend(resume_problems(live, transcript.as_ref()));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
-    let report = Report {
-        project: config::project(ctx, global),
+    let report = Shown {
+        project: ctx.settings.project.clone(),
         database: Located {
-            setting: config::database(ctx),
+            setting: ctx.settings.database.clone(),
             exists: state.database_exists,
         },
-        config_file: config::config_file(ctx),
+        config_file: ctx.settings.config_file.clone(),
         thread: Located {
-            setting: config::thread(ctx, origins),
+            setting: ctx.settings.thread.clone(),
             exists: state.thread_exists,
         },
         session: live.map(|live| CountedSession {
@@ -187,23 +159,49 @@ pub fn run(
             .collect(),
         exit_code: exit.code(),
     };
-    if ctx.json {
-        print_json(&report)?;
+    let said = if ctx.json {
+        Report::json(&report)?
     } else {
-        let mut out = Listing::stdout();
+        let mut out = Vec::new();
         print_text(&mut out, &report)?;
-        out.finish()?;
+        Report::text(out)
+    };
+    Ok(said.exiting(exit))
+}
+
+/// The program of agent `name`, or why there is none; an unknown agent or a missing program
+/// is a problem.
+fn agent_program(ctx: &Context, name: &str, problems: &mut Vec<(Exit, String)>) -> Program {
+    let adapter = match ctx.agents.get(name) {
+        Ok(adapter) => adapter,
+        Err(error) => {
+            problems.push((error.exit(), error.to_string()));
+            return Program {
+                setting: Setting {
+                    value: None,
+                    source: Source::Default,
+                    origin: "unknown agent".into(),
+                },
+                version: None,
+                error: Some(format!("unknown agent `{name}`")),
+            };
+        }
+    };
+    let program = program(ctx, adapter);
+    if let Some(error) = &program.error {
+        problems.push((Exit::AgentMissing, error.clone()));
     }
-    Ok(exit)
+    program
 }
 
 /// The program of `adapter`, where it was chosen, and its version.
 fn program(ctx: &Context, adapter: &dyn Adapter) -> Program {
-    let (setting, error) = config::program(ctx, adapter);
+    let (setting, resolved) = ctx.settings.program(adapter);
+    let error = resolved.err().map(|error| error.to_string());
     let version = setting
         .value
         .as_deref()
-        .and_then(|path| agents::version(path.as_ref()));
+        .and_then(|path| probe::version(path.as_ref()));
     Program {
         setting,
         version,
@@ -224,7 +222,7 @@ struct State {
 
 fn read_state(ctx: &Context) -> Result<State> {
     let mut state = State {
-        database_exists: ctx.project.db.exists(),
+        database_exists: ctx.project.state.db.exists(),
         ..State::default()
     };
     let Some(store) = ctx.existing_store()? else {
@@ -244,7 +242,7 @@ fn read_state(ctx: &Context) -> Result<State> {
         state.turns = store.turn_count(live.id)?;
     }
     state.last_turn = store.last_turn(thread.id)?;
-    state.turn_running = crate::lock::is_held(&ctx.project.db, &ctx.thread);
+    state.turn_running = crate::lock::is_held(&ctx.project.state.locks, &ctx.thread);
     Ok(state)
 }
 
@@ -252,14 +250,14 @@ fn read_state(ctx: &Context) -> Result<State> {
 /// beside it the WAL, the journal and the lock files, or first creates the database (and
 /// `.sticky/`) under the nearest directory that exists. Checked with `access(2)`, so nothing
 /// is written, and root (whom modes do not stop) passes as its turn would.
-fn write_problem(db: &Path) -> Option<(Exit, String)> {
+fn write_problem(state: &state::State) -> Option<(Exit, String)> {
+    let db = &state.db;
     let dir_flags = AccessFlags::W_OK | AccessFlags::X_OK;
     let mut checks = Vec::new();
     if db.exists() {
         checks.push((db.to_owned(), AccessFlags::W_OK));
-        let locks = crate::lock::dir(db);
-        if locks.exists() {
-            checks.push((locks, dir_flags));
+        if state.locks.exists() {
+            checks.push((state.locks.clone(), dir_flags));
         }
         checks.extend(db.parent().map(|dir| (dir.to_owned(), dir_flags)));
     } else {
@@ -321,7 +319,7 @@ fn resume_problems(live: &SessionRow, transcript: Option<&Transcript>) -> Vec<(E
     problems
 }
 
-fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> {
+fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let project = &report.project;
     let why = format!("{}; {}", project.found, project.dir.origin);
     line(out, "project", &project.dir.value, &why)?;
@@ -350,6 +348,11 @@ fn print_text(out: &mut impl Write, report: &Report<'_>) -> std::io::Result<()> 
     };
     let why = format!("{}; {state}", thread.setting.origin);
     line(out, "thread", &thread.setting.value, &why)?;
+    print_next_turn(out, report)
+}
+
+/// The session, the next turn and what it would run, then the problems.
+fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     match &report.session {
         Some(counted) => {
             let session = &counted.session;

@@ -4,7 +4,7 @@
 //!
 //! Rust ignores SIGPIPE, so writing to a closed pipe fails with EPIPE instead of killing the
 //! process. Reports therefore write through [`Listing`] (never `println!`, which panics on
-//! EPIPE) and return the error, and `cmd::run` turns a broken pipe ([`is_broken_pipe`]) into
+//! EPIPE) and return the error, and `output::emit` turns a broken pipe ([`is_broken_pipe`]) into
 //! exit 0 with nothing on stderr, as ripgrep and fd do.
 
 use std::ffi::OsString;

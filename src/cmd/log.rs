@@ -7,16 +7,15 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
+use super::output::Report;
 use super::view::{
-    SessionView, TurnView, escape, format_duration, format_time, one_line, print_json,
+    SessionView, TurnView, escape, format_duration, format_time, one_line, session_summary,
     shown_status, status_name,
 };
-use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
 
 /// Prints the conversation's sessions and turns, oldest first.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let (sessions, turns) = match ctx.existing_store()? {
         None => (Vec::new(), Vec::new()),
         Some(store) => match store.thread(&ctx.thread)? {
@@ -25,7 +24,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         },
     };
     if ctx.json {
-        print_json(&Log {
+        return Report::json(&Log {
             thread: &ctx.thread,
             sessions: sessions
                 .iter()
@@ -34,10 +33,9 @@ pub fn run(ctx: &Context) -> Result<Exit> {
                     turns: turns_of(&turns, session).map(TurnView::from).collect(),
                 })
                 .collect(),
-        })?;
-        return Ok(Exit::Success);
+        });
     }
-    let mut out = Listing::paged();
+    let mut out = Vec::new();
     if sessions.is_empty() {
         writeln!(out, "no turns yet in thread {}", escape(&ctx.thread))?;
     }
@@ -47,8 +45,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             print_turn(&mut out, turn)?;
         }
     }
-    out.finish()?;
-    Ok(Exit::Success)
+    Ok(Report::paged(out))
 }
 
 fn turns_of<'a>(turns: &'a [TurnRow], session: &SessionRow) -> impl Iterator<Item = &'a TurnRow> {
@@ -71,16 +68,9 @@ struct SessionLog<'a> {
 
 fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<()> {
     let mut line = format!(
-        "session #{} · {} · model {} · {}",
+        "session #{} · {}",
         session.id,
-        escape(&session.agent),
-        escape(session.model.as_deref().unwrap_or("default")),
-        escape(
-            session
-                .agent_session_id
-                .as_deref()
-                .unwrap_or("(not started)")
-        )
+        session_summary(session, "(not started)")
     );
     match (session.rotated_from, &session.rotation_reason) {
         (Some(from), Some(reason)) => {

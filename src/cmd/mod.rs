@@ -7,6 +7,8 @@ mod init;
 mod input;
 mod listing;
 mod log;
+mod output;
+mod probe;
 mod prompt;
 mod sessions;
 mod status;
@@ -18,18 +20,17 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use output::Report;
+
 use crate::agent::Agents;
-use crate::agent::program::{Chosen, ChosenBy};
-use crate::cli::{Cli, Command, GlobalArgs};
-use crate::config::Config;
+use crate::cli::{Cli, Command, GlobalArgs, Origins};
 use crate::exit::{Exit, StickyError};
 use crate::project::{self, Project};
-use crate::store::Store;
+use crate::settings::{self, Settings};
+use crate::store::{SessionRow, Store};
 
-pub use view::{escape, fresh_line};
-
-/// Runs the command line; the caller maps the result to the process exit code.
-pub fn run(cli: Cli) -> Result<Exit> {
+/// Runs the command line: the command, then the one writer of its output ([`output::emit`]).
+pub fn run(cli: Cli) -> Exit {
     let reports = cli.command.as_ref().is_some_and(Command::reports);
     let json = cli.global.json;
     let keys = cli.command.as_ref().map_or(TURN_KEYS, Command::json_keys);
@@ -42,19 +43,12 @@ pub fn run(cli: Cli) -> Result<Exit> {
                 "internal error: sticky panicked (a bug in sticky; please report it)"
             ))
         });
-    if let Err(error) = &result {
-        if reports && listing::is_broken_pipe(error) {
-            // A reader that stopped reading (`sticky log | head -1`, a quit pager) is no
-            // failure.
-            return Ok(Exit::Success);
-        }
-    }
-    if let (Err(error), true, false) = (&result, json, view::json_printed()) {
-        // `--json` promises one object on stdout, also when sticky fails before the command
-        // could print its own (agent missing, busy, bad configuration).
-        let _ = view::print_json(&error_object(error, keys, &global));
-    }
-    result
+    let shape = output::Shape {
+        json,
+        reports,
+        error_object: &|error| error_object(error, keys, &global),
+    };
+    output::emit(result, &shape)
 }
 
 /// The keys of a turn's `--json` object (`sticky PROMPT`, `sticky new`).
@@ -100,7 +94,7 @@ fn known_project(global: &GlobalArgs) -> Option<String> {
     Some(project.dir.display().to_string())
 }
 
-fn dispatch(cli: Cli) -> Result<Exit> {
+fn dispatch(cli: Cli) -> Result<Report> {
     crate::pty::panic_if_asked("command");
     let Cli {
         command,
@@ -108,22 +102,21 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         global,
         origins,
     } = cli;
+    // The context is built here only: `init` makes the project it would locate, and `prompt`
+    // reads no configuration.
+    let ctx = || Context::new(&global, origins);
     match command {
         Some(Command::Init) => init::run(&global),
-        Some(Command::Agents) => agents::run(&Context::new(&global)?),
-        Some(Command::New(args)) => turn::run(&Context::new(&global)?, &args, true),
-        Some(Command::Status) => status::run(&Context::new(&global)?),
-        Some(Command::Log) => log::run(&Context::new(&global)?),
-        Some(Command::Sessions) => sessions::run(&Context::new(&global)?),
-        Some(Command::Threads) => threads::run(&Context::new(&global)?),
-        Some(Command::Config(select)) => {
-            config::run(&Context::new(&global)?, &global, &select, origins)
-        }
-        Some(Command::Doctor(select)) => {
-            doctor::run(&Context::new(&global)?, &global, &select, origins)
-        }
         Some(Command::Prompt) => prompt::run(&global),
-        None => turn::run(&Context::new(&global)?, &turn, false),
+        Some(Command::Agents) => agents::run(&ctx()?),
+        Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
+        Some(Command::Status) => status::run(&ctx()?),
+        Some(Command::Log) => log::run(&ctx()?),
+        Some(Command::Sessions) => sessions::run(&ctx()?),
+        Some(Command::Threads) => threads::run(&ctx()?),
+        Some(Command::Config(select)) => config::run(&ctx()?, &select),
+        Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        None => turn::run(&ctx()?, &turn, false),
     }
 }
 
@@ -190,15 +183,18 @@ pub struct Context {
     pub json: bool,
     /// `--quiet`.
     pub quiet: bool,
-    /// The user's configuration.
-    pub config: Config,
+    /// Whether `--agent`, `--model` and `--thread` came from flags or the environment.
+    pub origins: Origins,
+    /// The settings of the run, with their sources (and the user's configuration).
+    pub settings: Settings,
     /// The agents sticky can run.
     pub agents: Agents,
 }
 
 impl Context {
-    /// Locates the project from `-C` (or the current directory) and `STICKY_DB`.
-    fn new(global: &GlobalArgs) -> Result<Self> {
+    /// Locates the project from `-C` (or the current directory) and `STICKY_DB`, and resolves
+    /// the settings.
+    fn new(global: &GlobalArgs, origins: Origins) -> Result<Self> {
         let cwd = start_dir(global)?;
         if global.thread.trim().is_empty() {
             return Err(StickyError::Usage(
@@ -208,60 +204,51 @@ impl Context {
             )
             .into());
         }
-        let config = Config::load()?;
-        let agents = Agents::new(&config)?;
+        let config = settings::read_config()?;
+        let agents = Agents::new(&config.0)?;
+        let project = project::locate(&cwd, sticky_db().as_deref())?;
+        let settings = Settings::new(global, origins, &project, config);
         Ok(Self {
-            config,
+            settings,
             agents,
-            project: project::locate(&cwd, sticky_db().as_deref())?,
+            project,
             thread: global.thread.clone(),
             json: global.json,
             quiet: global.quiet,
+            origins,
         })
     }
 
     /// The agent a conversation starts with: the configured one, else Claude Code.
     fn default_agent(&self) -> &str {
-        self.config.default_agent.as_deref().unwrap_or("claude")
+        &self.settings.default_agent.value
     }
 
     /// The program of `adapter`: `STICKY_<AGENT>_BIN`, else the configured `bin`, else its
     /// usual name on PATH.
     fn program(&self, adapter: &dyn crate::agent::Adapter) -> Result<PathBuf, StickyError> {
-        crate::agent::program::resolve(
-            adapter.name(),
-            adapter.program(),
-            self.program_choice(adapter.name()),
-            std::env::var_os("PATH").as_deref(),
-        )
-    }
-
-    /// What overrides the program of agent `name`, and where that comes from; `None` means
-    /// the agent's usual name on PATH.
-    fn program_choice(&self, name: &str) -> Option<Chosen> {
-        let var = crate::agent::program::override_var(name);
-        if let Some(program) = std::env::var_os(&var).filter(|value| !value.is_empty()) {
-            return Some(Chosen {
-                program,
-                by: ChosenBy::Environment,
-            });
-        }
-        let bin = self.config.agent(name).and_then(|s| s.bin.clone())?;
-        Some(Chosen {
-            program: bin.into(),
-            // A `bin` can only come from a file that was read.
-            by: ChosenBy::Config(self.config.source.clone().unwrap_or_default()),
-        })
+        self.settings.program(adapter).1
     }
 
     /// Opens (creating if needed) the project's database.
     fn open_store(&self) -> Result<Store> {
-        Store::open(&self.project.db)
+        Store::open(&self.project.state.db)
     }
 
     /// Opens the project's database if it exists; creates nothing.
     fn existing_store(&self) -> Result<Option<Store>> {
-        Store::open_existing(&self.project.db)
+        Store::open_existing(&self.project.state.db)
+    }
+
+    /// The live session of the conversation, if the database and the thread exist (reads only).
+    fn live_session(&self) -> Result<Option<SessionRow>> {
+        let Some(store) = self.existing_store()? else {
+            return Ok(None);
+        };
+        match store.thread(&self.thread)? {
+            Some(thread) => store.live_session(thread.id),
+            None => Ok(None),
+        }
     }
 }
 

@@ -4,16 +4,13 @@
 //! project, open the database if there is one, and read three indexed rows. It reads no
 //! configuration, looks up no agent and runs nothing; without sticky state it prints nothing.
 
-use std::io::Write;
-
 use anyhow::Result;
 use serde::Serialize;
 
-use super::listing::Listing;
-use super::view::{escape, print_json, short_id, shown_status, status_name};
+use super::output::Report;
+use super::view::{escape, short_id, shown_status, status_name};
 use super::{start_dir, sticky_db};
 use crate::cli::GlobalArgs;
-use crate::exit::Exit;
 use crate::project;
 use crate::store::Store;
 
@@ -30,16 +27,16 @@ struct PromptView<'a> {
 }
 
 /// Prints the prompt line of the conversation, or nothing.
-pub fn run(global: &GlobalArgs) -> Result<Exit> {
+pub fn run(global: &GlobalArgs) -> Result<Report> {
     let project = project::locate(&start_dir(global)?, sticky_db().as_deref())?;
-    let Some(store) = Store::open_existing(&project.db)? else {
-        return Ok(Exit::Success);
+    let Some(store) = Store::open_existing(&project.state.db)? else {
+        return Ok(Report::nothing());
     };
     let Some(thread) = store.thread(&global.thread)? else {
-        return Ok(Exit::Success);
+        return Ok(Report::nothing());
     };
     let Some(session) = store.live_session(thread.id)? else {
-        return Ok(Exit::Success);
+        return Ok(Report::nothing());
     };
     let status = store
         .last_turn(thread.id)?
@@ -52,13 +49,12 @@ pub fn run(global: &GlobalArgs) -> Result<Exit> {
         status,
     };
     if global.json {
-        print_json(&view)?;
+        Report::json(&view)
     } else {
-        let mut out = Listing::stdout();
-        writeln!(out, "{}", escape(&line(&view)))?;
-        out.finish()?;
+        Ok(Report::text(
+            format!("{}\n", escape(&line(&view))).into_bytes(),
+        ))
     }
-    Ok(Exit::Success)
 }
 
 /// `[thread:]agent short-id [status]`; the thread is named only when it is not `main`.

@@ -9,9 +9,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
-use super::view::{CountedSession, SessionView, escape, format_time, print_json, short_id};
-use crate::exit::Exit;
+use super::output::Report;
+use super::view::{CountedSession, SessionView, escape, format_time, short_id};
 use crate::store::SessionRow;
 
 /// The `--json` object.
@@ -22,7 +21,7 @@ struct Sessions<'a> {
 }
 
 /// Prints the conversation's sessions.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let mut sessions = Vec::new();
     if let Some(store) = ctx.existing_store()? {
         if let Some(thread) = store.thread(&ctx.thread)? {
@@ -33,7 +32,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         }
     }
     if ctx.json {
-        print_json(&Sessions {
+        return Report::json(&Sessions {
             thread: &ctx.thread,
             sessions: sessions
                 .iter()
@@ -42,10 +41,9 @@ pub fn run(ctx: &Context) -> Result<Exit> {
                     turns: *turns,
                 })
                 .collect(),
-        })?;
-        return Ok(Exit::Success);
+        });
     }
-    let mut out = Listing::paged();
+    let mut out = Vec::new();
     if sessions.is_empty() {
         writeln!(out, "no sessions yet in thread {}", escape(&ctx.thread))?;
     } else {
@@ -58,8 +56,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
     for (session, turns) in &sessions {
         print_session(&mut out, session, *turns)?;
     }
-    out.finish()?;
-    Ok(Exit::Success)
+    Ok(Report::paged(out))
 }
 
 fn print_session(out: &mut impl Write, session: &SessionRow, turns: i64) -> std::io::Result<()> {

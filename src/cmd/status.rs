@@ -8,16 +8,15 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
+use super::output::Report;
 use super::view::{
     CountedSession, SessionView, TurnView, escape, format_duration, format_time, one_line,
-    print_json,
+    session_summary,
 };
-use crate::exit::Exit;
 use crate::store::{SessionRow, TurnRow};
 
 /// Prints the status of the conversation.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let (session, turns, last_turn) = match ctx.existing_store()? {
         None => (None, 0, None),
         Some(store) => match store.thread(&ctx.thread)? {
@@ -39,9 +38,9 @@ pub fn run(ctx: &Context) -> Result<Exit> {
         },
     };
     if ctx.json {
-        print_json(&Status {
+        Report::json(&Status {
             project: ctx.project.dir.display().to_string(),
-            database: ctx.project.db.display().to_string(),
+            database: ctx.project.state.db.display().to_string(),
             found: ctx.project.found.describe(),
             thread: &ctx.thread,
             session: session.as_ref().map(|row| CountedSession {
@@ -49,13 +48,12 @@ pub fn run(ctx: &Context) -> Result<Exit> {
                 turns,
             }),
             last_turn: last_turn.as_ref().map(TurnView::from),
-        })?;
+        })
     } else {
-        let mut out = Listing::stdout();
+        let mut out = Vec::new();
         print_text(&mut out, ctx, session.as_ref(), turns, last_turn.as_ref())?;
-        out.finish()?;
+        Ok(Report::text(out))
     }
-    Ok(Exit::Success)
 }
 
 #[derive(Serialize)]
@@ -84,7 +82,7 @@ fn print_text(
     writeln!(
         out,
         "database  {}",
-        escape(&ctx.project.db.display().to_string())
+        escape(&ctx.project.state.db.display().to_string())
     )?;
     writeln!(out, "thread    {}", escape(&ctx.thread))?;
     let Some(session) = session else {
@@ -94,18 +92,8 @@ fn print_text(
         )?;
         return Ok(());
     };
-    writeln!(
-        out,
-        "session   {} · model {} · {}",
-        escape(&session.agent),
-        escape(session.model.as_deref().unwrap_or("default")),
-        escape(
-            session
-                .agent_session_id
-                .as_deref()
-                .unwrap_or("(not started yet)")
-        )
-    )?;
+    let summary = session_summary(session, "(not started yet)");
+    writeln!(out, "session   {summary}")?;
     let mut since = format!(
         "          since {}, {turns} turn{}",
         format_time(session.created_at),
@@ -115,31 +103,37 @@ fn print_text(
         since.push_str(&format!(", replaced session #{from} ({})", escape(reason)));
     }
     writeln!(out, "{since}")?;
-    if let Some(turn) = last {
-        let mut line = format!(
-            "last turn {} · {}",
-            super::view::status_name(super::view::shown_status(turn)),
-            format_time(turn.started_at)
-        );
-        if let Some(duration) = turn.duration_ms {
-            line.push_str(&format!(" · {}", format_duration(duration)));
-        }
-        match (turn.exit_code, turn.signal) {
-            (Some(code), _) if code != 0 => line.push_str(&format!(" · exit {code}")),
-            (_, Some(signal)) => line.push_str(&format!(" · signal {signal}")),
-            _ => {}
-        }
-        line.push_str(&format!(
-            " · {}",
-            turn.prompt.as_deref().map_or_else(
-                || "(interactive)".to_owned(),
-                |p| escape(&one_line(p, 60)).into_owned()
-            )
-        ));
-        writeln!(out, "{line}")?;
-        if let Some(error) = &turn.error {
-            writeln!(out, "          {}", escape(error))?;
-        }
+    match last {
+        Some(turn) => print_last_turn(out, turn),
+        None => Ok(()),
+    }
+}
+
+/// The last turn: its status, when, how long, how it ended, its prompt and its error.
+fn print_last_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
+    let mut line = format!(
+        "last turn {} · {}",
+        super::view::status_name(super::view::shown_status(turn)),
+        format_time(turn.started_at)
+    );
+    if let Some(duration) = turn.duration_ms {
+        line.push_str(&format!(" · {}", format_duration(duration)));
+    }
+    match (turn.exit_code, turn.signal) {
+        (Some(code), _) if code != 0 => line.push_str(&format!(" · exit {code}")),
+        (_, Some(signal)) => line.push_str(&format!(" · signal {signal}")),
+        _ => {}
+    }
+    line.push_str(&format!(
+        " · {}",
+        turn.prompt.as_deref().map_or_else(
+            || "(interactive)".to_owned(),
+            |p| escape(&one_line(p, 60)).into_owned()
+        )
+    ));
+    writeln!(out, "{line}")?;
+    if let Some(error) = &turn.error {
+        writeln!(out, "          {}", escape(error))?;
     }
     Ok(())
 }

@@ -11,9 +11,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::listing::Listing;
-use super::view::{SessionView, escape, format_time, print_json, short_id};
-use crate::exit::Exit;
+use super::output::Report;
+use super::view::{SessionView, escape, format_time, short_id};
 use crate::store::{Millis, SessionRow, Store, ThreadRow};
 
 /// One thread and its figures.
@@ -47,7 +46,7 @@ struct ThreadView<'a> {
 }
 
 /// Prints the project's threads, oldest first.
-pub fn run(ctx: &Context) -> Result<Exit> {
+pub fn run(ctx: &Context) -> Result<Report> {
     let summaries = match ctx.existing_store()? {
         None => Vec::new(),
         Some(store) => store
@@ -57,7 +56,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             .collect::<Result<_>>()?,
     };
     if ctx.json {
-        print_json(&Threads {
+        return Report::json(&Threads {
             current: &ctx.thread,
             threads: summaries
                 .iter()
@@ -71,10 +70,15 @@ pub fn run(ctx: &Context) -> Result<Exit> {
                     current: summary.thread.name == ctx.thread,
                 })
                 .collect(),
-        })?;
-        return Ok(Exit::Success);
+        });
     }
-    let mut out = Listing::paged();
+    let mut out = Vec::new();
+    print_text(&mut out, ctx, &summaries)?;
+    Ok(Report::paged(out))
+}
+
+/// One line per thread, the current one marked.
+fn print_text(out: &mut impl Write, ctx: &Context, summaries: &[Summary]) -> std::io::Result<()> {
     if summaries.is_empty() {
         writeln!(
             out,
@@ -88,7 +92,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             "THREAD", "AGENT", "MODEL", "SESSION", "TURNS"
         )?;
     }
-    for summary in &summaries {
+    for summary in summaries {
         let mark = if summary.thread.name == ctx.thread {
             '*'
         } else {
@@ -110,8 +114,7 @@ pub fn run(ctx: &Context) -> Result<Exit> {
             format_time(summary.last_activity)
         )?;
     }
-    out.finish()?;
-    Ok(Exit::Success)
+    Ok(())
 }
 
 fn summarize(store: &Store, thread: ThreadRow) -> Result<Summary> {

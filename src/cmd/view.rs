@@ -178,24 +178,15 @@ pub fn fresh_line() -> &'static str {
     }
 }
 
-/// Whether this process printed its `--json` object already.
-static PRINTED: AtomicBool = AtomicBool::new(false);
-
-/// Whether [`print_json`] ran: a command that fails after printing its object must not print a
-/// second one.
-pub fn json_printed() -> bool {
-    PRINTED.load(Ordering::Relaxed)
-}
-
-/// Prints `value` as one line of JSON on stdout.
-pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
-    use std::io::Write;
-    PRINTED.store(true, Ordering::Relaxed);
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, value)?;
-    writeln!(out)?;
-    out.flush()?;
-    Ok(())
+/// A session for people, escaped: `claude · model default · 3f2a…`, with `unstarted` in place
+/// of the agent's ID before it has one.
+pub fn session_summary(session: &SessionRow, unstarted: &str) -> String {
+    format!(
+        "{} · model {} · {}",
+        escape(&session.agent),
+        escape(session.model.as_deref().unwrap_or("default")),
+        escape(session.agent_session_id.as_deref().unwrap_or(unstarted))
+    )
 }
 
 /// A time for people: `2026-11-30 06:10:02 UTC`.

@@ -16,9 +16,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{DB_FILE, Found, Project};
+use super::{Found, Project};
 use crate::exit::StickyError;
-use crate::store::STATE_DIR;
+use crate::state::{DB_FILE, STATE_DIR};
 
 /// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
 /// locks): a link among them would send writes elsewhere just as well.

@@ -5,7 +5,7 @@
 
 use std::io;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::ErrorCode;
 
@@ -126,6 +126,73 @@ pub(crate) fn is_busy(error: &rusqlite::Error) -> bool {
         error.sqlite_error_code(),
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
     )
+}
+
+/// Runs `op` until it succeeds, fails with something other than `SQLITE_BUSY`, or
+/// [`BUSY_TIMEOUT`] passes; for the calls where `SQLite` reports busy without waiting itself.
+///
+/// `op` must have no effect when it fails busy (one statement, or a `BEGIN`).
+pub(crate) fn retry_busy<T>(
+    file: &Path,
+    doing: &str,
+    op: impl FnMut() -> rusqlite::Result<T>,
+) -> anyhow::Result<T> {
+    retry_busy_for(file, doing, BUSY_TIMEOUT, op)
+}
+
+/// [`retry_busy`], giving up after `wait` instead of [`BUSY_TIMEOUT`].
+pub(crate) fn retry_busy_for<T>(
+    file: &Path,
+    doing: &str,
+    wait: Duration,
+    mut op: impl FnMut() -> rusqlite::Result<T>,
+) -> anyhow::Result<T> {
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match op() {
+            Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                #[cfg(test)]
+                busy_waits::count(file);
+                std::thread::sleep(pause + jitter(pause));
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) if is_busy(&e) => return Err(busy(file, doing, wait)),
+            result => return result.map_err(|e| sql(file, doing, &e)),
+        }
+    }
+}
+
+/// Up to `pause` of noise, so processes that collided once do not retry in lockstep.
+fn jitter(pause: Duration) -> Duration {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |now| now.subsec_nanos());
+    let max = u32::try_from(pause.as_nanos()).unwrap_or(u32::MAX).max(1);
+    Duration::from_nanos(u64::from(nanos % max))
+}
+
+/// How many times [`retry_busy`] waited on each file: the evidence a test needs that the busy
+/// path was taken, not just that the call took long.
+#[cfg(test)]
+pub(crate) mod busy_waits {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, PoisonError};
+
+    static WAITS: Mutex<BTreeMap<PathBuf, u32>> = Mutex::new(BTreeMap::new());
+
+    /// Counts one wait on `file`.
+    pub(crate) fn count(file: &Path) {
+        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
+        *waits.entry(file.to_owned()).or_default() += 1;
+    }
+
+    /// The waits on `file` so far.
+    pub(crate) fn of(file: &Path) -> u32 {
+        let waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
+        waits.get(file).copied().unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

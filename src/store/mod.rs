@@ -6,8 +6,8 @@
 //! many sticky processes starting in one directory at the same moment is normal (CI matrices,
 //! parallel panes). Every read-then-write goes through [`Store::immediate`].
 //!
-//! Submodules: `open` (file, pragmas, lock retries), `schema` (migrations), `rows` (row mapping
-//! and the indexed lookups), `error` (how failures read). Every failure is an `anyhow` error
+//! Submodules: `open` (file, pragmas), `schema` (migrations), `rows` (row mapping and the
+//! indexed lookups), `error` (how failures read, and the retries of a busy file). Every failure is an `anyhow` error
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
 mod error;
@@ -27,7 +27,6 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use rows::{session_columns, thread_columns, turn_columns};
 
 pub(crate) use error::io as io_error;
-pub(crate) use open::{STATE_DIR, create_state_dir, write_gitignore};
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
@@ -251,7 +250,7 @@ impl Store {
     /// back when it fails. Waits (up to the busy timeout) while another process writes.
     pub fn immediate<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let (conn, path) = (&self.conn, self.path.as_path());
-        let tx = open::retry_busy_for(path, "lock the database", self.wait, || {
+        let tx = error::retry_busy_for(path, "lock the database", self.wait, || {
             Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
         })?;
         let tx = Tx {
@@ -465,7 +464,7 @@ impl Store {
     /// Runs one statement outside a transaction, retrying where `SQLite` reports busy without
     /// waiting, and turns a failure into a store error.
     fn run<T>(&self, doing: &str, op: impl FnMut() -> rusqlite::Result<T>) -> Result<T> {
-        open::retry_busy(&self.path, doing, op)
+        error::retry_busy(&self.path, doing, op)
     }
 
     /// An update that matched no row means the row is gone (a replaced database file).

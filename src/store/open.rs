@@ -12,50 +12,18 @@
 //! into it on close, so its bytes stay as they were. Closing a sticky database does not
 //! checkpoint either (see the end of [`connect`]): the WAL stays beside it between runs.
 
-use std::fs::{DirBuilder, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::OpenOptions;
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
-use super::error::{self, BUSY_TIMEOUT};
+use super::error::{self, BUSY_TIMEOUT, retry_busy};
 use super::schema::{self, Identity};
-
-/// The name of the per-project state directory, which gets a `.gitignore` of its own.
-pub(crate) const STATE_DIR: &str = ".sticky";
-
-/// Creates `dir` (and missing parents) with mode 0700 when it does not exist; a directory named
-/// `.sticky` also gets a `.gitignore` containing `*` so its contents are never committed.
-///
-/// Safe to race: concurrent creators all succeed, and `create_new` lets exactly one of them write
-/// the `.gitignore`. Returns whether the directory was missing.
-pub(crate) fn create_state_dir(dir: &Path) -> io::Result<bool> {
-    let missing = !dir.is_dir();
-    if missing {
-        DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
-    }
-    if missing && dir.file_name().is_some_and(|name| name == STATE_DIR) {
-        write_gitignore(dir)?;
-    }
-    Ok(missing)
-}
-
-/// Writes `dir/.gitignore` with `*` unless it exists.
-pub(crate) fn write_gitignore(dir: &Path) -> io::Result<()> {
-    match OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(dir.join(".gitignore"))
-    {
-        Ok(mut file) => file.write_all(b"*\n"),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
-}
+use crate::state;
 
 /// Creates the database directory and an empty database file (mode 0600) when missing.
 ///
@@ -63,12 +31,12 @@ pub(crate) fn write_gitignore(dir: &Path) -> io::Result<()> {
 /// `-wal` and `-shm` files the database file's mode. An empty file is a valid empty database.
 pub(crate) fn create_file(file: &Path) -> Result<()> {
     if let Some(dir) = file.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        let created = create_state_dir(dir)
+        let created = state::create(dir)
             .map_err(|e| error::io(file, &format!("create the directory {}", dir.display()), &e))?;
         // A `.sticky` that lost its `.gitignore` (or whose creator died before writing it) gets
         // it back when the database itself is created.
-        if !created && !file.exists() && dir.file_name().is_some_and(|name| name == STATE_DIR) {
-            write_gitignore(dir)
+        if !created && !file.exists() && state::is_state_dir(dir) {
+            state::write_gitignore(dir)
                 .map_err(|e| error::io(file, &format!("write {}/.gitignore", dir.display()), &e))?;
         }
     }
@@ -205,72 +173,5 @@ fn use_wal(conn: &Connection, file: &Path) -> Result<()> {
                  file system?); set STICKY_DB=/local/path"
             ),
         ))
-    }
-}
-
-/// Runs `op` until it succeeds, fails with something other than `SQLITE_BUSY`, or
-/// [`BUSY_TIMEOUT`] passes; for the calls where `SQLite` reports busy without waiting itself.
-///
-/// `op` must have no effect when it fails busy (one statement, or a `BEGIN`).
-pub(crate) fn retry_busy<T>(
-    file: &Path,
-    doing: &str,
-    op: impl FnMut() -> rusqlite::Result<T>,
-) -> Result<T> {
-    retry_busy_for(file, doing, BUSY_TIMEOUT, op)
-}
-
-/// [`retry_busy`], giving up after `wait` instead of [`BUSY_TIMEOUT`].
-pub(crate) fn retry_busy_for<T>(
-    file: &Path,
-    doing: &str,
-    wait: Duration,
-    mut op: impl FnMut() -> rusqlite::Result<T>,
-) -> Result<T> {
-    let deadline = Instant::now() + wait;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match op() {
-            Err(e) if error::is_busy(&e) && Instant::now() < deadline => {
-                #[cfg(test)]
-                busy_waits::count(file);
-                std::thread::sleep(pause + jitter(pause));
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            Err(e) if error::is_busy(&e) => return Err(error::busy(file, doing, wait)),
-            result => return result.map_err(|e| error::sql(file, doing, &e)),
-        }
-    }
-}
-
-/// Up to `pause` of noise, so processes that collided once do not retry in lockstep.
-fn jitter(pause: Duration) -> Duration {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |now| now.subsec_nanos());
-    let max = u32::try_from(pause.as_nanos()).unwrap_or(u32::MAX).max(1);
-    Duration::from_nanos(u64::from(nanos % max))
-}
-
-/// How many times [`retry_busy`] waited on each file: the evidence a test needs that the busy
-/// path was taken, not just that the call took long.
-#[cfg(test)]
-pub(crate) mod busy_waits {
-    use std::collections::BTreeMap;
-    use std::path::{Path, PathBuf};
-    use std::sync::{Mutex, PoisonError};
-
-    static WAITS: Mutex<BTreeMap<PathBuf, u32>> = Mutex::new(BTreeMap::new());
-
-    /// Counts one wait on `file`.
-    pub(crate) fn count(file: &Path) {
-        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
-        *waits.entry(file.to_owned()).or_default() += 1;
-    }
-
-    /// The waits on `file` so far.
-    pub(crate) fn of(file: &Path) -> u32 {
-        let waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
-        waits.get(file).copied().unwrap_or_default()
     }
 }

@@ -10,8 +10,7 @@ use std::path::Path;
 use anyhow::Result;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use super::error;
-use super::open::retry_busy;
+use super::error::{self, retry_busy};
 
 /// `PRAGMA application_id` of a sticky database ("stky" in ASCII), so a foreign `SQLite` file
 /// pointed at by mistake is recognised and left alone instead of getting sticky's tables.

@@ -623,7 +623,7 @@ fn the_switch_to_wal_waits_out_a_writer_on_a_fresh_file() {
     // The lock is released only once the opener was refused and waited: without the retry
     // there is no wait to see, and the open fails.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while open::busy_waits::of(&db) == 0 {
+    while error::busy_waits::of(&db) == 0 {
         assert!(
             !opener.is_finished() && Instant::now() < deadline,
             "the open never waited on the busy file"

@@ -2,22 +2,22 @@
 //! session confirmed, renamed, followed or questioned, the turn's row finished whatever
 //! happened to the rest, and the answer (or the `--json` object) printed.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use super::super::view::{SessionView, TurnView, escape, fresh_line, print_json};
+use super::super::output::Report;
+use super::super::view::{SessionView, TurnView, escape, fresh_line};
 use super::run::{Outcome, Running};
 use crate::agent::Diagnosis;
-use crate::exit::{Exit, exit_for};
+use crate::exit::exit_for;
 use crate::pty::Status;
 use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
 use crate::store::{NewSession, Store, TurnEnd, TurnStatus};
 
 /// Decides the turn's end, records it, prints the result.
-pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) -> Result<Exit> {
+pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) -> Result<Report> {
     let Outcome {
         ended,
         observed,
@@ -52,7 +52,7 @@ pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) ->
         .error
         .clone()
         .or_else(|| not_recorded.as_ref().map(|error| format!("{error:#}")));
-    if let Err(error) = report(
+    let said = match report(
         turn,
         store,
         &observed,
@@ -60,10 +60,11 @@ pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) ->
         error.as_deref(),
         code,
     ) {
+        Ok(said) => said,
         // What was not recorded says more than a report that could not be read back.
-        return Err(not_recorded.unwrap_or(error));
-    }
-    conclude(turn, &verdict, ended, not_recorded)
+        Err(error) => return Err(not_recorded.unwrap_or(error)),
+    };
+    Ok(conclude(turn, &verdict, ended, not_recorded, said))
 }
 
 /// What the turn ends with: sticky's failed check, the agent's own failure (its exit code
@@ -74,7 +75,8 @@ fn conclude(
     verdict: &Verdict,
     ended: Result<crate::pty::Finished, anyhow::Error>,
     not_recorded: Option<anyhow::Error>,
-) -> Result<Exit> {
+    said: Report,
+) -> Report {
     let warn = |error: &Option<anyhow::Error>| {
         if let Some(error) = error {
             eprintln!("{}sticky: {}", fresh_line(), escape(&format!("{error:#}")));
@@ -82,19 +84,19 @@ fn conclude(
     };
     if let Some(failure) = verdict.failure(turn.begun.adapter.name()) {
         warn(&not_recorded);
-        return Err(failure.into());
+        return said.failing(failure.into());
     }
     if let Err(error) = ended {
         warn(&not_recorded);
         let program = turn.begun.program.display();
-        return Err(error.context(format!("could not run {program}")));
+        return said.failing(error.context(format!("could not run {program}")));
     }
     if let (Some(error), false) = (&verdict.error, turn.ctx.json) {
         eprintln!("{}sticky: {}", fresh_line(), escape(error));
     }
     match not_recorded {
-        Some(error) => Err(error),
-        None => Ok(verdict.exit),
+        Some(error) => said.failing(error),
+        None => said.exiting(verdict.exit),
     }
 }
 
@@ -226,7 +228,7 @@ fn follow(turn: &Running<'_>, store: &mut Store, current: &str) -> Result<()> {
     Ok(())
 }
 
-/// Prints the answer on stdout (or the `--json` object), and a failed turn's output on
+/// The answer for stdout (or the `--json` object); prints a failed turn's output on
 /// stderr.
 fn report(
     turn: &Running<'_>,
@@ -235,7 +237,7 @@ fn report(
     status: TurnStatus,
     error: Option<&str>,
     exit_code: u8,
-) -> Result<()> {
+) -> Result<Report> {
     let answer = observed.answer();
     if turn.ctx.json {
         let row = store
@@ -244,7 +246,7 @@ fn report(
         let session = store
             .session(turn.begun.session.id)?
             .context("the session's row disappeared")?;
-        return print_json(&TurnReport {
+        return Report::json(&TurnReport {
             thread: &turn.ctx.thread,
             project: turn.ctx.project.dir.display().to_string(),
             session: SessionView::from(&session),
@@ -263,19 +265,14 @@ fn report(
             answer.push('\n');
         }
         if status == TurnStatus::Ok {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(answer.as_bytes()).and_then(|()| out.flush()) {
-                // A reader that stopped early (`| head -1`) wanted no more; the turn is
-                // recorded, and that is no failure of it.
-                Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {}
-                result => result?,
-            }
-        } else {
-            // The answer of a failed turn is the agent's error message: stderr, not stdout.
-            eprint!("{answer}");
+            // A reader that stops early (`| head -1`) is no failure of the recorded turn
+            // (see `output::emit`).
+            return Ok(Report::text(answer.into_bytes()));
         }
+        // The answer of a failed turn is the agent's error message: stderr, not stdout.
+        eprint!("{answer}");
     }
-    Ok(())
+    Ok(Report::nothing())
 }
 
 /// The error of a turn whose end, or what it made of the session (`what`), could not be

@@ -16,10 +16,11 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::Context;
-use super::view::{SessionView, escape, format_time, one_line, print_json};
+use super::output::Report;
+use super::view::{SessionView, escape, format_time, one_line};
 use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::TurnArgs;
-use crate::exit::{Exit, StickyError};
+use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
 use crate::session::{self, Action, Plan, Request, Thread};
 use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
@@ -36,7 +37,7 @@ use run::Running;
 const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs one turn; `fresh` is `sticky new`.
-pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Exit> {
+pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
     ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let mut read_stdin = !stdin_is_terminal;
@@ -249,7 +250,7 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
             );
         }
     };
-    lock::lock(&ctx.project.db, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+    lock::lock(&ctx.project.state.locks, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
         let advice = if args.no_wait {
             "it is still running (--no-wait)".to_owned()
         } else {
@@ -268,7 +269,7 @@ fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock
 }
 
 /// `sticky new` without a prompt: rotate now, start the agent on the next turn.
-fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
+fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
     if !args.agent_args.is_empty() {
         // No agent runs now, so they would be dropped without a word.
         return Err(StickyError::Usage(
@@ -289,7 +290,7 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
     })?;
     if ctx.json {
         // A turn's keys, so `sticky new --json` reads alike with and without a prompt.
-        print_json(&serde_json::json!({
+        return Report::json(&serde_json::json!({
             "thread": ctx.thread,
             "project": ctx.project.dir.display().to_string(),
             "session": SessionView::from(&session),
@@ -297,15 +298,16 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Exit> {
             "answer": null,
             "error": null,
             "exit_code": 0,
-        }))?;
-    } else if !ctx.quiet {
+        }));
+    }
+    if !ctx.quiet {
         eprintln!(
             "sticky: new {} session for thread {}; the next turn starts it",
             session.agent,
             escape(&ctx.thread)
         );
     }
-    Ok(Exit::Success)
+    Ok(Report::nothing())
 }
 
 /// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
@@ -324,7 +326,7 @@ fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), Sti
         };
         if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
             return Err(StickyError::store(
-                &ctx.project.db,
+                &ctx.project.state.db,
                 format!(
                     "session #{} has the {what} \"{value}\", which the agent could take for an \
                      option; sticky does not pass it on (was the database crafted or copied \
@@ -355,6 +357,7 @@ fn ensure_own_arguments(
         )));
     }
     let configured: Vec<OsString> = ctx
+        .settings
         .config
         .agent(name)
         .map(|settings| settings.args.iter().map(OsString::from).collect())

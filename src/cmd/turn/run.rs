@@ -8,7 +8,6 @@ use std::os::unix::ffi::OsStringExt;
 use super::{Begun, Context, Prompt};
 use crate::agent::{self, LineSplitter, PromptVia, Target};
 use crate::cli::TurnArgs;
-use crate::lock;
 use crate::progress::Progress;
 use crate::pty::{self, Finished};
 use crate::session::{Effect, Observed};
@@ -34,7 +33,7 @@ pub(super) struct Outcome {
 
 impl<'a> Running<'a> {
     pub(super) fn new(ctx: &'a Context, begun: &'a Begun<'a>, args: &'a TurnArgs) -> Self {
-        let configured = ctx.config.agent(begun.adapter.name());
+        let configured = ctx.settings.config.agent(begun.adapter.name());
         let mut extra_args: Vec<OsString> = configured
             .map(|settings| settings.args.iter().map(OsString::from).collect())
             .unwrap_or_default();
@@ -64,7 +63,7 @@ impl<'a> Running<'a> {
 
     pub(super) fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
         let mut env = self.begun.adapter.env(&self.begun.session.directory);
-        if let Some(settings) = self.ctx.config.agent(self.begun.adapter.name()) {
+        if let Some(settings) = self.ctx.settings.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
         }
         // Lets a nested sticky (an agent's tool calling sticky) tell it runs inside one.
@@ -128,9 +127,7 @@ impl<'a> Running<'a> {
 
     pub(super) fn interactive(&self) -> Outcome {
         let adapter = self.begun.adapter;
-        // Beside the lock files: private to the user (0700), inside the project's state.
-        let report = lock::dir(&self.ctx.project.db)
-            .join(format!("sessions-turn-{}.jsonl", self.begun.turn_id));
+        let report = self.ctx.project.state.report(self.begun.turn_id);
         let mut args = adapter.interactive_args(&self.agent_turn());
         args.extend(adapter.session_report_args(&report));
         let mut observed = Observed::default();

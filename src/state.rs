@@ -1,0 +1,137 @@
+//! The project's state directory: where each file of sticky's state lives, and the one function
+//! that creates a directory for it.
+//!
+//! Everything sticky keeps for a project sits beside its database: `.sticky/sticky.db`, or the
+//! `STICKY_DB` path, which moves all of it (a read-only checkout or a CI cache keeps its state
+//! where it can be written). Beside the database: `<db>.locks/` (a lock file per conversation,
+//! and the per-turn files an agent reports its session into) and `<db>.vault/` (sticky's copy of
+//! the live sessions' files). Every directory is private to the user (0700), and `.sticky/` gets
+//! a `.gitignore` containing `*` so its contents are never committed. Depends on nothing else
+//! in sticky, so `project`, `store` and `lock` all build on it.
+
+use std::ffi::OsString;
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+/// The name of the per-project state directory, which gets a `.gitignore` of its own.
+pub const STATE_DIR: &str = ".sticky";
+
+/// The database file inside [`STATE_DIR`].
+pub const DB_FILE: &str = "sticky.db";
+
+/// Where the files of one project's state live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct State {
+    /// The database file: `<project>/.sticky/sticky.db`, or the `STICKY_DB` path.
+    pub db: PathBuf,
+    /// The lock files of the conversations and the per-turn report files: `<db>.locks/`.
+    pub locks: PathBuf,
+    /// sticky's copy of the live sessions' files: `<db>.vault/`.
+    pub vault: PathBuf,
+}
+
+impl State {
+    /// The state of the project in `dir`: `dir/.sticky/sticky.db` and its neighbours.
+    pub fn in_project(dir: &Path) -> Self {
+        Self::beside(dir.join(STATE_DIR).join(DB_FILE))
+    }
+
+    /// The state kept beside the database `db` (the `STICKY_DB` path).
+    pub fn beside(db: PathBuf) -> Self {
+        Self {
+            locks: sibling(&db, ".locks"),
+            vault: sibling(&db, ".vault"),
+            db,
+        }
+    }
+
+    /// The file an interactive agent reports its sessions into during turn `turn_id` (see
+    /// `Adapter::session_report_args`): beside the lock files, so private to the user.
+    pub fn report(&self, turn_id: i64) -> PathBuf {
+        self.locks.join(format!("sessions-turn-{turn_id}.jsonl"))
+    }
+}
+
+/// `<file><suffix>`, in the same directory.
+fn sibling(file: &Path, suffix: &str) -> PathBuf {
+    let mut name: OsString = file.file_name().unwrap_or_default().to_owned();
+    name.push(suffix);
+    file.with_file_name(name)
+}
+
+/// Creates `dir` (and missing parents) with mode 0700 when it does not exist; a directory named
+/// `.sticky` also gets a `.gitignore` containing `*` so its contents are never committed.
+///
+/// Safe to race: concurrent creators all succeed, and `create_new` lets exactly one of them write
+/// the `.gitignore`. Returns whether the directory was missing.
+pub fn create(dir: &Path) -> io::Result<bool> {
+    let missing = !dir.is_dir();
+    if missing {
+        DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    }
+    if missing && is_state_dir(dir) {
+        write_gitignore(dir)?;
+    }
+    Ok(missing)
+}
+
+/// Whether `dir` is named like a project's state directory (`.sticky`).
+pub fn is_state_dir(dir: &Path) -> bool {
+    dir.file_name().is_some_and(|name| name == STATE_DIR)
+}
+
+/// Writes `dir/.gitignore` with `*` unless it exists.
+pub fn write_gitignore(dir: &Path) -> io::Result<()> {
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(".gitignore"))
+    {
+        Ok(mut file) => file.write_all(b"*\n"),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn every_file_of_the_state_sits_beside_the_database() {
+        let state = State::in_project(Path::new("/p"));
+        assert_eq!(state.db, Path::new("/p/.sticky/sticky.db"));
+        assert_eq!(state.locks, Path::new("/p/.sticky/sticky.db.locks"));
+        assert_eq!(state.vault, Path::new("/p/.sticky/sticky.db.vault"));
+        assert_eq!(
+            state.report(7),
+            Path::new("/p/.sticky/sticky.db.locks/sessions-turn-7.jsonl")
+        );
+        // STICKY_DB moves all of it.
+        let moved = State::beside(PathBuf::from("/cache/x.db"));
+        assert_eq!(moved.locks, Path::new("/cache/x.db.locks"));
+        assert_eq!(moved.vault, Path::new("/cache/x.db.vault"));
+    }
+
+    #[test]
+    fn creating_a_state_directory_makes_it_private_and_ignored_by_git() {
+        let root = tempfile::tempdir().unwrap();
+        let state = root.path().join("p/.sticky");
+        assert!(create(&state).unwrap(), "it was missing");
+        let mode = std::fs::metadata(&state).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert_eq!(
+            std::fs::read_to_string(state.join(".gitignore")).unwrap(),
+            "*\n"
+        );
+        assert!(!create(&state).unwrap(), "it exists now");
+        // Other directories (the locks, a STICKY_DB directory) get no .gitignore.
+        let locks = root.path().join("cache/x.db.locks");
+        assert!(create(&locks).unwrap());
+        assert!(!locks.join(".gitignore").exists());
+    }
+}
