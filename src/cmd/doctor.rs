@@ -101,32 +101,13 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
         problems.extend(write_problem(&ctx.project.state));
     }
     let live = state.live.as_ref();
-    // The live session is the thread's newest: it ran a turn when the last turn is its own.
-    let tried = |row: &SessionRow| {
-        state
-            .last_turn
-            .as_ref()
-            .is_some_and(|turn| turn.session_id == row.id)
-    };
-    let plan = session::plan(
-        live.map(|row| session::live_of(row, tried(row), &ctx.agents)),
-        Request {
-            fresh: false,
-            agent: select.agent.as_deref(),
-            model: select.model.as_deref(),
-            default_agent: ctx.default_agent(),
-        },
-    );
+    let plan = next_plan(ctx, select, &state);
     let next_turn = next_turn(&plan);
     let agent = ctx.settings.agent(select, ctx.origins, live);
     let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
-    let elsewhere = |live| session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).err();
-    if let Some(error) = live.and_then(elsewhere) {
-        problems.push((error.exit(), error.to_string()));
-    }
-    if let (Action::Resume, Some(live)) = (plan.action, live) {
-        problems.extend(resume_problems(live, transcript.as_ref()));
+    if let Some(live) = live {
+        problems.extend(session_problems(ctx, &plan, live, transcript.as_ref()));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
     let report = Shown {
@@ -167,6 +148,47 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
         Report::text(out)
     };
     Ok(said.exiting(exit))
+}
+
+/// The plan the next turn would apply, as the turn makes it (read-only: nothing is written).
+fn next_plan(ctx: &Context, select: &SelectArgs, state: &State) -> Plan {
+    // The live session is the thread's newest: it ran a turn when the last turn is its own.
+    let tried = |row: &SessionRow| {
+        state
+            .last_turn
+            .as_ref()
+            .is_some_and(|turn| turn.session_id == row.id)
+    };
+    session::plan(
+        state
+            .live
+            .as_ref()
+            .map(|row| session::live_of(row, tried(row), &ctx.agents)),
+        Request {
+            fresh: false,
+            agent: select.agent.as_deref(),
+            model: select.model.as_deref(),
+            default_agent: ctx.default_agent(),
+        },
+    )
+}
+
+/// What stands in the way of the live session: recorded for another directory, or (when the
+/// plan resumes it) no longer resumable.
+fn session_problems(
+    ctx: &Context,
+    plan: &Plan,
+    live: &SessionRow,
+    transcript: Option<&Transcript>,
+) -> Vec<(Exit, String)> {
+    let mut problems = Vec::new();
+    if let Err(error) = session::ensure_in_project(live, &ctx.thread, &ctx.project.dir) {
+        problems.push((error.exit(), error.to_string()));
+    }
+    if plan.action == Action::Resume {
+        problems.extend(resume_problems(live, transcript));
+    }
+    problems
 }
 
 /// The program of agent `name`, or why there is none; an unknown agent or a missing program
@@ -404,11 +426,16 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
         };
         line(out, "transcript", &transcript.path, state)?;
     }
-    if report.problems.is_empty() {
+    print_problems(out, &report.problems)
+}
+
+/// The verdict under the report: ok, or each problem with the code the next turn would exit.
+fn print_problems(out: &mut impl Write, problems: &[Problem]) -> std::io::Result<()> {
+    if problems.is_empty() {
         writeln!(out, "\nok: the next turn can run")?;
     } else {
         writeln!(out, "\nproblems:")?;
-        for problem in &report.problems {
+        for problem in problems {
             let message = escape(&problem.message);
             writeln!(out, "  - {message} (exit {})", problem.exit_code)?;
         }
