@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use serde_json::Value;
 
+use crate::support::other_user::{as_user, has_setpriv, is_root};
 use crate::support::{Output, TestEnv, fakes_dir, python, skip};
 
 /// Whether the fake agent's transcript of `session` holds the user prompt `prompt` (the fake
@@ -741,47 +742,9 @@ fn a_corrupt_database_is_refused_with_71_and_left_byte_for_byte() {
     assert_eq!(env.agent_runs().len(), runs_before, "the agent never ran");
 }
 
-/// Whether this process runs as root (who writes anywhere, so permission tests need another
-/// user).
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    tempfile::tempfile()
-        .and_then(|file| file.metadata())
-        .is_ok_and(|meta| meta.uid() == 0)
-}
-
-/// `command` as a user whom file modes stop: as root (whom they do not), `nobody` through
-/// setpriv.
-fn as_user(command: &Command) -> Command {
-    if is_root() {
-        let mut wrapped = Command::new("setpriv");
-        wrapped
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(command.get_program())
-            .args(command.get_args());
-        wrapped
-            .current_dir(command.get_current_dir().expect("a directory"))
-            .env_clear();
-        for (key, value) in command.get_envs() {
-            if let Some(value) = value {
-                wrapped.env(key, value);
-            }
-        }
-        wrapped
-    } else {
-        let mut plain = Command::new(command.get_program());
-        plain.args(command.get_args());
-        plain
-            .current_dir(command.get_current_dir().expect("a directory"))
-            .env_clear()
-            .envs(command.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))));
-        plain
-    }
-}
-
 #[test]
 fn a_read_only_project_directory_suggests_sticky_db() {
-    if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
+    if is_root() && !has_setpriv() {
         skip("running as root and setpriv is unavailable to run sticky as another user");
         return;
     }

@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::Path;
 
+use crate::support::other_user::{as_user, has_setpriv, is_root};
 use crate::support::{TestEnv, skip};
 
 /// Makes `dir` and the files in it the user's alone (0700, 0600), whatever the umask they were
@@ -206,14 +207,6 @@ fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     }
     files.sort();
     files
-}
-
-/// Whether this process runs as root (who can give files to another user).
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    tempfile::tempfile()
-        .and_then(|file| file.metadata())
-        .is_ok_and(|meta| meta.uid() == 0)
 }
 
 #[test]
@@ -520,22 +513,14 @@ fn sticky_as_user(args: &[&str], dir: &Path, home: &Path) -> (Option<i32>, Strin
         "/bin".into(),
     ])
     .expect("a PATH");
-    let mut command = if is_root() {
-        let mut setpriv = std::process::Command::new("setpriv");
-        setpriv
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_sticky"));
-        setpriv
-    } else {
-        std::process::Command::new(env!("CARGO_BIN_EXE_sticky"))
-    };
-    let output = command
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sticky"));
+    command
         .args(args)
         .current_dir(dir)
-        .env_clear()
         .env("HOME", home)
         .env("PATH", path)
-        .env("FAKE_CLAUDE_LOG", "/dev/null")
+        .env("FAKE_CLAUDE_LOG", "/dev/null");
+    let output = as_user(&command)
         .output()
         .expect("run sticky through setpriv");
     (
@@ -547,12 +532,7 @@ fn sticky_as_user(args: &[&str], dir: &Path, home: &Path) -> (Option<i32>, Strin
 
 #[test]
 fn status_log_and_threads_read_a_database_nobody_may_write() {
-    if !is_root()
-        || std::process::Command::new("setpriv")
-            .arg("--version")
-            .output()
-            .is_err()
-    {
+    if !is_root() || !has_setpriv() {
         // Without root, a file the test cannot write is one it made read-only itself.
         skip("needs root and setpriv to run sticky as another user");
         return;

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
+pub mod other_user;
 pub mod skip;
 pub mod terminal;
 
