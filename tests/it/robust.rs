@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use serde_json::Value;
 
-use crate::support::other_user::{as_user, has_setpriv, is_root};
-use crate::support::{Output, TestEnv, fakes_dir, python, skip};
+use crate::support::other_user::{SharedPlace, as_user, chmod, has_setpriv, is_root};
+use crate::support::{Output, TestEnv, python, skip};
 
 /// Whether the fake agent's transcript of `session` holds the user prompt `prompt` (the fake
 /// writes it before it answers, so this is the handshake for "the agent is working on it").
@@ -749,31 +749,16 @@ fn a_read_only_project_directory_suggests_sticky_db() {
         return;
     }
     // A world-traversable place: the user must reach the binary, the fake and these files.
-    let base = tempfile::Builder::new()
-        .prefix("sticky-ro-")
-        .tempdir()
-        .expect("a temp dir");
-    let chmod = |path: &Path, mode: u32| {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
-    };
-    chmod(base.path(), 0o755);
-    let (home, project) = (base.path().join("home"), base.path().join("project"));
-    fs::create_dir(&home).expect("create home");
-    fs::create_dir(&project).expect("create the project");
-    if is_root() {
-        std::os::unix::fs::chown(&home, Some(65_534), Some(65_534)).expect("give home to nobody");
-    }
-    chmod(&project, 0o555);
-    let python_dir = python().parent().expect("python's directory").to_owned();
-    let path = std::env::join_paths([fakes_dir(), python_dir, "/usr/bin".into(), "/bin".into()])
-        .expect("a PATH");
+    let place = SharedPlace::new("sticky-ro-");
+    let (home, project) = (&place.home, &place.project);
+    chmod(project, 0o555);
+    let path = SharedPlace::path();
     let sticky = |args: &[&str], db: Option<&Path>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
         command
             .args(args)
-            .current_dir(&project)
-            .env("HOME", &home)
+            .current_dir(project)
+            .env("HOME", home)
             .env("PATH", &path)
             .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
         if let Some(db) = db {

@@ -5,7 +5,9 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::other_user::{as_user, has_setpriv, is_root};
+use crate::support::other_user::{
+    SharedPlace, as_user, chmod, give_to_nobody, has_setpriv, is_root,
+};
 use crate::support::{TestEnv, skip};
 
 /// Makes `dir` and the files in it the user's alone (0700, 0600), whatever the umask they were
@@ -221,10 +223,6 @@ fn a_sticky_dir_planted_by_another_user_or_open_to_all_is_never_used() {
         .run()
         .assert_success();
     let planted = shared.join(".sticky");
-    let chmod = |path: &Path, mode: u32| {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
-    };
     chmod(&planted, 0o777);
 
     let open = env.sticky(["hello"]).current_dir(&shared).run();
@@ -502,17 +500,7 @@ fn damaged_index_or_table_pages_are_71_never_a_second_session() {
 /// when the test runs as root (who ignores file modes), through setpriv: (exit code, stdout,
 /// stderr).
 fn sticky_as_user(args: &[&str], dir: &Path, home: &Path) -> (Option<i32>, String, String) {
-    let python_dir = crate::support::python()
-        .parent()
-        .expect("python's directory")
-        .to_owned();
-    let path = std::env::join_paths([
-        crate::support::fakes_dir(),
-        python_dir,
-        "/usr/bin".into(),
-        "/bin".into(),
-    ])
-    .expect("a PATH");
+    let path = SharedPlace::path();
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sticky"));
     command
         .args(args)
@@ -538,24 +526,11 @@ fn status_log_and_threads_read_a_database_nobody_may_write() {
         return;
     }
     // A world-traversable place, handed to `nobody`, then made read-only.
-    let base = tempfile::Builder::new()
-        .prefix("sticky-ro-")
-        .tempdir()
-        .expect("a temp dir");
-    let chmod = |path: &Path, mode: u32| {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
-    };
-    chmod(base.path(), 0o755);
-    let (home, project) = (base.path().join("home"), base.path().join("project"));
-    for dir in [&home, &project] {
-        fs::create_dir(dir).expect("create a directory");
-        if is_root() {
-            std::os::unix::fs::chown(dir, Some(65_534), Some(65_534)).expect("chown");
-        }
-    }
+    let place = SharedPlace::new("sticky-ro-");
+    let (home, project) = (&place.home, &place.project);
+    give_to_nobody(project);
     for prompt in ["first words", "second words"] {
-        let (code, _, stderr) = sticky_as_user(&[prompt], &project, &home);
+        let (code, _, stderr) = sticky_as_user(&[prompt], project, home);
         assert_eq!(code, Some(0), "{stderr}");
     }
     let state = project.join(".sticky");
@@ -567,22 +542,22 @@ fn status_log_and_threads_read_a_database_nobody_may_write() {
     chmod(&state, 0o500);
     let before = snapshot(&state);
 
-    let (code, stdout, stderr) = sticky_as_user(&["status"], &project, &home);
+    let (code, stdout, stderr) = sticky_as_user(&["status"], project, home);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("second words"), "{stdout}");
-    let (code, stdout, stderr) = sticky_as_user(&["log"], &project, &home);
+    let (code, stdout, stderr) = sticky_as_user(&["log"], project, home);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stdout.contains("first words") && stdout.contains("second words"),
         "{stdout}"
     );
-    let (code, stdout, stderr) = sticky_as_user(&["threads"], &project, &home);
+    let (code, stdout, stderr) = sticky_as_user(&["threads"], project, home);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("main"), "{stdout}");
     assert_eq!(snapshot(&state), before, "reading wrote nothing");
 
     // A turn needs to write, and says how to get a writable place.
-    let (code, _, stderr) = sticky_as_user(&["third"], &project, &home);
+    let (code, _, stderr) = sticky_as_user(&["third"], project, home);
     assert_eq!(code, Some(71), "{stderr}");
     assert!(stderr.contains("STICKY_DB=/writable/path"), "{stderr}");
     assert_eq!(snapshot(&state), before, "the refused turn wrote nothing");
@@ -791,10 +766,6 @@ fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured()
         .prefix("sticky-shared-")
         .tempdir()
         .expect("a temp dir");
-    let chmod = |path: &Path, mode: u32| {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
-    };
     chmod(base.path(), 0o755);
     let shared = base.path().join("x");
     fs::create_dir(&shared).expect("create the shared directory");
@@ -814,7 +785,7 @@ fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured()
     let (home, mine) = (base.path().join("home"), shared.join("anything"));
     for dir in [&home, &mine] {
         fs::create_dir(dir).expect("create a directory");
-        std::os::unix::fs::chown(dir, Some(65_534), Some(65_534)).expect("chown");
+        give_to_nobody(dir);
     }
     let (code, stdout, stderr) = sticky_as_user(&["mine"], &mine, &home);
     assert_eq!(code, Some(0), "{stderr}");
