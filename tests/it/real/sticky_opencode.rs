@@ -32,6 +32,8 @@ pub const PROFILE: Profile = Profile {
         says: "Session not found",
     }),
     ui: None,
+    tools: None,
+    api_failure: None,
 };
 
 /// opencode keeps every session in one database, not a file per session: the stored ID is one

@@ -34,6 +34,8 @@ pub const PROFILE: Profile = Profile {
         says: "No saved session found",
     }),
     ui: None,
+    tools: None,
+    api_failure: None,
 };
 
 /// Qwen Code keeps one chat, named by the stored ID, under the project; every record of it
