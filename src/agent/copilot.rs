@@ -212,8 +212,11 @@ mod tests {
                 },
             ]
         );
-        // The shape of tool.execution_start from the 1.0.102 bundle (`cli-main.js`).
-        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"bash","arguments":{}}}"#;
+        // A tool turn of the real 1.0.102 (part 12's real tier, 2026-12-01), trimmed: the
+        // message that requests the tool has empty content, then the tool starts.
+        let request = r#"{"type":"assistant.message","data":{"messageId":"ade4","model":"mock-model","content":"","toolRequests":[{"toolCallId":"call_mock_7","name":"bash","arguments":{"command":"echo made > m.txt","description":"mock"}}]}}"#;
+        assert_eq!(Copilot.parse_line(request), []);
+        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"call_mock_7","toolName":"bash","arguments":{"command":"echo made > m.txt","description":"mock"},"turnId":"0","model":"mock-model","toolTitle":"Running command"}}"#;
         assert_eq!(Copilot.parse_line(tool), [Event::Activity("bash".into())]);
         let failed = r#"{"type":"result","sessionId":"s","exitCode":1,"usage":{}}"#;
         assert_eq!(

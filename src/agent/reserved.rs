@@ -216,4 +216,29 @@ mod tests {
             assert_eq!(first(reserved, args), want, "{args:?}");
         }
     }
+
+    /// The permission flags a CI user gives after `--` so the agent runs tools unasked are the
+    /// agent's business, never refused (each was run through sticky by the real-agent tier's
+    /// tool scenarios, or is the agent's documented alias of one that was).
+    #[test]
+    fn permission_flags_pass() {
+        let cases: &[(&[Reserved], &[&str])] = &[
+            (CLAUDE, &["--permission-mode", "bypassPermissions"]),
+            (CLAUDE, &["--dangerously-skip-permissions"]),
+            (CLAUDE, &["--allowedTools", "Bash"]),
+            (CODEX, &["--sandbox", "workspace-write"]),
+            (CODEX, &["-s", "danger-full-access"]),
+            (CODEX, &["--dangerously-bypass-approvals-and-sandbox"]),
+            (GEMINI, &["--approval-mode", "yolo"]),
+            (GEMINI, &["--yolo"]),
+            (GEMINI, &["-y"]),
+            (QWEN, &["--approval-mode", "yolo"]),
+            (OPENCODE, &["--auto"]),
+            (COPILOT, &["--allow-all-tools"]),
+            (COPILOT, &["--yolo"]),
+        ];
+        for (reserved, args) in cases {
+            assert_eq!(first(reserved, args), None, "{args:?}");
+        }
+    }
 }

@@ -55,8 +55,9 @@ pub struct Tools {
     /// The agent's own arguments, given after `--`, that let it run a command unasked.
     pub permissions: &'static [&'static str],
     /// What the progress line shows after the agent's name while the command runs: the tool's
-    /// name, or the command itself where the agent reports that (Codex).
-    pub activity: &'static str,
+    /// name, or the command itself where the agent reports that (Codex); `None` for an agent
+    /// that reports a tool only once it finished, so nothing can name it while it runs.
+    pub activity: Option<&'static str>,
 }
 
 /// How an agent meets a model request that fails.
@@ -359,6 +360,8 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
@@ -367,6 +370,7 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
     ];
     copilot: super::Agent::Copilot => [
         two_turns_carry_the_history,

@@ -1,6 +1,7 @@
 //! sticky with the real Claude Code 2.1.332 against the mock: what Claude Code supplies to the
 //! [`scenarios`](super::scenarios) (issue 3, part 2: the history survives between sticky
-//! invocations, and only `new` and a different `--model` start afresh), and its own `/clear`.
+//! invocations, and only `new` and a different `--model` start afresh; issue 15, part 12: a tool
+//! turn and a failing model API), and its own `/clear`.
 //!
 //! What the agent really did is read from the mock's requests (the messages it sent, the model,
 //! the `x-claude-code-session-id` header, the working directory in its system prompt) and from
@@ -39,7 +40,7 @@ pub const PROFILE: Profile = Profile {
     }),
     tools: Some(Tools {
         permissions: &["--permission-mode", "bypassPermissions"],
-        activity: "Bash",
+        activity: Some("Bash"),
     }),
     api_failure: Some(ApiFailure {
         retries,

@@ -51,7 +51,7 @@ pub const PROFILE: Profile = Profile {
     tools: Some(Tools {
         permissions: &["--sandbox", "workspace-write"],
         // Codex reports the command it runs (`command_execution`), not a tool's name.
-        activity: "/bin/bash -lc",
+        activity: Some("/bin/bash -lc"),
     }),
     api_failure: Some(ApiFailure {
         retries,

@@ -37,7 +37,7 @@ pub const PROFILE: Profile = Profile {
         // "Required for non-interactive mode" to run a tool (`copilot --help`).
         permissions: &["--allow-all-tools"],
         // The `toolName` of `tool.execution_start`.
-        activity: "bash",
+        activity: Some("bash"),
     }),
     api_failure: None,
 };

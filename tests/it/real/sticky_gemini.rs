@@ -44,7 +44,7 @@ pub const PROFILE: Profile = Profile {
     }),
     tools: Some(Tools {
         permissions: &["--approval-mode", "yolo"],
-        activity: "run_shell_command",
+        activity: Some("run_shell_command"),
     }),
     api_failure: Some(ApiFailure {
         retries,

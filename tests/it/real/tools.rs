@@ -7,7 +7,8 @@
 //! command in the project: the command's file exists, sticky prints only the final answer, and
 //! the next turn's request carries the call and its result. On a terminal, the progress line
 //! names the tool while it runs: the command waits for a file the test creates only once it
-//! has seen that name on the screen, so the check is a handshake, never a race with a sleep.
+//! has seen that name on the screen, so the check is a handshake, never a race with a sleep
+//! (opencode reports a tool only once it finished, so it has only the first scenario).
 
 use super::scenarios::Tools;
 use super::terminal::Terminal;
@@ -112,7 +113,10 @@ pub fn the_progress_line_names_the_tool_while_it_runs(agent: Agent) {
         &tier.world.project,
         &with_permissions(&prompt, tools),
     );
-    let shown = format!("{} \u{b7} {}", agent.name(), tools.activity);
+    let activity = tools
+        .activity
+        .expect("the agent reports its tool while it runs");
+    let shown = format!("{} \u{b7} {activity}", agent.name());
     terminal.wait_for(&shown);
     std::fs::write(tier.world.project.join("tool-go"), "").expect("let the command finish");
     terminal.assert_exit(0);
