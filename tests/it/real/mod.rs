@@ -336,6 +336,12 @@ trust_level = "trusted"
             })
             .to_string(),
         );
+        // Copilot CLI 1.0.102: the project trusted, else its UI opens on a "Confirm folder
+        // trust" dialog; answering "Yes, and remember" writes this list (observed).
+        self.write(
+            ".copilot/config.json",
+            &json!({ "trustedFolders": [project] }).to_string(),
+        );
     }
 
     /// Writes `text` at `relative` under HOME, creating its directories.

@@ -378,6 +378,7 @@ table! {
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
+        an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,

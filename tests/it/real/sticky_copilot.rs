@@ -1,7 +1,8 @@
 //! sticky with the real Copilot CLI 1.0.102 against the mock (issue 15, part 12): what Copilot
 //! supplies to the [`scenarios`](super::scenarios): the history survives between sticky
 //! invocations in the session Copilot really used, `new` and another `--model` start afresh, a
-//! turn from a subdirectory runs in the project, a lost session reaches nothing, and a tool turn.
+//! turn from a subdirectory runs in the project, a lost session reaches nothing, its own UI is
+//! carried into the next headless turn, and a tool turn.
 //!
 //! Copilot runs offline with its own model provider (BYOK: `COPILOT_OFFLINE`,
 //! `COPILOT_PROVIDER_BASE_URL` and the rest, set by the world), speaking Chat Completions to the
@@ -10,7 +11,8 @@
 
 use serde_json::Value;
 
-use super::scenarios::{Lost, Model, Profile, Tools};
+use super::scenarios::{Lost, Model, Profile, Tools, Ui};
+use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{COPILOT_MODEL, lines_after};
 use crate::mock::Request;
@@ -32,7 +34,15 @@ pub const PROFILE: Profile = Profile {
         forget,
         says: "No session, task, or name matched",
     }),
-    ui: None,
+    ui: Some(Ui {
+        // The 1.0.102 UI's footer once its prompt is ready (the world trusts the project, so
+        // no folder-trust dialog comes first).
+        ready: "Interactive \u{b7} Manual Approval",
+        submit,
+        quit,
+        // The summary it prints on exit, which names the session.
+        farewell: Some("copilot --resume="),
+    }),
     tools: Some(Tools {
         // "Required for non-interactive mode" to run a tool (`copilot --help`).
         permissions: &["--allow-all-tools"],
@@ -99,4 +109,26 @@ fn working_directories(request: &Request) -> Vec<String> {
 fn forget(tier: &Tier, stored: &str) {
     let state = tier.world.home.join(".copilot/session-state").join(stored);
     std::fs::remove_dir_all(&state).unwrap_or_else(|e| panic!("remove {}: {e}", state.display()));
+}
+
+/// Types a one-word prompt into Copilot's UI, submits it, and waits for the mock's reply on
+/// the screen; returns the model request it made.
+#[track_caller]
+fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
+    terminal.type_keys(word);
+    terminal.wait_for(word);
+    terminal.type_keys("\r");
+    let request = tier.request_for_eventually(word);
+    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    request
+}
+
+/// Leaves Copilot's UI with `/exit`, submitted once the UI offers it as a command (its menu
+/// describes it), so the keys are not taken as a message while a turn still winds down.
+#[track_caller]
+fn quit(terminal: &mut Terminal) {
+    let mark = terminal.mark();
+    terminal.type_keys("/exit");
+    terminal.wait_for_since(mark, "Print the session after exiting");
+    terminal.type_keys("\r");
 }
