@@ -35,9 +35,7 @@ pub const PROFILE: Profile = Profile {
         says: "No session, task, or name matched",
     }),
     ui: Some(Ui {
-        // The 1.0.102 UI's footer once its prompt is ready (the world trusts the project, so
-        // no folder-trust dialog comes first).
-        ready: "Interactive \u{b7} Manual Approval",
+        ready: IDLE,
         submit,
         quit,
         // The summary it prints on exit, which names the session.
@@ -111,15 +109,21 @@ fn forget(tier: &Tier, stored: &str) {
     std::fs::remove_dir_all(&state).unwrap_or_else(|e| panic!("remove {}: {e}", state.display()));
 }
 
+/// The 1.0.102 UI's footer while it waits for input with nothing typed: drawn once it is ready
+/// (the world trusts the project, so no folder-trust dialog comes first) and again when a turn
+/// has ended, in place of its "Working" line (observed on an 80x24 terminal).
+const IDLE: &str = "open sidebar \u{b7} Interactive";
+
 /// Types a one-word prompt into Copilot's UI, submits it, and waits for the mock's reply on
-/// the screen; returns the model request it made.
+/// the screen and for the UI to be idle again; returns the model request it made.
 #[track_caller]
 fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     terminal.type_keys(word);
     terminal.wait_for(word);
     terminal.type_keys("\r");
     let request = tier.request_for_eventually(word);
-    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    let replied = terminal.wait_for_since(0, &format!("MOCK-REPLY-{}", request.seq));
+    terminal.wait_for_since(replied, IDLE);
     request
 }
 
