@@ -22,35 +22,44 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Usage};
-
-/// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
-/// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
-/// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &["-p", "--output-format", "stream-json", "--verbose"],
-    create: Some("--session-id"),
-    resume: "--resume",
-    model: "--model",
-    output: &[],
-    prompt: Prompt::AfterDashes,
-};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
 /// The Claude Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Claude;
 
+/// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
+/// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
+/// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "claude",
+    command_line: Some(&CommandLine {
+        headless: &["-p", "--output-format", "stream-json", "--verbose"],
+        create: Some("--session-id"),
+        resume: "--resume",
+        model: "--model",
+        output: &[],
+        prompt: Prompt::AfterDashes,
+    }),
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model"],
+        session: &[
+            "--resume",
+            "-r",
+            "--continue",
+            "-c",
+            "--session-id",
+            "--fork-session",
+        ],
+        output: &["--output-format"],
+    },
+};
+
 impl Adapter for Claude {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::CLAUDE
-    }
-
-    fn name(&self) -> &'static str {
-        "claude"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn session_report_args(&self, report: &Path) -> Vec<OsString> {

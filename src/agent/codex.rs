@@ -33,19 +33,29 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Turn, Usage};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
 
 /// The Codex CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Codex;
 
-impl Adapter for Codex {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::CODEX
-    }
+/// Codex builds its own command lines (`exec ... resume <id>`, below) and mints its own IDs.
+const PROFILE: Profile<'static> = Profile {
+    name: "codex",
+    command_line: None,
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        // `-c` is a configuration override here, not "continue".
+        session: &["resume", "--last"],
+        output: &[],
+    },
+};
 
-    fn name(&self) -> &'static str {
-        "codex"
+impl Adapter for Codex {
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {

@@ -25,35 +25,37 @@ use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Usage};
-
-/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
-/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
-/// sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &[],
-    create: Some("--session-id"),
-    resume: "--resume=",
-    model: "--model",
-    output: &["--output-format", "json"],
-    prompt: Prompt::Flag("--prompt="),
-};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
 /// The Copilot CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Copilot;
 
+/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
+/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
+/// sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "copilot",
+    command_line: Some(&CommandLine {
+        headless: &[],
+        create: Some("--session-id"),
+        resume: "--resume=",
+        model: "--model",
+        output: &["--output-format", "json"],
+        prompt: Prompt::Flag("--prompt="),
+    }),
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model"],
+        session: &["--resume", "-r", "--continue", "--session-id"],
+        output: &["--output-format"],
+    },
+};
+
 impl Adapter for Copilot {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::COPILOT
-    }
-
-    fn name(&self) -> &'static str {
-        "copilot"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {

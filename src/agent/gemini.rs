@@ -36,38 +36,36 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
-
-/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
-/// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &[],
-    create: Some("--session-id"),
-    resume: "--resume",
-    model: "-m",
-    output: &["-o", "stream-json"],
-    prompt: Prompt::Flag("-p"),
-};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Gemini;
 
+/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
+/// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "gemini",
+    command_line: Some(&CommandLine {
+        headless: &[],
+        create: Some("--session-id"),
+        resume: "--resume",
+        model: "-m",
+        output: &["-o", "stream-json"],
+        prompt: Prompt::Flag("-p"),
+    }),
+    prompts: Prompts::PlainArguments,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        session: &["--resume", "-r", "--session-id", "--session-file"],
+        output: &["--output-format", "-o"],
+    },
+};
+
 impl Adapter for Gemini {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::GEMINI
-    }
-
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
-    }
-
-    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        super::stdin_unless_plain_argument(prompt)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {

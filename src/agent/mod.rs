@@ -85,14 +85,53 @@ pub fn fits_an_argument(prompt: &[u8]) -> bool {
     prompt.len() <= MAX_ARGUMENT_PROMPT && !prompt.contains(&0)
 }
 
-/// Stdin for a prompt that cannot be one argument, or that starts with `-`: Gemini CLI and Qwen
-/// Code read `-p -x` as an option, and take a prompt on stdin as it is.
-pub(crate) fn stdin_unless_plain_argument(prompt: &[u8]) -> PromptVia {
-    if fits_an_argument(prompt) && !prompt.starts_with(b"-") {
-        PromptVia::Argument
-    } else {
-        PromptVia::Stdin
+/// Which prompts an agent takes as an argument; the others go on stdin (a pipe).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompts {
+    /// Every prompt that fits one argument ([`fits_an_argument`]).
+    FittingArguments,
+    /// Those that fit one argument and do not start with `-`: Gemini CLI and Qwen Code read
+    /// `-p -x` as an option, and take a prompt on stdin as it is.
+    PlainArguments,
+    /// None: every prompt goes on stdin (opencode quotes message arguments).
+    OnStdin,
+    /// All of them: a template says where the prompt goes, and there is no stdin form to fall
+    /// back on.
+    AsArgument,
+}
+
+impl Prompts {
+    /// How `prompt` reaches the agent under this rule.
+    pub fn via(self, prompt: &[u8]) -> PromptVia {
+        let argument = match self {
+            Self::FittingArguments => fits_an_argument(prompt),
+            Self::PlainArguments => fits_an_argument(prompt) && !prompt.starts_with(b"-"),
+            Self::OnStdin => false,
+            Self::AsArgument => true,
+        };
+        if argument {
+            PromptVia::Argument
+        } else {
+            PromptVia::Stdin
+        }
     }
+}
+
+/// Who an agent is, as one value: what the trait's identity methods ([`Adapter::name`],
+/// [`Adapter::command_line`], [`Adapter::prompt_via`], [`Adapter::reserved_args`]) read, so an
+/// adapter states its facts in one place instead of one method each.
+#[derive(Debug, Clone, Copy)]
+pub struct Profile<'a> {
+    /// The agent's name on sticky's command line (`claude`).
+    pub name: &'a str,
+    /// The agent's arguments that would choose another session, model or output format than
+    /// the ones sticky passes.
+    pub reserved: reserved::Reserved,
+    /// How the agent spells its command lines, when they differ from the other agents' only in
+    /// flag names; `None` for an agent whose command lines have a shape of their own.
+    pub command_line: Option<&'static CommandLine>,
+    /// Which prompts go as an argument and which on stdin.
+    pub prompts: Prompts,
 }
 
 /// A fresh random session ID (a UUID v4), for agents that let sticky choose it up front.
@@ -118,8 +157,14 @@ pub enum Diagnosis {
 
 /// What sticky needs from an agent CLI.
 pub trait Adapter: Sync + Send {
+    /// Who the agent is: name, command lines, prompt rule, reserved arguments. The identity
+    /// methods below read it; an adapter does not override them.
+    fn profile(&self) -> Profile<'_>;
+
     /// The agent's name on sticky's command line (`claude`).
-    fn name(&self) -> &str;
+    fn name(&self) -> &str {
+        self.profile().name
+    }
 
     /// The program's usual name on PATH: by default the agent's name.
     fn program(&self) -> &str {
@@ -132,7 +177,7 @@ pub trait Adapter: Sync + Send {
     /// shape of their own (Codex's `exec ... resume <id>`, a user-defined template): such an
     /// adapter supplies those three itself.
     fn command_line(&self) -> Option<&CommandLine> {
-        None
+        self.profile().command_line
     }
 
     /// A fresh session ID when the agent lets the caller choose one (Claude's
@@ -145,15 +190,10 @@ pub trait Adapter: Sync + Send {
             .map(|_| fresh_uuid())
     }
 
-    /// How `prompt` is given to the agent: by default as an argument, on stdin when it does not
-    /// fit one ([`fits_an_argument`]); an adapter whose agent would misread some prompts as
-    /// options sends those on stdin too.
+    /// How `prompt` is given to the agent: as an argument when it fits one
+    /// ([`fits_an_argument`]) and the agent's [`Prompts`] rule takes it there, else on stdin.
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if fits_an_argument(prompt) {
-            PromptVia::Argument
-        } else {
-            PromptVia::Stdin
-        }
+        self.profile().prompts.via(prompt)
     }
 
     /// The arguments of a headless turn in the agent's structured output mode; `prompt` is
@@ -215,8 +255,8 @@ pub trait Adapter: Sync + Send {
 
     /// The agent's arguments that would choose another session, model or output format than
     /// the ones sticky passes; refused after `--` and in the configuration's `args`.
-    fn reserved_args(&self) -> &'static [reserved::Reserved] {
-        &[]
+    fn reserved_args(&self) -> reserved::Reserved {
+        self.profile().reserved
     }
 
     /// Whether session `actual`, reported where sticky resumed `expected`, is the same

@@ -26,40 +26,38 @@ use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
-
-/// `run --format json` for a headless run, `-s <id>` on resume (opencode mints its IDs), `-m`,
-/// then the user's arguments. sticky sends every prompt on stdin (`prompt_via`); an argument
-/// after `--` would stay a message even when it starts with `-`.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &["run", "--format", "json"],
-    create: None,
-    resume: "-s",
-    model: "-m",
-    output: &[],
-    prompt: Prompt::AfterDashes,
-};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
 /// The opencode adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Opencode;
 
+/// `run --format json` for a headless run, `-s <id>` on resume (opencode mints its IDs), `-m`,
+/// then the user's arguments. sticky sends every prompt on stdin (`prompt_via`); an argument
+/// after `--` would stay a message even when it starts with `-`.
+const PROFILE: Profile<'static> = Profile {
+    name: "opencode",
+    command_line: Some(&CommandLine {
+        headless: &["run", "--format", "json"],
+        create: None,
+        resume: "-s",
+        model: "-m",
+        output: &[],
+        prompt: Prompt::AfterDashes,
+    }),
+    // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
+    prompts: Prompts::OnStdin,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        session: &["--session", "-s", "--continue", "-c", "--fork"],
+        output: &["--format"],
+    },
+};
+
 impl Adapter for Opencode {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::OPENCODE
-    }
-
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
-    }
-
-    fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
-        // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
-        PromptVia::Stdin
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
@@ -150,6 +148,7 @@ fn is_session_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::PromptVia;
     use crate::agent::output::{HeadlessCase, assert_headless, interactive};
 
     const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";

@@ -21,38 +21,43 @@ use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target};
-
-/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
-/// not restore it. Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &[],
-    create: Some("--session-id"),
-    resume: "--resume",
-    model: "-m",
-    output: &["-o", "stream-json"],
-    prompt: Prompt::Positional,
-};
+use super::reserved::Reserved;
+use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
 
 /// The Qwen Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Qwen;
 
+/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
+/// not restore it. Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "qwen",
+    command_line: Some(&CommandLine {
+        headless: &[],
+        create: Some("--session-id"),
+        resume: "--resume",
+        model: "-m",
+        output: &["-o", "stream-json"],
+        prompt: Prompt::Positional,
+    }),
+    prompts: Prompts::PlainArguments,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        session: &[
+            "--resume",
+            "-r",
+            "--continue",
+            "-c",
+            "--session-id",
+            "--fork-session",
+        ],
+        output: &["--output-format", "-o"],
+    },
+};
+
 impl Adapter for Qwen {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::QWEN
-    }
-
-    fn name(&self) -> &'static str {
-        "qwen"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
-    }
-
-    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        super::stdin_unless_plain_argument(prompt)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
