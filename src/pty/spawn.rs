@@ -120,20 +120,28 @@ fn check(result: libc::c_int, what: &str) -> Result<()> {
     }
 }
 
+/// A `posix_spawn` object on the heap (it must not move once initialized), initialized by
+/// `init`; its type's `Drop` destroys it.
+#[allow(unsafe_code)]
+fn initialized<T>(init: unsafe extern "C" fn(*mut T) -> libc::c_int, what: &str) -> Result<Box<T>> {
+    let mut object = Box::new(MaybeUninit::<T>::uninit());
+    // SAFETY: init writes the whole object; it is used only once init succeeded.
+    check(unsafe { init(object.as_mut_ptr()) }, what)?;
+    // SAFETY: initialized just above.
+    Ok(unsafe { object.assume_init() })
+}
+
 /// What the child does between the clone and the exec, in order.
 struct FileActions(Box<libc::posix_spawn_file_actions_t>);
 
 #[allow(unsafe_code)]
 impl FileActions {
     fn new() -> Result<Self> {
-        let mut actions = Box::new(MaybeUninit::<libc::posix_spawn_file_actions_t>::uninit());
-        // SAFETY: init writes the whole object; it is used only once init succeeded.
-        check(
-            unsafe { libc::posix_spawn_file_actions_init(actions.as_mut_ptr()) },
+        initialized(
+            libc::posix_spawn_file_actions_init,
             "prepare the program's descriptors",
-        )?;
-        // SAFETY: initialized just above.
-        Ok(Self(unsafe { actions.assume_init() }))
+        )
+        .map(Self)
     }
 
     fn open(&mut self, fd: libc::c_int, path: &CString, flags: libc::c_int) -> Result<()> {
@@ -183,14 +191,11 @@ struct Attributes(Box<libc::posix_spawnattr_t>);
 #[allow(unsafe_code)]
 impl Attributes {
     fn new() -> Result<Self> {
-        let mut attributes = Box::new(MaybeUninit::<libc::posix_spawnattr_t>::uninit());
-        // SAFETY: init writes the whole object; it is used only once init succeeded.
-        check(
-            unsafe { libc::posix_spawnattr_init(attributes.as_mut_ptr()) },
+        initialized(
+            libc::posix_spawnattr_init,
             "prepare the program's attributes",
-        )?;
-        // SAFETY: initialized just above.
-        Ok(Self(unsafe { attributes.assume_init() }))
+        )
+        .map(Self)
     }
 
     /// A new session; every signal at its default action (sticky catches some and Rust ignores
