@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, is_uuid, json_object, str_at};
+use super::output::{id_after, is_uuid, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
@@ -128,16 +128,14 @@ impl Adapter for Claude {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| {
-                line.contains("No conversation found with session ID")
-                    || line.contains("--resume requires a valid session ID")
-            })
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(
+            target,
+            output,
+            &[
+                "No conversation found with session ID",
+                "--resume requires a valid session ID",
+            ],
+        )
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {

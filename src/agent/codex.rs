@@ -32,7 +32,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, json_object, str_at};
+use super::output::{
+    env_dir, first_json_line, id_after, int_at, is_uuid, json_object, line_with, str_at,
+};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
 
@@ -132,13 +134,7 @@ impl Adapter for Codex {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let line_with = |needle: &str| {
-            output
-                .lines()
-                .find(|line| line.contains(needle))
-                .map(|line| line.trim().to_owned())
-        };
-        if let Some(reason) = line_with("--skip-git-repo-check was not specified") {
+        if let Some(reason) = line_with(output, "--skip-git-repo-check was not specified") {
             return Some(Diagnosis::Refused {
                 reason,
                 hint: "Codex runs only inside a git repository: run sticky in one, or lift the \
@@ -146,7 +142,7 @@ impl Adapter for Codex {
                     .into(),
             });
         }
-        if let Some(reason) = line_with("already has an active writer") {
+        if let Some(reason) = line_with(output, "already has an active writer") {
             return Some(Diagnosis::Refused {
                 reason,
                 hint: "another Codex process holds this thread (often the TUI's background \
@@ -157,8 +153,8 @@ impl Adapter for Codex {
         let Target::Resume(_) = target else {
             return None;
         };
-        line_with("no rollout found for thread id")
-            .or_else(|| line_with("No saved session found with ID"))
+        line_with(output, "no rollout found for thread id")
+            .or_else(|| line_with(output, "No saved session found with ID"))
             .map(Diagnosis::SessionLost)
     }
 

@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
+use super::output::{env_dir, id_after, int_at, is_uuid, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
@@ -92,13 +92,7 @@ impl Adapter for Copilot {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("No session, task, or name matched"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["No session, task, or name matched"])
     }
 
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {

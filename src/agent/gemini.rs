@@ -35,7 +35,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
+use super::output::{
+    env_dir, first_json_line, id_after, int_at, json_object, line_with, lost_on_resume, str_at,
+};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
@@ -120,13 +122,7 @@ impl Adapter for Gemini {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let line_with = |needle: &str| {
-            output
-                .lines()
-                .find(|line| line.contains(needle))
-                .map(|line| line.trim().to_owned())
-        };
-        if let Some(reason) = line_with("is not running in a trusted directory") {
+        if let Some(reason) = line_with(output, "is not running in a trusted directory") {
             return Some(Diagnosis::Refused {
                 reason,
                 hint: "trust this folder in Gemini CLI (run `sticky -a gemini` here without a \
@@ -135,10 +131,7 @@ impl Adapter for Gemini {
                     .into(),
             });
         }
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        line_with("Error resuming session").map(Diagnosis::SessionLost)
+        lost_on_resume(target, output, &["Error resuming session"])
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {

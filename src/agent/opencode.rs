@@ -25,7 +25,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, int_at, json_object, str_at};
+use super::output::{id_after, int_at, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
@@ -118,13 +118,7 @@ impl Adapter for Opencode {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("Error: Session not found"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["Error: Session not found"])
     }
 
     fn transcript(&self, _home: &Path, _directory: &Path, _id: &str) -> Option<PathBuf> {

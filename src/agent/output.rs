@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::events::strip_controls;
+use super::{Diagnosis, Target};
 
 /// The JSON object in a line, if the line is one.
 pub(super) fn json_object(line: &str) -> Option<Value> {
@@ -70,6 +71,30 @@ pub(super) fn id_after(text: &str, marker: &str, valid: fn(&str) -> bool) -> Opt
 fn first_word(text: &str) -> Option<&str> {
     text.split(|c: char| c.is_whitespace() || matches!(c, '│' | '┃' | '║'))
         .find(|word| !word.is_empty())
+}
+
+/// The first line of `output` that holds `needle`, trimmed.
+pub(super) fn line_with(output: &str, needle: &str) -> Option<String> {
+    output
+        .lines()
+        .find(|line| line.contains(needle))
+        .map(|line| line.trim().to_owned())
+}
+
+/// A lost session when sticky resumed one and a line of `output` holds one of `markers` (the
+/// agent's words for a session it does not know); that line is the reason.
+pub(super) fn lost_on_resume(
+    target: &Target<'_>,
+    output: &str,
+    markers: &[&str],
+) -> Option<Diagnosis> {
+    let Target::Resume(_) = target else {
+        return None;
+    };
+    output
+        .lines()
+        .find(|line| markers.iter().any(|marker| line.contains(marker)))
+        .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
 }
 
 /// The first line of the file at `path` as a JSON object, if it is one.

@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, is_uuid};
+use super::output::{env_dir, id_after, is_uuid, lost_on_resume};
 use super::reserved::Reserved;
 use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
 
@@ -66,13 +66,7 @@ impl Adapter for Qwen {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("No saved session found"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["No saved session found"])
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
