@@ -274,77 +274,7 @@ fn to_base36(mut n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--permission-mode"), OsString::from("plan")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create("u1"),
-                None,
-                &[],
-                Some("hi"),
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--session-id",
-                    "u1",
-                    "--",
-                    "hi",
-                ],
-            ),
-            (
-                Target::Resume("u1"),
-                Some("opus"),
-                &extra,
-                Some("-x"),
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--resume",
-                    "u1",
-                    "--model",
-                    "opus",
-                    "--permission-mode",
-                    "plan",
-                    "--",
-                    "-x",
-                ],
-            ),
-            (
-                Target::Resume("u1"),
-                None,
-                &[],
-                None,
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--resume",
-                    "u1",
-                ],
-            ),
-        ];
-        assert_headless(&Claude, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Claude, Target::Create("u1"), Some("m")),
-            ["--session-id", "u1", "--model", "m"]
-        );
-        assert_eq!(
-            interactive(&Claude, Target::Resume("u1"), None),
-            ["--resume", "u1"]
-        );
-    }
+    use crate::agent::output::assert_lost_on_resume;
 
     #[test]
     fn interactive_runs_report_their_sessions_through_a_hook() {
@@ -429,13 +359,11 @@ mod tests {
     #[test]
     fn a_forgotten_session_is_diagnosed_only_on_resume() {
         let output = "No conversation found with session ID: 1b07\n";
-        assert_eq!(
-            Claude.diagnose(&Target::Resume("1b07"), output),
-            Some(Diagnosis::SessionLost(
-                "No conversation found with session ID: 1b07".into()
-            ))
+        assert_lost_on_resume(
+            &Claude,
+            output,
+            "No conversation found with session ID: 1b07",
         );
-        assert_eq!(Claude.diagnose(&Target::Create("1b07"), output), None);
         assert_eq!(
             Claude.diagnose(&Target::Resume("1b07"), "rate limited"),
             None

@@ -254,75 +254,9 @@ fn meta_matches(rollout: &Path, directory: &Path, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::assert_lost_on_resume;
 
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--skip-git-repo-check")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::CreateUnnamed,
-                None,
-                &[],
-                Some("review"),
-                &["exec", "--json", "--", "review"],
-            ),
-            (
-                Target::CreateUnnamed,
-                Some("gpt-5.5"),
-                &extra,
-                Some("-x"),
-                &[
-                    "exec",
-                    "--json",
-                    "-m",
-                    "gpt-5.5",
-                    "--skip-git-repo-check",
-                    "--",
-                    "-x",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gpt-5.5"),
-                &extra,
-                Some("again"),
-                &[
-                    "exec",
-                    "--json",
-                    "-m",
-                    "gpt-5.5",
-                    "--skip-git-repo-check",
-                    "resume",
-                    ID,
-                    "--",
-                    "again",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &["exec", "--json", "resume", ID, "--", "-"],
-            ),
-        ];
-        assert_headless(&Codex, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Codex, Target::CreateUnnamed, Some("m")),
-            ["--no-daemon", "-m", "m"]
-        );
-        assert_eq!(
-            interactive(&Codex, Target::Resume(ID), Some("m")),
-            ["--no-daemon", "-m", "m", "resume", ID]
-        );
-    }
 
     #[test]
     fn the_agent_names_its_own_sessions() {
@@ -432,11 +366,7 @@ mod tests {
         let lost = "WARNING: proceeding, even though we could not create PATH aliases\n\
                     Error: thread/resume: thread/resume failed: no rollout found for thread id \
                     11111111-2222-3333-4444-555555555555 (code -32600)\n\nStack backtrace:\n";
-        assert!(matches!(
-            Codex.diagnose(&Target::Resume(ID), lost),
-            Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: thread/resume")
-        ));
-        assert_eq!(Codex.diagnose(&Target::CreateUnnamed, lost), None);
+        assert_lost_on_resume(&Codex, lost, "Error: thread/resume");
 
         let untrusted = "Reading additional input from stdin...\n\
                          Not inside a trusted directory and --skip-git-repo-check was not specified.\n";

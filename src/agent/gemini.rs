@@ -214,70 +214,10 @@ fn holds_messages(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::assert_lost_on_resume;
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--skip-trust")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create(ID),
-                None,
-                &[],
-                Some("hi"),
-                &["--session-id", ID, "-o", "stream-json", "-p", "hi"],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gemini-2.5-flash"),
-                &extra,
-                Some("hi"),
-                &[
-                    "--resume",
-                    ID,
-                    "-m",
-                    "gemini-2.5-flash",
-                    "-o",
-                    "stream-json",
-                    "--skip-trust",
-                    "-p",
-                    "hi",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gemini-2.5-flash"),
-                &[],
-                None,
-                &[
-                    "--resume",
-                    ID,
-                    "-m",
-                    "gemini-2.5-flash",
-                    "-o",
-                    "stream-json",
-                ],
-            ),
-        ];
-        assert_headless(&Gemini, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Gemini, Target::Create(ID), Some("m")),
-            ["--session-id", ID, "-m", "m"]
-        );
-        assert_eq!(
-            interactive(&Gemini, Target::Resume(ID), Some("m")),
-            ["--resume", ID, "-m", "m"]
-        );
-    }
 
     #[test]
     fn minted_ids_are_fresh_uuids() {
@@ -364,11 +304,7 @@ mod tests {
             ),
             (elsewhere, "Error resuming session: No previous sessions"),
         ] {
-            assert!(matches!(
-                Gemini.diagnose(&Target::Resume(ID), output),
-                Some(Diagnosis::SessionLost(reason)) if reason.starts_with(start)
-            ));
-            assert_eq!(Gemini.diagnose(&Target::Create(ID), output), None);
+            assert_lost_on_resume(&Gemini, output, start);
         }
         let untrusted = "Gemini CLI is not running in a trusted directory. To proceed, either use \
                          `--skip-trust`, set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment \

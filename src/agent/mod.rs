@@ -334,6 +334,7 @@ impl std::fmt::Debug for Agents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::output::{headless, interactive};
 
     /// The trait's default command lines are empty for an adapter that describes none, so each
     /// built-in adapter must describe its own or build them itself: all name the session they
@@ -360,6 +361,121 @@ mod tests {
                 adapter.name()
             );
             assert_eq!(adapter.program(), adapter.name());
+        }
+    }
+
+    /// A new session for `adapter`: under an ID sticky chose, unless the agent mints its own.
+    fn new_session(adapter: &dyn Adapter) -> Target<'static> {
+        if adapter.mint_id().is_some() {
+            Target::Create("u1")
+        } else {
+            Target::CreateUnnamed
+        }
+    }
+
+    /// Each agent's headless command lines for three turns: a new session and a resumed one,
+    /// both with the model `m`, the user's `--yes` and the prompt `hi there` as an argument, and
+    /// a resumed one with neither model nor arguments and its prompt on stdin.
+    #[test]
+    fn headless_command_lines() {
+        let cases: &[(&dyn Adapter, [&str; 3])] = &[
+            (
+                &Claude,
+                [
+                    "-p --output-format stream-json --verbose --session-id u1 --model m --yes -- \
+                     'hi there'",
+                    "-p --output-format stream-json --verbose --resume u1 --model m --yes -- \
+                     'hi there'",
+                    "-p --output-format stream-json --verbose --resume u1",
+                ],
+            ),
+            (
+                &Codex,
+                [
+                    "exec --json -m m --yes -- 'hi there'",
+                    "exec --json -m m --yes resume u1 -- 'hi there'",
+                    "exec --json resume u1 -- -",
+                ],
+            ),
+            (
+                &Gemini,
+                [
+                    "--session-id u1 -m m -o stream-json --yes -p 'hi there'",
+                    "--resume u1 -m m -o stream-json --yes -p 'hi there'",
+                    "--resume u1 -o stream-json",
+                ],
+            ),
+            (
+                &Qwen,
+                [
+                    "--session-id u1 -m m -o stream-json --yes 'hi there'",
+                    "--resume u1 -m m -o stream-json --yes 'hi there'",
+                    "--resume u1 -o stream-json",
+                ],
+            ),
+            (
+                &Opencode,
+                [
+                    "run --format json -m m --yes -- 'hi there'",
+                    "run --format json -s u1 -m m --yes -- 'hi there'",
+                    "run --format json -s u1",
+                ],
+            ),
+            (
+                &Copilot,
+                [
+                    "--session-id u1 --model m --output-format json --yes '--prompt=hi there'",
+                    "--resume=u1 --model m --output-format json --yes '--prompt=hi there'",
+                    "--resume=u1 --output-format json",
+                ],
+            ),
+        ];
+        let yes = [OsString::from("--yes")];
+        let resume = Target::Resume("u1");
+        for &(adapter, [new, resumed, on_stdin]) in cases {
+            let name = adapter.name();
+            let new_session = new_session(adapter);
+            let given = (Some("m"), &yes[..]);
+            let prompt = Some("hi there");
+            assert_eq!(headless(adapter, new_session, given, prompt), new, "{name}");
+            assert_eq!(headless(adapter, resume, given, prompt), resumed, "{name}");
+            assert_eq!(
+                headless(adapter, resume, (None, &[]), None),
+                on_stdin,
+                "{name}"
+            );
+        }
+    }
+
+    /// Each agent's interactive command line for a new session and for a resumed one, both with
+    /// the model `m`.
+    #[test]
+    fn interactive_command_lines() {
+        let cases: &[(&dyn Adapter, &str, &str)] = &[
+            (
+                &Claude,
+                "--session-id u1 --model m",
+                "--resume u1 --model m",
+            ),
+            (&Codex, "--no-daemon -m m", "--no-daemon -m m resume u1"),
+            (&Gemini, "--session-id u1 -m m", "--resume u1 -m m"),
+            (&Qwen, "--session-id u1 -m m", "--resume u1 -m m"),
+            (&Opencode, "-m m", "-s u1 -m m"),
+            (
+                &Copilot,
+                "--session-id u1 --model m",
+                "--resume=u1 --model m",
+            ),
+        ];
+        for &(adapter, new, resumed) in cases {
+            let name = adapter.name();
+            let resume = Target::Resume("u1");
+            assert_eq!(
+                interactive(adapter, new_session(adapter), Some("m")),
+                new,
+                "{name}"
+            );
+            assert_eq!(interactive(adapter, resume, Some("m")), resumed, "{name}");
         }
     }
 

@@ -143,50 +143,9 @@ fn is_session_id(id: &str) -> bool {
 mod tests {
     use super::*;
     use crate::agent::PromptVia;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::assert_lost_on_resume;
 
     const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--agent"), OsString::from("plan")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::CreateUnnamed,
-                None,
-                &[],
-                Some("-x hello"),
-                &["run", "--format", "json", "--", "-x hello"],
-            ),
-            (
-                Target::Resume(ID),
-                Some("mock/other-model"),
-                &extra,
-                Some("again"),
-                &[
-                    "run",
-                    "--format",
-                    "json",
-                    "-s",
-                    ID,
-                    "-m",
-                    "mock/other-model",
-                    "--agent",
-                    "plan",
-                    "--",
-                    "again",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &["run", "--format", "json", "-s", ID],
-            ),
-        ];
-        assert_headless(&Opencode, cases);
-    }
 
     #[test]
     fn every_prompt_goes_on_stdin_where_opencode_keeps_it_verbatim() {
@@ -197,9 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn interactive_command_lines_and_environment() {
-        assert!(interactive(&Opencode, Target::CreateUnnamed, None).is_empty());
-        assert_eq!(interactive(&Opencode, Target::Resume(ID), None), ["-s", ID]);
+    fn runs_in_the_sessions_directory_and_names_its_own_sessions() {
         assert_eq!(
             Opencode.env(Path::new("/home/u/proj")),
             [(OsString::from("PWD"), OsString::from("/home/u/proj"))]
@@ -276,11 +233,7 @@ mod tests {
             "Error: Session not found",
             "Error: Session not found: ses_doesnotexist123",
         ] {
-            assert!(matches!(
-                Opencode.diagnose(&Target::Resume(ID), output),
-                Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: Session not found")
-            ));
-            assert_eq!(Opencode.diagnose(&Target::CreateUnnamed, output), None);
+            assert_lost_on_resume(&Opencode, output, "Error: Session not found");
         }
         assert_eq!(Opencode.diagnose(&Target::Resume(ID), "Error: other"), None);
     }
