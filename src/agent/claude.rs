@@ -297,13 +297,6 @@ mod tests {
     }
 
     #[test]
-    fn minted_ids_are_fresh_uuids() {
-        let (a, b) = (Claude.mint_id().unwrap(), Claude.mint_id().unwrap());
-        assert_ne!(a, b);
-        assert_eq!(uuid::Uuid::parse_str(&a).unwrap().get_version_num(), 4);
-    }
-
-    #[test]
     fn stream_json_events() {
         // Trimmed real lines from Claude Code 2.1.332 (research/agents.md §3.1 item 7).
         let init = r#"{"type":"system","subtype":"init","cwd":"/home/u/proj","session_id":"1b07","tools":[],"model":"claude-sonnet-4-5","permissionMode":"default"}"#;

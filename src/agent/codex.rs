@@ -259,11 +259,6 @@ mod tests {
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
 
     #[test]
-    fn the_agent_names_its_own_sessions() {
-        assert_eq!(Codex.mint_id(), None);
-    }
-
-    #[test]
     fn exec_json_events() {
         // Real lines from codex 0.171.0 against a mock server (research/agents.md §3.2 item 7;
         // re-observed 2026-11-30), the first error item trimmed.

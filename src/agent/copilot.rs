@@ -126,11 +126,6 @@ mod tests {
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
     #[test]
-    fn minted_ids_are_uuids() {
-        assert!(Copilot.mint_id().is_some_and(|id| is_uuid(&id)));
-    }
-
-    #[test]
     fn json_events() {
         // Real lines from Copilot CLI 1.0.102 (BYOK, mock server; observed 2026-11-30), trimmed.
         let lines = [

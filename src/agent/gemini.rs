@@ -220,10 +220,8 @@ mod tests {
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
     #[test]
-    fn minted_ids_are_fresh_uuids() {
-        let id = Gemini.mint_id().unwrap();
-        assert_ne!(Some(&id), Gemini.mint_id().as_ref());
-        assert!(is_session_id(&id) && uuid::Uuid::parse_str(&id).is_ok());
+    fn minted_ids_are_session_ids_gemini_takes() {
+        assert!(Gemini.mint_id().is_some_and(|id| is_session_id(&id)));
     }
 
     #[test]

@@ -373,66 +373,87 @@ mod tests {
         }
     }
 
+    /// sticky chooses a fresh UUID v4 as the ID of a new session for the agents that take one,
+    /// and lets Codex and opencode mint theirs.
+    #[test]
+    fn ids_are_chosen_up_front_where_the_agent_takes_one() {
+        for adapter in BUILT_IN {
+            let name = adapter.name();
+            let ids = [adapter.mint_id(), adapter.mint_id()];
+            if ["codex", "opencode"].contains(&name) {
+                assert_eq!(ids, [None, None], "{name}");
+                continue;
+            }
+            let [Some(a), Some(b)] = ids else {
+                panic!("{name} mints no ID")
+            };
+            assert_ne!(a, b, "{name}");
+            let version = uuid::Uuid::parse_str(&a).map(|id| id.get_version_num());
+            assert_eq!(version.ok(), Some(4), "{name}");
+        }
+    }
+
     /// Each agent's headless command lines for three turns: a new session and a resumed one,
     /// both with the model `m`, the user's `--yes` and the prompt `hi there` as an argument, and
     /// a resumed one with neither model nor arguments and its prompt on stdin.
+    const HEADLESS: &[(&dyn Adapter, [&str; 3])] = &[
+        (
+            &Claude,
+            [
+                "-p --output-format stream-json --verbose --session-id u1 --model m --yes -- \
+                 'hi there'",
+                "-p --output-format stream-json --verbose --resume u1 --model m --yes -- \
+                 'hi there'",
+                "-p --output-format stream-json --verbose --resume u1",
+            ],
+        ),
+        (
+            &Codex,
+            [
+                "exec --json -m m --yes -- 'hi there'",
+                "exec --json -m m --yes resume u1 -- 'hi there'",
+                "exec --json resume u1 -- -",
+            ],
+        ),
+        (
+            &Gemini,
+            [
+                "--session-id u1 -m m -o stream-json --yes -p 'hi there'",
+                "--resume u1 -m m -o stream-json --yes -p 'hi there'",
+                "--resume u1 -o stream-json",
+            ],
+        ),
+        (
+            &Qwen,
+            [
+                "--session-id u1 -m m -o stream-json --yes 'hi there'",
+                "--resume u1 -m m -o stream-json --yes 'hi there'",
+                "--resume u1 -o stream-json",
+            ],
+        ),
+        (
+            &Opencode,
+            [
+                "run --format json -m m --yes -- 'hi there'",
+                "run --format json -s u1 -m m --yes -- 'hi there'",
+                "run --format json -s u1",
+            ],
+        ),
+        (
+            &Copilot,
+            [
+                "--session-id u1 --model m --output-format json --yes '--prompt=hi there'",
+                "--resume=u1 --model m --output-format json --yes '--prompt=hi there'",
+                "--resume=u1 --output-format json",
+            ],
+        ),
+    ];
+
     #[test]
     fn headless_command_lines() {
-        let cases: &[(&dyn Adapter, [&str; 3])] = &[
-            (
-                &Claude,
-                [
-                    "-p --output-format stream-json --verbose --session-id u1 --model m --yes -- \
-                     'hi there'",
-                    "-p --output-format stream-json --verbose --resume u1 --model m --yes -- \
-                     'hi there'",
-                    "-p --output-format stream-json --verbose --resume u1",
-                ],
-            ),
-            (
-                &Codex,
-                [
-                    "exec --json -m m --yes -- 'hi there'",
-                    "exec --json -m m --yes resume u1 -- 'hi there'",
-                    "exec --json resume u1 -- -",
-                ],
-            ),
-            (
-                &Gemini,
-                [
-                    "--session-id u1 -m m -o stream-json --yes -p 'hi there'",
-                    "--resume u1 -m m -o stream-json --yes -p 'hi there'",
-                    "--resume u1 -o stream-json",
-                ],
-            ),
-            (
-                &Qwen,
-                [
-                    "--session-id u1 -m m -o stream-json --yes 'hi there'",
-                    "--resume u1 -m m -o stream-json --yes 'hi there'",
-                    "--resume u1 -o stream-json",
-                ],
-            ),
-            (
-                &Opencode,
-                [
-                    "run --format json -m m --yes -- 'hi there'",
-                    "run --format json -s u1 -m m --yes -- 'hi there'",
-                    "run --format json -s u1",
-                ],
-            ),
-            (
-                &Copilot,
-                [
-                    "--session-id u1 --model m --output-format json --yes '--prompt=hi there'",
-                    "--resume=u1 --model m --output-format json --yes '--prompt=hi there'",
-                    "--resume=u1 --output-format json",
-                ],
-            ),
-        ];
         let yes = [OsString::from("--yes")];
         let resume = Target::Resume("u1");
-        for &(adapter, [new, resumed, on_stdin]) in cases {
+        for &(adapter, [new, resumed, on_stdin]) in HEADLESS {
             let name = adapter.name();
             let new_session = new_session(adapter);
             let given = (Some("m"), &yes[..]);

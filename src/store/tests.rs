@@ -133,14 +133,14 @@ fn open_existing_creates_nothing() {
     assert!(Store::open_existing(&db).unwrap().is_some());
 }
 
-#[test]
-fn a_turn_is_recorded_from_start_to_end() {
-    let (_dir, db) = project();
-    let mut store = Store::open(&db).unwrap();
-    assert_eq!(store.thread("main").unwrap(), None);
-    let before = now();
-    let (session_id, turn_id) = start_turn(&mut store, 4242).unwrap();
-
+/// Checks what `start_turn` wrote after `before`: the thread `main`, its live session and
+/// the running turn; returns the thread.
+#[track_caller]
+fn assert_started(
+    store: &mut Store,
+    (session_id, turn_id): (i64, i64),
+    before: Millis,
+) -> ThreadRow {
     let thread = store.thread("main").unwrap().unwrap();
     assert!(thread.created_at >= before);
     let live = store.live_session(thread.id).unwrap().unwrap();
@@ -168,6 +168,17 @@ fn a_turn_is_recorded_from_start_to_end() {
         (TurnStatus::Running, 4242, Mode::Headless)
     );
     assert_eq!((running.ended_at, running.duration_ms), (None, None));
+    thread
+}
+
+#[test]
+fn a_turn_is_recorded_from_start_to_end() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(store.thread("main").unwrap(), None);
+    let before = now();
+    let (session_id, turn_id) = start_turn(&mut store, 4242).unwrap();
+    let thread = assert_started(&mut store, (session_id, turn_id), before);
 
     // Pretend the turn started 1.5 s ago, so the duration is visible.
     store
