@@ -25,6 +25,17 @@ use super::output::{id_after, is_uuid, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
+/// Claude Code's flags that choose a session (resume, continue, a chosen ID, a fork); Qwen Code
+/// takes the same ones.
+pub(super) const SESSION_FLAGS: &[&str] = &[
+    "--resume",
+    "-r",
+    "--continue",
+    "-c",
+    "--session-id",
+    "--fork-session",
+];
+
 /// The Claude Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Claude;
@@ -45,14 +56,7 @@ const PROFILE: Profile<'static> = Profile {
     prompts: Prompts::FittingArguments,
     reserved: Reserved {
         model: &["--model"],
-        session: &[
-            "--resume",
-            "-r",
-            "--continue",
-            "-c",
-            "--session-id",
-            "--fork-session",
-        ],
+        session: SESSION_FLAGS,
         output: &["--output-format"],
     },
 };

@@ -43,14 +43,7 @@ const PROFILE: Profile<'static> = Profile {
     prompts: Prompts::PlainArguments,
     reserved: Reserved {
         model: &["--model", "-m"],
-        session: &[
-            "--resume",
-            "-r",
-            "--continue",
-            "-c",
-            "--session-id",
-            "--fork-session",
-        ],
+        session: super::claude::SESSION_FLAGS,
         output: &["--output-format", "-o"],
     },
 };

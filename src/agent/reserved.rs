@@ -98,60 +98,40 @@ fn matches(flag: &str, given: &OsStr) -> bool {
 mod tests {
     use std::ffi::OsString;
 
-    use super::*;
     use crate::agent::{Adapter, Claude, Codex, Copilot, Gemini, Opencode};
 
-    /// The first of `args` (split at spaces) that `adapter` reserves, with what it chooses.
-    fn first(adapter: &dyn Adapter, args: &str) -> Option<(String, Instead)> {
+    /// The first of `args` (split at spaces) that `adapter` reserves and what it chooses, as
+    /// `arg: What`; empty when there is none.
+    fn first(adapter: &dyn Adapter, args: &str) -> String {
         let args: Vec<OsString> = args.split(' ').map(OsString::from).collect();
         let found = adapter.reserved_args().find(&args);
-        found.map(|(arg, instead)| (arg.to_string_lossy().into_owned(), instead))
+        found.map_or_else(String::new, |(arg, instead)| {
+            format!("{}: {instead:?}", arg.to_string_lossy())
+        })
     }
 
     #[test]
     fn long_short_and_attached_forms_are_found() {
-        type Case = (
-            &'static dyn Adapter,
-            &'static str,
-            Option<(&'static str, Instead)>,
-        );
-        let cases: &[Case] = &[
-            (
-                &Claude,
-                "--model=opus",
-                Some(("--model=opus", Instead::Model)),
-            ),
-            (
-                &Claude,
-                "--permission-mode plan -r x",
-                Some(("-r", Instead::Session)),
-            ),
-            (&Claude, "-c", Some(("-c", Instead::Session))),
-            (
-                &Claude,
-                "--output-format text",
-                Some(("--output-format", Instead::Output)),
-            ),
-            (&Claude, "--permission-mode acceptEdits", None),
-            (&Claude, "--models", None),
-            (&Codex, "resume --last", Some(("resume", Instead::Session))),
-            (&Codex, "-mo3", Some(("-mo3", Instead::Model))),
-            (&Codex, "-c model_reasoning_effort=high", None),
-            (
-                &Gemini,
-                "--resume=latest",
-                Some(("--resume=latest", Instead::Session)),
-            ),
-            (&Opencode, "-s ses_x", Some(("-s", Instead::Session))),
+        let cases: &[(&dyn Adapter, &str, &str)] = &[
+            (&Claude, "--model=opus", "--model=opus: Model"),
+            (&Claude, "--permission-mode plan -r x", "-r: Session"),
+            (&Claude, "-c", "-c: Session"),
+            (&Claude, "--output-format text", "--output-format: Output"),
+            (&Claude, "--permission-mode acceptEdits", ""),
+            (&Claude, "--models", ""),
+            (&Codex, "resume --last", "resume: Session"),
+            (&Codex, "-mo3", "-mo3: Model"),
+            (&Codex, "-c model_reasoning_effort=high", ""),
+            (&Gemini, "--resume=latest", "--resume=latest: Session"),
+            (&Opencode, "-s ses_x", "-s: Session"),
             (
                 &Copilot,
                 "--allow-all-tools --continue",
-                Some(("--continue", Instead::Session)),
+                "--continue: Session",
             ),
         ];
-        for (adapter, args, want) in cases {
-            let want = want.map(|(arg, instead)| (arg.to_owned(), instead));
-            assert_eq!(first(*adapter, args), want, "{args:?}");
+        for &(adapter, args, want) in cases {
+            assert_eq!(first(adapter, args), want, "{args:?}");
         }
     }
 }

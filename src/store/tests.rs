@@ -446,6 +446,15 @@ fn real_database(db: &Path) {
         .unwrap();
 }
 
+/// Sets the header field `pragma` (`user_version`, `application_id`) of the database file at
+/// `db` to `value`, as another program would.
+fn set_header(db: &Path, pragma: &str, value: i64) {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .pragma_update(None, pragma, value)
+        .unwrap();
+}
+
 #[track_caller]
 fn assert_refused_untouched(db: &Path, expected: &[&str]) {
     let before = fs::read(db).unwrap();
@@ -515,10 +524,7 @@ fn a_truncated_database_is_refused() {
 fn a_newer_schema_is_refused() {
     let (_dir, db) = project();
     real_database(&db);
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .pragma_update(None, "user_version", 999)
-        .unwrap();
+    set_header(&db, "user_version", 999);
     assert_refused_untouched(
         &db,
         &[
@@ -530,10 +536,7 @@ fn a_newer_schema_is_refused() {
     );
     // Also a bare file that only claims the version.
     let bare = db.with_file_name("bare.db");
-    rusqlite::Connection::open(&bare)
-        .unwrap()
-        .pragma_update(None, "user_version", 999)
-        .unwrap();
+    set_header(&bare, "user_version", 999);
     assert_refused_untouched(&bare, &["schema version 999"]);
 }
 
@@ -575,10 +578,7 @@ fn another_applications_database_is_refused() {
         &["is not a sticky database (its schema was not created by sticky)"],
     );
     let other = db.with_file_name("other.db");
-    rusqlite::Connection::open(&other)
-        .unwrap()
-        .pragma_update(None, "application_id", 7)
-        .unwrap();
+    set_header(&other, "application_id", 7);
     assert_refused_untouched(&other, &["application id 0x7"]);
 }
 
