@@ -278,7 +278,7 @@ fn to_base36(mut n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::assert_lost_on_resume;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     #[test]
     fn interactive_runs_report_their_sessions_through_a_hook() {
@@ -389,13 +389,11 @@ mod tests {
         // real-agents-offline.md "Claude Code": `/exit` prints these two lines.
         let tail = "\x1b[?1049l\r\nResume this session with:\r\nclaude --resume \
                     1b079cd0-7281-4b1d-b9e8-5c209234b470\r\n";
-        assert_eq!(
-            Claude.session_from_exit_output(tail).as_deref(),
-            Some("1b079cd0-7281-4b1d-b9e8-5c209234b470")
-        );
-        assert_eq!(
-            Claude.session_from_exit_output("claude --resume <id>"),
-            None
+        assert_exit_line(
+            &Claude,
+            tail,
+            "1b079cd0-7281-4b1d-b9e8-5c209234b470",
+            "claude --resume <id>",
         );
     }
 

@@ -254,7 +254,7 @@ fn meta_matches(rollout: &Path, directory: &Path, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::assert_lost_on_resume;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
 
@@ -389,14 +389,12 @@ mod tests {
         let tail = "Token usage: total=15 input=10 output=5\r\nTo continue this session, \
                     run:\r\n  codex resume 01a22b18-fbd4-7793-b5e8-a63efda108c1\r\nOr run codex \
                     resume and select hello tui.\r\n";
-        assert_eq!(
-            Codex.session_from_exit_output(tail).as_deref(),
-            Some("01a22b18-fbd4-7793-b5e8-a63efda108c1")
-        );
-        // Without a turn there is no rollout, and no resume line: nothing to pin.
-        assert_eq!(
-            Codex.session_from_exit_output("Session ID: 01a22b18-d331-79d0-8c49-b2131cf4bd3e"),
-            None
+        // The decoy: without a turn there is no rollout, and no resume line: nothing to pin.
+        assert_exit_line(
+            &Codex,
+            tail,
+            "01a22b18-fbd4-7793-b5e8-a63efda108c1",
+            "Session ID: 01a22b18-d331-79d0-8c49-b2131cf4bd3e",
         );
     }
 

@@ -121,7 +121,7 @@ fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::assert_lost_on_resume;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
@@ -197,10 +197,11 @@ mod tests {
         // The 1.0.102 TUI after /exit (observed 2026-11-30); the hint lines of an error mention
         // `--resume=<id>` literally, which is not an ID.
         let tail = " \u{2594}\u{2594}\u{2594}\u{2594}    Resume     copilot --resume=3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
-        assert_eq!(Copilot.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(
-            Copilot.session_from_exit_output("To resume by ID:  copilot --resume=<id>"),
-            None
+        assert_exit_line(
+            &Copilot,
+            tail,
+            ID,
+            "To resume by ID:  copilot --resume=<id>",
         );
         assert_eq!(
             events_file(Path::new("/h/.copilot"), ID),

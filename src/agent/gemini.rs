@@ -47,16 +47,18 @@ pub struct Gemini;
 
 /// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
 /// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
+pub(super) const COMMAND_LINE: CommandLine = CommandLine {
+    headless: &[],
+    create: Some("--session-id"),
+    resume: "--resume",
+    model: "-m",
+    output: &["-o", "stream-json"],
+    prompt: Prompt::Flag("-p"),
+};
+
 const PROFILE: Profile<'static> = Profile {
     name: "gemini",
-    command_line: Some(&CommandLine {
-        headless: &[],
-        create: Some("--session-id"),
-        resume: "--resume",
-        model: "-m",
-        output: &["-o", "stream-json"],
-        prompt: Prompt::Flag("-p"),
-    }),
+    command_line: Some(&COMMAND_LINE),
     prompts: Prompts::PlainArguments,
     reserved: Reserved {
         model: &["--model", "-m"],
@@ -215,7 +217,7 @@ fn holds_messages(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::assert_lost_on_resume;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
@@ -318,8 +320,7 @@ mod tests {
     fn the_exit_line_names_the_session() {
         // The 0.61.0 footer (`To resume this session: gemini --resume ${id}`, from the bundle).
         let tail = "\x1b[2K\r\nTo resume this session: gemini --resume 3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
-        assert_eq!(Gemini.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(Gemini.session_from_exit_output("bye"), None);
+        assert_exit_line(&Gemini, tail, ID, "bye");
 
         // What the real 0.61.0 drew at 80 columns after Ctrl-C twice (observed through sticky
         // on a pseudo-terminal, 2026-11-30): the message is in a box, coloured in pieces, and

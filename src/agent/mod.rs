@@ -393,110 +393,101 @@ mod tests {
         }
     }
 
-    /// Each agent's headless command lines for three turns: a new session and a resumed one,
-    /// both with the model `m`, the user's `--yes` and the prompt `hi there` as an argument, and
-    /// a resumed one with neither model nor arguments and its prompt on stdin.
-    const HEADLESS: &[(&dyn Adapter, [&str; 3])] = &[
-        (
-            &Claude,
-            [
+    /// One agent's command lines for the turns of [`command_lines`].
+    struct Lines {
+        agent: &'static dyn Adapter,
+        /// Headless: a new session and a resumed one, both with the model `m`, the user's
+        /// `--yes` and the prompt `hi there` as an argument; a resumed one with neither model
+        /// nor arguments and its prompt on stdin.
+        headless: [&'static str; 3],
+        /// Interactive: a new session and a resumed one, both with the model `m`.
+        interactive: [&'static str; 2],
+    }
+
+    /// Every built-in agent's command lines, side by side.
+    const LINES: &[Lines] = &[
+        Lines {
+            agent: &Claude,
+            headless: [
                 "-p --output-format stream-json --verbose --session-id u1 --model m --yes -- \
                  'hi there'",
                 "-p --output-format stream-json --verbose --resume u1 --model m --yes -- \
                  'hi there'",
                 "-p --output-format stream-json --verbose --resume u1",
             ],
-        ),
-        (
-            &Codex,
-            [
+            interactive: ["--session-id u1 --model m", "--resume u1 --model m"],
+        },
+        Lines {
+            agent: &Codex,
+            headless: [
                 "exec --json -m m --yes -- 'hi there'",
                 "exec --json -m m --yes resume u1 -- 'hi there'",
                 "exec --json resume u1 -- -",
             ],
-        ),
-        (
-            &Gemini,
-            [
+            interactive: ["--no-daemon -m m", "--no-daemon -m m resume u1"],
+        },
+        Lines {
+            agent: &Gemini,
+            headless: [
                 "--session-id u1 -m m -o stream-json --yes -p 'hi there'",
                 "--resume u1 -m m -o stream-json --yes -p 'hi there'",
                 "--resume u1 -o stream-json",
             ],
-        ),
-        (
-            &Qwen,
-            [
+            interactive: ["--session-id u1 -m m", "--resume u1 -m m"],
+        },
+        Lines {
+            agent: &Qwen,
+            headless: [
                 "--session-id u1 -m m -o stream-json --yes 'hi there'",
                 "--resume u1 -m m -o stream-json --yes 'hi there'",
                 "--resume u1 -o stream-json",
             ],
-        ),
-        (
-            &Opencode,
-            [
+            interactive: ["--session-id u1 -m m", "--resume u1 -m m"],
+        },
+        Lines {
+            agent: &Opencode,
+            headless: [
                 "run --format json -m m --yes -- 'hi there'",
                 "run --format json -s u1 -m m --yes -- 'hi there'",
                 "run --format json -s u1",
             ],
-        ),
-        (
-            &Copilot,
-            [
+            interactive: ["-m m", "-s u1 -m m"],
+        },
+        Lines {
+            agent: &Copilot,
+            headless: [
                 "--session-id u1 --model m --output-format json --yes '--prompt=hi there'",
                 "--resume=u1 --model m --output-format json --yes '--prompt=hi there'",
                 "--resume=u1 --output-format json",
             ],
-        ),
+            interactive: ["--session-id u1 --model m", "--resume=u1 --model m"],
+        },
     ];
 
     #[test]
-    fn headless_command_lines() {
+    fn command_lines() {
         let yes = [OsString::from("--yes")];
+        let (given, prompt) = ((Some("m"), &yes[..]), Some("hi there"));
         let resume = Target::Resume("u1");
-        for &(adapter, [new, resumed, on_stdin]) in HEADLESS {
-            let name = adapter.name();
-            let new_session = new_session(adapter);
-            let given = (Some("m"), &yes[..]);
-            let prompt = Some("hi there");
-            assert_eq!(headless(adapter, new_session, given, prompt), new, "{name}");
-            assert_eq!(headless(adapter, resume, given, prompt), resumed, "{name}");
+        for lines in LINES {
+            let (adapter, name) = (lines.agent, lines.agent.name());
+            let new = new_session(adapter);
+            let [new_line, resumed_line, on_stdin] = lines.headless;
+            assert_eq!(headless(adapter, new, given, prompt), new_line, "{name}");
             assert_eq!(
-                headless(adapter, resume, (None, &[]), None),
-                on_stdin,
+                headless(adapter, resume, given, prompt),
+                resumed_line,
                 "{name}"
             );
-        }
-    }
-
-    /// Each agent's interactive command line for a new session and for a resumed one, both with
-    /// the model `m`.
-    #[test]
-    fn interactive_command_lines() {
-        let cases: &[(&dyn Adapter, &str, &str)] = &[
-            (
-                &Claude,
-                "--session-id u1 --model m",
-                "--resume u1 --model m",
-            ),
-            (&Codex, "--no-daemon -m m", "--no-daemon -m m resume u1"),
-            (&Gemini, "--session-id u1 -m m", "--resume u1 -m m"),
-            (&Qwen, "--session-id u1 -m m", "--resume u1 -m m"),
-            (&Opencode, "-m m", "-s u1 -m m"),
-            (
-                &Copilot,
-                "--session-id u1 --model m",
-                "--resume=u1 --model m",
-            ),
-        ];
-        for &(adapter, new, resumed) in cases {
-            let name = adapter.name();
-            let resume = Target::Resume("u1");
+            let bare = headless(adapter, resume, (None, &[]), None);
+            assert_eq!(bare, on_stdin, "{name}");
+            let [new_line, resumed_line] = lines.interactive;
+            assert_eq!(interactive(adapter, new, Some("m")), new_line, "{name}");
             assert_eq!(
-                interactive(adapter, new_session(adapter), Some("m")),
-                new,
+                interactive(adapter, resume, Some("m")),
+                resumed_line,
                 "{name}"
             );
-            assert_eq!(interactive(adapter, resume, Some("m")), resumed, "{name}");
         }
     }
 

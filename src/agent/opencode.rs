@@ -143,7 +143,7 @@ fn is_session_id(id: &str) -> bool {
 mod tests {
     use super::*;
     use crate::agent::PromptVia;
-    use crate::agent::output::assert_lost_on_resume;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";
 
@@ -242,11 +242,12 @@ mod tests {
         // The 1.18.33 TUI after one turn and Ctrl-C (observed 2026-11-30).
         let tail = "  Session   MOCK-17 user_msgs=2 assistant_msgs=0\r\n  Continue  \x1b[1mopencode -s \
                     ses_dd4e433f7ffeappl0PGdcS2FzQ\x1b[0m\r\n";
-        assert_eq!(
-            Opencode.session_from_exit_output(tail).as_deref(),
-            Some("ses_dd4e433f7ffeappl0PGdcS2FzQ")
+        assert_exit_line(
+            &Opencode,
+            tail,
+            "ses_dd4e433f7ffeappl0PGdcS2FzQ",
+            "opencode -s ses_",
         );
-        assert_eq!(Opencode.session_from_exit_output("opencode -s ses_"), None);
         assert_eq!(
             Opencode.transcript(Path::new("/h"), Path::new("/p"), ID),
             None

@@ -132,6 +132,15 @@ pub(super) fn assert_lost_on_resume(adapter: &dyn super::Adapter, output: &str, 
     }
 }
 
+/// Checks that `adapter` reads session `id` from `tail`, the end of an interactive run's
+/// terminal output, and no ID from `decoy`, a mention of the command that is not an exit line.
+#[cfg(test)]
+#[track_caller]
+pub(super) fn assert_exit_line(adapter: &dyn super::Adapter, tail: &str, id: &str, decoy: &str) {
+    assert_eq!(adapter.session_from_exit_output(tail).as_deref(), Some(id));
+    assert_eq!(adapter.session_from_exit_output(decoy), None, "{decoy:?}");
+}
+
 /// The arguments of a headless turn of `adapter` on `target` with `model`, the user's `extra`
 /// arguments and `prompt` (`None`: on stdin), as one [`line`].
 #[cfg(test)]

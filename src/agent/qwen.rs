@@ -28,17 +28,14 @@ use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Qwen;
 
-/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
-/// not restore it. Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
+/// Gemini CLI's command lines (`--session-id`/`--resume`, then `-m` on every run, since a resume
+/// does not restore the model), with the prompt as a positional argument. Qwen always accepts an
+/// ID chosen up front; sticky never asks it to mint one.
 const PROFILE: Profile<'static> = Profile {
     name: "qwen",
     command_line: Some(&CommandLine {
-        headless: &[],
-        create: Some("--session-id"),
-        resume: "--resume",
-        model: "-m",
-        output: &["-o", "stream-json"],
         prompt: Prompt::Positional,
+        ..super::gemini::COMMAND_LINE
     }),
     prompts: Prompts::PlainArguments,
     reserved: Reserved {
@@ -101,7 +98,7 @@ fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> 
 mod tests {
     use super::*;
     use crate::agent::Usage;
-    use crate::agent::output::assert_lost_on_resume;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "cb43613f-2515-47c2-9835-a1d37bdefd8d";
 
@@ -151,8 +148,7 @@ mod tests {
     fn the_exit_line_names_the_session() {
         // real-agents-offline.md "Qwen Code": Ctrl-C twice prints this line.
         let tail = "\r\nTo continue this session, run qwen --resume cb43613f-2515-47c2-9835-a1d37bdefd8d\r\n";
-        assert_eq!(Qwen.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(Qwen.session_from_exit_output("qwen --resume"), None);
+        assert_exit_line(&Qwen, tail, ID, "qwen --resume");
     }
 
     #[test]
