@@ -254,7 +254,7 @@ fn meta_matches(rollout: &Path, directory: &Path, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused};
 
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
 
@@ -365,21 +365,12 @@ mod tests {
 
         let untrusted = "Reading additional input from stdin...\n\
                          Not inside a trusted directory and --skip-git-repo-check was not specified.\n";
-        for target in [Target::CreateUnnamed, Target::Resume(ID)] {
-            let Some(Diagnosis::Refused { reason, hint }) = Codex.diagnose(&target, untrusted)
-            else {
-                panic!("not a refusal")
-            };
-            assert!(reason.starts_with("Not inside a trusted directory"));
-            assert!(hint.contains("-- --skip-git-repo-check"), "{hint}");
-        }
+        let reason = "Not inside a trusted directory";
+        assert_refused(&Codex, untrusted, reason, "-- --skip-git-repo-check");
 
         let busy = "Error: thread/resume: thread/resume failed: thread 0199 already has an \
                     active writer (code -32600)";
-        assert!(matches!(
-            Codex.diagnose(&Target::Resume(ID), busy),
-            Some(Diagnosis::Refused { hint, .. }) if hint.contains("daemon stop")
-        ));
+        assert_refused(&Codex, busy, "Error: thread/resume", "daemon stop");
         assert_eq!(Codex.diagnose(&Target::Resume(ID), "rate limited"), None);
     }
 

@@ -217,7 +217,7 @@ fn holds_messages(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
@@ -309,10 +309,8 @@ mod tests {
         let untrusted = "Gemini CLI is not running in a trusted directory. To proceed, either use \
                          `--skip-trust`, set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment \
                          variable, or trust this directory in interactive mode.";
-        assert!(matches!(
-            Gemini.diagnose(&Target::Create(ID), untrusted),
-            Some(Diagnosis::Refused { hint, .. }) if hint.contains("-- --skip-trust")
-        ));
+        let reason = "Gemini CLI is not running in a trusted directory";
+        assert_refused(&Gemini, untrusted, reason, "-- --skip-trust");
         assert_eq!(Gemini.diagnose(&Target::Resume(ID), "quota exceeded"), None);
     }
 

@@ -132,6 +132,30 @@ pub(super) fn assert_lost_on_resume(adapter: &dyn super::Adapter, output: &str, 
     }
 }
 
+/// Checks that `adapter` reads `output` as a refusal whatever the session, with the line that
+/// starts with `reason` as the reason and a hint that holds `way_out`.
+#[cfg(test)]
+#[track_caller]
+pub(super) fn assert_refused(
+    adapter: &dyn super::Adapter,
+    output: &str,
+    reason: &str,
+    way_out: &str,
+) {
+    for target in [
+        Target::Create("u1"),
+        Target::CreateUnnamed,
+        Target::Resume("u1"),
+    ] {
+        let Some(Diagnosis::Refused { reason: line, hint }) = adapter.diagnose(&target, output)
+        else {
+            panic!("not a refusal on {target:?}")
+        };
+        assert!(line.starts_with(reason), "{line}");
+        assert!(hint.contains(way_out), "{hint}");
+    }
+}
+
 /// Checks that `adapter` reads session `id` from `tail`, the end of an interactive run's
 /// terminal output, and no ID from `decoy`, a mention of the command that is not an exit line.
 #[cfg(test)]
