@@ -1,5 +1,6 @@
-//! Agent arguments that fight sticky's own: each adapter lists, as data, the flags of its agent
-//! that would choose another session, model or output format than the one sticky passes.
+//! Agent arguments that fight sticky's own: each adapter's profile lists, as data, the flags of
+//! its agent that would choose another session, model or output format than the one sticky
+//! passes, by what they choose.
 //!
 //! `sticky -- --resume X` would make the agent answer from a session sticky did not choose
 //! (amnesia, or a session sticky never records); `-- --output-format text` would hide the events
