@@ -25,36 +25,38 @@
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Usage};
-
-/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
-/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
-/// sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &[],
-    create: Some("--session-id"),
-    resume: "--resume=",
-    model: "--model",
-    output: &["--output-format", "json"],
-    prompt: Prompt::Flag("--prompt="),
-};
+use super::output::{env_dir, id_after, int_at, is_uuid, json_object, lost_on_resume, str_at};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
 
 /// The Copilot CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Copilot;
 
+/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
+/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
+/// sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "copilot",
+    command_line: Some(&CommandLine {
+        headless: &[],
+        create: Some("--session-id"),
+        resume: "--resume=",
+        model: "--model",
+        output: &["--output-format", "json"],
+        prompt: Prompt::Flag("--prompt="),
+    }),
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model"],
+        session: &["--resume", "-r", "--continue", "--session-id"],
+        output: &["--output-format"],
+    },
+};
+
 impl Adapter for Copilot {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::COPILOT
-    }
-
-    fn name(&self) -> &'static str {
-        "copilot"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -104,13 +106,7 @@ impl Adapter for Copilot {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("No session, task, or name matched"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["No session, task, or name matched"])
     }
 
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
@@ -138,69 +134,10 @@ fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--allow-all-tools")];
-        let resume = format!("--resume={ID}");
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create(ID),
-                None,
-                &[],
-                Some("-x hello"),
-                &[
-                    "--session-id",
-                    ID,
-                    "--output-format",
-                    "json",
-                    "--prompt=-x hello",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gpt-5"),
-                &extra,
-                Some("again"),
-                &[
-                    &resume,
-                    "--model",
-                    "gpt-5",
-                    "--output-format",
-                    "json",
-                    "--allow-all-tools",
-                    "--prompt=again",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &[&resume, "--output-format", "json"],
-            ),
-        ];
-        assert_headless(&Copilot, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Copilot, Target::Create(ID), Some("m")),
-            ["--session-id", ID, "--model", "m"]
-        );
-        assert_eq!(
-            interactive(&Copilot, Target::Resume(ID), Some("m")),
-            [format!("--resume={ID}").as_str(), "--model", "m"]
-        );
-        assert!(Copilot.mint_id().is_some_and(|id| is_uuid(&id)));
-    }
 
     #[test]
     fn json_events() {
@@ -271,11 +208,7 @@ mod tests {
         let output = "Error: No session, task, or name matched \
                       '99999999-aaaa-4bbb-8ccc-123456789abc'.\n\nTo resume by session or task \
                       ID:  copilot --resume=<id>\n";
-        assert!(matches!(
-            Copilot.diagnose(&Target::Resume(ID), output),
-            Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: No session")
-        ));
-        assert_eq!(Copilot.diagnose(&Target::Create(ID), output), None);
+        assert_lost_on_resume(&Copilot, output, "Error: No session");
         assert_eq!(Copilot.diagnose(&Target::Resume(ID), "Error: 401"), None);
     }
 
@@ -284,10 +217,11 @@ mod tests {
         // The 1.0.102 TUI after /exit (observed 2026-11-30); the hint lines of an error mention
         // `--resume=<id>` literally, which is not an ID.
         let tail = " \u{2594}\u{2594}\u{2594}\u{2594}    Resume     copilot --resume=3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
-        assert_eq!(Copilot.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(
-            Copilot.session_from_exit_output("To resume by ID:  copilot --resume=<id>"),
-            None
+        assert_exit_line(
+            &Copilot,
+            tail,
+            ID,
+            "To resume by ID:  copilot --resume=<id>",
         );
         assert_eq!(
             events_file(Path::new("/h/.copilot"), ID),

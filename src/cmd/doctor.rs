@@ -140,14 +140,17 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             .collect(),
         exit_code: exit.code(),
     };
-    let said = if ctx.json {
-        Report::json(&report)?
-    } else {
-        let mut out = Vec::new();
-        print_text(&mut out, &report)?;
-        Report::text(out)
-    };
-    Ok(said.exiting(exit))
+    Ok(said(ctx, &report)?.exiting(exit))
+}
+
+/// The report as one JSON object or as text.
+fn said(ctx: &Context, report: &Shown<'_>) -> Result<Report> {
+    if ctx.json {
+        return Report::json(report);
+    }
+    let mut out = Vec::new();
+    print_text(&mut out, report)?;
+    Ok(Report::text(out))
 }
 
 /// The plan the next turn would apply, as the turn makes it (read-only: nothing is written).
@@ -345,14 +348,7 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let project = &report.project;
     let why = format!("{}; {}", project.found, project.dir.origin);
     line(out, "project", &project.dir.value, &why)?;
-    let db = &report.database;
-    let state = if db.exists {
-        "exists"
-    } else {
-        "not created yet"
-    };
-    let why = format!("{}; {state}", db.setting.origin);
-    line(out, "database", &db.setting.value, &why)?;
+    located(out, "database", &report.database, "not created yet")?;
     let file = &report.config_file;
     let state = if file.exists { "read" } else { "not found" };
     let path = file.path.value.as_deref().unwrap_or("-");
@@ -362,15 +358,16 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
         path,
         &format!("{}; {state}", file.path.origin),
     )?;
-    let thread = &report.thread;
-    let state = if thread.exists {
-        "exists"
-    } else {
-        "the next turn creates it"
-    };
-    let why = format!("{}; {state}", thread.setting.origin);
-    line(out, "thread", &thread.setting.value, &why)?;
+    located(out, "thread", &report.thread, "the next turn creates it")?;
     print_next_turn(out, report)
+}
+
+/// The line of a setting that names something, with where it came from and whether it
+/// exists (`missing` says what holds when it does not).
+fn located(out: &mut impl Write, name: &str, it: &Located, missing: &str) -> std::io::Result<()> {
+    let state = if it.exists { "exists" } else { missing };
+    let why = format!("{}; {state}", it.setting.origin);
+    line(out, name, &it.setting.value, &why)
 }
 
 /// The session, the next turn and what it would run, then the problems.

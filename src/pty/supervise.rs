@@ -226,7 +226,7 @@ mod tests {
 
     use super::*;
     use crate::pty::run_headless;
-    use crate::pty::tests::{exited, headless_run, sh};
+    use crate::pty::tests::{exited, headless_run, killed, sh};
 
     #[test]
     fn a_run_ends_as_soon_as_the_program_and_its_output_do() {
@@ -257,13 +257,7 @@ mod tests {
     #[test]
     fn a_program_killed_by_a_signal_reports_the_signal() {
         let (finished, _) = headless_run(&sh("kill -9 $$"));
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(9),
-                interrupted_by: None,
-            }
-        );
+        assert_eq!(finished, killed(9, None));
     }
 
     #[test]
@@ -372,26 +366,14 @@ mod tests {
     #[test]
     fn sigterm_to_sticky_reaches_the_programs_group() {
         let finished = signalled_when_ready("echo ready; exec sleep 30", Signal::SIGTERM);
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(15),
-                interrupted_by: Some(15),
-            }
-        );
+        assert_eq!(finished, killed(15, Some(15)));
     }
 
     #[test]
     fn a_program_that_ignores_the_signal_is_killed_after_the_grace_period() {
         let started = Instant::now();
         let finished = signalled_when_ready("trap '' INT; echo ready; sleep 30", Signal::SIGINT);
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(9),
-                interrupted_by: Some(2),
-            }
-        );
+        assert_eq!(finished, killed(9, Some(2)));
         assert!(started.elapsed() >= GRACE);
     }
 }

@@ -379,10 +379,7 @@ impl Store {
     pub fn threads(&self) -> Result<Vec<ThreadRow>> {
         self.run("read the threads", || {
             let sql = concat!("SELECT ", thread_columns!(), " FROM threads ORDER BY id");
-            self.conn
-                .prepare_cached(sql)?
-                .query_map([], rows::thread)?
-                .collect()
+            rows::all(&self.conn, sql, [], rows::thread)
         })
     }
 
@@ -408,20 +405,14 @@ impl Store {
                 session_columns!(),
                 " FROM sessions WHERE thread_id = ?1 ORDER BY id"
             );
-            self.conn
-                .prepare_cached(sql)?
-                .query_map([thread_id], rows::session)?
-                .collect()
+            rows::all(&self.conn, sql, [thread_id], rows::session)
         })
     }
 
     /// The newest turn of a thread, across all its sessions.
     pub fn last_turn(&self, thread_id: i64) -> Result<Option<TurnRow>> {
         self.run("read the last turn", || {
-            self.conn
-                .prepare_cached(rows::sql::LAST_TURN)?
-                .query_row([thread_id], rows::turn)
-                .optional()
+            rows::one(&self.conn, rows::sql::LAST_TURN, [thread_id], rows::turn)
         })
     }
 
@@ -429,10 +420,7 @@ impl Store {
     pub fn turn(&self, turn_id: i64) -> Result<Option<TurnRow>> {
         self.run("read the turn", || {
             let sql = concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1");
-            self.conn
-                .prepare_cached(sql)?
-                .query_row([turn_id], rows::turn)
-                .optional()
+            rows::one(&self.conn, sql, [turn_id], rows::turn)
         })
     }
 
@@ -454,10 +442,7 @@ impl Store {
                 " FROM turns WHERE session_id IN (SELECT id FROM sessions WHERE thread_id = ?1) \
                  ORDER BY id"
             );
-            self.conn
-                .prepare_cached(sql)?
-                .query_map([thread_id], rows::turn)?
-                .collect()
+            rows::all(&self.conn, sql, [thread_id], rows::turn)
         })
     }
 

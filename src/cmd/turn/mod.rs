@@ -349,11 +349,11 @@ fn ensure_own_arguments(
 ) -> Result<(), StickyError> {
     let reserved = adapter.reserved_args();
     let name = adapter.name();
-    if let Some((arg, fight)) = agent::reserved::find(reserved, &args.agent_args) {
+    if let Some((arg, instead)) = reserved.find(&args.agent_args) {
         return Err(StickyError::Usage(format!(
             "the agent argument `{}` would override what sticky passes {name}; {}",
             arg.to_string_lossy(),
-            fight.instead.advice()
+            instead.advice()
         )));
     }
     let configured: Vec<OsString> = ctx
@@ -362,12 +362,12 @@ fn ensure_own_arguments(
         .agent(name)
         .map(|settings| settings.args.iter().map(OsString::from).collect())
         .unwrap_or_default();
-    if let Some((arg, fight)) = agent::reserved::find(reserved, &configured) {
+    if let Some((arg, instead)) = reserved.find(&configured) {
         return Err(StickyError::Usage(format!(
             "the configuration's args for agent `{name}` hold `{}`, which would override what \
              sticky passes; remove it; {}",
             arg.to_string_lossy(),
-            fight.instead.advice()
+            instead.advice()
         )));
     }
     Ok(())
