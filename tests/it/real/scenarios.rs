@@ -12,8 +12,13 @@
 //! the agent's own files, never from sticky's own account alone; the agents' own behaviour
 //! (`/clear`, Codex's exit 76 and failed first turn) is tested in `sticky_<agent>`.
 
+pub use super::faults::an_api_failure_fails_the_turn_and_the_session_goes_on;
 use super::terminal::Terminal;
 use super::tier::Tier;
+pub use super::tools::{
+    a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+    the_progress_line_names_the_tool_while_it_runs,
+};
 use super::{Agent, assert_continues, assert_fresh, mentions};
 use crate::mock::Request;
 
@@ -39,6 +44,34 @@ pub struct Profile {
     pub lost: Option<Lost>,
     /// How the agent's own UI is driven (the interactive scenario).
     pub ui: Option<Ui>,
+    /// How a CI user lets the agent run a shell command (the tool scenarios).
+    pub tools: Option<Tools>,
+    /// How the agent fails on a model API error (the API-failure scenario).
+    pub api_failure: Option<ApiFailure>,
+}
+
+/// How an agent is let run its shell tool in a headless turn, and how sticky shows it.
+pub struct Tools {
+    /// The agent's own arguments, given after `--`, that let it run a command unasked.
+    pub permissions: &'static [&'static str],
+    /// What the progress line shows after the agent's name while the command runs: the tool's
+    /// name, or the command itself where the agent reports that (Codex); `None` for an agent
+    /// that reports a tool only once it finished, so nothing can name it while it runs.
+    pub activity: Option<&'static str>,
+}
+
+/// How an agent meets a model request that fails.
+pub struct ApiFailure {
+    /// Bounds the agent's retries of a failed request to `retries`, in the agent's or sticky's
+    /// configuration as a user would (the agents retry for up to minutes by default).
+    pub retries: fn(tier: &Tier, retries: u32),
+    /// The agent's exit code once its retries are spent, which sticky passes through.
+    pub exit_code: i32,
+    /// What the agent's error message says, passed on by sticky on stderr.
+    pub says: &'static str,
+    /// Whether the agent retries a request refused with 429 (and so gets through the second
+    /// time), rather than failing the turn at once.
+    pub retries_429: bool,
 }
 
 /// A model as a user gives it to `--model` and as the agent's requests name it.
@@ -292,6 +325,9 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        an_api_failure_fails_the_turn_and_the_session_goes_on,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -301,6 +337,9 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        an_api_failure_fails_the_turn_and_the_session_goes_on,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -310,6 +349,9 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        an_api_failure_fails_the_turn_and_the_session_goes_on,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -318,6 +360,8 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
@@ -326,5 +370,17 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+    ];
+    copilot: super::Agent::Copilot => [
+        two_turns_carry_the_history,
+        the_stored_id_is_the_one_the_agent_really_used,
+        new_starts_without_history_and_the_next_turn_continues_it,
+        another_model_starts_afresh_and_later_turns_stay_on_it,
+        a_turn_from_a_subdirectory_continues_the_session_in_the_project,
+        an_interactive_turn_is_carried_into_the_next_headless_turn,
+        a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
     ];
 }
