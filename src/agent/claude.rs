@@ -176,6 +176,13 @@ impl Adapter for Claude {
         files.extend(SessionFile::all_under(&root, &sidecar, &appended_if_jsonl));
         files
     }
+
+    /// `cleanupPeriodDays` in the agent home's `settings.json`, else its default of 30 days
+    /// (Claude Code's settings schema: "sessions inactive for longer than this period are
+    /// deleted at startup", minimum 1).
+    fn retention_days(&self, home: &Path) -> Option<u64> {
+        Some(cleanup_period_days(&config_dir(home).join("settings.json")))
+    }
 }
 
 /// Whether transcript `new` holds the last message of transcript `old` (see
@@ -286,6 +293,25 @@ fn config_dir(home: &Path) -> PathBuf {
     std::env::var_os("CLAUDE_CONFIG_DIR")
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| home.join(".claude"), PathBuf::from)
+}
+
+/// Claude Code's default `cleanupPeriodDays`.
+const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// The `cleanupPeriodDays` of the settings file at `path`: its default when the file or the
+/// key is missing or not a number, and at least 1 (the schema's minimum).
+fn cleanup_period_days(path: &Path) -> u64 {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|settings| settings.get("cleanupPeriodDays")?.as_f64())
+        .filter(|days| days.is_finite() && *days >= 0.0)
+        .map_or(DEFAULT_CLEANUP_DAYS, |days| {
+            // Whole days; the schema allows no fraction worth keeping.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let days = days as u64;
+            days.max(1)
+        })
 }
 
 /// A JSONL file in a session's sidecar directory is a transcript (a subagent's), appended to;

@@ -252,6 +252,14 @@ pub trait Adapter: Sync + Send {
             .into_iter()
             .collect()
     }
+
+    /// How many days the agent keeps a session's files before it deletes them on its own
+    /// (Claude Code's `cleanupPeriodDays`), under the user's `home`; `None` when it keeps them
+    /// until the user deletes them.
+    fn retention_days(&self, home: &Path) -> Option<u64> {
+        let _ = home;
+        None
+    }
 }
 
 /// How the agent writes one of a session's files, which decides how sticky copies it.
