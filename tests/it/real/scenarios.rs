@@ -259,12 +259,47 @@ pub fn a_lost_session_reaches_nothing_and_new_starts_afresh(agent: Agent) {
     tier.turn(&[], "remember the word kumquat");
     let session = tier.stored_session_id();
     (lost.forget)(&tier, &session);
+    // Without sticky's copy too (see the next scenario for the restore).
+    std::fs::remove_dir_all(tier.world.project.join(".sticky/sticky.db.vault"))
+        .expect("remove the vault");
     let stderr = tier.assert_lost("are you still there?");
     assert!(stderr.contains(lost.says), "{stderr}");
+    assert!(
+        stderr.contains("sticky's vault holds no copy of it"),
+        "{stderr}"
+    );
 
     let fresh = tier.turn(&["new"], "start over");
     assert_fresh(&fresh);
     assert_ne!(tier.session_of(&fresh), session);
+}
+
+/// A session whose files the agent lost is put back from sticky's vault: the next turn resumes
+/// the same session, its request carries the earlier turn, and `sticky log` records the
+/// restore.
+pub fn a_lost_session_is_restored_from_the_vault_and_remembers(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let lost = profile.lost.as_ref().expect("the profile loses a session");
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.stored_session_id();
+    (lost.forget)(&tier, &session);
+
+    let restored = tier.turn(&[], "which word did I ask you to remember?");
+    assert_continues(&restored, &first);
+    assert_eq!(tier.session_of(&restored), session, "the same session");
+    assert_eq!(tier.stored_session_id(), session);
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let turns = &log["sessions"][0]["turns"];
+    assert!(
+        turns[1]["restored"]["files"].as_i64().unwrap_or(0) >= 1,
+        "the log records the restore: {log}"
+    );
+    // And it goes on from there.
+    let next = tier.turn(&[], "and one more turn");
+    assert_continues(&next, &restored);
+    tier.assert_no_processes_left();
 }
 
 /// One module per agent with one test per scenario it supports, each calling the scenario
@@ -292,6 +327,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -301,6 +337,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -310,6 +347,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -318,6 +356,7 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
