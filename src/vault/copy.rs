@@ -115,7 +115,7 @@ fn copy_file(file: &SessionFile, old: Option<&Entry>, copy: &Path) -> Result<(En
     let written = if from == 0 {
         copy_whole(&mut source, meta.len(), copy)?
     } else {
-        append(&mut source, from, meta.len(), copy)?
+        append(&mut source, from, meta.len(), copy, copy_len)?
     };
     let len = from + written;
     Ok((entry(len, sample_hash(&source, len)?), written))
@@ -170,11 +170,19 @@ fn copy_whole(source: &mut File, len: u64, copy: &Path) -> Result<u64> {
     Ok(copied?)
 }
 
-/// Appends `source`'s bytes from `from` to `to` to the copy, cut back to `from` first (a copy
-/// left longer by a copy whose manifest was never written).
-fn append(source: &mut File, from: u64, to: u64, copy: &Path) -> Result<u64> {
+/// Appends `source`'s bytes from `from` to `to` to the copy (now `copy_len` long), cut back to
+/// `from` first when a copy whose manifest was never written left it longer.
+fn append(
+    source: &mut File,
+    from: u64,
+    to: u64,
+    copy: &Path,
+    copy_len: Option<u64>,
+) -> Result<u64> {
     let mut out = OpenOptions::new().write(true).open(copy)?;
-    out.set_len(from)?;
+    if copy_len != Some(from) {
+        out.set_len(from)?;
+    }
     out.seek(SeekFrom::Start(from))?;
     source.seek(SeekFrom::Start(from))?;
     Ok(io::copy(
