@@ -260,6 +260,32 @@ pub trait Adapter: Sync + Send {
         let _ = home;
         None
     }
+
+    /// For an agent that keeps its sessions as rows of an `SQLite` database of its own rather
+    /// than as files (opencode): the database under the user's `home` and how session `id`'s
+    /// rows are found in it, for sticky's vault. `None` for an agent that keeps files.
+    fn session_rows(&self, home: &Path, id: &str) -> Option<SessionRows> {
+        let _ = (home, id);
+        None
+    }
+}
+
+/// Where an agent keeps a session as database rows (see [`Adapter::session_rows`]): the
+/// session's row in `table` by its `id` column, every row of every table with a `session_id`
+/// column, the rows the session row refers to, and the tables that record the database's
+/// migrations (kept whole, so a database sticky must create again reads as migrated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRows {
+    /// The database on this machine.
+    pub database: PathBuf,
+    /// Its path under the agent's home ([`Adapter::agent_home`]).
+    pub relative: PathBuf,
+    /// The table of the sessions, keyed by `id`.
+    pub table: &'static str,
+    /// Rows the session row refers to: (table, its key column, the session row's column).
+    pub referred: &'static [(&'static str, &'static str, &'static str)],
+    /// The tables that record the database's migrations.
+    pub migrations: &'static [&'static str],
 }
 
 /// How the agent writes one of a session's files, which decides how sticky copies it.

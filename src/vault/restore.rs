@@ -31,7 +31,8 @@ impl Vault {
         id: &str,
     ) -> Result<Option<Restored>> {
         let files = self.files(adapter.name(), id)?;
-        if files.is_empty() {
+        let rows = self.rows(adapter.name(), id)?;
+        if files.is_empty() && rows.is_none() {
             return Ok(None);
         }
         let root = adapter.agent_home(home).with_context(|| {
@@ -50,6 +51,16 @@ impl Vault {
                 .with_context(|| format!("cannot restore {}", target.display()))?;
             restored.files += 1;
             restored.bytes += file.len;
+        }
+        if let (Some(copy), Some(rows)) = (rows, adapter.session_rows(home, id)) {
+            let document =
+                std::fs::read(&copy).with_context(|| format!("cannot read {}", copy.display()))?;
+            let back = super::rows::restore(&rows, &document)
+                .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
+            if back {
+                restored.files += 1;
+                restored.bytes += document.len() as u64;
+            }
         }
         Ok(Some(restored))
     }

@@ -44,7 +44,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_lost_session_is_restored_from_the_vault_and_the_turn_remembers() {
-    for agent in AGENTS.iter().filter(|agent| agent.name != "opencode") {
+    for agent in AGENTS {
         let env = TestEnv::new();
         let first = agent.turn(&env, &["-a", agent.name, "first"]);
         remove_storage(&env, agent);

@@ -365,5 +365,6 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
 }
