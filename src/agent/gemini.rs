@@ -182,6 +182,25 @@ impl Adapter for Gemini {
         .filter_map(|(path, keeping)| SessionFile::under(&root, path, keeping))
         .collect()
     }
+
+    /// The chat file (named for the ID's first 8 characters), its project's `.project_root`
+    /// and the registry `projects.json`.
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        let parts: Vec<&OsStr> = relative.iter().collect();
+        let named = |name: &OsStr| {
+            let name = name.to_string_lossy();
+            is_session_id(id)
+                && id.len() >= 8
+                && name.starts_with("session-")
+                && name.ends_with(&format!("-{}.jsonl", &id[..8]))
+        };
+        match parts.as_slice() {
+            [registry] => *registry == "projects.json",
+            [tmp, _, marker] => *tmp == "tmp" && *marker == ".project_root",
+            [tmp, _, chats, chat] => *tmp == "tmp" && *chats == "chats" && named(chat),
+            _ => false,
+        }
+    }
 }
 
 /// What Gemini CLI accepts as a session ID (`/^[a-zA-Z0-9-_]+$/`).

@@ -268,6 +268,13 @@ pub trait Adapter: Sync + Send {
         let _ = (home, id);
         None
     }
+
+    /// Whether `relative` (under [`Adapter::agent_home`]) may be one of session `id`'s files, so
+    /// sticky's vault (which sits in the project, where a repository could plant one) puts back
+    /// only such files, never the agent's settings. By default: its path names the session.
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        !id.is_empty() && relative.to_string_lossy().contains(id)
+    }
 }
 
 /// Where an agent keeps a session as database rows (see [`Adapter::session_rows`]): the
@@ -448,6 +455,30 @@ mod tests {
             );
             assert_eq!(adapter.program(), adapter.name());
         }
+    }
+
+    /// The vault puts back only what names the session (Gemini: its chat file, its project's
+    /// marker, the registry), never an agent's settings.
+    #[test]
+    fn only_a_sessions_own_files_are_restorable() {
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let ok = |adapter: &dyn Adapter, path: &str| adapter.restorable(Path::new(path), id);
+        assert!(ok(&Claude, &format!("projects/-p/{id}.jsonl")));
+        assert!(ok(&Claude, &format!("projects/-p/{id}/subagents/a.jsonl")));
+        assert!(!ok(&Claude, "settings.json"));
+        assert!(ok(&Copilot, &format!("session-state/{id}/workspace.yaml")));
+        assert!(!ok(&Codex, "config.toml"));
+        assert!(ok(
+            &Gemini,
+            "tmp/proj/chats/session-2026-12-01T22-10-3f2504e0.jsonl"
+        ));
+        assert!(ok(&Gemini, "tmp/proj/.project_root"));
+        assert!(ok(&Gemini, "projects.json"));
+        assert!(!ok(&Gemini, "settings.json"));
+        assert!(!ok(
+            &Gemini,
+            "tmp/proj/chats/session-2026-12-01T22-10-ffffffff.jsonl"
+        ));
     }
 
     #[test]

@@ -92,3 +92,64 @@ impl Store {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::store::{Mode, NewSession};
+
+    /// A thread with one session and `turns` turns; returns (thread id, turn ids).
+    fn thread(store: &mut Store, name: &str, turns: usize) -> (i64, Vec<i64>) {
+        store
+            .immediate(|tx| {
+                let thread = tx.ensure_thread(name)?;
+                let session = tx.start_session(
+                    thread.id,
+                    &NewSession {
+                        agent: "claude",
+                        model: None,
+                        agent_session_id: Some(name),
+                        directory: Path::new("/p"),
+                        rotated_from: None,
+                    },
+                )?;
+                let ids = (0..turns)
+                    .map(|_| tx.begin_turn(session.id, Some("hi"), Mode::Headless, 1, "h"))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((thread.id, ids))
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn restores_are_recorded_per_turn_and_forgetting_a_thread_deletes_its_rows_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("sticky.db")).unwrap();
+        let (main, main_turns) = thread(&mut store, "main", 2);
+        let (scratch, scratch_turns) = thread(&mut store, "scratch", 3);
+        store.record_restore(main_turns[1], 2, 300).unwrap();
+        store.record_restore(scratch_turns[0], 1, 10).unwrap();
+        let restores = store.restores(main).unwrap();
+        assert_eq!(restores.len(), 1);
+        assert_eq!(
+            (restores[0].turn_id, restores[0].files, restores[0].bytes),
+            (main_turns[1], 2, 300)
+        );
+
+        let forgotten = store.forget_thread(scratch).unwrap();
+        assert_eq!(
+            forgotten,
+            Forgotten {
+                sessions: 1,
+                turns: 3
+            }
+        );
+        assert!(store.thread("scratch").unwrap().is_none());
+        assert!(store.restores(scratch).unwrap().is_empty());
+        assert_eq!(store.turns(main).unwrap().len(), 2);
+        assert_eq!(store.restores(main).unwrap().len(), 1);
+        store.prove_intact_if_used().unwrap();
+    }
+}

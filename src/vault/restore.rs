@@ -42,6 +42,15 @@ impl Vault {
             )
         })?;
         let mut restored = Restored::default();
+        for file in &files {
+            anyhow::ensure!(
+                adapter.restorable(&file.relative, id),
+                "the vault names {} as a file of session {id}, which {} does not keep there; \
+                 nothing was restored (was the vault copied from elsewhere?)",
+                file.relative.display(),
+                adapter.name()
+            );
+        }
         for file in files {
             let target = root.join(&file.relative);
             if std::fs::symlink_metadata(&target).is_ok() {
@@ -55,7 +64,7 @@ impl Vault {
         if let (Some(copy), Some(rows)) = (rows, adapter.session_rows(home, id)) {
             let document =
                 std::fs::read(&copy).with_context(|| format!("cannot read {}", copy.display()))?;
-            let back = super::rows::restore(&rows, &document)
+            let back = super::rows::restore(&rows, id, &document)
                 .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
             if back {
                 restored.files += 1;

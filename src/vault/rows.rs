@@ -63,7 +63,12 @@ pub(super) fn dump(rows: &SessionRows, id: &str) -> Result<Option<Vec<u8>>> {
 /// Puts the rows of `document` back into the database at `database` (created with the
 /// document's schema and migrations when it is missing), leaving rows it has alone; whether
 /// the session's row was missing and is back.
-pub(super) fn restore(rows: &SessionRows, document: &[u8]) -> Result<bool> {
+///
+/// The vault sits in the project, which a repository could plant, so only what a dump of this
+/// session holds goes back: `CREATE` statements one at a time, migration records into a new
+/// database only, and rows of the session's own (its row by `id`, rows whose `session_id` is
+/// its ID, the rows its row refers to).
+pub(super) fn restore(rows: &SessionRows, id: &str, document: &[u8]) -> Result<bool> {
     let document: Value = serde_json::from_slice(document).context("the vault's rows")?;
     let fresh = !rows.database.exists();
     if fresh {
@@ -82,12 +87,39 @@ pub(super) fn restore(rows: &SessionRows, document: &[u8]) -> Result<bool> {
     let tx = conn.transaction()?;
     if fresh {
         for sql in document["schema"].as_array().into_iter().flatten() {
-            tx.execute_batch(sql.as_str().unwrap_or_default())?;
+            let sql = sql.as_str().unwrap_or_default();
+            anyhow::ensure!(
+                sql.trim_start()
+                    .get(..7)
+                    .is_some_and(|word| word.eq_ignore_ascii_case("create ")),
+                "the vault's rows hold a statement that is not a CREATE: {sql}"
+            );
+            // One statement each: `execute` refuses more.
+            tx.execute(sql, [])?;
         }
-        insert_tables(&tx, &document["migrations"])?;
+        insert_tables(&tx, &document["migrations"], &|table, _| {
+            rows.migrations.contains(&table)
+        })?;
     }
+    let session_row = document["rows"][rows.table]
+        .as_array()
+        .and_then(|found| found.first())
+        .filter(|row| row["id"] == id)
+        .cloned()
+        .unwrap_or_default();
+    let own = |table: &str, row: &Map<String, Value>| {
+        if table == rows.table {
+            return row.get("id").and_then(Value::as_str) == Some(id);
+        }
+        if let Some((_, key, column)) = rows.referred.iter().find(|(name, ..)| *name == table) {
+            return row
+                .get(*key)
+                .is_some_and(|key| *key == session_row[*column]);
+        }
+        row.get("session_id").and_then(Value::as_str) == Some(id)
+    };
     let before = count(&tx, rows.table)?;
-    insert_tables(&tx, &document["rows"])?;
+    insert_tables(&tx, &document["rows"], &own)?;
     let back = count(&tx, rows.table)? > before;
     tx.commit()?;
     Ok(back)
@@ -105,9 +137,13 @@ fn create_private(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Inserts every row of `tables` (an object of table names to lists of rows) that its table
-/// does not hold yet, in the document's order.
-fn insert_tables(conn: &Connection, tables: &Value) -> Result<()> {
+/// Inserts every row of `tables` (an object of table names to lists of rows) that `allowed`
+/// accepts and its table does not hold yet, in the document's order.
+fn insert_tables(
+    conn: &Connection,
+    tables: &Value,
+    allowed: &dyn Fn(&str, &Map<String, Value>) -> bool,
+) -> Result<()> {
     let Some(tables) = tables.as_object() else {
         return Ok(());
     };
@@ -116,7 +152,9 @@ fn insert_tables(conn: &Connection, tables: &Value) -> Result<()> {
             continue;
         }
         for row in rows.as_array().into_iter().flatten() {
-            let Some(row) = row.as_object() else { continue };
+            let Some(row) = row.as_object().filter(|row| allowed(table, row)) else {
+                continue;
+            };
             let columns: Vec<&String> = row.keys().collect();
             let names: Vec<String> = columns.iter().map(|c| quoted(c)).collect();
             let marks: Vec<String> = (1..=columns.len()).map(|n| format!("?{n}")).collect();
@@ -156,10 +194,7 @@ fn select_all(conn: &Connection, table: &str) -> Result<Vec<Value>> {
 
 fn rows_of<P: rusqlite::Params>(conn: &Connection, sql: &str, params: P) -> Result<Vec<Value>> {
     let mut statement = conn.prepare(sql)?;
-    let names: Vec<String> = statement
-        .column_names()
-        .map(str::to_owned)
-        .collect();
+    let names: Vec<String> = statement.column_names().map(str::to_owned).collect();
     let mut found = Vec::new();
     let mut rows = statement.query(params)?;
     while let Some(row) = rows.next()? {

@@ -37,6 +37,9 @@ impl Adapter for Agent {
         .filter_map(|(path, keeping)| SessionFile::under(&root, path, keeping))
         .collect()
     }
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        relative == Path::new("registry.json") || relative.to_string_lossy().contains(id)
+    }
 }
 
 struct Setup {
@@ -343,4 +346,34 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     assert_eq!(index, 1, "the schema's indexes too");
     let mode = std::fs::metadata(&db).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn a_planted_file_in_the_vault_is_never_restored() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"turn one\n");
+    s.copy();
+    // A vault crafted in a repository names the agent's settings as the session's file.
+    let session = s.vault.session_dir("agent", "s1");
+    std::fs::write(session.join("files/settings.json"), b"{\"hooks\":1}").unwrap();
+    let path = session.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["files"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "relative": "settings.json", "keeping": "rewritten", "len": 11,
+            "mtime_ns": 0, "inode": 0, "hash": 0
+        }));
+    std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    std::fs::remove_file(s.path("sessions/s1.jsonl")).unwrap();
+
+    let error = s.vault.restore(&Agent, &s.home, "s1").unwrap_err();
+    assert!(format!("{error:#}").contains("settings.json"), "{error:#}");
+    assert!(!s.path("settings.json").exists());
+    assert!(
+        !s.path("sessions/s1.jsonl").exists(),
+        "nothing was restored"
+    );
 }
