@@ -2,7 +2,7 @@
 //! that supports them: two turns carry the history, the stored ID is the one the agent used,
 //! `new` and a different `--model` start afresh, a turn from a subdirectory runs in the
 //! project, an interactive turn is carried into the next headless one, and a session the agent
-//! lost reaches nothing.
+//! lost is restored from sticky's vault and remembers, or, without a copy, reaches nothing.
 //!
 //! Each agent supplies a [`Profile`]: where its requests name their session, which model it
 //! starts on, how its own files prove the stored session, where it states its working
