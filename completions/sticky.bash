@@ -25,6 +25,9 @@ _sticky() {
             sticky,doctor)
                 cmd="sticky__subcmd__doctor"
                 ;;
+            sticky,forget)
+                cmd="sticky__subcmd__forget"
+                ;;
             sticky,help)
                 cmd="sticky__subcmd__help"
                 ;;
@@ -58,6 +61,9 @@ _sticky() {
             sticky__subcmd__help,doctor)
                 cmd="sticky__subcmd__help__subcmd__doctor"
                 ;;
+            sticky__subcmd__help,forget)
+                cmd="sticky__subcmd__help__subcmd__forget"
+                ;;
             sticky__subcmd__help,help)
                 cmd="sticky__subcmd__help__subcmd__help"
                 ;;
@@ -89,7 +95,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -264,8 +270,37 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__forget)
+            opts="-y -C -t -q -h --yes --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt help"
+            opts="new status log sessions threads init agents config doctor prompt forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,6 +342,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

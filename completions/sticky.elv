@@ -46,6 +46,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
@@ -164,6 +165,18 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;forget'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -y 'Delete without asking (needed when stdin is not a terminal)'
+            cand --yes 'Delete without asking (needed when stdin is not a terminal)'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
@@ -175,6 +188,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
@@ -196,6 +210,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;doctor'= {
         }
         &'sticky;help;prompt'= {
+        }
+        &'sticky;help;forget'= {
         }
         &'sticky;help;help'= {
         }

@@ -127,6 +127,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "prompt",
         &[("sticky prompt", "one line for a shell prompt")],
     ),
+    (
+        "forget",
+        &[(
+            "sticky forget -t scratch --yes",
+            "delete the conversation `scratch`, its turns and its vault copies, without asking",
+        )],
+    ),
 ];
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
@@ -610,6 +617,22 @@ pub enum Command {
     /// Fast enough for every prompt: it reads the database and nothing else (no agent is looked
     /// up or run). Prints nothing when the project has no sticky state yet.
     Prompt,
+
+    /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the
+    /// copies of its sessions' files in sticky's vault.
+    ///
+    /// For a conversation that must not be kept. Asks first when stdin is a terminal; `--yes`
+    /// confirms without asking, and is needed when stdin is not a terminal. The agent's own files
+    /// of those sessions stay where the agent keeps them.
+    Forget(ForgetArgs),
+}
+
+/// The options of `sticky forget`.
+#[derive(Debug, Clone, Args)]
+pub struct ForgetArgs {
+    /// Delete without asking (needed when stdin is not a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
 }
 
 #[cfg(test)]

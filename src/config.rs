@@ -8,6 +8,7 @@
 //!
 //! ```toml
 //! default_agent = "codex"
+//! vault = false                   # keep no copy of the sessions' files (on by default)
 //!
 //! [agents.claude]
 //! bin = "/opt/claude/bin/claude"
@@ -39,6 +40,8 @@ pub struct Config {
     /// Settings per agent, and agents the user defines, by name.
     #[serde(default)]
     pub agents: BTreeMap<String, AgentConfig>,
+    /// Whether sticky keeps a copy of each session's files in its vault (`true` when unset).
+    pub vault: Option<bool>,
     /// Where the configuration was read from (`None` when there was no file).
     #[serde(skip)]
     pub source: Option<PathBuf>,

@@ -97,6 +97,9 @@ pub struct Settings {
     /// The agent a conversation starts with: the configuration's `default_agent`, else Claude
     /// Code.
     pub default_agent: Setting<String>,
+    /// Whether the vault keeps a copy of each session's files: the configuration's `vault`,
+    /// else on.
+    pub vault: Setting<bool>,
     /// The configuration file's contents (empty without a file).
     pub config: Config,
 }
@@ -116,6 +119,7 @@ impl Settings {
             project: project_dir(global, project),
             database: database(project),
             default_agent: default_agent(&config),
+            vault: vault(&config),
             config,
         }
     }
@@ -321,6 +325,14 @@ fn default_agent(config: &Config) -> Setting<String> {
     }
 }
 
+/// Whether the vault is on: the configuration's `vault`, else on.
+fn vault(config: &Config) -> Setting<bool> {
+    match (config.vault, &config.source) {
+        (Some(on), Some(file)) => Setting::new(on, Source::Config, file.display().to_string()),
+        _ => Setting::new(true, Source::Default, "built-in default"),
+    }
+}
+
 /// A configured environment value as `config` shows it: hidden when its name suggests a
 /// secret, because this output ends up in terminals, screen shares and CI logs.
 fn shown(key: &str, value: &str) -> String {
@@ -378,6 +390,18 @@ mod tests {
             (setting.value.as_str(), setting.source),
             ("codex", Source::Config)
         );
+        assert_eq!(setting.origin, "/home/u/.config/sticky/config.toml");
+    }
+
+    #[test]
+    fn the_vault_is_on_unless_the_configuration_turns_it_off() {
+        let mut config = Config::default();
+        let setting = vault(&config);
+        assert_eq!((setting.value, setting.source), (true, Source::Default));
+        config.vault = Some(false);
+        config.source = Some("/home/u/.config/sticky/config.toml".into());
+        let setting = vault(&config);
+        assert_eq!((setting.value, setting.source), (false, Source::Config));
         assert_eq!(setting.origin, "/home/u/.config/sticky/config.toml");
     }
 }

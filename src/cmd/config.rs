@@ -24,6 +24,7 @@ struct Shown<'a> {
     project: &'a ProjectDir,
     database: &'a Setting<String>,
     agents: Vec<AgentSettings>,
+    vault: &'a Setting<bool>,
 }
 
 /// Prints the effective settings.
@@ -45,6 +46,7 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             .all()
             .map(|adapter| settings.agent_settings(adapter))
             .collect(),
+        vault: &settings.vault,
     };
     if ctx.json {
         return Report::json(&report);
@@ -81,6 +83,8 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
         &report.database.value,
         &report.database.origin,
     )?;
+    let vault = if report.vault.value { "on" } else { "off" };
+    line(out, "vault", vault, &report.vault.origin)?;
     for agent in &report.agents {
         let kind = if agent.built_in {
             ""

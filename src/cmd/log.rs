@@ -8,21 +8,27 @@ use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::vault::human_size;
 use super::view::{
     SessionView, TurnView, escape, format_duration, format_time, one_line, session_summary,
     shown_status, status_name,
 };
-use crate::store::{SessionRow, TurnRow};
+use crate::store::{RestoreRow, SessionRow, TurnRow};
 
 /// Prints the conversation's sessions and turns, oldest first.
 pub fn run(ctx: &Context) -> Result<Report> {
-    let (sessions, turns) = match ctx.existing_store()? {
-        None => (Vec::new(), Vec::new()),
+    let (sessions, turns, restores) = match ctx.existing_store()? {
+        None => (Vec::new(), Vec::new(), Vec::new()),
         Some(store) => match store.thread(&ctx.thread)? {
-            None => (Vec::new(), Vec::new()),
-            Some(thread) => (store.sessions(thread.id)?, store.turns(thread.id)?),
+            None => (Vec::new(), Vec::new(), Vec::new()),
+            Some(thread) => (
+                store.sessions(thread.id)?,
+                store.turns(thread.id)?,
+                store.restores(thread.id)?,
+            ),
         },
     };
+    let restore_of = |turn: &TurnRow| restores.iter().find(|r| r.turn_id == turn.id);
     if ctx.json {
         return Report::json(&Log {
             thread: &ctx.thread,
@@ -30,7 +36,15 @@ pub fn run(ctx: &Context) -> Result<Report> {
                 .iter()
                 .map(|session| SessionLog {
                     session: SessionView::from(session),
-                    turns: turns_of(&turns, session).map(TurnView::from).collect(),
+                    turns: turns_of(&turns, session)
+                        .map(|turn| LoggedTurn {
+                            turn: TurnView::from(turn),
+                            restored: restore_of(turn).map(|r| Restored {
+                                files: r.files,
+                                bytes: r.bytes,
+                            }),
+                        })
+                        .collect(),
                 })
                 .collect(),
         });
@@ -43,9 +57,23 @@ pub fn run(ctx: &Context) -> Result<Report> {
         print_session(&mut out, session)?;
         for turn in turns_of(&turns, session) {
             print_turn(&mut out, turn)?;
+            if let Some(restore) = restore_of(turn) {
+                print_restore(&mut out, restore)?;
+            }
         }
     }
     Ok(Report::paged(out))
+}
+
+/// A turn that restored its lost session from the vault says so under it.
+fn print_restore(out: &mut impl Write, restore: &RestoreRow) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "         restored {} file{} ({}) of the lost session from sticky's vault",
+        restore.files,
+        if restore.files == 1 { "" } else { "s" },
+        human_size(u64::try_from(restore.bytes).unwrap_or(0))
+    )
 }
 
 fn turns_of<'a>(turns: &'a [TurnRow], session: &SessionRow) -> impl Iterator<Item = &'a TurnRow> {
@@ -63,7 +91,22 @@ struct Log<'a> {
 struct SessionLog<'a> {
     #[serde(flatten)]
     session: SessionView<'a>,
-    turns: Vec<TurnView<'a>>,
+    turns: Vec<LoggedTurn<'a>>,
+}
+
+/// A turn in the log: the turn, and what it restored from the vault (`null`: nothing).
+#[derive(Serialize)]
+struct LoggedTurn<'a> {
+    #[serde(flatten)]
+    turn: TurnView<'a>,
+    restored: Option<Restored>,
+}
+
+/// What a turn restored from the vault.
+#[derive(Serialize)]
+struct Restored {
+    files: i64,
+    bytes: i64,
 }
 
 fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<()> {

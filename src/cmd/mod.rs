@@ -3,6 +3,7 @@
 mod agents;
 mod config;
 mod doctor;
+mod forget;
 mod init;
 mod input;
 mod listing;
@@ -14,6 +15,7 @@ mod sessions;
 mod status;
 mod threads;
 mod turn;
+mod vault;
 mod view;
 
 use std::path::PathBuf;
@@ -116,6 +118,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -133,6 +136,7 @@ impl Command {
                 "thread",
                 "session",
                 "last_turn",
+                "vault",
             ],
             Self::Log | Self::Sessions => &["thread", "sessions"],
             Self::Threads => &["current", "threads"],
@@ -146,6 +150,7 @@ impl Command {
                 "project",
                 "database",
                 "agents",
+                "vault",
             ],
             Self::Doctor(_) => &[
                 "project",
@@ -161,14 +166,16 @@ impl Command {
                 "transcript",
                 "problems",
                 "exit_code",
+                "vault",
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
+            Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
         }
     }
 
     /// Whether the command only reports (so a closed stdout ends it quietly).
     fn reports(&self) -> bool {
-        !matches!(self, Self::New(_) | Self::Init)
+        !matches!(self, Self::New(_) | Self::Init | Self::Forget(_))
     }
 }
 

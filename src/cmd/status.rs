@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::vault::VaultView;
 use super::view::{
     CountedSession, SessionView, TurnView, escape, format_duration, format_time, one_line,
     session_summary,
@@ -48,6 +49,7 @@ pub fn run(ctx: &Context) -> Result<Report> {
                 turns,
             }),
             last_turn: last_turn.as_ref().map(TurnView::from),
+            vault: VaultView::read(ctx),
         })
     } else {
         let mut out = Vec::new();
@@ -64,6 +66,7 @@ struct Status<'a> {
     thread: &'a str,
     session: Option<CountedSession<'a>>,
     last_turn: Option<TurnView<'a>>,
+    vault: VaultView,
 }
 
 fn print_text(
@@ -85,6 +88,7 @@ fn print_text(
         escape(&ctx.project.state.db.display().to_string())
     )?;
     writeln!(out, "thread    {}", escape(&ctx.thread))?;
+    writeln!(out, "vault     {}", VaultView::read(ctx).text())?;
     let Some(session) = session else {
         writeln!(
             out,

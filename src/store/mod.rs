@@ -17,6 +17,7 @@ mod rows;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod vault;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -25,6 +26,7 @@ use anyhow::{Result, bail};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use rows::{session_columns, thread_columns, turn_columns};
+pub use vault::{Forgotten, RestoreRow};
 
 pub(crate) use error::io as io_error;
 

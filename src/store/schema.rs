@@ -72,6 +72,17 @@ const MIGRATIONS: &[&str] = &[
     -- Only the few running turns: finding them must not read every finished turn.
     CREATE INDEX turns_running ON turns (session_id) WHERE status = 'running';
     ",
+    // 2 (part 10): the restores from sticky's vault, one row per turn that put a lost
+    // session's files back (`sticky log` shows them). A table of its own, so turns keep their
+    // columns and an older row reads as "no restore".
+    "
+    CREATE TABLE restores (
+        turn_id    INTEGER PRIMARY KEY REFERENCES turns (id),
+        files      INTEGER NOT NULL,
+        bytes      INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    ",
 ];
 
 /// The schema version this binary writes.

@@ -491,6 +491,12 @@ fn rows() -> Vec<Row> {
             .fresh(),
         Row::report("sticky sessions --json").stdout("\"sessions\":"),
         Row::report("sticky doctor -a codex").stdout("codex"),
+        // README: the vault (and the forget man page).
+        Row {
+            before: vec![vec!["-t", "scratch", "throwaway"]],
+            ..Row::report("sticky forget -t scratch --yes")
+        }
+        .stdout("forgot thread scratch: 1 session, 1 turn and 1 vault copy"),
     ];
     for row in &mut rows {
         let claude = row.turn.as_ref().is_some_and(|turn| turn.agent == "claude");

@@ -37,3 +37,4 @@ mod support;
 mod trust;
 mod turns;
 mod ux;
+mod vault;

@@ -549,6 +549,8 @@ fn a_lost_session_names_session_agent_reason_and_way_out_and_is_recorded() {
     let env = TestEnv::new();
     let first = env.turn("first").session;
     fs::remove_file(env.transcript(&first)).expect("delete the transcript");
+    // And sticky's copy of it (tests/it/vault.rs restores from it).
+    fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
 
     for attempt in ["second", "third"] {
         let lost = env.sticky([attempt]).run();

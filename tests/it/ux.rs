@@ -66,6 +66,9 @@ const TURN_KEYS: &[&str] = &[
 
 const SETTING_KEYS: &[&str] = &["value", "source", "origin"];
 
+/// The keys of the vault in `status` and `doctor` (docs/json.md, "vault").
+const VAULT_KEYS: &[&str] = &["enabled", "directory", "size", "newest"];
+
 fn with(base: &[&'static str], more: &[&'static str]) -> Vec<&'static str> {
     base.iter().chain(more).copied().collect()
 }
@@ -304,17 +307,23 @@ fn status_and_log_json_keep_their_schema() {
             "thread",
             "session",
             "last_turn",
+            "vault",
         ],
     );
     assert_keys(&status["session"], &with(SESSION_KEYS, &["turns"]));
     assert_keys(&status["last_turn"], TURN_KEYS);
+    assert_keys(&status["vault"], VAULT_KEYS);
+    assert_keys(
+        &status["vault"]["newest"],
+        &["agent", "session", "copied_at"],
+    );
 
     let log = env.log_json();
     assert_keys(&log, &["thread", "sessions"]);
     for session in log["sessions"].as_array().expect("sessions") {
         assert_keys(session, &with(SESSION_KEYS, &["turns"]));
         for turn in session["turns"].as_array().expect("turns") {
-            assert_keys(turn, TURN_KEYS);
+            assert_keys(turn, &with(TURN_KEYS, &["restored"]));
         }
     }
 }
@@ -438,8 +447,10 @@ fn config_shows_each_setting_and_where_it_came_from() {
             "project",
             "database",
             "agents",
+            "vault",
         ],
     );
+    assert_keys(&json["vault"], SETTING_KEYS);
     assert_keys(&json["config_file"], &with(SETTING_KEYS, &["exists"]));
     assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
     for key in ["agent", "model", "thread", "database"] {
@@ -736,7 +747,12 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
             "transcript",
             "problems",
             "exit_code",
+            "vault",
         ],
+    );
+    assert_keys(
+        &json["vault"],
+        &with(VAULT_KEYS, &["session_copied_at", "warning"]),
     );
     assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
     assert_keys(&json["database"], &with(SETTING_KEYS, &["exists"]));
@@ -767,6 +783,8 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
     assert_eq!(rotate["next_turn"]["reason"], "model-change");
 
     std::fs::remove_file(env.transcript(&session)).expect("remove the transcript");
+    // Without sticky's copy either (tests/it/vault.rs: with it, the next turn restores it).
+    std::fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
     let lost = env.sticky(["doctor"]).run();
     lost.assert_code(73).assert_clean_stdout();
     assert!(

@@ -29,6 +29,7 @@ use super::input::{self, Prompt};
 
 mod end;
 mod run;
+mod vault;
 
 use run::Running;
 
@@ -87,11 +88,14 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
     let _lock = lock_thread(ctx, &store, args)?;
     let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
     let turn = Running::new(ctx, &begun, args);
-    let outcome = match &prompt {
+    let run_agent = || match &prompt {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    end::finish(&turn, &mut store, outcome)
+    let (outcome, restore) = vault::restore_if_lost(&turn, &store, run_agent(), run_agent);
+    let report = end::finish(&turn, &mut store, outcome, restore.as_ref());
+    vault::keep(&turn, &store);
+    report
 }
 
 /// Names the project once when it was found above the current directory outside git (a

@@ -2,7 +2,7 @@
 //! that supports them: two turns carry the history, the stored ID is the one the agent used,
 //! `new` and a different `--model` start afresh, a turn from a subdirectory runs in the
 //! project, an interactive turn is carried into the next headless one, and a session the agent
-//! lost reaches nothing.
+//! lost is restored from sticky's vault and remembers, or, without a copy, reaches nothing.
 //!
 //! Each agent supplies a [`Profile`]: where its requests name their session, which model it
 //! starts on, how its own files prove the stored session, where it states its working
@@ -292,12 +292,47 @@ pub fn a_lost_session_reaches_nothing_and_new_starts_afresh(agent: Agent) {
     tier.turn(&[], "remember the word kumquat");
     let session = tier.stored_session_id();
     (lost.forget)(&tier, &session);
+    // Without sticky's copy too (see the next scenario for the restore).
+    std::fs::remove_dir_all(tier.world.project.join(".sticky/sticky.db.vault"))
+        .expect("remove the vault");
     let stderr = tier.assert_lost("are you still there?");
     assert!(stderr.contains(lost.says), "{stderr}");
+    assert!(
+        stderr.contains("sticky's vault holds no copy of it"),
+        "{stderr}"
+    );
 
     let fresh = tier.turn(&["new"], "start over");
     assert_fresh(&fresh);
     assert_ne!(tier.session_of(&fresh), session);
+}
+
+/// A session whose files the agent lost is put back from sticky's vault: the next turn resumes
+/// the same session, its request carries the earlier turn, and `sticky log` records the
+/// restore.
+pub fn a_lost_session_is_restored_from_the_vault_and_remembers(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let lost = profile.lost.as_ref().expect("the profile loses a session");
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.stored_session_id();
+    (lost.forget)(&tier, &session);
+
+    let restored = tier.turn(&[], "which word did I ask you to remember?");
+    assert_continues(&restored, &first);
+    assert_eq!(tier.session_of(&restored), session, "the same session");
+    assert_eq!(tier.stored_session_id(), session);
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let turns = &log["sessions"][0]["turns"];
+    assert!(
+        turns[1]["restored"]["files"].as_i64().unwrap_or(0) >= 1,
+        "the log records the restore: {log}"
+    );
+    // And it goes on from there.
+    let next = tier.turn(&[], "and one more turn");
+    assert_continues(&next, &restored);
+    tier.assert_no_processes_left();
 }
 
 /// One module per agent with one test per scenario it supports, each calling the scenario
@@ -328,6 +363,7 @@ table! {
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,
         an_api_failure_fails_the_turn_and_the_session_goes_on,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -340,6 +376,7 @@ table! {
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,
         an_api_failure_fails_the_turn_and_the_session_goes_on,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -352,6 +389,7 @@ table! {
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,
         an_api_failure_fails_the_turn_and_the_session_goes_on,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -362,6 +400,7 @@ table! {
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
@@ -382,5 +421,6 @@ table! {
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
 }
