@@ -410,6 +410,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
     copilot: super::Agent::Copilot => [
         two_turns_carry_the_history,
