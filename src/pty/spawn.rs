@@ -294,24 +294,3 @@ fn posix_spawn(
         Err(Errno::from_raw(result).into())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use std::os::fd::AsRawFd;
-
-    use crate::pty::tests::{exited, headless_run, sh};
-
-    #[test]
-    fn descriptors_sticky_inherited_do_not_reach_the_program() {
-        // pipe(2) without O_CLOEXEC: what a parent that started sticky may leave open.
-        let (read, write) = nix::unistd::pipe().expect("pipe");
-        let fds = format!("{} {}", read.as_raw_fd(), write.as_raw_fd());
-        let (finished, output) = headless_run(&sh(&format!(
-            "for fd in {fds}; do [ -e /proc/self/fd/$fd ] && echo open $fd; done; echo checked"
-        )));
-        assert_eq!(
-            (finished, String::from_utf8_lossy(&output).as_ref()),
-            (exited(0), "checked\n")
-        );
-    }
-}
