@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective settings and where each came from')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Explain what the next turn would use and why, and what stands in its way')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -83,9 +84,13 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;log' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show only the last N turns')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show only the last N turns')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
             [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--answers', '--answers', [CompletionResultType]::ParameterName, 'Show each turn''s kept answer under it')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
@@ -178,6 +183,17 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'sticky;show' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'sticky;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
@@ -189,6 +205,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective settings and where each came from')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Explain what the next turn would use and why, and what stands in its way')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -220,6 +237,9 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;help;prompt' {
+            break
+        }
+        'sticky;help;show' {
             break
         }
         'sticky;help;help' {

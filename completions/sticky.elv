@@ -46,6 +46,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand show 'Print a turn''s answer again, exactly as it was printed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
@@ -77,9 +78,13 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --help 'Print help'
         }
         &'sticky;log'= {
+            cand -n 'Show only the last N turns'
+            cand --limit 'Show only the last N turns'
+            cand --since 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
             cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --answers 'Show each turn''s kept answer under it'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -164,6 +169,16 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;show'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
@@ -175,6 +190,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand show 'Print a turn''s answer again, exactly as it was printed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
@@ -196,6 +212,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;doctor'= {
         }
         &'sticky;help;prompt'= {
+        }
+        &'sticky;help;show'= {
         }
         &'sticky;help;help'= {
         }

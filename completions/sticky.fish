@@ -45,6 +45,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -a "agents" -d 'List the age
 complete -c sticky -n "__fish_sticky_needs_command" -a "config" -d 'Show the effective settings and where each came from'
 complete -c sticky -n "__fish_sticky_needs_command" -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
 complete -c sticky -n "__fish_sticky_needs_command" -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
+complete -c sticky -n "__fish_sticky_needs_command" -a "show" -d 'Print a turn\'s answer again, exactly as it was printed'
 complete -c sticky -n "__fish_sticky_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s p -l prompt -d 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
@@ -61,8 +62,11 @@ complete -c sticky -n "__fish_sticky_using_subcommand status" -s t -l thread -d 
 complete -c sticky -n "__fish_sticky_using_subcommand status" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s h -l help -d 'Print help'
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s n -l limit -d 'Show only the last N turns' -r
+complete -c sticky -n "__fish_sticky_using_subcommand log" -l since -d 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand log" -l answers -d 'Show each turn\'s kept answer under it'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -105,14 +109,20 @@ complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "status" -d 'Show the project, the conversation, its session and the last turn'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "log" -d 'List the turns of this conversation across all its sessions'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "sessions" -d 'List the sessions of this conversation, with their lineage'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "threads" -d 'List the conversations (threads) of this project'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "init" -d 'Make the current directory (or `-C DIR`) a sticky project of its own'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "agents" -d 'List the agents sticky knows: whether each is installed, its path and its version'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "config" -d 'Show the effective settings and where each came from'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand show" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "status" -d 'Show the project, the conversation, its session and the last turn'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "log" -d 'List the turns of this conversation across all its sessions'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "sessions" -d 'List the sessions of this conversation, with their lineage'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "threads" -d 'List the conversations (threads) of this project'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "init" -d 'Make the current directory (or `-C DIR`) a sticky project of its own'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "agents" -d 'List the agents sticky knows: whether each is installed, its path and its version'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "config" -d 'Show the effective settings and where each came from'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "show" -d 'Print a turn\'s answer again, exactly as it was printed'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -320,6 +320,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// The commands a one-word prompt is checked against.
 const COMMAND_NAMES: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
+    "show",
 ];
 
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
@@ -562,9 +563,10 @@ pub enum Command {
 
     /// List the turns of this conversation across all its sessions.
     ///
-    /// Each session is shown with the one it replaced and why (its lineage), then its turns,
-    /// oldest first. Paged on a terminal (see PAGER).
-    Log,
+    /// Each session is shown with the one it replaced and why (its lineage, with the size of a
+    /// recap carried into it), then its turns, oldest first, with their tokens and cost. Paged
+    /// on a terminal (see PAGER).
+    Log(LogArgs),
 
     /// List the sessions of this conversation, with their lineage.
     ///
@@ -610,6 +612,41 @@ pub enum Command {
     /// Fast enough for every prompt: it reads the database and nothing else (no agent is looked
     /// up or run). Prints nothing when the project has no sticky state yet.
     Prompt,
+
+    /// Print a turn's answer again, exactly as it was printed.
+    ///
+    /// TURN is a turn's number as `log` shows it (`12` or `#12`); without one, the last turn of
+    /// the conversation (`-t NAME`). sticky keeps every turn's answer: a headless turn's as it
+    /// printed it, an interactive turn's last assistant message where the agent's transcript
+    /// shows it. Answers over 4 KiB are stored deflated; at most 1 MiB of each is kept, and
+    /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
+    /// `answer`.
+    Show(ShowArgs),
+}
+
+/// Options of `sticky log`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LogArgs {
+    /// Show only the last N turns.
+    #[arg(short = 'n', long = "limit", value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in
+    /// UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Show each turn's kept answer under it.
+    #[arg(long)]
+    pub answers: bool,
+}
+
+/// Options of `sticky show`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ShowArgs {
+    /// The turn (`12` or `#12`, as `log` numbers them); default: the conversation's last turn.
+    #[arg(value_name = "TURN")]
+    pub turn: Option<String>,
 }
 
 #[cfg(test)]
@@ -687,6 +724,7 @@ mod tests {
         for (args, flag) in [
             (&["-a", "claude", "status"][..], "--agent"),
             (&["-m", "opus", "log"], "--model"),
+            (&["-a", "codex", "show"], "--agent"),
             (&["--wait", "5", "config"], "--wait"),
             (&["-p", "hi", "threads"], "--prompt"),
         ] {

@@ -11,6 +11,7 @@ mod custom;
 mod events;
 mod flags;
 mod gemini;
+pub mod ledger;
 mod opencode;
 mod output;
 pub mod program;

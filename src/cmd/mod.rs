@@ -11,6 +11,7 @@ mod output;
 mod probe;
 mod prompt;
 mod sessions;
+mod show;
 mod status;
 mod threads;
 mod turn;
@@ -111,11 +112,12 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Agents) => agents::run(&ctx()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
         Some(Command::Status) => status::run(&ctx()?),
-        Some(Command::Log) => log::run(&ctx()?),
+        Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        Some(Command::Show(args)) => show::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -133,8 +135,10 @@ impl Command {
                 "thread",
                 "session",
                 "last_turn",
+                "ledger",
+                "context",
             ],
-            Self::Log | Self::Sessions => &["thread", "sessions"],
+            Self::Log(_) | Self::Sessions => &["thread", "sessions"],
             Self::Threads => &["current", "threads"],
             Self::Init => &["project", "database"],
             Self::Agents => &[],
@@ -163,6 +167,7 @@ impl Command {
                 "exit_code",
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
+            Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
         }
     }
 

@@ -83,6 +83,7 @@ pub fn apply(
         agent_session_id: id,
         directory,
         rotated_from: rotated_from.map(|(id, reason)| (id, reason.as_str())),
+        carried: None,
     };
     match (plan.action, thread.live) {
         (Action::Resume, Some(live)) => Ok(live),

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use crate::support::{AgentRun, Answer, Output, Run, TestEnv, is_uuid_v4};
 
 /// How one agent differs, as far as the scenarios care.
-struct Agent {
+pub(crate) struct Agent {
     /// The agent's name for `-a`.
-    name: &'static str,
+    pub(crate) name: &'static str,
     /// The fake's tag: `FAKE-<TAG>` answers, `FAKE_<TAG>_*` hooks.
     tag: &'static str,
     /// Two models the fake accepts.
@@ -33,7 +33,7 @@ fn flag_is(run: &AgentRun, flag: &str, id: &str) -> bool {
     run.flag(flag).as_deref() == Some(id)
 }
 
-const AGENTS: &[Agent] = &[
+pub(crate) const AGENTS: &[Agent] = &[
     Agent {
         name: "claude",
         tag: "CLAUDE",
@@ -104,7 +104,7 @@ const FOREIGN: &[&str] = &[
 
 impl Agent {
     /// A sticky run in `env` with this agent's setup and its fake's run log.
-    fn sticky<'a>(&self, env: &'a TestEnv, args: &[&str]) -> Run<'a> {
+    pub(crate) fn sticky<'a>(&self, env: &'a TestEnv, args: &[&str]) -> Run<'a> {
         let mut run = env.sticky(args);
         for var in FOREIGN {
             run = run.env_remove(var);
@@ -117,7 +117,7 @@ impl Agent {
     }
 
     /// `FAKE_<TAG>_<what>`.
-    fn hook(&self, what: &str) -> String {
+    pub(crate) fn hook(&self, what: &str) -> String {
         format!("FAKE_{}_{what}", self.tag)
     }
 

@@ -25,6 +25,7 @@ mod fake;
 mod hostile;
 mod input;
 mod interactive;
+mod ledger;
 mod mock;
 mod policy;
 mod project;

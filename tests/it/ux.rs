@@ -45,6 +45,8 @@ const SESSION_KEYS: &[&str] = &[
     "rotated_from",
     "rotation_reason",
     "ended_at",
+    "carried",
+    "carried_bytes",
 ];
 
 const TURN_KEYS: &[&str] = &[
@@ -62,6 +64,11 @@ const TURN_KEYS: &[&str] = &[
     "input_tokens",
     "output_tokens",
     "error",
+    "cached_tokens",
+    "context_tokens",
+    "context_window",
+    "answer_bytes",
+    "purpose",
 ];
 
 const SETTING_KEYS: &[&str] = &["value", "source", "origin"];
@@ -304,9 +311,27 @@ fn status_and_log_json_keep_their_schema() {
             "thread",
             "session",
             "last_turn",
+            "ledger",
+            "context",
         ],
     );
     assert_keys(&status["session"], &with(SESSION_KEYS, &["turns"]));
+    for totals in ["session", "conversation"] {
+        assert_keys(
+            &status["ledger"][totals],
+            &[
+                "turns",
+                "cost_usd",
+                "input_tokens",
+                "output_tokens",
+                "cached_tokens",
+            ],
+        );
+    }
+    assert_keys(
+        &status["context"],
+        &["tokens", "window", "percent", "threshold", "suggest_carry"],
+    );
     assert_keys(&status["last_turn"], TURN_KEYS);
 
     let log = env.log_json();

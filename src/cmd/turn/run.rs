@@ -96,6 +96,9 @@ impl<'a> Running<'a> {
         let mut unrecorded = None;
         let mut splitter = LineSplitter::default();
         let mut on_line = |line: &str| {
+            if let Some(ledger) = agent::ledger::read(adapter.name(), line) {
+                observed.ledger.fold(ledger);
+            }
             let events = adapter.parse_line(line);
             if events.is_empty() {
                 observed.unparsed(line);
