@@ -95,7 +95,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt show help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,6 +126,14 @@ _sticky() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --carry)
+                    COMPREPLY=($(compgen -W "recap summary off" -- "${cur}"))
+                    return 0
+                    ;;
+                --carry-max)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -523,7 +531,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --thread --json --quiet --help"
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -554,6 +562,14 @@ _sticky() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --carry)
+                    COMPREPLY=($(compgen -W "recap summary off" -- "${cur}"))
+                    return 0
+                    ;;
+                --carry-max)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

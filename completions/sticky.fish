@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sticky_global_optspecs
-    string join \n p/prompt= a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
+    string join \n p/prompt= a/agent= m/model= wait= no-wait carry= carry-max= no-carry C= t/thread= json q/quiet h/help V/version
 end
 
 function __fish_sticky_needs_command
@@ -28,9 +28,14 @@ complete -c sticky -n "__fish_sticky_needs_command" -s p -l prompt -d 'The promp
 complete -c sticky -n "__fish_sticky_needs_command" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l carry -d 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky\'s own record: the old session\'s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration\'s `carry_on_change` makes this the default for a change of model or agent' -r -f -a "recap\t'sticky\'s own record of the old session: its prompts and answers, newest first'
+summary\t'A handoff summary the old session writes in one extra turn'
+off\t'Nothing is carried'"
+complete -c sticky -n "__fish_sticky_needs_command" -l carry-max -d 'The most bytes the carried recap may take; older turns are left out, then cut, to fit' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
+complete -c sticky -n "__fish_sticky_needs_command" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
 complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -51,9 +56,14 @@ complete -c sticky -n "__fish_sticky_using_subcommand new" -s p -l prompt -d 'Th
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry -d 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky\'s own record: the old session\'s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration\'s `carry_on_change` makes this the default for a change of model or agent' -r -f -a "recap\t'sticky\'s own record of the old session: its prompts and answers, newest first'
+summary\t'A handoff summary the old session writes in one extra turn'
+off\t'Nothing is carried'"
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry-max -d 'The most bytes the carried recap may take; older turns are left out, then cut, to fit' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -13,6 +13,8 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
+use crate::config::CarryKind;
+
 /// The exit-code contract, printed under `--help` and in the man page.
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -283,6 +285,11 @@ impl Cli {
                     "no_wait" if !given_after && Origin::of(leaf, "wait") != Origin::Flag => {
                         args.no_wait = top.no_wait;
                     }
+                    "carry" if !given_after && !args.no_carry => args.carry = top.carry,
+                    "carry_max" if !given_after => args.carry_max = top.carry_max,
+                    "no_carry" if !given_after && args.carry.is_none() => {
+                        args.no_carry = top.no_carry;
+                    }
                     "prompt_text" => {
                         // `sticky -p TEXT new WORDS`: the words follow the text.
                         let mut words = std::mem::take(&mut top.prompt);
@@ -315,6 +322,9 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
     ("wait", "--wait"),
     ("no_wait", "--no-wait"),
     ("prompt_text", "--prompt"),
+    ("carry", "--carry"),
+    ("carry_max", "--carry-max"),
+    ("no_carry", "--no-carry"),
 ];
 
 /// The commands a one-word prompt is checked against.
@@ -479,6 +489,9 @@ pub struct GlobalArgs {
     pub quiet: bool,
 }
 
+/// The default bound of a carried recap (`--carry-max`): 16 KiB.
+pub const DEFAULT_CARRY_MAX: usize = 16 * 1024;
+
 /// Options of a turn: the prompt, the agent, the model and the agent's own arguments.
 #[derive(Debug, Args, Clone, Default)]
 pub struct TurnArgs {
@@ -516,6 +529,31 @@ pub struct TurnArgs {
     /// program holds the database's lock.
     #[arg(long, conflicts_with = "wait")]
     pub no_wait: bool,
+
+    /// When this turn starts a new session (`sticky new`, another --model or --agent), put a
+    /// recap of the old session before the prompt, so the new one knows what was done. KIND
+    /// `recap` (the default) is sticky's own record: the old session's prompts and answers,
+    /// newest first, naming its agent, model and session ID. `summary` first asks the old
+    /// session for a handoff summary (one extra turn on it, shown in `log`) and carries that,
+    /// falling back to `recap` when that turn fails. The configuration's `carry_on_change`
+    /// makes this the default for a change of model or agent.
+    #[arg(
+        long,
+        value_name = "KIND",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "recap",
+        value_enum
+    )]
+    pub carry: Option<CarryKind>,
+
+    /// The most bytes the carried recap may take; older turns are left out, then cut, to fit.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_CARRY_MAX)]
+    pub carry_max: usize,
+
+    /// Carry no recap, even where the configuration's `carry_on_change` would.
+    #[arg(long, conflicts_with = "carry")]
+    pub no_carry: bool,
 
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
@@ -804,6 +842,26 @@ mod tests {
         }
         assert_eq!(edit_distance("statsu", "status"), 1);
         assert_eq!(edit_distance("", "log"), 3);
+    }
+
+    #[test]
+    fn carry_takes_its_kind_only_after_an_equals_sign() {
+        let cli = parse(&["-a", "codex", "--carry", "what did we decide?"]).unwrap();
+        assert_eq!(cli.turn.carry, Some(CarryKind::Recap));
+        assert_eq!(cli.turn.prompt, ["what did we decide?"]);
+        assert_eq!(cli.turn.carry_max, DEFAULT_CARRY_MAX);
+        let turn =
+            new_args(parse(&["new", "--carry=summary", "--carry-max", "900", "go"]).unwrap());
+        assert_eq!(
+            (turn.carry, turn.carry_max),
+            (Some(CarryKind::Summary), 900)
+        );
+        let turn = new_args(parse(&["--carry", "new", "go"]).unwrap());
+        assert_eq!(turn.carry, Some(CarryKind::Recap));
+        assert!(parse(&["--carry=everything", "go"]).is_err());
+        assert!(parse(&["--carry", "--no-carry", "go"]).is_err());
+        let error = parse(&["--carry", "status"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ArgumentConflict);
     }
 
     #[test]
