@@ -61,6 +61,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "sticky --json \"summarise the diff\" | jq -r .answer",
                 "one JSON object on stdout, for scripts",
             ),
+            (
+                "sticky -a codex --carry \"what did we decide?\"",
+                "go on with another agent, whose new session starts with a recap of this one",
+            ),
         ],
     ),
     (
@@ -79,6 +83,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "sticky -a codex new \"port the parser\"",
                 "a fresh session with another agent",
             ),
+            (
+                "sticky new --carry \"go on from here\"",
+                "a fresh session that starts with a recap of the old one",
+            ),
         ],
     ),
     (
@@ -90,7 +98,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "log",
-        &[("sticky log | head", "the first turns of the conversation")],
+        &[
+            ("sticky log | head", "the first turns of the conversation"),
+            (
+                "sticky log -n 5 --answers",
+                "the last five turns, with their answers",
+            ),
+        ],
     ),
     (
         "sessions",
@@ -128,6 +142,16 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "prompt",
         &[("sticky prompt", "one line for a shell prompt")],
+    ),
+    (
+        "show",
+        &[
+            ("sticky show", "the last turn's answer, again"),
+            (
+                "sticky show --json",
+                "the last turn and its answer, as JSON",
+            ),
+        ],
     ),
 ];
 

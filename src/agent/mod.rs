@@ -4,6 +4,7 @@
 //! command lines and parses output, and never spawns anything (that is `pty`'s job), so every
 //! adapter is tested as pure functions.
 
+mod answers;
 mod claude;
 mod codex;
 mod copilot;
@@ -226,6 +227,13 @@ pub trait Adapter: Sync + Send {
     fn renamed(&self, home: &Path, directory: &Path, expected: &str, actual: &str) -> bool {
         let _ = (home, directory, expected, actual);
         false
+    }
+
+    /// The last assistant message of session `id` as the agent's transcript holds it: what an
+    /// interactive turn keeps as its answer. `None` where the adapter cannot read it.
+    fn last_answer(&self, home: &Path, directory: &Path, id: &str) -> Option<String> {
+        let path = self.transcript(home, directory, id)?;
+        answers::last_in(self.name(), &path)
     }
 }
 

@@ -32,6 +32,9 @@ pub struct Observed {
     pub agent_output: String,
     /// What its lines said for the ledger beyond `usage` (see `agent::ledger`).
     pub ledger: Ledger,
+    /// Interactive runs: the last assistant message of the agent's transcript, kept as the
+    /// turn's answer (never printed: the user saw it in the agent's UI).
+    pub transcript_answer: Option<String>,
 }
 
 /// What the caller of [`Observed::fold`] does at once.

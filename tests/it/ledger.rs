@@ -209,3 +209,26 @@ fn status_shows_how_full_the_context_was_and_suggests_carrying_past_the_threshol
     let text = env.ok(["status"]).stdout;
     assert!(text.contains("sticky new --carry"), "{text}");
 }
+
+#[test]
+fn an_interactive_turn_keeps_the_last_answer_of_the_agents_transcript() {
+    let env = TestEnv::new();
+    let mut terminal = env.sticky(Vec::<&str>::new()).on_terminal();
+    terminal.expect("> ");
+    terminal.send("one at the terminal\r");
+    terminal.expect("you said: one at the terminal");
+    terminal.expect("> ");
+    terminal.send("two at the terminal\r");
+    terminal.expect("you said: two at the terminal");
+    terminal.expect("> ");
+    terminal.send("/exit\r");
+    assert_eq!(terminal.wait(), 0);
+    let shown = env.ok(["show"]).stdout;
+    assert!(
+        shown.starts_with("FAKE-CLAUDE turn=2")
+            && shown.ends_with("you said: two at the terminal\n"),
+        "{shown}"
+    );
+    let json = env.ok(["show", "--json"]).json();
+    assert_eq!(json["turn"]["mode"], "interactive");
+}

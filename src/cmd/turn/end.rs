@@ -140,7 +140,9 @@ fn record(
             input_tokens: figures.input_tokens,
             output_tokens: figures.output_tokens,
             error: verdict.error.clone(),
-            answer: observed.answer(),
+            answer: observed
+                .answer()
+                .or_else(|| observed.transcript_answer.clone()),
             cached_tokens: figures.cached_tokens,
             context_tokens: observed.ledger.context_tokens,
             context_window: observed.ledger.context_window,

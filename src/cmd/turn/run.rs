@@ -145,6 +145,12 @@ impl<'a> Running<'a> {
         observed.ended_in = reported_sessions(&report)
             .pop()
             .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
+        let home = dirs::home_dir().unwrap_or_default();
+        observed.transcript_answer = observed
+            .ended_in
+            .as_deref()
+            .or(self.begun.target_id.as_deref())
+            .and_then(|id| adapter.last_answer(&home, &self.begun.session.directory, id));
         let _ = std::fs::remove_file(&report);
         Outcome {
             ended,

@@ -1,0 +1,105 @@
+//! The last assistant message of a session as the agent's transcript holds it: the answer an
+//! interactive turn keeps, since sticky only relays the agent's UI and sees no events.
+//!
+//! Per agent, from the transcript file `Adapter::transcript` finds:
+//! - Claude Code (`~/.claude/projects/<dir>/<id>.jsonl`, agents.md 3.1 item 8): lines of
+//!   `"type":"assistant"` whose `message.content` holds `text` blocks; the last such line's
+//!   text is the last answer.
+//! - Codex (the rollout `sessions/YYYY/MM/DD/rollout-...-<id>.jsonl`, agents.md 3.2 item 8):
+//!   `response_item` lines whose payload is a `message` of role `assistant` with `output_text`
+//!   parts.
+//!
+//! Other agents keep transcripts in shapes sticky does not read (yet): their interactive turns
+//! keep no answer, which `show` says.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::output::json_object;
+
+/// The most of a transcript read: a long session's file is read from its end only.
+const TAIL: u64 = 4 * 1024 * 1024;
+
+/// The last assistant message in the transcript at `path` of agent `agent`, if it can tell.
+pub(super) fn last_in(agent: &str, path: &Path) -> Option<String> {
+    let text = tail(path)?;
+    let texts = |value: &Value, pointer: &str, kind: &str| -> Option<String> {
+        let parts: Vec<&str> = value
+            .pointer(pointer)?
+            .as_array()?
+            .iter()
+            .filter(|part| part.get("type").and_then(Value::as_str) == Some(kind))
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("\n"))
+    };
+    text.lines().rev().filter_map(json_object).find_map(|line| {
+        let kind = line.get("type").and_then(Value::as_str);
+        match (agent, kind) {
+            ("claude", Some("assistant")) => texts(&line, "/message/content", "text"),
+            ("codex", Some("response_item"))
+                if line.pointer("/payload/role").and_then(Value::as_str) == Some("assistant") =>
+            {
+                texts(&line, "/payload/content", "output_text")
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The last [`TAIL`] bytes of the file, from a line's start.
+fn tail(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(size.saturating_sub(TAIL))).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    if size > TAIL {
+        // The first line may be cut: start after it.
+        return text.split_once('\n').map(|(_, rest)| rest.to_owned());
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_assistant_message_of_a_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("claude.jsonl");
+        std::fs::write(
+            &claude,
+            concat!(
+                r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+                "\n",
+                r#"{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}"#,
+                "\n",
+                r#"{"type":"assistant","message":{"content":[{"type":"text","text":"last"},{"type":"tool_use","name":"Bash"}]}}"#,
+                "\n",
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        assert_eq!(last_in("claude", &claude).as_deref(), Some("last"));
+        let codex = dir.path().join("codex.jsonl");
+        std::fs::write(
+            &codex,
+            concat!(
+                r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
+                "\n",
+                r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"q"}]}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        assert_eq!(last_in("codex", &codex).as_deref(), Some("done"));
+        assert_eq!(last_in("gemini", &codex), None);
+        assert_eq!(last_in("claude", &dir.path().join("none")), None);
+    }
+}
