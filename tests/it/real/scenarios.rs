@@ -267,6 +267,56 @@ pub fn a_lost_session_reaches_nothing_and_new_starts_afresh(agent: Agent) {
     assert_ne!(tier.session_of(&fresh), session);
 }
 
+/// The ledger (issue 14): each turn stores the tokens the mock stated in the usage fields of
+/// that turn's model requests, its own and not the session's running totals (Claude Code and
+/// Codex report running totals, which sticky must turn into each turn's figures), and `status`
+/// sums them for the session.
+pub fn the_ledger_holds_what_the_mock_reported(agent: Agent) {
+    let Some((tier, _)) = start(agent) else {
+        return;
+    };
+    let mut stated = Vec::new();
+    for prompt in ["count these tokens", "and count these ones too"] {
+        let before = tier.mock.turns().len();
+        tier.turn(&[], prompt);
+        let turns = tier.mock.turns();
+        let (input, output) = turns[before..]
+            .iter()
+            .map(Request::stated_usage)
+            .fold((0, 0), |sum, (input, output)| {
+                (sum.0 + input, sum.1 + output)
+            });
+        stated.push((input, output));
+    }
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let turns = log["sessions"][0]["turns"].as_array().expect("the turns");
+    assert_eq!(turns.len(), 2, "{log}");
+    for (turn, (input, output)) in turns.iter().zip(&stated) {
+        assert_eq!(turn["input_tokens"], *input, "input of {turn}");
+        assert_eq!(turn["output_tokens"], *output, "output of {turn}");
+        assert_eq!(turn["cached_tokens"].as_u64().unwrap_or(0), 0, "{turn}");
+    }
+    let status = tier.world.sticky_ok(["status", "--json"]).json();
+    let session = &status["ledger"]["session"];
+    let (input, output) = stated.iter().fold((0, 0), |sum, (input, output)| {
+        (sum.0 + input, sum.1 + output)
+    });
+    assert_eq!(session["input_tokens"], input, "{session}");
+    assert_eq!(session["output_tokens"], output, "{session}");
+    assert_eq!(session["turns"], 2);
+    // Claude Code states the model's window (`modelUsage`) and each call's prompt: the context
+    // at the last call is the input the mock stated for it.
+    if agent == Agent::Claude {
+        let context = &status["context"];
+        assert!(
+            context["window"].as_u64().is_some_and(|w| w > 0),
+            "{context}"
+        );
+        let last = tier.mock.turns().last().map(|turn| turn.stated_usage().0);
+        assert_eq!(context["tokens"].as_u64(), last, "{context}");
+    }
+}
+
 /// One module per agent with one test per scenario it supports, each calling the scenario
 /// with the agent.
 macro_rules! table {
@@ -292,6 +342,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        the_ledger_holds_what_the_mock_reported,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -301,6 +352,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        the_ledger_holds_what_the_mock_reported,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -310,6 +362,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        the_ledger_holds_what_the_mock_reported,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
