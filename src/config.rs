@@ -89,7 +89,7 @@ impl AgentConfig {
 }
 
 /// What `carry_on_change` (and `--carry=KIND`) may name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum CarryKind {
     /// sticky's own record of the old session: its prompts and answers, newest first.

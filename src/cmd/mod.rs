@@ -150,6 +150,8 @@ impl Command {
                 "project",
                 "database",
                 "agents",
+                "carry_on_change",
+                "context_threshold",
             ],
             Self::Doctor(_) => &[
                 "project",

@@ -113,50 +113,36 @@ fn log_shows_the_last_turns_since_a_time_with_their_ledger() {
     );
 }
 
-/// What each fake reports for its second turn in a session, as sticky must store it per turn:
-/// (agent, input, output, cached, cost). From the fakes' own figures: Claude's running totals
-/// less the first turn's (its `ledger` in tests/fakes/claude, with the prompts `first` and
-/// `second` and the answers the fake printed); Codex's running totals (10/5/4 tokens a turn);
-/// Gemini's, Qwen's and opencode's per-turn figures (10 x N input, 5 x N output); Copilot
-/// reports none.
-fn second_turn_figures(agent: &str, first_answer: &str) -> (Value, Value, Value, Value) {
-    let tokens = |text: &str| i64::try_from(text.len() / 4 + 1).unwrap();
-    match agent {
-        "claude" => {
-            let input = tokens("first") + tokens("second") + tokens(first_answer) + 900;
-            (input.into(), Value::Null, 900.into(), 0.0042.into())
-        }
-        "codex" => (10.into(), 5.into(), 4.into(), Value::Null),
-        "gemini" => (20.into(), 10.into(), 6.into(), Value::Null),
-        "qwen" => (20.into(), 10.into(), Value::Null, Value::Null),
-        "opencode" => (22.into(), 10.into(), 2.into(), 0.002.into()),
-        _ => (Value::Null, Value::Null, Value::Null, Value::Null),
-    }
-}
-
 #[test]
 fn the_ledger_stores_each_turns_own_figures_for_every_agent() {
     for agent in AGENTS {
         let env = TestEnv::new();
-        let first = agent.sticky(&env, &["-a", agent.name, "first"]).run();
-        first.assert_success();
+        agent
+            .sticky(&env, &["-a", agent.name, "first"])
+            .run()
+            .assert_success();
         agent.sticky(&env, &["second"]).run().assert_success();
         let turns = logged_turns(&env);
-        let second = &turns[1];
-        let (input, output, cached, cost) =
-            second_turn_figures(agent.name, first.stdout.trim_end());
+        let runs = env.agent_runs();
         let name = agent.name;
-        assert_eq!(second["input_tokens"], input, "{name}: {second}");
-        if !output.is_null() {
-            assert_eq!(second["output_tokens"], output, "{name}: {second}");
-        }
-        assert_eq!(second["cached_tokens"], cached, "{name}: {second}");
-        match cost.as_f64() {
-            Some(cost) => {
-                let stored = second["cost_usd"].as_f64().unwrap();
-                assert!((stored - cost).abs() < 1e-9, "{name}: {second}");
+        assert_eq!((turns.len(), runs.len()), (2, 2), "{name}");
+        // Each fake logs the turn's own figures beside the ones it printed (running totals
+        // for Claude Code and Codex): sticky must store the turn's own.
+        for (turn, run) in turns.iter().zip(&runs) {
+            let fake = &run.0["ledger"];
+            for key in ["input_tokens", "output_tokens", "cached_tokens"] {
+                assert_eq!(turn[key], fake[key], "{name} {key}: {turn} vs {fake}");
             }
-            None => assert_eq!(second["cost_usd"], Value::Null, "{name}: {second}"),
+            match fake["cost_usd"].as_f64() {
+                Some(cost) => {
+                    let stored = turn["cost_usd"].as_f64().unwrap_or(f64::NAN);
+                    assert!((stored - cost).abs() < 1e-9, "{name}: {turn} vs {fake}");
+                }
+                None => assert_eq!(turn["cost_usd"], Value::Null, "{name}: {turn}"),
+            }
+            if let Some(context) = fake.get("context_tokens") {
+                assert_eq!(turn["context_tokens"], *context, "{name}: {turn}");
+            }
         }
         // The status sums what the turns stored.
         let status = agent.sticky(&env, &["status", "--json"]).run().json();

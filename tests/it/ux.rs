@@ -463,11 +463,22 @@ fn config_shows_each_setting_and_where_it_came_from() {
             "project",
             "database",
             "agents",
+            "carry_on_change",
+            "context_threshold",
         ],
     );
     assert_keys(&json["config_file"], &with(SETTING_KEYS, &["exists"]));
     assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
-    for key in ["agent", "model", "thread", "database"] {
+    assert_eq!(json["carry_on_change"]["value"], "off");
+    assert_eq!(json["context_threshold"]["value"], 80);
+    for key in [
+        "agent",
+        "model",
+        "thread",
+        "database",
+        "carry_on_change",
+        "context_threshold",
+    ] {
         assert_keys(&json[key], SETTING_KEYS);
     }
     assert_eq!(json["config_file"]["value"], file);
