@@ -31,7 +31,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SEC
 complete -c sticky -n "__fish_sticky_needs_command" -l carry -d 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky\'s own record: the old session\'s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration\'s `carry_on_change` makes this the default for a change of model or agent' -r -f -a "recap\t'sticky\'s own record of the old session: its prompts and answers, newest first'
 summary\t'A handoff summary the old session writes in one extra turn'
 off\t'Nothing is carried'"
-complete -c sticky -n "__fish_sticky_needs_command" -l carry-max -d 'The most bytes the carried recap may take; older turns are left out, then cut, to fit' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l carry-max -d 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
@@ -59,7 +59,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at m
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry -d 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky\'s own record: the old session\'s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration\'s `carry_on_change` makes this the default for a change of model or agent' -r -f -a "recap\t'sticky\'s own record of the old session: its prompts and answers, newest first'
 summary\t'A handoff summary the old session writes in one extra turn'
 off\t'Nothing is carried'"
-complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry-max -d 'The most bytes the carried recap may take; older turns are left out, then cut, to fit' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry-max -d 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'

@@ -571,7 +571,8 @@ pub struct TurnArgs {
     )]
     pub carry: Option<CarryKind>,
 
-    /// The most bytes the carried recap may take; older turns are left out, then cut, to fit.
+    /// The most bytes the carried recap may take (at least 512); older turns are left out, then
+    /// cut, to fit.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_CARRY_MAX)]
     pub carry_max: usize,
 

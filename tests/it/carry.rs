@@ -150,6 +150,10 @@ fn carry_is_bounded_and_refused_where_nothing_is_replaced() {
         .run()
         .assert_code(2)
         .assert_stderr_contains("give one");
+    env.sticky(["new", "--carry", "--carry-max", "100", "start again"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("at least 512 bytes");
     env.ok(["new", "--carry", "--carry-max", "600", "start again"]);
     let new = sessions(&env).pop().unwrap();
     let bytes = new["carried_bytes"].as_i64().unwrap();

@@ -25,6 +25,9 @@ use crate::store::{Mode, SessionRow, Store, TurnStatus};
 /// The purpose recorded on the summary turn.
 const HANDOFF: &str = "handoff";
 
+/// The smallest `--carry-max`: room for the recap's first and last lines and a little more.
+const MIN_CARRY: usize = 512;
+
 /// The turn's prompt with any recap before it, and the kind and size in bytes of that recap.
 type Carried = (Option<Prompt>, Option<(CarryKind, i64)>);
 
@@ -49,6 +52,13 @@ pub(super) fn prepare(
         }
         return Ok((prompt, None));
     };
+    if args.carry_max < MIN_CARRY {
+        return Err(StickyError::Usage(format!(
+            "--carry-max {} leaves no room for a recap; give at least {MIN_CARRY} bytes",
+            args.carry_max
+        ))
+        .into());
+    }
     let Some(mut prompt) = prompt else {
         if !ctx.quiet {
             eprintln!(
