@@ -95,6 +95,30 @@ fn carry_on_an_agent_change_puts_the_old_prompts_and_answers_before_the_prompt()
 }
 
 #[test]
+fn every_agent_gets_the_recap_in_its_first_request() {
+    for agent in AGENTS.iter().filter(|agent| agent.name != "claude") {
+        let env = TestEnv::new();
+        two_claude_turns(&env);
+        let name = agent.name;
+        agent
+            .sticky(&env, &["-a", name, "--carry", "go on"])
+            .run()
+            .assert_success();
+        let sent = env.agent_runs().pop().unwrap();
+        let sent = sent.prompt();
+        assert!(
+            sent.contains("we pick sqlite for the store"),
+            "{name}: {sent}"
+        );
+        assert!(sent.contains("and the schema?"), "{name}: {sent}");
+        assert!(sent.ends_with("\n\ngo on"), "{name}: {sent}");
+        let last = env.status_json()["last_turn"].clone();
+        assert_eq!(last["prompt"], "go on", "{name}");
+        assert_eq!(sessions(&env).pop().unwrap()["carried"], "recap", "{name}");
+    }
+}
+
+#[test]
 fn carry_summary_asks_the_old_session_for_a_handoff_in_a_recorded_turn() {
     let env = TestEnv::new();
     two_claude_turns(&env);

@@ -121,7 +121,11 @@ fn the_ledger_stores_each_turns_own_figures_for_every_agent() {
             .sticky(&env, &["-a", agent.name, "first"])
             .run()
             .assert_success();
-        agent.sticky(&env, &["second"]).run().assert_success();
+        let second = agent.sticky(&env, &["second"]).run();
+        second.assert_success();
+        // The answer is kept for every agent, and shown again exactly.
+        let shown = agent.sticky(&env, &["show"]).run();
+        assert_eq!(shown.stdout, second.stdout, "{}", agent.name);
         let turns = logged_turns(&env);
         let runs = env.agent_runs();
         let name = agent.name;

@@ -1,8 +1,8 @@
-//! Issue 14 with the real agents: a handoff from Claude Code to Codex with `--carry`. What the
-//! agents really received is read from the mock's requests: Codex's first request holds both
-//! Claude turns (prompts and the mock's replies), and its next turn continues the Codex thread;
-//! with `--carry=summary`, the summary is a turn of Claude's session and its reply is in
-//! Codex's first request.
+//! Issue 14 with the real agents: a handoff from Claude Code to Codex (and to Gemini CLI) with
+//! `--carry`. What the agents really received is read from the mock's requests: the new agent's
+//! first request holds both Claude turns (prompts and the mock's replies), and its next turn
+//! continues its own session; with `--carry=summary`, the summary is a turn of Claude's session
+//! and its reply is in Codex's first request.
 
 use serde_json::Value;
 
@@ -14,8 +14,13 @@ use crate::mock::{MockServer, Request};
 /// agent once and later turns stay with Codex; `None` after a loud skip when an agent is
 /// missing.
 fn claude_then_codex() -> Option<Tier> {
+    claude_then(Agent::Codex)
+}
+
+/// [`claude_then_codex`] for another agent than Codex.
+fn claude_then(next: Agent) -> Option<Tier> {
     require(Agent::Claude)?;
-    require(Agent::Codex)?;
+    require(next)?;
     let mock = MockServer::start().expect("start the mock");
     let world = AgentHome::new(&mock);
     Some(Tier {
@@ -29,13 +34,19 @@ fn claude_then_codex() -> Option<Tier> {
 /// whose last user message must end with `prompt` after the recap.
 #[track_caller]
 fn carried_turn(tier: &Tier, args: &[&str], prompt: &str) -> Request {
+    carried_turn_on(tier, "responses", args, prompt)
+}
+
+/// [`carried_turn`] for an agent whose requests are of the API family `api`.
+#[track_caller]
+fn carried_turn_on(tier: &Tier, api: &str, args: &[&str], prompt: &str) -> Request {
     let mut words = args.to_vec();
     words.push(prompt);
     let finished = tier.world.sticky_ok(&words);
     let request = tier.answered(&finished);
     assert_eq!(
-        request.summary.api, "responses",
-        "Codex answered: {finished}"
+        request.summary.api, api,
+        "the new agent answered: {finished}"
     );
     assert!(
         request
@@ -115,4 +126,28 @@ fn a_summary_is_a_turn_of_claudes_session_and_codexs_first_request_carries_it() 
     assert_eq!(claude_turns[2]["purpose"], "handoff");
     assert_eq!(claude_turns[2]["status"], "ok");
     assert_eq!(log["sessions"][1]["carried"], "summary");
+}
+
+#[test]
+fn a_recap_carries_both_claude_turns_into_geminis_first_request() {
+    let Some(tier) = claude_then(Agent::Gemini) else {
+        return;
+    };
+    let first = tier.turn(&[], "we pick sqlite for the store");
+    let second = tier.turn(&[], "and the schema has three tables");
+    let gemini = carried_turn_on(&tier, "gemini", &["-a", "gemini", "--carry"], "go on");
+    assert_fresh(&gemini);
+    for text in [
+        &first.summary.last_user,
+        &first.reply,
+        &second.summary.last_user,
+        &second.reply,
+    ] {
+        assert!(
+            mentions(&gemini, text),
+            "{text:?} missing from Gemini's first request"
+        );
+    }
+    let next = tier.turn(&[], "and what comes next?");
+    assert_continues(&next, &gemini);
 }

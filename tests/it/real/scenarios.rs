@@ -288,6 +288,14 @@ pub fn the_ledger_holds_what_the_mock_reported(agent: Agent) {
             });
         stated.push((input, output));
     }
+    // The answer is kept: `show` prints the last turn's again, exactly as the turn did.
+    let last_reply = tier.mock.turns().last().map(|turn| turn.reply.clone());
+    let shown = tier.world.sticky_ok(["show"]);
+    assert_eq!(
+        Some(shown.stdout.trim_end().to_owned()),
+        last_reply,
+        "{shown}"
+    );
     let log = tier.world.sticky_ok(["log", "--json"]).json();
     let turns = log["sessions"][0]["turns"].as_array().expect("the turns");
     assert_eq!(turns.len(), 2, "{log}");
