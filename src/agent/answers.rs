@@ -8,9 +8,15 @@
 //! - Codex (the rollout `sessions/YYYY/MM/DD/rollout-...-<id>.jsonl`, agents.md 3.2 item 8):
 //!   `response_item` lines whose payload is a `message` of role `assistant` with `output_text`
 //!   parts.
+//! - Gemini CLI (`~/.gemini/tmp/<slug>/chats/session-...jsonl`, agents.md 3.3 item 8): message
+//!   records of `"type":"gemini"` whose `content` is the text, or a list of parts with `text`
+//!   (`MessageRecord` of `packages/core/src/services/chatRecordingService.ts`).
+//! - Qwen Code (`~/.qwen/projects/<cwd>/chats/<id>.jsonl`, agents.md 3.4 item 8): records of
+//!   `"type":"assistant"` whose `message` holds `parts` with `text` (Gemini's `Content`) or,
+//!   as Claude's, `content` blocks of type `text`.
 //!
-//! Other agents keep transcripts in shapes sticky does not read (yet): their interactive turns
-//! keep no answer, which `show` says.
+//! opencode keeps its sessions in `SQLite` and Copilot in an event log sticky does not read: their
+//! interactive turns keep no answer, which `show` says.
 
 use std::path::Path;
 
@@ -43,9 +49,29 @@ pub(super) fn last_in(agent: &str, path: &Path) -> Option<String> {
             {
                 texts(&line, "/payload/content", "output_text")
             }
+            ("gemini", Some("gemini")) => match line.get("content") {
+                Some(Value::String(text)) if !text.is_empty() => Some(text.clone()),
+                _ => parts(&line, "/content"),
+            },
+            ("qwen", Some("assistant")) => {
+                parts(&line, "/message/parts").or_else(|| texts(&line, "/message/content", "text"))
+            }
             _ => None,
         }
     })
+}
+
+/// The `text` of the parts at `pointer` (Gemini's `Part` objects), joined; thoughts left out.
+fn parts(value: &Value, pointer: &str) -> Option<String> {
+    let texts: Vec<&str> = value
+        .pointer(pointer)?
+        .as_array()?
+        .iter()
+        .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect();
+    let text = texts.concat();
+    (!text.is_empty()).then_some(text)
 }
 
 /// The last [`TAIL`] bytes of the file, from a line's start.
@@ -100,6 +126,30 @@ mod tests {
         .unwrap();
         assert_eq!(last_in("codex", &codex).as_deref(), Some("done"));
         assert_eq!(last_in("gemini", &codex), None);
+        let gemini = dir.path().join("gemini.jsonl");
+        std::fs::write(
+            &gemini,
+            concat!(
+                r#"{"type":"gemini","content":"as text"}"#,
+                "\n",
+                r#"{"type":"gemini","content":[{"text":"as ","thought":false},{"text":"parts"}]}"#,
+                "\n",
+                r#"{"type":"user","content":"next"}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        assert_eq!(last_in("gemini", &gemini).as_deref(), Some("as parts"));
+        let qwen = dir.path().join("qwen.jsonl");
+        std::fs::write(
+            &qwen,
+            concat!(
+                r#"{"type":"assistant","message":{"role":"model","parts":[{"text":"from parts"}]}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        assert_eq!(last_in("qwen", &qwen).as_deref(), Some("from parts"));
         assert_eq!(last_in("claude", &dir.path().join("none")), None);
     }
 }

@@ -241,6 +241,9 @@ pub fn an_interactive_turn_is_carried_into_the_next_headless_turn(agent: Agent) 
     if let Some(named) = tier.request_session(&interactive) {
         assert_eq!(stored, named, "sticky learned the session the agent used");
     }
+    // The interactive turn keeps the last answer of the agent's transcript (issue 14).
+    let shown = tier.world.sticky_ok(["show"]);
+    assert_eq!(shown.stdout.trim_end(), interactive.reply, "{shown}");
     let headless = tier.turn(&[], "a headless turn after the interactive one");
     assert_continues(&headless, &interactive);
     assert_eq!(tier.session_of(&headless), stored);
