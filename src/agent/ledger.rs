@@ -43,6 +43,16 @@ pub struct Figures {
     pub cost_usd: Option<f64>,
 }
 
+impl Figures {
+    /// Whether every figure is zero or unknown.
+    pub fn is_zero(&self) -> bool {
+        [self.input_tokens, self.output_tokens, self.cached_tokens]
+            .iter()
+            .all(|count| count.unwrap_or(0) == 0)
+            && self.cost_usd.unwrap_or(0.0) == 0.0
+    }
+}
+
 /// What an agent's lines said beyond [`Usage`], folded over a turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Ledger {
@@ -59,10 +69,16 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Folds what one line said into the turn's ledger.
+    /// Folds what one line said into the turn's ledger. Running totals that are all zero are
+    /// no reading: Claude Code's crash and startup-error results "may carry zeroed values"
+    /// (its SDK schema), and taken as a baseline they would count the next turn's totals
+    /// whole.
     pub fn fold(&mut self, line: Ledger) {
         self.turn = line.turn_or(self.turn);
-        self.totals = line.totals.or(self.totals);
+        self.totals = line
+            .totals
+            .filter(|totals| !totals.is_zero())
+            .or(self.totals);
         self.cached_tokens = match (self.cached_tokens, line.cached_tokens) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
@@ -366,6 +382,12 @@ mod tests {
             (Some(6), Some(24))
         );
         assert_eq!(read("copilot", r#"{"type":"result","usage":{}}"#), None);
+        // A crashed Claude query's zeroed totals are no reading (nor a baseline).
+        let crashed = read_all(
+            "claude",
+            &[r#"{"type":"result","is_error":true,"total_cost_usd":0,"usage":{"input_tokens":0}}"#],
+        );
+        assert_eq!(crashed.totals, None);
         assert_eq!(read("claude", "plain text"), None);
     }
 }

@@ -222,3 +222,24 @@ fn an_interactive_turn_keeps_the_last_answer_of_the_agents_transcript() {
     let json = env.ok(["show", "--json"]).json();
     assert_eq!(json["turn"]["mode"], "interactive");
 }
+
+#[test]
+fn a_crashed_turns_zeroed_totals_are_no_baseline_for_the_next_turn() {
+    let env = TestEnv::new();
+    env.turn("first");
+    // Claude Code's error result carries zeroed totals (see tests/fakes/claude).
+    env.sticky(["this one fails"])
+        .env("FAKE_CLAUDE_EXIT", "1")
+        .run()
+        .assert_code(1);
+    env.turn("third");
+    let turns = logged_turns(&env);
+    let runs = env.agent_runs();
+    let stored = turns[2]["cost_usd"].as_f64().unwrap();
+    // The running total less the first turn's: the failed turn's share is in it, not counted
+    // twice, and not the whole total as a zeroed baseline would make it.
+    let whole = 3.0 * 0.0042;
+    assert!((stored - (whole - 0.0042)).abs() < 1e-9, "{}", turns[2]);
+    assert_eq!(turns[1]["cost_usd"].as_f64(), Some(0.0), "{}", turns[1]);
+    assert_eq!(runs.len(), 3);
+}
