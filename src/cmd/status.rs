@@ -217,6 +217,9 @@ fn print_text(
     );
     if let (Some(from), Some(reason)) = (session.rotated_from, &session.rotation_reason) {
         since.push_str(&format!(", replaced session #{from} ({})", escape(reason)));
+        if let (Some(kind), Some(bytes)) = (&session.carried, session.carried_bytes) {
+            since.push_str(&format!(" carrying a {} of {bytes} bytes", escape(kind)));
+        }
     }
     writeln!(out, "{since}")?;
     match last {

@@ -77,6 +77,11 @@ fn carry_on_an_agent_change_puts_the_old_prompts_and_answers_before_the_prompt()
     );
     let log = env.ok(["log"]).stdout;
     assert!(log.contains("(agent-change) · carried a recap"), "{log}");
+    let status = env.ok(["status"]).stdout;
+    assert!(
+        status.contains("(agent-change) carrying a recap of"),
+        "{status}"
+    );
 
     // The next Codex turn continues the Codex session, with the prompt alone.
     let codex_id = env.status_json()["session"]["agent_session_id"]
