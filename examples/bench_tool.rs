@@ -344,6 +344,7 @@ fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<E
                     agent_session_id: Some(&agent_session_id),
                     directory: &project,
                     rotated_from: previous.map(|id| (id, "new")),
+                    carried: None,
                 },
             )
         })?;

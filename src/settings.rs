@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::agent::program::{self, Chosen, ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
-use crate::config::Config;
+use crate::config::{CarryKind, Config};
 use crate::exit::StickyError;
 use crate::project::Project;
 use crate::store::SessionRow;
@@ -100,6 +100,12 @@ pub struct Settings {
     /// Whether the vault keeps a copy of each session's files: the configuration's `vault`,
     /// else on.
     pub vault: Setting<bool>,
+    /// The recap a change of model or agent carries when the turn names none: the
+    /// configuration's `carry_on_change`, else `off`.
+    pub carry_on_change: Setting<CarryKind>,
+    /// How full the context may get (percent of the window) before `status` suggests
+    /// `sticky new --carry`: the configuration's `context_threshold`, else 80.
+    pub context_threshold: Setting<u8>,
     /// The configuration file's contents (empty without a file).
     pub config: Config,
 }
@@ -120,6 +126,12 @@ impl Settings {
             database: database(project),
             default_agent: default_agent(&config),
             vault: vault(&config),
+            carry_on_change: from_config(&config, config.carry_on_change, CarryKind::Off),
+            context_threshold: from_config(
+                &config,
+                config.context_threshold,
+                DEFAULT_CONTEXT_THRESHOLD,
+            ),
             config,
         }
     }
@@ -308,6 +320,19 @@ fn database(project: &Project) -> Setting<String> {
         Setting::new(db, Source::Environment, "STICKY_DB")
     } else {
         Setting::new(db, Source::Default, "the project's .sticky/ directory")
+    }
+}
+
+/// The context threshold when the configuration sets none, in percent of the window.
+pub const DEFAULT_CONTEXT_THRESHOLD: u8 = 80;
+
+/// A value the configuration file may set, else `default`.
+fn from_config<T>(config: &Config, value: Option<T>, default: T) -> Setting<T> {
+    match (value, &config.source) {
+        (Some(value), Some(file)) => {
+            Setting::new(value, Source::Config, file.display().to_string())
+        }
+        _ => Setting::new(default, Source::Default, "built-in default"),
     }
 }
 

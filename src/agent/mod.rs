@@ -4,6 +4,7 @@
 //! command lines and parses output, and never spawns anything (that is `pty`'s job), so every
 //! adapter is tested as pure functions.
 
+mod answers;
 mod claude;
 mod codex;
 mod copilot;
@@ -11,6 +12,7 @@ mod custom;
 mod events;
 mod flags;
 mod gemini;
+pub mod ledger;
 mod opencode;
 mod output;
 pub mod program;
@@ -314,6 +316,13 @@ pub trait Adapter: Sync + Send {
     /// only such files, never the agent's settings. By default: its path names the session.
     fn restorable(&self, relative: &Path, id: &str) -> bool {
         !id.is_empty() && relative.to_string_lossy().contains(id)
+    }
+
+    /// The last assistant message of session `id` as the agent's transcript holds it: what an
+    /// interactive turn keeps as its answer. `None` where the adapter cannot read it.
+    fn last_answer(&self, home: &Path, directory: &Path, id: &str) -> Option<String> {
+        let path = self.transcript(home, directory, id)?;
+        answers::last_in(self.name(), &path)
     }
 }
 

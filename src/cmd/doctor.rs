@@ -200,6 +200,8 @@ fn next_plan(ctx: &Context, select: &SelectArgs, state: &State) -> Plan {
             agent: select.agent.as_deref(),
             model: select.model.as_deref(),
             default_agent: ctx.default_agent(),
+            carry: None,
+            carry_on_change: ctx.settings.carry_on_change.value,
         },
     )
 }
@@ -515,6 +517,7 @@ mod tests {
             action,
             agent: "claude".into(),
             model: Some("opus".into()),
+            carry: None,
         };
         let resume = next_turn(&plan(Action::Resume));
         assert_eq!(

@@ -12,6 +12,7 @@ mod output;
 mod probe;
 mod prompt;
 mod sessions;
+mod show;
 mod status;
 mod threads;
 mod turn;
@@ -113,12 +114,13 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Agents) => agents::run(&ctx()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
         Some(Command::Status) => status::run(&ctx()?),
-        Some(Command::Log) => log::run(&ctx()?),
+        Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
+        Some(Command::Show(args)) => show::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -137,8 +139,10 @@ impl Command {
                 "session",
                 "last_turn",
                 "vault",
+                "ledger",
+                "context",
             ],
-            Self::Log | Self::Sessions => &["thread", "sessions"],
+            Self::Log(_) | Self::Sessions => &["thread", "sessions"],
             Self::Threads => &["current", "threads"],
             Self::Init => &["project", "database"],
             Self::Agents => &[],
@@ -151,6 +155,8 @@ impl Command {
                 "database",
                 "agents",
                 "vault",
+                "carry_on_change",
+                "context_threshold",
             ],
             Self::Doctor(_) => &[
                 "project",
@@ -170,6 +176,7 @@ impl Command {
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
             Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
+            Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
         }
     }
 

@@ -113,6 +113,7 @@ mod tests {
                         agent_session_id: Some(name),
                         directory: Path::new("/p"),
                         rotated_from: None,
+                        carried: None,
                     },
                 )?;
                 let ids = (0..turns)

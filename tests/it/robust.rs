@@ -341,9 +341,12 @@ fn an_agent_killed_mid_turn_fails_the_turn_with_the_signal_and_the_next_turn_res
 fn ctrl_c_interrupts_a_headless_turn_and_the_session_stays() {
     let env = TestEnv::new();
     let first = env.turn("first").session;
-    let mut slow = env.sticky(["slow"]).env("FAKE_CLAUDE_SLEEP", "30").start();
+    let mut slow = env
+        .sticky(["slow turn"])
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .start();
     slow.wait_until("the agent got the prompt", || {
-        agent_received(&env, &first, "slow")
+        agent_received(&env, &first, "slow turn")
     });
     slow.signal(Signal::SIGINT);
     let interrupted = slow.wait();

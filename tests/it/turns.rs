@@ -428,9 +428,12 @@ fn sigterm_interrupts_the_turn_through_the_agent_and_keeps_the_session() {
     let env = TestEnv::new();
     let first = env.turn("first");
 
-    let mut slow = env.sticky(["slow"]).env("FAKE_CLAUDE_SLEEP", "30").start();
+    let mut slow = env
+        .sticky(["slow turn"])
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .start();
     slow.wait_until("the agent got the prompt", || {
-        agent_received(&env, &first.session, "slow")
+        agent_received(&env, &first.session, "slow turn")
     });
     slow.signal(Signal::SIGTERM);
     let interrupted = slow.wait();

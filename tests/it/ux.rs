@@ -45,6 +45,8 @@ const SESSION_KEYS: &[&str] = &[
     "rotated_from",
     "rotation_reason",
     "ended_at",
+    "carried",
+    "carried_bytes",
 ];
 
 const TURN_KEYS: &[&str] = &[
@@ -62,6 +64,11 @@ const TURN_KEYS: &[&str] = &[
     "input_tokens",
     "output_tokens",
     "error",
+    "cached_tokens",
+    "context_tokens",
+    "context_window",
+    "answer_bytes",
+    "purpose",
 ];
 
 const SETTING_KEYS: &[&str] = &["value", "source", "origin"];
@@ -308,9 +315,27 @@ fn status_and_log_json_keep_their_schema() {
             "session",
             "last_turn",
             "vault",
+            "ledger",
+            "context",
         ],
     );
     assert_keys(&status["session"], &with(SESSION_KEYS, &["turns"]));
+    for totals in ["session", "conversation"] {
+        assert_keys(
+            &status["ledger"][totals],
+            &[
+                "turns",
+                "cost_usd",
+                "input_tokens",
+                "output_tokens",
+                "cached_tokens",
+            ],
+        );
+    }
+    assert_keys(
+        &status["context"],
+        &["tokens", "window", "percent", "threshold", "suggest_carry"],
+    );
     assert_keys(&status["last_turn"], TURN_KEYS);
     assert_keys(&status["vault"], VAULT_KEYS);
     assert_keys(
@@ -448,12 +473,23 @@ fn config_shows_each_setting_and_where_it_came_from() {
             "database",
             "agents",
             "vault",
+            "carry_on_change",
+            "context_threshold",
         ],
     );
     assert_keys(&json["vault"], SETTING_KEYS);
     assert_keys(&json["config_file"], &with(SETTING_KEYS, &["exists"]));
     assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
-    for key in ["agent", "model", "thread", "database"] {
+    assert_eq!(json["carry_on_change"]["value"], "off");
+    assert_eq!(json["context_threshold"]["value"], 80);
+    for key in [
+        "agent",
+        "model",
+        "thread",
+        "database",
+        "carry_on_change",
+        "context_threshold",
+    ] {
         assert_keys(&json[key], SETTING_KEYS);
     }
     assert_eq!(json["config_file"]["value"], file);

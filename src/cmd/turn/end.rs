@@ -12,6 +12,7 @@ use super::super::view::{SessionView, TurnView, escape, fresh_line};
 use super::run::{Outcome, Running};
 use super::vault::Restore;
 use crate::agent::Diagnosis;
+use crate::agent::{self, ledger::Figures};
 use crate::exit::exit_for;
 use crate::pty::Status;
 use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
@@ -186,16 +187,27 @@ fn record(
         Some(Status::Signal(signal)) => (None, Some(signal)),
         None => (None, None),
     };
+    let figures = ledger(turn, store, observed);
     let end = store.finish_turn(
         turn.begun.turn_id,
         &TurnEnd {
             status: Some(verdict.status),
             exit_code,
             signal,
-            cost_usd: observed.usage.cost_usd,
-            input_tokens: observed.usage.input_tokens,
-            output_tokens: observed.usage.output_tokens,
+            cost_usd: figures.cost_usd,
+            input_tokens: figures.input_tokens,
+            output_tokens: figures.output_tokens,
             error: verdict.error.clone(),
+            answer: observed
+                .answer()
+                .or_else(|| observed.transcript_answer.clone()),
+            cached_tokens: figures.cached_tokens,
+            context_tokens: observed.ledger.context_tokens,
+            context_window: observed.ledger.context_window,
+            reported_totals: observed
+                .ledger
+                .totals
+                .and_then(|totals| serde_json::to_string(&totals).ok()),
         },
     );
     let ran = format!(
@@ -204,6 +216,22 @@ fn record(
         turn.begun.turn_id
     );
     not_recorded(&ran, session, end)
+}
+
+/// The turn's own tokens and cost (see `agent::ledger`): the agent's running totals less
+/// those its previous turn on the session reported. A baseline that cannot be read only costs
+/// the difference: the usage the agent stated for the turn is used instead.
+fn ledger(turn: &Running<'_>, store: &Store, observed: &Observed) -> Figures {
+    let begun = turn.begun;
+    let baseline = store
+        .reported_totals_before(begun.session.id, begun.turn_id)
+        .ok()
+        .flatten()
+        .and_then(|json| serde_json::from_str::<Figures>(&json).ok());
+    let first = store
+        .turn_count(begun.session.id)
+        .is_ok_and(|count| count <= 1);
+    agent::ledger::per_turn(observed.usage, &observed.ledger, baseline, first)
 }
 
 /// Applies what the verdict made of the session.
@@ -266,6 +294,7 @@ fn follow(turn: &Running<'_>, store: &mut Store, current: &str) -> Result<()> {
                 agent_session_id: Some(current),
                 directory: &begun.session.directory,
                 rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
+                carried: None,
             },
         )?;
         Ok(Some(session.id))

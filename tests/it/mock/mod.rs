@@ -98,6 +98,14 @@ impl Request {
     pub fn is_turn(&self) -> bool {
         self.route.is_turn()
     }
+
+    /// The token counts the mock's answer to this conversation request stated in its usage
+    /// fields, `(input, output)`, none of them cached (`input_tokens`/`promptTokenCount`/
+    /// `prompt_tokens`, and `output_tokens`/`candidatesTokenCount`/`completion_tokens`; see
+    /// `reply`): what the ledger of the turn that made it must hold.
+    pub fn stated_usage(&self) -> (u64, u64) {
+        reply::stated_usage(&self.reply)
+    }
 }
 
 /// How to start a mock server.

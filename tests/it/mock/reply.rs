@@ -72,6 +72,12 @@ pub fn text_for(seq: u64, summary: &Summary) -> String {
     )
 }
 
+/// The `(input, output)` tokens an answer whose reply text is `text` states in its usage.
+pub fn stated_usage(text: &str) -> (u64, u64) {
+    let output_tokens = u64::try_from(text.split_whitespace().count()).unwrap_or(u64::MAX);
+    (INPUT_TOKENS, output_tokens)
+}
+
 /// The answer to request `seq` on `route`, whose reply text is `text`.
 pub fn answer(route: Route, seq: u64, summary: &Summary, text: &str) -> Reply {
     let model = summary.model.as_str();

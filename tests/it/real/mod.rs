@@ -19,6 +19,7 @@
 //! When an agent is not installed, a test skips with a loud message and is counted as skipped;
 //! under `CI` it fails, so a broken install can never pass as a green run.
 
+pub mod carry;
 pub mod direct;
 pub mod faults;
 pub mod scenarios;

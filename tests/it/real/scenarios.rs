@@ -274,6 +274,9 @@ pub fn an_interactive_turn_is_carried_into_the_next_headless_turn(agent: Agent) 
     if let Some(named) = tier.request_session(&interactive) {
         assert_eq!(stored, named, "sticky learned the session the agent used");
     }
+    // The interactive turn keeps the last answer of the agent's transcript (issue 14).
+    let shown = tier.world.sticky_ok(["show"]);
+    assert_eq!(shown.stdout.trim_end(), interactive.reply, "{shown}");
     let headless = tier.turn(&[], "a headless turn after the interactive one");
     assert_continues(&headless, &interactive);
     assert_eq!(tier.session_of(&headless), stored);
@@ -335,6 +338,64 @@ pub fn a_lost_session_is_restored_from_the_vault_and_remembers(agent: Agent) {
     tier.assert_no_processes_left();
 }
 
+/// The ledger (issue 14): each turn stores the tokens the mock stated in the usage fields of
+/// that turn's model requests, its own and not the session's running totals (Claude Code and
+/// Codex report running totals, which sticky must turn into each turn's figures), and `status`
+/// sums them for the session.
+pub fn the_ledger_holds_what_the_mock_reported(agent: Agent) {
+    let Some((tier, _)) = start(agent) else {
+        return;
+    };
+    let mut stated = Vec::new();
+    for prompt in ["count these tokens", "and count these ones too"] {
+        let before = tier.mock.turns().len();
+        tier.turn(&[], prompt);
+        let turns = tier.mock.turns();
+        let (input, output) = turns[before..]
+            .iter()
+            .map(Request::stated_usage)
+            .fold((0, 0), |sum, (input, output)| {
+                (sum.0 + input, sum.1 + output)
+            });
+        stated.push((input, output));
+    }
+    // The answer is kept: `show` prints the last turn's again, exactly as the turn did.
+    let last_reply = tier.mock.turns().last().map(|turn| turn.reply.clone());
+    let shown = tier.world.sticky_ok(["show"]);
+    assert_eq!(
+        Some(shown.stdout.trim_end().to_owned()),
+        last_reply,
+        "{shown}"
+    );
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let turns = log["sessions"][0]["turns"].as_array().expect("the turns");
+    assert_eq!(turns.len(), 2, "{log}");
+    for (turn, (input, output)) in turns.iter().zip(&stated) {
+        assert_eq!(turn["input_tokens"], *input, "input of {turn}");
+        assert_eq!(turn["output_tokens"], *output, "output of {turn}");
+        assert_eq!(turn["cached_tokens"].as_u64().unwrap_or(0), 0, "{turn}");
+    }
+    let status = tier.world.sticky_ok(["status", "--json"]).json();
+    let session = &status["ledger"]["session"];
+    let (input, output) = stated.iter().fold((0, 0), |sum, (input, output)| {
+        (sum.0 + input, sum.1 + output)
+    });
+    assert_eq!(session["input_tokens"], input, "{session}");
+    assert_eq!(session["output_tokens"], output, "{session}");
+    assert_eq!(session["turns"], 2);
+    // Claude Code states the model's window (`modelUsage`) and each call's prompt: the context
+    // at the last call is the input the mock stated for it.
+    if agent == Agent::Claude {
+        let context = &status["context"];
+        assert!(
+            context["window"].as_u64().is_some_and(|w| w > 0),
+            "{context}"
+        );
+        let last = tier.mock.turns().last().map(|turn| turn.stated_usage().0);
+        assert_eq!(context["tokens"].as_u64(), last, "{context}");
+    }
+}
+
 /// One module per agent with one test per scenario it supports, each calling the scenario
 /// with the agent.
 macro_rules! table {
@@ -364,6 +425,7 @@ table! {
         the_progress_line_names_the_tool_while_it_runs,
         an_api_failure_fails_the_turn_and_the_session_goes_on,
         a_lost_session_is_restored_from_the_vault_and_remembers,
+        the_ledger_holds_what_the_mock_reported,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -377,6 +439,7 @@ table! {
         the_progress_line_names_the_tool_while_it_runs,
         an_api_failure_fails_the_turn_and_the_session_goes_on,
         a_lost_session_is_restored_from_the_vault_and_remembers,
+        the_ledger_holds_what_the_mock_reported,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -390,6 +453,7 @@ table! {
         the_progress_line_names_the_tool_while_it_runs,
         an_api_failure_fails_the_turn_and_the_session_goes_on,
         a_lost_session_is_restored_from_the_vault_and_remembers,
+        the_ledger_holds_what_the_mock_reported,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
