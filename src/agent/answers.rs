@@ -15,8 +15,12 @@
 //!   `"type":"assistant"` whose `message` holds `parts` with `text` (Gemini's `Content`) or,
 //!   as Claude's, `content` blocks of type `text`.
 //!
-//! opencode keeps its sessions in `SQLite` and Copilot in an event log sticky does not read: their
-//! interactive turns keep no answer, which `show` says.
+//! - Copilot CLI (`~/.copilot/session-state/<id>/events.jsonl`, agents.md 3.6): events of
+//!   `"type":"assistant.message"` whose `data.content` is the text (empty when the message only
+//!   requests tools), as its `--output-format json` prints them.
+//!
+//! opencode keeps its sessions in `SQLite`: its interactive turns keep no answer, which `show`
+//! says.
 
 use std::path::Path;
 
@@ -53,6 +57,11 @@ pub(super) fn last_in(agent: &str, path: &Path) -> Option<String> {
                 Some(Value::String(text)) if !text.is_empty() => Some(text.clone()),
                 _ => parts(&line, "/content"),
             },
+            ("copilot", Some("assistant.message")) => line
+                .pointer("/data/content")
+                .and_then(Value::as_str)
+                .filter(|text| !text.is_empty())
+                .map(str::to_owned),
             ("qwen", Some("assistant")) => {
                 parts(&line, "/message/parts").or_else(|| texts(&line, "/message/content", "text"))
             }
@@ -140,6 +149,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(last_in("gemini", &gemini).as_deref(), Some("as parts"));
+        let copilot = dir.path().join("events.jsonl");
+        std::fs::write(
+            &copilot,
+            concat!(
+                r#"{"type":"assistant.message","data":{"content":"the answer","toolRequests":[]}}"#,
+                "\n",
+                r#"{"type":"assistant.message","data":{"content":"","toolRequests":[{"name":"bash"}]}}"#,
+                "\n",
+                r#"{"type":"assistant.turn_end","data":{"turnId":"0"}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        assert_eq!(last_in("copilot", &copilot).as_deref(), Some("the answer"));
         let qwen = dir.path().join("qwen.jsonl");
         std::fs::write(
             &qwen,
