@@ -4,6 +4,7 @@
 //! command lines and parses output, and never spawns anything (that is `pty`'s job), so every
 //! adapter is tested as pure functions.
 
+pub mod carry;
 mod claude;
 mod codex;
 mod copilot;

@@ -10,6 +10,7 @@
 //! indexed lookups), `error` (how failures read, and the retries of a busy file). Every failure is an `anyhow` error
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
+mod carried;
 mod error;
 mod intact;
 mod open;
