@@ -21,14 +21,15 @@
 //! link, a path outside the session's files, or a file the manifest does not list is an error
 //! and the staging directory is removed.
 
+pub mod place;
 mod read;
 pub mod rewrite;
 mod write;
 
 use serde::{Deserialize, Serialize};
 
-pub use read::{Staged, read};
-pub use write::{Source, write};
+pub use read::{Inspected, Staged, read};
+pub use write::{Carried, Source, write};
 
 /// The version of the bundle format this sticky writes and reads.
 pub const FORMAT: u32 = 1;

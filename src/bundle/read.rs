@@ -25,14 +25,17 @@ pub struct Staged {
     _dir: tempfile::TempDir,
 }
 
-/// Reads and verifies the bundle on `input`, staging its files in a new private directory
-/// inside `staging`. `inspect` sees the checked manifest before any file is staged; it may
-/// refuse it, and returns the rewrites of each file, in the manifest's order.
+/// What the caller decides once it has seen the manifest: the rewrites of each file, in the
+/// manifest's order, and the directory to stage them in.
+pub type Inspected = (Vec<Vec<Rewrite>>, PathBuf);
+
+/// Reads and verifies the bundle on `input`. `inspect` sees the checked manifest before any
+/// file is staged; it may refuse it, and says how to stage the files (in a new private
+/// directory inside the one it returns).
 pub fn read(
     input: impl Read,
-    staging: &Path,
     limits: Limits,
-    inspect: &mut dyn FnMut(&Manifest) -> Result<Vec<Vec<Rewrite>>>,
+    inspect: &mut dyn FnMut(&Manifest) -> Result<Inspected>,
 ) -> Result<Staged> {
     let decoder =
         zstd::stream::read::Decoder::new(input).context("cannot start reading the bundle")?;
@@ -44,10 +47,10 @@ pub fn read(
         };
         let manifest = read_manifest(first.map_err(damaged)?, limits)?;
         check(&manifest, limits)?;
-        let rewrites = inspect(&manifest)?;
+        let (rewrites, staging) = inspect(&manifest)?;
         let dir = tempfile::Builder::new()
             .prefix(".sticky-import-")
-            .tempdir_in(staging)
+            .tempdir_in(&staging)
             .with_context(|| format!("cannot stage the bundle's files in {}", staging.display()))?;
         let mut files = Vec::new();
         for (index, (file, rewrites)) in manifest.files.iter().zip(rewrites).enumerate() {
@@ -231,11 +234,7 @@ fn stage<R: Read>(
             file.size
         );
     }
-    let out = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(staged)
-        .with_context(|| format!("cannot stage {}", staged.display()))?;
+    let out = super::place::create_private(staged)?;
     let mut hasher = Sha256::new();
     let mut writer = Rewriter::new(BufWriter::with_capacity(1 << 20, out), rewrites);
     let copied = copy_hashing(&mut entry, &mut hasher, &mut writer).map_err(damaged)?;

@@ -45,8 +45,8 @@ fn bundle(files: &[(&str, &[u8])]) -> Vec<u8> {
 
 fn read_all(bytes: &[u8], limits: Limits) -> Result<(Staged, tempfile::TempDir), String> {
     let dir = tempfile::tempdir().unwrap();
-    let staged = read(bytes, dir.path(), limits, &mut |m| {
-        Ok(vec![Vec::new(); m.files.len()])
+    let staged = read(bytes, limits, &mut |m| {
+        Ok((vec![Vec::new(); m.files.len()], dir.path().to_owned()))
     });
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     match staged {

@@ -14,6 +14,10 @@ use crate::agent::carry::hex;
 /// users expect.
 const LEVEL: i32 = 3;
 
+/// One carried file: its path relative to the agent's home, its bytes, whether they are
+/// database rows.
+pub type Carried = (String, Source, bool);
+
 /// The bytes of one carried file.
 #[derive(Debug, Clone)]
 pub enum Source {
@@ -39,11 +43,7 @@ impl Source {
 /// Writes the bundle of `manifest` (whose `files` are filled here) and the `files` (path
 /// relative to the agent's home, bytes, whether they are rows) to `out`; returns `out` and the
 /// manifest written.
-pub fn write<W: Write>(
-    out: W,
-    mut manifest: Manifest,
-    files: &[(String, Source, bool)],
-) -> Result<(W, Manifest)> {
+pub fn write<W: Write>(out: W, mut manifest: Manifest, files: &[Carried]) -> Result<(W, Manifest)> {
     manifest.files = files
         .iter()
         .map(|(path, source, rows)| {

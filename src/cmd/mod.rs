@@ -3,6 +3,8 @@
 mod agents;
 mod config;
 mod doctor;
+mod export;
+mod import;
 mod init;
 mod input;
 mod listing;
@@ -10,6 +12,7 @@ mod log;
 mod output;
 mod probe;
 mod prompt;
+mod relocate;
 mod sessions;
 mod status;
 mod threads;
@@ -116,6 +119,9 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        Some(Command::Export(args)) => export::run(&ctx()?, &args),
+        Some(Command::Import(args)) => import::run(&ctx()?, &args),
+        Some(Command::Relocate) => relocate::run(&ctx()?),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -163,12 +169,33 @@ impl Command {
                 "exit_code",
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
+            Self::Export(_) => &[
+                "thread",
+                "project",
+                "agent",
+                "agent_session_id",
+                "file",
+                "files",
+                "bytes",
+                "turns",
+            ],
+            Self::Import(_) => &[
+                "thread",
+                "project",
+                "from",
+                "agent",
+                "agent_session_id",
+                "sessions",
+                "turns",
+                "files",
+            ],
+            Self::Relocate => &["project", "relocated"],
         }
     }
 
     /// Whether the command only reports (so a closed stdout ends it quietly).
     fn reports(&self) -> bool {
-        !matches!(self, Self::New(_) | Self::Init)
+        !matches!(self, Self::New(_) | Self::Init | Self::Export(_))
     }
 }
 

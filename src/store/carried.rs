@@ -10,6 +10,11 @@ use rusqlite::params;
 use super::{Millis, SessionRow, ThreadRow, TurnRow, Tx, intact, rows};
 
 impl Tx<'_> {
+    /// The thread named `name`, if it exists.
+    pub fn thread(&self, name: &str) -> Result<Option<ThreadRow>> {
+        self.read(rows::thread_by_name(&self.tx, name))
+    }
+
     /// Adds thread `name` with `sessions` (oldest first, their ids and `rotated_from` those of
     /// the file they came from) and their `turns` (whose `session_id` is such an id). Sessions
     /// get new ids here; the lineage and the turns follow them. Refuses a name in use.
