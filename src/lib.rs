@@ -21,5 +21,6 @@ pub mod session;
 pub mod settings;
 pub mod state;
 pub mod store;
+pub mod vault;
 
 pub use cmd::run;

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Keeping, SessionFile, Target, Usage};
 
 /// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
 /// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
@@ -159,6 +159,23 @@ impl Adapter for Claude {
         };
         continues(&old, &new)
     }
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(config_dir(home))
+    }
+
+    /// The transcript and its sidecar directory (`<id>/`, the subagents' transcripts and the
+    /// tool results kept aside), beside it in the project's directory.
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = config_dir(home);
+        let transcript = transcript_in(&root, directory, id);
+        let sidecar = transcript.with_extension("");
+        let mut files: Vec<SessionFile> = SessionFile::under(&root, transcript, Keeping::Append)
+            .into_iter()
+            .collect();
+        files.extend(SessionFile::all_under(&root, &sidecar, &appended_if_jsonl));
+        files
+    }
 }
 
 /// Whether transcript `new` holds the last message of transcript `old` (see
@@ -262,6 +279,23 @@ fn to_base36(mut n: u32) -> String {
     }
     out.reverse();
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// Claude Code's own home: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn config_dir(home: &Path) -> PathBuf {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| home.join(".claude"), PathBuf::from)
+}
+
+/// A JSONL file in a session's sidecar directory is a transcript (a subagent's), appended to;
+/// anything else is a file the agent may rewrite.
+pub(super) fn appended_if_jsonl(path: &Path) -> Keeping {
+    if path.extension().is_some_and(|ext| ext == "jsonl") {
+        Keeping::Append
+    } else {
+        Keeping::Rewritten
+    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Keeping, SessionFile, Target, Usage};
 
 /// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
 /// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
@@ -110,6 +110,29 @@ impl Adapter for Copilot {
 
     // `renamed` stays `false`: the ID sticky chose is the session's for life (`--session-id`
     // fixes it, `--resume=<uuid>` matches it exactly).
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")))
+    }
+
+    /// The session's whole state directory: `events.jsonl` (appended to) and what the CLI
+    /// rewrites beside it (`workspace.yaml`, `checkpoints/`, `files/`).
+    fn session_files(&self, home: &Path, _directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
+        let Some(events) = events_file(&root, id) else {
+            return Vec::new();
+        };
+        let Some(dir) = events.parent() else {
+            return Vec::new();
+        };
+        SessionFile::all_under(&root, dir, &|path| {
+            if path == events {
+                Keeping::Append
+            } else {
+                Keeping::Rewritten
+            }
+        })
+    }
 }
 
 /// `<copilot home>/session-state/<id>/events.jsonl`.

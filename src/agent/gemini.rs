@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Keeping, PromptVia, SessionFile, Target, Usage};
 
 /// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
 /// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
@@ -154,6 +154,34 @@ impl Adapter for Gemini {
 
     // `renamed` stays `false`: Gemini CLI keeps the ID it was given or resumed (`init` reports
     // it, and resumed turns are appended under the same `sessionId`), so no rename is known.
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(gemini_dir(home))
+    }
+
+    /// The chat file (Gemini CLI rewrites its header as the session goes on), the project's
+    /// ownership marker `.project_root`, and the registry `projects.json` that maps the
+    /// directory to the project's slug (shared by every project).
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = gemini_dir(home);
+        let Some(chat) = chat_file(&root, directory, id) else {
+            return Vec::new();
+        };
+        let marker = chat
+            .parent()
+            .and_then(Path::parent)
+            .map(|project| project.join(".project_root"));
+        let registry = root.join("projects.json");
+        [
+            Some((chat, Keeping::Rewritten)),
+            marker.map(|marker| (marker, Keeping::Rewritten)),
+            Some((registry, Keeping::Shared)),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|(path, keeping)| SessionFile::under(&root, path, keeping))
+        .collect()
+    }
 }
 
 /// What Gemini CLI accepts as a session ID (`/^[a-zA-Z0-9-_]+$/`).
@@ -219,6 +247,13 @@ fn holds_messages(path: &Path) -> bool {
                     && matches!(str_at(&record, "/type"), Some("user" | "gemini"))
             })
         })
+}
+
+/// Gemini CLI's own home: `.gemini` under `$GEMINI_CLI_HOME`, else under the user's home.
+fn gemini_dir(home: &Path) -> PathBuf {
+    env_dir("GEMINI_CLI_HOME")
+        .unwrap_or_else(|| home.to_owned())
+        .join(".gemini")
 }
 
 #[cfg(test)]

@@ -227,6 +227,99 @@ pub trait Adapter: Sync + Send {
         let _ = (home, directory, expected, actual);
         false
     }
+
+    /// The agent's own home on this machine, under the user's `home`: the one directory under
+    /// which it keeps its sessions (`~/.claude`, or `$CLAUDE_CONFIG_DIR` when set), and the
+    /// stable root of [`SessionFile::relative`]. `None` when sticky does not know where the
+    /// agent keeps its sessions (a user-defined agent).
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        let _ = home;
+        None
+    }
+
+    /// The files that hold session `id` (run in `directory`) in the agent's home, for sticky's
+    /// vault (`crate::vault`) and for export: each with its place here, its path under
+    /// [`Adapter::agent_home`], and how the agent writes it. Only files that exist are listed;
+    /// empty when the agent keeps nothing sticky can find (the session is unknown, or kept in
+    /// a way sticky cannot copy). By default the transcript ([`Adapter::transcript`]), which
+    /// the agent appends to.
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let (Some(root), Some(path)) =
+            (self.agent_home(home), self.transcript(home, directory, id))
+        else {
+            return Vec::new();
+        };
+        SessionFile::under(&root, path, Keeping::Append)
+            .into_iter()
+            .collect()
+    }
+}
+
+/// How the agent writes one of a session's files, which decides how sticky copies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keeping {
+    /// Only ever appended to (Claude's and Qwen's JSONL transcripts, Codex's rollout): after
+    /// the first copy only the bytes added since are copied.
+    Append,
+    /// Rewritten in place or replaced (Gemini's chat file, Copilot's `workspace.yaml`): copied
+    /// whole when it changed.
+    Rewritten,
+    /// Rewritten, and shared with the agent's other sessions (Gemini's project registry
+    /// `projects.json`): copied whole when it changed, and put back only where it is missing,
+    /// never over the agent's newer one.
+    Shared,
+}
+
+/// One file of an agent's session (see [`Adapter::session_files`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFile {
+    /// Where the file is on this machine.
+    pub path: PathBuf,
+    /// Its path under the agent's home ([`Adapter::agent_home`]): relative, never `..`, the
+    /// same wherever that home is.
+    pub relative: PathBuf,
+    /// How the agent writes it.
+    pub keeping: Keeping,
+}
+
+impl SessionFile {
+    /// The file at `path` inside the agent's home `root`, when it is a regular file there (not
+    /// a link, not outside `root`).
+    pub fn under(root: &Path, path: PathBuf, keeping: Keeping) -> Option<Self> {
+        let relative = path.strip_prefix(root).ok()?.to_owned();
+        let plain = relative
+            .components()
+            .all(|part| matches!(part, std::path::Component::Normal(_)));
+        let file = std::fs::symlink_metadata(&path).ok()?.is_file();
+        (plain && file && !relative.as_os_str().is_empty()).then_some(Self {
+            path,
+            relative,
+            keeping,
+        })
+    }
+
+    /// Every regular file under directory `dir` inside the agent's home `root` (depth first,
+    /// in name order; links are skipped), each kept as `keeping` says of its path.
+    pub fn all_under(root: &Path, dir: &Path, keeping: &dyn Fn(&Path) -> Keeping) -> Vec<Self> {
+        let mut files = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return files;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+        paths.sort();
+        for path in paths {
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                files.extend(Self::all_under(root, &path, keeping));
+            } else if meta.is_file() {
+                let how = keeping(&path);
+                files.extend(Self::under(root, path, how));
+            }
+        }
+        files
+    }
 }
 
 /// Every built-in adapter, in the order `sticky agents` lists them.
