@@ -25,8 +25,14 @@ _sticky() {
             sticky,doctor)
                 cmd="sticky__subcmd__doctor"
                 ;;
+            sticky,export)
+                cmd="sticky__subcmd__export"
+                ;;
             sticky,help)
                 cmd="sticky__subcmd__help"
+                ;;
+            sticky,import)
+                cmd="sticky__subcmd__import"
                 ;;
             sticky,init)
                 cmd="sticky__subcmd__init"
@@ -39,6 +45,9 @@ _sticky() {
                 ;;
             sticky,prompt)
                 cmd="sticky__subcmd__prompt"
+                ;;
+            sticky,relocate)
+                cmd="sticky__subcmd__relocate"
                 ;;
             sticky,sessions)
                 cmd="sticky__subcmd__sessions"
@@ -58,8 +67,14 @@ _sticky() {
             sticky__subcmd__help,doctor)
                 cmd="sticky__subcmd__help__subcmd__doctor"
                 ;;
+            sticky__subcmd__help,export)
+                cmd="sticky__subcmd__help__subcmd__export"
+                ;;
             sticky__subcmd__help,help)
                 cmd="sticky__subcmd__help__subcmd__help"
+                ;;
+            sticky__subcmd__help,import)
+                cmd="sticky__subcmd__help__subcmd__import"
                 ;;
             sticky__subcmd__help,init)
                 cmd="sticky__subcmd__help__subcmd__init"
@@ -72,6 +87,9 @@ _sticky() {
                 ;;
             sticky__subcmd__help,prompt)
                 cmd="sticky__subcmd__help__subcmd__prompt"
+                ;;
+            sticky__subcmd__help,relocate)
+                cmd="sticky__subcmd__help__subcmd__relocate"
                 ;;
             sticky__subcmd__help,sessions)
                 cmd="sticky__subcmd__help__subcmd__sessions"
@@ -89,7 +107,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -264,8 +282,67 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__export)
+            opts="-o -C -t -q -h --output --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                -o)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt help"
+            opts="new status log sessions threads init agents config doctor prompt export import relocate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -320,7 +397,35 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -390,6 +495,20 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__help__subcmd__relocate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -425,6 +544,39 @@ _sticky() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__import)
+            opts="-C -t -q -h --as --replace --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -548,6 +700,35 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__prompt)
+            opts="-C -t -q -h --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__relocate)
             opts="-C -t -q -h --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

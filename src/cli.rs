@@ -135,8 +135,8 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the conversation and its session's files in one file",
             ),
             (
-                "sticky export | sticky -C ../elsewhere import -",
-                "carry it through a pipe (also across machines: ssh host sticky export | sticky import -)",
+                "sticky export | sticky import --as copy -",
+                "through a pipe (across machines: ssh host sticky export | sticky import -)",
             ),
         ],
     ),

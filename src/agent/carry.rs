@@ -20,10 +20,11 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::output::env_dir;
+use super::{Adapter, Keeping};
 
 /// One file of a session, as it leaves the agent's home.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionFile {
+pub struct CarriedFile {
     /// Its path relative to the agent's home (`projects/-home-u-p/<id>.jsonl`).
     pub relative: PathBuf,
     /// Where its bytes come from.
@@ -58,12 +59,39 @@ pub struct Rewrite {
 
 /// How one agent's session moves between directories and homes.
 pub trait Carry: Sync {
-    /// The agent's home under the user's `home` (its environment variable honoured), which the
-    /// relative paths of [`SessionFile`] start from.
-    fn home(&self, home: &Path) -> PathBuf;
+    /// The agent's adapter.
+    fn adapter(&self) -> &'static dyn Adapter;
 
-    /// The files of session `id` run in `directory`; empty when the agent has none.
-    fn files(&self, agent_home: &Path, directory: &Path, id: &str) -> Result<Vec<SessionFile>>;
+    /// The agent's home under the user's `home` (its environment variable honoured), which the
+    /// relative paths of [`CarriedFile`] start from: [`Adapter::agent_home`].
+    fn home(&self, home: &Path) -> PathBuf {
+        self.adapter()
+            .agent_home(home)
+            .unwrap_or_else(|| home.to_owned())
+    }
+
+    /// The files of session `id` run in `directory`, as the adapter lists them
+    /// ([`Adapter::session_files`]) less the ones the agent shares with its other sessions
+    /// (Gemini's project registry and ownership marker, which import writes for the new
+    /// directory instead: a registry names every project of the user); empty when the agent
+    /// has none.
+    fn files(&self, home: &Path, directory: &Path, id: &str) -> Result<Vec<CarriedFile>> {
+        Ok(self
+            .adapter()
+            .session_files(home, directory, id)
+            .into_iter()
+            .filter(|file| file.keeping != Keeping::Shared)
+            .filter(|file| {
+                file.relative
+                    .file_name()
+                    .is_none_or(|name| name != ".project_root")
+            })
+            .map(|file| CarriedFile {
+                relative: file.relative,
+                stored: Stored::File(file.path),
+            })
+            .collect())
+    }
 
     /// Where `relative` (a file of session `id` run in `from`) goes for the session run in `to`,
     /// relative to the agent's home `agent_home`; an error when it is not one of the session's
@@ -182,44 +210,6 @@ fn plain_components(relative: &Path) -> Result<Vec<&str>> {
         .collect()
 }
 
-/// Every regular file under `dir` (links and other kinds are left out), as paths relative to
-/// `base`, sorted.
-fn files_under(base: &Path, dir: &Path) -> Result<Vec<SessionFile>> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_owned()];
-    while let Some(next) = pending.pop() {
-        let entries = match std::fs::read_dir(&next) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", next.display())),
-        };
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot read {}", next.display()))?;
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                pending.push(entry.path());
-            } else if kind.is_file() {
-                found.push(file(base, entry.path()));
-            }
-        }
-    }
-    found.sort_by(|a, b| a.relative.cmp(&b.relative));
-    Ok(found)
-}
-
-/// The file at `path`, relative to `base`.
-fn file(base: &Path, path: PathBuf) -> SessionFile {
-    SessionFile {
-        relative: path.strip_prefix(base).unwrap_or(&path).to_owned(),
-        stored: Stored::File(path),
-    }
-}
-
-/// The file at `path` when it exists.
-fn existing(base: &Path, path: PathBuf) -> Option<SessionFile> {
-    path.is_file().then(|| file(base, path))
-}
-
 /// `projects/<encoded>/<id>.jsonl` and `projects/<encoded>/<id>/...` (Claude's sidecar
 /// directory): the files of a session kept under an encoded directory name, `encode(from)` swapped
 /// for `encode(to)`.
@@ -257,23 +247,8 @@ fn place_encoded(
 struct Claude;
 
 impl Carry for Claude {
-    fn home(&self, home: &Path) -> PathBuf {
-        env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"))
-    }
-
-    fn files(&self, agent_home: &Path, directory: &Path, id: &str) -> Result<Vec<SessionFile>> {
-        let project = agent_home
-            .join("projects")
-            .join(super::claude::encode_project_dir(
-                &directory.to_string_lossy(),
-            ));
-        let mut files: Vec<_> = existing(agent_home, project.join(format!("{id}.jsonl")))
-            .into_iter()
-            .collect();
-        if !files.is_empty() {
-            files.extend(files_under(agent_home, &project.join(id))?);
-        }
-        Ok(files)
+    fn adapter(&self) -> &'static dyn Adapter {
+        &super::Claude
     }
 
     fn place(
@@ -303,20 +278,8 @@ fn qwen_encode(directory: &Path) -> String {
 }
 
 impl Carry for Qwen {
-    fn home(&self, home: &Path) -> PathBuf {
-        env_dir("QWEN_RUNTIME_DIR")
-            .or_else(|| env_dir("QWEN_HOME"))
-            .unwrap_or_else(|| home.join(".qwen"))
-    }
-
-    fn files(&self, agent_home: &Path, directory: &Path, id: &str) -> Result<Vec<SessionFile>> {
-        let chats = agent_home
-            .join("projects")
-            .join(qwen_encode(directory))
-            .join("chats");
-        Ok(existing(agent_home, chats.join(format!("{id}.jsonl")))
-            .into_iter()
-            .collect())
+    fn adapter(&self) -> &'static dyn Adapter {
+        &super::Qwen
     }
 
     fn place(
@@ -341,22 +304,8 @@ impl Carry for Qwen {
 struct Codex;
 
 impl Carry for Codex {
-    fn home(&self, home: &Path) -> PathBuf {
-        env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"))
-    }
-
-    fn files(&self, agent_home: &Path, _: &Path, id: &str) -> Result<Vec<SessionFile>> {
-        let suffix = format!("-{id}.jsonl");
-        let rollouts = files_under(agent_home, &agent_home.join("sessions"))?;
-        Ok(rollouts
-            .into_iter()
-            .filter(|file| {
-                file.relative
-                    .file_name()
-                    .and_then(|name| name.to_str())
-                    .is_some_and(|name| name.starts_with("rollout-") && name.ends_with(&suffix))
-            })
-            .collect())
+    fn adapter(&self) -> &'static dyn Adapter {
+        &super::Codex
     }
 
     fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
@@ -378,12 +327,8 @@ impl Carry for Codex {
 struct Copilot;
 
 impl Carry for Copilot {
-    fn home(&self, home: &Path) -> PathBuf {
-        env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"))
-    }
-
-    fn files(&self, agent_home: &Path, _: &Path, id: &str) -> Result<Vec<SessionFile>> {
-        files_under(agent_home, &agent_home.join("session-state").join(id))
+    fn adapter(&self) -> &'static dyn Adapter {
+        &super::Copilot
     }
 
     fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
@@ -478,51 +423,11 @@ impl Gemini {
         }
         Ok(slug)
     }
-
-    fn is_chat_of(path: &Path, id: &str) -> bool {
-        let header = std::fs::File::open(path).ok().and_then(|file| {
-            let mut line = String::new();
-            std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut line).ok()?;
-            serde_json::from_str::<Value>(&line).ok()
-        });
-        header.is_some_and(|header| header.get("sessionId").and_then(Value::as_str) == Some(id))
-    }
 }
 
 impl Carry for Gemini {
-    fn home(&self, home: &Path) -> PathBuf {
-        env_dir("GEMINI_CLI_HOME")
-            .unwrap_or_else(|| home.to_owned())
-            .join(".gemini")
-    }
-
-    fn files(&self, agent_home: &Path, directory: &Path, id: &str) -> Result<Vec<SessionFile>> {
-        let registry = Self::registry(agent_home)?;
-        let Some(slug) = registry
-            .pointer("/projects")
-            .and_then(|projects| projects.get(&*directory.to_string_lossy()))
-            .and_then(Value::as_str)
-        else {
-            return Ok(Vec::new());
-        };
-        let suffix = format!("-{}.jsonl", id.get(..8).unwrap_or(id));
-        let chats = files_under(agent_home, &agent_home.join("tmp").join(slug).join("chats"))?;
-        Ok(chats
-            .into_iter()
-            .filter(|file| {
-                let Stored::File(path) = &file.stored else {
-                    return false;
-                };
-                let name = file
-                    .relative
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or("");
-                name.starts_with("session-")
-                    && name.ends_with(&suffix)
-                    && Self::is_chat_of(path, id)
-            })
-            .collect())
+    fn adapter(&self) -> &'static dyn Adapter {
+        &super::Gemini
     }
 
     fn place(
@@ -607,19 +512,23 @@ struct Opencode;
 mod rows;
 
 impl Carry for Opencode {
+    fn adapter(&self) -> &'static dyn Adapter {
+        &super::Opencode
+    }
+
     fn home(&self, home: &Path) -> PathBuf {
         env_dir("XDG_DATA_HOME")
             .unwrap_or_else(|| home.join(".local/share"))
             .join("opencode")
     }
 
-    fn files(&self, agent_home: &Path, _: &Path, id: &str) -> Result<Vec<SessionFile>> {
-        let db = agent_home.join("opencode.db");
+    fn files(&self, home: &Path, _: &Path, id: &str) -> Result<Vec<CarriedFile>> {
+        let db = self.home(home).join("opencode.db");
         if !db.is_file() {
             return Ok(Vec::new());
         }
         Ok(rows::export(&db, id)?
-            .map(|json| SessionFile {
+            .map(|json| CarriedFile {
                 relative: Path::new("opencode.db").join(format!("{id}.json")),
                 stored: Stored::Rows(json),
             })

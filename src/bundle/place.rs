@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 
 use super::rewrite::Rewriter;
-use crate::agent::carry::{Carry, Rewrite, SessionFile, Stored};
+use crate::agent::carry::{CarriedFile, Carry, Rewrite, Stored};
 use crate::exit::StickyError;
 
 /// Where a session moves: its agent, that agent's home here, the directories, the session.
@@ -137,7 +137,7 @@ impl Move<'_> {
 
     /// Copies the session's `files` (as the agent keeps them) into `dir`, rewritten for the new
     /// directory, for [`Move::place`] (`sticky relocate`).
-    pub fn stage_local(&self, files: &[SessionFile], dir: &Path) -> Result<Vec<Staging>> {
+    pub fn stage_local(&self, files: &[CarriedFile], dir: &Path) -> Result<Vec<Staging>> {
         files
             .iter()
             .enumerate()
@@ -231,7 +231,7 @@ fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usi
 }
 
 /// Refuses a session the agent keeps no file of.
-pub fn require_files(files: &[SessionFile], agent: &str, id: &str, from: &Path) -> Result<()> {
+pub fn require_files(files: &[CarriedFile], agent: &str, id: &str, from: &Path) -> Result<()> {
     if files.is_empty() {
         bail!(StickyError::SessionLost {
             agent: agent.to_owned(),

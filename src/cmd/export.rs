@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 
 use super::Context;
 use super::output::Report;
-use crate::agent::carry::{self, Stored};
+use crate::agent::carry::{self, CarriedFile, Stored};
 use crate::bundle::{self, Carried, Manifest, Source, place};
 use crate::cli::ExportArgs;
 use crate::exit::StickyError;
@@ -122,7 +122,10 @@ fn gather(ctx: &Context) -> Result<(Manifest, Vec<Carried>)> {
         .into());
     };
     let home = dirs::home_dir().unwrap_or_default();
-    let files = carry.files(&carry.home(&home), &live.directory, id)?;
+    let mut files = carry.files(&home, &live.directory, id)?;
+    if files.is_empty() {
+        files = from_vault(ctx, &live.agent, id)?;
+    }
     place::require_files(&files, &live.agent, id, &live.directory)?;
     let version = ctx
         .agents
@@ -150,6 +153,23 @@ fn gather(ctx: &Context) -> Result<(Manifest, Vec<Carried>)> {
         })
         .collect();
     Ok((manifest, sources))
+}
+
+/// The vault's copy of the session's files (`crate::vault`), for a session whose files the
+/// agent no longer has (swept, deleted by hand): the agent's own files come first, since the
+/// vault mirrors them after every turn and they are what the agent resumes from.
+fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<CarriedFile>> {
+    let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
+    Ok(vault
+        .files(agent, id)?
+        .into_iter()
+        .filter(|file| file.keeping != crate::agent::Keeping::Shared)
+        .filter(|file| !file.relative.ends_with(".project_root"))
+        .map(|file| CarriedFile {
+            relative: file.relative,
+            stored: Stored::File(file.copy),
+        })
+        .collect())
 }
 
 fn no_thread(ctx: &Context) -> anyhow::Error {

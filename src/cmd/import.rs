@@ -97,7 +97,11 @@ fn usage(file: &Path, error: anyhow::Error) -> anyhow::Error {
     } else {
         file.display().to_string()
     };
-    StickyError::Usage(format!("cannot import {name}: {error:#}")).into()
+    let mut message = format!("cannot import {name}: {error:#}");
+    if !message.contains("nothing was changed") {
+        message.push_str(" (nothing was changed)");
+    }
+    StickyError::Usage(message).into()
 }
 
 /// Checks the manifest against this project and HOME before any file is staged: an agent

@@ -116,14 +116,15 @@ fn relocate(
         ))
         .into());
     };
+    let home = dirs::home_dir().unwrap_or_default();
     let moving = Move {
         carry,
-        agent_home: carry.home(&dirs::home_dir().unwrap_or_default()),
+        agent_home: carry.home(&home),
         from: from.clone(),
         to: ctx.project.dir.clone(),
         id: id.to_owned(),
     };
-    let files = carry.files(&moving.agent_home, from, id)?;
+    let files = carry.files(&home, from, id)?;
     place::require_files(&files, &live.agent, id, from)?;
     let staging = tempfile::Builder::new()
         .prefix(".sticky-relocate-")

@@ -18,6 +18,7 @@
 //! sticky.
 
 mod agents;
+mod carry;
 mod concurrency;
 mod display;
 mod documented;
