@@ -55,6 +55,8 @@ pub struct Rewrite {
     pub under: bool,
     /// Whether `before` must start a line (a YAML key).
     pub line_start: bool,
+    /// Only in lines that hold these bytes (Codex's `session_meta` line), when given.
+    pub in_lines_with: Option<Vec<u8>>,
 }
 
 /// How one agent's session moves between directories and homes.
@@ -195,6 +197,7 @@ fn json_field(key: &str, old: &str, new: &str, under: bool) -> Vec<Rewrite> {
             end: b'"',
             under,
             line_start: false,
+            in_lines_with: None,
         })
         .collect()
 }
@@ -320,6 +323,21 @@ impl Carry for Codex {
             _ => bail!("{} is not a rollout of thread {id}", relative.display()),
         }
     }
+
+    /// Only the `session_meta` line's `cwd`, which says where the thread belongs (sticky's
+    /// `transcript` checks it). The `turn_context` lines keep the directory each turn ran in:
+    /// Codex compares the last one with where it runs now and, when they differ, tells the
+    /// model the new working directory (agents.md 3.2 item 3: a resumed thread "appends a new
+    /// `<environment_context>` with the new cwd"), which the model would otherwise never hear.
+    fn rewrites(&self, _: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
+        json_cwd(from, to)
+            .into_iter()
+            .map(|rewrite| Rewrite {
+                in_lines_with: Some(b"\"type\":\"session_meta\"".to_vec()),
+                ..rewrite
+            })
+            .collect()
+    }
 }
 
 /// Copilot CLI: `session-state/<id>/` (`events.jsonl`, `workspace.yaml`, checkpoints, files)
@@ -348,6 +366,7 @@ impl Carry for Copilot {
                 end: b'\n',
                 under: false,
                 line_start: true,
+                in_lines_with: None,
             }];
         }
         json_cwd(from, to)

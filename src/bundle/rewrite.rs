@@ -55,7 +55,7 @@ impl<W: Write> Rewriter<W> {
                 let after = chunk.get(value + rewrite.old.len()).copied();
                 let ends = after == Some(rewrite.end) || (rewrite.under && after == Some(b'/'));
                 let starts = !rewrite.line_start || at == 0 || chunk[at - 1] == b'\n';
-                if ends && starts {
+                if ends && starts && in_marked_line(chunk, at, rewrite.in_lines_with.as_deref()) {
                     hits.push((value, index));
                 }
             }
@@ -97,6 +97,16 @@ impl<W: Write> Write for Rewriter<W> {
     }
 }
 
+/// Whether the line of `chunk` around `at` holds `marker` (always, without a marker).
+fn in_marked_line(chunk: &[u8], at: usize, marker: Option<&[u8]>) -> bool {
+    let Some(marker) = marker else {
+        return true;
+    };
+    let start = memchr::memrchr(b'\n', &chunk[..at]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i);
+    memmem::find(&chunk[start..end], marker).is_some()
+}
+
 /// `bytes` rewritten (for tests and small files).
 pub fn rewrite(bytes: &[u8], rewrites: Vec<Rewrite>) -> Vec<u8> {
     let mut writer = Rewriter::new(Vec::new(), rewrites);
@@ -119,6 +129,7 @@ mod tests {
                 end: b'"',
                 under: true,
                 line_start: false,
+                in_lines_with: None,
             })
             .collect()
     }
@@ -163,6 +174,25 @@ mod tests {
     }
 
     #[test]
+    fn a_rewrite_can_be_kept_to_lines_with_a_marker() {
+        let only_meta: Vec<Rewrite> = cwd("/a", "/b")
+            .into_iter()
+            .map(|r| Rewrite {
+                in_lines_with: Some(b"session_meta".to_vec()),
+                ..r
+            })
+            .collect();
+        let out = rewrite(
+            b"{\"type\":\"session_meta\",\"cwd\":\"/a\"}\n{\"type\":\"turn_context\",\"cwd\":\"/a\"}\n",
+            only_meta,
+        );
+        assert_eq!(
+            out,
+            b"{\"type\":\"session_meta\",\"cwd\":\"/b\"}\n{\"type\":\"turn_context\",\"cwd\":\"/a\"}\n"
+        );
+    }
+
+    #[test]
     fn a_yaml_key_is_rewritten_only_at_the_start_of_a_line() {
         let rewrite_yaml = vec![Rewrite {
             before: b"cwd: ".to_vec(),
@@ -171,6 +201,7 @@ mod tests {
             end: b'\n',
             under: false,
             line_start: true,
+            in_lines_with: None,
         }];
         let out = rewrite(b"cwd: /a/p\nid: x\nold_cwd: /a/p\n", rewrite_yaml);
         assert_eq!(out, b"cwd: /b/q\nid: x\nold_cwd: /a/p\n");

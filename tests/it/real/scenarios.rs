@@ -267,6 +267,56 @@ pub fn a_lost_session_reaches_nothing_and_new_starts_afresh(agent: Agent) {
     assert_ne!(tier.session_of(&fresh), session);
 }
 
+/// `sticky export` in one world (HOME and project), `sticky import` in another with its own
+/// HOME and project path: the next turn there resumes the same agent session, and its request
+/// carries the first world's turns (issue 13 item 6).
+pub fn export_and_import_carry_the_session_to_another_home_and_directory(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.session_of(&first);
+    let bundle = tier.world.home.join("conversation.sticky");
+    let bundle_arg = bundle.to_str().expect("a UTF-8 path");
+    tier.world.sticky_ok(["export", "-o", bundle_arg]);
+
+    let other = super::AgentHome::for_agent(&tier.mock, agent);
+    assert_ne!(other.project, tier.world.project);
+    if agent == Agent::Opencode {
+        // opencode creates its database on first use; import adds the session's rows to it.
+        let program = super::installed(agent).expect("installed");
+        let mut list = other.command(program, &other.project);
+        list.args(["session", "list"]);
+        super::run(list).assert_success();
+    }
+    other
+        .sticky(&other.project, ["import", bundle_arg])
+        .assert_success();
+    let prompt = "which word did I ask you to remember?";
+    let finished = other.sticky(&other.project, [prompt]);
+    finished.assert_success();
+    let next = tier.answered(&finished);
+    assert_eq!(next.summary.last_user, prompt);
+    assert_continues(&next, &first);
+    if let Some(named) = tier.request_session(&next) {
+        assert_eq!(named, session, "the same agent session");
+    }
+    let status = other.sticky_ok(["status", "--json"]).json();
+    assert_eq!(
+        status["session"]["agent_session_id"],
+        session.as_str(),
+        "the imported thread keeps the session's ID"
+    );
+    if let Some(stated) = profile.working_directories {
+        let here = other.project.to_string_lossy().into_owned();
+        assert!(
+            stated(&next).iter().any(|dir| dir.starts_with(&here)),
+            "the agent runs in the new project: {:?}",
+            stated(&next)
+        );
+    }
+}
+
 /// One module per agent with one test per scenario it supports, each calling the scenario
 /// with the agent.
 macro_rules! table {
@@ -292,6 +342,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        export_and_import_carry_the_session_to_another_home_and_directory,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -301,6 +352,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        export_and_import_carry_the_session_to_another_home_and_directory,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -310,6 +362,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        export_and_import_carry_the_session_to_another_home_and_directory,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -318,6 +371,7 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        export_and_import_carry_the_session_to_another_home_and_directory,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
@@ -326,5 +380,6 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        export_and_import_carry_the_session_to_another_home_and_directory,
     ];
 }
