@@ -40,7 +40,7 @@ fn bundle(files: &[(&str, &[u8])]) -> Vec<u8> {
         .iter()
         .map(|(path, bytes)| ((*path).to_owned(), Source::Bytes(bytes.to_vec()), false))
         .collect();
-    write(Vec::new(), manifest(), &sources).unwrap().0
+    write(Vec::new(), manifest(), &sources, |_| {}).unwrap().0
 }
 
 fn read_all(bytes: &[u8], limits: Limits) -> Result<(Staged, tempfile::TempDir), String> {

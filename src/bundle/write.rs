@@ -14,6 +14,9 @@ use crate::agent::carry::hex;
 /// users expect.
 const LEVEL: i32 = 3;
 
+/// libzstd's compression threads.
+const WORKERS: u32 = 2;
+
 /// One carried file: its path relative to the agent's home, its bytes, whether they are
 /// database rows.
 pub type Carried = (String, Source, bool);
@@ -41,9 +44,15 @@ impl Source {
 }
 
 /// Writes the bundle of `manifest` (whose `files` are filled here) and the `files` (path
-/// relative to the agent's home, bytes, whether they are rows) to `out`; returns `out` and the
-/// manifest written.
-pub fn write<W: Write>(out: W, mut manifest: Manifest, files: &[Carried]) -> Result<(W, Manifest)> {
+/// relative to the agent's home, bytes, whether they are rows) to `out`; `hashed` completes the
+/// manifest once the files are hashed, just before it is written (so what it waits for, the
+/// agent's `--version`, overlaps the hashing). Returns `out` and the manifest written.
+pub fn write<W: Write>(
+    out: W,
+    mut manifest: Manifest,
+    files: &[Carried],
+    hashed: impl FnOnce(&mut Manifest),
+) -> Result<(W, Manifest)> {
     manifest.files = files
         .iter()
         .map(|(path, source, rows)| {
@@ -56,8 +65,12 @@ pub fn write<W: Write>(out: W, mut manifest: Manifest, files: &[Carried]) -> Res
             })
         })
         .collect::<Result<_>>()?;
+    hashed(&mut manifest);
     let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
     encoder.include_checksum(true)?;
+    // libzstd's own worker threads compress while this one reads and hashes, as `tar | zstd`
+    // overlaps reading and compressing in two processes; the output is the same format.
+    encoder.multithread(WORKERS)?;
     let mut archive = tar::Builder::new(encoder);
     let text = serde_json::to_vec_pretty(&manifest)?;
     append(

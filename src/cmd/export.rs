@@ -39,15 +39,21 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
         )
         .into());
     }
-    let (manifest, sources) = gather(ctx)?;
-    let written = if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        write_file(path, manifest, &sources)?
-    } else {
-        let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-        let (mut out, manifest) = bundle::write(stdout, manifest, &sources)?;
-        out.flush().context("cannot write the bundle to stdout")?;
-        manifest
-    };
+    // The lock stays held until the bundle is written: no turn appends meanwhile.
+    let (manifest, sources, program, _lock) = gather(ctx)?;
+    let written = std::thread::scope(|scope| -> Result<Manifest> {
+        let probe = scope.spawn(|| program.and_then(|program| super::probe::version(&program)));
+        let version =
+            |manifest: &mut Manifest| manifest.agent.version = probe.join().ok().flatten();
+        if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+            write_file(path, manifest, &sources, version)
+        } else {
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            let (mut out, manifest) = bundle::write(stdout, manifest, &sources, version)?;
+            out.flush().context("cannot write the bundle to stdout")?;
+            Ok(manifest)
+        }
+    })?;
     let size: u64 = written.files.iter().map(|file| file.size).sum();
     let live = written
         .live()
@@ -85,14 +91,24 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
 
 /// The manifest (files not yet hashed) and the files of the conversation's live session,
 /// read while the conversation's turn lock is held.
-fn gather(ctx: &Context) -> Result<(Manifest, Vec<Carried>)> {
+/// What export writes: the manifest (files not yet hashed, no agent version yet), the files
+/// of the conversation's live session, the agent's program (for its version), and the
+/// conversation's turn lock, held until the bundle is written.
+type Gathered = (
+    Manifest,
+    Vec<Carried>,
+    Option<PathBuf>,
+    crate::lock::TurnLock,
+);
+
+fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(store) = ctx.existing_store()? else {
         return Err(no_thread(ctx));
     };
     let Some(thread) = store.thread(&ctx.thread)? else {
         return Err(no_thread(ctx));
     };
-    let _lock = crate::lock::lock(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
+    let lock = crate::lock::lock(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
         if !ctx.quiet {
             eprintln!(
                 "sticky: waiting for the turn running on thread {}",
@@ -127,20 +143,12 @@ fn gather(ctx: &Context) -> Result<(Manifest, Vec<Carried>)> {
         files = from_vault(ctx, &live.agent, id)?;
     }
     place::require_files(&files, &live.agent, id, &live.directory)?;
-    let version = ctx
+    let program = ctx
         .agents
         .get(&live.agent)
         .ok()
-        .and_then(|adapter| ctx.program(adapter).ok())
-        .and_then(|program| super::probe::version(&program));
-    let manifest = manifest(
-        &thread.name,
-        thread.created_at,
-        live,
-        &sessions,
-        &turns,
-        version,
-    )?;
+        .and_then(|adapter| ctx.program(adapter).ok());
+    let manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
     let sources = files
         .into_iter()
         .map(|file| {
@@ -152,7 +160,7 @@ fn gather(ctx: &Context) -> Result<(Manifest, Vec<Carried>)> {
             (file.relative.to_string_lossy().into_owned(), source, rows)
         })
         .collect();
-    Ok((manifest, sources))
+    Ok((manifest, sources, program, lock))
 }
 
 /// The vault's copy of the session's files (`crate::vault`), for a session whose files the
@@ -186,7 +194,6 @@ fn manifest(
     live: &SessionRow,
     sessions: &[SessionRow],
     turns: &[TurnRow],
-    version: Option<String>,
 ) -> Result<Manifest> {
     let text = |path: &Path| {
         path.to_str().map(str::to_owned).ok_or_else(|| {
@@ -201,7 +208,7 @@ fn manifest(
         sticky: env!("CARGO_PKG_VERSION").to_owned(),
         agent: bundle::Agent {
             name: live.agent.clone(),
-            version,
+            version: None,
         },
         project: text(&live.directory)?,
         thread: bundle::Thread {
@@ -252,7 +259,12 @@ fn turn(t: &TurnRow) -> bundle::Turn {
 
 /// Writes the bundle to `path` through a private file beside it, renamed over it once whole,
 /// so a failed export never leaves a partial bundle under the name.
-fn write_file(path: &Path, manifest: Manifest, sources: &[Carried]) -> Result<Manifest> {
+fn write_file(
+    path: &Path,
+    manifest: Manifest,
+    sources: &[Carried],
+    hashed: impl FnOnce(&mut Manifest),
+) -> Result<Manifest> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
         _ => PathBuf::from("."),
@@ -261,7 +273,8 @@ fn write_file(path: &Path, manifest: Manifest, sources: &[Carried]) -> Result<Ma
         .prefix(".sticky-export-")
         .tempfile_in(&dir)
         .with_context(|| format!("cannot write a bundle in {}", dir.display()))?;
-    let (out, manifest) = bundle::write(std::io::BufWriter::new(staged), manifest, sources)?;
+    let (out, manifest) =
+        bundle::write(std::io::BufWriter::new(staged), manifest, sources, hashed)?;
     let staged = out
         .into_inner()
         .map_err(std::io::IntoInnerError::into_error)?;
