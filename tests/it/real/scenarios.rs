@@ -317,6 +317,31 @@ pub fn export_and_import_carry_the_session_to_another_home_and_directory(agent: 
     }
 }
 
+/// A project moved to another path: a turn there is refused (exit 73) naming `sticky relocate`;
+/// after it, the next request continues the same session in the new place (issue 13 item 4).
+pub fn relocate_carries_a_moved_project_forward(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.session_of(&first);
+    let moved = tier.world.project.with_file_name("moved-project");
+    std::fs::rename(&tier.world.project, &moved).expect("move the project");
+    let refused = tier.world.sticky(&moved, ["are you still there?"]);
+    assert_eq!(refused.status.code(), Some(73), "{refused}");
+    assert!(refused.stderr.contains("sticky relocate"), "{refused}");
+    tier.world.sticky(&moved, ["relocate"]).assert_success();
+    let prompt = "which word did I ask you to remember?";
+    let finished = tier.world.sticky(&moved, [prompt]);
+    finished.assert_success();
+    let next = tier.answered(&finished);
+    assert_eq!(next.summary.last_user, prompt);
+    assert_continues(&next, &first);
+    if let Some(named) = tier.request_session(&next) {
+        assert_eq!(named, session, "the same agent session");
+    }
+}
+
 /// One module per agent with one test per scenario it supports, each calling the scenario
 /// with the agent.
 macro_rules! table {
@@ -343,6 +368,7 @@ table! {
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -353,6 +379,7 @@ table! {
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -363,6 +390,7 @@ table! {
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -372,6 +400,7 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
@@ -381,5 +410,6 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
 }
