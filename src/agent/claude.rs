@@ -21,36 +21,49 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Keeping, SessionFile, Target, Usage};
+use super::output::{id_after, is_uuid, json_object, lost_on_resume, str_at};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
-/// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
-/// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
-/// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &["-p", "--output-format", "stream-json", "--verbose"],
-    create: Some("--session-id"),
-    resume: "--resume",
-    model: "--model",
-    output: &[],
-    prompt: Prompt::AfterDashes,
-};
+/// Claude Code's flags that choose a session (resume, continue, a chosen ID, a fork); Qwen Code
+/// takes the same ones.
+pub(super) const SESSION_FLAGS: &[&str] = &[
+    "--resume",
+    "-r",
+    "--continue",
+    "-c",
+    "--session-id",
+    "--fork-session",
+];
 
 /// The Claude Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Claude;
 
+/// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
+/// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
+/// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "claude",
+    command_line: Some(&CommandLine {
+        headless: &["-p", "--output-format", "stream-json", "--verbose"],
+        create: Some("--session-id"),
+        resume: "--resume",
+        model: "--model",
+        output: &[],
+        prompt: Prompt::AfterDashes,
+    }),
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model"],
+        session: SESSION_FLAGS,
+        output: &["--output-format"],
+    },
+};
+
 impl Adapter for Claude {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::CLAUDE
-    }
-
-    fn name(&self) -> &'static str {
-        "claude"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn session_report_args(&self, report: &Path) -> Vec<OsString> {
@@ -119,16 +132,14 @@ impl Adapter for Claude {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| {
-                line.contains("No conversation found with session ID")
-                    || line.contains("--resume requires a valid session ID")
-            })
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(
+            target,
+            output,
+            &[
+                "No conversation found with session ID",
+                "--resume requires a valid session ID",
+            ],
+        )
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
@@ -175,6 +186,13 @@ impl Adapter for Claude {
             .collect();
         files.extend(SessionFile::all_under(&root, &sidecar, &appended_if_jsonl));
         files
+    }
+
+    /// `cleanupPeriodDays` in the agent home's `settings.json`, else its default of 30 days
+    /// (Claude Code's settings schema: "sessions inactive for longer than this period are
+    /// deleted at startup", minimum 1).
+    fn retention_days(&self, home: &Path) -> Option<u64> {
+        Some(cleanup_period_days(&config_dir(home).join("settings.json")))
     }
 }
 
@@ -288,6 +306,25 @@ fn config_dir(home: &Path) -> PathBuf {
         .map_or_else(|| home.join(".claude"), PathBuf::from)
 }
 
+/// Claude Code's default `cleanupPeriodDays`.
+const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// The `cleanupPeriodDays` of the settings file at `path`: its default when the file or the
+/// key is missing or not a number, and at least 1 (the schema's minimum).
+fn cleanup_period_days(path: &Path) -> u64 {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|settings| settings.get("cleanupPeriodDays")?.as_f64())
+        .filter(|days| days.is_finite() && *days >= 0.0)
+        .map_or(DEFAULT_CLEANUP_DAYS, |days| {
+            // Whole days; the schema allows no fraction worth keeping.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let days = days as u64;
+            days.max(1)
+        })
+}
+
 /// A JSONL file in a session's sidecar directory is a transcript (a subagent's), appended to;
 /// anything else is a file the agent may rewrite.
 pub(super) fn appended_if_jsonl(path: &Path) -> Keeping {
@@ -301,77 +338,7 @@ pub(super) fn appended_if_jsonl(path: &Path) -> Keeping {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--permission-mode"), OsString::from("plan")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create("u1"),
-                None,
-                &[],
-                Some("hi"),
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--session-id",
-                    "u1",
-                    "--",
-                    "hi",
-                ],
-            ),
-            (
-                Target::Resume("u1"),
-                Some("opus"),
-                &extra,
-                Some("-x"),
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--resume",
-                    "u1",
-                    "--model",
-                    "opus",
-                    "--permission-mode",
-                    "plan",
-                    "--",
-                    "-x",
-                ],
-            ),
-            (
-                Target::Resume("u1"),
-                None,
-                &[],
-                None,
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--resume",
-                    "u1",
-                ],
-            ),
-        ];
-        assert_headless(&Claude, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Claude, Target::Create("u1"), Some("m")),
-            ["--session-id", "u1", "--model", "m"]
-        );
-        assert_eq!(
-            interactive(&Claude, Target::Resume("u1"), None),
-            ["--resume", "u1"]
-        );
-    }
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     #[test]
     fn interactive_runs_report_their_sessions_through_a_hook() {
@@ -391,13 +358,6 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(output.stdout, b"a'b $(x) `y`");
-    }
-
-    #[test]
-    fn minted_ids_are_fresh_uuids() {
-        let (a, b) = (Claude.mint_id().unwrap(), Claude.mint_id().unwrap());
-        assert_ne!(a, b);
-        assert_eq!(uuid::Uuid::parse_str(&a).unwrap().get_version_num(), 4);
     }
 
     #[test]
@@ -456,13 +416,11 @@ mod tests {
     #[test]
     fn a_forgotten_session_is_diagnosed_only_on_resume() {
         let output = "No conversation found with session ID: 1b07\n";
-        assert_eq!(
-            Claude.diagnose(&Target::Resume("1b07"), output),
-            Some(Diagnosis::SessionLost(
-                "No conversation found with session ID: 1b07".into()
-            ))
+        assert_lost_on_resume(
+            &Claude,
+            output,
+            "No conversation found with session ID: 1b07",
         );
-        assert_eq!(Claude.diagnose(&Target::Create("1b07"), output), None);
         assert_eq!(
             Claude.diagnose(&Target::Resume("1b07"), "rate limited"),
             None
@@ -491,13 +449,11 @@ mod tests {
         // real-agents-offline.md "Claude Code": `/exit` prints these two lines.
         let tail = "\x1b[?1049l\r\nResume this session with:\r\nclaude --resume \
                     1b079cd0-7281-4b1d-b9e8-5c209234b470\r\n";
-        assert_eq!(
-            Claude.session_from_exit_output(tail).as_deref(),
-            Some("1b079cd0-7281-4b1d-b9e8-5c209234b470")
-        );
-        assert_eq!(
-            Claude.session_from_exit_output("claude --resume <id>"),
-            None
+        assert_exit_line(
+            &Claude,
+            tail,
+            "1b079cd0-7281-4b1d-b9e8-5c209234b470",
+            "claude --resume <id>",
         );
     }
 

@@ -32,20 +32,34 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Keeping, SessionFile, Target, Turn, Usage};
+use super::output::{
+    env_dir, first_json_line, id_after, int_at, is_uuid, json_object, line_with, str_at,
+};
+use super::reserved::Reserved;
+use super::{
+    Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Turn, Usage,
+};
 
 /// The Codex CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Codex;
 
-impl Adapter for Codex {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::CODEX
-    }
+/// Codex builds its own command lines (`exec ... resume <id>`, below) and mints its own IDs.
+const PROFILE: Profile<'static> = Profile {
+    name: "codex",
+    command_line: None,
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        // `-c` is a configuration override here, not "continue".
+        session: &["resume", "--last"],
+        output: &[],
+    },
+};
 
-    fn name(&self) -> &'static str {
-        "codex"
+impl Adapter for Codex {
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
@@ -122,13 +136,7 @@ impl Adapter for Codex {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let line_with = |needle: &str| {
-            output
-                .lines()
-                .find(|line| line.contains(needle))
-                .map(|line| line.trim().to_owned())
-        };
-        if let Some(reason) = line_with("--skip-git-repo-check was not specified") {
+        if let Some(reason) = line_with(output, "--skip-git-repo-check was not specified") {
             return Some(Diagnosis::Refused {
                 reason,
                 hint: "Codex runs only inside a git repository: run sticky in one, or lift the \
@@ -136,7 +144,7 @@ impl Adapter for Codex {
                     .into(),
             });
         }
-        if let Some(reason) = line_with("already has an active writer") {
+        if let Some(reason) = line_with(output, "already has an active writer") {
             return Some(Diagnosis::Refused {
                 reason,
                 hint: "another Codex process holds this thread (often the TUI's background \
@@ -147,8 +155,8 @@ impl Adapter for Codex {
         let Target::Resume(_) = target else {
             return None;
         };
-        line_with("no rollout found for thread id")
-            .or_else(|| line_with("No saved session found with ID"))
+        line_with(output, "no rollout found for thread id")
+            .or_else(|| line_with(output, "No saved session found with ID"))
             .map(Diagnosis::SessionLost)
     }
 
@@ -261,80 +269,9 @@ fn meta_matches(rollout: &Path, directory: &Path, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused};
 
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--skip-git-repo-check")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::CreateUnnamed,
-                None,
-                &[],
-                Some("review"),
-                &["exec", "--json", "--", "review"],
-            ),
-            (
-                Target::CreateUnnamed,
-                Some("gpt-5.5"),
-                &extra,
-                Some("-x"),
-                &[
-                    "exec",
-                    "--json",
-                    "-m",
-                    "gpt-5.5",
-                    "--skip-git-repo-check",
-                    "--",
-                    "-x",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gpt-5.5"),
-                &extra,
-                Some("again"),
-                &[
-                    "exec",
-                    "--json",
-                    "-m",
-                    "gpt-5.5",
-                    "--skip-git-repo-check",
-                    "resume",
-                    ID,
-                    "--",
-                    "again",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &["exec", "--json", "resume", ID, "--", "-"],
-            ),
-        ];
-        assert_headless(&Codex, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Codex, Target::CreateUnnamed, Some("m")),
-            ["--no-daemon", "-m", "m"]
-        );
-        assert_eq!(
-            interactive(&Codex, Target::Resume(ID), Some("m")),
-            ["--no-daemon", "-m", "m", "resume", ID]
-        );
-    }
-
-    #[test]
-    fn the_agent_names_its_own_sessions() {
-        assert_eq!(Codex.mint_id(), None);
-    }
 
     #[test]
     fn exec_json_events() {
@@ -439,29 +376,16 @@ mod tests {
         let lost = "WARNING: proceeding, even though we could not create PATH aliases\n\
                     Error: thread/resume: thread/resume failed: no rollout found for thread id \
                     11111111-2222-3333-4444-555555555555 (code -32600)\n\nStack backtrace:\n";
-        assert!(matches!(
-            Codex.diagnose(&Target::Resume(ID), lost),
-            Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: thread/resume")
-        ));
-        assert_eq!(Codex.diagnose(&Target::CreateUnnamed, lost), None);
+        assert_lost_on_resume(&Codex, lost, "Error: thread/resume");
 
         let untrusted = "Reading additional input from stdin...\n\
                          Not inside a trusted directory and --skip-git-repo-check was not specified.\n";
-        for target in [Target::CreateUnnamed, Target::Resume(ID)] {
-            let Some(Diagnosis::Refused { reason, hint }) = Codex.diagnose(&target, untrusted)
-            else {
-                panic!("not a refusal")
-            };
-            assert!(reason.starts_with("Not inside a trusted directory"));
-            assert!(hint.contains("-- --skip-git-repo-check"), "{hint}");
-        }
+        let reason = "Not inside a trusted directory";
+        assert_refused(&Codex, untrusted, reason, "-- --skip-git-repo-check");
 
         let busy = "Error: thread/resume: thread/resume failed: thread 0199 already has an \
                     active writer (code -32600)";
-        assert!(matches!(
-            Codex.diagnose(&Target::Resume(ID), busy),
-            Some(Diagnosis::Refused { hint, .. }) if hint.contains("daemon stop")
-        ));
+        assert_refused(&Codex, busy, "Error: thread/resume", "daemon stop");
         assert_eq!(Codex.diagnose(&Target::Resume(ID), "rate limited"), None);
     }
 
@@ -471,14 +395,12 @@ mod tests {
         let tail = "Token usage: total=15 input=10 output=5\r\nTo continue this session, \
                     run:\r\n  codex resume 01a22b18-fbd4-7793-b5e8-a63efda108c1\r\nOr run codex \
                     resume and select hello tui.\r\n";
-        assert_eq!(
-            Codex.session_from_exit_output(tail).as_deref(),
-            Some("01a22b18-fbd4-7793-b5e8-a63efda108c1")
-        );
-        // Without a turn there is no rollout, and no resume line: nothing to pin.
-        assert_eq!(
-            Codex.session_from_exit_output("Session ID: 01a22b18-d331-79d0-8c49-b2131cf4bd3e"),
-            None
+        // The decoy: without a turn there is no rollout, and no resume line: nothing to pin.
+        assert_exit_line(
+            &Codex,
+            tail,
+            "01a22b18-fbd4-7793-b5e8-a63efda108c1",
+            "Session ID: 01a22b18-d331-79d0-8c49-b2131cf4bd3e",
         );
     }
 

@@ -14,7 +14,8 @@
 //! - `--allow-all-tools` is "required for non-interactive mode" per `--help`; a turn that needs no
 //!   tool runs without it. sticky never adds it: users pass it after `--` when they mean it;
 //! - JSONL events `{"type":…,"data":{…}}`: `assistant.message` (`data.content`),
-//!   `assistant.message_delta`, `tool.execution_start` (`data.toolName`), ..., and last
+//!   `assistant.message_delta`, `tool.execution_start` (`data.toolName`), `session.error`
+//!   (`data.message`, once a model request failed for good), ..., and last
 //!   `{"type":"result","sessionId":…,"exitCode":…,"usage":{"premiumRequests":…}}`, the only event
 //!   that carries the session ID;
 //! - interactive: on exit the UI prints `Resume     copilot --resume=<id>`;
@@ -24,36 +25,38 @@
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, int_at, is_uuid, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Keeping, SessionFile, Target, Usage};
-
-/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
-/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
-/// sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &[],
-    create: Some("--session-id"),
-    resume: "--resume=",
-    model: "--model",
-    output: &["--output-format", "json"],
-    prompt: Prompt::Flag("--prompt="),
-};
+use super::output::{env_dir, id_after, int_at, is_uuid, json_object, lost_on_resume, str_at};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
 /// The Copilot CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Copilot;
 
+/// `--session-id` to create, `--resume=` to resume, then `--model`; the prompt as `--prompt=`,
+/// where one that starts with `-` stays a prompt. Copilot always accepts an ID chosen up front;
+/// sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "copilot",
+    command_line: Some(&CommandLine {
+        headless: &[],
+        create: Some("--session-id"),
+        resume: "--resume=",
+        model: "--model",
+        output: &["--output-format", "json"],
+        prompt: Prompt::Flag("--prompt="),
+    }),
+    prompts: Prompts::FittingArguments,
+    reserved: Reserved {
+        model: &["--model"],
+        session: &["--resume", "-r", "--continue", "--session-id"],
+        output: &["--output-format"],
+    },
+};
+
 impl Adapter for Copilot {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::COPILOT
-    }
-
-    fn name(&self) -> &'static str {
-        "copilot"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -71,18 +74,31 @@ impl Adapter for Copilot {
                 .map(|tool| Event::Activity(tool.to_owned()))
                 .into_iter()
                 .collect(),
+            // A model request that failed for good: `{"type":"session.error","data":{"message":
+            // "Failed to get response from the AI model; retried 5 times ... Last error: 500
+            // ...","statusCode":500}}`, then a result with exit code 1 (1.0.102 against the mock,
+            // part 12). Its message is the turn's answer, which a failed turn shows on stderr.
+            Some("session.error") => vec![Event::Result {
+                text: str_at(&event, "/data/message").map(str::to_owned),
+                is_error: true,
+                usage: Usage::default(),
+            }],
             Some("result") => {
                 let mut events = Vec::new();
                 if let Some(id) = str_at(&event, "/sessionId") {
                     events.push(Event::Session(id.to_owned()));
                 }
                 let exit_code = int_at(&event, "/exitCode");
-                events.push(Event::Result {
-                    text: None,
-                    is_error: exit_code.is_some_and(|code| code != 0),
-                    // Copilot reports premium requests, not tokens or dollars.
-                    usage: Usage::default(),
-                });
+                // A failed turn's result says nothing more than its exit code, which fails the
+                // turn: it must not replace the error `session.error` gave as the answer.
+                if exit_code.is_none_or(|code| code == 0) {
+                    events.push(Event::Result {
+                        text: None,
+                        is_error: false,
+                        // Copilot reports premium requests, not tokens or dollars.
+                        usage: Usage::default(),
+                    });
+                }
                 events
             }
             _ => Vec::new(),
@@ -90,13 +106,7 @@ impl Adapter for Copilot {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("No session, task, or name matched"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["No session, task, or name matched"])
     }
 
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
@@ -147,69 +157,10 @@ fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--allow-all-tools")];
-        let resume = format!("--resume={ID}");
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create(ID),
-                None,
-                &[],
-                Some("-x hello"),
-                &[
-                    "--session-id",
-                    ID,
-                    "--output-format",
-                    "json",
-                    "--prompt=-x hello",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gpt-5"),
-                &extra,
-                Some("again"),
-                &[
-                    &resume,
-                    "--model",
-                    "gpt-5",
-                    "--output-format",
-                    "json",
-                    "--allow-all-tools",
-                    "--prompt=again",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &[&resume, "--output-format", "json"],
-            ),
-        ];
-        assert_headless(&Copilot, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Copilot, Target::Create(ID), Some("m")),
-            ["--session-id", ID, "--model", "m"]
-        );
-        assert_eq!(
-            interactive(&Copilot, Target::Resume(ID), Some("m")),
-            [format!("--resume={ID}").as_str(), "--model", "m"]
-        );
-        assert!(Copilot.mint_id().is_some_and(|id| is_uuid(&id)));
-    }
 
     #[test]
     fn json_events() {
@@ -235,20 +186,26 @@ mod tests {
                 },
             ]
         );
-        // The shape of tool.execution_start from the 1.0.102 bundle (`cli-main.js`).
-        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"bash","arguments":{}}}"#;
+        // A tool turn of the real 1.0.102 (part 12's real tier, 2026-12-01), trimmed: the
+        // message that requests the tool has empty content, then the tool starts.
+        let request = r#"{"type":"assistant.message","data":{"messageId":"ade4","model":"mock-model","content":"","toolRequests":[{"toolCallId":"call_mock_7","name":"bash","arguments":{"command":"echo made > m.txt","description":"mock"}}]}}"#;
+        assert_eq!(Copilot.parse_line(request), []);
+        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"call_mock_7","toolName":"bash","arguments":{"command":"echo made > m.txt","description":"mock"},"turnId":"0","model":"mock-model","toolTitle":"Running command"}}"#;
         assert_eq!(Copilot.parse_line(tool), [Event::Activity("bash".into())]);
+        // A failed model request of the real 1.0.102 (part 12), trimmed: the error, then a
+        // result that only names the session and the exit code.
+        let error = r#"{"type":"session.error","data":{"errorType":"query","message":"Failed to get response from the AI model; retried 5 times (total retry wait time: 15.74 seconds) Last error: 500 mock: MOCK-FAIL-500 requested","statusCode":500},"id":"9caa"}"#;
         let failed = r#"{"type":"result","sessionId":"s","exitCode":1,"usage":{}}"#;
-        assert_eq!(
-            Copilot.parse_line(failed),
-            [
-                Event::Session("s".into()),
-                Event::Result {
-                    text: None,
-                    is_error: true,
-                    usage: Usage::default(),
-                }
-            ]
+        let events: Vec<Event> = [error, failed]
+            .iter()
+            .flat_map(|l| Copilot.parse_line(l))
+            .collect();
+        assert!(
+            matches!(&events[..], [
+                Event::Result { text: Some(text), is_error: true, .. },
+                Event::Session(id),
+            ] if text.ends_with("Last error: 500 mock: MOCK-FAIL-500 requested") && id == "s"),
+            "{events:?}"
         );
     }
 
@@ -274,11 +231,7 @@ mod tests {
         let output = "Error: No session, task, or name matched \
                       '99999999-aaaa-4bbb-8ccc-123456789abc'.\n\nTo resume by session or task \
                       ID:  copilot --resume=<id>\n";
-        assert!(matches!(
-            Copilot.diagnose(&Target::Resume(ID), output),
-            Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: No session")
-        ));
-        assert_eq!(Copilot.diagnose(&Target::Create(ID), output), None);
+        assert_lost_on_resume(&Copilot, output, "Error: No session");
         assert_eq!(Copilot.diagnose(&Target::Resume(ID), "Error: 401"), None);
     }
 
@@ -287,10 +240,11 @@ mod tests {
         // The 1.0.102 TUI after /exit (observed 2026-11-30); the hint lines of an error mention
         // `--resume=<id>` literally, which is not an ID.
         let tail = " \u{2594}\u{2594}\u{2594}\u{2594}    Resume     copilot --resume=3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
-        assert_eq!(Copilot.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(
-            Copilot.session_from_exit_output("To resume by ID:  copilot --resume=<id>"),
-            None
+        assert_exit_line(
+            &Copilot,
+            tail,
+            ID,
+            "To resume by ID:  copilot --resume=<id>",
         );
         assert_eq!(
             events_file(Path::new("/h/.copilot"), ID),

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde_json::Value;
 
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Turn};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn};
 use crate::config::{AgentConfig, IdSource};
 
 /// A user-defined agent.
@@ -151,8 +152,14 @@ impl Vars<'_> {
 }
 
 impl Adapter for Custom {
-    fn name(&self) -> &str {
-        &self.name
+    fn profile(&self) -> Profile<'_> {
+        Profile {
+            name: &self.name,
+            reserved: Reserved::NONE,
+            command_line: None,
+            // A template says where the prompt goes; there is no stdin form to fall back on.
+            prompts: Prompts::AsArgument,
+        }
     }
 
     fn program(&self) -> &str {
@@ -161,11 +168,6 @@ impl Adapter for Custom {
 
     fn mint_id(&self) -> Option<String> {
         matches!(self.id, Id::Uuid).then(super::fresh_uuid)
-    }
-
-    fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
-        // A template says where the prompt goes; there is no stdin form to fall back on.
-        PromptVia::Argument
     }
 
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {

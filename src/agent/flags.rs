@@ -4,8 +4,8 @@
 //! same order: a headless run's fixed arguments (`-p --output-format stream-json`), the session
 //! (`--session-id <id>` to create, `--resume <id>` to resume), the model (`--model <m>`), the
 //! output format, the user's arguments, and the prompt. Each adapter describes its spelling in
-//! one [`CommandLine`] (`Adapter::command_line`), which the trait's default methods follow; the
-//! order lives here once. Codex (`exec ... resume <id>`) and the user-defined agents (templates)
+//! one [`CommandLine`] in its profile (`Adapter::command_line`), which the trait's default
+//! methods follow; the order lives here once. Codex (`exec ... resume <id>`) and the user-defined agents (templates)
 //! build theirs themselves.
 
 use std::ffi::{OsStr, OsString};

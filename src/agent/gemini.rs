@@ -35,12 +35,19 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, first_json_line, id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, Keeping, PromptVia, SessionFile, Target, Usage};
+use super::output::{
+    env_dir, first_json_line, id_after, int_at, json_object, line_with, lost_on_resume, str_at,
+};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
+
+/// The Gemini CLI adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gemini;
 
 /// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
 /// not restore it. Gemini always accepts an ID chosen up front; sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
+pub(super) const COMMAND_LINE: CommandLine = CommandLine {
     headless: &[],
     create: Some("--session-id"),
     resume: "--resume",
@@ -49,25 +56,20 @@ const COMMAND_LINE: CommandLine = CommandLine {
     prompt: Prompt::Flag("-p"),
 };
 
-/// The Gemini CLI adapter.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Gemini;
+const PROFILE: Profile<'static> = Profile {
+    name: "gemini",
+    command_line: Some(&COMMAND_LINE),
+    prompts: Prompts::PlainArguments,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        session: &["--resume", "-r", "--session-id", "--session-file"],
+        output: &["--output-format", "-o"],
+    },
+};
 
 impl Adapter for Gemini {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::GEMINI
-    }
-
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
-    }
-
-    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        super::stdin_unless_plain_argument(prompt)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -122,13 +124,7 @@ impl Adapter for Gemini {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let line_with = |needle: &str| {
-            output
-                .lines()
-                .find(|line| line.contains(needle))
-                .map(|line| line.trim().to_owned())
-        };
-        if let Some(reason) = line_with("is not running in a trusted directory") {
+        if let Some(reason) = line_with(output, "is not running in a trusted directory") {
             return Some(Diagnosis::Refused {
                 reason,
                 hint: "trust this folder in Gemini CLI (run `sticky -a gemini` here without a \
@@ -137,10 +133,7 @@ impl Adapter for Gemini {
                     .into(),
             });
         }
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        line_with("Error resuming session").map(Diagnosis::SessionLost)
+        lost_on_resume(target, output, &["Error resuming session"])
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
@@ -181,6 +174,25 @@ impl Adapter for Gemini {
         .flatten()
         .filter_map(|(path, keeping)| SessionFile::under(&root, path, keeping))
         .collect()
+    }
+
+    /// The chat file (named for the ID's first 8 characters), its project's `.project_root`
+    /// and the registry `projects.json`.
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        let parts: Vec<&OsStr> = relative.iter().collect();
+        let named = |name: &OsStr| {
+            let name = name.to_string_lossy();
+            is_session_id(id)
+                && id.len() >= 8
+                && name.starts_with("session-")
+                && name.ends_with(&format!("-{}.jsonl", &id[..8]))
+        };
+        match parts.as_slice() {
+            [registry] => *registry == "projects.json",
+            [tmp, _, marker] => *tmp == "tmp" && *marker == ".project_root",
+            [tmp, _, chats, chat] => *tmp == "tmp" && *chats == "chats" && named(chat),
+            _ => false,
+        }
     }
 }
 
@@ -258,76 +270,14 @@ fn gemini_dir(home: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
     #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--skip-trust")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create(ID),
-                None,
-                &[],
-                Some("hi"),
-                &["--session-id", ID, "-o", "stream-json", "-p", "hi"],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gemini-2.5-flash"),
-                &extra,
-                Some("hi"),
-                &[
-                    "--resume",
-                    ID,
-                    "-m",
-                    "gemini-2.5-flash",
-                    "-o",
-                    "stream-json",
-                    "--skip-trust",
-                    "-p",
-                    "hi",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                Some("gemini-2.5-flash"),
-                &[],
-                None,
-                &[
-                    "--resume",
-                    ID,
-                    "-m",
-                    "gemini-2.5-flash",
-                    "-o",
-                    "stream-json",
-                ],
-            ),
-        ];
-        assert_headless(&Gemini, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Gemini, Target::Create(ID), Some("m")),
-            ["--session-id", ID, "-m", "m"]
-        );
-        assert_eq!(
-            interactive(&Gemini, Target::Resume(ID), Some("m")),
-            ["--resume", ID, "-m", "m"]
-        );
-    }
-
-    #[test]
-    fn minted_ids_are_fresh_uuids() {
-        let id = Gemini.mint_id().unwrap();
-        assert_ne!(Some(&id), Gemini.mint_id().as_ref());
-        assert!(is_session_id(&id) && uuid::Uuid::parse_str(&id).is_ok());
+    fn minted_ids_are_session_ids_gemini_takes() {
+        assert!(Gemini.mint_id().is_some_and(|id| is_session_id(&id)));
     }
 
     #[test]
@@ -408,19 +358,13 @@ mod tests {
             ),
             (elsewhere, "Error resuming session: No previous sessions"),
         ] {
-            assert!(matches!(
-                Gemini.diagnose(&Target::Resume(ID), output),
-                Some(Diagnosis::SessionLost(reason)) if reason.starts_with(start)
-            ));
-            assert_eq!(Gemini.diagnose(&Target::Create(ID), output), None);
+            assert_lost_on_resume(&Gemini, output, start);
         }
         let untrusted = "Gemini CLI is not running in a trusted directory. To proceed, either use \
                          `--skip-trust`, set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment \
                          variable, or trust this directory in interactive mode.";
-        assert!(matches!(
-            Gemini.diagnose(&Target::Create(ID), untrusted),
-            Some(Diagnosis::Refused { hint, .. }) if hint.contains("-- --skip-trust")
-        ));
+        let reason = "Gemini CLI is not running in a trusted directory";
+        assert_refused(&Gemini, untrusted, reason, "-- --skip-trust");
         assert_eq!(Gemini.diagnose(&Target::Resume(ID), "quota exceeded"), None);
     }
 
@@ -428,8 +372,7 @@ mod tests {
     fn the_exit_line_names_the_session() {
         // The 0.61.0 footer (`To resume this session: gemini --resume ${id}`, from the bundle).
         let tail = "\x1b[2K\r\nTo resume this session: gemini --resume 3f2504e0-4f89-41d3-9a0c-0305e82c3301\r\n";
-        assert_eq!(Gemini.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(Gemini.session_from_exit_output("bye"), None);
+        assert_exit_line(&Gemini, tail, ID, "bye");
 
         // What the real 0.61.0 drew at 80 columns after Ctrl-C twice (observed through sticky
         // on a pseudo-terminal, 2026-11-30): the message is in a box, coloured in pieces, and

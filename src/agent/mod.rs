@@ -4,6 +4,7 @@
 //! command lines and parses output, and never spawns anything (that is `pty`'s job), so every
 //! adapter is tested as pure functions.
 
+mod answers;
 pub mod carry;
 mod claude;
 mod codex;
@@ -12,6 +13,7 @@ mod custom;
 mod events;
 mod flags;
 mod gemini;
+pub mod ledger;
 mod opencode;
 mod output;
 pub mod program;
@@ -86,14 +88,53 @@ pub fn fits_an_argument(prompt: &[u8]) -> bool {
     prompt.len() <= MAX_ARGUMENT_PROMPT && !prompt.contains(&0)
 }
 
-/// Stdin for a prompt that cannot be one argument, or that starts with `-`: Gemini CLI and Qwen
-/// Code read `-p -x` as an option, and take a prompt on stdin as it is.
-pub(crate) fn stdin_unless_plain_argument(prompt: &[u8]) -> PromptVia {
-    if fits_an_argument(prompt) && !prompt.starts_with(b"-") {
-        PromptVia::Argument
-    } else {
-        PromptVia::Stdin
+/// Which prompts an agent takes as an argument; the others go on stdin (a pipe).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompts {
+    /// Every prompt that fits one argument ([`fits_an_argument`]).
+    FittingArguments,
+    /// Those that fit one argument and do not start with `-`: Gemini CLI and Qwen Code read
+    /// `-p -x` as an option, and take a prompt on stdin as it is.
+    PlainArguments,
+    /// None: every prompt goes on stdin (opencode quotes message arguments).
+    OnStdin,
+    /// All of them: a template says where the prompt goes, and there is no stdin form to fall
+    /// back on.
+    AsArgument,
+}
+
+impl Prompts {
+    /// How `prompt` reaches the agent under this rule.
+    pub fn via(self, prompt: &[u8]) -> PromptVia {
+        let argument = match self {
+            Self::FittingArguments => fits_an_argument(prompt),
+            Self::PlainArguments => fits_an_argument(prompt) && !prompt.starts_with(b"-"),
+            Self::OnStdin => false,
+            Self::AsArgument => true,
+        };
+        if argument {
+            PromptVia::Argument
+        } else {
+            PromptVia::Stdin
+        }
     }
+}
+
+/// Who an agent is, as one value: what the trait's identity methods ([`Adapter::name`],
+/// [`Adapter::command_line`], [`Adapter::prompt_via`], [`Adapter::reserved_args`]) read, so an
+/// adapter states its facts in one place instead of one method each.
+#[derive(Debug, Clone, Copy)]
+pub struct Profile<'a> {
+    /// The agent's name on sticky's command line (`claude`).
+    pub name: &'a str,
+    /// The agent's arguments that would choose another session, model or output format than
+    /// the ones sticky passes.
+    pub reserved: reserved::Reserved,
+    /// How the agent spells its command lines, when they differ from the other agents' only in
+    /// flag names; `None` for an agent whose command lines have a shape of their own.
+    pub command_line: Option<&'static CommandLine>,
+    /// Which prompts go as an argument and which on stdin.
+    pub prompts: Prompts,
 }
 
 /// A fresh random session ID (a UUID v4), for agents that let sticky choose it up front.
@@ -119,8 +160,14 @@ pub enum Diagnosis {
 
 /// What sticky needs from an agent CLI.
 pub trait Adapter: Sync + Send {
+    /// Who the agent is: name, command lines, prompt rule, reserved arguments. The identity
+    /// methods below read it; an adapter does not override them.
+    fn profile(&self) -> Profile<'_>;
+
     /// The agent's name on sticky's command line (`claude`).
-    fn name(&self) -> &str;
+    fn name(&self) -> &str {
+        self.profile().name
+    }
 
     /// The program's usual name on PATH: by default the agent's name.
     fn program(&self) -> &str {
@@ -133,7 +180,7 @@ pub trait Adapter: Sync + Send {
     /// shape of their own (Codex's `exec ... resume <id>`, a user-defined template): such an
     /// adapter supplies those three itself.
     fn command_line(&self) -> Option<&CommandLine> {
-        None
+        self.profile().command_line
     }
 
     /// A fresh session ID when the agent lets the caller choose one (Claude's
@@ -146,15 +193,10 @@ pub trait Adapter: Sync + Send {
             .map(|_| fresh_uuid())
     }
 
-    /// How `prompt` is given to the agent: by default as an argument, on stdin when it does not
-    /// fit one ([`fits_an_argument`]); an adapter whose agent would misread some prompts as
-    /// options sends those on stdin too.
+    /// How `prompt` is given to the agent: as an argument when it fits one
+    /// ([`fits_an_argument`]) and the agent's [`Prompts`] rule takes it there, else on stdin.
     fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        if fits_an_argument(prompt) {
-            PromptVia::Argument
-        } else {
-            PromptVia::Stdin
-        }
+        self.profile().prompts.via(prompt)
     }
 
     /// The arguments of a headless turn in the agent's structured output mode; `prompt` is
@@ -216,8 +258,8 @@ pub trait Adapter: Sync + Send {
 
     /// The agent's arguments that would choose another session, model or output format than
     /// the ones sticky passes; refused after `--` and in the configuration's `args`.
-    fn reserved_args(&self) -> &'static [reserved::Reserved] {
-        &[]
+    fn reserved_args(&self) -> reserved::Reserved {
+        self.profile().reserved
     }
 
     /// Whether session `actual`, reported where sticky resumed `expected`, is the same
@@ -253,6 +295,54 @@ pub trait Adapter: Sync + Send {
             .into_iter()
             .collect()
     }
+
+    /// How many days the agent keeps a session's files before it deletes them on its own
+    /// (Claude Code's `cleanupPeriodDays`), under the user's `home`; `None` when it keeps them
+    /// until the user deletes them.
+    fn retention_days(&self, home: &Path) -> Option<u64> {
+        let _ = home;
+        None
+    }
+
+    /// For an agent that keeps its sessions as rows of an `SQLite` database of its own rather
+    /// than as files (opencode): the database under the user's `home` and how session `id`'s
+    /// rows are found in it, for sticky's vault. `None` for an agent that keeps files.
+    fn session_rows(&self, home: &Path, id: &str) -> Option<SessionRows> {
+        let _ = (home, id);
+        None
+    }
+
+    /// Whether `relative` (under [`Adapter::agent_home`]) may be one of session `id`'s files, so
+    /// sticky's vault (which sits in the project, where a repository could plant one) puts back
+    /// only such files, never the agent's settings. By default: its path names the session.
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        !id.is_empty() && relative.to_string_lossy().contains(id)
+    }
+
+    /// The last assistant message of session `id` as the agent's transcript holds it: what an
+    /// interactive turn keeps as its answer. `None` where the adapter cannot read it.
+    fn last_answer(&self, home: &Path, directory: &Path, id: &str) -> Option<String> {
+        let path = self.transcript(home, directory, id)?;
+        answers::last_in(self.name(), &path)
+    }
+}
+
+/// Where an agent keeps a session as database rows (see [`Adapter::session_rows`]): the
+/// session's row in `table` by its `id` column, every row of every table with a `session_id`
+/// column, the rows the session row refers to, and the tables that record the database's
+/// migrations (kept whole, so a database sticky must create again reads as migrated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRows {
+    /// The database on this machine.
+    pub database: PathBuf,
+    /// Its path under the agent's home ([`Adapter::agent_home`]).
+    pub relative: PathBuf,
+    /// The table of the sessions, keyed by `id`.
+    pub table: &'static str,
+    /// Rows the session row refers to: (table, its key column, the session row's column).
+    pub referred: &'static [(&'static str, &'static str, &'static str)],
+    /// The tables that record the database's migrations.
+    pub migrations: &'static [&'static str],
 }
 
 /// How the agent writes one of a session's files, which decides how sticky copies it.
@@ -388,6 +478,7 @@ impl std::fmt::Debug for Agents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::output::{headless, interactive};
 
     /// The trait's default command lines are empty for an adapter that describes none, so each
     /// built-in adapter must describe its own or build them itself: all name the session they
@@ -415,6 +506,157 @@ mod tests {
             );
             assert_eq!(adapter.program(), adapter.name());
         }
+    }
+
+    /// A new session for `adapter`: under an ID sticky chose, unless the agent mints its own.
+    fn new_session(adapter: &dyn Adapter) -> Target<'static> {
+        if adapter.mint_id().is_some() {
+            Target::Create("u1")
+        } else {
+            Target::CreateUnnamed
+        }
+    }
+
+    /// sticky chooses a fresh UUID v4 as the ID of a new session for the agents that take one,
+    /// and lets Codex and opencode mint theirs.
+    #[test]
+    fn ids_are_chosen_up_front_where_the_agent_takes_one() {
+        for adapter in BUILT_IN {
+            let name = adapter.name();
+            let ids = [adapter.mint_id(), adapter.mint_id()];
+            if ["codex", "opencode"].contains(&name) {
+                assert_eq!(ids, [None, None], "{name}");
+                continue;
+            }
+            let [Some(a), Some(b)] = ids else {
+                panic!("{name} mints no ID")
+            };
+            assert_ne!(a, b, "{name}");
+            let version = uuid::Uuid::parse_str(&a).map(|id| id.get_version_num());
+            assert_eq!(version.ok(), Some(4), "{name}");
+        }
+    }
+
+    /// One agent's command lines for the turns of [`command_lines`].
+    struct Lines {
+        agent: &'static dyn Adapter,
+        /// Headless: a new session and a resumed one, both with the model `m`, the user's
+        /// `--yes` and the prompt `hi there` as an argument; a resumed one with neither model
+        /// nor arguments and its prompt on stdin.
+        headless: [&'static str; 3],
+        /// Interactive: a new session and a resumed one, both with the model `m`.
+        interactive: [&'static str; 2],
+    }
+
+    /// Every built-in agent's command lines, side by side.
+    const LINES: &[Lines] = &[
+        Lines {
+            agent: &Claude,
+            headless: [
+                "-p --output-format stream-json --verbose --session-id u1 --model m --yes -- \
+                 'hi there'",
+                "-p --output-format stream-json --verbose --resume u1 --model m --yes -- \
+                 'hi there'",
+                "-p --output-format stream-json --verbose --resume u1",
+            ],
+            interactive: ["--session-id u1 --model m", "--resume u1 --model m"],
+        },
+        Lines {
+            agent: &Codex,
+            headless: [
+                "exec --json -m m --yes -- 'hi there'",
+                "exec --json -m m --yes resume u1 -- 'hi there'",
+                "exec --json resume u1 -- -",
+            ],
+            interactive: ["--no-daemon -m m", "--no-daemon -m m resume u1"],
+        },
+        Lines {
+            agent: &Gemini,
+            headless: [
+                "--session-id u1 -m m -o stream-json --yes -p 'hi there'",
+                "--resume u1 -m m -o stream-json --yes -p 'hi there'",
+                "--resume u1 -o stream-json",
+            ],
+            interactive: ["--session-id u1 -m m", "--resume u1 -m m"],
+        },
+        Lines {
+            agent: &Qwen,
+            headless: [
+                "--session-id u1 -m m -o stream-json --yes 'hi there'",
+                "--resume u1 -m m -o stream-json --yes 'hi there'",
+                "--resume u1 -o stream-json",
+            ],
+            interactive: ["--session-id u1 -m m", "--resume u1 -m m"],
+        },
+        Lines {
+            agent: &Opencode,
+            headless: [
+                "run --format json -m m --yes -- 'hi there'",
+                "run --format json -s u1 -m m --yes -- 'hi there'",
+                "run --format json -s u1",
+            ],
+            interactive: ["-m m", "-s u1 -m m"],
+        },
+        Lines {
+            agent: &Copilot,
+            headless: [
+                "--session-id u1 --model m --output-format json --yes '--prompt=hi there'",
+                "--resume=u1 --model m --output-format json --yes '--prompt=hi there'",
+                "--resume=u1 --output-format json",
+            ],
+            interactive: ["--session-id u1 --model m", "--resume=u1 --model m"],
+        },
+    ];
+
+    #[test]
+    fn command_lines() {
+        let yes = [OsString::from("--yes")];
+        let (given, prompt) = ((Some("m"), &yes[..]), Some("hi there"));
+        let resume = Target::Resume("u1");
+        for lines in LINES {
+            let (adapter, name) = (lines.agent, lines.agent.name());
+            let new = new_session(adapter);
+            let [new_line, resumed_line, on_stdin] = lines.headless;
+            assert_eq!(headless(adapter, new, given, prompt), new_line, "{name}");
+            assert_eq!(
+                headless(adapter, resume, given, prompt),
+                resumed_line,
+                "{name}"
+            );
+            let bare = headless(adapter, resume, (None, &[]), None);
+            assert_eq!(bare, on_stdin, "{name}");
+            let [new_line, resumed_line] = lines.interactive;
+            assert_eq!(interactive(adapter, new, Some("m")), new_line, "{name}");
+            assert_eq!(
+                interactive(adapter, resume, Some("m")),
+                resumed_line,
+                "{name}"
+            );
+        }
+    }
+
+    /// The vault puts back only what names the session (Gemini: its chat file, its project's
+    /// marker, the registry), never an agent's settings.
+    #[test]
+    fn only_a_sessions_own_files_are_restorable() {
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let ok = |adapter: &dyn Adapter, path: &str| adapter.restorable(Path::new(path), id);
+        assert!(ok(&Claude, &format!("projects/-p/{id}.jsonl")));
+        assert!(ok(&Claude, &format!("projects/-p/{id}/subagents/a.jsonl")));
+        assert!(!ok(&Claude, "settings.json"));
+        assert!(ok(&Copilot, &format!("session-state/{id}/workspace.yaml")));
+        assert!(!ok(&Codex, "config.toml"));
+        assert!(ok(
+            &Gemini,
+            "tmp/proj/chats/session-2026-12-01T22-10-3f2504e0.jsonl"
+        ));
+        assert!(ok(&Gemini, "tmp/proj/.project_root"));
+        assert!(ok(&Gemini, "projects.json"));
+        assert!(!ok(&Gemini, "settings.json"));
+        assert!(!ok(
+            &Gemini,
+            "tmp/proj/chats/session-2026-12-01T22-10-ffffffff.jsonl"
+        ));
     }
 
     #[test]

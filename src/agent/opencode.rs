@@ -25,41 +25,39 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, int_at, json_object, str_at};
-use super::{Adapter, Diagnosis, Event, PromptVia, Target, Usage};
-
-/// `run --format json` for a headless run, `-s <id>` on resume (opencode mints its IDs), `-m`,
-/// then the user's arguments. sticky sends every prompt on stdin (`prompt_via`); an argument
-/// after `--` would stay a message even when it starts with `-`.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &["run", "--format", "json"],
-    create: None,
-    resume: "-s",
-    model: "-m",
-    output: &[],
-    prompt: Prompt::AfterDashes,
-};
+use super::output::{id_after, int_at, json_object, lost_on_resume, str_at};
+use super::reserved::Reserved;
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, SessionRows, Target, Usage};
 
 /// The opencode adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Opencode;
 
+/// `run --format json` for a headless run, `-s <id>` on resume (opencode mints its IDs), `-m`,
+/// then the user's arguments. sticky sends every prompt on stdin (`prompt_via`); an argument
+/// after `--` would stay a message even when it starts with `-`.
+const PROFILE: Profile<'static> = Profile {
+    name: "opencode",
+    command_line: Some(&CommandLine {
+        headless: &["run", "--format", "json"],
+        create: None,
+        resume: "-s",
+        model: "-m",
+        output: &[],
+        prompt: Prompt::AfterDashes,
+    }),
+    // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
+    prompts: Prompts::OnStdin,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        session: &["--session", "-s", "--continue", "-c", "--fork"],
+        output: &["--format"],
+    },
+};
+
 impl Adapter for Opencode {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::OPENCODE
-    }
-
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
-    }
-
-    fn prompt_via(&self, _prompt: &[u8]) -> PromptVia {
-        // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
-        PromptVia::Stdin
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn env(&self, directory: &Path) -> Vec<(OsString, OsString)> {
@@ -120,13 +118,7 @@ impl Adapter for Opencode {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("Error: Session not found"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["Error: Session not found"])
     }
 
     fn transcript(&self, _home: &Path, _directory: &Path, _id: &str) -> Option<PathBuf> {
@@ -139,6 +131,27 @@ impl Adapter for Opencode {
 
     // `renamed` stays `false`: an opencode session keeps its `ses_` ID; `--fork` would make a new
     // one, and sticky never asks for it.
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(data_dir(home))
+    }
+
+    /// opencode keeps every session as rows of one database (`opencode.db` in its data
+    /// directory: tables `session`, `message`, `part`, ...; agents.md 3.5, checked against
+    /// 1.18.33's schema), so the vault copies the session's rows, not a file.
+    fn session_files(&self, _home: &Path, _directory: &Path, _id: &str) -> Vec<SessionFile> {
+        Vec::new()
+    }
+
+    fn session_rows(&self, home: &Path, id: &str) -> Option<SessionRows> {
+        is_session_id(id).then(|| SessionRows {
+            database: data_dir(home).join("opencode.db"),
+            relative: PathBuf::from("opencode.db"),
+            table: "session",
+            referred: &[("project", "id", "project_id")],
+            migrations: &["migration", "data_migration"],
+        })
+    }
 }
 
 /// An opencode session ID: `ses_` and letters or digits (26 of them in 1.18.33).
@@ -147,53 +160,20 @@ fn is_session_id(id: &str) -> bool {
         .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
+/// opencode's data directory: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+fn data_dir(home: &Path) -> PathBuf {
+    super::output::env_dir("XDG_DATA_HOME")
+        .unwrap_or_else(|| home.join(".local/share"))
+        .join("opencode")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::PromptVia;
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--agent"), OsString::from("plan")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::CreateUnnamed,
-                None,
-                &[],
-                Some("-x hello"),
-                &["run", "--format", "json", "--", "-x hello"],
-            ),
-            (
-                Target::Resume(ID),
-                Some("mock/other-model"),
-                &extra,
-                Some("again"),
-                &[
-                    "run",
-                    "--format",
-                    "json",
-                    "-s",
-                    ID,
-                    "-m",
-                    "mock/other-model",
-                    "--agent",
-                    "plan",
-                    "--",
-                    "again",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &["run", "--format", "json", "-s", ID],
-            ),
-        ];
-        assert_headless(&Opencode, cases);
-    }
 
     #[test]
     fn every_prompt_goes_on_stdin_where_opencode_keeps_it_verbatim() {
@@ -204,14 +184,11 @@ mod tests {
     }
 
     #[test]
-    fn interactive_command_lines_and_environment() {
-        assert!(interactive(&Opencode, Target::CreateUnnamed, None).is_empty());
-        assert_eq!(interactive(&Opencode, Target::Resume(ID), None), ["-s", ID]);
+    fn runs_in_the_sessions_directory() {
         assert_eq!(
             Opencode.env(Path::new("/home/u/proj")),
             [(OsString::from("PWD"), OsString::from("/home/u/proj"))]
         );
-        assert_eq!(Opencode.mint_id(), None);
     }
 
     #[test]
@@ -283,11 +260,7 @@ mod tests {
             "Error: Session not found",
             "Error: Session not found: ses_doesnotexist123",
         ] {
-            assert!(matches!(
-                Opencode.diagnose(&Target::Resume(ID), output),
-                Some(Diagnosis::SessionLost(reason)) if reason.starts_with("Error: Session not found")
-            ));
-            assert_eq!(Opencode.diagnose(&Target::CreateUnnamed, output), None);
+            assert_lost_on_resume(&Opencode, output, "Error: Session not found");
         }
         assert_eq!(Opencode.diagnose(&Target::Resume(ID), "Error: other"), None);
     }
@@ -297,11 +270,12 @@ mod tests {
         // The 1.18.33 TUI after one turn and Ctrl-C (observed 2026-11-30).
         let tail = "  Session   MOCK-17 user_msgs=2 assistant_msgs=0\r\n  Continue  \x1b[1mopencode -s \
                     ses_dd4e433f7ffeappl0PGdcS2FzQ\x1b[0m\r\n";
-        assert_eq!(
-            Opencode.session_from_exit_output(tail).as_deref(),
-            Some("ses_dd4e433f7ffeappl0PGdcS2FzQ")
+        assert_exit_line(
+            &Opencode,
+            tail,
+            "ses_dd4e433f7ffeappl0PGdcS2FzQ",
+            "opencode -s ses_",
         );
-        assert_eq!(Opencode.session_from_exit_output("opencode -s ses_"), None);
         assert_eq!(
             Opencode.transcript(Path::new("/h"), Path::new("/p"), ID),
             None

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::events::strip_controls;
+use super::{Diagnosis, Target};
 
 /// The JSON object in a line, if the line is one.
 pub(super) fn json_object(line: &str) -> Option<Value> {
@@ -72,6 +73,30 @@ fn first_word(text: &str) -> Option<&str> {
         .find(|word| !word.is_empty())
 }
 
+/// The first line of `output` that holds `needle`, trimmed.
+pub(super) fn line_with(output: &str, needle: &str) -> Option<String> {
+    output
+        .lines()
+        .find(|line| line.contains(needle))
+        .map(|line| line.trim().to_owned())
+}
+
+/// A lost session when sticky resumed one and a line of `output` holds one of `markers` (the
+/// agent's words for a session it does not know); that line is the reason.
+pub(super) fn lost_on_resume(
+    target: &Target<'_>,
+    output: &str,
+    markers: &[&str],
+) -> Option<Diagnosis> {
+    let Target::Resume(_) = target else {
+        return None;
+    };
+    output
+        .lines()
+        .find(|line| markers.iter().any(|marker| line.contains(marker)))
+        .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+}
+
 /// The first line of the file at `path` as a JSON object, if it is one.
 pub(super) fn first_json_line(path: &Path) -> Option<Value> {
     let file = std::fs::File::open(path).ok()?;
@@ -92,48 +117,101 @@ pub(super) fn env_dir(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// One row of an adapter's headless command-line table: the target, the model, the user's
-/// arguments, the prompt, and the arguments expected.
-#[cfg(test)]
-pub(super) type HeadlessCase<'a> = (
-    super::Target<'a>,
-    Option<&'a str>,
-    &'a [std::ffi::OsString],
-    Option<&'a str>,
-    &'a [&'a str],
-);
-
-/// Checks `adapter`'s headless command lines against a table of [`HeadlessCase`]s.
+/// Checks that `adapter` reads `output` as a lost session when it resumes one, with the line
+/// that starts with `reason` as the reason, and as nothing wrong when it starts a session.
 #[cfg(test)]
 #[track_caller]
-pub(super) fn assert_headless(adapter: &dyn super::Adapter, cases: &[HeadlessCase<'_>]) {
-    for (target, model, extra, prompt, want) in cases {
-        let turn = super::Turn {
-            target: *target,
-            model: *model,
-            extra_args: extra,
-        };
-        let args = adapter.headless_args(&turn, prompt.map(std::ffi::OsStr::new));
-        assert_eq!(strings(&args), *want, "{target:?}");
+pub(super) fn assert_lost_on_resume(adapter: &dyn super::Adapter, output: &str, reason: &str) {
+    let resumed = adapter.diagnose(&Target::Resume("u1"), output);
+    assert!(
+        matches!(&resumed, Some(Diagnosis::SessionLost(line)) if line.starts_with(reason)),
+        "{resumed:?}"
+    );
+    for new in [Target::Create("u1"), Target::CreateUnnamed] {
+        assert_eq!(adapter.diagnose(&new, output), None, "{new:?}");
     }
 }
 
-/// The arguments of an interactive run of `adapter` on `target` with `model`, as text.
+/// Checks that `adapter` reads `output` as a refusal whatever the session, with the line that
+/// starts with `reason` as the reason and a hint that holds `way_out`.
+#[cfg(test)]
+#[track_caller]
+pub(super) fn assert_refused(
+    adapter: &dyn super::Adapter,
+    output: &str,
+    reason: &str,
+    way_out: &str,
+) {
+    for target in [
+        Target::Create("u1"),
+        Target::CreateUnnamed,
+        Target::Resume("u1"),
+    ] {
+        let Some(Diagnosis::Refused { reason: line, hint }) = adapter.diagnose(&target, output)
+        else {
+            panic!("not a refusal on {target:?}")
+        };
+        assert!(line.starts_with(reason), "{line}");
+        assert!(hint.contains(way_out), "{hint}");
+    }
+}
+
+/// Checks that `adapter` reads session `id` from `tail`, the end of an interactive run's
+/// terminal output, and no ID from `decoy`, a mention of the command that is not an exit line.
+#[cfg(test)]
+#[track_caller]
+pub(super) fn assert_exit_line(adapter: &dyn super::Adapter, tail: &str, id: &str, decoy: &str) {
+    assert_eq!(adapter.session_from_exit_output(tail).as_deref(), Some(id));
+    assert_eq!(adapter.session_from_exit_output(decoy), None, "{decoy:?}");
+}
+
+/// The arguments of a headless turn of `adapter` on `target` with `model`, the user's `extra`
+/// arguments and `prompt` (`None`: on stdin), as one [`line`].
+#[cfg(test)]
+pub(super) fn headless(
+    adapter: &dyn super::Adapter,
+    target: super::Target<'_>,
+    (model, extra): (Option<&str>, &[std::ffi::OsString]),
+    prompt: Option<&str>,
+) -> String {
+    let turn = super::Turn {
+        target,
+        model,
+        extra_args: extra,
+    };
+    line(&adapter.headless_args(&turn, prompt.map(std::ffi::OsStr::new)))
+}
+
+/// The arguments of an interactive run of `adapter` on `target` with `model`, as one [`line`].
 #[cfg(test)]
 pub(super) fn interactive(
     adapter: &dyn super::Adapter,
     target: super::Target<'_>,
     model: Option<&str>,
-) -> Vec<String> {
+) -> String {
     let turn = super::Turn {
         target,
         model,
         extra_args: &[],
     };
-    strings(&adapter.interactive_args(&turn))
-        .into_iter()
-        .map(str::to_owned)
-        .collect()
+    line(&adapter.interactive_args(&turn))
+}
+
+/// Arguments as one line of text, the way a shell takes them: one with a space is quoted.
+#[cfg(test)]
+pub(super) fn line(args: &[std::ffi::OsString]) -> String {
+    let quoted = |arg: &&str| {
+        if arg.contains(' ') {
+            format!("'{arg}'")
+        } else {
+            (*arg).to_owned()
+        }
+    };
+    strings(args)
+        .iter()
+        .map(quoted)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Arguments as text, for comparing command lines in tests.

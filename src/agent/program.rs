@@ -166,6 +166,14 @@ mod tests {
         }
     }
 
+    /// An executable script `name` in `dir` holding `body`.
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let path = dir.join(name);
+        fs::write(&path, body).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
     #[test]
     fn override_variables_are_named_after_the_agent() {
         assert_eq!(override_var("claude"), "STICKY_CLAUDE_BIN");
@@ -175,9 +183,7 @@ mod tests {
     #[test]
     fn programs_are_found_on_path_or_by_override() {
         let dir = tempfile::tempdir().unwrap();
-        let exe = dir.path().join("claude");
-        fs::write(&exe, "#!/bin/sh\n").unwrap();
-        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        let exe = script(dir.path(), "claude", "#!/bin/sh\n");
         let plain = dir.path().join("plain");
         fs::write(&plain, "").unwrap();
         let path = Some(dir.path().as_os_str().to_owned());
@@ -251,9 +257,7 @@ mod tests {
         // `PATH=/usr/bin:` (a stray colon) means "also the current directory" to a shell; a
         // cloned repository's `claude` there must not be what sticky runs.
         let dir = tempfile::tempdir().unwrap();
-        let exe = dir.path().join("claude");
-        fs::write(&exe, "#!/bin/sh\n").unwrap();
-        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        script(dir.path(), "claude", "#!/bin/sh\n");
         let relative = relative_to_cwd(dir.path());
         for path in ["", ":", ".", &relative] {
             let error = resolve("claude", "claude", None, Some(OsStr::new(path))).unwrap_err();
@@ -279,25 +283,23 @@ mod tests {
     #[test]
     fn a_script_whose_interpreter_is_gone_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let script = |name: &str, body: &str| {
-            let path = dir.path().join(name);
-            fs::write(&path, body).unwrap();
-            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-            path
-        };
-        let gone = script("gone", "#!/nonexistent/node --flag\nconsole.log(1)\n");
+        let gone = script(
+            dir.path(),
+            "gone",
+            "#!/nonexistent/node --flag\nconsole.log(1)\n",
+        );
         let error = resolve("claude", "claude", Some(from_env(gone)), None).unwrap_err();
         let text = error.to_string();
         assert!(text.contains("interpreter `/nonexistent/node`"), "{text}");
         assert!(text.contains("STICKY_CLAUDE_BIN"), "{text}");
         assert!(matches!(error, StickyError::AgentMissing { .. }));
 
-        let spaced = script("spaced", "#! /bin/sh -e\n");
+        let spaced = script(dir.path(), "spaced", "#! /bin/sh -e\n");
         assert_eq!(
             resolve("claude", "claude", Some(from_env(spaced.clone())), None).unwrap(),
             spaced
         );
-        let binary = script("binary", "\x7fELF");
+        let binary = script(dir.path(), "binary", "\x7fELF");
         assert!(resolve("claude", "claude", Some(from_env(binary)), None).is_ok());
     }
 }

@@ -20,39 +20,34 @@
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, is_uuid};
-use super::{Adapter, Claude, Diagnosis, Event, PromptVia, Target};
-
-/// `--session-id`/`--resume`, then `-m`: the session's model on every run, since a resume does
-/// not restore it. Qwen always accepts an ID chosen up front; sticky never asks it to mint one.
-const COMMAND_LINE: CommandLine = CommandLine {
-    headless: &[],
-    create: Some("--session-id"),
-    resume: "--resume",
-    model: "-m",
-    output: &["-o", "stream-json"],
-    prompt: Prompt::Positional,
-};
+use super::output::{env_dir, id_after, is_uuid, lost_on_resume};
+use super::reserved::Reserved;
+use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
 
 /// The Qwen Code adapter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Qwen;
 
+/// Gemini CLI's command lines (`--session-id`/`--resume`, then `-m` on every run, since a resume
+/// does not restore the model), with the prompt as a positional argument. Qwen always accepts an
+/// ID chosen up front; sticky never asks it to mint one.
+const PROFILE: Profile<'static> = Profile {
+    name: "qwen",
+    command_line: Some(&CommandLine {
+        prompt: Prompt::Positional,
+        ..super::gemini::COMMAND_LINE
+    }),
+    prompts: Prompts::PlainArguments,
+    reserved: Reserved {
+        model: &["--model", "-m"],
+        session: super::claude::SESSION_FLAGS,
+        output: &["--output-format", "-o"],
+    },
+};
+
 impl Adapter for Qwen {
-    fn reserved_args(&self) -> &'static [super::reserved::Reserved] {
-        super::reserved::QWEN
-    }
-
-    fn name(&self) -> &'static str {
-        "qwen"
-    }
-
-    fn command_line(&self) -> Option<&CommandLine> {
-        Some(&COMMAND_LINE)
-    }
-
-    fn prompt_via(&self, prompt: &[u8]) -> PromptVia {
-        super::stdin_unless_plain_argument(prompt)
+    fn profile(&self) -> Profile<'_> {
+        PROFILE
     }
 
     fn parse_line(&self, line: &str) -> Vec<Event> {
@@ -61,13 +56,7 @@ impl Adapter for Qwen {
     }
 
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis> {
-        let Target::Resume(_) = target else {
-            return None;
-        };
-        output
-            .lines()
-            .find(|line| line.contains("No saved session found"))
-            .map(|line| Diagnosis::SessionLost(line.trim().to_owned()))
+        lost_on_resume(target, output, &["No saved session found"])
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
@@ -117,69 +106,11 @@ fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> 
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
     use crate::agent::Usage;
-    use crate::agent::output::{HeadlessCase, assert_headless, interactive};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
 
     const ID: &str = "cb43613f-2515-47c2-9835-a1d37bdefd8d";
-
-    #[test]
-    fn headless_command_lines() {
-        let extra = [OsString::from("--auth-type"), OsString::from("openai")];
-        let cases: &[HeadlessCase<'_>] = &[
-            (
-                Target::Create(ID),
-                None,
-                &[],
-                Some("hi there"),
-                &["--session-id", ID, "-o", "stream-json", "hi there"],
-            ),
-            (
-                Target::Resume(ID),
-                Some("qwen3-coder-plus"),
-                &extra,
-                Some("x"),
-                &[
-                    "--resume",
-                    ID,
-                    "-m",
-                    "qwen3-coder-plus",
-                    "-o",
-                    "stream-json",
-                    "--auth-type",
-                    "openai",
-                    "x",
-                ],
-            ),
-            (
-                Target::Resume(ID),
-                None,
-                &[],
-                None,
-                &["--resume", ID, "-o", "stream-json"],
-            ),
-        ];
-        assert_headless(&Qwen, cases);
-    }
-
-    #[test]
-    fn interactive_command_lines() {
-        assert_eq!(
-            interactive(&Qwen, Target::Create(ID), Some("m")),
-            ["--session-id", ID, "-m", "m"]
-        );
-        assert_eq!(
-            interactive(&Qwen, Target::Resume(ID), Some("m")),
-            ["--resume", ID, "-m", "m"]
-        );
-    }
-
-    #[test]
-    fn minted_ids_are_uuids() {
-        assert!(Qwen.mint_id().is_some_and(|id| is_uuid(&id)));
-    }
 
     #[test]
     fn stream_json_events() {
@@ -218,11 +149,7 @@ mod tests {
              choose from existing sessions.",
             "No saved session found with title \"cb43613f\".",
         ] {
-            assert!(matches!(
-                Qwen.diagnose(&Target::Resume(ID), output),
-                Some(Diagnosis::SessionLost(reason)) if reason.starts_with("No saved session")
-            ));
-            assert_eq!(Qwen.diagnose(&Target::Create(ID), output), None);
+            assert_lost_on_resume(&Qwen, output, "No saved session");
         }
         assert_eq!(Qwen.diagnose(&Target::Resume(ID), "401 Unauthorized"), None);
     }
@@ -231,8 +158,7 @@ mod tests {
     fn the_exit_line_names_the_session() {
         // real-agents-offline.md "Qwen Code": Ctrl-C twice prints this line.
         let tail = "\r\nTo continue this session, run qwen --resume cb43613f-2515-47c2-9835-a1d37bdefd8d\r\n";
-        assert_eq!(Qwen.session_from_exit_output(tail).as_deref(), Some(ID));
-        assert_eq!(Qwen.session_from_exit_output("qwen --resume"), None);
+        assert_exit_line(&Qwen, tail, ID, "qwen --resume");
     }
 
     #[test]

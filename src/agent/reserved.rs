@@ -1,5 +1,6 @@
-//! Agent arguments that fight sticky's own: each adapter lists, as data, the flags of its agent
-//! that would choose another session, model or output format than the one sticky passes.
+//! Agent arguments that fight sticky's own: each adapter's profile lists, as data, the flags of
+//! its agent that would choose another session, model or output format than the one sticky
+//! passes, by what they choose.
 //!
 //! `sticky -- --resume X` would make the agent answer from a session sticky did not choose
 //! (amnesia, or a session sticky never records); `-- --output-format text` would hide the events
@@ -36,184 +37,127 @@ impl Instead {
     }
 }
 
-/// One reserved argument: a long flag (`--model`, also refused as `--model=X`), a short one
-/// (`-m`, also as `-mX`), or a bare word such as Codex's `resume` subcommand.
+/// The arguments of one agent that fight sticky's own, by what they choose. Each is a long flag
+/// (`--model`, also refused as `--model=X`), a short one (`-m`, also as `-mX`), or a bare word
+/// such as Codex's `resume` subcommand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reserved {
-    /// The flag or word as the agent spells it.
-    pub arg: &'static str,
-    /// What it chooses.
-    pub instead: Instead,
+    /// The arguments that choose the model.
+    pub model: &'static [&'static str],
+    /// The arguments that choose the session (resume, continue, a chosen ID, a fork).
+    pub session: &'static [&'static str],
+    /// The arguments that choose the output format.
+    pub output: &'static [&'static str],
 }
 
 impl Reserved {
-    /// A reserved argument.
-    pub const fn new(arg: &'static str, instead: Instead) -> Self {
-        Self { arg, instead }
-    }
+    /// No reserved arguments (a user-defined agent's are unknown).
+    pub const NONE: Self = Self {
+        model: &[],
+        session: &[],
+        output: &[],
+    };
 
-    /// Whether the agent would read `given` as this argument.
-    pub fn matches(&self, given: &OsStr) -> bool {
-        let given = given.as_encoded_bytes();
-        let flag = self.arg.as_bytes();
-        if given == flag {
-            return true;
-        }
-        if flag.starts_with(b"--") {
-            given.starts_with(flag) && given.get(flag.len()) == Some(&b'=')
-        } else if flag.len() == 2 && flag[0] == b'-' {
-            // `-mX` and `-m=X` are `-m X` to a clap- or yargs-style parser; text with spaces
-            // is a value of another flag (`--append-system-prompt "-c is fine"`).
-            given.len() > 2
-                && given.starts_with(flag)
-                && !given.starts_with(b"--")
-                && !given.iter().any(u8::is_ascii_whitespace)
-        } else {
-            false
-        }
+    /// The first of `args` that fights one of these arguments, with what it chooses.
+    pub fn find<'a>(&self, args: &'a [std::ffi::OsString]) -> Option<(&'a OsStr, Instead)> {
+        let kinds = [
+            (self.model, Instead::Model),
+            (self.session, Instead::Session),
+            (self.output, Instead::Output),
+        ];
+        args.iter().find_map(|arg| {
+            kinds
+                .iter()
+                .find(|(flags, _)| flags.iter().any(|flag| matches(flag, arg)))
+                .map(|&(_, instead)| (arg.as_os_str(), instead))
+        })
     }
 }
 
-/// The first of `args` that fights one of `reserved`, with what it fights.
-pub fn find<'a>(
-    reserved: &[Reserved],
-    args: &'a [std::ffi::OsString],
-) -> Option<(&'a OsStr, Reserved)> {
-    args.iter().find_map(|arg| {
-        reserved
-            .iter()
-            .find(|r| r.matches(arg))
-            .map(|r| (arg.as_os_str(), *r))
-    })
+/// Whether the agent would read `given` as the reserved argument `flag`.
+fn matches(flag: &str, given: &OsStr) -> bool {
+    let given = given.as_encoded_bytes();
+    let flag = flag.as_bytes();
+    if given == flag {
+        return true;
+    }
+    if flag.starts_with(b"--") {
+        given.starts_with(flag) && given.get(flag.len()) == Some(&b'=')
+    } else if flag.len() == 2 && flag[0] == b'-' {
+        // `-mX` and `-m=X` are `-m X` to a clap- or yargs-style parser; text with spaces
+        // is a value of another flag (`--append-system-prompt "-c is fine"`).
+        given.len() > 2
+            && given.starts_with(flag)
+            && !given.starts_with(b"--")
+            && !given.iter().any(u8::is_ascii_whitespace)
+    } else {
+        false
+    }
 }
-
-/// The flags of Claude Code that choose a model, a session or the output format.
-pub const CLAUDE: &[Reserved] = &[
-    Reserved::new("--model", Instead::Model),
-    Reserved::new("--resume", Instead::Session),
-    Reserved::new("-r", Instead::Session),
-    Reserved::new("--continue", Instead::Session),
-    Reserved::new("-c", Instead::Session),
-    Reserved::new("--session-id", Instead::Session),
-    Reserved::new("--fork-session", Instead::Session),
-    Reserved::new("--output-format", Instead::Output),
-];
-
-/// Codex's (`-c` there is a configuration override, not "continue").
-pub const CODEX: &[Reserved] = &[
-    Reserved::new("--model", Instead::Model),
-    Reserved::new("-m", Instead::Model),
-    Reserved::new("resume", Instead::Session),
-    Reserved::new("--last", Instead::Session),
-];
-
-/// Gemini CLI's.
-pub const GEMINI: &[Reserved] = &[
-    Reserved::new("--model", Instead::Model),
-    Reserved::new("-m", Instead::Model),
-    Reserved::new("--resume", Instead::Session),
-    Reserved::new("-r", Instead::Session),
-    Reserved::new("--session-id", Instead::Session),
-    Reserved::new("--session-file", Instead::Session),
-    Reserved::new("--output-format", Instead::Output),
-    Reserved::new("-o", Instead::Output),
-];
-
-/// Qwen Code's.
-pub const QWEN: &[Reserved] = &[
-    Reserved::new("--model", Instead::Model),
-    Reserved::new("-m", Instead::Model),
-    Reserved::new("--resume", Instead::Session),
-    Reserved::new("-r", Instead::Session),
-    Reserved::new("--continue", Instead::Session),
-    Reserved::new("-c", Instead::Session),
-    Reserved::new("--session-id", Instead::Session),
-    Reserved::new("--fork-session", Instead::Session),
-    Reserved::new("--output-format", Instead::Output),
-    Reserved::new("-o", Instead::Output),
-];
-
-/// opencode's.
-pub const OPENCODE: &[Reserved] = &[
-    Reserved::new("--model", Instead::Model),
-    Reserved::new("-m", Instead::Model),
-    Reserved::new("--session", Instead::Session),
-    Reserved::new("-s", Instead::Session),
-    Reserved::new("--continue", Instead::Session),
-    Reserved::new("-c", Instead::Session),
-    Reserved::new("--fork", Instead::Session),
-    Reserved::new("--format", Instead::Output),
-];
-
-/// Copilot CLI's.
-pub const COPILOT: &[Reserved] = &[
-    Reserved::new("--model", Instead::Model),
-    Reserved::new("--resume", Instead::Session),
-    Reserved::new("-r", Instead::Session),
-    Reserved::new("--continue", Instead::Session),
-    Reserved::new("--session-id", Instead::Session),
-    Reserved::new("--output-format", Instead::Output),
-];
 
 #[cfg(test)]
 mod tests {
     use std::ffi::OsString;
 
-    use super::*;
+    use crate::agent::{Adapter, Claude, Codex, Copilot, Gemini, Opencode, Qwen};
 
-    fn first(reserved: &[Reserved], args: &[&str]) -> Option<(String, Instead)> {
-        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-        find(reserved, &args).map(|(arg, r)| (arg.to_string_lossy().into_owned(), r.instead))
+    /// The first of `args` (split at spaces) that `adapter` reserves and what it chooses, as
+    /// `arg: What`; empty when there is none.
+    fn first(adapter: &dyn Adapter, args: &str) -> String {
+        let args: Vec<OsString> = args.split(' ').map(OsString::from).collect();
+        let found = adapter.reserved_args().find(&args);
+        found.map_or_else(String::new, |(arg, instead)| {
+            format!("{}: {instead:?}", arg.to_string_lossy())
+        })
     }
 
     #[test]
     fn long_short_and_attached_forms_are_found() {
-        type Case = (
-            &'static [Reserved],
-            &'static [&'static str],
-            Option<(&'static str, Instead)>,
-        );
-        let cases: &[Case] = &[
+        let cases: &[(&dyn Adapter, &str, &str)] = &[
+            (&Claude, "--model=opus", "--model=opus: Model"),
+            (&Claude, "--permission-mode plan -r x", "-r: Session"),
+            (&Claude, "-c", "-c: Session"),
+            (&Claude, "--output-format text", "--output-format: Output"),
+            (&Claude, "--permission-mode acceptEdits", ""),
+            (&Claude, "--models", ""),
+            (&Codex, "resume --last", "resume: Session"),
+            (&Codex, "-mo3", "-mo3: Model"),
+            (&Codex, "-c model_reasoning_effort=high", ""),
+            (&Gemini, "--resume=latest", "--resume=latest: Session"),
+            (&Opencode, "-s ses_x", "-s: Session"),
             (
-                CLAUDE,
-                &["--model=opus"],
-                Some(("--model=opus", Instead::Model)),
-            ),
-            (
-                CLAUDE,
-                &["--permission-mode", "plan", "-r", "x"],
-                Some(("-r", Instead::Session)),
-            ),
-            (CLAUDE, &["-c"], Some(("-c", Instead::Session))),
-            (
-                CLAUDE,
-                &["--output-format", "text"],
-                Some(("--output-format", Instead::Output)),
-            ),
-            (CLAUDE, &["--permission-mode", "acceptEdits"], None),
-            (CLAUDE, &["--models"], None),
-            (
-                CODEX,
-                &["resume", "--last"],
-                Some(("resume", Instead::Session)),
-            ),
-            (CODEX, &["-mo3"], Some(("-mo3", Instead::Model))),
-            (CODEX, &["-c", "model_reasoning_effort=high"], None),
-            (
-                GEMINI,
-                &["--resume=latest"],
-                Some(("--resume=latest", Instead::Session)),
-            ),
-            (OPENCODE, &["-s", "ses_x"], Some(("-s", Instead::Session))),
-            (
-                COPILOT,
-                &["--allow-all-tools", "--continue"],
-                Some(("--continue", Instead::Session)),
+                &Copilot,
+                "--allow-all-tools --continue",
+                "--continue: Session",
             ),
         ];
-        for (reserved, args, want) in cases {
-            let want = want.map(|(arg, instead)| (arg.to_owned(), instead));
-            assert_eq!(first(reserved, args), want, "{args:?}");
+        for &(adapter, args, want) in cases {
+            assert_eq!(first(adapter, args), want, "{args:?}");
+        }
+    }
+
+    /// The permission flags a CI user gives after `--` so the agent runs tools unasked are the
+    /// agent's business, never refused (each was run through sticky by the real-agent tier's
+    /// tool scenarios, or is the agent's documented alias of one that was).
+    #[test]
+    fn permission_flags_pass() {
+        let cases: &[(&dyn Adapter, &str)] = &[
+            (&Claude, "--permission-mode bypassPermissions"),
+            (&Claude, "--dangerously-skip-permissions"),
+            (&Claude, "--allowedTools Bash"),
+            (&Codex, "--sandbox workspace-write"),
+            (&Codex, "-s danger-full-access"),
+            (&Codex, "--dangerously-bypass-approvals-and-sandbox"),
+            (&Gemini, "--approval-mode yolo"),
+            (&Gemini, "--yolo"),
+            (&Gemini, "-y"),
+            (&Qwen, "--approval-mode yolo"),
+            (&Opencode, "--auto"),
+            (&Copilot, "--allow-all-tools"),
+            (&Copilot, "--yolo"),
+        ];
+        for &(adapter, args) in cases {
+            assert_eq!(first(adapter, args), "", "{args:?}");
         }
     }
 }

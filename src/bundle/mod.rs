@@ -119,6 +119,11 @@ pub struct Session {
     pub rotated_from: Option<i64>,
     pub rotation_reason: Option<String>,
     pub ended_at: Option<i64>,
+    /// The recap carried into it on rotation (`recap` or `summary`) and its size.
+    #[serde(default)]
+    pub carried: Option<String>,
+    #[serde(default)]
+    pub carried_bytes: Option<i64>,
 }
 
 /// One turn of the conversation.
@@ -141,6 +146,16 @@ pub struct Turn {
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
     pub error: Option<String>,
+    /// The ledger's figures beyond tokens and cost, and why sticky ran the turn itself (a
+    /// handoff summary); older bundles have none.
+    #[serde(default)]
+    pub cached_tokens: Option<i64>,
+    #[serde(default)]
+    pub context_tokens: Option<i64>,
+    #[serde(default)]
+    pub context_window: Option<i64>,
+    #[serde(default)]
+    pub purpose: Option<String>,
 }
 
 /// One carried file.

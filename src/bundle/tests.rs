@@ -29,6 +29,8 @@ fn manifest() -> Manifest {
             rotated_from: None,
             rotation_reason: None,
             ended_at: None,
+            carried: None,
+            carried_bytes: None,
         }],
         turns: Vec::new(),
         files: Vec::new(),

@@ -13,7 +13,8 @@ use nix::unistd::{AccessFlags, access};
 use serde::Serialize;
 
 use super::output::Report;
-use super::view::{CountedSession, SessionView, TurnView, escape};
+use super::vault::{self, VaultView};
+use super::view::{CountedSession, SessionView, TurnView, escape, format_time};
 use super::{Context, probe};
 use crate::agent::Adapter;
 use crate::cli::SelectArgs;
@@ -42,6 +43,18 @@ struct Shown<'a> {
     problems: Vec<Problem>,
     /// The code `doctor` exits with: 0, or the one the next turn would fail with.
     exit_code: u8,
+    vault: DoctorVault,
+}
+
+/// The vault, with what it holds of the live session and the agent's retention warning.
+#[derive(Serialize)]
+struct DoctorVault {
+    #[serde(flatten)]
+    view: VaultView,
+    /// When the vault last copied the live session (`null`: it holds no copy).
+    session_copied_at: Option<i64>,
+    /// The agent may have deleted the session by its own retention (`cleanupPeriodDays`).
+    warning: Option<String>,
 }
 
 /// A setting for something that may not exist yet.
@@ -106,8 +119,22 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let agent = ctx.settings.agent(select, ctx.origins, live);
     let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
+    let vault = DoctorVault {
+        view: VaultView::read(ctx),
+        session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
+        warning: live.and_then(|live| {
+            vault::retention_warning(ctx, live, state.last_turn.as_ref(), crate::store::now())
+        }),
+    };
     if let Some(live) = live {
-        problems.extend(session_problems(ctx, &plan, live, transcript.as_ref()));
+        let restorable = vault.view.enabled && vault.session_copied_at.is_some();
+        problems.extend(session_problems(
+            ctx,
+            &plan,
+            live,
+            transcript.as_ref(),
+            restorable,
+        ));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
     let report = Shown {
@@ -139,15 +166,19 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             })
             .collect(),
         exit_code: exit.code(),
+        vault,
     };
-    let said = if ctx.json {
-        Report::json(&report)?
-    } else {
-        let mut out = Vec::new();
-        print_text(&mut out, &report)?;
-        Report::text(out)
-    };
-    Ok(said.exiting(exit))
+    Ok(said(ctx, &report)?.exiting(exit))
+}
+
+/// The report as one JSON object or as text.
+fn said(ctx: &Context, report: &Shown<'_>) -> Result<Report> {
+    if ctx.json {
+        return Report::json(report);
+    }
+    let mut out = Vec::new();
+    print_text(&mut out, report)?;
+    Ok(Report::text(out))
 }
 
 /// The plan the next turn would apply, as the turn makes it (read-only: nothing is written).
@@ -169,6 +200,8 @@ fn next_plan(ctx: &Context, select: &SelectArgs, state: &State) -> Plan {
             agent: select.agent.as_deref(),
             model: select.model.as_deref(),
             default_agent: ctx.default_agent(),
+            carry: None,
+            carry_on_change: ctx.settings.carry_on_change.value,
         },
     )
 }
@@ -180,12 +213,14 @@ fn session_problems(
     plan: &Plan,
     live: &SessionRow,
     transcript: Option<&Transcript>,
+    restorable: bool,
 ) -> Vec<(Exit, String)> {
     let mut problems = Vec::new();
     if let Err(error) = session::ensure_in_project(live, &ctx.thread, &ctx.project.dir) {
         problems.push((error.exit(), error.to_string()));
     }
-    if plan.action == Action::Resume {
+    // A transcript the vault holds a copy of is put back by the next turn.
+    if plan.action == Action::Resume && !restorable {
         problems.extend(resume_problems(live, transcript));
     }
     problems
@@ -345,14 +380,7 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let project = &report.project;
     let why = format!("{}; {}", project.found, project.dir.origin);
     line(out, "project", &project.dir.value, &why)?;
-    let db = &report.database;
-    let state = if db.exists {
-        "exists"
-    } else {
-        "not created yet"
-    };
-    let why = format!("{}; {state}", db.setting.origin);
-    line(out, "database", &db.setting.value, &why)?;
+    located(out, "database", &report.database, "not created yet")?;
     let file = &report.config_file;
     let state = if file.exists { "read" } else { "not found" };
     let path = file.path.value.as_deref().unwrap_or("-");
@@ -362,15 +390,16 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
         path,
         &format!("{}; {state}", file.path.origin),
     )?;
-    let thread = &report.thread;
-    let state = if thread.exists {
-        "exists"
-    } else {
-        "the next turn creates it"
-    };
-    let why = format!("{}; {state}", thread.setting.origin);
-    line(out, "thread", &thread.setting.value, &why)?;
+    located(out, "thread", &report.thread, "the next turn creates it")?;
     print_next_turn(out, report)
+}
+
+/// The line of a setting that names something, with where it came from and whether it
+/// exists (`missing` says what holds when it does not).
+fn located(out: &mut impl Write, name: &str, it: &Located, missing: &str) -> std::io::Result<()> {
+    let state = if it.exists { "exists" } else { missing };
+    let why = format!("{}; {state}", it.setting.origin);
+    line(out, name, &it.setting.value, &why)
 }
 
 /// The session, the next turn and what it would run, then the problems.
@@ -419,12 +448,22 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
         (None, error) => line(out, "program", "not found", error.as_deref().unwrap_or("-"))?,
     }
     if let Some(transcript) = &report.transcript {
-        let state = if transcript.exists {
-            "exists"
-        } else {
-            "missing"
+        let restorable = report.vault.view.enabled && report.vault.session_copied_at.is_some();
+        let state = match (transcript.exists, restorable) {
+            (true, _) => "exists",
+            (false, true) => "missing; the next turn restores it from sticky's vault",
+            (false, false) => "missing",
         };
         line(out, "transcript", &transcript.path, state)?;
+    }
+    let vault = &report.vault;
+    let held = match vault.session_copied_at {
+        Some(at) => format!("this session copied {}", format_time(at)),
+        None => "no copy of this session".to_owned(),
+    };
+    line(out, "vault", &vault.view.text(), &held)?;
+    if let Some(warning) = &vault.warning {
+        writeln!(out, "\nwarning: {}", escape(warning))?;
     }
     print_problems(out, &report.problems)
 }
@@ -478,6 +517,7 @@ mod tests {
             action,
             agent: "claude".into(),
             model: Some("opus".into()),
+            carry: None,
         };
         let resume = next_turn(&plan(Action::Resume));
         assert_eq!(

@@ -229,6 +229,8 @@ fn manifest(
                     rotated_from: s.rotated_from,
                     rotation_reason: s.rotation_reason.clone(),
                     ended_at: s.ended_at,
+                    carried: s.carried.clone(),
+                    carried_bytes: s.carried_bytes,
                 })
             })
             .collect::<Result<_, StickyError>>()?,
@@ -254,6 +256,10 @@ fn turn(t: &TurnRow) -> bundle::Turn {
         input_tokens: t.input_tokens,
         output_tokens: t.output_tokens,
         error: t.error.clone(),
+        cached_tokens: t.cached_tokens,
+        context_tokens: t.context_tokens,
+        context_window: t.context_window,
+        purpose: t.purpose.clone(),
     }
 }
 

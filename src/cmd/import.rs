@@ -190,6 +190,8 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
             rotated_from: s.rotated_from,
             rotation_reason: s.rotation_reason.clone(),
             ended_at: s.ended_at,
+            carried: s.carried.clone(),
+            carried_bytes: s.carried_bytes,
         })
         .collect();
     let turns = manifest
@@ -256,6 +258,13 @@ fn turn(t: &bundle::Turn) -> Result<TurnRow> {
         input_tokens: t.input_tokens,
         output_tokens: t.output_tokens,
         error: t.error.clone(),
+        // Answers stay behind: a bundle carries the session's files, not sticky's copies of
+        // what it printed.
+        answer_bytes: None,
+        cached_tokens: t.cached_tokens,
+        context_tokens: t.context_tokens,
+        context_window: t.context_window,
+        purpose: t.purpose.clone(),
     })
 }
 

@@ -4,6 +4,7 @@ mod agents;
 mod config;
 mod doctor;
 mod export;
+mod forget;
 mod import;
 mod init;
 mod input;
@@ -14,9 +15,11 @@ mod probe;
 mod prompt;
 mod relocate;
 mod sessions;
+mod show;
 mod status;
 mod threads;
 mod turn;
+mod vault;
 mod view;
 
 use std::path::PathBuf;
@@ -114,7 +117,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Agents) => agents::run(&ctx()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
         Some(Command::Status) => status::run(&ctx()?),
-        Some(Command::Log) => log::run(&ctx()?),
+        Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
@@ -122,6 +125,8 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Export(args)) => export::run(&ctx()?, &args),
         Some(Command::Import(args)) => import::run(&ctx()?, &args),
         Some(Command::Relocate) => relocate::run(&ctx()?),
+        Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
+        Some(Command::Show(args)) => show::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -139,8 +144,11 @@ impl Command {
                 "thread",
                 "session",
                 "last_turn",
+                "vault",
+                "ledger",
+                "context",
             ],
-            Self::Log | Self::Sessions => &["thread", "sessions"],
+            Self::Log(_) | Self::Sessions => &["thread", "sessions"],
             Self::Threads => &["current", "threads"],
             Self::Init => &["project", "database"],
             Self::Agents => &[],
@@ -152,6 +160,9 @@ impl Command {
                 "project",
                 "database",
                 "agents",
+                "vault",
+                "carry_on_change",
+                "context_threshold",
             ],
             Self::Doctor(_) => &[
                 "project",
@@ -167,6 +178,7 @@ impl Command {
                 "transcript",
                 "problems",
                 "exit_code",
+                "vault",
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
             Self::Export(_) => &[
@@ -190,12 +202,17 @@ impl Command {
                 "files",
             ],
             Self::Relocate => &["project", "relocated"],
+            Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
+            Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
         }
     }
 
     /// Whether the command only reports (so a closed stdout ends it quietly).
     fn reports(&self) -> bool {
-        !matches!(self, Self::New(_) | Self::Init | Self::Export(_))
+        !matches!(
+            self,
+            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_)
+        )
     }
 }
 

@@ -48,13 +48,8 @@ pub(super) fn check(project: &Project) -> Result<()> {
 /// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one
 /// inside `dir` must be the user's; anything else is refused.
 fn check_state_dir(dir: &Path, state: &Path) -> Result<()> {
-    let Some(meta) = entry(state)? else {
+    let Some(meta) = entry(dir, state)? else {
         return Ok(());
-    };
-    let meta = if meta.file_type().is_symlink() {
-        resolve_inside(dir, state)?
-    } else {
-        meta
     };
     if !meta.is_dir() {
         return Err(refuse(
@@ -69,26 +64,24 @@ fn check_state_dir(dir: &Path, state: &Path) -> Result<()> {
 /// Checks a file sticky opens inside `.sticky/`; `owned` also checks its owner and mode (the
 /// database: its companions are created with its mode by `SQLite`).
 fn check_file(dir: &Path, path: &Path, owned: bool) -> Result<()> {
-    let Some(meta) = entry(path)? else {
-        return Ok(());
-    };
-    let meta = if meta.file_type().is_symlink() {
-        resolve_inside(dir, path)?
-    } else {
-        meta
-    };
-    if owned {
-        check_owner(path, &meta)?;
+    match entry(dir, path)? {
+        Some(meta) if owned => check_owner(path, &meta),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
-/// The metadata of `path` itself (a link is not followed); `None` when nothing is there.
-fn entry(path: &Path) -> Result<Option<Metadata>> {
-    match path.symlink_metadata() {
-        Ok(meta) => Ok(Some(meta)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(crate::store::io_error(path, "look at", &e)),
+/// The metadata of what is at `path`, where a link must resolve to something inside `dir` and
+/// is followed; `None` when nothing is there.
+fn entry(dir: &Path, path: &Path) -> Result<Option<Metadata>> {
+    let meta = match path.symlink_metadata() {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(crate::store::io_error(path, "look at", &e)),
+    };
+    if meta.file_type().is_symlink() {
+        resolve_inside(dir, path).map(Some)
+    } else {
+        Ok(Some(meta))
     }
 }
 

@@ -262,7 +262,7 @@ mod tests {
     use portable_pty::{MasterPty, PtySize};
 
     use super::*;
-    use crate::pty::tests::{binary, exited, sh};
+    use crate::pty::tests::{binary, exited, killed, sh};
     use crate::pty::{Status, child};
 
     /// A terminal of the test's own standing in for the user's: its slave is sticky's stdin and
@@ -413,34 +413,28 @@ mod tests {
         );
     }
 
+    /// Runs `script` on a terminal, which prints `ready` when it is, and does `then` at that
+    /// point.
+    #[track_caller]
+    fn on_terminal_when_ready(script: &str, then: fn()) -> Finished {
+        let user = move |reader: &mut dyn Read, _: &mut dyn Write, _: &dyn MasterPty| {
+            read_until(reader, b"ready");
+            then();
+        };
+        run_on_terminal((80, 24), &sh(script), Box::new(user))
+    }
+
     #[test]
     fn interactive_sigterm_reaches_the_program_and_restores_the_terminal() {
-        let finished = run_on_terminal(
-            (80, 24),
-            &sh("printf ready; exec sleep 30"),
-            Box::new(|reader, _, _| {
-                read_until(reader, b"ready");
-                raise(Signal::SIGTERM).expect("raise");
-            }),
-        );
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(15),
-                interrupted_by: Some(15),
-            }
-        );
+        let finished = on_terminal_when_ready("printf ready; exec sleep 30", || {
+            raise(Signal::SIGTERM).expect("raise");
+        });
+        assert_eq!(finished, killed(15, Some(15)));
     }
 
     #[test]
     fn interactive_crash_restores_the_terminal() {
-        let finished = run_on_terminal(
-            (80, 24),
-            &sh("printf ready; kill -9 $$"),
-            Box::new(|reader, _, _| {
-                read_until(reader, b"ready");
-            }),
-        );
+        let finished = on_terminal_when_ready("printf ready; kill -9 $$", || {});
         assert_eq!(finished.status, Status::Signal(9));
     }
 

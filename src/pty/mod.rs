@@ -160,6 +160,14 @@ mod tests {
         }
     }
 
+    /// The end of a program killed by `signal`, after sticky passed on `interrupted_by`.
+    pub(super) fn killed(signal: i32, interrupted_by: Option<i32>) -> Finished {
+        Finished {
+            status: Status::Signal(signal),
+            interrupted_by,
+        }
+    }
+
     /// Bytes of every value, in an order that is not a simple cycle.
     pub(super) fn binary(len: usize) -> Vec<u8> {
         let mut state = 0x2545_f491_u32;

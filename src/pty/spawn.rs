@@ -46,12 +46,20 @@ pub(super) fn spawn(
     let cwd = c_string(cwd.as_os_str())?;
     let tty = c_string(tty.as_os_str())?;
 
-    let mut actions = FileActions::new()?;
+    let mut actions = FileActions::new(
+        libc::posix_spawn_file_actions_init,
+        libc::posix_spawn_file_actions_destroy,
+        "prepare the program's descriptors",
+    )?;
     actions.open(0, &tty, libc::O_RDWR)?;
     actions.dup2(0, 1)?;
     actions.dup2(0, 2)?;
     actions.chdir(&cwd)?;
-    let mut attributes = Attributes::new()?;
+    let mut attributes = Attributes::new(
+        libc::posix_spawnattr_init,
+        libc::posix_spawnattr_destroy,
+        "prepare the program's attributes",
+    )?;
     attributes.new_session_with_default_signals()?;
 
     inherited_descriptors_close_on_exec();
@@ -84,7 +92,13 @@ fn c_string(text: &OsStr) -> Result<CString> {
 /// Marks every descriptor above 2 close-on-exec. sticky's own already are; the others were
 /// inherited from whoever started sticky and are not the program's business (a pipe's write
 /// end left open would keep a reader of that pipe waiting for as long as the agent lives).
+///
+/// One `close_range(2)` with `CLOSE_RANGE_CLOEXEC` (Linux 5.11) does it; older kernels get the
+/// walk of `/proc/self/fd`, an open, two reads and two fcntl(2)s per descriptor.
 fn inherited_descriptors_close_on_exec() {
+    if all_close_on_exec_from(3) {
+        return;
+    }
     let Ok(entries) = fs::read_dir("/proc/self/fd") else {
         return;
     };
@@ -95,6 +109,24 @@ fn inherited_descriptors_close_on_exec() {
     for fd in descriptors {
         set_close_on_exec(fd);
     }
+}
+
+/// `close_range(first, ~0, CLOSE_RANGE_CLOEXEC)`: whether the kernel marked every descriptor
+/// from `first` on close-on-exec (false on kernels before 5.11, which do not know the call or
+/// the flag).
+#[allow(unsafe_code)]
+fn all_close_on_exec_from(first: libc::c_uint) -> bool {
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC closes nothing; it only sets the flag on the
+    // descriptors in the range, as set_close_on_exec does one by one.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    result == 0
 }
 
 /// Sets `FD_CLOEXEC` on `fd`; a descriptor closed in the meantime (the directory's own, one
@@ -120,28 +152,56 @@ fn check(result: libc::c_int, what: &str) -> Result<()> {
     }
 }
 
+/// A `posix_spawn` object (the file actions or the attributes): on the heap, where it must stay
+/// once initialized, and destroyed when dropped.
+struct SpawnObject<T> {
+    object: Box<T>,
+    destroy: Lifecycle<T>,
+}
+
+/// A `posix_spawn` function that initializes or destroys an object of type `T`.
+type Lifecycle<T> = unsafe extern "C" fn(*mut T) -> libc::c_int;
+
+#[allow(unsafe_code)]
+impl<T> SpawnObject<T> {
+    /// An object that `init` initializes and `destroy` destroys; `what` says what failed.
+    fn new(init: Lifecycle<T>, destroy: Lifecycle<T>, what: &str) -> Result<Self> {
+        let mut object = Box::new(MaybeUninit::<T>::uninit());
+        // SAFETY: init writes the whole object; it is used only once init succeeded.
+        check(unsafe { init(object.as_mut_ptr()) }, what)?;
+        // SAFETY: initialized just above.
+        let object = unsafe { object.assume_init() };
+        Ok(Self { object, destroy })
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut T {
+        &raw mut *self.object
+    }
+
+    fn as_ptr(&self) -> *const T {
+        &raw const *self.object
+    }
+}
+
+#[allow(unsafe_code)]
+impl<T> Drop for SpawnObject<T> {
+    fn drop(&mut self) {
+        // SAFETY: initialized in `new`, destroyed once.
+        unsafe { (self.destroy)(self.as_mut_ptr()) };
+    }
+}
+
 /// What the child does between the clone and the exec, in order.
-struct FileActions(Box<libc::posix_spawn_file_actions_t>);
+type FileActions = SpawnObject<libc::posix_spawn_file_actions_t>;
 
 #[allow(unsafe_code)]
 impl FileActions {
-    fn new() -> Result<Self> {
-        let mut actions = Box::new(MaybeUninit::<libc::posix_spawn_file_actions_t>::uninit());
-        // SAFETY: init writes the whole object; it is used only once init succeeded.
-        check(
-            unsafe { libc::posix_spawn_file_actions_init(actions.as_mut_ptr()) },
-            "prepare the program's descriptors",
-        )?;
-        // SAFETY: initialized just above.
-        Ok(Self(unsafe { actions.assume_init() }))
-    }
-
     fn open(&mut self, fd: libc::c_int, path: &CString, flags: libc::c_int) -> Result<()> {
         // SAFETY: the object is initialized; glibc copies `path`.
         check(
             unsafe {
                 libc::posix_spawn_file_actions_addopen(
-                    &raw mut *self.0,
+                    self.as_mut_ptr(),
                     fd,
                     path.as_ptr(),
                     flags,
@@ -155,7 +215,7 @@ impl FileActions {
     fn dup2(&mut self, fd: libc::c_int, to: libc::c_int) -> Result<()> {
         // SAFETY: the object is initialized.
         check(
-            unsafe { libc::posix_spawn_file_actions_adddup2(&raw mut *self.0, fd, to) },
+            unsafe { libc::posix_spawn_file_actions_adddup2(self.as_mut_ptr(), fd, to) },
             "prepare the program's descriptors",
         )
     }
@@ -163,36 +223,17 @@ impl FileActions {
     fn chdir(&mut self, path: &CString) -> Result<()> {
         // SAFETY: the object is initialized; glibc copies `path`.
         check(
-            unsafe { libc::posix_spawn_file_actions_addchdir_np(&raw mut *self.0, path.as_ptr()) },
+            unsafe { libc::posix_spawn_file_actions_addchdir_np(self.as_mut_ptr(), path.as_ptr()) },
             "prepare the program's directory",
         )
     }
 }
 
-#[allow(unsafe_code)]
-impl Drop for FileActions {
-    fn drop(&mut self) {
-        // SAFETY: initialized in `new`, destroyed once.
-        unsafe { libc::posix_spawn_file_actions_destroy(&raw mut *self.0) };
-    }
-}
-
 /// The child's session and signals.
-struct Attributes(Box<libc::posix_spawnattr_t>);
+type Attributes = SpawnObject<libc::posix_spawnattr_t>;
 
 #[allow(unsafe_code)]
 impl Attributes {
-    fn new() -> Result<Self> {
-        let mut attributes = Box::new(MaybeUninit::<libc::posix_spawnattr_t>::uninit());
-        // SAFETY: init writes the whole object; it is used only once init succeeded.
-        check(
-            unsafe { libc::posix_spawnattr_init(attributes.as_mut_ptr()) },
-            "prepare the program's attributes",
-        )?;
-        // SAFETY: initialized just above.
-        Ok(Self(unsafe { attributes.assume_init() }))
-    }
-
     /// A new session; every signal at its default action (sticky catches some and Rust ignores
     /// SIGPIPE) and none blocked.
     fn new_session_with_default_signals(&mut self) -> Result<()> {
@@ -210,26 +251,18 @@ impl Attributes {
         // SAFETY: the object is initialized; glibc copies the sets.
         unsafe {
             check(
-                libc::posix_spawnattr_setsigdefault(&raw mut *self.0, default.as_ref()),
+                libc::posix_spawnattr_setsigdefault(self.as_mut_ptr(), default.as_ref()),
                 "prepare the program's signals",
             )?;
             check(
-                libc::posix_spawnattr_setsigmask(&raw mut *self.0, blocked.as_ref()),
+                libc::posix_spawnattr_setsigmask(self.as_mut_ptr(), blocked.as_ref()),
                 "prepare the program's signals",
             )?;
             check(
-                libc::posix_spawnattr_setflags(&raw mut *self.0, flags),
+                libc::posix_spawnattr_setflags(self.as_mut_ptr(), flags),
                 "prepare the program's session",
             )
         }
-    }
-}
-
-#[allow(unsafe_code)]
-impl Drop for Attributes {
-    fn drop(&mut self) {
-        // SAFETY: initialized in `new`, destroyed once.
-        unsafe { libc::posix_spawnattr_destroy(&raw mut *self.0) };
     }
 }
 
@@ -258,8 +291,8 @@ fn posix_spawn(
         libc::posix_spawn(
             &raw mut pid,
             path.as_ptr(),
-            &raw const *actions.0,
-            &raw const *attributes.0,
+            actions.as_ptr(),
+            attributes.as_ptr(),
             argv.as_ptr(),
             envp.as_ptr(),
         )

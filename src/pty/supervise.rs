@@ -88,6 +88,29 @@ impl Setup {
     pub(super) fn open(signals: &[Signal], size: PtySize, waker: Option<Waker>) -> Result<Self> {
         let (events_tx, events) = mpsc::sync_channel(QUEUE);
         let forwarding = forward(signals, &events_tx, waker.clone())?;
+        Self::with(forwarding, size, waker, events_tx, events)
+    }
+
+    /// Like [`Setup::open`] for a run that polls the caught signals itself
+    /// ([`polled_fd`](super::signals::polled_fd)): no thread reads them.
+    pub(super) fn open_polled(
+        signals: &[Signal],
+        size: PtySize,
+        waker: Option<Waker>,
+    ) -> Result<Self> {
+        let (events_tx, events) = mpsc::sync_channel(QUEUE);
+        let forwarding = Forwarding::polled(signals)?;
+        Self::with(forwarding, size, waker, events_tx, events)
+    }
+
+    /// Opens the terminal, the signals caught already.
+    fn with(
+        forwarding: Forwarding,
+        size: PtySize,
+        waker: Option<Waker>,
+        events_tx: SyncSender<Event>,
+        events: Receiver<Event>,
+    ) -> Result<Self> {
         let PtyPair { master, slave } = child::open(size)?;
         let tty = master
             .tty_name()
@@ -121,6 +144,19 @@ impl Setup {
             .context("the program on this terminal has been started already")?;
         let on_exit = exit_reporter(&self.events_tx, self.waker.take());
         child::spawn(slave, &self.tty, command, on_exit)
+    }
+
+    /// Like [`Setup::start`], for a run that polls the program's exit itself: with the pidfd
+    /// that tells it (see [`child::spawn_polled`]), or none where the exit comes as an event.
+    pub(super) fn start_polled(&mut self, command: &Command) -> Result<(Child, Option<OwnedFd>)> {
+        let slave = self
+            .slave
+            .take()
+            .context("the program on this terminal has been started already")?;
+        // Cloned, not taken: with a pidfd `on_exit` is dropped unused, and the waker's pipe,
+        // which the run polls, must not hang up before the run ends.
+        let on_exit = exit_reporter(&self.events_tx, self.waker.clone());
+        child::spawn_polled(slave, &self.tty, command, on_exit)
     }
 }
 
@@ -226,7 +262,7 @@ mod tests {
 
     use super::*;
     use crate::pty::run_headless;
-    use crate::pty::tests::{exited, headless_run, sh};
+    use crate::pty::tests::{exited, headless_run, killed, sh};
 
     #[test]
     fn a_run_ends_as_soon_as_the_program_and_its_output_do() {
@@ -257,13 +293,7 @@ mod tests {
     #[test]
     fn a_program_killed_by_a_signal_reports_the_signal() {
         let (finished, _) = headless_run(&sh("kill -9 $$"));
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(9),
-                interrupted_by: None,
-            }
-        );
+        assert_eq!(finished, killed(9, None));
     }
 
     #[test]
@@ -372,26 +402,14 @@ mod tests {
     #[test]
     fn sigterm_to_sticky_reaches_the_programs_group() {
         let finished = signalled_when_ready("echo ready; exec sleep 30", Signal::SIGTERM);
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(15),
-                interrupted_by: Some(15),
-            }
-        );
+        assert_eq!(finished, killed(15, Some(15)));
     }
 
     #[test]
     fn a_program_that_ignores_the_signal_is_killed_after_the_grace_period() {
         let started = Instant::now();
         let finished = signalled_when_ready("trap '' INT; echo ready; sleep 30", Signal::SIGINT);
-        assert_eq!(
-            finished,
-            Finished {
-                status: Status::Signal(9),
-                interrupted_by: Some(2),
-            }
-        );
+        assert_eq!(finished, killed(9, Some(2)));
         assert!(started.elapsed() >= GRACE);
     }
 }

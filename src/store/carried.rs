@@ -43,8 +43,9 @@ impl Tx<'_> {
             let count = turns.iter().filter(|t| t.session_id == session.id).count();
             let id: i64 = self.write(self.tx.query_row(
                 "INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, \
-                 created_at, confirmed_at, rotated_from, rotation_reason, ended_at, turn_count) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+                 created_at, confirmed_at, rotated_from, rotation_reason, ended_at, turn_count, \
+                 carried, carried_bytes) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
                 params![
                     thread.id,
                     session.agent,
@@ -57,6 +58,8 @@ impl Tx<'_> {
                     session.rotation_reason,
                     session.ended_at,
                     i64::try_from(count).unwrap_or(i64::MAX),
+                    session.carried,
+                    session.carried_bytes,
                 ],
                 |row| row.get(0),
             ))?;
@@ -69,7 +72,9 @@ impl Tx<'_> {
             self.write(self.tx.execute(
                 "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, ended_at, \
                  status, exit_code, signal, duration_ms, cost_usd, input_tokens, output_tokens, \
-                 error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                 error, cached_tokens, context_tokens, context_window, purpose) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+                 ?17, ?18, ?19)",
                 params![
                     session,
                     turn.prompt,
@@ -86,6 +91,10 @@ impl Tx<'_> {
                     turn.input_tokens,
                     turn.output_tokens,
                     turn.error,
+                    turn.cached_tokens,
+                    turn.context_tokens,
+                    turn.context_window,
+                    turn.purpose,
                 ],
             ))?;
         }
@@ -146,6 +155,7 @@ mod tests {
             agent_session_id: Some(id),
             directory: Path::new("/a"),
             rotated_from: None,
+            carried: None,
         };
         store
             .immediate(|tx| {

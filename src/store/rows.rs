@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OptionalExtension, Row, ToSql};
+use rusqlite::{Connection, OptionalExtension, Params, Row, ToSql};
 
 use super::{Mode, SessionRow, ThreadRow, TurnRow, TurnStatus};
 
@@ -125,7 +125,7 @@ macro_rules! thread_columns {
 macro_rules! session_columns {
     () => {
         "id, thread_id, agent, model, agent_session_id, directory, created_at, confirmed_at, \
-         rotated_from, rotation_reason, ended_at"
+         rotated_from, rotation_reason, ended_at, carried, carried_bytes"
     };
 }
 
@@ -133,7 +133,8 @@ macro_rules! session_columns {
 macro_rules! turn_columns {
     () => {
         "id, session_id, prompt, mode, pid, host, started_at, ended_at, status, exit_code, \
-         signal, duration_ms, cost_usd, input_tokens, output_tokens, error"
+         signal, duration_ms, cost_usd, input_tokens, output_tokens, error, answer_bytes, \
+         cached_tokens, context_tokens, context_window, purpose"
     };
 }
 
@@ -162,6 +163,8 @@ pub(crate) fn session(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
         rotated_from: row.get(8)?,
         rotation_reason: row.get(9)?,
         ended_at: row.get(10)?,
+        carried: row.get(11)?,
+        carried_bytes: row.get(12)?,
     })
 }
 
@@ -184,6 +187,11 @@ pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
         input_tokens: row.get(13)?,
         output_tokens: row.get(14)?,
         error: row.get(15)?,
+        answer_bytes: row.get(16)?,
+        cached_tokens: row.get(17)?,
+        context_tokens: row.get(18)?,
+        context_window: row.get(19)?,
+        purpose: row.get(20)?,
     })
 }
 
@@ -228,11 +236,32 @@ pub(crate) mod sql {
     );
 }
 
+/// How a row of one of the row types is read.
+pub(crate) type Read<T> = fn(&Row<'_>) -> rusqlite::Result<T>;
+
+/// The first row `sql` finds with `params`, read by `read`, if there is one.
+pub(crate) fn one<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl Params,
+    read: Read<T>,
+) -> rusqlite::Result<Option<T>> {
+    conn.prepare_cached(sql)?.query_row(params, read).optional()
+}
+
+/// Every row `sql` finds with `params`, read by `read`, in the order the statement gives.
+pub(crate) fn all<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl Params,
+    read: Read<T>,
+) -> rusqlite::Result<Vec<T>> {
+    conn.prepare_cached(sql)?.query_map(params, read)?.collect()
+}
+
 /// The thread named `name`.
 pub(crate) fn thread_by_name(conn: &Connection, name: &str) -> rusqlite::Result<Option<ThreadRow>> {
-    conn.prepare_cached(sql::THREAD_BY_NAME)?
-        .query_row([name], thread)
-        .optional()
+    one(conn, sql::THREAD_BY_NAME, [name], thread)
 }
 
 /// The live session of a thread.
@@ -240,9 +269,7 @@ pub(crate) fn live_session(
     conn: &Connection,
     thread_id: i64,
 ) -> rusqlite::Result<Option<SessionRow>> {
-    conn.prepare_cached(sql::LIVE_SESSION)?
-        .query_row([thread_id], session)
-        .optional()
+    one(conn, sql::LIVE_SESSION, [thread_id], session)
 }
 
 /// A session by id.
@@ -250,9 +277,7 @@ pub(crate) fn session_by_id(
     conn: &Connection,
     session_id: i64,
 ) -> rusqlite::Result<Option<SessionRow>> {
-    conn.prepare_cached(sql::SESSION_BY_ID)?
-        .query_row([session_id], session)
-        .optional()
+    one(conn, sql::SESSION_BY_ID, [session_id], session)
 }
 
 /// The oldest running turn of a session.
@@ -260,9 +285,7 @@ pub(crate) fn running_turn(
     conn: &Connection,
     session_id: i64,
 ) -> rusqlite::Result<Option<TurnRow>> {
-    conn.prepare_cached(sql::RUNNING_TURN)?
-        .query_row([session_id], turn)
-        .optional()
+    one(conn, sql::RUNNING_TURN, [session_id], turn)
 }
 
 #[cfg(test)]

@@ -18,6 +18,13 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     (dir, db)
 }
 
+/// A [`project`] whose `.sticky/` directory was made by hand, with no database in it.
+fn project_with_state_dir() -> (tempfile::TempDir, PathBuf) {
+    let (dir, db) = project();
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    (dir, db)
+}
+
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
@@ -29,6 +36,7 @@ fn session<'a>(directory: &'a Path, rotated_from: Option<(i64, &'a str)>) -> New
         agent_session_id: Some("4f1c"),
         directory,
         rotated_from,
+        carried: None,
     }
 }
 
@@ -106,8 +114,7 @@ fn only_a_sticky_directory_gets_a_gitignore() {
 
 #[test]
 fn an_existing_sticky_directory_gets_its_gitignore_back_with_the_database() {
-    let (_dir, db) = project();
-    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let (_dir, db) = project_with_state_dir();
     Store::open(&db).unwrap();
     assert_eq!(
         fs::read_to_string(db.with_file_name(".gitignore")).unwrap(),
@@ -117,8 +124,7 @@ fn an_existing_sticky_directory_gets_its_gitignore_back_with_the_database() {
 
 #[test]
 fn an_empty_file_is_a_new_database() {
-    let (_dir, db) = project();
-    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let (_dir, db) = project_with_state_dir();
     fs::write(&db, b"").unwrap();
     let mut store = Store::open_existing(&db).unwrap().unwrap();
     start_turn(&mut store, 1).unwrap();
@@ -133,14 +139,14 @@ fn open_existing_creates_nothing() {
     assert!(Store::open_existing(&db).unwrap().is_some());
 }
 
-#[test]
-fn a_turn_is_recorded_from_start_to_end() {
-    let (_dir, db) = project();
-    let mut store = Store::open(&db).unwrap();
-    assert_eq!(store.thread("main").unwrap(), None);
-    let before = now();
-    let (session_id, turn_id) = start_turn(&mut store, 4242).unwrap();
-
+/// Checks what `start_turn` wrote after `before`: the thread `main`, its live session and
+/// the running turn; returns the thread.
+#[track_caller]
+fn assert_started(
+    store: &mut Store,
+    (session_id, turn_id): (i64, i64),
+    before: Millis,
+) -> ThreadRow {
     let thread = store.thread("main").unwrap().unwrap();
     assert!(thread.created_at >= before);
     let live = store.live_session(thread.id).unwrap().unwrap();
@@ -168,6 +174,17 @@ fn a_turn_is_recorded_from_start_to_end() {
         (TurnStatus::Running, 4242, Mode::Headless)
     );
     assert_eq!((running.ended_at, running.duration_ms), (None, None));
+    thread
+}
+
+#[test]
+fn a_turn_is_recorded_from_start_to_end() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(store.thread("main").unwrap(), None);
+    let before = now();
+    let (session_id, turn_id) = start_turn(&mut store, 4242).unwrap();
+    let thread = assert_started(&mut store, (session_id, turn_id), before);
 
     // Pretend the turn started 1.5 s ago, so the duration is visible.
     store
@@ -355,6 +372,7 @@ fn running_turns_of_the_thread_are_abandoned_others_are_not() {
                     agent_session_id: Some("o1"),
                     directory: Path::new("/p"),
                     rotated_from: None,
+                    carried: None,
                 },
             )?;
             let turn = tx.begin_turn(session.id, Some("x"), Mode::Headless, 12, "host")?;
@@ -435,6 +453,24 @@ fn real_database(db: &Path) {
         .unwrap();
 }
 
+/// Checks that a file beside `db` holding nothing but the header field `pragma` set to
+/// `value` is refused, with `expected` in the error, and left untouched.
+#[track_caller]
+fn assert_bare_file_refused(db: &Path, (pragma, value): (&str, i64), expected: &str) {
+    let bare = db.with_file_name("bare.db");
+    set_header(&bare, pragma, value);
+    assert_refused_untouched(&bare, &[expected]);
+}
+
+/// Sets the header field `pragma` (`user_version`, `application_id`) of the database file at
+/// `db` to `value`, as another program would.
+fn set_header(db: &Path, pragma: &str, value: i64) {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .pragma_update(None, pragma, value)
+        .unwrap();
+}
+
 #[track_caller]
 fn assert_refused_untouched(db: &Path, expected: &[&str]) {
     let before = fs::read(db).unwrap();
@@ -466,8 +502,7 @@ fn assert_refused_untouched(db: &Path, expected: &[&str]) {
 
 #[test]
 fn random_bytes_are_not_a_sticky_database() {
-    let (_dir, db) = project();
-    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let (_dir, db) = project_with_state_dir();
     let noise: Vec<u8> = (0..8192u32)
         .map(|i| i.wrapping_mul(2_654_435_761).to_be_bytes()[1])
         .collect();
@@ -504,10 +539,7 @@ fn a_truncated_database_is_refused() {
 fn a_newer_schema_is_refused() {
     let (_dir, db) = project();
     real_database(&db);
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .pragma_update(None, "user_version", 999)
-        .unwrap();
+    set_header(&db, "user_version", 999);
     assert_refused_untouched(
         &db,
         &[
@@ -518,12 +550,7 @@ fn a_newer_schema_is_refused() {
         ],
     );
     // Also a bare file that only claims the version.
-    let bare = db.with_file_name("bare.db");
-    rusqlite::Connection::open(&bare)
-        .unwrap()
-        .pragma_update(None, "user_version", 999)
-        .unwrap();
-    assert_refused_untouched(&bare, &["schema version 999"]);
+    assert_bare_file_refused(&db, ("user_version", 999), "schema version 999");
 }
 
 #[test]
@@ -553,8 +580,7 @@ fn a_newer_schema_still_in_the_wal_is_refused_and_its_wal_kept() {
 
 #[test]
 fn another_applications_database_is_refused() {
-    let (_dir, db) = project();
-    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let (_dir, db) = project_with_state_dir();
     rusqlite::Connection::open(&db)
         .unwrap()
         .execute_batch("CREATE TABLE notes (body TEXT)")
@@ -563,12 +589,7 @@ fn another_applications_database_is_refused() {
         &db,
         &["is not a sticky database (its schema was not created by sticky)"],
     );
-    let other = db.with_file_name("other.db");
-    rusqlite::Connection::open(&other)
-        .unwrap()
-        .pragma_update(None, "application_id", 7)
-        .unwrap();
-    assert_refused_untouched(&other, &["application id 0x7"]);
+    assert_bare_file_refused(&db, ("application_id", 7), "application id 0x7");
 }
 
 #[test]

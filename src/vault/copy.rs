@@ -4,13 +4,13 @@
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
 use super::{
-    Entry, FILES, Fnv, Manifest, VERSION, Vault, create_dir, keeping_name, open_private,
-    write_atomically,
+    Entry, FILES, Fnv, Manifest, ROWS, RowsEntry, VERSION, Vault, create_dir, keeping_name,
+    open_private, rows, write_atomically,
 };
 use crate::agent::{Adapter, Keeping, SessionFile};
 
@@ -38,7 +38,13 @@ impl Vault {
         id: &str,
     ) -> Result<Copied> {
         let listed = adapter.session_files(home, directory, id);
-        if listed.is_empty() {
+        let rows = match adapter.session_rows(home, id) {
+            Some(rows) => rows::dump(&rows, id)
+                .with_context(|| format!("cannot read {}", rows.database.display()))?
+                .map(|dump| (rows.relative, dump)),
+            None => None,
+        };
+        if listed.is_empty() && rows.is_none() {
             return Ok(Copied::default());
         }
         // A damaged manifest is started over: everything is copied whole again.
@@ -53,6 +59,7 @@ impl Vault {
                 directory: directory.to_owned(),
                 copied_at: 0,
                 files: Vec::new(),
+                rows: None,
             });
         directory.clone_into(&mut manifest.directory);
         let files = self.session_dir(adapter.name(), id).join(FILES);
@@ -75,9 +82,38 @@ impl Vault {
                 None => manifest.files.push(entry),
             }
         }
+        if let Some((relative, dump)) = rows {
+            copied.files += 1;
+            copied.written += self.keep_rows(&mut manifest, relative, &dump)?;
+        }
         manifest.copied_at = crate::store::now();
         self.write_manifest(&manifest)?;
         Ok(copied)
+    }
+}
+
+impl Vault {
+    /// Keeps a session's rows (`rows.json`) when they changed; returns the bytes written.
+    fn keep_rows(&self, manifest: &mut Manifest, relative: PathBuf, dump: &[u8]) -> Result<u64> {
+        let mut hash = Fnv::new();
+        hash.write(dump);
+        let path = self
+            .session_dir(&manifest.agent, &manifest.session)
+            .join(ROWS);
+        let len = dump.len() as u64;
+        let same = manifest
+            .rows
+            .as_ref()
+            .is_some_and(|old| old.hash == hash.0 && old.len == len && path.is_file());
+        if !same {
+            write_atomically(&path, dump)?;
+        }
+        manifest.rows = Some(RowsEntry {
+            relative,
+            len,
+            hash: hash.0,
+        });
+        Ok(if same { 0 } else { len })
     }
 }
 
@@ -115,7 +151,7 @@ fn copy_file(file: &SessionFile, old: Option<&Entry>, copy: &Path) -> Result<(En
     let written = if from == 0 {
         copy_whole(&mut source, meta.len(), copy)?
     } else {
-        append(&mut source, from, meta.len(), copy)?
+        append(&mut source, from, meta.len(), copy, copy_len)?
     };
     let len = from + written;
     Ok((entry(len, sample_hash(&source, len)?), written))
@@ -170,11 +206,19 @@ fn copy_whole(source: &mut File, len: u64, copy: &Path) -> Result<u64> {
     Ok(copied?)
 }
 
-/// Appends `source`'s bytes from `from` to `to` to the copy, cut back to `from` first (a copy
-/// left longer by a copy whose manifest was never written).
-fn append(source: &mut File, from: u64, to: u64, copy: &Path) -> Result<u64> {
+/// Appends `source`'s bytes from `from` to `to` to the copy (now `copy_len` long), cut back to
+/// `from` first when a copy whose manifest was never written left it longer.
+fn append(
+    source: &mut File,
+    from: u64,
+    to: u64,
+    copy: &Path,
+    copy_len: Option<u64>,
+) -> Result<u64> {
     let mut out = OpenOptions::new().write(true).open(copy)?;
-    out.set_len(from)?;
+    if copy_len != Some(from) {
+        out.set_len(from)?;
+    }
     out.seek(SeekFrom::Start(from))?;
     source.seek(SeekFrom::Start(from))?;
     Ok(io::copy(

@@ -11,6 +11,8 @@
 //!     manifest.json              what was copied (see [`Manifest`]), replaced atomically
 //!     files/<relative>           the copy of each file, at its path under the agent's home
 //!                                (`SessionFile::relative`: `projects/-p/<id>.jsonl` for Claude)
+//!     rows.json                  for an agent that keeps sessions as database rows (opencode,
+//!                                `Adapter::session_rows`): the session's rows (`rows.rs`)
 //! ```
 //!
 //! Copies are incremental (`copy.rs`): an append-only file copies only the bytes added since the
@@ -25,6 +27,7 @@
 
 mod copy;
 mod restore;
+mod rows;
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -45,6 +48,9 @@ const MANIFEST: &str = "manifest.json";
 
 /// The directory of the copies in a session's directory.
 const FILES: &str = "files";
+
+/// The copy of a session kept as database rows, in a session's directory.
+const ROWS: &str = "rows.json";
 
 /// The manifest's format version.
 const VERSION: u32 = 1;
@@ -70,6 +76,20 @@ pub struct Manifest {
     pub copied_at: i64,
     /// The files, in the order the agent listed them first.
     pub files: Vec<Entry>,
+    /// The session's database rows (`rows.json`), for an agent that keeps rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowsEntry>,
+}
+
+/// The copy of a session's database rows in a [`Manifest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowsEntry {
+    /// The database's path under the agent's home.
+    pub relative: PathBuf,
+    /// The length of `rows.json`.
+    pub len: u64,
+    /// Its hash.
+    pub hash: u64,
 }
 
 /// One copied file in a [`Manifest`].
@@ -191,6 +211,13 @@ impl Vault {
             }
         }
         Ok(listed)
+    }
+
+    /// The copy of a session kept as database rows (`rows.json`), if the vault holds one.
+    pub fn rows(&self, agent: &str, id: &str) -> Result<Option<PathBuf>> {
+        let held = self.manifest(agent, id)?.and_then(|manifest| manifest.rows);
+        let path = self.session_dir(agent, id).join(ROWS);
+        Ok(held.filter(|_| path.is_file()).map(|_| path))
     }
 
     /// Deletes a session's copies; whether there were any.

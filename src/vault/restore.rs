@@ -31,7 +31,8 @@ impl Vault {
         id: &str,
     ) -> Result<Option<Restored>> {
         let files = self.files(adapter.name(), id)?;
-        if files.is_empty() {
+        let rows = self.rows(adapter.name(), id)?;
+        if files.is_empty() && rows.is_none() {
             return Ok(None);
         }
         let root = adapter.agent_home(home).with_context(|| {
@@ -41,6 +42,15 @@ impl Vault {
             )
         })?;
         let mut restored = Restored::default();
+        for file in &files {
+            anyhow::ensure!(
+                adapter.restorable(&file.relative, id),
+                "the vault names {} as a file of session {id}, which {} does not keep there; \
+                 nothing was restored (was the vault copied from elsewhere?)",
+                file.relative.display(),
+                adapter.name()
+            );
+        }
         for file in files {
             let target = root.join(&file.relative);
             if std::fs::symlink_metadata(&target).is_ok() {
@@ -50,6 +60,16 @@ impl Vault {
                 .with_context(|| format!("cannot restore {}", target.display()))?;
             restored.files += 1;
             restored.bytes += file.len;
+        }
+        if let (Some(copy), Some(rows)) = (rows, adapter.session_rows(home, id)) {
+            let document =
+                std::fs::read(&copy).with_context(|| format!("cannot read {}", copy.display()))?;
+            let back = super::rows::restore(&rows, id, &document)
+                .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
+            if back {
+                restored.files += 1;
+                restored.bytes += document.len() as u64;
+            }
         }
         Ok(Some(restored))
     }

@@ -18,6 +18,7 @@
 //! sticky.
 
 mod agents;
+mod bundle;
 mod carry;
 mod concurrency;
 mod display;
@@ -26,6 +27,7 @@ mod fake;
 mod hostile;
 mod input;
 mod interactive;
+mod ledger;
 mod mock;
 mod policy;
 mod project;
@@ -38,3 +40,4 @@ mod support;
 mod trust;
 mod turns;
 mod ux;
+mod vault;

@@ -1,14 +1,15 @@
 //! sticky with the real opencode 1.18.33 against the mock: what opencode supplies to the
 //! [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
 //! invocations in the session opencode really used, and `new` starts afresh; also another
-//! `--model`, a turn from a subdirectory and a lost session).
+//! `--model`, a turn from a subdirectory and a lost session; issue 15, part 12: a tool turn in
+//! Chat Completions' form).
 //!
 //! opencode mints its session IDs (`ses_…`) and sticky learns each from its events; every
 //! request opencode sends names its session in the `x-session-id` header. Its first turn also
 //! sends a title request, which [`Tier::turn`] tells apart from the turn by its reply.
 
 use super::lines_after;
-use super::scenarios::{Lost, Model, Profile};
+use super::scenarios::{Lost, Model, Profile, Tools};
 use super::tier::Tier;
 use crate::mock::Request;
 
@@ -32,6 +33,15 @@ pub const PROFILE: Profile = Profile {
         says: "Session not found",
     }),
     ui: None,
+    // `run --auto` approves what the configuration does not deny (`opencode run --help`).
+    tools: Some(Tools {
+        permissions: &["--auto"],
+        // 1.18.33 writes its `tool_use` event only once the tool completed
+        // (`"state":{"status":"completed",...}`, observed with a command held until a file
+        // appeared), so sticky has nothing to show while it runs.
+        activity: None,
+    }),
+    api_failure: None,
 };
 
 /// opencode keeps every session in one database, not a file per session: the stored ID is one
