@@ -52,6 +52,9 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective settings and where each came from')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Explain what the next turn would use and why, and what stands in its way')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the conversation and its agent session''s files to one file, for `sticky import` in another directory, HOME or machine')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Add a conversation written by `sticky export` to this project: the next turn resumes the same agent session, with its whole history')
+            [CompletionResult]::new('relocate', 'relocate', [CompletionResultType]::ParameterValue, 'Carry the conversations forward after the project directory moved or was renamed')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -190,6 +193,43 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'sticky;export' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;import' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Add the conversation as thread NAME instead of the name it had')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a thread of the same name in this project (its sessions and turns are removed) and agent files of the same session in this HOME')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;relocate' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'sticky;forget' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
@@ -225,6 +265,9 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective settings and where each came from')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Explain what the next turn would use and why, and what stands in its way')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the conversation and its agent session''s files to one file, for `sticky import` in another directory, HOME or machine')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Add a conversation written by `sticky export` to this project: the next turn resumes the same agent session, with its whole history')
+            [CompletionResult]::new('relocate', 'relocate', [CompletionResultType]::ParameterValue, 'Carry the conversations forward after the project directory moved or was renamed')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -258,6 +301,15 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;help;prompt' {
+            break
+        }
+        'sticky;help;export' {
+            break
+        }
+        'sticky;help;import' {
+            break
+        }
+        'sticky;help;relocate' {
             break
         }
         'sticky;help;forget' {

@@ -25,11 +25,17 @@ _sticky() {
             sticky,doctor)
                 cmd="sticky__subcmd__doctor"
                 ;;
+            sticky,export)
+                cmd="sticky__subcmd__export"
+                ;;
             sticky,forget)
                 cmd="sticky__subcmd__forget"
                 ;;
             sticky,help)
                 cmd="sticky__subcmd__help"
+                ;;
+            sticky,import)
+                cmd="sticky__subcmd__import"
                 ;;
             sticky,init)
                 cmd="sticky__subcmd__init"
@@ -42,6 +48,9 @@ _sticky() {
                 ;;
             sticky,prompt)
                 cmd="sticky__subcmd__prompt"
+                ;;
+            sticky,relocate)
+                cmd="sticky__subcmd__relocate"
                 ;;
             sticky,sessions)
                 cmd="sticky__subcmd__sessions"
@@ -64,11 +73,17 @@ _sticky() {
             sticky__subcmd__help,doctor)
                 cmd="sticky__subcmd__help__subcmd__doctor"
                 ;;
+            sticky__subcmd__help,export)
+                cmd="sticky__subcmd__help__subcmd__export"
+                ;;
             sticky__subcmd__help,forget)
                 cmd="sticky__subcmd__help__subcmd__forget"
                 ;;
             sticky__subcmd__help,help)
                 cmd="sticky__subcmd__help__subcmd__help"
+                ;;
+            sticky__subcmd__help,import)
+                cmd="sticky__subcmd__help__subcmd__import"
                 ;;
             sticky__subcmd__help,init)
                 cmd="sticky__subcmd__help__subcmd__init"
@@ -81,6 +96,9 @@ _sticky() {
                 ;;
             sticky__subcmd__help,prompt)
                 cmd="sticky__subcmd__help__subcmd__prompt"
+                ;;
+            sticky__subcmd__help,relocate)
+                cmd="sticky__subcmd__help__subcmd__relocate"
                 ;;
             sticky__subcmd__help,sessions)
                 cmd="sticky__subcmd__help__subcmd__sessions"
@@ -101,7 +119,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt forget show help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -284,6 +302,65 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__export)
+            opts="-o -C -t -q -h --output --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                -o)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__forget)
             opts="-y -C -t -q -h --yes --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -314,7 +391,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt forget show help"
+            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,6 +446,20 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -384,6 +475,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -453,6 +558,20 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__help__subcmd__relocate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -502,6 +621,39 @@ _sticky() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__import)
+            opts="-C -t -q -h --as --replace --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -645,6 +797,35 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__prompt)
+            opts="-C -t -q -h --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__relocate)
             opts="-C -t -q -h --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

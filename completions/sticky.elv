@@ -49,6 +49,9 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand export 'Write the conversation and its agent session''s files to one file, for `sticky import` in another directory, HOME or machine'
+            cand import 'Add a conversation written by `sticky export` to this project: the next turn resumes the same agent session, with its whole history'
+            cand relocate 'Carry the conversations forward after the project directory moved or was renamed'
             cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand show 'Print a turn''s answer again, exactly as it was printed'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -176,6 +179,40 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;export'= {
+            cand -o 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)'
+            cand --output 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;import'= {
+            cand --as 'Add the conversation as thread NAME instead of the name it had'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --replace 'Replace a thread of the same name in this project (its sessions and turns are removed) and agent files of the same session in this HOME'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;relocate'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;forget'= {
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
@@ -209,6 +246,9 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand export 'Write the conversation and its agent session''s files to one file, for `sticky import` in another directory, HOME or machine'
+            cand import 'Add a conversation written by `sticky export` to this project: the next turn resumes the same agent session, with its whole history'
+            cand relocate 'Carry the conversations forward after the project directory moved or was renamed'
             cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand show 'Print a turn''s answer again, exactly as it was printed'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -232,6 +272,12 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;doctor'= {
         }
         &'sticky;help;prompt'= {
+        }
+        &'sticky;help;export'= {
+        }
+        &'sticky;help;import'= {
+        }
+        &'sticky;help;relocate'= {
         }
         &'sticky;help;forget'= {
         }

@@ -21,7 +21,7 @@ Exit codes:
   0        the turn succeeded
   1-125    the agent's own exit code, passed through (but see 76)
   128+N    the agent was killed by signal N (130 for Ctrl-C)
-  2        usage error: bad option or argument
+  2        usage error: bad option or argument (a bundle sticky cannot import, too)
   70       internal error in sticky
   71       store error: the project database cannot be opened, read or written
   72       agent not found or not executable
@@ -142,6 +142,39 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "prompt",
         &[("sticky prompt", "one line for a shell prompt")],
+    ),
+    (
+        "export",
+        &[
+            (
+                "sticky export -o conversation.sticky",
+                "the conversation and its session's files in one file",
+            ),
+            (
+                "sticky export | sticky import --as copy -",
+                "through a pipe (across machines: ssh host sticky export | sticky import -)",
+            ),
+        ],
+    ),
+    (
+        "import",
+        &[
+            (
+                "sticky import conversation.sticky",
+                "add it here; the next turn resumes the same session with its history",
+            ),
+            (
+                "sticky import --as review conversation.sticky",
+                "add it under another thread name",
+            ),
+        ],
+    ),
+    (
+        "relocate",
+        &[(
+            "sticky relocate",
+            "go on with the conversations after the project directory moved",
+        )],
     ),
     (
         "forget",
@@ -361,7 +394,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// The commands a one-word prompt is checked against.
 const COMMAND_NAMES: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "show",
+    "export", "import", "relocate", "show",
 ];
 
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
@@ -683,6 +716,36 @@ pub enum Command {
     /// up or run). Prints nothing when the project has no sticky state yet.
     Prompt,
 
+    /// Write the conversation and its agent session's files to one file, for `sticky import`
+    /// in another directory, HOME or machine.
+    ///
+    /// The bundle (zstd-compressed tar) holds a manifest (format and versions, the project's
+    /// path, the thread, its sessions with their lineage, its turns, each file's size and
+    /// SHA-256) and the live session's files as the agent keeps them; never the agent's settings
+    /// or credentials. Written to -o FILE (whole, or not at all), or to stdout when -o is `-` or
+    /// stdout is a pipe; never to a terminal. Waits for a turn running on the conversation.
+    Export(ExportArgs),
+
+    /// Add a conversation written by `sticky export` to this project: the next turn resumes the
+    /// same agent session, with its whole history.
+    ///
+    /// FILE (or `-` for stdin) is verified whole before anything is written: its format
+    /// version, every file's size and checksum, and that it holds only the session's own files
+    /// (no links, no absolute or `..` paths). The files are then placed where the agent in this
+    /// HOME looks for a session run in this directory, rewriting what names the old directory,
+    /// and the thread is added under its own name; a name in use is refused unless --as or
+    /// --replace says otherwise. A bad or truncated bundle changes nothing (exit 2).
+    Import(ImportArgs),
+
+    /// Carry the conversations forward after the project directory moved or was renamed.
+    ///
+    /// A turn in a moved project fails (exit 73) because its session belongs to the old
+    /// directory, where agents keep it. This moves each such session's files to where the agent
+    /// looks for this directory, rewriting what names the old one, and records the session
+    /// here (only -t NAME's when given). Refused when the old directory still exists: a copy
+    /// of a project gets `sticky new`, or `export` and `import`, instead.
+    Relocate,
+
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the
     /// copies of its sessions' files in sticky's vault.
     ///
@@ -699,6 +762,31 @@ pub enum Command {
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
     Show(ShowArgs),
+}
+
+/// Where `sticky export` writes the bundle.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportArgs {
+    /// Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal).
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+}
+
+/// What `sticky import` reads and how it names the thread.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ImportArgs {
+    /// The bundle written by `sticky export`; `-` reads it from stdin.
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// Add the conversation as thread NAME instead of the name it had.
+    #[arg(long = "as", value_name = "NAME", conflicts_with = "replace")]
+    pub as_name: Option<String>,
+
+    /// Replace a thread of the same name in this project (its sessions and turns are removed)
+    /// and agent files of the same session in this HOME.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// Options of `sticky log`.

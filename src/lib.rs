@@ -7,6 +7,7 @@
 //! adapters, `pty` the relay, `progress` the spinner, `generate` the completions and man pages.
 
 pub mod agent;
+pub mod bundle;
 pub mod cli;
 mod cmd;
 pub mod config;

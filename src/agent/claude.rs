@@ -262,7 +262,7 @@ fn transcript_in(config: &Path, directory: &Path, id: &str) -> PathBuf {
 /// `-`; a name over 200 characters is cut to 200 and gets `-` and a base-36 hash of the path
 /// (from the 2.1.332 binary: `Math.abs(hash(cwd)).toString(36)`, JavaScript's 32-bit string
 /// hash over UTF-16 units).
-fn encode_project_dir(path: &str) -> String {
+pub(super) fn encode_project_dir(path: &str) -> String {
     const LIMIT: usize = 200;
     let encoded: String = path
         .encode_utf16()

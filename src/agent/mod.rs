@@ -5,6 +5,7 @@
 //! adapter is tested as pure functions.
 
 mod answers;
+pub mod carry;
 mod claude;
 mod codex;
 mod copilot;

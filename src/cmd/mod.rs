@@ -3,7 +3,9 @@
 mod agents;
 mod config;
 mod doctor;
+mod export;
 mod forget;
+mod import;
 mod init;
 mod input;
 mod listing;
@@ -11,6 +13,7 @@ mod log;
 mod output;
 mod probe;
 mod prompt;
+mod relocate;
 mod sessions;
 mod show;
 mod status;
@@ -119,6 +122,9 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        Some(Command::Export(args)) => export::run(&ctx()?, &args),
+        Some(Command::Import(args)) => import::run(&ctx()?, &args),
+        Some(Command::Relocate) => relocate::run(&ctx()?),
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
@@ -175,6 +181,27 @@ impl Command {
                 "vault",
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
+            Self::Export(_) => &[
+                "thread",
+                "project",
+                "agent",
+                "agent_session_id",
+                "file",
+                "files",
+                "bytes",
+                "turns",
+            ],
+            Self::Import(_) => &[
+                "thread",
+                "project",
+                "from",
+                "agent",
+                "agent_session_id",
+                "sessions",
+                "turns",
+                "files",
+            ],
+            Self::Relocate => &["project", "relocated"],
             Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
             Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
         }
@@ -182,7 +209,10 @@ impl Command {
 
     /// Whether the command only reports (so a closed stdout ends it quietly).
     fn reports(&self) -> bool {
-        !matches!(self, Self::New(_) | Self::Init | Self::Forget(_))
+        !matches!(
+            self,
+            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_)
+        )
     }
 }
 

@@ -139,8 +139,9 @@ pub fn ensure_in_project(
         .map_or_else(|| "no ID yet".to_owned(), |id| format!("session {id}"));
     Err(StickyError::Elsewhere(format!(
         "thread {thread}: the {} session #{} ({id}) belongs to directory {}, not to this project \
-         {}; run `sticky new` to start a session here (the old one stays on record), run sticky \
-         in {} to go on with it there, or set STICKY_DB to keep this project's state apart",
+         {}; if the project moved here, run `sticky relocate` to go on with it here; else run \
+         `sticky new` to start a session here (the old one stays on record), run sticky in {} to \
+         go on with it there, or set STICKY_DB to keep this project's state apart",
         session.agent,
         session.id,
         session.directory.display(),

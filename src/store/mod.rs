@@ -11,6 +11,7 @@
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
 mod answer;
+mod carried;
 mod error;
 mod intact;
 mod open;

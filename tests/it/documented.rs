@@ -11,7 +11,7 @@
 //! and what reached stdout. A documented command without a row fails the test (so a new
 //! example must be made to run), and so does a row no document shows any more.
 //!
-//! Stand-ins: `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
+//! Stand-ins: `ssh HOST COMMAND` runs COMMAND here, in the project. `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
 //! README's install command for real), which records its arguments and, as `cargo clippy`,
 //! prints two warnings on stderr; the rows assert both. `git diff` and `jq` are the real ones,
 //! on a file the set-up commits and then changes. The bare `sticky` (the agent's own UI) runs on
@@ -491,6 +491,24 @@ fn rows() -> Vec<Row> {
             .fresh(),
         Row::report("sticky sessions --json").stdout("\"sessions\":"),
         Row::report("sticky doctor -a codex").stdout("codex"),
+        // README and man pages: export, import, relocate (issue 13). In this project the
+        // bundle's session is the project's own, so importing it again only adds a thread.
+        Row::report("sticky export -o conversation.sticky").stderr("exported thread main"),
+        Row {
+            before: vec![vec!["export", "-o", "conversation.sticky"]],
+            code: 2,
+            ..Row::report("sticky import conversation.sticky")
+        }
+        .stderr("thread named main already"),
+        Row {
+            before: vec![vec!["export", "-o", "conversation.sticky"]],
+            ..Row::report("sticky import --as review conversation.sticky")
+        }
+        .stderr("imported thread review"),
+        Row::report("sticky export | sticky import --as copy -").stderr("imported thread copy"),
+        Row::report("ssh host sticky export | sticky import --as from-host -")
+            .stderr("imported thread from-host"),
+        Row::report("sticky relocate").stderr("nothing to relocate"),
         // README: the vault (and the forget man page).
         Row {
             before: vec![vec!["-t", "scratch", "throwaway"]],
@@ -563,6 +581,8 @@ fn project() -> (TestEnv, PathBuf) {
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sticky"), bin.join("sticky"))
         .expect("link sticky");
     env.script("doc-bin/cargo", CARGO);
+    // `ssh HOST COMMAND...` runs the command here, as the host would in its project.
+    env.script("doc-bin/ssh", "#!/bin/sh\nshift\nexec \"$@\"\n");
     (env, bin)
 }
 

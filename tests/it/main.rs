@@ -18,6 +18,7 @@
 //! sticky.
 
 mod agents;
+mod bundle;
 mod carry;
 mod concurrency;
 mod display;

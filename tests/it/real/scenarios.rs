@@ -396,6 +396,81 @@ pub fn the_ledger_holds_what_the_mock_reported(agent: Agent) {
     }
 }
 
+/// `sticky export` in one world (HOME and project), `sticky import` in another with its own
+/// HOME and project path: the next turn there resumes the same agent session, and its request
+/// carries the first world's turns (issue 13 item 6).
+pub fn export_and_import_carry_the_session_to_another_home_and_directory(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.session_of(&first);
+    let bundle = tier.world.home.join("conversation.sticky");
+    let bundle_arg = bundle.to_str().expect("a UTF-8 path");
+    tier.world.sticky_ok(["export", "-o", bundle_arg]);
+
+    let other = super::AgentHome::for_agent(&tier.mock, agent);
+    assert_ne!(other.project, tier.world.project);
+    if agent == Agent::Opencode {
+        // opencode creates its database on first use; import adds the session's rows to it.
+        let program = super::installed(agent).expect("installed");
+        let mut list = other.command(program, &other.project);
+        list.args(["session", "list"]);
+        super::run(list).assert_success();
+    }
+    other
+        .sticky(&other.project, ["import", bundle_arg])
+        .assert_success();
+    let prompt = "which word did I ask you to remember?";
+    let finished = other.sticky(&other.project, [prompt]);
+    finished.assert_success();
+    let next = tier.answered(&finished);
+    assert_eq!(next.summary.last_user, prompt);
+    assert_continues(&next, &first);
+    if let Some(named) = tier.request_session(&next) {
+        assert_eq!(named, session, "the same agent session");
+    }
+    let status = other.sticky_ok(["status", "--json"]).json();
+    assert_eq!(
+        status["session"]["agent_session_id"],
+        session.as_str(),
+        "the imported thread keeps the session's ID"
+    );
+    if let Some(stated) = profile.working_directories {
+        let here = other.project.to_string_lossy().into_owned();
+        assert!(
+            stated(&next).iter().any(|dir| dir.starts_with(&here)),
+            "the agent runs in the new project: {:?}",
+            stated(&next)
+        );
+    }
+}
+
+/// A project moved to another path: a turn there is refused (exit 73) naming `sticky relocate`;
+/// after it, the next request continues the same session in the new place (issue 13 item 4).
+pub fn relocate_carries_a_moved_project_forward(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.session_of(&first);
+    let moved = tier.world.project.with_file_name("moved-project");
+    std::fs::rename(&tier.world.project, &moved).expect("move the project");
+    let refused = tier.world.sticky(&moved, ["are you still there?"]);
+    assert_eq!(refused.status.code(), Some(73), "{refused}");
+    assert!(refused.stderr.contains("sticky relocate"), "{refused}");
+    tier.world.sticky(&moved, ["relocate"]).assert_success();
+    let prompt = "which word did I ask you to remember?";
+    let finished = tier.world.sticky(&moved, [prompt]);
+    finished.assert_success();
+    let next = tier.answered(&finished);
+    assert_eq!(next.summary.last_user, prompt);
+    assert_continues(&next, &first);
+    if let Some(named) = tier.request_session(&next) {
+        assert_eq!(named, session, "the same agent session");
+    }
+}
+
 /// One module per agent with one test per scenario it supports, each calling the scenario
 /// with the agent.
 macro_rules! table {
@@ -426,6 +501,8 @@ table! {
         an_api_failure_fails_the_turn_and_the_session_goes_on,
         a_lost_session_is_restored_from_the_vault_and_remembers,
         the_ledger_holds_what_the_mock_reported,
+        export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -440,6 +517,8 @@ table! {
         an_api_failure_fails_the_turn_and_the_session_goes_on,
         a_lost_session_is_restored_from_the_vault_and_remembers,
         the_ledger_holds_what_the_mock_reported,
+        export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -454,6 +533,8 @@ table! {
         an_api_failure_fails_the_turn_and_the_session_goes_on,
         a_lost_session_is_restored_from_the_vault_and_remembers,
         the_ledger_holds_what_the_mock_reported,
+        export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -465,6 +546,8 @@ table! {
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         the_progress_line_names_the_tool_while_it_runs,
         a_lost_session_is_restored_from_the_vault_and_remembers,
+        export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
@@ -475,6 +558,8 @@ table! {
         a_lost_session_reaches_nothing_and_new_starts_afresh,
         a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
         a_lost_session_is_restored_from_the_vault_and_remembers,
+        export_and_import_carry_the_session_to_another_home_and_directory,
+        relocate_carries_a_moved_project_forward,
     ];
     copilot: super::Agent::Copilot => [
         two_turns_carry_the_history,

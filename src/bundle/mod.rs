@@ -1,0 +1,183 @@
+//! The bundle: one file that carries a conversation to another directory, HOME or machine
+//! (`sticky export`, `sticky import`).
+//!
+//! Format version [`FORMAT`]: a zstd-compressed tar archive. Its first entry is
+//! `manifest.json` ([`Manifest`]: the format version, sticky's version, the agent and its version,
+//! the source project's path, the thread, its sessions with their lineage, its turns, and each
+//! carried file's path, size and SHA-256); then one regular file `files/<path>` per file of the
+//! live session, its path relative to the agent's home (`projects/-home-u-p/<id>.jsonl`), in the
+//! manifest's order. Nothing else: no links, no directories, no absolute or `..` paths.
+//!
+//! Why tar and zstd: a bundle can be opened by hand with `tar --zstd -xf` when something goes
+//! wrong; the `tar` crate (the one cargo itself uses for `.crate` files) writes and streams it
+//! without temporary copies, and the `zstd` crate binds the reference libzstd, so level 3 runs
+//! at the speed of `zstd -3`, and its frame checksum catches a damaged stream. Per-file SHA-256
+//! (`sha2`, using the CPU's SHA instructions where there are some) proves every byte placed is
+//! the byte exported.
+//!
+//! Reading verifies before anything is placed ([`read`]): the manifest comes first and is
+//! checked whole (version, paths, sizes against [`Limits`]), then each entry is streamed into a
+//! private staging directory while it is hashed; a bundle that is truncated, damaged, holds a
+//! link, a path outside the session's files, or a file the manifest does not list is an error
+//! and the staging directory is removed.
+
+pub mod place;
+mod read;
+pub mod rewrite;
+mod write;
+
+use serde::{Deserialize, Serialize};
+
+pub use read::{Inspected, Staged, read};
+pub use write::{Carried, Source, write};
+
+/// The version of the bundle format this sticky writes and reads.
+pub const FORMAT: u32 = 1;
+
+/// The name of the manifest entry, first in the archive.
+const MANIFEST: &str = "manifest.json";
+
+/// The directory of the carried files inside the archive.
+const FILES: &str = "files";
+
+/// The sizes a bundle may not exceed: a bundle comes from elsewhere, and a small file must not
+/// be able to fill the disk.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The manifest.
+    pub manifest: u64,
+    /// One carried file.
+    pub file: u64,
+    /// All carried files together.
+    pub total: u64,
+    /// How many files.
+    pub files: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            manifest: 256 << 20,
+            file: 8 << 30,
+            total: 32 << 30,
+            files: 100_000,
+        }
+    }
+}
+
+/// What a bundle says about itself and the conversation it carries.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// The bundle format ([`FORMAT`]).
+    pub format: u32,
+    /// The version of the sticky that wrote it.
+    pub sticky: String,
+    /// The agent of the live session.
+    pub agent: Agent,
+    /// The project directory the conversation ran in.
+    pub project: String,
+    /// The conversation.
+    pub thread: Thread,
+    /// Its sessions, oldest first; the last one without `ended_at` is the live one.
+    pub sessions: Vec<Session>,
+    /// Its turns, oldest first.
+    pub turns: Vec<Turn>,
+    /// The live session's files, in archive order.
+    pub files: Vec<File>,
+}
+
+/// The agent of the live session.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Agent {
+    /// Its name (`claude`).
+    pub name: String,
+    /// The first line of its `--version`, when the program answered.
+    pub version: Option<String>,
+}
+
+/// The conversation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Thread {
+    /// Its name.
+    pub name: String,
+    /// When it was created (Unix milliseconds).
+    pub created_at: i64,
+}
+
+/// One session of the conversation, with its lineage.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[allow(missing_docs)] // the fields are the store's session columns
+pub struct Session {
+    /// Its id in the exporting database (what `rotated_from` and turns refer to).
+    pub id: i64,
+    pub agent: String,
+    pub model: Option<String>,
+    pub agent_session_id: Option<String>,
+    pub directory: String,
+    pub created_at: i64,
+    pub confirmed_at: Option<i64>,
+    pub rotated_from: Option<i64>,
+    pub rotation_reason: Option<String>,
+    pub ended_at: Option<i64>,
+    /// The recap carried into it on rotation (`recap` or `summary`) and its size.
+    #[serde(default)]
+    pub carried: Option<String>,
+    #[serde(default)]
+    pub carried_bytes: Option<i64>,
+}
+
+/// One turn of the conversation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[allow(missing_docs)] // the fields are the store's turn columns
+pub struct Turn {
+    /// The id of its session in [`Manifest::sessions`].
+    pub session: i64,
+    pub prompt: Option<String>,
+    pub mode: String,
+    pub pid: u32,
+    pub host: String,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub status: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub duration_ms: Option<i64>,
+    pub cost_usd: Option<f64>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub error: Option<String>,
+    /// The ledger's figures beyond tokens and cost, and why sticky ran the turn itself (a
+    /// handoff summary); older bundles have none.
+    #[serde(default)]
+    pub cached_tokens: Option<i64>,
+    #[serde(default)]
+    pub context_tokens: Option<i64>,
+    #[serde(default)]
+    pub context_window: Option<i64>,
+    #[serde(default)]
+    pub purpose: Option<String>,
+}
+
+/// One carried file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct File {
+    /// Its path relative to the agent's home.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The hex SHA-256 of its bytes.
+    pub sha256: String,
+    /// Whether it holds database rows (opencode) rather than a file's bytes.
+    #[serde(default)]
+    pub rows: bool,
+}
+
+impl Manifest {
+    /// The live session (the one not ended).
+    pub fn live(&self) -> Option<&Session> {
+        self.sessions.iter().rev().find(|s| s.ended_at.is_none())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,246 @@
+//! Placing a session's staged files where the agent on this machine looks for them: every
+//! destination checked first, then each file renamed into place, and every placed file removed
+//! again should a later step fail, so an import either happens whole or leaves things as they
+//! were.
+
+use std::fs::DirBuilder;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+
+use super::rewrite::Rewriter;
+use crate::agent::carry::{CarriedFile, Carry, Rewrite, Stored};
+use crate::exit::StickyError;
+
+/// Where a session moves: its agent, that agent's home here, the directories, the session.
+pub struct Move<'a> {
+    /// How the agent carries its sessions.
+    pub carry: &'a dyn Carry,
+    /// The agent's home on this machine.
+    pub agent_home: PathBuf,
+    /// The directory the session ran in.
+    pub from: PathBuf,
+    /// The directory it runs in from now on.
+    pub to: PathBuf,
+    /// The agent's session ID.
+    pub id: String,
+}
+
+/// One file to place: where it is staged, where it goes, whether it holds rows.
+#[derive(Debug, Clone)]
+pub struct Staging {
+    /// The staged (rewritten) copy.
+    pub staged: PathBuf,
+    /// Its destination, relative to the agent's home.
+    pub relative: PathBuf,
+    /// Whether it holds database rows rather than a file.
+    pub rows: bool,
+}
+
+/// Files placed so far; [`Placed::undo`] removes them.
+#[derive(Debug, Default)]
+pub struct Placed {
+    files: Vec<PathBuf>,
+}
+
+impl Placed {
+    /// Removes every file placed (a later step failed).
+    pub fn undo(self) {
+        for file in self.files {
+            let _ = std::fs::remove_file(file);
+        }
+    }
+}
+
+impl Move<'_> {
+    /// The destination of `relative` (a path of the session's files where it ran), relative to
+    /// the agent's home; refuses a path that is not one of the session's own files.
+    pub fn destination(&self, relative: &Path) -> Result<PathBuf> {
+        self.carry
+            .place(&self.agent_home, relative, &self.id, &self.from, &self.to)
+            .map_err(|error| {
+                StickyError::Usage(format!(
+                    "{error:#}: sticky places only the session's own files (nothing was changed)"
+                ))
+                .into()
+            })
+    }
+
+    /// What inside `relative` must be rewritten for the new directory.
+    pub fn rewrites(&self, relative: &Path) -> Vec<Rewrite> {
+        self.carry.rewrites(relative, &self.from, &self.to)
+    }
+
+    /// The directory to stage files in: inside the first existing ancestor of the agent's
+    /// home, so a staged file is renamed into place on the same file system.
+    pub fn staging_root(&self) -> PathBuf {
+        self.agent_home
+            .ancestors()
+            .find(|dir| dir.is_dir())
+            .unwrap_or(Path::new("/tmp"))
+            .to_owned()
+    }
+
+    /// Places `files`: refuses (before moving anything) a destination holding other bytes
+    /// unless `replace`, then renames each staged file into place and inserts the rows, then
+    /// lets the agent register the new directory.
+    pub fn place(&self, files: &[Staging], replace: bool) -> Result<Placed> {
+        for file in files.iter().filter(|file| !file.rows) {
+            let destination = self.agent_home.join(&file.relative);
+            if !replace && destination.exists() && !same_bytes(&file.staged, &destination) {
+                return Err(StickyError::Usage(format!(
+                    "{} exists already with other content (this HOME has session {} already); \
+                     import --replace to overwrite it (nothing was changed)",
+                    destination.display(),
+                    self.id
+                ))
+                .into());
+            }
+        }
+        let mut placed = Placed::default();
+        let done = self.put(files, replace, &mut placed);
+        match done {
+            Ok(()) => Ok(placed),
+            Err(error) => {
+                placed.undo();
+                Err(error)
+            }
+        }
+    }
+
+    fn put(&self, files: &[Staging], replace: bool, placed: &mut Placed) -> Result<()> {
+        for file in files {
+            if file.rows {
+                let rows = std::fs::read(&file.staged)?;
+                self.carry
+                    .insert_rows(&self.agent_home, &rows, &self.from, &self.to, replace)?;
+                continue;
+            }
+            let destination = self.agent_home.join(&file.relative);
+            if let Some(dir) = destination.parent() {
+                DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            let existed = destination.exists();
+            move_file(&file.staged, &destination)?;
+            if !existed {
+                placed.files.push(destination);
+            }
+        }
+        self.carry.settle(&self.agent_home, &self.to)
+    }
+
+    /// Copies the session's `files` (as the agent keeps them) into `dir`, rewritten for the new
+    /// directory, for [`Move::place`] (`sticky relocate`).
+    pub fn stage_local(&self, files: &[CarriedFile], dir: &Path) -> Result<Vec<Staging>> {
+        files
+            .iter()
+            .enumerate()
+            .map(|(index, file)| {
+                let staged = dir.join(index.to_string());
+                let rows = matches!(file.stored, Stored::Rows(_));
+                let mut out = Rewriter::new(
+                    BufWriter::new(create_private(&staged)?),
+                    self.rewrites(&file.relative),
+                );
+                match &file.stored {
+                    Stored::File(path) => {
+                        let source = std::fs::File::open(path)
+                            .with_context(|| format!("cannot read {}", path.display()))?;
+                        std::io::copy(&mut BufReader::new(source), &mut out)?;
+                    }
+                    Stored::Rows(bytes) => out.write_all(bytes)?,
+                }
+                out.finish()?.flush()?;
+                Ok(Staging {
+                    staged,
+                    relative: self.destination(&file.relative)?,
+                    rows,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A new file only its owner can read (a transcript is as private as the agent keeps it).
+pub fn create_private(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Renames `from` to `to`, copying when they are on different file systems.
+fn move_file(from: &Path, to: &Path) -> Result<()> {
+    if std::fs::rename(from, to).is_ok() {
+        return Ok(());
+    }
+    let staged = to.with_extension("sticky-import");
+    std::fs::copy(from, &staged)
+        .and_then(|_| std::fs::rename(&staged, to))
+        .with_context(|| format!("cannot write {}", to.display()))
+}
+
+/// Whether two files hold the same bytes.
+fn same_bytes(left: &Path, right: &Path) -> bool {
+    let (Ok(mut left), Ok(mut right)) = (std::fs::File::open(left), std::fs::File::open(right))
+    else {
+        return false;
+    };
+    let sizes = (left.metadata(), right.metadata());
+    let (Ok(left_meta), Ok(right_meta)) = sizes else {
+        return false;
+    };
+    if left_meta.len() != right_meta.len() {
+        return false;
+    }
+    let mut buffers = (vec![0; 1 << 16], vec![0; 1 << 16]);
+    loop {
+        let read = (
+            read_full(&mut left, &mut buffers.0),
+            read_full(&mut right, &mut buffers.1),
+        );
+        let (Ok(got), Ok(want)) = read else {
+            return false;
+        };
+        if got != want || buffers.0[..got] != buffers.1[..want] {
+            return false;
+        }
+        if got == 0 {
+            return true;
+        }
+    }
+}
+
+fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..])? {
+            0 => break,
+            read => filled += read,
+        }
+    }
+    Ok(filled)
+}
+
+/// Refuses a session the agent keeps no file of.
+pub fn require_files(files: &[CarriedFile], agent: &str, id: &str, from: &Path) -> Result<()> {
+    if files.is_empty() {
+        bail!(StickyError::SessionLost {
+            agent: agent.to_owned(),
+            session: id.to_owned(),
+            reason: format!(
+                "it keeps no file of the session run in {} in this HOME",
+                from.display()
+            ),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! Reading a bundle: the manifest checked whole, then each file streamed into a private
+//! staging directory while it is hashed (and its old directory rewritten), nothing placed until
+//! every byte is proved.
+
+use std::collections::HashSet;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::rewrite::Rewriter;
+use super::write::HashWriter;
+use super::{FILES, FORMAT, Limits, MANIFEST, Manifest};
+use crate::agent::carry::{Rewrite, hex};
+
+/// A verified bundle: its manifest and its files staged in a private directory (removed when
+/// this value drops).
+#[derive(Debug)]
+pub struct Staged {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// The staged copy of each file of the manifest, in its order (rewritten).
+    pub files: Vec<PathBuf>,
+    _dir: tempfile::TempDir,
+}
+
+/// What the caller decides once it has seen the manifest: the rewrites of each file, in the
+/// manifest's order, and the directory to stage them in.
+pub type Inspected = (Vec<Vec<Rewrite>>, PathBuf);
+
+/// Reads and verifies the bundle on `input`. `inspect` sees the checked manifest before any
+/// file is staged; it may refuse it, and says how to stage the files (in a new private
+/// directory inside the one it returns).
+pub fn read(
+    input: impl Read,
+    limits: Limits,
+    inspect: &mut dyn FnMut(&Manifest) -> Result<Inspected>,
+) -> Result<Staged> {
+    let decoder =
+        zstd::stream::read::Decoder::new(input).context("cannot start reading the bundle")?;
+    let mut archive = tar::Archive::new(decoder);
+    let (manifest, files, dir) = {
+        let mut entries = archive.entries().map_err(damaged)?;
+        let Some(first) = entries.next() else {
+            bail!("the bundle is empty (or not a sticky bundle)");
+        };
+        let manifest = read_manifest(first.map_err(damaged)?, limits)?;
+        check(&manifest, limits)?;
+        let (rewrites, staging) = inspect(&manifest)?;
+        let dir = tempfile::Builder::new()
+            .prefix(".sticky-import-")
+            .tempdir_in(&staging)
+            .with_context(|| format!("cannot stage the bundle's files in {}", staging.display()))?;
+        let mut files = Vec::new();
+        for (index, (file, rewrites)) in manifest.files.iter().zip(rewrites).enumerate() {
+            let Some(entry) = entries.next() else {
+                bail!(
+                    "the bundle is truncated: it ends before {} (nothing was changed)",
+                    file.path
+                );
+            };
+            let staged = dir.path().join(index.to_string());
+            stage(entry.map_err(damaged)?, file, &staged, rewrites)?;
+            files.push(staged);
+        }
+        if let Some(extra) = entries.next() {
+            let extra = extra.map_err(damaged)?;
+            bail!(
+                "the bundle holds {}, which its manifest does not list (nothing was changed)",
+                String::from_utf8_lossy(&extra.path_bytes())
+            );
+        }
+        (manifest, files, dir)
+    };
+    // The rest of the stream (tar's end blocks) must decompress too: a cut-off or damaged zstd
+    // frame fails its checksum here.
+    io::copy(&mut archive.into_inner(), &mut io::sink()).map_err(damaged)?;
+    Ok(Staged {
+        manifest,
+        files,
+        _dir: dir,
+    })
+}
+
+/// A read error of the archive or the compressed stream: a bundle cut off or damaged.
+#[allow(clippy::needless_pass_by_value, reason = "it is given to map_err")]
+fn damaged(error: io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the bundle is truncated or damaged ({error}); nothing was changed: export it again"
+    )
+}
+
+fn read_manifest<R: Read>(mut entry: tar::Entry<'_, R>, limits: Limits) -> Result<Manifest> {
+    if entry.path_bytes().as_ref() != MANIFEST.as_bytes() {
+        bail!(
+            "not a sticky bundle: its first entry is {}, not {MANIFEST}",
+            String::from_utf8_lossy(&entry.path_bytes())
+        );
+    }
+    if entry.header().entry_type() != tar::EntryType::Regular {
+        bail!("not a sticky bundle: its {MANIFEST} is not a regular file");
+    }
+    let size = entry.size();
+    if size > limits.manifest {
+        bail!(
+            "the bundle's manifest is {size} bytes, over the limit of {} bytes",
+            limits.manifest
+        );
+    }
+    let mut text = Vec::new();
+    entry.read_to_end(&mut text).map_err(damaged)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&text).context("the bundle's manifest is not JSON")?;
+    match value.get("format").and_then(serde_json::Value::as_u64) {
+        Some(format) if format == u64::from(FORMAT) => {}
+        Some(format) if format > u64::from(FORMAT) => bail!(
+            "the bundle has format {format}, newer than this sticky reads ({FORMAT}); upgrade \
+             sticky to import it"
+        ),
+        Some(format) => bail!(
+            "the bundle has format {format}, which this sticky does not read ({FORMAT}); export \
+             it again with this sticky's version"
+        ),
+        None => bail!("not a sticky bundle: its manifest has no format version"),
+    }
+    serde_json::from_value(value).context("the bundle's manifest is not one sticky wrote")
+}
+
+/// Checks what the manifest says before anything is written: paths, sizes, the live session,
+/// and that turns and lineage refer to sessions it has.
+fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
+    if manifest.files.len() > limits.files {
+        bail!(
+            "the bundle lists {} files, over the limit of {}",
+            manifest.files.len(),
+            limits.files
+        );
+    }
+    let mut seen = HashSet::new();
+    let mut total = 0_u64;
+    for file in &manifest.files {
+        check_path(&file.path)?;
+        if !seen.insert(file.path.as_str()) {
+            bail!("the bundle lists {} twice", file.path);
+        }
+        if file.size > limits.file {
+            bail!(
+                "the bundle's file {} is {} bytes, over the limit of {} bytes",
+                file.path,
+                file.size,
+                limits.file
+            );
+        }
+        total = total.saturating_add(file.size);
+        if file.sha256.len() != 64 || !file.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            bail!("the bundle's checksum of {} is not a SHA-256", file.path);
+        }
+    }
+    if total > limits.total {
+        bail!(
+            "the bundle's files add up to {total} bytes, over the limit of {} bytes",
+            limits.total
+        );
+    }
+    let Some(live) = manifest.live() else {
+        bail!("the bundle's thread has no live session to import");
+    };
+    if live.agent_session_id.is_none() || live.agent != manifest.agent.name {
+        bail!("the bundle's live session names no agent session to resume");
+    }
+    let ids: HashSet<i64> = manifest.sessions.iter().map(|s| s.id).collect();
+    let dangling = manifest
+        .turns
+        .iter()
+        .map(|t| t.session)
+        .chain(manifest.sessions.iter().filter_map(|s| s.rotated_from));
+    for id in dangling {
+        if !ids.contains(&id) {
+            bail!("the bundle refers to a session #{id} it does not hold");
+        }
+    }
+    Ok(())
+}
+
+/// A carried path must be plain and relative: no root, no `..`, no `.`, UTF-8.
+fn check_path(path: &str) -> Result<()> {
+    let plain = !path.is_empty()
+        && Path::new(path)
+            .components()
+            .all(|component| matches!(component, Component::Normal(_)))
+        && !path.contains('\0');
+    if !plain {
+        bail!(
+            "the bundle names the path {path:?}, which is absolute or leaves its directory \
+             (nothing was changed)"
+        );
+    }
+    if crate::agent::carry::never_carried(Path::new(path)) {
+        bail!("the bundle holds {path}, a credentials or settings file sticky never carries");
+    }
+    Ok(())
+}
+
+/// Streams `entry` (the manifest's `file`) into `staged`, hashing what was in the bundle and
+/// writing it rewritten.
+fn stage<R: Read>(
+    mut entry: tar::Entry<'_, R>,
+    file: &super::File,
+    staged: &Path,
+    rewrites: Vec<Rewrite>,
+) -> Result<()> {
+    let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+    let kind = entry.header().entry_type();
+    if kind.is_symlink() || kind.is_hard_link() {
+        bail!(
+            "the bundle holds a link ({name}); sticky carries only regular files (nothing was changed)"
+        );
+    }
+    if kind != tar::EntryType::Regular {
+        bail!("the bundle holds {name}, which is not a regular file (nothing was changed)");
+    }
+    if name != format!("{FILES}/{}", file.path) {
+        bail!(
+            "the bundle holds {name} where its manifest lists files/{} (nothing was changed)",
+            file.path
+        );
+    }
+    if entry.size() != file.size {
+        bail!(
+            "the bundle's {} is {} bytes where its manifest says {} (nothing was changed)",
+            file.path,
+            entry.size(),
+            file.size
+        );
+    }
+    let out = super::place::create_private(staged)?;
+    let mut hasher = Sha256::new();
+    let mut writer = Rewriter::new(BufWriter::with_capacity(1 << 20, out), rewrites);
+    let copied = copy_hashing(&mut entry, &mut hasher, &mut writer).map_err(damaged)?;
+    writer.finish()?.flush()?;
+    if copied != file.size {
+        bail!(
+            "the bundle is truncated: {} holds {copied} of its {} bytes (nothing was changed)",
+            file.path,
+            file.size
+        );
+    }
+    if hex(&hasher.finalize()) != file.sha256 {
+        bail!(
+            "the bundle is damaged: {} does not match its checksum (nothing was changed); \
+             export it again",
+            file.path
+        );
+    }
+    Ok(())
+}
+
+/// Copies `from` into `to`, hashing every byte; returns how many.
+fn copy_hashing(from: &mut dyn Read, hasher: &mut Sha256, to: &mut dyn Write) -> io::Result<u64> {
+    let mut buffer = vec![0; 1 << 20];
+    let mut total = 0;
+    loop {
+        let read = match from.read(&mut buffer) {
+            Ok(0) => return Ok(total),
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        HashWriter(hasher).write_all(&buffer[..read])?;
+        to.write_all(&buffer[..read])?;
+        total += read as u64;
+    }
+}

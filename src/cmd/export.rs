@@ -1,0 +1,292 @@
+//! `sticky export`: the conversation and its live session's files in one bundle (see
+//! [`crate::bundle`]), to a file or a pipe, for `sticky import` in another directory, HOME or
+//! machine.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+
+use super::Context;
+use super::output::Report;
+use crate::agent::carry::{self, CarriedFile, Stored};
+use crate::bundle::{self, Carried, Manifest, Source, place};
+use crate::cli::ExportArgs;
+use crate::exit::StickyError;
+use crate::store::{SessionRow, TurnRow};
+
+/// How long export waits for a turn running on the conversation to end.
+const WAIT: Duration = Duration::from_secs(600);
+
+/// Writes the bundle of the conversation to `-o FILE`, or to stdout when it is not a terminal.
+pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
+    let to_stdout = args
+        .output
+        .as_deref()
+        .is_none_or(|path| path == Path::new("-"));
+    if to_stdout && std::io::stdout().is_terminal() {
+        return Err(StickyError::Usage(
+            "refusing to write a bundle (binary) to the terminal; give -o FILE, or redirect it \
+             (sticky export > FILE, sticky export | ssh host sticky import -)"
+                .into(),
+        )
+        .into());
+    }
+    if to_stdout && ctx.json {
+        return Err(StickyError::Usage(
+            "--json prints a report on stdout, where the bundle would go; give -o FILE".into(),
+        )
+        .into());
+    }
+    // The lock stays held until the bundle is written: no turn appends meanwhile.
+    let (manifest, sources, program, _lock) = gather(ctx)?;
+    let written = std::thread::scope(|scope| -> Result<Manifest> {
+        let probe = scope.spawn(|| program.and_then(|program| super::probe::version(&program)));
+        let version =
+            |manifest: &mut Manifest| manifest.agent.version = probe.join().ok().flatten();
+        if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+            write_file(path, manifest, &sources, version)
+        } else {
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            let (mut out, manifest) = bundle::write(stdout, manifest, &sources, version)?;
+            out.flush().context("cannot write the bundle to stdout")?;
+            Ok(manifest)
+        }
+    })?;
+    let size: u64 = written.files.iter().map(|file| file.size).sum();
+    let live = written
+        .live()
+        .and_then(|s| s.agent_session_id.clone())
+        .unwrap_or_default();
+    if ctx.json {
+        return Report::json(&serde_json::json!({
+            "thread": written.thread.name,
+            "project": written.project,
+            "agent": written.agent.name,
+            "agent_session_id": live,
+            "file": args.output.as_ref().map(|path| path.display().to_string()),
+            "files": written.files.len(),
+            "bytes": size,
+            "turns": written.turns.len(),
+        }));
+    }
+    if !ctx.quiet {
+        let target = args
+            .output
+            .as_ref()
+            .filter(|_| !to_stdout)
+            .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
+        eprintln!(
+            "sticky: exported thread {} ({} session {live}, {} turns, {} files, {size} bytes) to {}",
+            super::view::escape(&written.thread.name),
+            written.agent.name,
+            written.turns.len(),
+            written.files.len(),
+            super::view::escape(&target),
+        );
+    }
+    Ok(Report::nothing())
+}
+
+/// The manifest (files not yet hashed) and the files of the conversation's live session,
+/// read while the conversation's turn lock is held.
+/// What export writes: the manifest (files not yet hashed, no agent version yet), the files
+/// of the conversation's live session, the agent's program (for its version), and the
+/// conversation's turn lock, held until the bundle is written.
+type Gathered = (
+    Manifest,
+    Vec<Carried>,
+    Option<PathBuf>,
+    crate::lock::TurnLock,
+);
+
+fn gather(ctx: &Context) -> Result<Gathered> {
+    let Some(store) = ctx.existing_store()? else {
+        return Err(no_thread(ctx));
+    };
+    let Some(thread) = store.thread(&ctx.thread)? else {
+        return Err(no_thread(ctx));
+    };
+    let lock = crate::lock::lock(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
+        if !ctx.quiet {
+            eprintln!(
+                "sticky: waiting for the turn running on thread {}",
+                ctx.thread
+            );
+        }
+    })?
+    .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", ctx.thread)))?;
+    let sessions = store.sessions(thread.id)?;
+    let turns = store.turns(thread.id)?;
+    let Some(live) = sessions.iter().rev().find(|s| s.ended_at.is_none()) else {
+        return Err(no_thread(ctx));
+    };
+    let Some(id) = live.agent_session_id.as_deref() else {
+        return Err(StickyError::Usage(format!(
+            "thread {}: the agent has not named its session yet, so there is nothing to export",
+            ctx.thread
+        ))
+        .into());
+    };
+    let Some(carry) = carry::carry(&live.agent) else {
+        return Err(StickyError::Usage(format!(
+            "thread {}: sticky does not know where agent `{}` keeps its sessions (only the \
+             built-in agents can be exported)",
+            ctx.thread, live.agent
+        ))
+        .into());
+    };
+    let home = dirs::home_dir().unwrap_or_default();
+    let mut files = carry.files(&home, &live.directory, id)?;
+    if files.is_empty() {
+        files = from_vault(ctx, &live.agent, id)?;
+    }
+    place::require_files(&files, &live.agent, id, &live.directory)?;
+    let program = ctx
+        .agents
+        .get(&live.agent)
+        .ok()
+        .and_then(|adapter| ctx.program(adapter).ok());
+    let manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
+    let sources = files
+        .into_iter()
+        .map(|file| {
+            let rows = matches!(file.stored, Stored::Rows(_));
+            let source = match file.stored {
+                Stored::File(path) => Source::File(path),
+                Stored::Rows(bytes) => Source::Bytes(bytes),
+            };
+            (file.relative.to_string_lossy().into_owned(), source, rows)
+        })
+        .collect();
+    Ok((manifest, sources, program, lock))
+}
+
+/// The vault's copy of the session's files (`crate::vault`), for a session whose files the
+/// agent no longer has (swept, deleted by hand): the agent's own files come first, since the
+/// vault mirrors them after every turn and they are what the agent resumes from.
+fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<CarriedFile>> {
+    let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
+    Ok(vault
+        .files(agent, id)?
+        .into_iter()
+        .filter(|file| file.keeping != crate::agent::Keeping::Shared)
+        .filter(|file| !file.relative.ends_with(".project_root"))
+        .map(|file| CarriedFile {
+            relative: file.relative,
+            stored: Stored::File(file.copy),
+        })
+        .collect())
+}
+
+fn no_thread(ctx: &Context) -> anyhow::Error {
+    StickyError::Usage(format!(
+        "thread {} has no session in this project to export (see `sticky threads`)",
+        ctx.thread
+    ))
+    .into()
+}
+
+fn manifest(
+    name: &str,
+    created_at: i64,
+    live: &SessionRow,
+    sessions: &[SessionRow],
+    turns: &[TurnRow],
+) -> Result<Manifest> {
+    let text = |path: &Path| {
+        path.to_str().map(str::to_owned).ok_or_else(|| {
+            StickyError::Usage(format!(
+                "{} is not UTF-8, which a bundle cannot carry",
+                path.display()
+            ))
+        })
+    };
+    Ok(Manifest {
+        format: bundle::FORMAT,
+        sticky: env!("CARGO_PKG_VERSION").to_owned(),
+        agent: bundle::Agent {
+            name: live.agent.clone(),
+            version: None,
+        },
+        project: text(&live.directory)?,
+        thread: bundle::Thread {
+            name: name.to_owned(),
+            created_at,
+        },
+        sessions: sessions
+            .iter()
+            .map(|s| {
+                Ok(bundle::Session {
+                    id: s.id,
+                    agent: s.agent.clone(),
+                    model: s.model.clone(),
+                    agent_session_id: s.agent_session_id.clone(),
+                    directory: text(&s.directory)?,
+                    created_at: s.created_at,
+                    confirmed_at: s.confirmed_at,
+                    rotated_from: s.rotated_from,
+                    rotation_reason: s.rotation_reason.clone(),
+                    ended_at: s.ended_at,
+                    carried: s.carried.clone(),
+                    carried_bytes: s.carried_bytes,
+                })
+            })
+            .collect::<Result<_, StickyError>>()?,
+        turns: turns.iter().map(turn).collect(),
+        files: Vec::new(),
+    })
+}
+
+fn turn(t: &TurnRow) -> bundle::Turn {
+    bundle::Turn {
+        session: t.session_id,
+        prompt: t.prompt.clone(),
+        mode: t.mode.as_str().to_owned(),
+        pid: t.pid,
+        host: t.host.clone(),
+        started_at: t.started_at,
+        ended_at: t.ended_at,
+        status: t.status.as_str().to_owned(),
+        exit_code: t.exit_code,
+        signal: t.signal,
+        duration_ms: t.duration_ms,
+        cost_usd: t.cost_usd,
+        input_tokens: t.input_tokens,
+        output_tokens: t.output_tokens,
+        error: t.error.clone(),
+        cached_tokens: t.cached_tokens,
+        context_tokens: t.context_tokens,
+        context_window: t.context_window,
+        purpose: t.purpose.clone(),
+    }
+}
+
+/// Writes the bundle to `path` through a private file beside it, renamed over it once whole,
+/// so a failed export never leaves a partial bundle under the name.
+fn write_file(
+    path: &Path,
+    manifest: Manifest,
+    sources: &[Carried],
+    hashed: impl FnOnce(&mut Manifest),
+) -> Result<Manifest> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let staged = tempfile::Builder::new()
+        .prefix(".sticky-export-")
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot write a bundle in {}", dir.display()))?;
+    let (out, manifest) =
+        bundle::write(std::io::BufWriter::new(staged), manifest, sources, hashed)?;
+    let staged = out
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
+    staged.as_file().sync_all()?;
+    staged
+        .persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(manifest)
+}

@@ -1,0 +1,301 @@
+//! `sticky import FILE|-`: a conversation from `sticky export` added to this project, its
+//! session's files verified, rewritten for this directory and placed where the agent in this
+//! HOME looks for them, so the next turn resumes the same agent session with its history.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+
+use super::Context;
+use super::output::Report;
+use crate::agent::carry;
+use crate::bundle::place::{Move, Staging};
+use crate::bundle::{self, Limits, Manifest};
+use crate::cli::ImportArgs;
+use crate::exit::StickyError;
+use crate::store::{Mode, SessionRow, TurnRow, TurnStatus};
+
+/// How long import waits for a turn running on a thread of the same name to end.
+const WAIT: Duration = Duration::from_secs(600);
+
+/// What the manifest decided: how the session moves, the thread's name, the destinations.
+struct Plan<'a> {
+    moving: Move<'a>,
+    name: String,
+    destinations: Vec<PathBuf>,
+}
+
+/// Verifies the bundle, places its files, then adds the thread.
+pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
+    let input = open(&args.file)?;
+    let home = dirs::home_dir().unwrap_or_default();
+    let existing = ctx.existing_store()?;
+    let mut plan = None;
+    let staged = bundle::read(input, Limits::default(), &mut |manifest| {
+        let (decided, inspected) = inspect(ctx, args, &home, existing.as_ref(), manifest)?;
+        plan = Some(decided);
+        Ok(inspected)
+    })
+    .map_err(|error| usage(&args.file, error))?;
+    let Some(plan) = plan else {
+        anyhow::bail!("the bundle was read without its manifest being seen");
+    };
+    let manifest = &staged.manifest;
+    let _lock = crate::lock::lock(&ctx.project.state.locks, &plan.name, WAIT, &mut || {})?
+        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", plan.name)))?;
+    let stagings: Vec<Staging> = staged
+        .files
+        .iter()
+        .zip(&manifest.files)
+        .zip(&plan.destinations)
+        .map(|((staged, file), relative)| Staging {
+            staged: staged.clone(),
+            relative: relative.clone(),
+            rows: file.rows,
+        })
+        .collect();
+    let placed = plan.moving.place(&stagings, args.replace)?;
+    if let Err(error) = add_thread(ctx, &plan, manifest, args.replace) {
+        placed.undo();
+        return Err(error);
+    }
+    report(ctx, &plan, manifest)
+}
+
+/// The bundle's bytes: a file, or stdin for `-`.
+fn open(file: &Path) -> Result<Box<dyn Read>> {
+    if file == Path::new("-") {
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return Err(StickyError::Usage(
+                "import - reads a bundle from stdin, which is the terminal; pipe one in \
+                 (sticky export | sticky import -) or give its file"
+                    .into(),
+            )
+            .into());
+        }
+        return Ok(Box::new(stdin.lock()));
+    }
+    let opened = std::fs::File::open(file).map_err(|error| {
+        StickyError::Usage(format!(
+            "cannot read the bundle {}: {error}",
+            file.display()
+        ))
+    })?;
+    Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, opened)))
+}
+
+/// A bundle that cannot be imported: a usage error (exit 2) naming it.
+fn usage(file: &Path, error: anyhow::Error) -> anyhow::Error {
+    if crate::exit::exit_for(&error) != crate::exit::Exit::Internal {
+        return error;
+    }
+    let name = if file == Path::new("-") {
+        "stdin".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    let mut message = format!("cannot import {name}: {error:#}");
+    if !message.contains("nothing was changed") {
+        message.push_str(" (nothing was changed)");
+    }
+    StickyError::Usage(message).into()
+}
+
+/// Checks the manifest against this project and HOME before any file is staged: an agent
+/// sticky can place, every path one of the session's own files, a thread name that is free
+/// (or `--replace`); returns the plan and how to stage the files.
+fn inspect<'a>(
+    ctx: &Context,
+    args: &ImportArgs,
+    home: &Path,
+    existing: Option<&crate::store::Store>,
+    manifest: &Manifest,
+) -> Result<(Plan<'a>, bundle::Inspected)> {
+    let Some(carry) = carry::carry(&manifest.agent.name) else {
+        return Err(StickyError::Usage(format!(
+            "the bundle's agent `{}` is not one sticky knows how to place",
+            manifest.agent.name
+        ))
+        .into());
+    };
+    let Some(live) = manifest.live() else {
+        anyhow::bail!("the bundle has no live session");
+    };
+    let name = args
+        .as_name
+        .clone()
+        .unwrap_or_else(|| manifest.thread.name.clone());
+    if name.trim().is_empty() {
+        return Err(StickyError::Usage("--as needs a thread name".into()).into());
+    }
+    if let Some(store) = existing {
+        if store.thread(&name)?.is_some() && !args.replace {
+            return Err(StickyError::Usage(format!(
+                "this project has a thread named {name} already; import --as NAME to add the \
+                 bundle's under another name, or --replace to overwrite it (nothing was changed)"
+            ))
+            .into());
+        }
+    }
+    let moving = Move {
+        carry,
+        agent_home: carry.home(home),
+        from: PathBuf::from(&live.directory),
+        to: ctx.project.dir.clone(),
+        id: live.agent_session_id.clone().unwrap_or_default(),
+    };
+    let mut destinations = Vec::new();
+    let mut rewrites = Vec::new();
+    for file in &manifest.files {
+        let relative = Path::new(&file.path);
+        destinations.push(moving.destination(relative)?);
+        rewrites.push(if file.rows {
+            Vec::new()
+        } else {
+            moving.rewrites(relative)
+        });
+    }
+    let staging = moving.staging_root();
+    Ok((
+        Plan {
+            moving,
+            name,
+            destinations,
+        },
+        (rewrites, staging),
+    ))
+}
+
+/// Adds the thread, its sessions (the live one now in this project) and turns.
+fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool) -> Result<()> {
+    let sessions: Vec<SessionRow> = manifest
+        .sessions
+        .iter()
+        .map(|s| SessionRow {
+            id: s.id,
+            thread_id: 0,
+            agent: s.agent.clone(),
+            model: s.model.clone(),
+            agent_session_id: s.agent_session_id.clone(),
+            directory: if s.ended_at.is_none() {
+                plan.moving.to.clone()
+            } else {
+                PathBuf::from(&s.directory)
+            },
+            created_at: s.created_at,
+            confirmed_at: s.confirmed_at,
+            rotated_from: s.rotated_from,
+            rotation_reason: s.rotation_reason.clone(),
+            ended_at: s.ended_at,
+            carried: s.carried.clone(),
+            carried_bytes: s.carried_bytes,
+        })
+        .collect();
+    let turns = manifest
+        .turns
+        .iter()
+        .map(turn)
+        .collect::<Result<Vec<_>>>()?;
+    let mut store = ctx.open_store()?;
+    store
+        .immediate(|tx| {
+            if let Some(old) = tx.thread(&plan.name)? {
+                if !replace {
+                    anyhow::bail!(StickyError::Usage(format!(
+                        "this project has a thread named {} already; import --as NAME or --replace",
+                        plan.name
+                    )));
+                }
+                tx.remove_thread(old.id)?;
+            }
+            tx.add_thread(&plan.name, manifest.thread.created_at, &sessions, &turns)
+                .map(|_| ())
+        })
+        .context("cannot add the imported thread")
+}
+
+fn turn(t: &bundle::Turn) -> Result<TurnRow> {
+    let mode = match t.mode.as_str() {
+        "headless" => Mode::Headless,
+        "interactive" => Mode::Interactive,
+        other => {
+            return Err(StickyError::Usage(format!(
+                "the bundle has a turn of unknown mode {other:?}"
+            ))
+            .into());
+        }
+    };
+    let status = match t.status.as_str() {
+        "running" => TurnStatus::Running,
+        "ok" => TurnStatus::Ok,
+        "failed" => TurnStatus::Failed,
+        "interrupted" => TurnStatus::Interrupted,
+        "abandoned" => TurnStatus::Abandoned,
+        other => {
+            return Err(StickyError::Usage(format!(
+                "the bundle has a turn of unknown status {other:?}"
+            ))
+            .into());
+        }
+    };
+    Ok(TurnRow {
+        id: 0,
+        session_id: t.session,
+        prompt: t.prompt.clone(),
+        mode,
+        pid: t.pid,
+        host: t.host.clone(),
+        started_at: t.started_at,
+        ended_at: t.ended_at,
+        status,
+        exit_code: t.exit_code,
+        signal: t.signal,
+        duration_ms: t.duration_ms,
+        cost_usd: t.cost_usd,
+        input_tokens: t.input_tokens,
+        output_tokens: t.output_tokens,
+        error: t.error.clone(),
+        // Answers stay behind: a bundle carries the session's files, not sticky's copies of
+        // what it printed.
+        answer_bytes: None,
+        cached_tokens: t.cached_tokens,
+        context_tokens: t.context_tokens,
+        context_window: t.context_window,
+        purpose: t.purpose.clone(),
+    })
+}
+
+fn report(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest) -> Result<Report> {
+    if ctx.json {
+        return Report::json(&serde_json::json!({
+            "thread": plan.name,
+            "project": plan.moving.to.display().to_string(),
+            "from": manifest.project,
+            "agent": manifest.agent.name,
+            "agent_session_id": plan.moving.id,
+            "sessions": manifest.sessions.len(),
+            "turns": manifest.turns.len(),
+            "files": manifest.files.len(),
+        }));
+    }
+    if !ctx.quiet {
+        let thread = if plan.name == "main" {
+            String::new()
+        } else {
+            format!("-t {} ", super::view::escape(&plan.name))
+        };
+        eprintln!(
+            "sticky: imported thread {} ({} session {}, {} turns) from {}; `sticky {thread}\"...\"` \
+             goes on with it here",
+            super::view::escape(&plan.name),
+            manifest.agent.name,
+            plan.moving.id,
+            manifest.turns.len(),
+            super::view::escape(&manifest.project),
+        );
+    }
+    Ok(Report::nothing())
+}

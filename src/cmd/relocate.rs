@@ -1,0 +1,156 @@
+//! `sticky relocate`: after a project moved (or was renamed), carry its conversations forward:
+//! each live session recorded for the old directory gets its agent's files moved to where the
+//! agent looks for the new one (what encodes the directory rewritten), and is recorded here.
+//!
+//! One command in place of `export` then `import` of the project's own bundle: nothing to name
+//! or keep, and the old files are moved, not copied, so no agent finds two copies of one
+//! session. It refuses when the old directory still exists: that is a copy of the project, not
+//! a move, and both would then write one agent session.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::Context;
+use super::output::Report;
+use crate::agent::carry::{self, Stored};
+use crate::bundle::place::{self, Move};
+use crate::cli::Origin;
+use crate::exit::StickyError;
+use crate::store::SessionRow;
+
+/// How long relocate waits for a turn running on a conversation to end.
+const WAIT: Duration = Duration::from_secs(600);
+
+/// Moves every conversation whose live session belongs to another directory (only `-t NAME`'s
+/// when given).
+pub fn run(ctx: &Context) -> Result<Report> {
+    let Some(mut store) = ctx.existing_store()? else {
+        return Err(StickyError::Usage(
+            "this directory has no sticky conversations to relocate".into(),
+        )
+        .into());
+    };
+    let threads = store.threads()?;
+    let mut moved = Vec::new();
+    for thread in threads {
+        if ctx.origins.thread == Origin::Flag && thread.name != ctx.thread {
+            continue;
+        }
+        let Some(live) = store.live_session(thread.id)? else {
+            continue;
+        };
+        if live.directory == ctx.project.dir {
+            continue;
+        }
+        let _lock = crate::lock::lock(&ctx.project.state.locks, &thread.name, WAIT, &mut || {})?
+            .ok_or_else(|| {
+                StickyError::Busy(format!("a turn still runs on thread {}", thread.name))
+            })?;
+        relocate(ctx, &mut store, &thread.name, &live)?;
+        moved.push((thread.name, live));
+    }
+    if ctx.json {
+        let threads: Vec<_> = moved
+            .iter()
+            .map(|(name, live)| {
+                serde_json::json!({
+                    "thread": name,
+                    "agent": live.agent,
+                    "agent_session_id": live.agent_session_id,
+                    "from": live.directory.display().to_string(),
+                })
+            })
+            .collect();
+        return Report::json(&serde_json::json!({
+            "project": ctx.project.dir.display().to_string(),
+            "relocated": threads,
+        }));
+    }
+    if !ctx.quiet {
+        if moved.is_empty() {
+            eprintln!("sticky: nothing to relocate: every conversation belongs to this directory");
+        }
+        for (name, live) in &moved {
+            eprintln!(
+                "sticky: thread {} ({} session {}) moved from {} to {}",
+                super::view::escape(name),
+                live.agent,
+                live.agent_session_id.as_deref().unwrap_or("not named yet"),
+                super::view::escape(&live.directory.display().to_string()),
+                super::view::escape(&ctx.project.dir.display().to_string()),
+            );
+        }
+    }
+    Ok(Report::nothing())
+}
+
+/// Moves one live session's files from its directory to the project's and records it.
+fn relocate(
+    ctx: &Context,
+    store: &mut crate::store::Store,
+    thread: &str,
+    live: &SessionRow,
+) -> Result<()> {
+    let from = &live.directory;
+    if from.is_dir() {
+        return Err(StickyError::Usage(format!(
+            "thread {thread}: its session belongs to {}, which still exists, so this is a copy \
+             of the project rather than a move; run `sticky new` here for a session of its own, \
+             or `sticky -C {} export | sticky import -` to carry the conversation over",
+            from.display(),
+            from.display()
+        ))
+        .into());
+    }
+    let Some(id) = live.agent_session_id.as_deref() else {
+        // Never named by the agent: nothing of it to move.
+        return store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir));
+    };
+    let Some(carry) = carry::carry(&live.agent) else {
+        return Err(StickyError::Usage(format!(
+            "thread {thread}: sticky does not know where agent `{}` keeps its sessions; run \
+             `sticky new` to start a session here",
+            live.agent
+        ))
+        .into());
+    };
+    let home = dirs::home_dir().unwrap_or_default();
+    let moving = Move {
+        carry,
+        agent_home: carry.home(&home),
+        from: from.clone(),
+        to: ctx.project.dir.clone(),
+        id: id.to_owned(),
+    };
+    let files = carry.files(&home, from, id)?;
+    place::require_files(&files, &live.agent, id, from)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".sticky-relocate-")
+        .tempdir_in(moving.staging_root())?;
+    let stagings = moving.stage_local(&files, staging.path())?;
+    let placed = moving.place(&stagings, true)?;
+    if let Err(error) = store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir)) {
+        placed.undo();
+        return Err(error);
+    }
+    for (file, staged) in files.iter().zip(&stagings) {
+        if let Stored::File(path) = &file.stored {
+            if *path != moving.agent_home.join(&staged.relative) {
+                let _ = std::fs::remove_file(path);
+                remove_empty_parents(path, &moving.agent_home);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the directories left empty above `path`, up to (not including) `top`.
+fn remove_empty_parents(path: &Path, top: &Path) {
+    for dir in path.ancestors().skip(1) {
+        if dir == top || !dir.starts_with(top) || std::fs::remove_dir(dir).is_err() {
+            break;
+        }
+    }
+}

@@ -1,0 +1,667 @@
+//! A conversation carried to another directory and HOME (issue 13 items 2-5): `sticky export`
+//! in one world, `sticky import` in another (a file, or a pipe), and the next turn there resumes
+//! the same agent session with its whole history, for every agent's fake; bad bundles refused
+//! with nothing changed; a moved project carried forward by `sticky relocate`; and the README's
+//! GitHub Actions example played as its two jobs on two checkouts and two HOMEs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::support::{Answer, Output, Run, TestEnv};
+
+/// An agent as these tests need it: its name, its fake's tag, the environment it needs, and
+/// the variable its API key would be in.
+struct Agent {
+    name: &'static str,
+    tag: &'static str,
+    env: &'static [(&'static str, &'static str)],
+    key: &'static str,
+}
+
+const AGENTS: &[Agent] = &[
+    Agent {
+        name: "claude",
+        tag: "CLAUDE",
+        env: &[],
+        key: "ANTHROPIC_API_KEY",
+    },
+    Agent {
+        name: "codex",
+        tag: "CODEX",
+        env: &[],
+        key: "CODEX_API_KEY",
+    },
+    Agent {
+        name: "gemini",
+        tag: "GEMINI",
+        env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+        key: "GEMINI_API_KEY",
+    },
+    Agent {
+        name: "qwen",
+        tag: "QWEN",
+        env: &[],
+        key: "OPENAI_API_KEY",
+    },
+    Agent {
+        name: "opencode",
+        tag: "OPENCODE",
+        env: &[],
+        key: "OPENAI_API_KEY",
+    },
+    Agent {
+        name: "copilot",
+        tag: "COPILOT",
+        env: &[],
+        key: "COPILOT_PROVIDER_API_KEY",
+    },
+];
+
+/// The API key every agent of these tests is given, in its environment and its settings.
+const SECRET: &str = "sk-sticky-test-5f1c9a7e0b2d4c6a";
+
+/// Variables of the developer's own agent setup that would change what a fake does.
+const FOREIGN: &[&str] = &[
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "COPILOT_HOME",
+    "COPILOT_MODEL",
+    "OPENCODE_CONFIG",
+];
+
+impl Agent {
+    fn sticky<'a>(&self, env: &'a TestEnv, args: &[&str]) -> Run<'a> {
+        let mut run = env.sticky(args);
+        for var in FOREIGN {
+            run = run.env_remove(var);
+        }
+        for (key, value) in self.env {
+            run = run.env(key, value);
+        }
+        run.env(self.key, SECRET).env(
+            format!("FAKE_{}_LOG", self.tag),
+            env.root().join("agent-runs.jsonl"),
+        )
+    }
+
+    #[track_caller]
+    fn turn(&self, env: &TestEnv, args: &[&str]) -> Answer {
+        let output = self.sticky(env, args).run();
+        output.assert_success();
+        self.answer(&output)
+    }
+
+    #[track_caller]
+    fn answer(&self, output: &Output) -> Answer {
+        let text = output.stdout.trim_end();
+        text.strip_prefix(&format!("FAKE-{} ", self.tag))
+            .and_then(|rest| Answer::parse(&format!("FAKE-CLAUDE {rest}")))
+            .unwrap_or_else(|| panic!("{}: not its answer\n{}", self.name, output.describe()))
+    }
+
+    /// Makes the agent's storage in `env` exist as the agent would on first use (opencode's
+    /// database, which import adds rows to).
+    fn prepare(&self, env: &TestEnv) {
+        if self.name != "opencode" {
+            return;
+        }
+        let status = Command::new(crate::support::fakes_dir().join("opencode"))
+            .args(["session", "list"])
+            .env("HOME", &env.home)
+            .env("XDG_DATA_HOME", env.home.join(".local/share"))
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .expect("run the fake opencode");
+        assert!(status.success());
+    }
+}
+
+/// Settings and credential files holding the API key, where each agent keeps such files.
+fn plant_secrets(env: &TestEnv) {
+    for file in [
+        ".claude.json",
+        ".claude/settings.json",
+        ".claude/.credentials.json",
+        ".codex/auth.json",
+        ".gemini/settings.json",
+        ".gemini/oauth_creds.json",
+        ".qwen/settings.json",
+        ".copilot/config.json",
+        ".local/share/opencode/auth.json",
+        ".config/opencode/opencode.json",
+    ] {
+        let path = env.home.join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("create a directory");
+        std::fs::write(&path, format!("{{\"apiKey\":\"{SECRET}\"}}\n")).expect("write a file");
+    }
+    std::fs::write(
+        env.home.join(".codex/config.toml"),
+        format!("# api_key = \"{SECRET}\"\n"),
+    )
+    .expect("write a file");
+}
+
+/// The bundle's archive, decompressed.
+fn unpacked(bundle: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(bundle).expect("read the bundle");
+    zstd::decode_all(bytes.as_slice()).expect("a bundle is zstd")
+}
+
+#[test]
+fn every_agent_goes_on_in_another_directory_and_home_with_the_same_session() {
+    for agent in AGENTS {
+        let (a, b) = (TestEnv::new(), TestEnv::new());
+        plant_secrets(&a);
+        let first = agent.turn(&a, &["-a", agent.name, "first"]);
+        agent.turn(&a, &["second"]);
+        let bundle = a.scratch.join("conversation.sticky");
+        let bundle_arg = bundle.to_str().expect("a UTF-8 path");
+        agent
+            .sticky(&a, &["export", "-o", bundle_arg])
+            .run()
+            .assert_success();
+        let archive = unpacked(&bundle);
+        assert!(
+            !archive
+                .windows(SECRET.len())
+                .any(|w| w == SECRET.as_bytes()),
+            "{}: the bundle holds the API key",
+            agent.name
+        );
+
+        agent.prepare(&b);
+        agent
+            .sticky(&b, &["import", bundle_arg])
+            .run()
+            .assert_success();
+        let third = agent.turn(&b, &["third"]);
+        assert_eq!(
+            third.session, first.session,
+            "{}: the same session",
+            agent.name
+        );
+        assert_eq!(
+            (third.turn, third.saw.clone()),
+            (3, vec!["first".to_owned(), "second".to_owned()]),
+            "{}: the whole history",
+            agent.name
+        );
+        let run = b.last_agent_run();
+        assert_eq!(
+            run.cwd(),
+            b.project,
+            "{}: runs in the new project",
+            agent.name
+        );
+        if agent.name == "copilot" {
+            assert_eq!(
+                run.text("session_cwd"),
+                b.project.to_str(),
+                "copilot resumes in the directory its session records"
+            );
+        }
+        let log = b.log_json();
+        let turns = log["sessions"][0]["turns"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(
+            turns.len(),
+            3,
+            "{}: the turns came along: {log}",
+            agent.name
+        );
+        assert_eq!(turns[0]["prompt"], "first");
+    }
+}
+
+#[test]
+fn a_pipe_carries_the_conversation_as_a_file_does() {
+    let (a, b) = (TestEnv::new(), TestEnv::new());
+    let first = a.turn("remember kumquat");
+    let mut export = a.sticky(["export"]).command();
+    let mut export = export
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start sticky export");
+    let pipe = export.stdout.take().expect("its stdout");
+    let import = b
+        .sticky(["import", "-"])
+        .command()
+        .stdin(pipe)
+        .output()
+        .expect("run sticky import -");
+    assert!(export.wait().expect("wait for export").success());
+    assert!(
+        import.status.success(),
+        "{}",
+        String::from_utf8_lossy(&import.stderr)
+    );
+    let next = b.turn("which word?");
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["remember kumquat"]);
+}
+
+#[test]
+fn export_refuses_the_terminal_and_import_a_name_in_use() {
+    let env = TestEnv::new();
+    env.turn("hello");
+    let mut terminal = env.sticky(["export"]).on_terminal();
+    terminal.expect("refusing to write a bundle");
+    assert_eq!(terminal.wait(), 2);
+
+    let bundle = env.scratch.join("b.sticky");
+    env.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let other = TestEnv::new();
+    other.turn("a conversation of its own");
+    let refused = other
+        .sticky(["import", bundle.to_str().expect("UTF-8")])
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains("thread named main already")
+        .assert_stderr_contains("--as NAME");
+    other.ok(["import", "--as", "carried", bundle.to_str().expect("UTF-8")]);
+    let carried = other.ok(["-t", "carried", "go on"]).answer();
+    assert_eq!(carried.saw, ["hello"]);
+    assert_eq!(
+        other.turn("main goes on").saw,
+        ["a conversation of its own"]
+    );
+}
+
+/// Every file under `dir` with its bytes, but `SQLite`'s shared-memory and write-ahead files,
+/// which any reader of the database touches (the database's content is compared through
+/// `sticky log --json`).
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = path.to_string_lossy();
+            if path.is_dir() {
+                pending.push(path);
+            } else if !name.ends_with("-shm") && !name.ends_with("-wal") {
+                files.insert(path.clone(), std::fs::read(&path).unwrap_or_default());
+            }
+        }
+    }
+    files
+}
+
+/// A bundle rebuilt from `good` with its manifest changed by `manifest` and its entries by
+/// `entries` (path, entry type, bytes).
+fn rebuilt(
+    good: &[u8],
+    manifest: impl FnOnce(&mut serde_json::Value),
+    entries: impl FnOnce(&mut Vec<(String, tar::EntryType, Vec<u8>)>),
+) -> Vec<u8> {
+    let tar_bytes = zstd::decode_all(good).expect("decompress");
+    let mut archive = tar::Archive::new(tar_bytes.as_slice());
+    let mut all: Vec<(String, tar::EntryType, Vec<u8>)> = archive
+        .entries()
+        .expect("entries")
+        .map(|entry| {
+            let mut entry = entry.expect("an entry");
+            let path = entry.path().expect("a path").display().to_string();
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read");
+            (path, entry.header().entry_type(), bytes)
+        })
+        .collect();
+    let mut value: serde_json::Value = serde_json::from_slice(&all[0].2).expect("JSON");
+    manifest(&mut value);
+    all[0].2 = serde_json::to_vec(&value).expect("JSON");
+    entries(&mut all);
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, kind, bytes) in all {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(kind);
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o600);
+        if kind.is_symlink() {
+            header.set_link_name("/etc/passwd").expect("a link name");
+        }
+        let name = &mut header.as_gnu_mut().expect("a GNU header").name;
+        name.fill(0);
+        name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_cksum();
+        builder.append(&header, bytes.as_slice()).expect("append");
+    }
+    zstd::encode_all(builder.into_inner().expect("tar").as_slice(), 3).expect("compress")
+}
+
+#[test]
+fn a_bad_bundle_is_refused_with_what_is_wrong_and_changes_nothing() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let renamed = |to: &'static str| {
+        move |all: &mut Vec<(String, tar::EntryType, Vec<u8>)>| all[1].0 = format!("files/{to}")
+    };
+    let path_is =
+        |to: &'static str| move |m: &mut serde_json::Value| m["files"][0]["path"] = to.into();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("truncated", good[..good.len() / 2].to_vec(), "truncated"),
+        (
+            "another format",
+            rebuilt(&good, |m| m["format"] = 99.into(), |_| {}),
+            "newer than this sticky reads",
+        ),
+        (
+            "a .. path",
+            rebuilt(&good, path_is("../../.bashrc"), renamed("../../.bashrc")),
+            "leaves its directory",
+        ),
+        (
+            "an absolute path",
+            rebuilt(&good, path_is("/etc/cron.d/x"), renamed("/etc/cron.d/x")),
+            "is absolute",
+        ),
+        (
+            "a symbolic link",
+            rebuilt(
+                &good,
+                |_| {},
+                |all| {
+                    all[1].1 = tar::EntryType::Symlink;
+                    all[1].2.clear();
+                },
+            ),
+            "holds a link",
+        ),
+        (
+            "oversize",
+            rebuilt(
+                &good,
+                |m| m["files"][0]["size"] = (64_u64 << 30).into(),
+                |_| {},
+            ),
+            "over the limit",
+        ),
+        (
+            "a checksum mismatch",
+            rebuilt(
+                &good,
+                |_| {},
+                |all| {
+                    let last = all[1].2.len() - 2;
+                    all[1].2[last] ^= 1;
+                },
+            ),
+            "does not match its checksum",
+        ),
+        (
+            "a file outside the session",
+            rebuilt(
+                &good,
+                path_is("projects/-x/other.jsonl"),
+                renamed("projects/-x/other.jsonl"),
+            ),
+            "only the session's own files",
+        ),
+    ];
+    for (what, bytes, says) in cases {
+        let b = TestEnv::new();
+        b.turn("a conversation of its own");
+        let file = b.scratch.join("bad.sticky");
+        std::fs::write(&file, &bytes).expect("write the bad bundle");
+        let (home, project, log) = (tree(&b.home), tree(&b.project), b.log_json());
+        let refused = b
+            .sticky(["import", "--replace", file.to_str().expect("UTF-8")])
+            .run();
+        refused.assert_code(2).assert_stderr_contains(says);
+        assert!(
+            refused.stderr.contains("nothing was changed") || refused.stderr.contains("format"),
+            "{what}: {}",
+            refused.describe()
+        );
+        assert!(tree(&b.home) == home, "{what}: HOME changed");
+        assert!(tree(&b.project) == project, "{what}: the project changed");
+        assert_eq!(b.log_json(), log, "{what}: the conversations changed");
+        assert_eq!(
+            b.turn("still mine").saw,
+            ["a conversation of its own"],
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn a_moved_project_goes_on_after_sticky_relocate() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let first = agent.turn(&env, &["-a", agent.name, "before the move"]);
+        let moved = env.root().join("moved-project");
+        std::fs::rename(&env.project, &moved).expect("move the project");
+        let refused = agent
+            .sticky(&env, &["after the move"])
+            .current_dir(&moved)
+            .run();
+        refused
+            .assert_code(73)
+            .assert_stderr_contains("sticky relocate");
+        agent
+            .sticky(&env, &["relocate"])
+            .current_dir(&moved)
+            .run()
+            .assert_success()
+            .assert_stderr_contains("moved from");
+        let output = agent
+            .sticky(&env, &["after relocate"])
+            .current_dir(&moved)
+            .run();
+        output.assert_success();
+        let next = agent.answer(&output);
+        assert_eq!(next.session, first.session, "{}", agent.name);
+        assert_eq!(next.saw, ["before the move"], "{}", agent.name);
+        assert_eq!(env.last_agent_run().cwd(), moved, "{}", agent.name);
+    }
+}
+
+#[test]
+fn relocate_refuses_a_copy_whose_original_still_exists() {
+    let env = TestEnv::new();
+    env.turn("in the original");
+    let copy = env.root().join("copy");
+    let status = Command::new("cp")
+        .args(["-a"])
+        .arg(&env.project)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("still exists");
+    assert_eq!(env.turn("the original goes on").saw, ["in the original"]);
+}
+
+/// The README's GitHub Actions example, as its jobs: each job's `run:` lines in order, and the
+/// artifact steps (`upload-artifact`'s `path:`, `download-artifact`) as the copy between them.
+fn readme_jobs() -> Vec<(String, Vec<String>)> {
+    let readme = include_str!("../../README.md");
+    let yaml = readme
+        .split("```yaml\n")
+        .filter_map(|rest| rest.split("```").next())
+        .find(|body| body.contains("upload-artifact"))
+        .expect("the README's GitHub Actions example uploads an artifact");
+    let mut jobs: Vec<(String, Vec<String>)> = Vec::new();
+    for line in yaml.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let text = line.trim();
+        if indent == 2 && text.ends_with(':') {
+            jobs.push((text.trim_end_matches(':').to_owned(), Vec::new()));
+        } else if let Some(run) = text.strip_prefix("- run: ") {
+            let run = run.split("   #").next().unwrap_or(run).trim();
+            jobs.last_mut().expect("a job").1.push(run.to_owned());
+        } else if text.contains("upload-artifact") || text.contains("download-artifact") {
+            jobs.last_mut().expect("a job").1.push(text.to_owned());
+        }
+    }
+    jobs
+}
+
+/// Runs one line of a job in `env` as the runner would (`sh -c`, the built sticky and the fakes
+/// on PATH); install steps are already done here.
+fn run_step(env: &TestEnv, bin: &Path, line: &str) {
+    if line.starts_with("npm install") || line.starts_with("cargo install") {
+        return;
+    }
+    let base = env.sticky(Vec::<&str>::new()).command();
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line).current_dir(&env.project);
+    for (key, value) in base.get_envs() {
+        match value {
+            Some(value) if key == "PATH" => {
+                let mut path = std::ffi::OsString::from(bin);
+                path.push(":");
+                path.push(value);
+                command.env(key, path)
+            }
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.stdin(Stdio::null()).output().expect("run the step");
+    assert!(
+        output.status.success(),
+        "`{line}` failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_readme_ci_example_carries_the_first_jobs_turns_into_the_second_job() {
+    let jobs = readme_jobs();
+    assert_eq!(jobs.len(), 2, "two jobs: {jobs:?}");
+    // Two runners: two HOMEs, two checkout paths.
+    let runners = [TestEnv::new(), TestEnv::new()];
+    assert_ne!(runners[0].project, runners[1].project);
+    let artifact = runners[0].root().join("artifact-store");
+    std::fs::create_dir_all(&artifact).expect("the artifact store");
+    let mut uploaded = None;
+    for ((_, steps), runner) in jobs.iter().zip(&runners) {
+        let bin = runner.scratch.join("ci-bin");
+        std::fs::create_dir_all(&bin).expect("a bin directory");
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sticky"), bin.join("sticky"))
+            .expect("link sticky");
+        runner.script(
+            "ci-bin/cargo",
+            "#!/bin/sh\necho 'warning: unused variable: `x`' >&2\n",
+        );
+        for step in steps {
+            if step.contains("upload-artifact") {
+                continue;
+            }
+            if step.contains("download-artifact") {
+                let name: &String = uploaded.as_ref().expect("the first job uploaded");
+                std::fs::copy(artifact.join(name), runner.project.join(name))
+                    .expect("download the artifact");
+            } else {
+                run_step(runner, &bin, step);
+            }
+        }
+        if uploaded.is_none() {
+            // upload-artifact's `path:` is the file `sticky export -o` wrote.
+            let export = steps
+                .iter()
+                .find_map(|step| step.strip_prefix("sticky export -o "))
+                .expect("the first job exports");
+            std::fs::copy(runner.project.join(export), artifact.join(export))
+                .expect("upload the artifact");
+            uploaded = Some(export.to_owned());
+        }
+    }
+    let [first, second] = &runners;
+    // The turns (export also asks the agent for its --version, a run without a prompt).
+    let prompts: Vec<String> = first
+        .agent_runs()
+        .iter()
+        .filter_map(|run| run.text("prompt").map(str::to_owned))
+        .collect();
+    assert!(!prompts.is_empty(), "the first job ran turns");
+    let last = second.last_agent_run();
+    let session = first.agent_runs()[0]
+        .text("session_id")
+        .expect("the first job's session")
+        .to_owned();
+    assert_eq!(
+        last.flag("--resume").as_deref(),
+        Some(session.as_str()),
+        "the same session"
+    );
+    assert_eq!(last.cwd(), second.project, "in the second checkout");
+    let answer = std::fs::read_to_string(second.project.join("msg.txt")).expect("msg.txt");
+    let answer = Answer::parse(answer.trim_end()).expect("the fake's answer");
+    assert_eq!(
+        answer.saw, prompts,
+        "the second job's request carries the first job's turns"
+    );
+}
+
+#[test]
+fn export_import_and_relocate_print_their_json_objects() {
+    let (a, b) = (TestEnv::new(), TestEnv::new());
+    let first = a.turn("hello");
+    let bundle = a.scratch.join("b.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    let exported = a.ok(["--json", "export", "-o", bundle_arg]).json();
+    let keys = |value: &serde_json::Value| -> Vec<String> {
+        value
+            .as_object()
+            .expect("an object")
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let mut expected = vec![
+        "agent",
+        "agent_session_id",
+        "bytes",
+        "file",
+        "files",
+        "project",
+        "thread",
+        "turns",
+    ];
+    assert_eq!(keys(&exported), expected);
+    assert_eq!(exported["agent_session_id"], first.session.as_str());
+    assert_eq!(exported["turns"], 1);
+    a.sticky(["--json", "export"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("give -o FILE");
+
+    let imported = b.ok(["--json", "import", bundle_arg]).json();
+    expected = vec![
+        "agent",
+        "agent_session_id",
+        "files",
+        "from",
+        "project",
+        "sessions",
+        "thread",
+        "turns",
+    ];
+    assert_eq!(keys(&imported), expected);
+    assert_eq!(imported["from"], a.project.to_str().expect("UTF-8"));
+    assert_eq!(imported["project"], b.project.to_str().expect("UTF-8"));
+
+    let relocated = b.ok(["--json", "relocate"]).json();
+    assert_eq!(relocated["relocated"], serde_json::json!([]));
+    assert_eq!(relocated["project"], b.project.to_str().expect("UTF-8"));
+}
