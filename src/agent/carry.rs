@@ -133,6 +133,14 @@ pub trait Carry: Sync {
         let _ = (agent_home, rows, from, to, replace);
         bail!("this agent keeps no session in a database")
     }
+
+    /// The carried file of session `id` from the vault's copy of its database rows
+    /// (`crate::vault`'s `rows.json`, `document`), for a session whose rows the agent's
+    /// database no longer holds; `None` for an agent that keeps no rows.
+    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<CarriedFile>> {
+        let _ = (id, document);
+        Ok(None)
+    }
 }
 
 /// How `agent` (a built-in agent's name) carries its sessions; `None` for an agent defined in
@@ -575,6 +583,13 @@ impl Carry for Opencode {
         replace: bool,
     ) -> Result<()> {
         rows::import(&agent_home.join("opencode.db"), json, (from, to), replace)
+    }
+
+    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<CarriedFile>> {
+        Ok(Some(CarriedFile {
+            relative: Path::new("opencode.db").join(format!("{id}.json")),
+            stored: Stored::Rows(rows::from_vault(id, document)?),
+        }))
     }
 }
 

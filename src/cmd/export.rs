@@ -168,7 +168,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
 /// vault mirrors them after every turn and they are what the agent resumes from.
 fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<CarriedFile>> {
     let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
-    Ok(vault
+    let mut files: Vec<CarriedFile> = vault
         .files(agent, id)?
         .into_iter()
         .filter(|file| file.keeping != crate::agent::Keeping::Shared)
@@ -177,7 +177,14 @@ fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<CarriedFile>> 
             relative: file.relative,
             stored: Stored::File(file.copy),
         })
-        .collect())
+        .collect();
+    // A session kept as database rows (opencode) is in the vault as one document of them.
+    if let (Some(path), Some(carry)) = (vault.rows(agent, id)?, carry::carry(agent)) {
+        let document = std::fs::read(&path)
+            .with_context(|| format!("cannot read sticky's vault copy {}", path.display()))?;
+        files.extend(carry.vault_rows(id, &document)?);
+    }
+    Ok(files)
 }
 
 fn no_thread(ctx: &Context) -> anyhow::Error {

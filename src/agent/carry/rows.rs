@@ -64,6 +64,36 @@ pub fn export(db: &Path, id: &str) -> Result<Option<Vec<u8>>> {
     }))
 }
 
+/// The rows of session `id` as [`export`] writes them, from the vault's document of them
+/// (`crate::vault`'s `rows.json`: its `rows`, table by table, a BLOB as `{"hex": ...}`);
+/// a table without rows is left out.
+pub fn from_vault(id: &str, document: &[u8]) -> Result<Vec<u8>> {
+    let document: Value =
+        serde_json::from_slice(document).context("the vault's copy of the rows is not JSON")?;
+    let mut tables = document
+        .get("rows")
+        .and_then(Value::as_object)
+        .cloned()
+        .context("the vault's copy of the rows holds no tables")?;
+    // The vault names a referred table even when the database has none (opencode's `project`
+    // in an older schema); with no rows it carries nothing, and import would refuse its name.
+    tables.retain(|_, rows| rows.as_array().is_none_or(|rows| !rows.is_empty()));
+    for value in tables
+        .values_mut()
+        .filter_map(Value::as_array_mut)
+        .flatten()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|row| row.values_mut())
+    {
+        if let Some(hex) = value.get("hex").cloned() {
+            *value = json!({ "blob": hex });
+        }
+    }
+    Ok(json!({ "session": id, "tables": tables })
+        .to_string()
+        .into_bytes())
+}
+
 /// Adds the rows of `json` to the database at `db`, rewriting the session's `directory` and
 /// the project's `worktree` from `from` to `to`, in one transaction.
 pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool) -> Result<()> {
@@ -309,5 +339,23 @@ mod tests {
         assert!(import(&dir.path().join("none.db"), &json, paths, false).is_err());
         assert_eq!(moved("/a/p/src", paths.0, paths.1), "/b/q/src");
         assert_eq!(moved("/a/pp", paths.0, paths.1), "/a/pp");
+    }
+
+    #[test]
+    fn the_vaults_rows_become_rows_as_export_writes_them() {
+        let document = br#"{"schema":[],"migrations":{},"rows":{
+            "project":[],
+            "session":[{"id":"ses_1","directory":"/a/p"}],
+            "part":[{"session_id":"ses_1","data":{"hex":"00ff"},"n":3}]}}"#;
+        let carried: Value =
+            serde_json::from_slice(&from_vault("ses_1", document).unwrap()).unwrap();
+        assert_eq!(
+            carried,
+            json!({"session": "ses_1", "tables": {
+                "session": [{"id": "ses_1", "directory": "/a/p"}],
+                "part": [{"session_id": "ses_1", "data": {"blob": "00ff"}, "n": 3}],
+            }})
+        );
+        assert!(from_vault("ses_1", b"{}").is_err());
     }
 }
