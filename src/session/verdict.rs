@@ -296,12 +296,11 @@ fn classify(observed: &Observed, ended: &Ended, amnesia: bool) -> (TurnStatus, E
         // A turn sticky passed a signal on to ends as that signal would have ended it (130 for
         // Ctrl-C), whatever the agent made of it: Claude Code 2.1.332 catches SIGINT in `-p`
         // and exits 1, which a script cannot tell from a failure.
-        (_, Some(signal)) => Exit::Signal(signal),
+        (_, Some(signal)) | (Status::Signal(signal), None) => Exit::Signal(signal),
         // Claude reports API errors in its result event; such a turn failed whatever rc says.
         (Status::Code(0), None) if observed.is_error => Exit::Agent(1),
         (Status::Code(0), None) => Exit::Success,
         (Status::Code(code), None) => Exit::Agent(code),
-        (Status::Signal(signal), None) => Exit::Signal(signal),
     };
     let status = if finished.interrupted_by.is_some() {
         TurnStatus::Interrupted
