@@ -327,5 +327,6 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        an_interactive_turn_is_carried_into_the_next_headless_turn,
     ];
 }

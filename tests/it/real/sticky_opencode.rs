@@ -7,8 +7,11 @@
 //! request opencode sends names its session in the `x-session-id` header. Its first turn also
 //! sends a title request, which [`Tier::turn`] tells apart from the turn by its reply.
 
-use super::lines_after;
-use super::scenarios::{Lost, Model, Profile};
+use super::{DEADLINE, lines_after, mentions};
+use std::time::{Duration, Instant};
+
+use super::scenarios::{Lost, Model, Profile, Ui};
+use super::terminal::Terminal;
 use super::tier::Tier;
 use crate::mock::Request;
 
@@ -31,7 +34,12 @@ pub const PROFILE: Profile = Profile {
         forget,
         says: "Session not found",
     }),
-    ui: None,
+    ui: Some(Ui {
+        ready: READY,
+        submit,
+        quit,
+        farewell: Some("opencode -s ses_"),
+    }),
 };
 
 /// opencode keeps every session in one database, not a file per session: the stored ID is one
@@ -52,4 +60,44 @@ fn working_directories(request: &Request) -> Vec<String> {
 fn forget(tier: &Tier, _stored: &str) {
     let data = tier.world.home.join(".local/share/opencode");
     std::fs::remove_dir_all(&data).expect("remove opencode's data directory");
+}
+
+/// A word of opencode 1.18.33's input placeholder ("Ask anything..."), drawn once its TUI is
+/// ready for input.
+const READY: &str = "anything";
+
+/// Types a one-word prompt into opencode's TUI (again if it was dropped), submits it, and waits
+/// for the mock's reply on the screen; returns the model request of the turn (not the title
+/// request opencode sends for a new session, which also ends with the prompt and whose reply
+/// the TUI shows as the session's title).
+#[track_caller]
+fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
+    terminal.type_until_echoed(word, Duration::from_secs(10));
+    terminal.type_keys("\r");
+    let started = Instant::now();
+    let request = loop {
+        let turn = tier.mock.turns().into_iter().find(|t| {
+            let user = &t.summary.last_user;
+            !user.is_empty() && user.split(word).all(str::is_empty) && !mentions(t, TITLE_REQUEST)
+        });
+        if let Some(turn) = turn {
+            break turn;
+        }
+        assert!(
+            started.elapsed() < DEADLINE,
+            "opencode sent no turn for {word:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    request
+}
+
+/// What opencode 1.18.33's title request asks the model, before the user's first prompt.
+const TITLE_REQUEST: &str = "Generate a title for this conversation";
+
+/// Leaves opencode's TUI with Ctrl-C on an empty input.
+#[track_caller]
+fn quit(terminal: &mut Terminal) {
+    terminal.type_keys("\x03");
 }
