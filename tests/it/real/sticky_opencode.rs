@@ -5,7 +5,14 @@
 //!
 //! opencode mints its session IDs (`ses_…`) and sticky learns each from its events; every
 //! request opencode sends names its session in the `x-session-id` header. Its first turn also
-//! sends a title request, which [`Tier::turn`] tells apart from the turn by its reply.
+//! sends a title request, which [`Tier::turn`] tells apart from the turn by its reply. Its own
+//! TUI is driven on a terminal too (issue 15, part 12): sticky learns the session it started
+//! from its exit line, and the next headless turn continues it.
+//!
+//! opencode resumed from a directory other than its session's never exits after the turn
+//! (research/agents.md §3.5, #41841). The subdirectory scenario is the guard: a turn started in
+//! `src/deep` (with `PWD` there) would hang if sticky ran opencode there, and [`super::run`]
+//! kills it and fails the test at [`super::DEADLINE`] instead of hanging CI.
 
 use super::{DEADLINE, lines_after, mentions};
 use std::time::{Duration, Instant};
