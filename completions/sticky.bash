@@ -25,6 +25,9 @@ _sticky() {
             sticky,doctor)
                 cmd="sticky__subcmd__doctor"
                 ;;
+            sticky,forget)
+                cmd="sticky__subcmd__forget"
+                ;;
             sticky,help)
                 cmd="sticky__subcmd__help"
                 ;;
@@ -43,6 +46,9 @@ _sticky() {
             sticky,sessions)
                 cmd="sticky__subcmd__sessions"
                 ;;
+            sticky,show)
+                cmd="sticky__subcmd__show"
+                ;;
             sticky,status)
                 cmd="sticky__subcmd__status"
                 ;;
@@ -57,6 +63,9 @@ _sticky() {
                 ;;
             sticky__subcmd__help,doctor)
                 cmd="sticky__subcmd__help__subcmd__doctor"
+                ;;
+            sticky__subcmd__help,forget)
+                cmd="sticky__subcmd__help__subcmd__forget"
                 ;;
             sticky__subcmd__help,help)
                 cmd="sticky__subcmd__help__subcmd__help"
@@ -76,6 +85,9 @@ _sticky() {
             sticky__subcmd__help,sessions)
                 cmd="sticky__subcmd__help__subcmd__sessions"
                 ;;
+            sticky__subcmd__help,show)
+                cmd="sticky__subcmd__help__subcmd__show"
+                ;;
             sticky__subcmd__help,status)
                 cmd="sticky__subcmd__help__subcmd__status"
                 ;;
@@ -89,7 +101,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt forget show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -120,6 +132,14 @@ _sticky() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --carry)
+                    COMPREPLY=($(compgen -W "recap summary off" -- "${cur}"))
+                    return 0
+                    ;;
+                --carry-max)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -264,8 +284,37 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__forget)
+            opts="-y -C -t -q -h --yes --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt help"
+            opts="new status log sessions threads init agents config doctor prompt forget show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,6 +356,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -404,6 +467,20 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -462,12 +539,24 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__log)
-            opts="-C -t -q -h --thread --json --quiet --help"
+            opts="-n -C -t -q -h --limit --since --answers --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -491,7 +580,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --thread --json --quiet --help"
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -522,6 +611,14 @@ _sticky() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --carry)
+                    COMPREPLY=($(compgen -W "recap summary off" -- "${cur}"))
+                    return 0
+                    ;;
+                --carry-max)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -577,6 +674,35 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__sessions)
+            opts="-C -t -q -h --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__show)
             opts="-C -t -q -h --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -25,10 +25,13 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -m 'The model for the session; a different model than the session''s starts a new session'
             cand --model 'The model for the session; a different model than the session''s starts a new session'
             cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'
+            cand --carry 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky''s own record: the old session''s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration''s `carry_on_change` makes this the default for a change of model or agent'
+            cand --carry-max 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
             cand --thread 'The conversation (thread) of the project to use; created on first use'
             cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
+            cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -46,6 +49,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
+            cand show 'Print a turn''s answer again, exactly as it was printed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
@@ -56,10 +61,13 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -m 'The model for the session; a different model than the session''s starts a new session'
             cand --model 'The model for the session; a different model than the session''s starts a new session'
             cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'
+            cand --carry 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky''s own record: the old session''s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration''s `carry_on_change` makes this the default for a change of model or agent'
+            cand --carry-max 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
             cand --thread 'The conversation (thread) of the project to use; created on first use'
             cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
+            cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -77,9 +85,13 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --help 'Print help'
         }
         &'sticky;log'= {
+            cand -n 'Show only the last N turns'
+            cand --limit 'Show only the last N turns'
+            cand --since 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
             cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --answers 'Show each turn''s kept answer under it'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -164,6 +176,28 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;forget'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -y 'Delete without asking (needed when stdin is not a terminal)'
+            cand --yes 'Delete without asking (needed when stdin is not a terminal)'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;show'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
@@ -175,6 +209,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand config 'Show the effective settings and where each came from'
             cand doctor 'Explain what the next turn would use and why, and what stands in its way'
             cand prompt 'Print a one-line status for a shell prompt: agent, short session ID, last turn''s status'
+            cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
+            cand show 'Print a turn''s answer again, exactly as it was printed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
@@ -196,6 +232,10 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;doctor'= {
         }
         &'sticky;help;prompt'= {
+        }
+        &'sticky;help;forget'= {
+        }
+        &'sticky;help;show'= {
         }
         &'sticky;help;help'= {
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sticky_global_optspecs
-    string join \n p/prompt= a/agent= m/model= wait= no-wait C= t/thread= json q/quiet h/help V/version
+    string join \n p/prompt= a/agent= m/model= wait= no-wait carry= carry-max= no-carry C= t/thread= json q/quiet h/help V/version
 end
 
 function __fish_sticky_needs_command
@@ -28,9 +28,14 @@ complete -c sticky -n "__fish_sticky_needs_command" -s p -l prompt -d 'The promp
 complete -c sticky -n "__fish_sticky_needs_command" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l carry -d 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky\'s own record: the old session\'s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration\'s `carry_on_change` makes this the default for a change of model or agent' -r -f -a "recap\t'sticky\'s own record of the old session: its prompts and answers, newest first'
+summary\t'A handoff summary the old session writes in one extra turn'
+off\t'Nothing is carried'"
+complete -c sticky -n "__fish_sticky_needs_command" -l carry-max -d 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit' -r
 complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
+complete -c sticky -n "__fish_sticky_needs_command" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
 complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -45,14 +50,21 @@ complete -c sticky -n "__fish_sticky_needs_command" -a "agents" -d 'List the age
 complete -c sticky -n "__fish_sticky_needs_command" -a "config" -d 'Show the effective settings and where each came from'
 complete -c sticky -n "__fish_sticky_needs_command" -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
 complete -c sticky -n "__fish_sticky_needs_command" -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
+complete -c sticky -n "__fish_sticky_needs_command" -a "forget" -d 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions\' files in sticky\'s vault'
+complete -c sticky -n "__fish_sticky_needs_command" -a "show" -d 'Print a turn\'s answer again, exactly as it was printed'
 complete -c sticky -n "__fish_sticky_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s p -l prompt -d 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s a -l agent -d 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s m -l model -d 'The model for the session; a different model than the session\'s starts a new session' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l wait -d 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry -d 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky\'s own record: the old session\'s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration\'s `carry_on_change` makes this the default for a change of model or agent' -r -f -a "recap\t'sticky\'s own record of the old session: its prompts and answers, newest first'
+summary\t'A handoff summary the old session writes in one extra turn'
+off\t'Nothing is carried'"
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry-max -d 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -61,8 +73,11 @@ complete -c sticky -n "__fish_sticky_using_subcommand status" -s t -l thread -d 
 complete -c sticky -n "__fish_sticky_using_subcommand status" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s h -l help -d 'Print help'
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s n -l limit -d 'Show only the last N turns' -r
+complete -c sticky -n "__fish_sticky_using_subcommand log" -l since -d 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand log" -l answers -d 'Show each turn\'s kept answer under it'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -105,14 +120,27 @@ complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "status" -d 'Show the project, the conversation, its session and the last turn'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "log" -d 'List the turns of this conversation across all its sessions'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "sessions" -d 'List the sessions of this conversation, with their lineage'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "threads" -d 'List the conversations (threads) of this project'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "init" -d 'Make the current directory (or `-C DIR`) a sticky project of its own'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "agents" -d 'List the agents sticky knows: whether each is installed, its path and its version'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "config" -d 'Show the effective settings and where each came from'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
-complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -s y -l yes -d 'Delete without asking (needed when stdin is not a terminal)'
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand show" -l json -d 'Print one JSON object on stdout instead of text'
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "new" -d 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "status" -d 'Show the project, the conversation, its session and the last turn'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "log" -d 'List the turns of this conversation across all its sessions'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "sessions" -d 'List the sessions of this conversation, with their lineage'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "threads" -d 'List the conversations (threads) of this project'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "init" -d 'Make the current directory (or `-C DIR`) a sticky project of its own'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "agents" -d 'List the agents sticky knows: whether each is installed, its path and its version'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "config" -d 'Show the effective settings and where each came from'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "doctor" -d 'Explain what the next turn would use and why, and what stands in its way'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "prompt" -d 'Print a one-line status for a shell prompt: agent, short session ID, last turn\'s status'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "forget" -d 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions\' files in sticky\'s vault'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "show" -d 'Print a turn\'s answer again, exactly as it was printed'
+complete -c sticky -n "__fish_sticky_using_subcommand help; and not __fish_seen_subcommand_from new status log sessions threads init agents config doctor prompt forget show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -19,6 +19,12 @@
 //! - `seed DB PROJECT N [--per-session K]`: a database made by sticky's own store with one thread
 //!   and N finished turns, on a new session every K turns (rotations, as `sticky new` makes them).
 //! - `count DB`: the threads, sessions and turns (by status) of thread `main`, as JSON.
+//! - `vault DIR --mib M,... [-n N] [--grow BYTES]`: the vault's cost after a turn
+//!   (`sticky::vault`): for each size M, a Claude Code transcript of M MiB under `DIR/M/home`,
+//!   copied into `DIR/M/vault` once; then N rounds, each over every size: BYTES appended to the
+//!   transcript (as a turn adds them), timed, and the copy timed. Prints a JSON list, one
+//!   object per size: `mib`, `append_us` and `copy_us` (lists), `written` (bytes each copy
+//!   wrote), `first_copy_us`.
 //!
 //! Results go to stdout as one line (`rss`: to a file); failures to stderr with exit code 1.
 
@@ -95,6 +101,23 @@ fn run(args: &[OsString]) -> Result<ExitCode> {
                 Path::new(project),
                 turns.parse().context("N is a number")?,
                 number("--per-session", 100)?.max(1),
+            )
+        }
+        "vault" => {
+            let dir = options.first().context("usage: vault DIR --mib M,...")?;
+            let at = options.iter().position(|option| option == "--mib");
+            let sizes = at
+                .and_then(|at| options.get(at + 1))
+                .map_or("1", String::as_str)
+                .split(',')
+                .map(str::parse)
+                .collect::<Result<Vec<usize>, _>>()
+                .context("--mib wants comma-separated numbers")?;
+            vault_cost(
+                Path::new(dir),
+                &sizes,
+                number("-n", 50)?,
+                number("--grow", 4096)?,
             )
         }
         "count" => {
@@ -321,6 +344,7 @@ fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<E
                     agent_session_id: Some(&agent_session_id),
                     directory: &project,
                     rotated_from: previous.map(|id| (id, "new")),
+                    carried: None,
                 },
             )
         })?;
@@ -381,5 +405,69 @@ fn count(db: &Path) -> Result<ExitCode> {
         sessions.len(),
         turns.len()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The vault's cost after a turn that added `grow` bytes to transcripts of each of `sizes`
+/// MiB (see the header), the sizes interleaved round by round so that a busy moment of the
+/// machine hits them alike: what `bench/run`'s vault rows measure.
+fn vault_cost(dir: &Path, sizes: &[usize], rounds: usize, grow: usize) -> Result<ExitCode> {
+    use sticky::agent::{Adapter, Claude};
+    let id = "00000000-0000-4000-8000-000000000001";
+    // JSONL lines of about `len` bytes, as a transcript holds.
+    let line = |n: usize, len: usize| {
+        let pad = "x".repeat(len.saturating_sub(40));
+        format!("{{\"n\":{n},\"text\":\"{pad}\"}}\n")
+    };
+    let mut setups = Vec::new();
+    for &mib in sizes {
+        let base = dir.join(format!("{mib}"));
+        let (home, project) = (base.join("home"), base.join("project"));
+        std::fs::create_dir_all(&project)?;
+        let transcript = Claude
+            .transcript(&home, &project, id)
+            .context("claude names its transcript")?;
+        std::fs::create_dir_all(transcript.parent().context("a parent")?)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&transcript)?;
+        let (mut written, mut n) = (0, 0);
+        while written < mib << 20 {
+            let text = line(n, 1024);
+            file.write_all(text.as_bytes())?;
+            written += text.len();
+            n += 1;
+        }
+        let vault = sticky::vault::Vault::new(base.join("vault"));
+        let started = Instant::now();
+        vault.copy(&Claude, &home, &project, id)?;
+        let first = started.elapsed().as_secs_f64() * 1e6;
+        setups.push((mib, home, project, file, vault, n, first));
+    }
+    let mut results: Vec<(Vec<f64>, Vec<f64>, Vec<u64>)> =
+        sizes.iter().map(|_| Default::default()).collect();
+    for round in 0..rounds {
+        for (index, (_, home, project, file, vault, n, _)) in setups.iter_mut().enumerate() {
+            let text = line(*n + round, grow);
+            let started = Instant::now();
+            file.write_all(text.as_bytes())?;
+            results[index].0.push(started.elapsed().as_secs_f64() * 1e6);
+            let started = Instant::now();
+            let copied = vault.copy(&Claude, home, project, id)?;
+            results[index].1.push(started.elapsed().as_secs_f64() * 1e6);
+            results[index].2.push(copied.written);
+        }
+    }
+    let rows: Vec<String> = setups
+        .iter()
+        .zip(&results)
+        .map(|((mib, .., first), (append, copy, written))| {
+            format!(
+                "{{\"mib\":{mib},\"append_us\":{append:?},\"copy_us\":{copy:?},\"written\":{written:?},\"first_copy_us\":{first}}}"
+            )
+        })
+        .collect();
+    println!("[{}]", rows.join(","));
     Ok(ExitCode::SUCCESS)
 }

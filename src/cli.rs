@@ -13,6 +13,8 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
+use crate::config::CarryKind;
+
 /// The exit-code contract, printed under `--help` and in the man page.
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -59,6 +61,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "sticky --json \"summarise the diff\" | jq -r .answer",
                 "one JSON object on stdout, for scripts",
             ),
+            (
+                "sticky -a codex --carry \"what did we decide?\"",
+                "go on with another agent, whose new session starts with a recap of this one",
+            ),
         ],
     ),
     (
@@ -77,6 +83,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "sticky -a codex new \"port the parser\"",
                 "a fresh session with another agent",
             ),
+            (
+                "sticky new --carry \"go on from here\"",
+                "a fresh session that starts with a recap of the old one",
+            ),
         ],
     ),
     (
@@ -88,7 +98,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "log",
-        &[("sticky log | head", "the first turns of the conversation")],
+        &[
+            ("sticky log | head", "the first turns of the conversation"),
+            (
+                "sticky log -n 5 --answers",
+                "the last five turns, with their answers",
+            ),
+        ],
     ),
     (
         "sessions",
@@ -126,6 +142,23 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "prompt",
         &[("sticky prompt", "one line for a shell prompt")],
+    ),
+    (
+        "forget",
+        &[(
+            "sticky forget -t scratch --yes",
+            "delete the conversation `scratch`, its turns and its vault copies, without asking",
+        )],
+    ),
+    (
+        "show",
+        &[
+            ("sticky show", "the last turn's answer, again"),
+            (
+                "sticky show --json",
+                "the last turn and its answer, as JSON",
+            ),
+        ],
     ),
 ];
 
@@ -283,6 +316,11 @@ impl Cli {
                     "no_wait" if !given_after && Origin::of(leaf, "wait") != Origin::Flag => {
                         args.no_wait = top.no_wait;
                     }
+                    "carry" if !given_after && !args.no_carry => args.carry = top.carry,
+                    "carry_max" if !given_after => args.carry_max = top.carry_max,
+                    "no_carry" if !given_after && args.carry.is_none() => {
+                        args.no_carry = top.no_carry;
+                    }
                     "prompt_text" => {
                         // `sticky -p TEXT new WORDS`: the words follow the text.
                         let mut words = std::mem::take(&mut top.prompt);
@@ -315,11 +353,15 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
     ("wait", "--wait"),
     ("no_wait", "--no-wait"),
     ("prompt_text", "--prompt"),
+    ("carry", "--carry"),
+    ("carry_max", "--carry-max"),
+    ("no_carry", "--no-carry"),
 ];
 
 /// The commands a one-word prompt is checked against.
 const COMMAND_NAMES: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
+    "show",
 ];
 
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
@@ -478,6 +520,9 @@ pub struct GlobalArgs {
     pub quiet: bool,
 }
 
+/// The default bound of a carried recap (`--carry-max`): 16 KiB.
+pub const DEFAULT_CARRY_MAX: usize = 16 * 1024;
+
 /// Options of a turn: the prompt, the agent, the model and the agent's own arguments.
 #[derive(Debug, Args, Clone, Default)]
 pub struct TurnArgs {
@@ -515,6 +560,32 @@ pub struct TurnArgs {
     /// program holds the database's lock.
     #[arg(long, conflicts_with = "wait")]
     pub no_wait: bool,
+
+    /// When this turn starts a new session (`sticky new`, another --model or --agent), put a
+    /// recap of the old session before the prompt, so the new one knows what was done. KIND
+    /// `recap` (the default) is sticky's own record: the old session's prompts and answers,
+    /// newest first, naming its agent, model and session ID. `summary` first asks the old
+    /// session for a handoff summary (one extra turn on it, shown in `log`) and carries that,
+    /// falling back to `recap` when that turn fails. The configuration's `carry_on_change`
+    /// makes this the default for a change of model or agent.
+    #[arg(
+        long,
+        value_name = "KIND",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "recap",
+        value_enum
+    )]
+    pub carry: Option<CarryKind>,
+
+    /// The most bytes the carried recap may take (at least 512); older turns are left out, then
+    /// cut, to fit.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_CARRY_MAX)]
+    pub carry_max: usize,
+
+    /// Carry no recap, even where the configuration's `carry_on_change` would.
+    #[arg(long, conflicts_with = "carry")]
+    pub no_carry: bool,
 
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
@@ -562,9 +633,10 @@ pub enum Command {
 
     /// List the turns of this conversation across all its sessions.
     ///
-    /// Each session is shown with the one it replaced and why (its lineage), then its turns,
-    /// oldest first. Paged on a terminal (see PAGER).
-    Log,
+    /// Each session is shown with the one it replaced and why (its lineage, with the size of a
+    /// recap carried into it), then its turns, oldest first, with their tokens and cost. Paged
+    /// on a terminal (see PAGER).
+    Log(LogArgs),
 
     /// List the sessions of this conversation, with their lineage.
     ///
@@ -610,6 +682,56 @@ pub enum Command {
     /// Fast enough for every prompt: it reads the database and nothing else (no agent is looked
     /// up or run). Prints nothing when the project has no sticky state yet.
     Prompt,
+
+    /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the
+    /// copies of its sessions' files in sticky's vault.
+    ///
+    /// For a conversation that must not be kept. Asks first when stdin is a terminal; `--yes`
+    /// confirms without asking, and is needed when stdin is not a terminal. The agent's own files
+    /// of those sessions stay where the agent keeps them.
+    Forget(ForgetArgs),
+    /// Print a turn's answer again, exactly as it was printed.
+    ///
+    /// TURN is a turn's number as `log` shows it (`12` or `#12`); without one, the last turn of
+    /// the conversation (`-t NAME`). sticky keeps every turn's answer: a headless turn's as it
+    /// printed it, an interactive turn's last assistant message where the agent's transcript
+    /// shows it. Answers over 4 KiB are stored deflated; at most 1 MiB of each is kept, and
+    /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
+    /// `answer`.
+    Show(ShowArgs),
+}
+
+/// Options of `sticky log`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LogArgs {
+    /// Show only the last N turns.
+    #[arg(short = 'n', long = "limit", value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in
+    /// UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Show each turn's kept answer under it.
+    #[arg(long)]
+    pub answers: bool,
+}
+
+/// Options of `sticky show`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ShowArgs {
+    /// The turn (`12` or `#12`, as `log` numbers them); default: the conversation's last turn.
+    #[arg(value_name = "TURN")]
+    pub turn: Option<String>,
+}
+
+/// The options of `sticky forget`.
+#[derive(Debug, Clone, Args)]
+pub struct ForgetArgs {
+    /// Delete without asking (needed when stdin is not a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
 }
 
 #[cfg(test)]
@@ -687,6 +809,7 @@ mod tests {
         for (args, flag) in [
             (&["-a", "claude", "status"][..], "--agent"),
             (&["-m", "opus", "log"], "--model"),
+            (&["-a", "codex", "show"], "--agent"),
             (&["--wait", "5", "config"], "--wait"),
             (&["-p", "hi", "threads"], "--prompt"),
         ] {
@@ -766,6 +889,26 @@ mod tests {
         }
         assert_eq!(edit_distance("statsu", "status"), 1);
         assert_eq!(edit_distance("", "log"), 3);
+    }
+
+    #[test]
+    fn carry_takes_its_kind_only_after_an_equals_sign() {
+        let cli = parse(&["-a", "codex", "--carry", "what did we decide?"]).unwrap();
+        assert_eq!(cli.turn.carry, Some(CarryKind::Recap));
+        assert_eq!(cli.turn.prompt, ["what did we decide?"]);
+        assert_eq!(cli.turn.carry_max, DEFAULT_CARRY_MAX);
+        let turn =
+            new_args(parse(&["new", "--carry=summary", "--carry-max", "900", "go"]).unwrap());
+        assert_eq!(
+            (turn.carry, turn.carry_max),
+            (Some(CarryKind::Summary), 900)
+        );
+        let turn = new_args(parse(&["--carry", "new", "go"]).unwrap());
+        assert_eq!(turn.carry, Some(CarryKind::Recap));
+        assert!(parse(&["--carry=everything", "go"]).is_err());
+        assert!(parse(&["--carry", "--no-carry", "go"]).is_err());
+        let error = parse(&["--carry", "status"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ArgumentConflict);
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //!
 //! ```toml
 //! default_agent = "codex"
+//! vault = false                   # keep no copy of the sessions' files (on by default)
+//! carry_on_change = "recap"       # a new model or agent starts with a recap (or "summary")
+//! context_threshold = 80          # `status` suggests `sticky new --carry` past 80% full
 //!
 //! [agents.claude]
 //! bin = "/opt/claude/bin/claude"
@@ -39,6 +42,14 @@ pub struct Config {
     /// Settings per agent, and agents the user defines, by name.
     #[serde(default)]
     pub agents: BTreeMap<String, AgentConfig>,
+    /// Whether sticky keeps a copy of each session's files in its vault (`true` when unset).
+    pub vault: Option<bool>,
+    /// The recap a change of model or agent carries into the new session when the turn names
+    /// none (`--carry`): `"recap"`, `"summary"` or `"off"` (the default).
+    pub carry_on_change: Option<CarryKind>,
+    /// How full the context may get, in percent of the model's window, before `status`
+    /// suggests `sticky new --carry` (default 80).
+    pub context_threshold: Option<u8>,
     /// Where the configuration was read from (`None` when there was no file).
     #[serde(skip)]
     pub source: Option<PathBuf>,
@@ -77,6 +88,29 @@ impl AgentConfig {
     /// Whether this entry defines an agent of its own (rather than configuring a built-in one).
     pub fn defines_agent(&self) -> bool {
         self.new.is_some() || self.resume.is_some() || self.headless.is_some()
+    }
+}
+
+/// What `carry_on_change` (and `--carry=KIND`) may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum CarryKind {
+    /// sticky's own record of the old session: its prompts and answers, newest first.
+    Recap,
+    /// A handoff summary the old session writes in one extra turn.
+    Summary,
+    /// Nothing is carried.
+    Off,
+}
+
+impl CarryKind {
+    /// The name stored with the session and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Recap => "recap",
+            Self::Summary => "summary",
+            Self::Off => "off",
+        }
     }
 }
 
@@ -119,7 +153,15 @@ impl Config {
 
     /// Parses the text of a configuration file; the error names the line and the key.
     pub fn parse(text: &str) -> Result<Self, String> {
-        toml::from_str(text).map_err(|error| error.to_string().trim_end().to_owned())
+        let config: Self =
+            toml::from_str(text).map_err(|error| error.to_string().trim_end().to_owned())?;
+        if let Some(threshold) = config.context_threshold.filter(|t| !(1..=100).contains(t)) {
+            return Err(format!(
+                "context_threshold = {threshold} is not a percentage of the context window; \
+                 give 1 to 100"
+            ));
+        }
+        Ok(config)
     }
 
     /// The settings of `agent`, if the file has any.
@@ -162,6 +204,14 @@ mod tests {
         );
         let uuid = Config::parse("[agents.x]\nsession_id = \"uuid\"").unwrap();
         assert_eq!(uuid.agent("x").unwrap().session_id, Some(IdSource::Uuid));
+        let carry = Config::parse("carry_on_change = \"summary\"\ncontext_threshold = 70").unwrap();
+        assert_eq!(
+            (carry.carry_on_change, carry.context_threshold),
+            (Some(CarryKind::Summary), Some(70))
+        );
+        assert!(Config::parse("carry_on_change = \"everything\"").is_err());
+        let error = Config::parse("context_threshold = 150").unwrap_err();
+        assert!(error.contains("1 to 100"), "{error}");
     }
 
     #[test]

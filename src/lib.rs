@@ -20,5 +20,6 @@ pub mod session;
 pub mod settings;
 pub mod state;
 pub mod store;
+pub mod vault;
 
 pub use cmd::run;

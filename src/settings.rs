@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::agent::program::{self, Chosen, ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
-use crate::config::Config;
+use crate::config::{CarryKind, Config};
 use crate::exit::StickyError;
 use crate::project::Project;
 use crate::store::SessionRow;
@@ -97,6 +97,15 @@ pub struct Settings {
     /// The agent a conversation starts with: the configuration's `default_agent`, else Claude
     /// Code.
     pub default_agent: Setting<String>,
+    /// Whether the vault keeps a copy of each session's files: the configuration's `vault`,
+    /// else on.
+    pub vault: Setting<bool>,
+    /// The recap a change of model or agent carries when the turn names none: the
+    /// configuration's `carry_on_change`, else `off`.
+    pub carry_on_change: Setting<CarryKind>,
+    /// How full the context may get (percent of the window) before `status` suggests
+    /// `sticky new --carry`: the configuration's `context_threshold`, else 80.
+    pub context_threshold: Setting<u8>,
     /// The configuration file's contents (empty without a file).
     pub config: Config,
 }
@@ -116,6 +125,13 @@ impl Settings {
             project: project_dir(global, project),
             database: database(project),
             default_agent: default_agent(&config),
+            vault: vault(&config),
+            carry_on_change: from_config(&config, config.carry_on_change, CarryKind::Off),
+            context_threshold: from_config(
+                &config,
+                config.context_threshold,
+                DEFAULT_CONTEXT_THRESHOLD,
+            ),
             config,
         }
     }
@@ -307,6 +323,19 @@ fn database(project: &Project) -> Setting<String> {
     }
 }
 
+/// The context threshold when the configuration sets none, in percent of the window.
+pub const DEFAULT_CONTEXT_THRESHOLD: u8 = 80;
+
+/// A value the configuration file may set, else `default`.
+fn from_config<T>(config: &Config, value: Option<T>, default: T) -> Setting<T> {
+    match (value, &config.source) {
+        (Some(value), Some(file)) => {
+            Setting::new(value, Source::Config, file.display().to_string())
+        }
+        _ => Setting::new(default, Source::Default, "built-in default"),
+    }
+}
+
 /// The agent a conversation starts with: the configuration's `default_agent`, else `claude`.
 fn default_agent(config: &Config) -> Setting<String> {
     match (&config.default_agent, &config.source) {
@@ -318,6 +347,14 @@ fn default_agent(config: &Config) -> Setting<String> {
             Source::Default,
             "built-in default",
         ),
+    }
+}
+
+/// Whether the vault is on: the configuration's `vault`, else on.
+fn vault(config: &Config) -> Setting<bool> {
+    match (config.vault, &config.source) {
+        (Some(on), Some(file)) => Setting::new(on, Source::Config, file.display().to_string()),
+        _ => Setting::new(true, Source::Default, "built-in default"),
     }
 }
 
@@ -378,6 +415,18 @@ mod tests {
             (setting.value.as_str(), setting.source),
             ("codex", Source::Config)
         );
+        assert_eq!(setting.origin, "/home/u/.config/sticky/config.toml");
+    }
+
+    #[test]
+    fn the_vault_is_on_unless_the_configuration_turns_it_off() {
+        let mut config = Config::default();
+        let setting = vault(&config);
+        assert_eq!((setting.value, setting.source), (true, Source::Default));
+        config.vault = Some(false);
+        config.source = Some("/home/u/.config/sticky/config.toml".into());
+        let setting = vault(&config);
+        assert_eq!((setting.value, setting.source), (false, Source::Config));
         assert_eq!(setting.origin, "/home/u/.config/sticky/config.toml");
     }
 }

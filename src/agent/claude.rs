@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, is_uuid, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
 /// Claude Code's flags that choose a session (resume, continue, a chosen ID, a fork); Qwen Code
 /// takes the same ones.
@@ -170,6 +170,30 @@ impl Adapter for Claude {
         };
         continues(&old, &new)
     }
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(config_dir(home))
+    }
+
+    /// The transcript and its sidecar directory (`<id>/`, the subagents' transcripts and the
+    /// tool results kept aside), beside it in the project's directory.
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = config_dir(home);
+        let transcript = transcript_in(&root, directory, id);
+        let sidecar = transcript.with_extension("");
+        let mut files: Vec<SessionFile> = SessionFile::under(&root, transcript, Keeping::Append)
+            .into_iter()
+            .collect();
+        files.extend(SessionFile::all_under(&root, &sidecar, &appended_if_jsonl));
+        files
+    }
+
+    /// `cleanupPeriodDays` in the agent home's `settings.json`, else its default of 30 days
+    /// (Claude Code's settings schema: "sessions inactive for longer than this period are
+    /// deleted at startup", minimum 1).
+    fn retention_days(&self, home: &Path) -> Option<u64> {
+        Some(cleanup_period_days(&config_dir(home).join("settings.json")))
+    }
 }
 
 /// Whether transcript `new` holds the last message of transcript `old` (see
@@ -273,6 +297,42 @@ fn to_base36(mut n: u32) -> String {
     }
     out.reverse();
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// Claude Code's own home: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn config_dir(home: &Path) -> PathBuf {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| home.join(".claude"), PathBuf::from)
+}
+
+/// Claude Code's default `cleanupPeriodDays`.
+const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// The `cleanupPeriodDays` of the settings file at `path`: its default when the file or the
+/// key is missing or not a number, and at least 1 (the schema's minimum).
+fn cleanup_period_days(path: &Path) -> u64 {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|settings| settings.get("cleanupPeriodDays")?.as_f64())
+        .filter(|days| days.is_finite() && *days >= 0.0)
+        .map_or(DEFAULT_CLEANUP_DAYS, |days| {
+            // Whole days; the schema allows no fraction worth keeping.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let days = days as u64;
+            days.max(1)
+        })
+}
+
+/// A JSONL file in a session's sidecar directory is a transcript (a subagent's), appended to;
+/// anything else is a file the agent may rewrite.
+pub(super) fn appended_if_jsonl(path: &Path) -> Keeping {
+    if path.extension().is_some_and(|ext| ext == "jsonl") {
+        Keeping::Append
+    } else {
+        Keeping::Rewritten
+    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,9 @@ use super::output::{
     env_dir, first_json_line, id_after, int_at, is_uuid, json_object, line_with, str_at,
 };
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
+use super::{
+    Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Turn, Usage,
+};
 
 /// The Codex CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -176,6 +178,19 @@ impl Adapter for Codex {
     // `renamed` stays `false`: a Codex thread keeps its ID for life, and the only way `exec
     // resume` answers from another ID is by starting a new thread (an unknown name), which is
     // exactly the amnesia sticky must report.
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex")))
+    }
+
+    /// The rollout, which Codex only appends to.
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        rollout(&root, directory, id)
+            .and_then(|path| SessionFile::under(&root, path, Keeping::Append))
+            .into_iter()
+            .collect()
+    }
 }
 
 /// `-m` and the user's arguments, which exec and the TUI accept before `resume`.

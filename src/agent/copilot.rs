@@ -14,7 +14,8 @@
 //! - `--allow-all-tools` is "required for non-interactive mode" per `--help`; a turn that needs no
 //!   tool runs without it. sticky never adds it: users pass it after `--` when they mean it;
 //! - JSONL events `{"type":…,"data":{…}}`: `assistant.message` (`data.content`),
-//!   `assistant.message_delta`, `tool.execution_start` (`data.toolName`), ..., and last
+//!   `assistant.message_delta`, `tool.execution_start` (`data.toolName`), `session.error`
+//!   (`data.message`, once a model request failed for good), ..., and last
 //!   `{"type":"result","sessionId":…,"exitCode":…,"usage":{"premiumRequests":…}}`, the only event
 //!   that carries the session ID;
 //! - interactive: on exit the UI prints `Resume     copilot --resume=<id>`;
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, id_after, int_at, is_uuid, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
 /// The Copilot CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -73,18 +74,31 @@ impl Adapter for Copilot {
                 .map(|tool| Event::Activity(tool.to_owned()))
                 .into_iter()
                 .collect(),
+            // A model request that failed for good: `{"type":"session.error","data":{"message":
+            // "Failed to get response from the AI model; retried 5 times ... Last error: 500
+            // ...","statusCode":500}}`, then a result with exit code 1 (1.0.102 against the mock,
+            // part 12). Its message is the turn's answer, which a failed turn shows on stderr.
+            Some("session.error") => vec![Event::Result {
+                text: str_at(&event, "/data/message").map(str::to_owned),
+                is_error: true,
+                usage: Usage::default(),
+            }],
             Some("result") => {
                 let mut events = Vec::new();
                 if let Some(id) = str_at(&event, "/sessionId") {
                     events.push(Event::Session(id.to_owned()));
                 }
                 let exit_code = int_at(&event, "/exitCode");
-                events.push(Event::Result {
-                    text: None,
-                    is_error: exit_code.is_some_and(|code| code != 0),
-                    // Copilot reports premium requests, not tokens or dollars.
-                    usage: Usage::default(),
-                });
+                // A failed turn's result says nothing more than its exit code, which fails the
+                // turn: it must not replace the error `session.error` gave as the answer.
+                if exit_code.is_none_or(|code| code == 0) {
+                    events.push(Event::Result {
+                        text: None,
+                        is_error: false,
+                        // Copilot reports premium requests, not tokens or dollars.
+                        usage: Usage::default(),
+                    });
+                }
                 events
             }
             _ => Vec::new(),
@@ -106,6 +120,29 @@ impl Adapter for Copilot {
 
     // `renamed` stays `false`: the ID sticky chose is the session's for life (`--session-id`
     // fixes it, `--resume=<uuid>` matches it exactly).
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")))
+    }
+
+    /// The session's whole state directory: `events.jsonl` (appended to) and what the CLI
+    /// rewrites beside it (`workspace.yaml`, `checkpoints/`, `files/`).
+    fn session_files(&self, home: &Path, _directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
+        let Some(events) = events_file(&root, id) else {
+            return Vec::new();
+        };
+        let Some(dir) = events.parent() else {
+            return Vec::new();
+        };
+        SessionFile::all_under(&root, dir, &|path| {
+            if path == events {
+                Keeping::Append
+            } else {
+                Keeping::Rewritten
+            }
+        })
+    }
 }
 
 /// `<copilot home>/session-state/<id>/events.jsonl`.
@@ -149,20 +186,26 @@ mod tests {
                 },
             ]
         );
-        // The shape of tool.execution_start from the 1.0.102 bundle (`cli-main.js`).
-        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"bash","arguments":{}}}"#;
+        // A tool turn of the real 1.0.102 (part 12's real tier, 2026-12-01), trimmed: the
+        // message that requests the tool has empty content, then the tool starts.
+        let request = r#"{"type":"assistant.message","data":{"messageId":"ade4","model":"mock-model","content":"","toolRequests":[{"toolCallId":"call_mock_7","name":"bash","arguments":{"command":"echo made > m.txt","description":"mock"}}]}}"#;
+        assert_eq!(Copilot.parse_line(request), []);
+        let tool = r#"{"type":"tool.execution_start","data":{"toolCallId":"call_mock_7","toolName":"bash","arguments":{"command":"echo made > m.txt","description":"mock"},"turnId":"0","model":"mock-model","toolTitle":"Running command"}}"#;
         assert_eq!(Copilot.parse_line(tool), [Event::Activity("bash".into())]);
+        // A failed model request of the real 1.0.102 (part 12), trimmed: the error, then a
+        // result that only names the session and the exit code.
+        let error = r#"{"type":"session.error","data":{"errorType":"query","message":"Failed to get response from the AI model; retried 5 times (total retry wait time: 15.74 seconds) Last error: 500 mock: MOCK-FAIL-500 requested","statusCode":500},"id":"9caa"}"#;
         let failed = r#"{"type":"result","sessionId":"s","exitCode":1,"usage":{}}"#;
-        assert_eq!(
-            Copilot.parse_line(failed),
-            [
-                Event::Session("s".into()),
-                Event::Result {
-                    text: None,
-                    is_error: true,
-                    usage: Usage::default(),
-                }
-            ]
+        let events: Vec<Event> = [error, failed]
+            .iter()
+            .flat_map(|l| Copilot.parse_line(l))
+            .collect();
+        assert!(
+            matches!(&events[..], [
+                Event::Result { text: Some(text), is_error: true, .. },
+                Event::Session(id),
+            ] if text.ends_with("Last error: 500 mock: MOCK-FAIL-500 requested") && id == "s"),
+            "{events:?}"
         );
     }
 

@@ -39,7 +39,7 @@ use super::output::{
     env_dir, first_json_line, id_after, int_at, json_object, line_with, lost_on_resume, str_at,
 };
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -147,6 +147,53 @@ impl Adapter for Gemini {
 
     // `renamed` stays `false`: Gemini CLI keeps the ID it was given or resumed (`init` reports
     // it, and resumed turns are appended under the same `sessionId`), so no rename is known.
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(gemini_dir(home))
+    }
+
+    /// The chat file (Gemini CLI rewrites its header as the session goes on), the project's
+    /// ownership marker `.project_root`, and the registry `projects.json` that maps the
+    /// directory to the project's slug (shared by every project).
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = gemini_dir(home);
+        let Some(chat) = chat_file(&root, directory, id) else {
+            return Vec::new();
+        };
+        let marker = chat
+            .parent()
+            .and_then(Path::parent)
+            .map(|project| project.join(".project_root"));
+        let registry = root.join("projects.json");
+        [
+            Some((chat, Keeping::Rewritten)),
+            marker.map(|marker| (marker, Keeping::Rewritten)),
+            Some((registry, Keeping::Shared)),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|(path, keeping)| SessionFile::under(&root, path, keeping))
+        .collect()
+    }
+
+    /// The chat file (named for the ID's first 8 characters), its project's `.project_root`
+    /// and the registry `projects.json`.
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        let parts: Vec<&OsStr> = relative.iter().collect();
+        let named = |name: &OsStr| {
+            let name = name.to_string_lossy();
+            is_session_id(id)
+                && id.len() >= 8
+                && name.starts_with("session-")
+                && name.ends_with(&format!("-{}.jsonl", &id[..8]))
+        };
+        match parts.as_slice() {
+            [registry] => *registry == "projects.json",
+            [tmp, _, marker] => *tmp == "tmp" && *marker == ".project_root",
+            [tmp, _, chats, chat] => *tmp == "tmp" && *chats == "chats" && named(chat),
+            _ => false,
+        }
+    }
 }
 
 /// What Gemini CLI accepts as a session ID (`/^[a-zA-Z0-9-_]+$/`).
@@ -212,6 +259,13 @@ fn holds_messages(path: &Path) -> bool {
                     && matches!(str_at(&record, "/type"), Some("user" | "gemini"))
             })
         })
+}
+
+/// Gemini CLI's own home: `.gemini` under `$GEMINI_CLI_HOME`, else under the user's home.
+fn gemini_dir(home: &Path) -> PathBuf {
+    env_dir("GEMINI_CLI_HOME")
+        .unwrap_or_else(|| home.to_owned())
+        .join(".gemini")
 }
 
 #[cfg(test)]

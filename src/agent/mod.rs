@@ -4,6 +4,7 @@
 //! command lines and parses output, and never spawns anything (that is `pty`'s job), so every
 //! adapter is tested as pure functions.
 
+mod answers;
 mod claude;
 mod codex;
 mod copilot;
@@ -11,6 +12,7 @@ mod custom;
 mod events;
 mod flags;
 mod gemini;
+pub mod ledger;
 mod opencode;
 mod output;
 pub mod program;
@@ -267,6 +269,147 @@ pub trait Adapter: Sync + Send {
         let _ = (home, directory, expected, actual);
         false
     }
+
+    /// The agent's own home on this machine, under the user's `home`: the one directory under
+    /// which it keeps its sessions (`~/.claude`, or `$CLAUDE_CONFIG_DIR` when set), and the
+    /// stable root of [`SessionFile::relative`]. `None` when sticky does not know where the
+    /// agent keeps its sessions (a user-defined agent).
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        let _ = home;
+        None
+    }
+
+    /// The files that hold session `id` (run in `directory`) in the agent's home, for sticky's
+    /// vault (`crate::vault`) and for export: each with its place here, its path under
+    /// [`Adapter::agent_home`], and how the agent writes it. Only files that exist are listed;
+    /// empty when the agent keeps nothing sticky can find (the session is unknown, or kept in
+    /// a way sticky cannot copy). By default the transcript ([`Adapter::transcript`]), which
+    /// the agent appends to.
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let (Some(root), Some(path)) =
+            (self.agent_home(home), self.transcript(home, directory, id))
+        else {
+            return Vec::new();
+        };
+        SessionFile::under(&root, path, Keeping::Append)
+            .into_iter()
+            .collect()
+    }
+
+    /// How many days the agent keeps a session's files before it deletes them on its own
+    /// (Claude Code's `cleanupPeriodDays`), under the user's `home`; `None` when it keeps them
+    /// until the user deletes them.
+    fn retention_days(&self, home: &Path) -> Option<u64> {
+        let _ = home;
+        None
+    }
+
+    /// For an agent that keeps its sessions as rows of an `SQLite` database of its own rather
+    /// than as files (opencode): the database under the user's `home` and how session `id`'s
+    /// rows are found in it, for sticky's vault. `None` for an agent that keeps files.
+    fn session_rows(&self, home: &Path, id: &str) -> Option<SessionRows> {
+        let _ = (home, id);
+        None
+    }
+
+    /// Whether `relative` (under [`Adapter::agent_home`]) may be one of session `id`'s files, so
+    /// sticky's vault (which sits in the project, where a repository could plant one) puts back
+    /// only such files, never the agent's settings. By default: its path names the session.
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        !id.is_empty() && relative.to_string_lossy().contains(id)
+    }
+
+    /// The last assistant message of session `id` as the agent's transcript holds it: what an
+    /// interactive turn keeps as its answer. `None` where the adapter cannot read it.
+    fn last_answer(&self, home: &Path, directory: &Path, id: &str) -> Option<String> {
+        let path = self.transcript(home, directory, id)?;
+        answers::last_in(self.name(), &path)
+    }
+}
+
+/// Where an agent keeps a session as database rows (see [`Adapter::session_rows`]): the
+/// session's row in `table` by its `id` column, every row of every table with a `session_id`
+/// column, the rows the session row refers to, and the tables that record the database's
+/// migrations (kept whole, so a database sticky must create again reads as migrated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRows {
+    /// The database on this machine.
+    pub database: PathBuf,
+    /// Its path under the agent's home ([`Adapter::agent_home`]).
+    pub relative: PathBuf,
+    /// The table of the sessions, keyed by `id`.
+    pub table: &'static str,
+    /// Rows the session row refers to: (table, its key column, the session row's column).
+    pub referred: &'static [(&'static str, &'static str, &'static str)],
+    /// The tables that record the database's migrations.
+    pub migrations: &'static [&'static str],
+}
+
+/// How the agent writes one of a session's files, which decides how sticky copies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keeping {
+    /// Only ever appended to (Claude's and Qwen's JSONL transcripts, Codex's rollout): after
+    /// the first copy only the bytes added since are copied.
+    Append,
+    /// Rewritten in place or replaced (Gemini's chat file, Copilot's `workspace.yaml`): copied
+    /// whole when it changed.
+    Rewritten,
+    /// Rewritten, and shared with the agent's other sessions (Gemini's project registry
+    /// `projects.json`): copied whole when it changed, and put back only where it is missing,
+    /// never over the agent's newer one.
+    Shared,
+}
+
+/// One file of an agent's session (see [`Adapter::session_files`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFile {
+    /// Where the file is on this machine.
+    pub path: PathBuf,
+    /// Its path under the agent's home ([`Adapter::agent_home`]): relative, never `..`, the
+    /// same wherever that home is.
+    pub relative: PathBuf,
+    /// How the agent writes it.
+    pub keeping: Keeping,
+}
+
+impl SessionFile {
+    /// The file at `path` inside the agent's home `root`, when it is a regular file there (not
+    /// a link, not outside `root`).
+    pub fn under(root: &Path, path: PathBuf, keeping: Keeping) -> Option<Self> {
+        let relative = path.strip_prefix(root).ok()?.to_owned();
+        let plain = relative
+            .components()
+            .all(|part| matches!(part, std::path::Component::Normal(_)));
+        let file = std::fs::symlink_metadata(&path).ok()?.is_file();
+        (plain && file && !relative.as_os_str().is_empty()).then_some(Self {
+            path,
+            relative,
+            keeping,
+        })
+    }
+
+    /// Every regular file under directory `dir` inside the agent's home `root` (depth first,
+    /// in name order; links are skipped), each kept as `keeping` says of its path.
+    pub fn all_under(root: &Path, dir: &Path, keeping: &dyn Fn(&Path) -> Keeping) -> Vec<Self> {
+        let mut files = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return files;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+        paths.sort();
+        for path in paths {
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                files.extend(Self::all_under(root, &path, keeping));
+            } else if meta.is_file() {
+                let how = keeping(&path);
+                files.extend(Self::under(root, path, how));
+            }
+        }
+        files
+    }
 }
 
 /// Every built-in adapter, in the order `sticky agents` lists them.
@@ -490,6 +633,30 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// The vault puts back only what names the session (Gemini: its chat file, its project's
+    /// marker, the registry), never an agent's settings.
+    #[test]
+    fn only_a_sessions_own_files_are_restorable() {
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let ok = |adapter: &dyn Adapter, path: &str| adapter.restorable(Path::new(path), id);
+        assert!(ok(&Claude, &format!("projects/-p/{id}.jsonl")));
+        assert!(ok(&Claude, &format!("projects/-p/{id}/subagents/a.jsonl")));
+        assert!(!ok(&Claude, "settings.json"));
+        assert!(ok(&Copilot, &format!("session-state/{id}/workspace.yaml")));
+        assert!(!ok(&Codex, "config.toml"));
+        assert!(ok(
+            &Gemini,
+            "tmp/proj/chats/session-2026-12-01T22-10-3f2504e0.jsonl"
+        ));
+        assert!(ok(&Gemini, "tmp/proj/.project_root"));
+        assert!(ok(&Gemini, "projects.json"));
+        assert!(!ok(&Gemini, "settings.json"));
+        assert!(!ok(
+            &Gemini,
+            "tmp/proj/chats/session-2026-12-01T22-10-ffffffff.jsonl"
+        ));
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use super::flags::{CommandLine, Prompt};
 use super::output::{id_after, int_at, json_object, lost_on_resume, str_at};
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Usage};
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, SessionRows, Target, Usage};
 
 /// The opencode adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -131,12 +131,40 @@ impl Adapter for Opencode {
 
     // `renamed` stays `false`: an opencode session keeps its `ses_` ID; `--fork` would make a new
     // one, and sticky never asks for it.
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(data_dir(home))
+    }
+
+    /// opencode keeps every session as rows of one database (`opencode.db` in its data
+    /// directory: tables `session`, `message`, `part`, ...; agents.md 3.5, checked against
+    /// 1.18.33's schema), so the vault copies the session's rows, not a file.
+    fn session_files(&self, _home: &Path, _directory: &Path, _id: &str) -> Vec<SessionFile> {
+        Vec::new()
+    }
+
+    fn session_rows(&self, home: &Path, id: &str) -> Option<SessionRows> {
+        is_session_id(id).then(|| SessionRows {
+            database: data_dir(home).join("opencode.db"),
+            relative: PathBuf::from("opencode.db"),
+            table: "session",
+            referred: &[("project", "id", "project_id")],
+            migrations: &["migration", "data_migration"],
+        })
+    }
 }
 
 /// An opencode session ID: `ses_` and letters or digits (26 of them in 1.18.33).
 fn is_session_id(id: &str) -> bool {
     id.strip_prefix("ses_")
         .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// opencode's data directory: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+fn data_dir(home: &Path) -> PathBuf {
+    super::output::env_dir("XDG_DATA_HOME")
+        .unwrap_or_else(|| home.join(".local/share"))
+        .join("opencode")
 }
 
 #[cfg(test)]

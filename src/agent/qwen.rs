@@ -72,6 +72,16 @@ impl Adapter for Qwen {
 
     // `renamed` stays `false`: Qwen Code reports the ID it was given or resumed on every event,
     // and no release is known to rename a resumed session.
+
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(
+            env_dir("QWEN_RUNTIME_DIR")
+                .or_else(|| env_dir("QWEN_HOME"))
+                .unwrap_or_else(|| home.join(".qwen")),
+        )
+    }
+
+    // `session_files` is the default: the JSONL transcript, which Qwen Code appends to.
 }
 
 /// `<runtime>/projects/<sanitized directory>/chats/<id>.jsonl` (`sanitizeCwd`: every character

@@ -99,7 +99,7 @@ fn matches(flag: &str, given: &OsStr) -> bool {
 mod tests {
     use std::ffi::OsString;
 
-    use crate::agent::{Adapter, Claude, Codex, Copilot, Gemini, Opencode};
+    use crate::agent::{Adapter, Claude, Codex, Copilot, Gemini, Opencode, Qwen};
 
     /// The first of `args` (split at spaces) that `adapter` reserves and what it chooses, as
     /// `arg: What`; empty when there is none.
@@ -133,6 +133,31 @@ mod tests {
         ];
         for &(adapter, args, want) in cases {
             assert_eq!(first(adapter, args), want, "{args:?}");
+        }
+    }
+
+    /// The permission flags a CI user gives after `--` so the agent runs tools unasked are the
+    /// agent's business, never refused (each was run through sticky by the real-agent tier's
+    /// tool scenarios, or is the agent's documented alias of one that was).
+    #[test]
+    fn permission_flags_pass() {
+        let cases: &[(&dyn Adapter, &str)] = &[
+            (&Claude, "--permission-mode bypassPermissions"),
+            (&Claude, "--dangerously-skip-permissions"),
+            (&Claude, "--allowedTools Bash"),
+            (&Codex, "--sandbox workspace-write"),
+            (&Codex, "-s danger-full-access"),
+            (&Codex, "--dangerously-bypass-approvals-and-sandbox"),
+            (&Gemini, "--approval-mode yolo"),
+            (&Gemini, "--yolo"),
+            (&Gemini, "-y"),
+            (&Qwen, "--approval-mode yolo"),
+            (&Opencode, "--auto"),
+            (&Copilot, "--allow-all-tools"),
+            (&Copilot, "--yolo"),
+        ];
+        for &(adapter, args) in cases {
+            assert_eq!(first(adapter, args), "", "{args:?}");
         }
     }
 }

@@ -12,6 +12,7 @@ use super::Context;
 use super::output::Report;
 use super::view::escape;
 use crate::cli::SelectArgs;
+use crate::config::CarryKind;
 use crate::settings::{self, AgentSettings, ConfigFile, ProjectDir, Setting};
 
 /// The `--json` object.
@@ -24,6 +25,9 @@ struct Shown<'a> {
     project: &'a ProjectDir,
     database: &'a Setting<String>,
     agents: Vec<AgentSettings>,
+    vault: &'a Setting<bool>,
+    carry_on_change: &'a Setting<CarryKind>,
+    context_threshold: &'a Setting<u8>,
 }
 
 /// Prints the effective settings.
@@ -45,6 +49,9 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             .all()
             .map(|adapter| settings.agent_settings(adapter))
             .collect(),
+        vault: &settings.vault,
+        carry_on_change: &settings.carry_on_change,
+        context_threshold: &settings.context_threshold,
     };
     if ctx.json {
         return Report::json(&report);
@@ -81,6 +88,13 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
         &report.database.value,
         &report.database.origin,
     )?;
+    let vault = if report.vault.value { "on" } else { "off" };
+    line(out, "vault", vault, &report.vault.origin)?;
+    let carry = &report.carry_on_change;
+    line(out, "carry", carry.value.as_str(), &carry.origin)?;
+    let threshold = &report.context_threshold;
+    let percent = format!("{}%", threshold.value);
+    line(out, "context", &percent, &threshold.origin)?;
     for agent in &report.agents {
         let kind = if agent.built_in {
             ""

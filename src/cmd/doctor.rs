@@ -13,7 +13,8 @@ use nix::unistd::{AccessFlags, access};
 use serde::Serialize;
 
 use super::output::Report;
-use super::view::{CountedSession, SessionView, TurnView, escape};
+use super::vault::{self, VaultView};
+use super::view::{CountedSession, SessionView, TurnView, escape, format_time};
 use super::{Context, probe};
 use crate::agent::{Adapter, tested};
 use crate::cli::SelectArgs;
@@ -42,6 +43,18 @@ struct Shown<'a> {
     problems: Vec<Problem>,
     /// The code `doctor` exits with: 0, or the one the next turn would fail with.
     exit_code: u8,
+    vault: DoctorVault,
+}
+
+/// The vault, with what it holds of the live session and the agent's retention warning.
+#[derive(Serialize)]
+struct DoctorVault {
+    #[serde(flatten)]
+    view: VaultView,
+    /// When the vault last copied the live session (`null`: it holds no copy).
+    session_copied_at: Option<i64>,
+    /// The agent may have deleted the session by its own retention (`cleanupPeriodDays`).
+    warning: Option<String>,
 }
 
 /// A setting for something that may not exist yet.
@@ -110,8 +123,22 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let agent = ctx.settings.agent(select, ctx.origins, live);
     let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
+    let vault = DoctorVault {
+        view: VaultView::read(ctx),
+        session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
+        warning: live.and_then(|live| {
+            vault::retention_warning(ctx, live, state.last_turn.as_ref(), crate::store::now())
+        }),
+    };
     if let Some(live) = live {
-        problems.extend(session_problems(ctx, &plan, live, transcript.as_ref()));
+        let restorable = vault.view.enabled && vault.session_copied_at.is_some();
+        problems.extend(session_problems(
+            ctx,
+            &plan,
+            live,
+            transcript.as_ref(),
+            restorable,
+        ));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
     let report = Shown {
@@ -143,6 +170,7 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
             })
             .collect(),
         exit_code: exit.code(),
+        vault,
     };
     Ok(said(ctx, &report)?.exiting(exit))
 }
@@ -176,6 +204,8 @@ fn next_plan(ctx: &Context, select: &SelectArgs, state: &State) -> Plan {
             agent: select.agent.as_deref(),
             model: select.model.as_deref(),
             default_agent: ctx.default_agent(),
+            carry: None,
+            carry_on_change: ctx.settings.carry_on_change.value,
         },
     )
 }
@@ -187,12 +217,14 @@ fn session_problems(
     plan: &Plan,
     live: &SessionRow,
     transcript: Option<&Transcript>,
+    restorable: bool,
 ) -> Vec<(Exit, String)> {
     let mut problems = Vec::new();
     if let Err(error) = session::ensure_in_project(live, &ctx.thread, &ctx.project.dir) {
         problems.push((error.exit(), error.to_string()));
     }
-    if plan.action == Action::Resume {
+    // A transcript the vault holds a copy of is put back by the next turn.
+    if plan.action == Action::Resume && !restorable {
         problems.extend(resume_problems(live, transcript));
     }
     problems
@@ -430,12 +462,22 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
         (None, error) => line(out, "program", "not found", error.as_deref().unwrap_or("-"))?,
     }
     if let Some(transcript) = &report.transcript {
-        let state = if transcript.exists {
-            "exists"
-        } else {
-            "missing"
+        let restorable = report.vault.view.enabled && report.vault.session_copied_at.is_some();
+        let state = match (transcript.exists, restorable) {
+            (true, _) => "exists",
+            (false, true) => "missing; the next turn restores it from sticky's vault",
+            (false, false) => "missing",
         };
         line(out, "transcript", &transcript.path, state)?;
+    }
+    let vault = &report.vault;
+    let held = match vault.session_copied_at {
+        Some(at) => format!("this session copied {}", format_time(at)),
+        None => "no copy of this session".to_owned(),
+    };
+    line(out, "vault", &vault.view.text(), &held)?;
+    if let Some(warning) = &vault.warning {
+        writeln!(out, "\nwarning: {}", escape(warning))?;
     }
     print_problems(out, &report.problems)
 }
@@ -489,6 +531,7 @@ mod tests {
             action,
             agent: "claude".into(),
             model: Some("opus".into()),
+            carry: None,
         };
         let resume = next_turn(&plan(Action::Resume));
         assert_eq!(

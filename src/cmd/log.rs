@@ -1,5 +1,6 @@
 //! `sticky log`: the turns of the conversation across all its sessions, with each rotation
-//! and its reason shown as lineage.
+//! and its reason shown as lineage, each turn's tokens and cost, and with `--answers` the
+//! answers kept; `-n N` and `--since WHEN` narrow it to the newest turns.
 
 use std::io::Write;
 
@@ -8,21 +9,59 @@ use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::vault::human_size;
 use super::view::{
-    SessionView, TurnView, escape, format_duration, format_time, one_line, session_summary,
-    shown_status, status_name,
+    SessionView, TurnView, escape, format_duration, format_ledger, format_time, one_line,
+    session_summary, shown_status, status_name,
 };
-use crate::store::{SessionRow, TurnRow};
+use crate::cli::LogArgs;
+use crate::exit::StickyError;
+use crate::store::{Millis, RestoreRow, SessionRow, StoredAnswer, TurnRow};
 
 /// Prints the conversation's sessions and turns, oldest first.
-pub fn run(ctx: &Context) -> Result<Report> {
-    let (sessions, turns) = match ctx.existing_store()? {
-        None => (Vec::new(), Vec::new()),
+pub fn run(ctx: &Context, args: &LogArgs) -> Result<Report> {
+    let since = args
+        .since
+        .as_deref()
+        .map(|when| since(when, crate::store::now()))
+        .transpose()?;
+    let store = ctx.existing_store()?;
+    let (mut sessions, mut turns, restores) = match &store {
+        None => (Vec::new(), Vec::new(), Vec::new()),
         Some(store) => match store.thread(&ctx.thread)? {
-            None => (Vec::new(), Vec::new()),
-            Some(thread) => (store.sessions(thread.id)?, store.turns(thread.id)?),
+            None => (Vec::new(), Vec::new(), Vec::new()),
+            Some(thread) => (
+                store.sessions(thread.id)?,
+                store.turns(thread.id)?,
+                store.restores(thread.id)?,
+            ),
         },
     };
+    let narrowed = since.is_some() || args.limit.is_some();
+    if let Some(since) = since {
+        turns.retain(|turn| turn.started_at >= since);
+    }
+    if let Some(limit) = args.limit {
+        turns.drain(..turns.len().saturating_sub(limit));
+    }
+    if narrowed {
+        // Only the sessions the shown turns ran on (and none when no turn is left).
+        sessions.retain(|session| turns.iter().any(|turn| turn.session_id == session.id));
+    }
+    let answers = match (&store, args.answers) {
+        (Some(store), true) => turns
+            .iter()
+            .map(|turn| Ok((turn.id, store.answer(turn.id)?)))
+            .collect::<Result<Vec<_>>>()?,
+        _ => Vec::new(),
+    };
+    let answer_of = |id: i64| {
+        answers
+            .iter()
+            .find(|(turn, _)| *turn == id)
+            .and_then(|(_, answer)| answer.as_ref())
+    };
+    let restore_of = |turn: &TurnRow| restores.iter().find(|r| r.turn_id == turn.id);
     if ctx.json {
         return Report::json(&Log {
             thread: &ctx.thread,
@@ -30,22 +69,53 @@ pub fn run(ctx: &Context) -> Result<Report> {
                 .iter()
                 .map(|session| SessionLog {
                     session: SessionView::from(session),
-                    turns: turns_of(&turns, session).map(TurnView::from).collect(),
+                    turns: turns_of(&turns, session)
+                        .map(|turn| LoggedTurn {
+                            answer: answer_of(turn.id).map(|answer| answer.text.as_str()),
+                            turn: TurnView::from(turn),
+                            restored: restore_of(turn).map(|r| Restored {
+                                files: r.files,
+                                bytes: r.bytes,
+                            }),
+                        })
+                        .collect(),
                 })
                 .collect(),
         });
     }
     let mut out = Vec::new();
     if sessions.is_empty() {
-        writeln!(out, "no turns yet in thread {}", escape(&ctx.thread))?;
+        let what = if narrowed {
+            "no turns to show"
+        } else {
+            "no turns yet"
+        };
+        writeln!(out, "{what} in thread {}", escape(&ctx.thread))?;
     }
     for session in &sessions {
         print_session(&mut out, session)?;
         for turn in turns_of(&turns, session) {
             print_turn(&mut out, turn)?;
+            if let Some(restore) = restore_of(turn) {
+                print_restore(&mut out, restore)?;
+            }
+            if args.answers {
+                print_answer(&mut out, answer_of(turn.id))?;
+            }
         }
     }
     Ok(Report::paged(out))
+}
+
+/// A turn that restored its lost session from the vault says so under it.
+fn print_restore(out: &mut impl Write, restore: &RestoreRow) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "         restored {} file{} ({}) of the lost session from sticky's vault",
+        restore.files,
+        if restore.files == 1 { "" } else { "s" },
+        human_size(u64::try_from(restore.bytes).unwrap_or(0))
+    )
 }
 
 fn turns_of<'a>(turns: &'a [TurnRow], session: &SessionRow) -> impl Iterator<Item = &'a TurnRow> {
@@ -63,7 +133,25 @@ struct Log<'a> {
 struct SessionLog<'a> {
     #[serde(flatten)]
     session: SessionView<'a>,
-    turns: Vec<TurnView<'a>>,
+    turns: Vec<LoggedTurn<'a>>,
+}
+
+/// A turn in the log: the turn, what it restored from the vault (`null`: nothing), and with
+/// `--answers` its kept answer.
+#[derive(Serialize)]
+struct LoggedTurn<'a> {
+    #[serde(flatten)]
+    turn: TurnView<'a>,
+    restored: Option<Restored>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<&'a str>,
+}
+
+/// What a turn restored from the vault.
+#[derive(Serialize)]
+struct Restored {
+    files: i64,
+    bytes: i64,
 }
 
 fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<()> {
@@ -75,6 +163,9 @@ fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<
     match (session.rotated_from, &session.rotation_reason) {
         (Some(from), Some(reason)) => {
             line.push_str(&format!(" · from #{from} ({})", escape(reason)));
+            if let (Some(kind), Some(bytes)) = (&session.carried, session.carried_bytes) {
+                line.push_str(&format!(" · carried a {} of {bytes} bytes", escape(kind)));
+            }
         }
         _ => line.push_str(" · first"),
     }
@@ -90,6 +181,11 @@ fn print_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
         (_, Some(signal)) => format!("signal {signal}"),
         _ => String::new(),
     };
+    let prompt = match (turn.purpose.as_deref(), turn.prompt.as_deref()) {
+        (Some("handoff"), _) => "(handoff summary for --carry=summary)".to_owned(),
+        (_, Some(prompt)) => escape(&one_line(prompt, 60)).into_owned(),
+        (_, None) => "(interactive)".to_owned(),
+    };
     writeln!(
         out,
         "  {:>5}  {}  {:<11} {:>7} {:<8} {}",
@@ -98,9 +194,134 @@ fn print_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
         status_name(shown_status(turn)),
         turn.duration_ms.map(format_duration).unwrap_or_default(),
         outcome,
-        turn.prompt.as_deref().map_or_else(
-            || "(interactive)".to_owned(),
-            |p| escape(&one_line(p, 60)).into_owned()
-        )
-    )
+        prompt
+    )?;
+    let ledger = format_ledger(
+        turn.input_tokens,
+        turn.output_tokens,
+        turn.cached_tokens,
+        turn.cost_usd,
+    );
+    if !ledger.is_empty() {
+        writeln!(out, "         {ledger}")?;
+    }
+    Ok(())
+}
+
+/// A turn's kept answer, indented under it (escaped: it is the agent's text).
+fn print_answer(out: &mut impl Write, answer: Option<&StoredAnswer>) -> std::io::Result<()> {
+    let Some(answer) = answer else {
+        return writeln!(out, "         (no answer kept)");
+    };
+    for line in answer.text.lines() {
+        writeln!(out, "         │ {}", escape(line))?;
+    }
+    if answer.cut() {
+        writeln!(out, "         │ (cut: {} bytes in all)", answer.bytes)?;
+    }
+    Ok(())
+}
+
+/// The time `--since WHEN` means: a date (`2026-11-30`, `2026-11-30 14:00[:05]`, also with a
+/// `T`; UTC, as `log` shows times) or a duration back from `now` (`90s`, `90m`, `2h`, `3d`,
+/// `1w`).
+fn since(when: &str, now: Millis) -> Result<Millis, StickyError> {
+    let text = when.trim();
+    let bad = || {
+        StickyError::Usage(format!(
+            "--since \"{}\" is neither a date (2026-11-30, 2026-11-30 14:00, UTC) nor a \
+             duration (90m, 2h, 3d, 1w)",
+            escape(when)
+        ))
+    };
+    if let Some(unit) = text.chars().last().filter(char::is_ascii_alphabetic) {
+        let count: i64 = text[..text.len() - 1].parse().map_err(|_| bad())?;
+        let seconds = match unit {
+            's' => 1,
+            'm' => 60,
+            'h' => 3_600,
+            'd' => 86_400,
+            'w' => 604_800,
+            _ => return Err(bad()),
+        };
+        return count
+            .checked_mul(seconds * 1000)
+            .filter(|back| *back >= 0)
+            .map(|back| now.saturating_sub(back))
+            .ok_or_else(bad);
+    }
+    date(text).ok_or_else(bad)
+}
+
+/// `YYYY-MM-DD[( |T)HH:MM[:SS]]` in UTC, as Unix milliseconds.
+fn date(text: &str) -> Option<Millis> {
+    let (day, time) = match text.split_once([' ', 'T']) {
+        Some((day, time)) => (day, Some(time)),
+        None => (text, None),
+    };
+    let mut parts = day.split('-').map(|part| part.parse::<i64>().ok());
+    let (year, month, mday) = (parts.next()??, parts.next()??, parts.next()??);
+    if parts.next().is_some() || !(1..=12).contains(&month) || !(1..=31).contains(&mday) {
+        return None;
+    }
+    let mut seconds = 0;
+    if let Some(time) = time {
+        let fields: Vec<i64> = time
+            .split(':')
+            .map(|part| part.parse().ok())
+            .collect::<Option<_>>()?;
+        let limits = [24, 60, 60];
+        if !(2..=3).contains(&fields.len())
+            || fields
+                .iter()
+                .zip(limits)
+                .any(|(value, limit)| !(0..limit).contains(value))
+        {
+            return None;
+        }
+        seconds = fields.iter().zip([3600, 60, 1]).map(|(v, s)| v * s).sum();
+    }
+    Some((days_from_civil(year, month, mday) * 86_400 + seconds) * 1000)
+}
+
+/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard Hinnant's
+/// `days_from_civil`, the inverse of the one `view::format_time` uses).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_dates_and_durations() {
+        let now = 1_796_014_874_244; // 2026-11-30 05:01:14 UTC
+        assert_eq!(since("2h", now).unwrap(), now - 7_200_000);
+        assert_eq!(since("3d", now).unwrap(), now - 3 * 86_400_000);
+        assert_eq!(since("90m", now).unwrap(), now - 5_400_000);
+        let day = since("2026-11-30", now).unwrap();
+        assert_eq!(format_time(day), "2026-11-30 00:00:00 UTC");
+        let minute = since("2026-11-30 05:01", now).unwrap();
+        assert_eq!(format_time(minute), "2026-11-30 05:01:00 UTC");
+        assert_eq!(since("2000-02-29T12:30:15", now).unwrap(), 951_827_415_000);
+        for bad in [
+            "",
+            "2x",
+            "h",
+            "yesterday",
+            "2026-13-01",
+            "2026-11-30 25:00",
+            "-2h",
+        ] {
+            let error = since(bad, now).unwrap_err().to_string();
+            assert!(error.contains("neither a date"), "{bad:?}: {error}");
+        }
+    }
 }

@@ -3,6 +3,7 @@
 mod agents;
 mod config;
 mod doctor;
+mod forget;
 mod init;
 mod input;
 mod listing;
@@ -11,9 +12,11 @@ mod output;
 mod probe;
 mod prompt;
 mod sessions;
+mod show;
 mod status;
 mod threads;
 mod turn;
+mod vault;
 mod view;
 
 use std::path::PathBuf;
@@ -111,11 +114,13 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Agents) => agents::run(&ctx()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
         Some(Command::Status) => status::run(&ctx()?),
-        Some(Command::Log) => log::run(&ctx()?),
+        Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
         Some(Command::Threads) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
+        Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
+        Some(Command::Show(args)) => show::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -133,8 +138,11 @@ impl Command {
                 "thread",
                 "session",
                 "last_turn",
+                "vault",
+                "ledger",
+                "context",
             ],
-            Self::Log | Self::Sessions => &["thread", "sessions"],
+            Self::Log(_) | Self::Sessions => &["thread", "sessions"],
             Self::Threads => &["current", "threads"],
             Self::Init => &["project", "database"],
             Self::Agents => &[],
@@ -146,6 +154,9 @@ impl Command {
                 "project",
                 "database",
                 "agents",
+                "vault",
+                "carry_on_change",
+                "context_threshold",
             ],
             Self::Doctor(_) => &[
                 "project",
@@ -161,14 +172,17 @@ impl Command {
                 "transcript",
                 "problems",
                 "exit_code",
+                "vault",
             ],
             Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
+            Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
+            Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
         }
     }
 
     /// Whether the command only reports (so a closed stdout ends it quietly).
     fn reports(&self) -> bool {
-        !matches!(self, Self::New(_) | Self::Init)
+        !matches!(self, Self::New(_) | Self::Init | Self::Forget(_))
     }
 }
 

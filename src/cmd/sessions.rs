@@ -65,6 +65,9 @@ fn print_session(out: &mut impl Write, session: &SessionRow, turns: i64) -> std:
         (Some(from), None) => format!("replaced #{from}"),
         _ => "first".to_owned(),
     };
+    if let (Some(kind), Some(bytes)) = (&session.carried, session.carried_bytes) {
+        lineage.push_str(&format!(", carried a {} of {bytes} bytes", escape(kind)));
+    }
     match session.ended_at {
         Some(ended) => lineage.push_str(&format!(", ended {}", format_time(ended))),
         None => lineage.push_str(", live"),

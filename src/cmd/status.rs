@@ -1,4 +1,6 @@
-//! `sticky status`: the project, the conversation, its live session and its last turn.
+//! `sticky status`: the project, the conversation, its live session and its last turn, the
+//! ledger of the session and of the conversation, and how full the context was at the last
+//! turn (with the suggestion to carry a recap into a fresh session past the threshold).
 //!
 //! Reads only: without a database it says so and creates nothing.
 
@@ -9,20 +11,22 @@ use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::vault::VaultView;
 use super::view::{
-    CountedSession, SessionView, TurnView, escape, format_duration, format_time, one_line,
-    session_summary,
+    CountedSession, SessionView, TurnView, escape, format_count, format_duration, format_ledger,
+    format_time, one_line, session_summary,
 };
-use crate::store::{SessionRow, TurnRow};
+use crate::settings::Setting;
+use crate::store::{SessionRow, Totals, TurnRow};
 
 /// Prints the status of the conversation.
 pub fn run(ctx: &Context) -> Result<Report> {
-    let (session, turns, last_turn) = match ctx.existing_store()? {
-        None => (None, 0, None),
+    let (session, turns, last_turn, ledger) = match ctx.existing_store()? {
+        None => (None, 0, None, None),
         Some(store) => match store.thread(&ctx.thread)? {
             None => {
                 store.prove_intact_if_used()?;
-                (None, 0, None)
+                (None, 0, None, None)
             }
             Some(thread) => {
                 let session = store.live_session(thread.id)?;
@@ -33,10 +37,18 @@ pub fn run(ctx: &Context) -> Result<Report> {
                     Some(session) => store.turn_count(session.id)?,
                     None => 0,
                 };
-                (session, turns, store.last_turn(thread.id)?)
+                let ledger = Ledger {
+                    session: match &session {
+                        Some(session) => store.totals(Some(session.id), thread.id)?,
+                        None => Totals::default(),
+                    },
+                    conversation: store.totals(None, thread.id)?,
+                };
+                (session, turns, store.last_turn(thread.id)?, Some(ledger))
             }
         },
     };
+    let context = context(ctx, session.as_ref(), last_turn.as_ref());
     if ctx.json {
         Report::json(&Status {
             project: ctx.project.dir.display().to_string(),
@@ -48,12 +60,116 @@ pub fn run(ctx: &Context) -> Result<Report> {
                 turns,
             }),
             last_turn: last_turn.as_ref().map(TurnView::from),
+            vault: VaultView::read(ctx),
+            ledger,
+            context,
         })
     } else {
         let mut out = Vec::new();
         print_text(&mut out, ctx, session.as_ref(), turns, last_turn.as_ref())?;
+        if session.is_some() {
+            print_ledger(&mut out, ledger.as_ref(), context.as_ref())?;
+        }
         Ok(Report::text(out))
     }
+}
+
+/// The ledger of the live session and of the whole conversation.
+#[derive(Serialize)]
+struct Ledger {
+    session: Totals,
+    conversation: Totals,
+}
+
+/// How full the live session's context was at its last turn.
+#[derive(Serialize)]
+struct Pressure {
+    /// The tokens the context held at the last turn's last model call.
+    tokens: i64,
+    /// The model's window, where the agent reports it.
+    window: Option<i64>,
+    /// `tokens` in percent of `window`.
+    percent: Option<u8>,
+    /// The threshold (config `context_threshold`, default 80) and where it came from.
+    threshold: Setting<u8>,
+    /// Whether the context is past the threshold, so a fresh session with a recap would help.
+    suggest_carry: bool,
+}
+
+/// The context pressure of the live session's last turn, when the agent reported what the
+/// context held.
+fn context(ctx: &Context, live: Option<&SessionRow>, last: Option<&TurnRow>) -> Option<Pressure> {
+    let last = last.filter(|turn| live.is_some_and(|live| live.id == turn.session_id))?;
+    let tokens = last.context_tokens?;
+    let window = last.context_window.filter(|window| *window > 0);
+    let percent = window.map(|window| {
+        u8::try_from((tokens.saturating_mul(100) / window).clamp(0, 255)).unwrap_or(u8::MAX)
+    });
+    let threshold = ctx.settings.context_threshold.clone();
+    let suggest_carry = percent.is_some_and(|percent| percent >= threshold.value);
+    Some(Pressure {
+        tokens,
+        window,
+        percent,
+        threshold,
+        suggest_carry,
+    })
+}
+
+fn print_ledger(
+    out: &mut impl Write,
+    ledger: Option<&Ledger>,
+    context: Option<&Pressure>,
+) -> std::io::Result<()> {
+    if let Some(ledger) = ledger {
+        for (label, name, totals) in [
+            ("ledger   ", "session", &ledger.session),
+            ("         ", "conversation", &ledger.conversation),
+        ] {
+            let figures = format_ledger(
+                totals.input_tokens,
+                totals.output_tokens,
+                totals.cached_tokens,
+                totals.cost_usd,
+            );
+            let figures = if figures.is_empty() {
+                "no tokens or cost reported".to_owned()
+            } else {
+                figures
+            };
+            let plural = if totals.turns == 1 { "" } else { "s" };
+            writeln!(
+                out,
+                "{label} {name}: {} turn{plural} · {figures}",
+                totals.turns
+            )?;
+        }
+    }
+    let Some(context) = context else {
+        return Ok(());
+    };
+    match (context.percent, context.window) {
+        (Some(percent), Some(window)) => writeln!(
+            out,
+            "context   {percent}% full at the last turn ({} of {} tokens)",
+            format_count(context.tokens),
+            format_count(window)
+        )?,
+        _ => writeln!(
+            out,
+            "context   {} tokens at the last turn (the agent reports no window)",
+            format_count(context.tokens)
+        )?,
+    }
+    if context.suggest_carry {
+        writeln!(
+            out,
+            "          past {}%: `sticky new --carry \"...\"` goes on in a fresh session that \
+             starts with a recap of this one",
+            context.threshold.value
+        )?;
+    }
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -64,6 +180,9 @@ struct Status<'a> {
     thread: &'a str,
     session: Option<CountedSession<'a>>,
     last_turn: Option<TurnView<'a>>,
+    vault: VaultView,
+    ledger: Option<Ledger>,
+    context: Option<Pressure>,
 }
 
 fn print_text(
@@ -85,6 +204,7 @@ fn print_text(
         escape(&ctx.project.state.db.display().to_string())
     )?;
     writeln!(out, "thread    {}", escape(&ctx.thread))?;
+    writeln!(out, "vault     {}", VaultView::read(ctx).text())?;
     let Some(session) = session else {
         writeln!(
             out,
@@ -101,6 +221,9 @@ fn print_text(
     );
     if let (Some(from), Some(reason)) = (session.rotated_from, &session.rotation_reason) {
         since.push_str(&format!(", replaced session #{from} ({})", escape(reason)));
+        if let (Some(kind), Some(bytes)) = (&session.carried, session.carried_bytes) {
+            since.push_str(&format!(" carrying a {} of {bytes} bytes", escape(kind)));
+        }
     }
     writeln!(out, "{since}")?;
     match last {

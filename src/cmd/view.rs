@@ -32,6 +32,10 @@ pub struct SessionView<'a> {
     pub rotation_reason: Option<&'a str>,
     /// When it was replaced; `null` for the live session.
     pub ended_at: Option<i64>,
+    /// The kind of recap carried into it on rotation (`recap`, `summary`), else `null`.
+    pub carried: Option<&'a str>,
+    /// The size of that recap in bytes.
+    pub carried_bytes: Option<i64>,
 }
 
 impl<'a> From<&'a SessionRow> for SessionView<'a> {
@@ -46,6 +50,8 @@ impl<'a> From<&'a SessionRow> for SessionView<'a> {
             rotated_from: row.rotated_from,
             rotation_reason: row.rotation_reason.as_deref(),
             ended_at: row.ended_at,
+            carried: row.carried.as_deref(),
+            carried_bytes: row.carried_bytes,
         }
     }
 }
@@ -91,6 +97,16 @@ pub struct TurnView<'a> {
     pub output_tokens: Option<i64>,
     /// sticky's reason for a failure.
     pub error: Option<&'a str>,
+    /// Input tokens read from a cache (counted in `input_tokens` too), when reported.
+    pub cached_tokens: Option<i64>,
+    /// The tokens the context held at the turn's last model call, when known.
+    pub context_tokens: Option<i64>,
+    /// The model's context window, when the agent reports it.
+    pub context_window: Option<i64>,
+    /// The size in bytes of the kept answer (`sticky show`), `null` when none was kept.
+    pub answer_bytes: Option<i64>,
+    /// Why sticky ran the turn itself: `handoff` for `--carry=summary`'s summary, else `null`.
+    pub purpose: Option<&'a str>,
 }
 
 impl<'a> From<&'a TurnRow> for TurnView<'a> {
@@ -110,6 +126,11 @@ impl<'a> From<&'a TurnRow> for TurnView<'a> {
             input_tokens: row.input_tokens,
             output_tokens: row.output_tokens,
             error: row.error.as_deref(),
+            cached_tokens: row.cached_tokens,
+            context_tokens: row.context_tokens,
+            context_window: row.context_window,
+            answer_bytes: row.answer_bytes,
+            purpose: row.purpose.as_deref(),
         }
     }
 }
@@ -212,6 +233,49 @@ pub fn format_duration(millis: i64) -> String {
         format!("{}m{:02}s", millis / 60_000, millis % 60_000 / 1000)
     } else {
         format!("{}h{:02}m", millis / 3_600_000, millis % 3_600_000 / 60_000)
+    }
+}
+
+/// Tokens and cost for people: `1.2k in (800 cached) · 350 out · $0.0123`; empty when the
+/// agent reported none.
+pub fn format_ledger(
+    input: Option<i64>,
+    output: Option<i64>,
+    cached: Option<i64>,
+    cost: Option<f64>,
+) -> String {
+    let mut parts = Vec::new();
+    if let Some(input) = input {
+        let cached = cached
+            .filter(|cached| *cached > 0)
+            .map(|cached| format!(" ({} cached)", format_count(cached)));
+        parts.push(format!(
+            "{} in{}",
+            format_count(input),
+            cached.unwrap_or_default()
+        ));
+    }
+    if let Some(output) = output {
+        parts.push(format!("{} out", format_count(output)));
+    }
+    if let Some(cost) = cost {
+        parts.push(format!("${cost:.4}"));
+    }
+    parts.join(" · ")
+}
+
+/// A token count for people: `950`, `12.3k`, `1.2M`.
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "a shown count needs three digits"
+)]
+pub fn format_count(count: i64) -> String {
+    if count.abs() < 1_000 {
+        count.to_string()
+    } else if count.abs() < 1_000_000 {
+        format!("{:.1}k", count as f64 / 1_000.0)
+    } else {
+        format!("{:.1}M", count as f64 / 1_000_000.0)
     }
 }
 

@@ -11,6 +11,7 @@
 //! - `clone_killer()` only sends SIGHUP, so signals go to the process group with killpg(2).
 
 use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
@@ -68,6 +69,23 @@ impl Child {
     pub(super) fn mark_exited(&mut self) {
         self.exited = true;
     }
+
+    /// What reaps the program once its pidfd (see [`spawn_polled`]) is readable: waiting then
+    /// returns at once.
+    pub(super) fn reaper(&self) -> Reaper {
+        Reaper(self.group)
+    }
+}
+
+/// Reaps a program that has exited (its pidfd is readable), apart from the [`Child`] the
+/// supervisor holds.
+pub(super) struct Reaper(Pid);
+
+impl Reaper {
+    /// Reaps the program and tells how it ended.
+    pub(super) fn reap(&self) -> Result<Status> {
+        wait(self.0)
+    }
 }
 
 impl Drop for Child {
@@ -85,15 +103,42 @@ pub(super) fn spawn(
     command: &Command,
     on_exit: impl FnOnce(Result<Status>) + Send + 'static,
 ) -> Result<Child> {
+    let child = start_on(slave, tty, command)?;
+    wait_on_thread(child.group, on_exit)?;
+    Ok(child)
+}
+
+/// Like [`spawn`], for a run that waits in poll(2): where the kernel gives the program a pidfd
+/// (Linux 5.3), returns it, readable once the program has exited, and the run reaps the program
+/// with [`Child::reaper`]; elsewhere `on_exit` is called from a thread as with [`spawn`].
+pub(super) fn spawn_polled(
+    slave: Box<dyn SlavePty + Send>,
+    tty: &Path,
+    command: &Command,
+    on_exit: impl FnOnce(Result<Status>) + Send + 'static,
+) -> Result<(Child, Option<OwnedFd>)> {
+    let child = start_on(slave, tty, command)?;
+    let exit = pidfd(child.group);
+    if exit.is_none() {
+        wait_on_thread(child.group, on_exit)?;
+    }
+    Ok((child, exit))
+}
+
+/// Starts the program on the terminal and drops sticky's copy of its slave side.
+fn start_on(slave: Box<dyn SlavePty + Send>, tty: &Path, command: &Command) -> Result<Child> {
     let spawned = start(&*slave, tty, command);
     // The program holds its own copies of the slave now; ours would keep the terminal open after
     // the program and its children are gone, and the reader would never see the end.
     drop(slave);
-    let pid = spawned?;
-    let child = Child {
-        group: pid,
+    Ok(Child {
+        group: spawned?,
         exited: false,
-    };
+    })
+}
+
+/// Reaps `pid` on a thread of its own and calls `on_exit` with how it ended.
+fn wait_on_thread(pid: Pid, on_exit: impl FnOnce(Result<Status>) + Send + 'static) -> Result<()> {
     // Waiting reaps the program; the supervisor stops signalling the group when `on_exit` tells
     // it so. Between the reaping and that moment the pid could in theory be reused, but kernels
     // hand out pids cyclically across the whole pid space, so that would take a wrap-around of
@@ -102,7 +147,26 @@ pub(super) fn spawn(
         .name("sticky-pty-wait".into())
         .spawn(move || on_exit(wait(pid)))
         .context("could not start the thread that waits for the program")?;
-    Ok(child)
+    Ok(())
+}
+
+/// A pidfd of `pid`, sticky's unreaped child, or `None` where the kernel has none.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn pidfd(pid: Pid) -> Option<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is a
+    // child nobody has reaped yet, so it cannot name another process.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: the descriptor was just opened (close-on-exec, as pidfds always are) and is owned
+    // by nothing else.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pidfd(_pid: Pid) -> Option<OwnedFd> {
+    None
 }
 
 #[cfg(target_os = "linux")]

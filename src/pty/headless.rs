@@ -1,16 +1,19 @@
 //! Headless runs: the program's output read and handed to the caller on the calling thread.
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use nix::fcntl::OFlag;
 use nix::unistd;
 
+use super::child::Reaper;
 use super::shim::{Launcher, StdinFile};
+use super::signals;
 use super::supervise::{Setup, Waker, command, supervise};
 use super::{Event, FORWARDED, Finished, READ_SIZE, Spec, terminal};
 #[cfg(doc)]
@@ -46,7 +49,7 @@ fn headless(
     let (wake_read, wake_write) =
         unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).context("could not create a pipe")?;
     // Its writer is never written, only kept.
-    let mut setup = Setup::open(
+    let mut setup = Setup::open_polled(
         &FORWARDED,
         terminal::env_size(),
         Some(Waker(Arc::new(wake_write))),
@@ -56,12 +59,14 @@ fn headless(
         .master
         .as_raw_fd()
         .context("the pseudo-terminal has no descriptor")?;
-    let mut child = setup.start(&command)?;
+    let (mut child, exit) = setup.start_polled(&command)?;
     let mut output = PolledOutput {
         reader: setup.reader,
         master,
         wake: wake_read,
+        exit: exit.map(|fd| (fd, child.reaper())),
         events: setup.events,
+        pending: VecDeque::new(),
         buf: vec![0; READ_SIZE],
         ended: false,
         end_reported: false,
@@ -77,15 +82,22 @@ fn headless(
 ///
 /// One thread reads the terminal and parses what it read: handing each chunk from a reader
 /// thread to the parser cost a copy, a queue and a wake-up per chunk, and a third runnable
-/// thread next to the writing program on machines with two cores. The exit of the program and
-/// the signals still come from their threads, over `events`, each with a byte into the pipe
-/// `wake` so the wait in poll(2) ends.
+/// thread next to the writing program on machines with two cores. The same poll(2) waits for
+/// the program's exit (its pidfd) and for the signals sticky caught (their pipe), so a headless
+/// run starts no thread: the two threads that reported those cost every turn about 0.1 ms of
+/// CPU and a wake-up (BENCHMARKS.md). Where the kernel has no pidfd, the exit still comes from
+/// a thread, over `events`, with a byte into the pipe `wake` so the wait ends.
 struct PolledOutput {
     reader: Box<dyn Read + Send>,
     /// The master's descriptor, polled; `reader` reads the same terminal.
-    master: std::os::fd::RawFd,
+    master: RawFd,
     wake: OwnedFd,
+    /// The program's pidfd, readable once it has exited, and what reaps it; `None` once reaped,
+    /// or where its exit comes over `events`.
+    exit: Option<(OwnedFd, Reaper)>,
     events: Receiver<Event>,
+    /// Events polled but not handed over yet (several signals may arrive at once).
+    pending: VecDeque<Event>,
     buf: Vec<u8>,
     ended: bool,
     end_reported: bool,
@@ -98,9 +110,10 @@ impl PolledOutput {
         deadline: Option<Instant>,
         on_output: &mut dyn FnMut(&[u8]),
     ) -> Result<Event, RecvTimeoutError> {
-        use filedescriptor::{POLLIN, pollfd};
-
         loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Ok(event);
+            }
             match self.events.try_recv() {
                 Ok(event) => return Ok(event),
                 Err(mpsc::TryRecvError::Disconnected) => {
@@ -120,26 +133,52 @@ impl PolledOutput {
                 },
                 None => None,
             };
-            let mut fds = [self.wake.as_raw_fd(), self.master].map(|fd| pollfd {
-                fd,
-                events: POLLIN,
-                revents: 0,
-            });
-            let watched = if self.ended { 1 } else { 2 };
-            match filedescriptor::poll(&mut fds[..watched], wait) {
-                Ok(_) => {}
-                Err(filedescriptor::Error::Poll(error))
-                    if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(RecvTimeoutError::Disconnected),
-            }
-            if fds[0].revents != 0 {
-                let mut sink = [0_u8; 64];
-                while matches!(unistd::read(&self.wake, &mut sink), Ok(n) if n > 0) {}
-            }
-            if watched == 2 && fds[1].revents != 0 {
-                self.read_chunk(on_output);
+            self.wait(wait, on_output)?;
+        }
+    }
+
+    /// Waits in poll(2) until something is ready or `wait` has passed, and takes what is: the
+    /// wake-up bytes, the caught signals and the program's exit into `pending`, a chunk of
+    /// output to `on_output`.
+    fn wait(
+        &mut self,
+        wait: Option<Duration>,
+        on_output: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), RecvTimeoutError> {
+        use filedescriptor::{POLLIN, pollfd};
+
+        let signals = signals::polled_fd().unwrap_or(-1);
+        let exit = self.exit.as_ref().map_or(-1, |(fd, _)| fd.as_raw_fd());
+        let master = if self.ended { -1 } else { self.master };
+        // poll(2) skips negative descriptors.
+        let mut fds = [self.wake.as_raw_fd(), signals, exit, master].map(|fd| pollfd {
+            fd,
+            events: POLLIN,
+            revents: 0,
+        });
+        match filedescriptor::poll(&mut fds, wait) {
+            Ok(_) => {}
+            Err(filedescriptor::Error::Poll(error))
+                if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(RecvTimeoutError::Disconnected),
+        }
+        if fds[0].revents != 0 {
+            let mut sink = [0_u8; 64];
+            while matches!(unistd::read(&self.wake, &mut sink), Ok(n) if n > 0) {}
+        }
+        if fds[1].revents != 0 {
+            self.pending
+                .extend(signals::take().into_iter().map(Event::Signal));
+        }
+        if fds[2].revents != 0 {
+            if let Some((_, reaper)) = self.exit.take() {
+                self.pending.push_back(Event::Exited(reaper.reap()));
             }
         }
+        if fds[3].revents != 0 {
+            self.read_chunk(on_output);
+        }
+        Ok(())
     }
 
     /// Reads once and hands over what came; notes the end.
@@ -185,6 +224,36 @@ mod tests {
         .expect("run");
         assert_eq!(finished, exited(3));
         assert_eq!(output, b"one\ntwo\r\n\0\xff\x1b[?25h");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_headless_run_sleeps_while_the_program_does() {
+        // The run polls on this thread alone, so this thread's CPU time is the run's.
+        let before = thread_cpu();
+        let (finished, output) = headless_run(&sh("sleep 1; echo woke"));
+        assert_eq!((finished, output.as_slice()), (exited(0), &b"woke\n"[..]));
+        // A poll loop that spun (a descriptor that stays ready) would burn most of that second.
+        let spent = thread_cpu().saturating_sub(before);
+        assert!(spent < Duration::from_millis(100), "{spent:?} of CPU");
+    }
+
+    /// The CPU time the calling thread has used.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn thread_cpu() -> Duration {
+        let mut now = nix::libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes the timespec it is given and nothing else.
+        let done =
+            unsafe { nix::libc::clock_gettime(nix::libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) };
+        assert_eq!(done, 0, "clock_gettime");
+        Duration::new(
+            u64::try_from(now.tv_sec).expect("seconds"),
+            u32::try_from(now.tv_nsec).expect("nanoseconds"),
+        )
     }
 
     #[test]

@@ -16,8 +16,12 @@
 //! The reading thread lives as long as the run: the end of the run writes it a stop byte. A
 //! thread still blocked in read(2) when sticky exits must first be woken to be killed, which
 //! delayed the end of every turn by about 0.13 ms (BENCHMARKS.md).
+//!
+//! A run that waits in poll(2) anyway (a headless one) needs no thread: [`Forwarding::polled`]
+//! has the handler write into a pipe of its own, which the run polls and reads with [`take`].
+//! Starting and ending a thread cost every headless turn about 0.1 ms of CPU and a wake-up.
 
-use std::os::fd::{IntoRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
@@ -32,12 +36,16 @@ use nix::unistd;
 /// Held for the whole of a run: one set of dispositions at a time.
 static RUN: Mutex<()> = Mutex::new(());
 
-/// The write end of the signal pipe, or -1 before the first run. Created once and never closed,
-/// so a handler that loaded it can never write into a descriptor reused for something else.
+/// The write end of the current run's signal pipe, into which the handler writes, or -1 before
+/// the first run. Both pipes are created once and never closed, so a handler that loaded it can
+/// never write into a descriptor reused for something else.
 static PIPE: AtomicI32 = AtomicI32::new(-1);
 
-/// The read end of the signal pipe, which each run's thread reads.
-static READ_END: OnceLock<OwnedFd> = OnceLock::new();
+/// The pipe of the runs whose thread reads it: its read end, and its write end.
+static THREADED: OnceLock<(OwnedFd, RawFd)> = OnceLock::new();
+
+/// The pipe of the runs that poll it themselves (its read end is non-blocking).
+static POLLED: OnceLock<(OwnedFd, RawFd)> = OnceLock::new();
 
 /// The byte that stops a reading thread: no signal has the number 0.
 const STOP: u8 = 0;
@@ -52,6 +60,8 @@ static LISTENER: Mutex<Option<Listener>> = Mutex::new(None);
 pub(super) struct Forwarding {
     /// The dispositions found when installing, restored in reverse order on drop.
     previous: Vec<(Signal, SigAction)>,
+    /// Whether a thread reads the signals (and must be stopped), rather than the run itself.
+    threaded: bool,
     /// Keeps other runs out until this one's dispositions are restored (dropped last).
     _turn: MutexGuard<'static, ()>,
 }
@@ -63,14 +73,30 @@ impl Forwarding {
         listener: impl Fn(Signal) + Send + 'static,
     ) -> Result<Self> {
         let turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
-        if PIPE.load(Ordering::Acquire) < 0 {
-            create_pipe()?;
-        }
-        start_dispatcher()?;
+        let (read, write) = pipe(&THREADED, false)?;
+        PIPE.store(*write, Ordering::Release);
+        start_dispatcher(read)?;
         *listener_slot() = Some(Box::new(listener));
+        Self::catch(signals, turn, true)
+    }
+
+    /// Catches `signals` into the pipe whose read end [`polled_fd`] gives, for the run to poll
+    /// and read with [`take`] on its own thread.
+    pub(super) fn polled(signals: &[Signal]) -> Result<Self> {
+        let turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
+        let (read, write) = pipe(&POLLED, true)?;
+        // Signals that arrived after the end of an earlier run are not this run's.
+        drain(read);
+        PIPE.store(*write, Ordering::Release);
+        Self::catch(signals, turn, false)
+    }
+
+    /// Installs the handler for `signals`, the pipe and its reader ready.
+    fn catch(signals: &[Signal], turn: MutexGuard<'static, ()>, threaded: bool) -> Result<Self> {
         // From here on, an early return drops `forwarding`, which restores what was installed.
         let mut forwarding = Self {
             previous: Vec::with_capacity(signals.len()),
+            threaded,
             _turn: turn,
         };
         // SA_RESTART: the relay's threads sit in read(2) and poll(2); a signal must not turn those
@@ -98,29 +124,72 @@ impl Drop for Forwarding {
         *listener_slot() = None;
         // Not joined: the thread ends while sticky records the turn. A full pipe (thousands of
         // signals not yet read) loses the byte and leaves the thread waiting, which is harmless.
-        write_byte(STOP);
+        if self.threaded {
+            write_byte(STOP);
+        }
     }
+}
+
+/// The descriptor a polled run waits on: readable when [`take`] has signals to hand over.
+pub(super) fn polled_fd() -> Option<RawFd> {
+    POLLED.get().map(|(read, _)| read.as_raw_fd())
+}
+
+/// The signals caught for a polled run since the last call, oldest first.
+pub(super) fn take() -> Vec<Signal> {
+    let Some((read, _)) = POLLED.get() else {
+        return Vec::new();
+    };
+    let mut caught = Vec::new();
+    let mut buf = [0_u8; 64];
+    loop {
+        match unistd::read(read, &mut buf) {
+            Ok(0) | Err(Errno::EAGAIN) => return caught,
+            Ok(count) => caught.extend(
+                buf[..count]
+                    .iter()
+                    .filter_map(|&number| Signal::try_from(i32::from(number)).ok()),
+            ),
+            Err(Errno::EINTR) => {}
+            Err(_) => return caught,
+        }
+    }
+}
+
+/// Reads and forgets whatever waits in the non-blocking `read`.
+fn drain(read: &OwnedFd) {
+    let mut buf = [0_u8; 64];
+    while matches!(unistd::read(read, &mut buf), Ok(n) if n > 0) {}
 }
 
 fn listener_slot() -> MutexGuard<'static, Option<Listener>> {
     LISTENER.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Creates the signal pipe.
-fn create_pipe() -> Result<()> {
+/// The pipe in `slot`, created by the first run that needs it; with `nonblocking_read`, its read
+/// end does not block.
+fn pipe(
+    slot: &'static OnceLock<(OwnedFd, RawFd)>,
+    nonblocking_read: bool,
+) -> Result<(&'static OwnedFd, &'static RawFd)> {
+    if let Some((read, write)) = slot.get() {
+        return Ok((read, write));
+    }
     let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).context("could not create a pipe")?;
     // A handler must never block: with a full pipe (thousands of pending signals) it drops one.
     fcntl(&write, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
         .context("could not make the signal pipe non-blocking")?;
-    // Only the first run creates the pipe, and runs take turns (RUN), so this is always empty.
-    let _ = READ_END.set(read);
-    PIPE.store(write.into_raw_fd(), Ordering::Release);
-    Ok(())
+    if nonblocking_read {
+        fcntl(&read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
+            .context("could not make the signal pipe non-blocking")?;
+    }
+    // Runs take turns (RUN), so the slot is still empty here.
+    let (read, write) = slot.get_or_init(|| (read, write.into_raw_fd()));
+    Ok((read, write))
 }
 
 /// Starts the thread that turns the pipe's bytes into listener calls until it reads [`STOP`].
-fn start_dispatcher() -> Result<()> {
-    let read = READ_END.get().context("the signal pipe is missing")?;
+fn start_dispatcher(read: &'static OwnedFd) -> Result<()> {
     thread::Builder::new()
         .name("sticky-signals".into())
         .spawn(move || dispatch(read))
@@ -229,6 +298,40 @@ mod tests {
         for _ in 0..3 {
             drop(forward_sigwinch_and_hear_it());
         }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_polled_run_hears_its_own_signals_without_a_thread() {
+        let forwarding = Forwarding::polled(&[Signal::SIGWINCH]).expect("install");
+        // raise(3) returns once the handler has run, its byte in the pipe.
+        raise(Signal::SIGWINCH).expect("raise");
+        raise(Signal::SIGWINCH).expect("raise");
+        assert_eq!(take(), [Signal::SIGWINCH, Signal::SIGWINCH]);
+        // One the run ends without reading...
+        raise(Signal::SIGWINCH).expect("raise");
+        drop(forwarding);
+        // ...is no later run's, not even after a run with a thread in between.
+        drop(forward_sigwinch_and_hear_it());
+        let forwarding = Forwarding::polled(&[Signal::SIGWINCH]).expect("install");
+        assert_eq!(take(), []);
+        raise(Signal::SIGWINCH).expect("raise");
+        assert_eq!(take(), [Signal::SIGWINCH]);
+        // Runs take turns, so no other run's thread can start now; the earlier run's ends.
+        let started = std::time::Instant::now();
+        while threads_named("sticky-signals") > 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "a thread reads the signals of a polled run"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        drop(forwarding);
+        let _turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
+        assert!(
+            !caught(Signal::SIGWINCH),
+            "the default comes back after the run"
+        );
     }
 
     /// Catches SIGWINCH, raises it, and asserts that the listener heard it.

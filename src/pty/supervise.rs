@@ -88,6 +88,29 @@ impl Setup {
     pub(super) fn open(signals: &[Signal], size: PtySize, waker: Option<Waker>) -> Result<Self> {
         let (events_tx, events) = mpsc::sync_channel(QUEUE);
         let forwarding = forward(signals, &events_tx, waker.clone())?;
+        Self::with(forwarding, size, waker, events_tx, events)
+    }
+
+    /// Like [`Setup::open`] for a run that polls the caught signals itself
+    /// ([`polled_fd`](super::signals::polled_fd)): no thread reads them.
+    pub(super) fn open_polled(
+        signals: &[Signal],
+        size: PtySize,
+        waker: Option<Waker>,
+    ) -> Result<Self> {
+        let (events_tx, events) = mpsc::sync_channel(QUEUE);
+        let forwarding = Forwarding::polled(signals)?;
+        Self::with(forwarding, size, waker, events_tx, events)
+    }
+
+    /// Opens the terminal, the signals caught already.
+    fn with(
+        forwarding: Forwarding,
+        size: PtySize,
+        waker: Option<Waker>,
+        events_tx: SyncSender<Event>,
+        events: Receiver<Event>,
+    ) -> Result<Self> {
         let PtyPair { master, slave } = child::open(size)?;
         let tty = master
             .tty_name()
@@ -121,6 +144,19 @@ impl Setup {
             .context("the program on this terminal has been started already")?;
         let on_exit = exit_reporter(&self.events_tx, self.waker.take());
         child::spawn(slave, &self.tty, command, on_exit)
+    }
+
+    /// Like [`Setup::start`], for a run that polls the program's exit itself: with the pidfd
+    /// that tells it (see [`child::spawn_polled`]), or none where the exit comes as an event.
+    pub(super) fn start_polled(&mut self, command: &Command) -> Result<(Child, Option<OwnedFd>)> {
+        let slave = self
+            .slave
+            .take()
+            .context("the program on this terminal has been started already")?;
+        // Cloned, not taken: with a pidfd `on_exit` is dropped unused, and the waker's pipe,
+        // which the run polls, must not hang up before the run ends.
+        let on_exit = exit_reporter(&self.events_tx, self.waker.clone());
+        child::spawn_polled(slave, &self.tty, command, on_exit)
     }
 }
 

@@ -68,13 +68,15 @@ pub fn live_of<'a>(row: &'a SessionRow, tried: bool, agents: &Agents) -> Live<'a
 
 /// Writes `plan` for `thread` and returns the session the turn runs on: the live one resumed
 /// or started again in place, or a new one recorded for `directory` (replacing the live one on
-/// a rotation) with the ID its agent lets sticky choose up front.
+/// a rotation) with the ID its agent lets sticky choose up front. `carried` is the kind and
+/// size of the recap the new session starts with (see `Plan::carry`), recorded with it.
 pub fn apply(
     tx: &Tx<'_>,
     thread: Thread,
     plan: &Plan,
     agents: &Agents,
     directory: &Path,
+    carried: Option<(&str, i64)>,
 ) -> Result<SessionRow> {
     let (agent, model) = (plan.agent.as_str(), plan.model.as_deref());
     let new = |id, rotated_from: Option<(i64, Reason)>| NewSession {
@@ -83,6 +85,7 @@ pub fn apply(
         agent_session_id: id,
         directory,
         rotated_from: rotated_from.map(|(id, reason)| (id, reason.as_str())),
+        carried: rotated_from.and(carried),
     };
     match (plan.action, thread.live) {
         (Action::Resume, Some(live)) => Ok(live),

@@ -18,5 +18,5 @@ mod verdict;
 
 pub use apply::{Thread, apply, ensure_in_project, live_of};
 pub use observed::{Effect, MAX_AGENT_OUTPUT, Observed};
-pub use plan::{Action, Live, Plan, Reason, Request, plan};
+pub use plan::{Action, CarryKind, Live, Plan, Reason, Request, plan};
 pub use verdict::{Asked, Ended, Evidence, SessionAction, Verdict, verdict};

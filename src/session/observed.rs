@@ -5,6 +5,7 @@
 //! decides, and says back what the caller must do at once ([`Effect`]): record the ID an agent
 //! named itself the moment it appears (rule 9), or show what the agent is doing.
 
+use crate::agent::ledger::Ledger;
 use crate::agent::{Event, Usage};
 
 /// The most of the agent's non-event output kept for error messages.
@@ -29,6 +30,11 @@ pub struct Observed {
     pub usage: Usage,
     /// Its lines that were no events (its own error messages), up to [`MAX_AGENT_OUTPUT`].
     pub agent_output: String,
+    /// What its lines said for the ledger beyond `usage` (see `agent::ledger`).
+    pub ledger: Ledger,
+    /// Interactive runs: the last assistant message of the agent's transcript, kept as the
+    /// turn's answer (never printed: the user saw it in the agent's UI).
+    pub transcript_answer: Option<String>,
 }
 
 /// What the caller of [`Observed::fold`] does at once.

@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+pub use crate::config::CarryKind;
+
 /// The live session of a conversation, as far as the policy cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Live<'a> {
@@ -37,6 +39,11 @@ pub struct Request<'a> {
     pub model: Option<&'a str>,
     /// The agent a conversation without a session starts with (from config, else `claude`).
     pub default_agent: &'a str,
+    /// The recap `--carry[=KIND]` asks to carry into a new session (`--no-carry`: `Off`).
+    pub carry: Option<CarryKind>,
+    /// The recap a change of model or agent carries when the turn names none (config
+    /// `carry_on_change`).
+    pub carry_on_change: CarryKind,
 }
 
 /// Why a session was replaced.
@@ -83,6 +90,10 @@ pub struct Plan {
     pub agent: String,
     /// The model it runs with (the live session's when it is resumed).
     pub model: Option<String>,
+    /// The recap carried from the replaced session into the new one (never `Off`); `None`
+    /// unless the plan replaces a session with one the user chose (`new`, another model or
+    /// agent).
+    pub carry: Option<CarryKind>,
 }
 
 /// What the policy does with the conversation's session.
@@ -128,6 +139,7 @@ pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
             action: Action::Start,
             agent: request.agent.unwrap_or(request.default_agent).to_owned(),
             model: request.model.map(str::to_owned),
+            carry: None,
         };
     };
     let agent = request.agent.unwrap_or(live.agent);
@@ -157,7 +169,21 @@ pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
         action,
         agent: agent.to_owned(),
         model: model.map(str::to_owned),
+        carry: carry(action, request),
     }
+}
+
+/// The recap a plan carries: the one asked for on a rotation the user chose, else the
+/// configured one on a change of model or agent; nothing on any other action (a resumed
+/// session knows its past, a first one has none, an unsaved one never got any).
+fn carry(action: Action, request: Request<'_>) -> Option<CarryKind> {
+    use Reason::{AgentChange, ModelChange, New};
+    let kind = match (action.reason(), request.carry) {
+        (Some(New | ModelChange | AgentChange), Some(asked)) => asked,
+        (Some(ModelChange | AgentChange), None) => request.carry_on_change,
+        _ => return None,
+    };
+    (kind != CarryKind::Off).then_some(kind)
 }
 
 #[cfg(test)]
@@ -180,6 +206,8 @@ mod tests {
             agent,
             model,
             default_agent: "claude",
+            carry: None,
+            carry_on_change: CarryKind::Off,
         }
     }
 
@@ -188,6 +216,7 @@ mod tests {
             action,
             agent: agent.to_owned(),
             model: model.map(str::to_owned),
+            carry: None,
         }
     }
 
@@ -373,6 +402,101 @@ mod tests {
             plan(unconfirmed, request(true, None, None)),
             rotate("claude", Some("m1"), Reason::New)
         );
+    }
+
+    #[test]
+    #[allow(clippy::too_many_lines)] // one row per rule reads better than split tables
+    fn which_rotations_carry_a_recap() {
+        use CarryKind::{Off, Recap, Summary};
+        let asked = |carry, fresh, agent, model| Request {
+            carry,
+            ..request(fresh, agent, model)
+        };
+        let configured = |carry_on_change, fresh, agent, model| Request {
+            carry_on_change,
+            ..request(fresh, agent, model)
+        };
+        let unsaved = Some(Live {
+            agent: "claude",
+            model: None,
+            confirmed: false,
+            unsaved: true,
+        });
+        // (name, live, request, the recap carried)
+        let cases: &[(&str, Option<Live<'_>>, Request<'_>, Option<CarryKind>)] = &[
+            (
+                "carry on new",
+                live("claude", None),
+                asked(Some(Recap), true, None, None),
+                Some(Recap),
+            ),
+            (
+                "summary on agent change",
+                live("claude", None),
+                asked(Some(Summary), false, Some("codex"), None),
+                Some(Summary),
+            ),
+            (
+                "carry on model change",
+                live("claude", Some("m1")),
+                asked(Some(Recap), false, None, Some("m2")),
+                Some(Recap),
+            ),
+            (
+                "carry on a resume carries nothing",
+                live("claude", None),
+                asked(Some(Recap), false, None, None),
+                None,
+            ),
+            (
+                "carry on the first session carries nothing",
+                None,
+                asked(Some(Recap), false, None, None),
+                None,
+            ),
+            (
+                "carry on an unsaved session carries nothing",
+                unsaved,
+                asked(Some(Recap), false, None, None),
+                None,
+            ),
+            (
+                "config carries on an agent change",
+                live("claude", None),
+                configured(Recap, false, Some("codex"), None),
+                Some(Recap),
+            ),
+            (
+                "config carries on a model change",
+                live("claude", Some("m1")),
+                configured(Summary, false, None, Some("m2")),
+                Some(Summary),
+            ),
+            (
+                "config does not carry on new",
+                live("claude", None),
+                configured(Recap, true, None, None),
+                None,
+            ),
+            (
+                "no-carry wins over config",
+                live("claude", None),
+                Request {
+                    carry: Some(Off),
+                    ..configured(Recap, false, Some("codex"), None)
+                },
+                None,
+            ),
+            (
+                "carry=off on new",
+                live("claude", None),
+                asked(Some(Off), true, None, None),
+                None,
+            ),
+        ];
+        for (name, live, request, want) in cases {
+            assert_eq!(plan(*live, *request).carry, *want, "{name}");
+        }
     }
 
     #[test]

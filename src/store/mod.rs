@@ -10,6 +10,7 @@
 //! indexed lookups), `error` (how failures read, and the retries of a busy file). Every failure is an `anyhow` error
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
+mod answer;
 mod error;
 mod intact;
 mod open;
@@ -17,6 +18,7 @@ mod rows;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod vault;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -25,8 +27,11 @@ use anyhow::{Result, bail};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use rows::{session_columns, thread_columns, turn_columns};
+pub use vault::{Forgotten, RestoreRow};
 
 pub(crate) use error::io as io_error;
+
+pub use answer::MAX_ANSWER;
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
@@ -92,6 +97,11 @@ pub struct SessionRow {
     pub rotation_reason: Option<String>,
     /// When it was replaced; `None` for the live session of its thread.
     pub ended_at: Option<Millis>,
+    /// The kind of recap carried into it from the session it replaced (`recap`, `summary`),
+    /// if one was.
+    pub carried: Option<String>,
+    /// The size of that recap in bytes.
+    pub carried_bytes: Option<i64>,
 }
 
 /// One run of sticky on a session.
@@ -129,6 +139,47 @@ pub struct TurnRow {
     pub output_tokens: Option<i64>,
     /// sticky's own reason for a failure (session lost, amnesia, ...).
     pub error: Option<String>,
+    /// The size in bytes of the answer as printed, when it was kept (see [`Store::answer`]).
+    pub answer_bytes: Option<i64>,
+    /// Input tokens read from the agent's cache (counted in `input_tokens` too), when reported.
+    pub cached_tokens: Option<i64>,
+    /// The tokens the context held at the turn's last model call, when known.
+    pub context_tokens: Option<i64>,
+    /// The model's context window, when the agent reports it.
+    pub context_window: Option<i64>,
+    /// Why sticky ran the turn itself (`handoff`: the summary `--carry=summary` asks for).
+    pub purpose: Option<String>,
+}
+
+/// A kept answer, read back by [`Store::answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredAnswer {
+    /// The answer as printed (its first [`MAX_ANSWER`] bytes when it was longer).
+    pub text: String,
+    /// Its whole size in bytes.
+    pub bytes: i64,
+}
+
+impl StoredAnswer {
+    /// Whether only the first [`MAX_ANSWER`] bytes were kept.
+    pub fn cut(&self) -> bool {
+        usize::try_from(self.bytes).is_ok_and(|bytes| bytes > self.text.len())
+    }
+}
+
+/// Sums of a ledger over turns (a session's, a conversation's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Totals {
+    /// How many turns were summed.
+    pub turns: i64,
+    /// Cost in US dollars, over the turns that reported one (`None` when none did).
+    pub cost_usd: Option<f64>,
+    /// Input tokens (cached ones included).
+    pub input_tokens: Option<i64>,
+    /// Output tokens.
+    pub output_tokens: Option<i64>,
+    /// Input tokens read from a cache.
+    pub cached_tokens: Option<i64>,
 }
 
 /// What a new session row holds.
@@ -145,6 +196,8 @@ pub struct NewSession<'a> {
     /// The live session this one replaces and why (`new`, `model-change`, `agent-change`,
     /// `agent`, `unsaved`); the replaced one gets `ended_at` in the same transaction.
     pub rotated_from: Option<(i64, &'a str)>,
+    /// The kind and size in bytes of a recap carried into it from the replaced session.
+    pub carried: Option<(&'a str, i64)>,
 }
 
 /// How a turn ended.
@@ -164,6 +217,17 @@ pub struct TurnEnd {
     pub output_tokens: Option<i64>,
     /// sticky's reason for a failure.
     pub error: Option<String>,
+    /// The answer as printed, kept with the turn (compressed when large, cut at
+    /// [`MAX_ANSWER`]).
+    pub answer: Option<String>,
+    /// Input tokens read from a cache, when reported.
+    pub cached_tokens: Option<i64>,
+    /// The tokens the context held at the turn's last model call.
+    pub context_tokens: Option<i64>,
+    /// The model's context window, when reported.
+    pub context_window: Option<i64>,
+    /// The agent's running totals as reported (JSON), the next turn's baseline.
+    pub reported_totals: Option<String>,
 }
 
 /// The current time in [`Millis`] (0 if the clock is before 1970).
@@ -348,12 +412,15 @@ impl Store {
             }
             Some(status) => status,
         };
+        let answer = end.answer.as_deref().map(answer::encode);
         let changed = self.run("record the end of the turn", || {
             let now = now();
             self.conn.execute(
                 "UPDATE turns SET ended_at = ?2, duration_ms = max(0, ?2 - started_at), \
                  status = ?3, exit_code = ?4, signal = ?5, cost_usd = ?6, input_tokens = ?7, \
-                 output_tokens = ?8, error = ?9 WHERE id = ?1",
+                 output_tokens = ?8, error = ?9, answer = ?10, answer_encoding = ?11, \
+                 answer_bytes = ?12, cached_tokens = ?13, context_tokens = ?14, \
+                 context_window = ?15, reported_totals = ?16 WHERE id = ?1",
                 params![
                     turn_id,
                     now,
@@ -364,6 +431,13 @@ impl Store {
                     end.input_tokens,
                     end.output_tokens,
                     end.error,
+                    answer.as_ref().map(|a| &a.stored),
+                    answer.as_ref().and_then(|a| a.encoding),
+                    answer.as_ref().map(|a| a.bytes),
+                    end.cached_tokens,
+                    end.context_tokens,
+                    end.context_window,
+                    end.reported_totals,
                 ],
             )
         })?;
@@ -446,6 +520,65 @@ impl Store {
         })
     }
 
+    /// The answer kept with a turn, if it has one (see `answer` for how it is stored).
+    pub fn answer(&self, turn_id: i64) -> Result<Option<StoredAnswer>> {
+        let stored: Option<(Vec<u8>, Option<String>, i64)> = self.run("read the answer", || {
+            self.conn
+                .prepare_cached(
+                    "SELECT answer, answer_encoding, answer_bytes FROM turns \
+                     WHERE id = ?1 AND answer IS NOT NULL",
+                )?
+                .query_row([turn_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+                .optional()
+        })?;
+        let Some((stored, encoding, bytes)) = stored else {
+            return Ok(None);
+        };
+        let text = answer::decode(&stored, encoding.as_deref()).map_err(|problem| {
+            error::store(
+                &self.path,
+                format!("holds an answer of turn {turn_id} that cannot be read: {problem}"),
+            )
+        })?;
+        Ok(Some(StoredAnswer { text, bytes }))
+    }
+
+    /// The running totals the agent reported at the newest earlier turn of a session that has
+    /// them (the baseline of a turn's ledger), as stored JSON.
+    pub fn reported_totals_before(&self, session_id: i64, turn_id: i64) -> Result<Option<String>> {
+        self.run("read the previous totals", || {
+            self.conn
+                .prepare_cached(
+                    "SELECT reported_totals FROM turns WHERE session_id = ?1 AND id < ?2 \
+                     AND reported_totals IS NOT NULL ORDER BY id DESC LIMIT 1",
+                )?
+                .query_row([session_id, turn_id], |row| row.get(0))
+                .optional()
+        })
+    }
+
+    /// The ledger of one session (`Some(id)`) or of a whole thread's sessions.
+    pub fn totals(&self, session_id: Option<i64>, thread_id: i64) -> Result<Totals> {
+        self.run("sum the ledger", || {
+            self.conn
+                .prepare_cached(
+                    "SELECT count(*), sum(cost_usd), sum(input_tokens), sum(output_tokens), \
+                     sum(cached_tokens) FROM turns WHERE CASE WHEN ?1 IS NULL \
+                     THEN session_id IN (SELECT id FROM sessions WHERE thread_id = ?2) \
+                     ELSE session_id = ?1 END",
+                )?
+                .query_row(params![session_id, thread_id], |row| {
+                    Ok(Totals {
+                        turns: row.get(0)?,
+                        cost_usd: row.get(1)?,
+                        input_tokens: row.get(2)?,
+                        output_tokens: row.get(3)?,
+                        cached_tokens: row.get(4)?,
+                    })
+                })
+        })
+    }
+
     /// Runs one statement outside a transaction, retrying where `SQLite` reports busy without
     /// waiting, and turns a failure into a store error.
     fn run<T>(&self, doing: &str, op: impl FnMut() -> rusqlite::Result<T>) -> Result<T> {
@@ -523,11 +656,12 @@ impl Tx<'_> {
         }
         let sql = concat!(
             "INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, \
-             created_at, rotated_from, rotation_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
-             RETURNING ",
+             created_at, rotated_from, rotation_reason, carried, carried_bytes) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING ",
             session_columns!()
         );
         let (rotated_from, reason) = new.rotated_from.unzip();
+        let (carried, carried_bytes) = new.carried.unzip();
         self.write(self.tx.query_row(
             sql,
             params![
@@ -539,6 +673,8 @@ impl Tx<'_> {
                 now,
                 rotated_from,
                 reason,
+                carried,
+                carried_bytes,
             ],
             rows::session,
         ))
@@ -621,6 +757,15 @@ impl Tx<'_> {
             params![session_id, prompt, mode, pid, host, now()],
             |row| row.get(0),
         ))
+    }
+
+    /// Records why sticky ran a turn itself (`handoff`), in the transaction that began it.
+    pub fn set_turn_purpose(&self, turn_id: i64, purpose: &str) -> Result<()> {
+        self.write(self.tx.execute(
+            "UPDATE turns SET purpose = ?2 WHERE id = ?1",
+            params![turn_id, purpose],
+        ))?;
+        Ok(())
     }
 
     /// The running turn of a session (the oldest, should there be several), if any.

@@ -125,7 +125,7 @@ macro_rules! thread_columns {
 macro_rules! session_columns {
     () => {
         "id, thread_id, agent, model, agent_session_id, directory, created_at, confirmed_at, \
-         rotated_from, rotation_reason, ended_at"
+         rotated_from, rotation_reason, ended_at, carried, carried_bytes"
     };
 }
 
@@ -133,7 +133,8 @@ macro_rules! session_columns {
 macro_rules! turn_columns {
     () => {
         "id, session_id, prompt, mode, pid, host, started_at, ended_at, status, exit_code, \
-         signal, duration_ms, cost_usd, input_tokens, output_tokens, error"
+         signal, duration_ms, cost_usd, input_tokens, output_tokens, error, answer_bytes, \
+         cached_tokens, context_tokens, context_window, purpose"
     };
 }
 
@@ -162,6 +163,8 @@ pub(crate) fn session(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
         rotated_from: row.get(8)?,
         rotation_reason: row.get(9)?,
         ended_at: row.get(10)?,
+        carried: row.get(11)?,
+        carried_bytes: row.get(12)?,
     })
 }
 
@@ -184,6 +187,11 @@ pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
         input_tokens: row.get(13)?,
         output_tokens: row.get(14)?,
         error: row.get(15)?,
+        answer_bytes: row.get(16)?,
+        cached_tokens: row.get(17)?,
+        context_tokens: row.get(18)?,
+        context_window: row.get(19)?,
+        purpose: row.get(20)?,
     })
 }
 

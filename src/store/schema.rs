@@ -72,6 +72,38 @@ const MIGRATIONS: &[&str] = &[
     -- Only the few running turns: finding them must not read every finished turn.
     CREATE INDEX turns_running ON turns (session_id) WHERE status = 'running';
     ",
+    // 2 (part 10): the restores from sticky's vault, one row per turn that put a lost
+    // session's files back (`sticky log` shows them). A table of its own, so turns keep their
+    // columns and an older row reads as "no restore".
+    "
+    CREATE TABLE restores (
+        turn_id    INTEGER PRIMARY KEY REFERENCES turns (id),
+        files      INTEGER NOT NULL,
+        bytes      INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    ",
+    // 3 (part 11): answers kept, the ledger, context pressure and carried recaps. Every column
+    // is nullable, so rows written before it read as "not recorded".
+    "
+    -- The answer as printed: UTF-8 text, deflated when answer_encoding is 'deflate' (see
+    -- store/answer.rs); answer_bytes is its whole size, also when the stored part was cut.
+    ALTER TABLE turns ADD COLUMN answer BLOB;
+    ALTER TABLE turns ADD COLUMN answer_encoding TEXT;
+    ALTER TABLE turns ADD COLUMN answer_bytes INTEGER;
+    -- The ledger beyond migration 1's cost and tokens: cached input tokens, the context the
+    -- last model call held and the model's window, and the agent's running totals as it
+    -- reported them (JSON), the baseline the next turn's figures are taken from.
+    ALTER TABLE turns ADD COLUMN cached_tokens INTEGER;
+    ALTER TABLE turns ADD COLUMN context_tokens INTEGER;
+    ALTER TABLE turns ADD COLUMN context_window INTEGER;
+    ALTER TABLE turns ADD COLUMN reported_totals TEXT;
+    -- Why sticky ran the turn itself: 'handoff' for the summary `--carry=summary` asks for.
+    ALTER TABLE turns ADD COLUMN purpose TEXT;
+    -- The recap carried into a session on rotation: its kind and size in bytes.
+    ALTER TABLE sessions ADD COLUMN carried TEXT;
+    ALTER TABLE sessions ADD COLUMN carried_bytes INTEGER;
+    ",
 ];
 
 /// The schema version this binary writes.

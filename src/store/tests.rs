@@ -36,6 +36,7 @@ fn session<'a>(directory: &'a Path, rotated_from: Option<(i64, &'a str)>) -> New
         agent_session_id: Some("4f1c"),
         directory,
         rotated_from,
+        carried: None,
     }
 }
 
@@ -371,6 +372,7 @@ fn running_turns_of_the_thread_are_abandoned_others_are_not() {
                     agent_session_id: Some("o1"),
                     directory: Path::new("/p"),
                     rotated_from: None,
+                    carried: None,
                 },
             )?;
             let turn = tx.begin_turn(session.id, Some("x"), Mode::Headless, 12, "host")?;

@@ -12,28 +12,28 @@ use std::path::PathBuf;
 use crate::support::{AgentRun, Answer, Output, Run, TestEnv, is_uuid_v4};
 
 /// How one agent differs, as far as the scenarios care.
-struct Agent {
+pub(crate) struct Agent {
     /// The agent's name for `-a`.
-    name: &'static str,
+    pub(crate) name: &'static str,
     /// The fake's tag: `FAKE-<TAG>` answers, `FAKE_<TAG>_*` hooks.
-    tag: &'static str,
+    pub(crate) tag: &'static str,
     /// Two models the fake accepts.
-    models: [&'static str; 2],
+    pub(crate) models: [&'static str; 2],
     /// Whether sticky chooses the session ID up front (a UUID v4) rather than the agent.
-    sticky_chooses_id: bool,
+    pub(crate) sticky_chooses_id: bool,
     /// Whether the agent's arguments of `run` resume session `id`.
-    resumes: fn(&AgentRun, &str) -> bool,
+    pub(crate) resumes: fn(&AgentRun, &str) -> bool,
     /// Where the agent keeps its sessions under HOME: removing it makes every session unknown.
-    storage: &'static str,
+    pub(crate) storage: &'static str,
     /// Environment the agent needs in a test project (Gemini's headless runs need trust).
-    env: &'static [(&'static str, &'static str)],
+    pub(crate) env: &'static [(&'static str, &'static str)],
 }
 
 fn flag_is(run: &AgentRun, flag: &str, id: &str) -> bool {
     run.flag(flag).as_deref() == Some(id)
 }
 
-const AGENTS: &[Agent] = &[
+pub(crate) const AGENTS: &[Agent] = &[
     Agent {
         name: "claude",
         tag: "CLAUDE",
@@ -104,7 +104,7 @@ const FOREIGN: &[&str] = &[
 
 impl Agent {
     /// A sticky run in `env` with this agent's setup and its fake's run log.
-    fn sticky<'a>(&self, env: &'a TestEnv, args: &[&str]) -> Run<'a> {
+    pub(crate) fn sticky<'a>(&self, env: &'a TestEnv, args: &[&str]) -> Run<'a> {
         let mut run = env.sticky(args);
         for var in FOREIGN {
             run = run.env_remove(var);
@@ -117,13 +117,13 @@ impl Agent {
     }
 
     /// `FAKE_<TAG>_<what>`.
-    fn hook(&self, what: &str) -> String {
+    pub(crate) fn hook(&self, what: &str) -> String {
         format!("FAKE_{}_{what}", self.tag)
     }
 
     /// Runs sticky with `args`, asserts it succeeded, and returns the fake's answer.
     #[track_caller]
-    fn turn(&self, env: &TestEnv, args: &[&str]) -> Answer {
+    pub(crate) fn turn(&self, env: &TestEnv, args: &[&str]) -> Answer {
         let output = self.sticky(env, args).run();
         output.assert_success();
         self.answer(&output)
@@ -131,7 +131,7 @@ impl Agent {
 
     /// The fake's answer on stdout (the fakes share the fake claude's answer shape).
     #[track_caller]
-    fn answer(&self, output: &Output) -> Answer {
+    pub(crate) fn answer(&self, output: &Output) -> Answer {
         let text = output.stdout.strip_suffix('\n').unwrap_or(&output.stdout);
         let prefix = format!("FAKE-{} ", self.tag);
         let Some(rest) = text.strip_prefix(&prefix) else {
@@ -398,6 +398,7 @@ fn a_codex_thread_never_saved_by_a_failed_first_turn_starts_afresh_as_unsaved() 
     // Once a turn succeeded the thread has history: losing it now is exit 73, never afresh.
     let rollouts = env.home.join(codex.storage);
     std::fs::remove_dir_all(&rollouts).expect("remove the rollouts");
+    std::fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
     codex.sticky(&env, &["third"]).run().assert_code(73);
 }
 
@@ -466,6 +467,8 @@ fn a_session_the_agent_forgot_fails_loudly_and_is_kept() {
         let storage: PathBuf = env.home.join(agent.storage);
         std::fs::remove_dir_all(&storage)
             .unwrap_or_else(|e| panic!("{}: remove {}: {e}", agent.name, storage.display()));
+        // And sticky's own copy (tests/it/vault.rs restores from it).
+        let _ = std::fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault"));
 
         let lost = agent.sticky(&env, &["second"]).run();
         lost.assert_code(73);

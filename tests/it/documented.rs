@@ -491,6 +491,27 @@ fn rows() -> Vec<Row> {
             .fresh(),
         Row::report("sticky sessions --json").stdout("\"sessions\":"),
         Row::report("sticky doctor -a codex").stdout("codex"),
+        // README: the vault (and the forget man page).
+        Row {
+            before: vec![vec!["-t", "scratch", "throwaway"]],
+            ..Row::report("sticky forget -t scratch --yes")
+        }
+        .stdout("forgot thread scratch: 1 session, 1 turn and 1 vault copy"),
+        // Issue 14: answers kept, the ledger, --carry (README and the man pages).
+        Row::report("sticky show").stdout("you said: earlier work"),
+        Row::report("sticky show 1").stdout("you said: earlier work"),
+        Row::report("sticky show --json")
+            .stdout("\"answer\":\"FAKE-CLAUDE")
+            .stdout("\"prompt\":\"earlier work\""),
+        Row::report("sticky log -n 5 --answers").stdout("│ FAKE-CLAUDE"),
+        Row::report("sticky log --since 2h").stdout("earlier work"),
+        Row::turn("sticky new --carry \"go on from here\"", "")
+            .fresh()
+            .starts_with(RECAP),
+        Row::turn("sticky -a codex --carry \"what did we decide?\"", "")
+            .agent("codex")
+            .fresh()
+            .starts_with(RECAP),
     ];
     for row in &mut rows {
         let claude = row.turn.as_ref().is_some_and(|turn| turn.agent == "claude");
@@ -500,6 +521,9 @@ fn rows() -> Vec<Row> {
     }
     rows
 }
+
+/// How a carried recap starts (`--carry`), naming the old session.
+const RECAP: &str = "[sticky: this conversation continues from an earlier claude session ";
 
 /// The `cargo` stand-in: records its arguments, and as `cargo clippy` prints what clippy
 /// prints about a warning, on stderr.

@@ -18,6 +18,7 @@
 //! sticky.
 
 mod agents;
+mod carry;
 mod concurrency;
 mod display;
 mod documented;
@@ -25,6 +26,7 @@ mod fake;
 mod hostile;
 mod input;
 mod interactive;
+mod ledger;
 mod mock;
 mod policy;
 mod project;
@@ -37,3 +39,4 @@ mod support;
 mod trust;
 mod turns;
 mod ux;
+mod vault;

@@ -36,6 +36,8 @@ fn request() -> impl Strategy<Value = Request<'static>> {
             agent,
             model,
             default_agent,
+            carry: None,
+            carry_on_change: sticky::session::CarryKind::Off,
         },
     )
 }
@@ -50,6 +52,7 @@ proptest! {
                 action: Action::Start,
                 agent: request.agent.unwrap_or(request.default_agent).to_owned(),
                 model: request.model.map(str::to_owned),
+                carry: None,
             });
             return Ok(());
         };

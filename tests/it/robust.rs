@@ -341,9 +341,12 @@ fn an_agent_killed_mid_turn_fails_the_turn_with_the_signal_and_the_next_turn_res
 fn ctrl_c_interrupts_a_headless_turn_and_the_session_stays() {
     let env = TestEnv::new();
     let first = env.turn("first").session;
-    let mut slow = env.sticky(["slow"]).env("FAKE_CLAUDE_SLEEP", "30").start();
+    let mut slow = env
+        .sticky(["slow turn"])
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .start();
     slow.wait_until("the agent got the prompt", || {
-        agent_received(&env, &first, "slow")
+        agent_received(&env, &first, "slow turn")
     });
     slow.signal(Signal::SIGINT);
     let interrupted = slow.wait();
@@ -549,6 +552,8 @@ fn a_lost_session_names_session_agent_reason_and_way_out_and_is_recorded() {
     let env = TestEnv::new();
     let first = env.turn("first").session;
     fs::remove_file(env.transcript(&first)).expect("delete the transcript");
+    // And sticky's copy of it (tests/it/vault.rs restores from it).
+    fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
 
     for attempt in ["second", "third"] {
         let lost = env.sticky([attempt]).run();

@@ -183,6 +183,8 @@ fn a_lost_session_fails_with_73_names_it_and_never_starts_a_fresh_one() {
     let env = TestEnv::new();
     let first = env.turn("first");
     std::fs::remove_file(env.transcript(&first.session)).expect("delete the transcript");
+    // And sticky's copy of it (tests/it/vault.rs restores from it).
+    std::fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
 
     let lost = env.sticky(["second"]).run();
     lost.assert_code(73);
@@ -391,6 +393,7 @@ fn json_describes_a_lost_session() {
     let env = TestEnv::new();
     let first = env.turn("first");
     std::fs::remove_file(env.transcript(&first.session)).expect("delete the transcript");
+    std::fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
     let lost = env.sticky(["--json", "second"]).run();
     lost.assert_code(73);
     let json = lost.json();
@@ -425,9 +428,12 @@ fn sigterm_interrupts_the_turn_through_the_agent_and_keeps_the_session() {
     let env = TestEnv::new();
     let first = env.turn("first");
 
-    let mut slow = env.sticky(["slow"]).env("FAKE_CLAUDE_SLEEP", "30").start();
+    let mut slow = env
+        .sticky(["slow turn"])
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .start();
     slow.wait_until("the agent got the prompt", || {
-        agent_received(&env, &first.session, "slow")
+        agent_received(&env, &first.session, "slow turn")
     });
     slow.signal(Signal::SIGTERM);
     let interrupted = slow.wait();

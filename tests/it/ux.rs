@@ -45,6 +45,8 @@ const SESSION_KEYS: &[&str] = &[
     "rotated_from",
     "rotation_reason",
     "ended_at",
+    "carried",
+    "carried_bytes",
 ];
 
 const TURN_KEYS: &[&str] = &[
@@ -62,9 +64,17 @@ const TURN_KEYS: &[&str] = &[
     "input_tokens",
     "output_tokens",
     "error",
+    "cached_tokens",
+    "context_tokens",
+    "context_window",
+    "answer_bytes",
+    "purpose",
 ];
 
 const SETTING_KEYS: &[&str] = &["value", "source", "origin"];
+
+/// The keys of the vault in `status` and `doctor` (docs/json.md, "vault").
+const VAULT_KEYS: &[&str] = &["enabled", "directory", "size", "newest"];
 
 fn with(base: &[&'static str], more: &[&'static str]) -> Vec<&'static str> {
     base.iter().chain(more).copied().collect()
@@ -304,17 +314,41 @@ fn status_and_log_json_keep_their_schema() {
             "thread",
             "session",
             "last_turn",
+            "vault",
+            "ledger",
+            "context",
         ],
     );
     assert_keys(&status["session"], &with(SESSION_KEYS, &["turns"]));
+    for totals in ["session", "conversation"] {
+        assert_keys(
+            &status["ledger"][totals],
+            &[
+                "turns",
+                "cost_usd",
+                "input_tokens",
+                "output_tokens",
+                "cached_tokens",
+            ],
+        );
+    }
+    assert_keys(
+        &status["context"],
+        &["tokens", "window", "percent", "threshold", "suggest_carry"],
+    );
     assert_keys(&status["last_turn"], TURN_KEYS);
+    assert_keys(&status["vault"], VAULT_KEYS);
+    assert_keys(
+        &status["vault"]["newest"],
+        &["agent", "session", "copied_at"],
+    );
 
     let log = env.log_json();
     assert_keys(&log, &["thread", "sessions"]);
     for session in log["sessions"].as_array().expect("sessions") {
         assert_keys(session, &with(SESSION_KEYS, &["turns"]));
         for turn in session["turns"].as_array().expect("turns") {
-            assert_keys(turn, TURN_KEYS);
+            assert_keys(turn, &with(TURN_KEYS, &["restored"]));
         }
     }
 }
@@ -438,11 +472,24 @@ fn config_shows_each_setting_and_where_it_came_from() {
             "project",
             "database",
             "agents",
+            "vault",
+            "carry_on_change",
+            "context_threshold",
         ],
     );
+    assert_keys(&json["vault"], SETTING_KEYS);
     assert_keys(&json["config_file"], &with(SETTING_KEYS, &["exists"]));
     assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
-    for key in ["agent", "model", "thread", "database"] {
+    assert_eq!(json["carry_on_change"]["value"], "off");
+    assert_eq!(json["context_threshold"]["value"], 80);
+    for key in [
+        "agent",
+        "model",
+        "thread",
+        "database",
+        "carry_on_change",
+        "context_threshold",
+    ] {
         assert_keys(&json[key], SETTING_KEYS);
     }
     assert_eq!(json["config_file"]["value"], file);
@@ -736,7 +783,12 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
             "transcript",
             "problems",
             "exit_code",
+            "vault",
         ],
+    );
+    assert_keys(
+        &json["vault"],
+        &with(VAULT_KEYS, &["session_copied_at", "warning"]),
     );
     assert_keys(&json["project"], &with(SETTING_KEYS, &["found"]));
     assert_keys(&json["database"], &with(SETTING_KEYS, &["exists"]));
@@ -773,6 +825,8 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
     assert_eq!(rotate["next_turn"]["reason"], "model-change");
 
     std::fs::remove_file(env.transcript(&session)).expect("remove the transcript");
+    // Without sticky's copy either (tests/it/vault.rs: with it, the next turn restores it).
+    std::fs::remove_dir_all(env.project.join(".sticky/sticky.db.vault")).expect("no copy");
     let lost = env.sticky(["doctor"]).run();
     lost.assert_code(73).assert_clean_stdout();
     assert!(

@@ -10,14 +10,43 @@ use serde::Serialize;
 use super::super::output::Report;
 use super::super::view::{SessionView, TurnView, escape, fresh_line};
 use super::run::{Outcome, Running};
+use super::vault::Restore;
 use crate::agent::Diagnosis;
+use crate::agent::{self, ledger::Figures};
 use crate::exit::exit_for;
 use crate::pty::Status;
 use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
 use crate::store::{NewSession, Store, TurnEnd, TurnStatus};
 
-/// Decides the turn's end, records it, prints the result.
-pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) -> Result<Report> {
+/// The agent session ID when the verdict on `outcome` is that the agent lost it (rule 8), so
+/// the vault may put it back before the turn ends.
+pub(super) fn lost(turn: &Running<'_>, store: &Store, outcome: &Outcome) -> Option<String> {
+    let ended: Ended = match &outcome.ended {
+        Ok(finished) => Ok(*finished),
+        Err(error) => Err(format!("{error:#}")),
+    };
+    let asked = Asked {
+        agent: turn.begun.adapter.name(),
+        target: turn.target(),
+    };
+    let evidence = Records {
+        turn,
+        store,
+        said: outcome.observed.said(),
+    };
+    match session::verdict(asked, &outcome.observed, &ended, &evidence).session {
+        SessionAction::Lost { session, .. } => Some(session),
+        _ => None,
+    }
+}
+
+/// Decides the turn's end, records it (with what the vault restored), prints the result.
+pub(super) fn finish(
+    turn: &Running<'_>,
+    store: &mut Store,
+    outcome: Outcome,
+    restore: Option<&Restore>,
+) -> Result<Report> {
     let Outcome {
         ended,
         observed,
@@ -31,7 +60,7 @@ pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) ->
         agent: turn.begun.adapter.name(),
         target: turn.target(),
     };
-    let verdict = {
+    let mut verdict = {
         let evidence = Records {
             turn,
             store,
@@ -39,6 +68,9 @@ pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) ->
         };
         session::verdict(asked, &observed, &ended_text, &evidence)
     };
+    if let Some(restore) = restore {
+        say_what_the_vault_did(turn, store, &mut verdict, restore);
+    }
     let status = ended.as_ref().ok().map(|finished| finished.status);
     let not_recorded = record(turn, store, &observed, &verdict, status, unrecorded).err();
     // The process's exit code, for the `--json` object.
@@ -65,6 +97,33 @@ pub(super) fn finish(turn: &Running<'_>, store: &mut Store, outcome: Outcome) ->
         Err(error) => return Err(not_recorded.unwrap_or(error)),
     };
     Ok(conclude(turn, &verdict, ended, not_recorded, said))
+}
+
+/// A turn whose session stays lost says what the vault could do; a restore is recorded for
+/// `sticky log` (a failure to record it is said, the turn stands).
+fn say_what_the_vault_did(
+    turn: &Running<'_>,
+    store: &Store,
+    verdict: &mut Verdict,
+    restore: &Restore,
+) {
+    if let SessionAction::Lost { reason, .. } = &mut verdict.session {
+        reason.push_str("; ");
+        reason.push_str(&restore.note());
+        verdict.error = verdict
+            .failure(turn.begun.adapter.name())
+            .map(|failure| failure.to_string());
+    }
+    if let Restore::Done(restored) = restore {
+        let recorded = store.record_restore(turn.begun.turn_id, restored.files, restored.bytes);
+        if let Err(error) = recorded {
+            eprintln!(
+                "{}sticky: could not record the restore: {}",
+                fresh_line(),
+                escape(&format!("{error:#}"))
+            );
+        }
+    }
 }
 
 /// What the turn ends with: sticky's failed check, the agent's own failure (its exit code
@@ -128,16 +187,27 @@ fn record(
         Some(Status::Signal(signal)) => (None, Some(signal)),
         None => (None, None),
     };
+    let figures = ledger(turn, store, observed);
     let end = store.finish_turn(
         turn.begun.turn_id,
         &TurnEnd {
             status: Some(verdict.status),
             exit_code,
             signal,
-            cost_usd: observed.usage.cost_usd,
-            input_tokens: observed.usage.input_tokens,
-            output_tokens: observed.usage.output_tokens,
+            cost_usd: figures.cost_usd,
+            input_tokens: figures.input_tokens,
+            output_tokens: figures.output_tokens,
             error: verdict.error.clone(),
+            answer: observed
+                .answer()
+                .or_else(|| observed.transcript_answer.clone()),
+            cached_tokens: figures.cached_tokens,
+            context_tokens: observed.ledger.context_tokens,
+            context_window: observed.ledger.context_window,
+            reported_totals: observed
+                .ledger
+                .totals
+                .and_then(|totals| serde_json::to_string(&totals).ok()),
         },
     );
     let ran = format!(
@@ -146,6 +216,22 @@ fn record(
         turn.begun.turn_id
     );
     not_recorded(&ran, session, end)
+}
+
+/// The turn's own tokens and cost (see `agent::ledger`): the agent's running totals less
+/// those its previous turn on the session reported. A baseline that cannot be read only costs
+/// the difference: the usage the agent stated for the turn is used instead.
+fn ledger(turn: &Running<'_>, store: &Store, observed: &Observed) -> Figures {
+    let begun = turn.begun;
+    let baseline = store
+        .reported_totals_before(begun.session.id, begun.turn_id)
+        .ok()
+        .flatten()
+        .and_then(|json| serde_json::from_str::<Figures>(&json).ok());
+    let first = store
+        .turn_count(begun.session.id)
+        .is_ok_and(|count| count <= 1);
+    agent::ledger::per_turn(observed.usage, &observed.ledger, baseline, first)
 }
 
 /// Applies what the verdict made of the session.
@@ -208,6 +294,7 @@ fn follow(turn: &Running<'_>, store: &mut Store, current: &str) -> Result<()> {
                 agent_session_id: Some(current),
                 directory: &begun.session.directory,
                 rotated_from: Some((begun.session.id, Reason::Agent.as_str())),
+                carried: None,
             },
         )?;
         Ok(Some(session.id))

@@ -22,13 +22,15 @@ use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::TurnArgs;
 use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
-use crate::session::{self, Action, Plan, Request, Thread};
+use crate::session::{self, Action, CarryKind, Plan, Request, Thread};
 use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
 
 use super::input::{self, Prompt};
 
+mod carry;
 mod end;
 mod run;
+mod vault;
 
 use run::Running;
 
@@ -85,13 +87,25 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
     announce_project(ctx);
     // Held until the turn is recorded: one turn at a time per conversation.
     let _lock = lock_thread(ctx, &store, args)?;
-    let begun = begin(ctx, &mut store, args, fresh, prompt.as_ref(), mode)?;
+    let request = request(ctx, args, fresh)?;
+    let (prompt, carried) = carry::prepare(ctx, &mut store, args, request, prompt)?;
+    let start = Start {
+        request,
+        prompt: prompt.as_ref(),
+        mode,
+        carried: carried.map(|(kind, bytes)| (kind.as_str(), bytes)),
+        purpose: None,
+    };
+    let begun = begin(ctx, &mut store, args, &start)?;
     let turn = Running::new(ctx, &begun, args);
-    let outcome = match &prompt {
+    let run_agent = || match &prompt {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
     };
-    end::finish(&turn, &mut store, outcome)
+    let (outcome, restore) = vault::restore_if_lost(&turn, &store, run_agent(), run_agent);
+    let report = end::finish(&turn, &mut store, outcome, restore.as_ref());
+    vault::keep(&turn, &store);
+    report
 }
 
 /// Names the project once when it was found above the current directory outside git (a
@@ -119,26 +133,35 @@ struct Begun<'a> {
     turn_id: i64,
 }
 
+/// What a turn starts with: what the user asked, the prompt, how it runs, the recap carried
+/// into a new session (kind, bytes), and why sticky runs it when sticky does (`handoff`).
+struct Start<'a> {
+    request: Request<'a>,
+    prompt: Option<&'a Prompt>,
+    mode: Mode,
+    carried: Option<(&'a str, i64)>,
+    purpose: Option<&'a str>,
+}
+
 /// Applies the session policy and records the turn's start, in one transaction.
 fn begin<'a>(
     ctx: &'a Context,
     store: &mut Store,
     args: &TurnArgs,
-    fresh: bool,
-    prompt: Option<&Prompt>,
-    mode: Mode,
+    start: &Start<'_>,
 ) -> Result<Begun<'a>> {
-    let request = request(ctx, args, fresh)?;
+    let (prompt, fresh) = (start.prompt, start.request.fresh);
     let host = host_name();
     store.immediate(|tx| {
-        let (thread, plan) = decide(ctx, tx, request)?;
+        let (thread, plan) = decide(ctx, tx, start.request)?;
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
         if let Some(live) = thread.live.as_ref().filter(|_| !fresh) {
             session::ensure_in_project(live, &ctx.thread, &ctx.project.dir)?;
         }
         let resume = plan.action == Action::Resume;
-        let session = session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir)?;
+        let carried = start.carried.filter(|_| plan.carry.is_some());
+        let session = session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir, carried)?;
         ensure_plain_arguments(ctx, &session)?;
         let adapter = ctx.agents.get(&session.agent)?;
         ensure_own_arguments(ctx, adapter, args)?;
@@ -149,10 +172,13 @@ fn begin<'a>(
         let turn_id = tx.begin_turn(
             session.id,
             prompt.map(|prompt| prompt.summary.as_str()),
-            mode,
+            start.mode,
             std::process::id(),
             &host,
         )?;
+        if let Some(purpose) = start.purpose {
+            tx.set_turn_purpose(turn_id, purpose)?;
+        }
         Ok(Begun {
             adapter,
             program,
@@ -177,6 +203,12 @@ fn request<'a>(ctx: &'a Context, args: &'a TurnArgs, fresh: bool) -> Result<Requ
         agent: requested.map(Adapter::name),
         model: args.model.as_deref(),
         default_agent: ctx.default_agent(),
+        carry: if args.no_carry {
+            Some(CarryKind::Off)
+        } else {
+            args.carry
+        },
+        carry_on_change: ctx.settings.carry_on_change.value,
     })
 }
 
@@ -283,10 +315,17 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
+    if matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary)) {
+        return Err(StickyError::Usage(
+            "--carry puts the recap before the new session's first prompt: give one              (sticky new --carry \"PROMPT\")"
+                .into(),
+        )
+        .into());
+    }
     let request = request(ctx, args, true)?;
     let session = store.immediate(|tx| {
         let (thread, plan) = decide(ctx, tx, request)?;
-        session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir)
+        session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir, None)
     })?;
     if ctx.json {
         // A turn's keys, so `sticky new --json` reads alike with and without a prompt.

@@ -96,6 +96,9 @@ impl<'a> Running<'a> {
         let mut unrecorded = None;
         let mut splitter = LineSplitter::default();
         let mut on_line = |line: &str| {
+            if let Some(ledger) = agent::ledger::read(adapter.name(), line) {
+                observed.ledger.fold(ledger);
+            }
             let events = adapter.parse_line(line);
             if events.is_empty() {
                 observed.unparsed(line);
@@ -142,6 +145,12 @@ impl<'a> Running<'a> {
         observed.ended_in = reported_sessions(&report)
             .pop()
             .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
+        let home = dirs::home_dir().unwrap_or_default();
+        observed.transcript_answer = observed
+            .ended_in
+            .as_deref()
+            .or(self.begun.target_id.as_deref())
+            .and_then(|id| adapter.last_answer(&home, &self.begun.session.directory, id));
         let _ = std::fs::remove_file(&report);
         Outcome {
             ended,

@@ -7,9 +7,14 @@
 //! A resumed turn therefore shows `assistant_msgs>=1` both in the recorded request and in the
 //! agent's own answer, which is how the real-agent tests see that history survived.
 //!
-//! Fault hooks, read from the last user text: `MOCK-FAIL-500` answers HTTP 500 in the API's
-//! error shape; `MOCK-DELAY-<ms>` waits that long before answering. Note that Claude Code
-//! retries a 500 several times with backoff, so a fault test should bound its wait.
+//! Fault hooks, read from the last user text: `MOCK-FAIL-<status>` answers that HTTP error
+//! (500, 429, ...) in the API's error shape, and `MOCK-FAIL-<status>x<N>` only the first N
+//! requests that carry it (an agent that retries then succeeds); `MOCK-DELAY-<ms>` waits that
+//! long before answering. Note that the agents retry a 500 and a 429 with backoff, so a fault
+//! test bounds their retries.
+//!
+//! Tool hook: `MOCK-SHELL <command>` answers with a call of the agent's own shell tool, and the
+//! request that brings its result back with the usual text (see [`tool`]).
 //!
 //! The server is `tiny_http`: a blocking HTTP/1.1 server with no async runtime, small enough
 //! to read and robust for a handful of concurrent clients. Each request is handled on its own
@@ -27,8 +32,9 @@ mod schema;
 mod summary;
 #[cfg(test)]
 mod tests;
+pub mod tool;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -44,6 +50,9 @@ pub use summary::{Route, Summary};
 
 /// The marker that makes the mock answer HTTP 500.
 pub const FAIL_500: &str = "MOCK-FAIL-500";
+/// The marker prefix of a failure: `MOCK-FAIL-<status>`, or `MOCK-FAIL-<status>x<N>` for only
+/// the first N requests that carry it.
+pub const FAIL: &str = "MOCK-FAIL-";
 /// The marker prefix that delays the reply: `MOCK-DELAY-<milliseconds>`.
 pub const DELAY: &str = "MOCK-DELAY-";
 /// The longest delay honoured, so a typo cannot hang a test run.
@@ -68,8 +77,10 @@ pub struct Request {
     pub body: Value,
     /// What the conversation in the body holds.
     pub summary: Summary,
-    /// The reply text sent (empty for non-conversation routes).
+    /// The reply text sent (empty for non-conversation routes, failures and tool calls).
     pub reply: String,
+    /// The tool call the mock answered with, if it did (see [`tool`]).
+    pub tool_call: Option<tool::ToolCall>,
     /// Why the body could not be decoded, if it could not.
     pub decode_error: Option<String>,
 }
@@ -86,6 +97,14 @@ impl Request {
     /// token count or a model list.
     pub fn is_turn(&self) -> bool {
         self.route.is_turn()
+    }
+
+    /// The token counts the mock's answer to this conversation request stated in its usage
+    /// fields, `(input, output)`, none of them cached (`input_tokens`/`promptTokenCount`/
+    /// `prompt_tokens`, and `output_tokens`/`candidatesTokenCount`/`completion_tokens`; see
+    /// `reply`): what the ledger of the turn that made it must hold.
+    pub fn stated_usage(&self) -> (u64, u64) {
+        reply::stated_usage(&self.reply)
     }
 }
 
@@ -114,6 +133,8 @@ struct Shared {
     seq: AtomicU64,
     requests: Mutex<Vec<Request>>,
     log: Option<Mutex<File>>,
+    /// How often each `MOCK-FAIL-<status>x<N>` marker has failed a request so far.
+    failed: Mutex<HashMap<String, u64>>,
 }
 
 impl MockServer {
@@ -143,6 +164,7 @@ impl MockServer {
             seq: AtomicU64::new(0),
             requests: Mutex::new(Vec::new()),
             log,
+            failed: Mutex::new(HashMap::new()),
         });
         let acceptor = {
             let (server, shared) = (Arc::clone(&server), Arc::clone(&shared));
@@ -261,13 +283,17 @@ fn handle(shared: &Shared, mut http: tiny_http::Request) {
         Some(schema) => schema::value_for(&schema).to_string(),
         None => reply::text_for(seq, &summary),
     };
+    let call = tool::requested(route, seq, &summary, &body);
     let answer = if route == Route::Other {
         reply::unrouted(&method)
-    } else if summary.last_user.contains(FAIL_500) {
-        reply::failure(route)
+    } else if let Some(status) = shared.failure(&summary.last_user) {
+        reply::failure(route, status)
+    } else if let Some(call) = &call {
+        tool::answer(route, seq, &summary, call)
     } else {
         reply::answer(route, seq, &summary, &text)
     };
+    let answered_text = answer.status == 200 && route.is_turn() && call.is_none();
     let record = Request {
         seq,
         method,
@@ -277,11 +303,8 @@ fn handle(shared: &Shared, mut http: tiny_http::Request) {
         headers,
         body,
         summary,
-        reply: if answer.status == 200 && route.is_turn() {
-            text
-        } else {
-            String::new()
-        },
+        reply: if answered_text { text } else { String::new() },
+        tool_call: call.filter(|_| answer.status == 200),
         decode_error,
     };
     let delay = delay_of(&record.summary.last_user);
@@ -294,6 +317,27 @@ fn handle(shared: &Shared, mut http: tiny_http::Request) {
 }
 
 impl Shared {
+    /// The HTTP status the last `MOCK-FAIL-<status>[x<N>]` marker in `text` asks for (an
+    /// agent may join a failed prompt and the next one into one message), counting the
+    /// failures of a marker with a limit; `None` once the limit is reached, or with no marker.
+    fn failure(&self, text: &str) -> Option<u16> {
+        let (_, rest) = text.rsplit_once(FAIL)?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let status: u16 = digits.parse().ok().filter(|s| (400..600).contains(s))?;
+        let Some(times) = rest[digits.len()..].strip_prefix('x') else {
+            return Some(status);
+        };
+        let count: String = times.chars().take_while(char::is_ascii_digit).collect();
+        let limit: u64 = count.parse().ok()?;
+        let marker = format!("{FAIL}{digits}x{count}");
+        let mut failed = lock(&self.failed);
+        let so_far = failed.entry(marker).or_insert(0);
+        (*so_far < limit).then(|| {
+            *so_far += 1;
+            status
+        })
+    }
+
     /// Keeps the request for `requests()` and appends it to the log, before the reply is sent,
     /// so a test that sees the agent's answer also sees the request.
     fn record(&self, request: Request) {
@@ -326,6 +370,9 @@ fn send(http: tiny_http::Request, answer: reply::Reply) {
         }
     };
     push("content-type", answer.content_type);
+    for (name, value) in &answer.headers {
+        push(name, value);
+    }
     let streamed = answer.content_type == "text/event-stream";
     if streamed {
         push("cache-control", "no-cache");

@@ -25,6 +25,8 @@ pub struct Reply {
     pub content_type: &'static str,
     /// The body, an SSE stream or one JSON document.
     pub body: Vec<u8>,
+    /// Headers beyond the content type (`retry-after` on a 429).
+    pub headers: Vec<(&'static str, &'static str)>,
 }
 
 impl Reply {
@@ -34,6 +36,7 @@ impl Reply {
             status,
             content_type: "application/json",
             body: value.to_string().into_bytes(),
+            headers: Vec::new(),
         }
     }
 
@@ -54,6 +57,7 @@ impl Reply {
             status: 200,
             content_type: "text/event-stream",
             body: body.into_bytes(),
+            headers: Vec::new(),
         }
     }
 }
@@ -66,6 +70,12 @@ pub fn text_for(seq: u64, summary: &Summary) -> String {
         "MOCK-REPLY-{seq} [api={} model={} user_msgs={} assistant_msgs={}] you said: {echo}",
         summary.api, summary.model, summary.user_msgs, summary.assistant_msgs
     )
+}
+
+/// The `(input, output)` tokens an answer whose reply text is `text` states in its usage.
+pub fn stated_usage(text: &str) -> (u64, u64) {
+    let output_tokens = u64::try_from(text.split_whitespace().count()).unwrap_or(u64::MAX);
+    (INPUT_TOKENS, output_tokens)
 }
 
 /// The answer to request `seq` on `route`, whose reply text is `text`.
@@ -106,22 +116,37 @@ pub fn answer(route: Route, seq: u64, summary: &Summary, text: &str) -> Reply {
     }
 }
 
-/// An HTTP 500 in the route's own error shape, for fault tests (`MOCK-FAIL-500`).
-pub fn failure(route: Route) -> Reply {
-    let message = "mock: MOCK-FAIL-500 requested";
+/// An HTTP error `status` (500, 429, ...) in the route's own error shape, for fault tests
+/// (`MOCK-FAIL-<status>`). A 429 says to retry after one second, the shortest wait a
+/// `retry-after` header can ask for.
+pub fn failure(route: Route, status: u16) -> Reply {
+    let message = format!("mock: MOCK-FAIL-{status} requested");
+    let (anthropic, openai, gemini) = if status == 429 {
+        (
+            "rate_limit_error",
+            "rate_limit_exceeded",
+            "RESOURCE_EXHAUSTED",
+        )
+    } else {
+        ("api_error", "server_error", "INTERNAL")
+    };
     let body = match route.api() {
         "anthropic" => json!({
             "type": "error",
-            "error": { "type": "api_error", "message": message },
+            "error": { "type": anthropic, "message": message },
         }),
         "gemini" => json!({
-            "error": { "code": 500, "message": message, "status": "INTERNAL" },
+            "error": { "code": status, "message": message, "status": gemini },
         }),
         _ => json!({
-            "error": { "message": message, "type": "server_error", "code": "server_error" },
+            "error": { "message": message, "type": openai, "code": openai },
         }),
     };
-    Reply::json(500, &body)
+    let mut reply = Reply::json(status, &body);
+    if status == 429 {
+        reply.headers.push(("retry-after", "1"));
+    }
+    reply
 }
 
 /// The answer to a request nothing routes: 404 for reads, so a probe learns "no such thing";
@@ -300,8 +325,12 @@ fn responses_stream(seq: u64, model: &str, text: &str, output_tokens: u64) -> Re
             }),
         ),
     ]);
-    // Each event names its type twice (SSE `event:` and the `type` field) and is numbered, as
-    // OpenAI's server does; Codex dispatches on `type`.
+    responses_sse(events)
+}
+
+/// Responses events as SSE: each names its type twice (SSE `event:` and the `type` field) and is
+/// numbered, as OpenAI's server does; Codex dispatches on `type`.
+fn responses_sse(events: Vec<(&str, Value)>) -> Reply {
     let events: Vec<(Option<&str>, Value)> = events
         .into_iter()
         .enumerate()
@@ -433,4 +462,150 @@ fn models() -> Value {
             "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
         }],
     })
+}
+
+/// A tool call on the Anthropic Messages API: `block` is the `tool_use` block, `args` its input
+/// as JSON text, streamed as one `input_json_delta`; the stop reason is `tool_use`.
+pub fn anthropic_tool(seq: u64, model: &str, stream: bool, block: &Value, args: &str) -> Reply {
+    let mut message = anthropic_message(seq, model, "", 1);
+    message["content"] = json!([block]);
+    message["stop_reason"] = json!("tool_use");
+    if !stream {
+        return Reply::json(200, &message);
+    }
+    let mut start = message.clone();
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    let mut opened = block.clone();
+    opened["input"] = json!({});
+    Reply::sse(&[
+        (
+            Some("message_start"),
+            json!({ "type": "message_start", "message": start }),
+        ),
+        (
+            Some("content_block_start"),
+            json!({ "type": "content_block_start", "index": 0, "content_block": opened }),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": { "type": "input_json_delta", "partial_json": args },
+            }),
+        ),
+        (
+            Some("content_block_stop"),
+            json!({ "type": "content_block_stop", "index": 0 }),
+        ),
+        (
+            Some("message_delta"),
+            json!({
+                "type": "message_delta",
+                "delta": { "stop_reason": "tool_use", "stop_sequence": null },
+                "usage": { "output_tokens": 1 },
+            }),
+        ),
+        (Some("message_stop"), json!({ "type": "message_stop" })),
+    ])
+}
+
+/// A tool call on the Responses API: `item` is the completed `function_call` item.
+pub fn responses_tool(seq: u64, model: &str, stream: bool, item: &Value) -> Reply {
+    let done = response_object(seq, model, "completed", std::slice::from_ref(item), 1);
+    if !stream {
+        return Reply::json(200, &done);
+    }
+    let mut added = item.clone();
+    added["status"] = json!("in_progress");
+    added["arguments"] = json!("");
+    let in_progress = response_object(seq, model, "in_progress", &[], 0);
+    let (id, args) = (&item["id"], &item["arguments"]);
+    responses_sse(vec![
+        ("response.created", json!({ "response": in_progress })),
+        ("response.in_progress", json!({ "response": in_progress })),
+        (
+            "response.output_item.added",
+            json!({ "output_index": 0, "item": added }),
+        ),
+        (
+            "response.function_call_arguments.delta",
+            json!({ "item_id": id, "output_index": 0, "delta": args }),
+        ),
+        (
+            "response.function_call_arguments.done",
+            json!({ "item_id": id, "output_index": 0, "arguments": args }),
+        ),
+        (
+            "response.output_item.done",
+            json!({ "output_index": 0, "item": item }),
+        ),
+        ("response.completed", json!({ "response": done })),
+    ])
+}
+
+/// A tool call on Chat Completions: `call` is one `tool_calls` entry (with its `index`); the
+/// finish reason is `tool_calls`.
+pub fn chat_tool(seq: u64, model: &str, stream: bool, call: &Value) -> Reply {
+    let mut completion = chat_completion(seq, model, "", 1);
+    let mut whole = call.clone();
+    if let Some(fields) = whole.as_object_mut() {
+        fields.remove("index");
+    }
+    completion["choices"][0]["message"] =
+        json!({ "role": "assistant", "content": null, "tool_calls": [whole] });
+    completion["choices"][0]["finish_reason"] = json!("tool_calls");
+    if !stream {
+        return Reply::json(200, &completion);
+    }
+    let chunk = |choices: Value| {
+        json!({
+            "id": format!("chatcmpl-mock-{seq}"),
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": choices,
+        })
+    };
+    let mut opened = call.clone();
+    opened["function"]["arguments"] = json!("");
+    let arguments =
+        json!({ "index": 0, "function": { "arguments": call["function"]["arguments"] } });
+    let mut usage = chunk(json!([]));
+    usage["usage"] = chat_usage(1);
+    let mut reply = Reply::sse(&[
+        (
+            None,
+            chunk(json!([{
+                "index": 0,
+                "delta": { "role": "assistant", "content": null, "tool_calls": [opened] },
+                "finish_reason": null,
+            }])),
+        ),
+        (
+            None,
+            chunk(
+                json!([{ "index": 0, "delta": { "tool_calls": [arguments] }, "finish_reason": null }]),
+            ),
+        ),
+        (
+            None,
+            chunk(json!([{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }])),
+        ),
+        (None, usage),
+    ]);
+    reply.body.extend_from_slice(b"data: [DONE]\n\n");
+    reply
+}
+
+/// A tool call on Gemini: `part` is the `functionCall` part, sent as one last chunk.
+pub fn gemini_tool(model: &str, stream: bool, part: &Value) -> Reply {
+    let mut chunk = gemini_chunk(model, "", Some(1));
+    chunk["candidates"][0]["content"]["parts"] = json!([part]);
+    if stream {
+        Reply::sse(&[(None, chunk)])
+    } else {
+        Reply::json(200, &chunk)
+    }
 }

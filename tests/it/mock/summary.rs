@@ -120,6 +120,14 @@ pub struct Summary {
     pub model: String,
     /// Whether the client asked for a streamed reply.
     pub stream: bool,
+    /// Tool calls the assistant made in the conversation (Anthropic `tool_use`, Responses
+    /// `function_call`, Chat `tool_calls`, Gemini `functionCall`).
+    pub tool_calls: usize,
+    /// Tool results sent back (`tool_result`, `function_call_output`, `role: tool`,
+    /// `functionResponse`); a message carrying them is not counted as the user's.
+    pub tool_results: usize,
+    /// Tool results sent since the last user message: the answer a tool call waited for.
+    pub results_since_user: usize,
 }
 
 /// Summarizes a parsed request body for its route; `path` gives Gemini's model.
@@ -151,10 +159,17 @@ pub fn summarize(route: Route, path: &str, body: &Value) -> Summary {
         Route::GeminiEmbed | Route::Models | Route::Other => Vec::new(),
     };
     for message in messages.iter().filter(|m| !m.is_synthetic()) {
+        summary.tool_calls += message.tool_calls;
+        if message.tool_results > 0 {
+            summary.tool_results += message.tool_results;
+            summary.results_since_user += message.tool_results;
+            continue;
+        }
         match message.role.as_str() {
             "user" => {
                 summary.user_msgs += 1;
                 summary.last_user = message.real_text();
+                summary.results_since_user = 0;
             }
             "assistant" | "model" => summary.assistant_msgs += 1,
             _ => {}
@@ -163,17 +178,24 @@ pub fn summarize(route: Route, path: &str, body: &Value) -> Summary {
     summary
 }
 
-/// One message of a conversation: its role, its text pieces, and whether it had other parts.
+/// One message of a conversation: its role, its text pieces, whether it had other parts, and
+/// the tool calls and results among them.
+#[derive(Default)]
 struct Message {
     role: String,
     texts: Vec<String>,
     has_non_text: bool,
+    tool_calls: usize,
+    tool_results: usize,
 }
 
 impl Message {
     /// A message whose every text is injected context (and that carries nothing else).
     fn is_synthetic(&self) -> bool {
-        !self.has_non_text && !self.texts.is_empty() && self.texts.iter().all(|t| is_synthetic(t))
+        self.tool_calls + self.tool_results == 0
+            && !self.has_non_text
+            && !self.texts.is_empty()
+            && self.texts.iter().all(|t| is_synthetic(t))
     }
 
     /// The user's own words: the text pieces with synthetic blocks removed, joined by newlines.
@@ -196,8 +218,18 @@ fn role_messages(list: &Value, content_key: &str) -> Vec<Message> {
         .iter()
         .map(|item| {
             let (texts, has_non_text) = texts(&item[content_key]);
+            let role = item["role"].as_str().unwrap_or("user").to_owned();
+            let parts = item[content_key].as_array().map_or(&[][..], Vec::as_slice);
+            let count = |test: &dyn Fn(&Value) -> bool| parts.iter().filter(|p| test(p)).count();
+            // Chat: the calls in `tool_calls`, each result a `role: tool` message of its own.
+            let chat_calls = item["tool_calls"].as_array().map_or(0, Vec::len);
             Message {
-                role: item["role"].as_str().unwrap_or("user").to_owned(),
+                tool_calls: count(&|p| p["type"] == "tool_use" || !p["functionCall"].is_null())
+                    + chat_calls,
+                tool_results: count(&|p| {
+                    p["type"] == "tool_result" || !p["functionResponse"].is_null()
+                }) + usize::from(role == "tool"),
+                role,
                 texts,
                 has_non_text,
             }
@@ -205,14 +237,22 @@ fn role_messages(list: &Value, content_key: &str) -> Vec<Message> {
         .collect()
 }
 
-/// Messages from a Responses `input`: a plain string is one user message; in a list, only
-/// message items count (function calls, reasoning and tool outputs are not messages).
+/// Responses input items that call a tool, and those that carry a tool's output back.
+const RESPONSES_CALLS: &[&str] = &["function_call", "custom_tool_call", "local_shell_call"];
+const RESPONSES_RESULTS: &[&str] = &[
+    "function_call_output",
+    "custom_tool_call_output",
+    "local_shell_call_output",
+];
+
+/// Messages from a Responses `input`: a plain string is one user message; in a list, message
+/// items are messages, tool calls and outputs count as such, and reasoning is left out.
 fn responses_input(input: &Value) -> Vec<Message> {
     if let Some(text) = input.as_str() {
         return vec![Message {
             role: "user".to_owned(),
             texts: vec![text.to_owned()],
-            has_non_text: false,
+            ..Message::default()
         }];
     }
     let Some(items) = input.as_array() else {
@@ -220,14 +260,24 @@ fn responses_input(input: &Value) -> Vec<Message> {
     };
     items
         .iter()
-        .filter(|item| item["type"].as_str().is_none_or(|t| t == "message"))
         .filter_map(|item| {
-            let role = item["role"].as_str()?;
+            let kind = item["type"].as_str().unwrap_or("message");
+            if RESPONSES_CALLS.contains(&kind) || RESPONSES_RESULTS.contains(&kind) {
+                return Some(Message {
+                    role: "tool".to_owned(),
+                    has_non_text: true,
+                    tool_calls: usize::from(RESPONSES_CALLS.contains(&kind)),
+                    tool_results: usize::from(RESPONSES_RESULTS.contains(&kind)),
+                    ..Message::default()
+                });
+            }
+            let role = item["role"].as_str().filter(|_| kind == "message")?;
             let (texts, has_non_text) = texts(&item["content"]);
             Some(Message {
                 role: role.to_owned(),
                 texts,
                 has_non_text,
+                ..Message::default()
             })
         })
         .collect()
@@ -267,6 +317,8 @@ const SYNTHETIC_TAGS: &[&str] = &[
     "command-args",
     "local-command-stdout",
     "local-command-stderr",
+    // Copilot CLI 1.0.102 opens each user message with the time.
+    "current_datetime",
 ];
 
 /// Openings of whole text pieces that are injected context or its acknowledgement.

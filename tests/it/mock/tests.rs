@@ -661,3 +661,142 @@ fn requests_are_logged_as_json_lines_and_drop_stops_the_server() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// A tool-offering request of each API whose prompt asks for a shell command, and the same
+/// conversation once the call's result is back.
+fn tool_bodies(route: Route, call_id: &str) -> (Value, Value) {
+    let prompt = "MOCK-SHELL touch marker";
+    let schema = json!({
+        "type": "object",
+        "properties": { "command": { "type": "string" }, "description": { "type": "string" }, "timeout": { "type": "integer" } },
+        "required": ["command", "description"],
+    });
+    match route {
+        Route::Messages => {
+            let tools = json!([{ "name": "Read", "input_schema": {} }, { "name": "Bash", "input_schema": schema }]);
+            let asked = json!({ "model": "m", "tools": tools, "messages": [{ "role": "user", "content": prompt }] });
+            let mut answered = asked.clone();
+            answered["messages"] = json!([
+                { "role": "user", "content": prompt },
+                { "role": "assistant", "content": [{ "type": "tool_use", "id": call_id, "name": "Bash", "input": {} }] },
+                { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": call_id, "content": "" },
+                    { "type": "text", "text": "<system-reminder>x</system-reminder>" }] },
+            ]);
+            (asked, answered)
+        }
+        Route::Responses => {
+            let tools = json!([{ "type": "function", "name": "exec_command", "parameters": {
+                "type": "object", "properties": { "cmd": { "type": "string" } }, "required": ["cmd"] } }]);
+            let user = json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": prompt }] });
+            let asked = json!({ "model": "m", "stream": true, "tools": tools, "input": [user] });
+            let mut answered = asked.clone();
+            answered["input"] = json!([user,
+                { "type": "function_call", "call_id": call_id, "name": "exec_command", "arguments": "{}" },
+                { "type": "function_call_output", "call_id": call_id, "output": "" }]);
+            (asked, answered)
+        }
+        Route::ChatCompletions => {
+            let tools = json!([{ "type": "function", "function": { "name": "bash", "parameters": schema } }]);
+            let asked = json!({ "model": "m", "stream": true, "tools": tools, "messages": [{ "role": "user", "content": prompt }] });
+            let mut answered = asked.clone();
+            answered["messages"] = json!([
+                { "role": "user", "content": prompt },
+                { "role": "assistant", "content": null, "tool_calls": [{ "id": call_id, "type": "function", "function": { "name": "bash", "arguments": "{}" } }] },
+                { "role": "tool", "tool_call_id": call_id, "content": "" },
+            ]);
+            (asked, answered)
+        }
+        _ => {
+            let tools = json!([{ "functionDeclarations": [{ "name": "run_shell_command", "parametersJsonSchema": {
+                "type": "object", "properties": { "command": { "type": "string" } }, "required": ["command"] } }] }]);
+            let asked = json!({ "tools": tools, "contents": [{ "role": "user", "parts": [{ "text": prompt }] }] });
+            let mut answered = asked.clone();
+            answered["contents"] = json!([
+                { "role": "user", "parts": [{ "text": prompt }] },
+                { "role": "model", "parts": [{ "functionCall": { "name": "run_shell_command", "args": {} } }] },
+                { "role": "user", "parts": [{ "functionResponse": { "name": "run_shell_command", "response": {} } }] },
+            ]);
+            (asked, answered)
+        }
+    }
+}
+
+#[test]
+fn a_shell_marker_is_answered_with_the_apis_own_tool_call_then_with_text() {
+    let mock = MockServer::start().expect("start the mock");
+    let paths = [
+        (Route::Messages, "/v1/messages"),
+        (Route::Responses, "/v1/responses"),
+        (Route::ChatCompletions, "/v1/chat/completions"),
+        (
+            Route::GeminiStream,
+            "/v1beta/models/g:streamGenerateContent",
+        ),
+    ];
+    for (route, path) in paths {
+        let (asked, answered) = tool_bodies(route, "call_x");
+        let call = post_json(&mock, path, &asked);
+        assert_eq!(call.status, 200, "{path}");
+        let record = mock.requests().pop().expect("recorded");
+        let made = record.tool_call.clone().expect("a tool call");
+        assert_eq!(
+            made.arguments["command"]
+                .as_str()
+                .or(made.arguments["cmd"].as_str()),
+            Some("touch marker"),
+            "{path}"
+        );
+        assert!(record.reply.is_empty(), "a call is no answer: {path}");
+        let body = String::from_utf8(call.body.clone()).expect("UTF-8");
+        let form = match route {
+            Route::Messages => "\"tool_use\"",
+            Route::Responses => "\"function_call\"",
+            Route::ChatCompletions => "\"tool_calls\"",
+            _ => "\"functionCall\"",
+        };
+        assert!(
+            body.contains(form) && body.contains(&made.name),
+            "{path}: {body}"
+        );
+        if route == Route::Messages {
+            // Only the required properties besides the command: no 1 ms timeout.
+            assert_eq!(
+                made.arguments,
+                json!({ "command": "touch marker", "description": "mock" })
+            );
+        }
+
+        let text = post_json(&mock, path, &answered);
+        assert_eq!(text.status, 200);
+        let record = mock.requests().pop().expect("recorded");
+        assert!(record.tool_call.is_none(), "{path}");
+        assert!(record.reply.starts_with("MOCK-REPLY-"), "{path}");
+        let summary = &record.summary;
+        assert_eq!(
+            (
+                summary.user_msgs,
+                summary.tool_calls,
+                summary.tool_results,
+                summary.results_since_user
+            ),
+            (1, 1, 1, 1),
+            "{path}: a tool's result is not the user's message: {summary:?}"
+        );
+        assert_eq!(summary.last_user, "MOCK-SHELL touch marker", "{path}");
+    }
+}
+
+#[test]
+fn a_counted_fail_marker_fails_only_that_often_and_a_429_says_when_to_retry() {
+    let mock = MockServer::start().expect("start the mock");
+    let prompt =
+        json!({ "model": "m", "messages": [{ "role": "user", "content": "MOCK-FAIL-429x1 hi" }] });
+    let refused = post_json(&mock, "/v1/messages", &prompt);
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(refused.json()["error"]["type"], "rate_limit_error");
+    assert_eq!(post_json(&mock, "/v1/messages", &prompt).status, 200);
+    // The last marker counts: a failed prompt joined with the next one fails no more.
+    let joined = json!({ "model": "m", "messages": [{ "role": "user", "content": "MOCK-FAIL-500 a\nMOCK-FAIL-429x1 hi" }] });
+    assert_eq!(post_json(&mock, "/v1/messages", &joined).status, 200);
+}

@@ -1,9 +1,13 @@
-//! Faults with the real Claude Code 2.1.332 (issue 6, part 5): the agent killed mid-turn
-//! leaves the session to be resumed with its history. (A transcript deleted under sticky, a
-//! lost session, is one of the [`scenarios`](super::scenarios) of every agent.)
+//! Faults with the real agents: Claude Code 2.1.332 killed mid-turn leaves the session to be
+//! resumed with its history (issue 6, part 5), and a model API that fails (HTTP 500 until the
+//! agent gives up, HTTP 429 once) fails or delays the turn without losing the session (issue
+//! 15, part 12; a scenario of the agents whose profile says how they fail). (A transcript
+//! deleted under sticky, a lost session, is one of the [`scenarios`](super::scenarios) of every
+//! agent.)
 //!
 //! The mock's `MOCK-DELAY-<ms>` marker holds a request open, so the test kills Claude Code
-//! while it waits on the model, as a machine running out of memory or a CI job's timeout would.
+//! while it waits on the model, as a machine running out of memory or a CI job's timeout would;
+//! `MOCK-FAIL-<status>[x<N>]` fails requests.
 
 use std::path::Path;
 use std::thread;
@@ -13,9 +17,10 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::{Pid, getpgid};
 use serde_json::Value;
 
+use super::scenarios::ApiFailure;
 use super::tier::Tier;
 use super::{Agent, DEADLINE, Finished, mentions, run};
-use crate::mock::DELAY;
+use crate::mock::{DELAY, FAIL};
 
 /// The turns of the project's conversation, oldest first (`sticky log --json`).
 #[track_caller]
@@ -117,5 +122,85 @@ fn claude_killed_mid_turn_leaves_the_session_to_resume_with_its_history() {
         "the earlier answer is history: {:?}",
         next.summary
     );
+    tier.assert_no_processes_left();
+}
+
+/// A model request that keeps failing with HTTP 500 fails the turn with the agent's own exit
+/// code and error, recorded, and keeps the session; a 429 the agent retries once delays the next
+/// turn (an agent that does not retry fails it likewise), and the next turn that gets an answer
+/// continues the session with its history. The agent's retries are bounded to one
+/// as a user would configure them, so the test waits on the agent, never on a clock.
+pub fn an_api_failure_fails_the_turn_and_the_session_goes_on(agent: Agent) {
+    let Some(tier) = Tier::start(agent) else {
+        return;
+    };
+    let profile = agent.profile();
+    let failure: &ApiFailure = profile
+        .api_failure
+        .as_ref()
+        .expect("the profile says how the agent fails");
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.session_of(&first);
+    (failure.retries)(&tier, 1);
+
+    let failing = format!("{FAIL}500 this request fails");
+    let failed = tier.world.sticky(&tier.world.project, [&failing]);
+    assert_eq!(
+        failed.status.code(),
+        Some(failure.exit_code),
+        "the agent's exit code passes through: {failed}"
+    );
+    assert!(failed.stdout.is_empty(), "no answer: {failed}");
+    assert!(failed.stderr.contains(failure.says), "{failed}");
+    let tries = tier
+        .mock
+        .turns()
+        .iter()
+        .filter(|t| t.summary.last_user == failing)
+        .count();
+    assert_eq!(tries, 2, "the request and its one retry: {failed}");
+    let last = logged_turns(&tier).last().cloned().unwrap_or_default();
+    assert_eq!(
+        (&last["status"], &last["exit_code"], &last["prompt"]),
+        (
+            &"failed".into(),
+            &failure.exit_code.into(),
+            &failing.clone().into()
+        ),
+        "the failed turn is recorded: {last}"
+    );
+    assert_eq!(tier.stored_session_id(), session, "the session is kept");
+
+    let limited = format!("{FAIL}429x1 which word did I ask you to remember?");
+    let finished = tier.world.sticky(&tier.world.project, [&limited]);
+    // Claude Code joins a failed prompt and the next one into one user message.
+    let tries: Vec<bool> = tier
+        .mock
+        .turns()
+        .iter()
+        .filter(|t| t.summary.last_user.ends_with(&limited))
+        .map(|t| t.reply.is_empty())
+        .collect();
+    let answered = if failure.retries_429 {
+        finished.assert_success();
+        assert_eq!(tries, [true, false], "refused once, then answered");
+        tier.answered(&finished)
+    } else {
+        assert_eq!(
+            finished.status.code(),
+            Some(failure.exit_code),
+            "{finished}"
+        );
+        assert_eq!(tries, [true], "refused, and not tried again");
+        assert_eq!(tier.stored_session_id(), session, "the session is kept");
+        tier.turn(&[], "which word did I ask you to remember?")
+    };
+    assert_eq!(tier.session_of(&answered), session, "the same session");
+    for carried in [&first.summary.last_user, &first.reply] {
+        assert!(
+            mentions(&answered, carried),
+            "{carried:?} is missing from the turn after the failure"
+        );
+    }
     tier.assert_no_processes_left();
 }

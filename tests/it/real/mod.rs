@@ -8,29 +8,33 @@
 //! built `sticky`, each run under a deadline.
 //!
 //! The tests: `direct` runs Claude Code, Codex and Gemini CLI without sticky (the ground the
-//! rest stands on); `scenarios` runs each of the five through sticky, one table of scenarios
+//! rest stands on); `scenarios` runs each of the six through sticky, one table of scenarios
 //! for every agent (history across invocations, `new`, `--model`, the stored ID against the
 //! agent's own evidence, a subdirectory, the agent's own UI on a [`terminal::Terminal`], a lost
-//! session); `sticky_<agent>` holds what each agent supplies to that table (its
-//! [`scenarios::Profile`]) and its own tests (`/clear`, Codex's exit codes); `faults` kills the
-//! real Claude Code mid-turn; `edges` runs a prompt over 128 KiB and one starting with `-` on
-//! every agent, Ctrl-C mid-turn on Claude Code and Codex, and two threads. [`tier::Tier`] holds
-//! what they share.
+//! session, a tool-using turn and the progress line naming the tool (`tools`), a failing model
+//! API (`faults`)); `sticky_<agent>` holds what each agent supplies to that table (its
+//! [`scenarios::Profile`]) and its own tests (`/clear`, Codex's exit codes); `faults` also kills
+//! the real Claude Code mid-turn; `edges` runs a prompt over 128 KiB and one starting with `-`
+//! on every agent, Ctrl-C mid-turn on Claude Code and Codex, and two threads. [`tier::Tier`]
+//! holds what they share.
 //!
 //! When an agent is not installed, a test skips with a loud message and is counted as skipped;
 //! under `CI` it fails, so a broken install can never pass as a green run.
 
+pub mod carry;
 pub mod direct;
 pub mod edges;
 pub mod faults;
 pub mod scenarios;
 pub mod sticky_claude;
 pub mod sticky_codex;
+pub mod sticky_copilot;
 pub mod sticky_gemini;
 pub mod sticky_opencode;
 pub mod sticky_qwen;
 pub mod terminal;
 pub mod tier;
+pub mod tools;
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -58,6 +62,14 @@ pub const API_KEY: &str = "sk-ant-api03-sticky-offline-mock-key-0000";
 /// costs a request and, answered badly, 95 s of retries (research/real-agents-offline.md).
 pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
 
+/// The key Copilot CLI is given for its own model provider: a realistic one, since Copilot
+/// redacts the key's text wherever it appears in its output (a one-letter key turned
+/// `exitCode` into `e******itCode`; research/agents.md §3.6 item 7).
+pub const COPILOT_KEY: &str = "sk-mock-copilot-offline-key-0123456789abcdef";
+
+/// The model Copilot CLI is given (`COPILOT_MODEL`): with its own provider it needs one.
+pub const COPILOT_MODEL: &str = "mock-model";
+
 /// The model Codex's config names: a slug Codex does not know, so its TUI shows no
 /// "try the new model" dialog (it logs a harmless "model metadata not found" item instead).
 pub const CODEX_MODEL: &str = "mock-model";
@@ -75,16 +87,20 @@ pub enum Agent {
     Qwen,
     /// opencode (`opencode-ai@1.18.33`), installed with `--all`.
     Opencode,
+    /// Copilot CLI (`@github/copilot@1.0.102`), offline with its own model provider (BYOK),
+    /// installed with `--all`.
+    Copilot,
 }
 
 impl Agent {
     /// Every agent of the tier.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
         Agent::Opencode,
+        Agent::Copilot,
     ];
 
     /// The agent's name: its prefix directory, its program and sticky's `--agent` value.
@@ -95,6 +111,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
             Agent::Opencode => "opencode",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -106,6 +123,7 @@ impl Agent {
             Agent::Gemini => &sticky_gemini::PROFILE,
             Agent::Qwen => &sticky_qwen::PROFILE,
             Agent::Opencode => &sticky_opencode::PROFILE,
+            Agent::Copilot => &sticky_copilot::PROFILE,
         }
     }
 
@@ -322,6 +340,12 @@ trust_level = "trusted"
             })
             .to_string(),
         );
+        // Copilot CLI 1.0.102: the project trusted, else its UI opens on a "Confirm folder
+        // trust" dialog; answering "Yes, and remember" writes this list (observed).
+        self.write(
+            ".copilot/config.json",
+            &json!({ "trustedFolders": [project] }).to_string(),
+        );
     }
 
     /// Writes `text` at `relative` under HOME, creating its directories.
@@ -386,6 +410,19 @@ trust_level = "trusted"
             ("OPENCODE_DISABLE_SHARE", "1".into()),
             ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1".into()),
             ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".into()),
+            // Copilot CLI: offline (no GitHub sign-in, telemetry, web tools or auto-update) on the
+            // mock as its own OpenAI-compatible provider (`copilot help environment`).
+            ("COPILOT_OFFLINE", "true".into()),
+            ("COPILOT_AUTO_UPDATE", "false".into()),
+            ("COPILOT_PROVIDER_BASE_URL", format!("{url}/v1").into()),
+            ("COPILOT_PROVIDER_TYPE", "openai".into()),
+            ("COPILOT_PROVIDER_WIRE_API", "completions".into()),
+            ("COPILOT_PROVIDER_API_KEY", COPILOT_KEY.into()),
+            ("COPILOT_MODEL", COPILOT_MODEL.into()),
+            // Claude Code refuses `--permission-mode bypassPermissions` to root unless this says
+            // the machine is a sandbox (2.1.332: `getuid()===0 && IS_SANDBOX!=="1"`), as CI
+            // containers running as root set it; it changes nothing else.
+            ("IS_SANDBOX", "1".into()),
         ];
         let mut vars: Vec<(OsString, OsString)> =
             vars.into_iter().map(|(k, v)| (k.into(), v)).collect();

@@ -2,7 +2,7 @@
 //! that supports them: two turns carry the history, the stored ID is the one the agent used,
 //! `new` and a different `--model` start afresh, a turn from a subdirectory runs in the
 //! project, an interactive turn is carried into the next headless one, and a session the agent
-//! lost reaches nothing.
+//! lost is restored from sticky's vault and remembers, or, without a copy, reaches nothing.
 //!
 //! Each agent supplies a [`Profile`]: where its requests name their session, which model it
 //! starts on, how its own files prove the stored session, where it states its working
@@ -12,8 +12,13 @@
 //! the agent's own files, never from sticky's own account alone; the agents' own behaviour
 //! (`/clear`, Codex's exit 76 and failed first turn) is tested in `sticky_<agent>`.
 
+pub use super::faults::an_api_failure_fails_the_turn_and_the_session_goes_on;
 use super::terminal::Terminal;
 use super::tier::Tier;
+pub use super::tools::{
+    a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+    the_progress_line_names_the_tool_while_it_runs,
+};
 use super::{Agent, assert_continues, assert_fresh, mentions};
 use crate::mock::Request;
 
@@ -39,6 +44,34 @@ pub struct Profile {
     pub lost: Option<Lost>,
     /// How the agent's own UI is driven (the interactive scenario).
     pub ui: Option<Ui>,
+    /// How a CI user lets the agent run a shell command (the tool scenarios).
+    pub tools: Option<Tools>,
+    /// How the agent fails on a model API error (the API-failure scenario).
+    pub api_failure: Option<ApiFailure>,
+}
+
+/// How an agent is let run its shell tool in a headless turn, and how sticky shows it.
+pub struct Tools {
+    /// The agent's own arguments, given after `--`, that let it run a command unasked.
+    pub permissions: &'static [&'static str],
+    /// What the progress line shows after the agent's name while the command runs: the tool's
+    /// name, or the command itself where the agent reports that (Codex); `None` for an agent
+    /// that reports a tool only once it finished, so nothing can name it while it runs.
+    pub activity: Option<&'static str>,
+}
+
+/// How an agent meets a model request that fails.
+pub struct ApiFailure {
+    /// Bounds the agent's retries of a failed request to `retries`, in the agent's or sticky's
+    /// configuration as a user would (the agents retry for up to minutes by default).
+    pub retries: fn(tier: &Tier, retries: u32),
+    /// The agent's exit code once its retries are spent, which sticky passes through.
+    pub exit_code: i32,
+    /// What the agent's error message says, passed on by sticky on stderr.
+    pub says: &'static str,
+    /// Whether the agent retries a request refused with 429 (and so gets through the second
+    /// time), rather than failing the turn at once.
+    pub retries_429: bool,
 }
 
 /// A model as a user gives it to `--model` and as the agent's requests name it.
@@ -241,6 +274,9 @@ pub fn an_interactive_turn_is_carried_into_the_next_headless_turn(agent: Agent) 
     if let Some(named) = tier.request_session(&interactive) {
         assert_eq!(stored, named, "sticky learned the session the agent used");
     }
+    // The interactive turn keeps the last answer of the agent's transcript (issue 14).
+    let shown = tier.world.sticky_ok(["show"]);
+    assert_eq!(shown.stdout.trim_end(), interactive.reply, "{shown}");
     let headless = tier.turn(&[], "a headless turn after the interactive one");
     assert_continues(&headless, &interactive);
     assert_eq!(tier.session_of(&headless), stored);
@@ -259,12 +295,105 @@ pub fn a_lost_session_reaches_nothing_and_new_starts_afresh(agent: Agent) {
     tier.turn(&[], "remember the word kumquat");
     let session = tier.stored_session_id();
     (lost.forget)(&tier, &session);
+    // Without sticky's copy too (see the next scenario for the restore).
+    std::fs::remove_dir_all(tier.world.project.join(".sticky/sticky.db.vault"))
+        .expect("remove the vault");
     let stderr = tier.assert_lost("are you still there?");
     assert!(stderr.contains(lost.says), "{stderr}");
+    assert!(
+        stderr.contains("sticky's vault holds no copy of it"),
+        "{stderr}"
+    );
 
     let fresh = tier.turn(&["new"], "start over");
     assert_fresh(&fresh);
     assert_ne!(tier.session_of(&fresh), session);
+}
+
+/// A session whose files the agent lost is put back from sticky's vault: the next turn resumes
+/// the same session, its request carries the earlier turn, and `sticky log` records the
+/// restore.
+pub fn a_lost_session_is_restored_from_the_vault_and_remembers(agent: Agent) {
+    let Some((tier, profile)) = start(agent) else {
+        return;
+    };
+    let lost = profile.lost.as_ref().expect("the profile loses a session");
+    let first = tier.turn(&[], profile.remember);
+    let session = tier.stored_session_id();
+    (lost.forget)(&tier, &session);
+
+    let restored = tier.turn(&[], "which word did I ask you to remember?");
+    assert_continues(&restored, &first);
+    assert_eq!(tier.session_of(&restored), session, "the same session");
+    assert_eq!(tier.stored_session_id(), session);
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let turns = &log["sessions"][0]["turns"];
+    assert!(
+        turns[1]["restored"]["files"].as_i64().unwrap_or(0) >= 1,
+        "the log records the restore: {log}"
+    );
+    // And it goes on from there.
+    let next = tier.turn(&[], "and one more turn");
+    assert_continues(&next, &restored);
+    tier.assert_no_processes_left();
+}
+
+/// The ledger (issue 14): each turn stores the tokens the mock stated in the usage fields of
+/// that turn's model requests, its own and not the session's running totals (Claude Code and
+/// Codex report running totals, which sticky must turn into each turn's figures), and `status`
+/// sums them for the session.
+pub fn the_ledger_holds_what_the_mock_reported(agent: Agent) {
+    let Some((tier, _)) = start(agent) else {
+        return;
+    };
+    let mut stated = Vec::new();
+    for prompt in ["count these tokens", "and count these ones too"] {
+        let before = tier.mock.turns().len();
+        tier.turn(&[], prompt);
+        let turns = tier.mock.turns();
+        let (input, output) = turns[before..]
+            .iter()
+            .map(Request::stated_usage)
+            .fold((0, 0), |sum, (input, output)| {
+                (sum.0 + input, sum.1 + output)
+            });
+        stated.push((input, output));
+    }
+    // The answer is kept: `show` prints the last turn's again, exactly as the turn did.
+    let last_reply = tier.mock.turns().last().map(|turn| turn.reply.clone());
+    let shown = tier.world.sticky_ok(["show"]);
+    assert_eq!(
+        Some(shown.stdout.trim_end().to_owned()),
+        last_reply,
+        "{shown}"
+    );
+    let log = tier.world.sticky_ok(["log", "--json"]).json();
+    let turns = log["sessions"][0]["turns"].as_array().expect("the turns");
+    assert_eq!(turns.len(), 2, "{log}");
+    for (turn, (input, output)) in turns.iter().zip(&stated) {
+        assert_eq!(turn["input_tokens"], *input, "input of {turn}");
+        assert_eq!(turn["output_tokens"], *output, "output of {turn}");
+        assert_eq!(turn["cached_tokens"].as_u64().unwrap_or(0), 0, "{turn}");
+    }
+    let status = tier.world.sticky_ok(["status", "--json"]).json();
+    let session = &status["ledger"]["session"];
+    let (input, output) = stated.iter().fold((0, 0), |sum, (input, output)| {
+        (sum.0 + input, sum.1 + output)
+    });
+    assert_eq!(session["input_tokens"], input, "{session}");
+    assert_eq!(session["output_tokens"], output, "{session}");
+    assert_eq!(session["turns"], 2);
+    // Claude Code states the model's window (`modelUsage`) and each call's prompt: the context
+    // at the last call is the input the mock stated for it.
+    if agent == Agent::Claude {
+        let context = &status["context"];
+        assert!(
+            context["window"].as_u64().is_some_and(|w| w > 0),
+            "{context}"
+        );
+        let last = tier.mock.turns().last().map(|turn| turn.stated_usage().0);
+        assert_eq!(context["tokens"].as_u64(), last, "{context}");
+    }
 }
 
 /// One module per agent with one test per scenario it supports, each calling the scenario
@@ -292,6 +421,11 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        an_api_failure_fails_the_turn_and_the_session_goes_on,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
+        the_ledger_holds_what_the_mock_reported,
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
@@ -301,6 +435,11 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        an_api_failure_fails_the_turn_and_the_session_goes_on,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
+        the_ledger_holds_what_the_mock_reported,
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
@@ -310,6 +449,11 @@ table! {
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        an_api_failure_fails_the_turn_and_the_session_goes_on,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
+        the_ledger_holds_what_the_mock_reported,
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
@@ -318,6 +462,9 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
     ];
     opencode: super::Agent::Opencode => [
@@ -327,6 +474,20 @@ table! {
         another_model_starts_afresh_and_later_turns_stay_on_it,
         a_turn_from_a_subdirectory_continues_the_session_in_the_project,
         a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
         an_interactive_turn_is_carried_into_the_next_headless_turn,
+    ];
+    copilot: super::Agent::Copilot => [
+        two_turns_carry_the_history,
+        the_stored_id_is_the_one_the_agent_really_used,
+        new_starts_without_history_and_the_next_turn_continues_it,
+        another_model_starts_afresh_and_later_turns_stay_on_it,
+        a_turn_from_a_subdirectory_continues_the_session_in_the_project,
+        an_interactive_turn_is_carried_into_the_next_headless_turn,
+        a_lost_session_reaches_nothing_and_new_starts_afresh,
+        a_tool_turn_runs_the_command_and_the_next_turn_carries_it,
+        the_progress_line_names_the_tool_while_it_runs,
+        a_lost_session_is_restored_from_the_vault_and_remembers,
     ];
 }

@@ -1,13 +1,14 @@
 //! sticky with the real Claude Code 2.1.332 against the mock: what Claude Code supplies to the
 //! [`scenarios`](super::scenarios) (issue 3, part 2: the history survives between sticky
-//! invocations, and only `new` and a different `--model` start afresh), and its own `/clear`.
+//! invocations, and only `new` and a different `--model` start afresh; issue 15, part 12: a tool
+//! turn and a failing model API), and its own `/clear`.
 //!
 //! What the agent really did is read from the mock's requests (the messages it sent, the model,
 //! the `x-claude-code-session-id` header, the working directory in its system prompt) and from
 //! its transcript files, never from sticky's own account alone. The interactive tests drive
 //! sticky on a pseudo-terminal as a person would: type a prompt, read the reply, `/exit`.
 
-use super::scenarios::{Lost, Model, Profile, Ui};
+use super::scenarios::{ApiFailure, Lost, Model, Profile, Tools, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{Agent, assert_continues, assert_fresh, lines_after, mentions};
@@ -37,7 +38,26 @@ pub const PROFILE: Profile = Profile {
         quit,
         farewell: None,
     }),
+    tools: Some(Tools {
+        permissions: &["--permission-mode", "bypassPermissions"],
+        activity: Some("Bash"),
+    }),
+    api_failure: Some(ApiFailure {
+        retries,
+        exit_code: 1,
+        says: "API Error: 500",
+        retries_429: true,
+    }),
 };
+
+/// Bounds Claude Code's retries of a failed request (`CLAUDE_CODE_MAX_RETRIES`, read by the
+/// 2.1.332 binary) through sticky's configuration of the agent's environment.
+#[track_caller]
+fn retries(tier: &Tier, retries: u32) {
+    tier.configure_sticky(&format!(
+        "[agents.claude]\nenv = {{ CLAUDE_CODE_MAX_RETRIES = \"{retries}\" }}\n"
+    ));
+}
 
 /// Claude Code keeps exactly one transcript, named by the stored ID, under the project.
 #[track_caller]

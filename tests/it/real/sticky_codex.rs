@@ -16,7 +16,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::scenarios::{Lost, Model, Profile, Ui};
+use super::scenarios::{ApiFailure, Lost, Model, Profile, Tools, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{Agent, CODEX_MODEL, assert_continues, mentions, request_for};
@@ -46,7 +46,33 @@ pub const PROFILE: Profile = Profile {
         quit,
         farewell: Some("codex resume "),
     }),
+    // `exec` asks for no approval; its default sandbox is read-only, so a CI user lets it
+    // write in the project (0.171.0 has no `--full-auto` any more).
+    tools: Some(Tools {
+        permissions: &["--sandbox", "workspace-write"],
+        // Codex reports the command it runs (`command_execution`), not a tool's name.
+        activity: Some("/bin/bash -lc"),
+    }),
+    api_failure: Some(ApiFailure {
+        retries,
+        exit_code: 1,
+        says: "experiencing high demand",
+        // 0.171.0 gives up on a 429 at once: `exceeded retry limit, last status: 429 Too Many
+        // Requests` after one request, whatever `request_max_retries` says.
+        retries_429: false,
+    }),
 };
+
+/// Bounds Codex's retries of a failed request through sticky's configuration of its
+/// arguments: the provider's `request_max_retries`, and no `stream_max_retries` on top (0.171.0
+/// retries a failed request in both loops, so one of each made four requests).
+#[track_caller]
+fn retries(tier: &Tier, retries: u32) {
+    tier.configure_sticky(&format!(
+        "[agents.codex]\nargs = [\"-c\", \"model_providers.mock.request_max_retries={retries}\", \
+         \"-c\", \"model_providers.mock.stream_max_retries=0\"]\n"
+    ));
+}
 
 /// Codex keeps one rollout for the thread, named by the stored ID, begun in the project.
 #[track_caller]

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::scenarios::{Lost, Model, Profile, Ui};
+use super::scenarios::{ApiFailure, Lost, Model, Profile, Tools, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use super::{Agent, GEMINI_MODEL, assert_continues, assert_fresh, mentions};
@@ -42,7 +42,30 @@ pub const PROFILE: Profile = Profile {
         quit,
         farewell: None,
     }),
+    tools: Some(Tools {
+        permissions: &["--approval-mode", "yolo"],
+        activity: Some("run_shell_command"),
+    }),
+    api_failure: Some(ApiFailure {
+        retries,
+        // 0.61.0 exits with the failed request's HTTP status, cut to a byte: 500 & 0xFF
+        // (observed with the mock; sticky passes it through as the agent's own code).
+        exit_code: 244,
+        says: "MOCK-FAIL-500 requested",
+        retries_429: true,
+    }),
 };
+
+/// Bounds Gemini CLI's attempts at a failed request (`general.maxAttempts` in its settings,
+/// 10 by default: bundle docs/reference/configuration.md) to the first and `retries` more.
+#[track_caller]
+fn retries(tier: &Tier, retries: u32) {
+    let path = tier.world.home.join(".gemini/settings.json");
+    let text = std::fs::read_to_string(&path).expect("read Gemini's settings");
+    let mut settings: Value = serde_json::from_str(&text).expect("Gemini's settings are JSON");
+    settings["general"]["maxAttempts"] = (retries + 1).into();
+    std::fs::write(&path, settings.to_string()).expect("write Gemini's settings");
+}
 
 /// Gemini CLI 0.61.0's input placeholder, shown once it is ready for input (no dialog in the
 /// seeded HOME).

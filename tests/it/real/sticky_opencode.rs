@@ -1,7 +1,8 @@
 //! sticky with the real opencode 1.18.33 against the mock: what opencode supplies to the
 //! [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
 //! invocations in the session opencode really used, and `new` starts afresh; also another
-//! `--model`, a turn from a subdirectory and a lost session).
+//! `--model`, a turn from a subdirectory and a lost session; issue 15, part 12: a tool turn in
+//! Chat Completions' form).
 //!
 //! opencode mints its session IDs (`ses_…`) and sticky learns each from its events; every
 //! request opencode sends names its session in the `x-session-id` header. Its first turn also
@@ -14,12 +15,12 @@
 //! `src/deep` (with `PWD` there) would hang if sticky ran opencode there, and [`super::run`]
 //! kills it and fails the test at [`super::DEADLINE`] instead of hanging CI.
 
-use super::{DEADLINE, lines_after, mentions};
 use std::time::{Duration, Instant};
 
-use super::scenarios::{Lost, Model, Profile, Ui};
+use super::scenarios::{Lost, Model, Profile, Tools, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
+use super::{DEADLINE, lines_after, mentions};
 use crate::mock::Request;
 
 /// What opencode supplies to the shared scenarios.
@@ -47,6 +48,15 @@ pub const PROFILE: Profile = Profile {
         quit,
         farewell: Some("opencode -s ses_"),
     }),
+    // `run --auto` approves what the configuration does not deny (`opencode run --help`).
+    tools: Some(Tools {
+        permissions: &["--auto"],
+        // 1.18.33 writes its `tool_use` event only once the tool completed
+        // (`"state":{"status":"completed",...}`, observed with a command held until a file
+        // appeared), so sticky has nothing to show while it runs.
+        activity: None,
+    }),
+    api_failure: None,
 };
 
 /// opencode keeps every session in one database, not a file per session: the stored ID is one

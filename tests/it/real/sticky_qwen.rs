@@ -1,7 +1,8 @@
 //! sticky with the real Qwen Code 0.24.4 (on node 22) against the mock: what Qwen Code supplies
 //! to the [`scenarios`](super::scenarios) (issue 4, part 3: the history survives between sticky
 //! invocations in the session Qwen really used, and `new` starts afresh; also another
-//! `--model`, a turn from a subdirectory and a lost session).
+//! `--model`, a turn from a subdirectory and a lost session; issue 15, part 12: a tool turn in
+//! Chat Completions' form, and the progress line naming the tool).
 //!
 //! Qwen Code speaks Chat Completions through its `openai` auth type (set in the world's
 //! settings) and sends a background "managed memory" request after each turn, which
@@ -9,12 +10,12 @@
 //! (`--session-id`); Qwen's requests carry none, so its chat file is the evidence. Its own UI
 //! (a fork of Gemini CLI's) is driven on a terminal as Gemini's is (issue 15, part 12).
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::lines_after;
-use std::time::Duration;
-
-use super::scenarios::{Lost, Model, Profile, Ui};
+use super::scenarios::{Lost, Model, Profile, Tools, Ui};
 use super::terminal::Terminal;
 use super::tier::Tier;
 use crate::mock::Request;
@@ -43,6 +44,12 @@ pub const PROFILE: Profile = Profile {
         quit,
         farewell: Some("qwen --resume "),
     }),
+    // Qwen Code writes Claude Code's stream-json, whose `tool_use` names the tool.
+    tools: Some(Tools {
+        permissions: &["--approval-mode", "yolo"],
+        activity: Some("run_shell_command"),
+    }),
+    api_failure: None,
 };
 
 /// Qwen Code keeps one chat, named by the stored ID, under the project; every record of it

@@ -220,4 +220,14 @@ impl Tier {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+
+    /// Writes sticky's configuration file in this world's HOME (`~/.config/sticky/config.toml`),
+    /// as a user sets an agent's arguments and environment.
+    #[track_caller]
+    pub fn configure_sticky(&self, toml: &str) {
+        let config = self.world.home.join(".config/sticky/config.toml");
+        std::fs::create_dir_all(config.parent().expect("a directory"))
+            .expect("create sticky's configuration directory");
+        std::fs::write(&config, toml).expect("write sticky's configuration");
+    }
 }

@@ -1,0 +1,122 @@
+//! `sticky forget`: deletes a conversation for good, its rows and its vault copies, after a
+//! confirmation on a terminal (`--yes` otherwise).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Context;
+use super::output::Report;
+use super::view::escape;
+use crate::cli::ForgetArgs;
+use crate::exit::StickyError;
+use crate::lock;
+use crate::store::SessionRow;
+use crate::vault::Vault;
+
+/// The `--json` object.
+#[derive(Serialize)]
+struct Forgot<'a> {
+    thread: &'a str,
+    /// The sessions deleted.
+    sessions: usize,
+    /// The turns deleted.
+    turns: usize,
+    /// The sessions whose copies were deleted from the vault.
+    vault_copies: usize,
+}
+
+/// Deletes the conversation's rows and vault copies.
+pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
+    let unknown = || {
+        StickyError::Usage(format!(
+            "thread {} does not exist in this project; `sticky threads` lists them",
+            ctx.thread
+        ))
+    };
+    let mut store = ctx.existing_store()?.ok_or_else(unknown)?;
+    let thread = store.thread(&ctx.thread)?.ok_or_else(unknown)?;
+    let sessions = store.sessions(thread.id)?;
+    let turns = store.turns(thread.id)?.len();
+    let vault = Vault::new(&ctx.project.state.vault);
+    let copies: Vec<&SessionRow> = sessions
+        .iter()
+        .filter(|session| copied(&vault, session))
+        .collect();
+    let what = format!(
+        "thread {}: {} session{}, {turns} turn{} and {} vault cop{}",
+        escape(&ctx.thread),
+        sessions.len(),
+        plural(sessions.len()),
+        plural(turns),
+        copies.len(),
+        if copies.len() == 1 { "y" } else { "ies" }
+    );
+    if !args.yes && !confirmed(&what)? {
+        eprintln!("sticky: nothing forgotten");
+        return Ok(Report::nothing());
+    }
+    // No turn may run on the conversation while it goes.
+    let _lock = lock::lock(
+        &ctx.project.state.locks,
+        &ctx.thread,
+        Duration::ZERO,
+        &mut || {},
+    )?
+    .ok_or_else(|| {
+        StickyError::Busy(format!(
+            "thread {} is running a turn; forget it once the turn is over",
+            ctx.thread
+        ))
+    })?;
+    for session in &copies {
+        if let Some(id) = &session.agent_session_id {
+            vault.delete(&session.agent, id)?;
+        }
+    }
+    let forgotten = store.forget_thread(thread.id)?;
+    let report = Forgot {
+        thread: &ctx.thread,
+        sessions: forgotten.sessions,
+        turns: forgotten.turns,
+        vault_copies: copies.len(),
+    };
+    if ctx.json {
+        return Report::json(&report);
+    }
+    Ok(Report::text(
+        format!("forgot {what}; the agent's own files of these sessions are where it keeps them\n")
+            .into_bytes(),
+    ))
+}
+
+/// Whether the vault holds a copy of `session`.
+fn copied(vault: &Vault, session: &SessionRow) -> bool {
+    session
+        .agent_session_id
+        .as_deref()
+        .is_some_and(|id| vault.session_dir(&session.agent, id).exists())
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// Asks on the terminal whether to forget `what`; without a terminal to ask on, a usage error
+/// names `--yes`.
+fn confirmed(what: &str) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        return Err(StickyError::Usage(format!(
+            "forget deletes {what} for good and asks first, but stdin is not a terminal; \
+             confirm with --yes"
+        ))
+        .into());
+    }
+    eprint!("sticky: forget {what}? This cannot be undone. [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}

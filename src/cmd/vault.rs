@@ -1,0 +1,139 @@
+//! The vault as `status` and `doctor` show it: on or off, its size, its newest copy; and the
+//! warning `doctor` gives when the agent's own retention may have deleted the session.
+
+use serde::Serialize;
+
+use super::Context;
+use super::view::{escape, format_time};
+use crate::store::{SessionRow, TurnRow};
+use crate::vault::Vault;
+
+/// The vault in a report (`--json`: `vault`).
+#[derive(Debug, Serialize)]
+pub struct VaultView {
+    /// Whether turns copy their session's files (`vault = false` turns it off).
+    pub enabled: bool,
+    /// Its directory (`<db>.vault`).
+    pub directory: String,
+    /// The bytes its files take.
+    pub size: u64,
+    /// The most recent copy.
+    pub newest: Option<NewestView>,
+}
+
+/// The most recent copy in the vault.
+#[derive(Debug, Serialize)]
+pub struct NewestView {
+    /// The agent.
+    pub agent: String,
+    /// The agent's session ID.
+    pub session: String,
+    /// When it was copied (Unix milliseconds).
+    pub copied_at: i64,
+}
+
+impl VaultView {
+    /// The project's vault, read (a vault that cannot be read shows as empty).
+    pub fn read(ctx: &Context) -> Self {
+        let vault = Vault::new(&ctx.project.state.vault);
+        Self {
+            enabled: ctx.settings.vault.value,
+            directory: vault.dir().display().to_string(),
+            size: vault.size().unwrap_or(0),
+            newest: vault.newest().map(|newest| NewestView {
+                agent: newest.agent,
+                session: newest.session,
+                copied_at: newest.copied_at,
+            }),
+        }
+    }
+
+    /// One line of text: its size and newest copy, and whether it is off.
+    pub fn text(&self) -> String {
+        let state = if self.enabled {
+            ""
+        } else {
+            " (off: vault = false)"
+        };
+        match &self.newest {
+            None => format!("empty{state}"),
+            Some(newest) => format!(
+                "{}, newest copy {} ({} {}){state}",
+                human_size(self.size),
+                format_time(newest.copied_at),
+                escape(&newest.agent),
+                escape(&newest.session)
+            ),
+        }
+    }
+}
+
+/// When the vault last copied session `live`, if it holds a copy.
+pub fn copied_at(ctx: &Context, live: &SessionRow) -> Option<i64> {
+    let id = live.agent_session_id.as_deref()?;
+    let vault = Vault::new(&ctx.project.state.vault);
+    let manifest = vault.manifest(&live.agent, id).ok()??;
+    (!vault.files(&live.agent, id).ok()?.is_empty()).then_some(manifest.copied_at)
+}
+
+/// The warning when the agent deletes sessions older than its retention (Claude Code's
+/// `cleanupPeriodDays`) and the last turn is older than that: the agent may have deleted the
+/// session's files by now.
+pub fn retention_warning(
+    ctx: &Context,
+    live: &SessionRow,
+    last: Option<&TurnRow>,
+    now: i64,
+) -> Option<String> {
+    const DAY: i64 = 86_400_000;
+    let adapter = ctx.agents.find(&live.agent)?;
+    let days = adapter.retention_days(&dirs::home_dir().unwrap_or_default())?;
+    let last = last?;
+    let since = now.saturating_sub(last.ended_at.unwrap_or(last.started_at));
+    let limit = i64::try_from(days).unwrap_or(i64::MAX).saturating_mul(DAY);
+    if since <= limit {
+        return None;
+    }
+    let kept = match copied_at(ctx, live) {
+        Some(at) if ctx.settings.vault.value => format!(
+            "sticky's vault has a copy from {}, which the next turn restores",
+            format_time(at)
+        ),
+        Some(_) => "sticky's vault has a copy, but it is off (vault = false)".to_owned(),
+        None => "sticky's vault has no copy of it".to_owned(),
+    };
+    Some(format!(
+        "{} deletes sessions older than {days} day{} (cleanupPeriodDays) and the last turn was \
+         {} days ago, so it may have deleted session {}; {kept}",
+        live.agent,
+        if days == 1 { "" } else { "s" },
+        since / DAY,
+        live.agent_session_id.as_deref().unwrap_or("-"),
+    ))
+}
+
+/// A size in B, KiB, MiB or GiB.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut size = bytes;
+    let mut unit = 0;
+    while size >= 1024 * 10 && unit + 1 < UNITS.len() {
+        size /= 1024;
+        unit += 1;
+    }
+    format!("{size} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_in_the_largest_unit_that_keeps_two_digits() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(10_239), "10239 B");
+        assert_eq!(human_size(10_240), "10 KiB");
+        assert_eq!(human_size(20 << 20), "20 MiB");
+        assert_eq!(human_size(100 << 30), "100 GiB");
+    }
+}

@@ -1,0 +1,390 @@
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::agent::reserved::Reserved;
+use crate::agent::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, Target};
+
+/// An agent keeping session `id` as `sessions/<id>.jsonl` (appended to), `sessions/<id>.meta`
+/// (rewritten) and `registry.json` (shared), under `<home>/.agent`.
+struct Agent;
+
+impl Adapter for Agent {
+    fn profile(&self) -> Profile<'_> {
+        Profile {
+            name: "agent",
+            reserved: Reserved::NONE,
+            command_line: None,
+            prompts: Prompts::FittingArguments,
+        }
+    }
+    fn parse_line(&self, _line: &str) -> Vec<Event> {
+        Vec::new()
+    }
+    fn diagnose(&self, _target: &Target<'_>, _output: &str) -> Option<Diagnosis> {
+        None
+    }
+    fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
+        Some(home.join(".agent/sessions").join(format!("{id}.jsonl")))
+    }
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(home.join(".agent"))
+    }
+    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
+        let root = home.join(".agent");
+        let transcript = self.transcript(home, directory, id).unwrap();
+        [
+            (transcript, Keeping::Append),
+            (root.join(format!("sessions/{id}.meta")), Keeping::Rewritten),
+            (root.join("registry.json"), Keeping::Shared),
+        ]
+        .into_iter()
+        .filter_map(|(path, keeping)| SessionFile::under(&root, path, keeping))
+        .collect()
+    }
+    fn restorable(&self, relative: &Path, id: &str) -> bool {
+        relative == Path::new("registry.json") || relative.to_string_lossy().contains(id)
+    }
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    vault: Vault,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".agent/sessions")).unwrap();
+    let vault = Vault::new(dir.path().join("sticky.db.vault"));
+    Setup {
+        _dir: dir,
+        home,
+        vault,
+    }
+}
+
+impl Setup {
+    fn path(&self, relative: &str) -> PathBuf {
+        self.home.join(".agent").join(relative)
+    }
+    fn append(&self, relative: &str, bytes: &[u8]) {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.path(relative))
+            .unwrap();
+        file.write_all(bytes).unwrap();
+    }
+    fn copy(&self) -> Copied {
+        self.vault
+            .copy(&Agent, &self.home, Path::new("/p"), "s1")
+            .unwrap()
+    }
+    fn copy_of(&self, relative: &str) -> Vec<u8> {
+        std::fs::read(
+            self.vault
+                .session_dir("agent", "s1")
+                .join("files")
+                .join(relative),
+        )
+        .unwrap()
+    }
+}
+
+#[test]
+fn an_appended_transcript_costs_only_its_new_bytes() {
+    let s = setup();
+    // 20 MiB: the size the issue names; a turn must not cost it again.
+    let big = vec![b'x'; 20 << 20];
+    s.append("sessions/s1.jsonl", &big);
+    assert_eq!(s.copy().written, 20 << 20);
+    s.append("sessions/s1.jsonl", b"{\"turn\":2}\n");
+    assert_eq!(s.copy().written, 11, "only the added line is written");
+    assert_eq!(s.copy().written, 0, "nothing changed, nothing written");
+    let mut want = big;
+    want.extend_from_slice(b"{\"turn\":2}\n");
+    assert_eq!(s.copy_of("sessions/s1.jsonl"), want);
+}
+
+#[test]
+fn a_transcript_rewritten_or_cut_is_copied_whole() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"line one\nline two\n");
+    s.copy();
+    // Rewritten in place, longer, with another beginning: the sample hash tells.
+    std::fs::write(s.path("sessions/s1.jsonl"), b"LINE ONE\nline two\nthree\n").unwrap();
+    assert_eq!(s.copy().written, 24);
+    assert_eq!(
+        s.copy_of("sessions/s1.jsonl"),
+        b"LINE ONE\nline two\nthree\n"
+    );
+    // Cut shorter.
+    std::fs::write(s.path("sessions/s1.jsonl"), b"short\n").unwrap();
+    assert_eq!(s.copy().written, 6);
+    assert_eq!(s.copy_of("sessions/s1.jsonl"), b"short\n");
+}
+
+#[test]
+fn a_rewritten_file_is_copied_only_when_it_changed() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"a\n");
+    std::fs::write(s.path("sessions/s1.meta"), b"{\"title\":\"one\"}").unwrap();
+    std::fs::write(s.path("registry.json"), b"{}").unwrap();
+    assert_eq!(s.copy().written, 2 + 15 + 2);
+    assert_eq!(s.copy().written, 0);
+    // The same bytes written again (a new mtime): hashed, not copied.
+    std::fs::write(s.path("sessions/s1.meta"), b"{\"title\":\"one\"}").unwrap();
+    assert_eq!(s.copy().written, 0);
+    std::fs::write(s.path("sessions/s1.meta"), b"{\"title\":\"two\"}").unwrap();
+    assert_eq!(s.copy().written, 15);
+    assert_eq!(s.copy_of("sessions/s1.meta"), b"{\"title\":\"two\"}");
+}
+
+#[test]
+fn the_vault_is_private_to_the_user() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"a\n");
+    s.copy();
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let session = s.vault.session_dir("agent", "s1");
+    assert_eq!(mode(s.vault.dir()), 0o700);
+    assert_eq!(mode(&session), 0o700);
+    assert_eq!(mode(&session.join("files/sessions")), 0o700);
+    assert_eq!(mode(&session.join("manifest.json")), 0o600);
+    assert_eq!(mode(&session.join("files/sessions/s1.jsonl")), 0o600);
+}
+
+#[test]
+fn restore_puts_back_what_is_missing_and_nothing_else() {
+    let s = setup();
+    assert_eq!(s.vault.restore(&Agent, &s.home, "s1").unwrap(), None);
+    s.append("sessions/s1.jsonl", b"turn one\n");
+    std::fs::write(s.path("sessions/s1.meta"), b"meta").unwrap();
+    std::fs::write(s.path("registry.json"), b"{\"old\":1}").unwrap();
+    s.copy();
+    std::fs::remove_dir_all(s.path("sessions")).unwrap();
+    std::fs::write(s.path("registry.json"), b"{\"newer\":1}").unwrap();
+    // The session's own files are gone, their copies stay; the registry is copied anew.
+    assert_eq!(s.copy().written, 11);
+    assert_eq!(s.copy_of("sessions/s1.jsonl"), b"turn one\n");
+    let restored = s.vault.restore(&Agent, &s.home, "s1").unwrap().unwrap();
+    assert_eq!(
+        restored,
+        Restored {
+            files: 2,
+            bytes: 9 + 4
+        }
+    );
+    assert_eq!(
+        std::fs::read(s.path("sessions/s1.jsonl")).unwrap(),
+        b"turn one\n"
+    );
+    let mode = std::fs::metadata(s.path("sessions/s1.jsonl"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // The shared registry the agent rewrote since is its own.
+    assert_eq!(
+        std::fs::read(s.path("registry.json")).unwrap(),
+        b"{\"newer\":1}"
+    );
+    // Nothing missing now: nothing put back.
+    let again = s.vault.restore(&Agent, &s.home, "s1").unwrap().unwrap();
+    assert_eq!(again.files, 0);
+}
+
+#[test]
+fn the_read_side_lists_copies_size_newest_and_deletes() {
+    let s = setup();
+    assert_eq!(s.vault.size().unwrap(), 0);
+    assert_eq!(s.vault.newest(), None);
+    s.append("sessions/s1.jsonl", b"12345\n");
+    s.copy();
+    let files = s.vault.files("agent", "s1").unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].relative, Path::new("sessions/s1.jsonl"));
+    assert_eq!(files[0].keeping, Keeping::Append);
+    assert_eq!(files[0].len, 6);
+    let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
+    assert_eq!(manifest.directory, Path::new("/p"));
+    assert!(s.vault.size().unwrap() >= 6);
+    let newest = s.vault.newest().unwrap();
+    assert_eq!(
+        (newest.agent.as_str(), newest.session.as_str()),
+        ("agent", "s1")
+    );
+    assert!(s.vault.delete("agent", "s1").unwrap());
+    assert!(!s.vault.delete("agent", "s1").unwrap());
+    assert_eq!(s.vault.files("agent", "s1").unwrap(), Vec::new());
+}
+
+#[test]
+fn odd_session_ids_get_plain_file_names() {
+    assert_eq!(key("ses_abc-1.2"), "ses_abc-1.2");
+    assert_eq!(key("../x"), "~2e2e2f78");
+    assert_eq!(key(".hidden"), "~2e68696464656e");
+    assert_eq!(key(""), "~");
+    assert!(ensure_plain(Path::new("a/b")).is_ok());
+    assert!(ensure_plain(Path::new("../b")).is_err());
+    assert!(ensure_plain(Path::new("/etc/passwd")).is_err());
+}
+
+/// An agent keeping sessions as rows of `<home>/.db/agent.db` (as opencode does).
+struct RowsAgent;
+
+impl Adapter for RowsAgent {
+    fn profile(&self) -> Profile<'_> {
+        Profile {
+            name: "rows",
+            reserved: Reserved::NONE,
+            command_line: None,
+            prompts: Prompts::FittingArguments,
+        }
+    }
+    fn parse_line(&self, _line: &str) -> Vec<Event> {
+        Vec::new()
+    }
+    fn diagnose(&self, _target: &Target<'_>, _output: &str) -> Option<Diagnosis> {
+        None
+    }
+    fn transcript(&self, _home: &Path, _directory: &Path, _id: &str) -> Option<PathBuf> {
+        None
+    }
+    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
+        Some(home.join(".db"))
+    }
+    fn session_rows(&self, home: &Path, _id: &str) -> Option<crate::agent::SessionRows> {
+        Some(crate::agent::SessionRows {
+            database: home.join(".db/agent.db"),
+            relative: PathBuf::from("agent.db"),
+            table: "session",
+            referred: &[("project", "id", "project_id")],
+            migrations: &["migration"],
+        })
+    }
+}
+
+#[test]
+fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
+    let s = setup();
+    let db = s.home.join(".db/agent.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE migration (id TEXT PRIMARY KEY);
+         INSERT INTO migration VALUES ('m1'), ('m2');
+         CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT);
+         CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT REFERENCES project (id));
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT REFERENCES session (id),
+                               data TEXT, raw BLOB);
+         CREATE INDEX message_by_session ON message (session_id);
+         INSERT INTO project VALUES ('p1', '/p');
+         INSERT INTO session VALUES ('s1', 'p1'), ('s2', 'p1');
+         INSERT INTO message VALUES ('m1', 's1', '{\"text\":\"one\"}', x'00ff'),
+                                    ('m2', 's2', 'other session', NULL);",
+    )
+    .unwrap();
+    drop(conn);
+    let copy = |s: &Setup| {
+        s.vault
+            .copy(&RowsAgent, &s.home, Path::new("/p"), "s1")
+            .unwrap()
+    };
+    assert!(copy(&s).written > 0);
+    assert_eq!(copy(&s).written, 0, "unchanged rows are not written again");
+    let rows = s
+        .vault
+        .rows("rows", "s1")
+        .unwrap()
+        .expect("the rows are kept");
+    let text = std::fs::read_to_string(rows).unwrap();
+    assert!(
+        text.contains("one") && !text.contains("other session"),
+        "{text}"
+    );
+
+    // The session's rows deleted from the database: put back, the rest left alone.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DELETE FROM message WHERE session_id = 's1'; DELETE FROM session WHERE id = 's1';",
+    )
+    .unwrap();
+    drop(conn);
+    let restored = s.vault.restore(&RowsAgent, &s.home, "s1").unwrap().unwrap();
+    assert_eq!(restored.files, 1);
+    let messages = |db: &Path| -> Vec<(String, Option<Vec<u8>>)> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut statement = conn
+            .prepare("SELECT id, raw FROM message ORDER BY id")
+            .unwrap();
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        messages(&db),
+        [
+            ("m1".to_owned(), Some(vec![0, 255])),
+            ("m2".to_owned(), None)
+        ]
+    );
+    let again = s.vault.restore(&RowsAgent, &s.home, "s1").unwrap().unwrap();
+    assert_eq!(again.files, 0, "nothing missing, nothing put back");
+
+    // The whole database gone: a new one with its schema, migrations and the session's rows.
+    std::fs::remove_dir_all(s.home.join(".db")).unwrap();
+    let restored = s.vault.restore(&RowsAgent, &s.home, "s1").unwrap().unwrap();
+    assert_eq!(restored.files, 1);
+    assert_eq!(messages(&db), [("m1".to_owned(), Some(vec![0, 255]))]);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let migrations: i64 = conn
+        .query_row("SELECT count(*) FROM migration", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(migrations, 2);
+    let index: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'message_by_session'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(index, 1, "the schema's indexes too");
+    let mode = std::fs::metadata(&db).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn a_planted_file_in_the_vault_is_never_restored() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"turn one\n");
+    s.copy();
+    // A vault crafted in a repository names the agent's settings as the session's file.
+    let session = s.vault.session_dir("agent", "s1");
+    std::fs::write(session.join("files/settings.json"), b"{\"hooks\":1}").unwrap();
+    let path = session.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["files"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "relative": "settings.json", "keeping": "rewritten", "len": 11,
+            "mtime_ns": 0, "inode": 0, "hash": 0
+        }));
+    std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    std::fs::remove_file(s.path("sessions/s1.jsonl")).unwrap();
+
+    let error = s.vault.restore(&Agent, &s.home, "s1").unwrap_err();
+    assert!(format!("{error:#}").contains("settings.json"), "{error:#}");
+    assert!(!s.path("settings.json").exists());
+    assert!(
+        !s.path("sessions/s1.jsonl").exists(),
+        "nothing was restored"
+    );
+}

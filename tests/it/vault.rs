@@ -1,0 +1,326 @@
+//! The vault (issue 13, part 10): after every turn sticky keeps a copy of the session's files;
+//! when the agent reports the session lost, the turn puts the copy back and resumes it once
+//! more. Run against the fake of every agent, each of which loses a session whose files are
+//! gone (see `tests/fakes`).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::agents::{AGENTS, Agent};
+use crate::support::TestEnv;
+
+/// The project's vault.
+fn vault(env: &TestEnv) -> PathBuf {
+    env.project.join(".sticky/sticky.db.vault")
+}
+
+/// Removes the agent's storage under HOME, as its own cleanup (or a user) would.
+fn remove_storage(env: &TestEnv, agent: &Agent) {
+    let storage = env.home.join(agent.storage);
+    std::fs::remove_dir_all(&storage)
+        .unwrap_or_else(|e| panic!("{}: remove {}: {e}", agent.name, storage.display()));
+}
+
+/// A configuration file with `text`, for `STICKY_CONFIG`.
+fn config(env: &TestEnv, text: &str) -> PathBuf {
+    let path = env.scratch.join("config.toml");
+    std::fs::write(&path, text).expect("write the config");
+    path
+}
+
+/// Every file under `dir`.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_lost_session_is_restored_from_the_vault_and_the_turn_remembers() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let first = agent.turn(&env, &["-a", agent.name, "first"]);
+        remove_storage(&env, agent);
+
+        let output = agent.sticky(&env, &["second"]).run();
+        output.assert_success();
+        output.assert_stderr_contains("from sticky's vault, resuming it again");
+        let second = agent.answer(&output);
+        assert_eq!(second.session, first.session, "{}", agent.name);
+        assert_eq!(
+            (second.turn, second.saw.clone()),
+            (2, vec!["first".to_owned()]),
+            "{}: the agent sees its history",
+            agent.name
+        );
+
+        let turns = &env.log_json()["sessions"][0]["turns"];
+        assert_eq!(turns[0]["restored"], serde_json::Value::Null, "{turns}");
+        assert!(
+            turns[1]["restored"]["files"].as_i64().unwrap_or(0) >= 1,
+            "{}: the log records the restore: {turns}",
+            agent.name
+        );
+        let log = env.ok(["log"]).stdout;
+        assert!(log.contains("from sticky's vault"), "{}: {log}", agent.name);
+
+        // The restored session goes on as any other.
+        let third = agent.turn(&env, &["third"]);
+        assert_eq!(third.saw, ["first", "second"], "{}", agent.name);
+    }
+}
+
+#[test]
+fn without_a_copy_a_lost_session_is_exit_73_and_says_the_vault_has_none() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let first = agent.turn(&env, &["-a", agent.name, "first"]);
+        remove_storage(&env, agent);
+        let _ = std::fs::remove_dir_all(vault(&env));
+
+        let lost = agent.sticky(&env, &["second"]).run();
+        lost.assert_code(73);
+        lost.assert_stderr_contains(&first.session);
+        lost.assert_stderr_contains("sticky's vault holds no copy of it");
+        lost.assert_stderr_contains("sticky new");
+    }
+}
+
+#[test]
+fn a_restored_copy_the_agent_refuses_too_is_exit_73_and_says_so() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    // A Claude Code that knows no session at all, whatever is on disk.
+    let forgetful = env.script(
+        "forgetful-claude",
+        &format!(
+            "#!/bin/sh\necho 'No conversation found with session ID: {}' >&2\nexit 1\n",
+            first.session
+        ),
+    );
+    let lost = env
+        .sticky(["--json", "second"])
+        .env("STICKY_CLAUDE_BIN", &forgetful)
+        .run();
+    lost.assert_code(73);
+    let error = lost.json()["error"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        error.contains("the copy restored from sticky's vault was refused too"),
+        "{error}"
+    );
+    // The copy was put back all the same.
+    assert!(env.transcript(&first.session).is_file());
+}
+
+#[test]
+fn the_vault_copies_an_appended_transcript_by_appending() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    let copies = files_under(&vault(&env));
+    let copy = copies
+        .iter()
+        .find(|path| path.ends_with(format!("{}.jsonl", first.session)))
+        .unwrap_or_else(|| panic!("no copy of the transcript in {copies:?}"))
+        .clone();
+    let before = std::fs::metadata(&copy).expect("the copy");
+    env.turn("second");
+    let after = std::fs::metadata(&copy).expect("the copy");
+    assert_eq!(
+        before.ino(),
+        after.ino(),
+        "the copy was appended to, not written anew"
+    );
+    assert!(after.len() > before.len());
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(env.transcript(&first.session)).unwrap()
+    );
+    // Private to the user.
+    assert_eq!(after.mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(vault(&env)).unwrap().mode() & 0o777,
+        0o700
+    );
+}
+
+#[test]
+fn vault_false_keeps_no_copy_and_a_lost_session_says_the_vault_is_off() {
+    let env = TestEnv::new();
+    let config = config(&env, "vault = false\n");
+    let first = env.sticky(["first"]).env("STICKY_CONFIG", &config).run();
+    first.assert_success();
+    assert!(files_under(&vault(&env)).is_empty(), "nothing copied");
+    let shown = env
+        .sticky(["config", "--json"])
+        .env("STICKY_CONFIG", &config)
+        .run();
+    shown.assert_success();
+    assert_eq!(shown.json()["vault"]["value"], false);
+    assert_eq!(shown.json()["vault"]["source"], "config");
+
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let lost = env.sticky(["second"]).env("STICKY_CONFIG", &config).run();
+    lost.assert_code(73);
+    lost.assert_stderr_contains("vault is off (vault = false)");
+}
+
+#[test]
+fn status_and_doctor_show_the_vault() {
+    let env = TestEnv::new();
+    let empty = env.status_json();
+    assert_eq!(empty["vault"]["size"], 0);
+    assert_eq!(empty["vault"]["newest"], serde_json::Value::Null);
+    let first = env.turn("first");
+    let status = env.status_json();
+    assert_eq!(status["vault"]["enabled"], true);
+    assert!(
+        status["vault"]["size"].as_u64().unwrap_or(0) > 0,
+        "{status}"
+    );
+    assert_eq!(status["vault"]["newest"]["session"], first.session.as_str());
+    assert_eq!(status["vault"]["newest"]["agent"], "claude");
+    let text = env.ok(["status"]).stdout;
+    assert!(
+        text.contains("vault") && text.contains("newest copy"),
+        "{text}"
+    );
+
+    // A transcript the vault can put back is no problem for the next turn.
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let doctor = env.sticky(["doctor", "--json"]).run();
+    doctor.assert_success();
+    let report = doctor.json();
+    assert!(report["vault"]["session_copied_at"].is_i64(), "{report}");
+    assert_eq!(report["vault"]["warning"], serde_json::Value::Null);
+    let text = env.ok(["doctor"]).stdout;
+    assert!(text.contains("restores it from sticky's vault"), "{text}");
+}
+
+#[test]
+fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
+    let env = TestEnv::new();
+    env.turn("first");
+    // The last turn was two days ago: older than a retention of one day.
+    let db = rusqlite::Connection::open(env.project.join(".sticky/sticky.db")).unwrap();
+    let two_days = 2 * 86_400_000_i64;
+    db.execute(
+        "UPDATE turns SET started_at = started_at - ?1, ended_at = ended_at - ?1",
+        [two_days],
+    )
+    .unwrap();
+    drop(db);
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(
+        env.home.join(".claude/settings.json"),
+        r#"{"cleanupPeriodDays": 1}"#,
+    )
+    .unwrap();
+    let report = env.sticky(["doctor", "--json"]).run().json();
+    let warning = report["vault"]["warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("older than 1 day") && warning.contains("cleanupPeriodDays"),
+        "{report}"
+    );
+    assert!(
+        warning.contains("which the next turn restores"),
+        "{warning}"
+    );
+    let text = env.sticky(["doctor"]).run().stdout;
+    assert!(text.contains("warning: claude deletes sessions"), "{text}");
+
+    // Within the retention: no warning.
+    std::fs::write(
+        env.home.join(".claude/settings.json"),
+        r#"{"cleanupPeriodDays": 30}"#,
+    )
+    .unwrap();
+    let report = env.sticky(["doctor", "--json"]).run().json();
+    assert_eq!(
+        report["vault"]["warning"],
+        serde_json::Value::Null,
+        "{report}"
+    );
+}
+
+#[test]
+fn forget_deletes_the_threads_rows_and_vault_copies_after_confirmation() {
+    let env = TestEnv::new();
+    let kept = env.turn("kept on main");
+    let scratch = env.ok(["-t", "scratch", "to forget"]).answer();
+    let copies = |id: &str| {
+        files_under(&vault(&env))
+            .iter()
+            .any(|path| path.to_string_lossy().contains(id))
+    };
+    assert!(copies(&scratch.session));
+
+    // Not a terminal and no --yes: refused, nothing deleted.
+    let refused = env.sticky(["forget", "-t", "scratch"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains("stdin is not a terminal; confirm with --yes");
+    assert!(copies(&scratch.session));
+
+    let forgot = env
+        .sticky(["forget", "-t", "scratch", "--yes", "--json"])
+        .run();
+    forgot.assert_success();
+    let report = forgot.json();
+    assert_eq!(
+        (
+            report["sessions"].as_i64(),
+            report["turns"].as_i64(),
+            report["vault_copies"].as_i64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{report}"
+    );
+    assert!(!copies(&scratch.session), "the vault copy is gone");
+    let threads = env.ok(["threads", "--json"]).json();
+    let names: Vec<&str> = threads["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|thread| thread["name"].as_str())
+        .collect();
+    assert_eq!(names, ["main"], "{threads}");
+    // The other conversation and its copy are untouched.
+    assert!(copies(&kept.session));
+    assert_eq!(env.turn("still here").saw, ["kept on main"]);
+
+    let unknown = env.sticky(["forget", "-t", "scratch", "--yes"]).run();
+    unknown.assert_code(2);
+    unknown.assert_stderr_contains("does not exist");
+}
+
+#[test]
+fn forget_asks_on_a_terminal_and_keeps_everything_unless_told_yes() {
+    let env = TestEnv::new();
+    env.ok(["-t", "scratch", "to forget"]);
+    let mut declined = env.sticky(["forget", "-t", "scratch"]).on_terminal();
+    declined.expect("This cannot be undone. [y/N]");
+    declined.send("n\r");
+    assert_eq!(declined.wait(), 0);
+    assert!(
+        env.ok(["-t", "scratch", "log"])
+            .stdout
+            .contains("to forget")
+    );
+
+    let mut agreed = env.sticky(["forget", "-t", "scratch"]).on_terminal();
+    agreed.expect("[y/N]");
+    agreed.send("y\r");
+    assert_eq!(agreed.wait(), 0);
+    assert!(
+        env.ok(["-t", "scratch", "log"])
+            .stdout
+            .contains("no turns yet")
+    );
+}
