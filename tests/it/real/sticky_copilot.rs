@@ -40,6 +40,7 @@ pub const PROFILE: Profile = Profile {
         quit,
         // The summary it prints on exit, which names the session.
         farewell: Some("copilot --resume="),
+        answer_kept: true,
     }),
     tools: Some(Tools {
         // "Required for non-interactive mode" to run a tool (`copilot --help`).

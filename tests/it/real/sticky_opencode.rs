@@ -47,6 +47,9 @@ pub const PROFILE: Profile = Profile {
         submit,
         quit,
         farewell: Some("opencode -s ses_"),
+        // sticky reads an interactive turn's answer from the agent's transcript file; opencode
+        // keeps its sessions in a database, so `show` has no answer for such a turn.
+        answer_kept: false,
     }),
     // `run --auto` approves what the configuration does not deny (`opencode run --help`).
     tools: Some(Tools {

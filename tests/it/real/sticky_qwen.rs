@@ -43,6 +43,7 @@ pub const PROFILE: Profile = Profile {
         submit,
         quit,
         farewell: Some("qwen --resume "),
+        answer_kept: true,
     }),
     // Qwen Code writes Claude Code's stream-json, whose `tool_use` names the tool.
     tools: Some(Tools {
