@@ -40,7 +40,9 @@ pub const PROFILE: Profile = Profile {
         quit,
         // The summary it prints on exit, which names the session.
         farewell: Some("copilot --resume="),
-        answer_kept: true,
+        // sticky does not read Copilot's event log for answers (src/agent/answers.rs), so `show`
+        // has no answer for an interactive turn.
+        answer_kept: false,
     }),
     tools: Some(Tools {
         // "Required for non-interactive mode" to run a tool (`copilot --help`).

@@ -48,7 +48,8 @@ pub const PROFILE: Profile = Profile {
         quit,
         farewell: Some("opencode -s ses_"),
         // sticky reads an interactive turn's answer from the agent's transcript file; opencode
-        // keeps its sessions in a database, so `show` has no answer for such a turn.
+        // keeps its sessions in a database (src/agent/answers.rs), so `show` has no answer for
+        // such a turn.
         answer_kept: false,
     }),
     // `run --auto` approves what the configuration does not deny (`opencode run --help`).
