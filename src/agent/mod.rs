@@ -19,6 +19,7 @@ mod output;
 pub mod program;
 mod qwen;
 pub mod reserved;
+pub mod tested;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ use super::Context;
 use super::output::Report;
 use super::probe::versions;
 use super::view::escape;
-use crate::agent::Adapter;
+use crate::agent::{Adapter, tested};
 
 #[derive(Serialize)]
 struct AgentStatus {
@@ -20,6 +20,10 @@ struct AgentStatus {
     version: Option<String>,
     error: Option<String>,
     default: bool,
+    /// The version sticky was tested with (`crate::agent::tested`), for a known agent.
+    tested_version: Option<&'static str>,
+    /// Whether the installed version is newer than the tested one.
+    newer_than_tested: bool,
 }
 
 /// Lists every agent with its program and version.
@@ -36,6 +40,10 @@ pub fn run(ctx: &Context) -> Result<Report> {
     let mut found = versions(programs).into_iter();
     for agent in statuses.iter_mut().filter(|agent| agent.path.is_some()) {
         agent.version = found.next().flatten();
+        agent.newer_than_tested = agent
+            .version
+            .as_deref()
+            .is_some_and(|version| tested::newer_than_tested(&agent.name, version).is_some());
     }
     if ctx.json {
         return Report::json(&statuses);
@@ -43,6 +51,11 @@ pub fn run(ctx: &Context) -> Result<Report> {
     let name_width = statuses.iter().map(|a| a.name.len()).max().unwrap_or(0);
     let version = |agent: &AgentStatus| match (&agent.path, &agent.version) {
         (None, _) => "missing".to_owned(),
+        (Some(_), Some(version)) if agent.newer_than_tested => format!(
+            "{} (newer than tested {})",
+            escape(version),
+            agent.tested_version.unwrap_or_default()
+        ),
         (Some(_), Some(version)) => escape(version).into_owned(),
         (Some(_), None) => "?".to_owned(),
     };
@@ -67,26 +80,19 @@ pub fn run(ctx: &Context) -> Result<Report> {
 }
 
 fn status(ctx: &Context, adapter: &dyn Adapter) -> AgentStatus {
-    let default = adapter.name() == ctx.default_agent();
-    match ctx.program(adapter) {
-        Ok(path) => AgentStatus {
-            name: adapter.name().to_owned(),
-            found: true,
-            version: None,
-            path: Some(path.display().to_string()),
-            error: None,
-            default,
-        },
-        Err(error) => AgentStatus {
-            name: adapter.name().to_owned(),
-            found: false,
-            path: None,
-            version: None,
-            error: Some(match error {
-                crate::exit::StickyError::AgentMissing { reason, .. } => reason,
-                other => other.to_string(),
-            }),
-            default,
-        },
+    let (path, error) = match ctx.program(adapter) {
+        Ok(path) => (Some(path.display().to_string()), None),
+        Err(crate::exit::StickyError::AgentMissing { reason, .. }) => (None, Some(reason)),
+        Err(other) => (None, Some(other.to_string())),
+    };
+    AgentStatus {
+        name: adapter.name().to_owned(),
+        found: path.is_some(),
+        path,
+        version: None,
+        error,
+        default: adapter.name() == ctx.default_agent(),
+        tested_version: tested::tested_version(adapter.name()),
+        newer_than_tested: false,
     }
 }

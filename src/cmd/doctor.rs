@@ -16,7 +16,7 @@ use super::output::Report;
 use super::vault::{self, VaultView};
 use super::view::{CountedSession, SessionView, TurnView, escape, format_time};
 use super::{Context, probe};
-use crate::agent::Adapter;
+use crate::agent::{Adapter, tested};
 use crate::cli::SelectArgs;
 use crate::exit::Exit;
 use crate::session::{self, Action, Plan, Reason, Request};
@@ -83,6 +83,10 @@ struct Program {
     setting: Setting<Option<String>>,
     /// The first line of `<program> --version`.
     version: Option<String>,
+    /// The version sticky was tested with (`crate::agent::tested`), for a known agent.
+    tested_version: Option<&'static str>,
+    /// Whether `version` is newer than `tested_version`.
+    newer_than_tested: bool,
     error: Option<String>,
 }
 
@@ -240,6 +244,8 @@ fn agent_program(ctx: &Context, name: &str, problems: &mut Vec<(Exit, String)>) 
                     origin: "unknown agent".into(),
                 },
                 version: None,
+                tested_version: None,
+                newer_than_tested: false,
                 error: Some(format!("unknown agent `{name}`")),
             };
         }
@@ -259,9 +265,14 @@ fn program(ctx: &Context, adapter: &dyn Adapter) -> Program {
         .value
         .as_deref()
         .and_then(|path| probe::version(path.as_ref()));
+    let newer_than_tested = version
+        .as_deref()
+        .is_some_and(|version| tested::newer_than_tested(adapter.name(), version).is_some());
     Program {
         setting,
         version,
+        tested_version: tested::tested_version(adapter.name()),
+        newer_than_tested,
         error,
     }
 }
@@ -442,7 +453,10 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
     match (&program.setting.value, &program.error) {
         (Some(path), _) => {
             let version = program.version.as_deref().unwrap_or("version unknown");
-            let why = format!("{}; {version}", program.setting.origin);
+            let mut why = format!("{}; {version}", program.setting.origin);
+            if let (true, Some(tested)) = (program.newer_than_tested, program.tested_version) {
+                why.push_str(&format!(", newer than the {tested} sticky was tested with"));
+            }
             line(out, "program", path, &why)?;
         }
         (None, error) => line(out, "program", "not found", error.as_deref().unwrap_or("-"))?,

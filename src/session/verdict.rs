@@ -292,12 +292,15 @@ fn classify(observed: &Observed, ended: &Ended, amnesia: bool) -> (TurnStatus, E
     let Ok(finished) = ended else {
         return (TurnStatus::Failed, Exit::Internal);
     };
-    let exit = match finished.status {
+    let exit = match (finished.status, finished.interrupted_by) {
+        // A turn sticky passed a signal on to ends as that signal would have ended it (130 for
+        // Ctrl-C), whatever the agent made of it: Claude Code 2.1.332 catches SIGINT in `-p`
+        // and exits 1, which a script cannot tell from a failure.
+        (_, Some(signal)) | (Status::Signal(signal), None) => Exit::Signal(signal),
         // Claude reports API errors in its result event; such a turn failed whatever rc says.
-        Status::Code(0) if observed.is_error => Exit::Agent(1),
-        Status::Code(0) => Exit::Success,
-        Status::Code(code) => Exit::Agent(code),
-        Status::Signal(signal) => Exit::Signal(signal),
+        (Status::Code(0), None) if observed.is_error => Exit::Agent(1),
+        (Status::Code(0), None) => Exit::Success,
+        (Status::Code(code), None) => Exit::Agent(code),
     };
     let status = if finished.interrupted_by.is_some() {
         TurnStatus::Interrupted
@@ -678,10 +681,23 @@ mod tests {
                     interrupted_by: Some(2),
                 }),
                 status: TurnStatus::Interrupted,
-                exit: Exit::Agent(130),
+                exit: Exit::Signal(2),
                 session: Confirm,
                 error: Some("claude was interrupted; the turn failed, session a stays"),
                 ..case("interrupted", Create("a"))
+            },
+            Case {
+                reported: Some("a"),
+                // Claude Code 2.1.332 catches SIGINT in `-p` and exits 1.
+                ended: Ok(Finished {
+                    status: Status::Code(1),
+                    interrupted_by: Some(2),
+                }),
+                status: TurnStatus::Interrupted,
+                exit: Exit::Signal(2),
+                session: Confirm,
+                error: Some("claude was interrupted; the turn failed, session a stays"),
+                ..case("interrupted, the agent exiting 1", Resume("a"))
             },
             Case {
                 reported: Some("a"),

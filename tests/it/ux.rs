@@ -794,7 +794,13 @@ fn doctor_explains_the_next_turn_and_finds_a_lost_transcript() {
     assert_keys(&json["database"], &with(SETTING_KEYS, &["exists"]));
     assert_keys(&json["thread"], &with(SETTING_KEYS, &["exists"]));
     assert_keys(&json["agent"], SETTING_KEYS);
-    assert_keys(&json["program"], &with(SETTING_KEYS, &["version", "error"]));
+    assert_keys(
+        &json["program"],
+        &with(
+            SETTING_KEYS,
+            &["version", "tested_version", "newer_than_tested", "error"],
+        ),
+    );
     assert_keys(&json["next_turn"], &["action", "agent", "model", "reason"]);
     assert_keys(&json["transcript"], &["path", "exists"]);
     assert_keys(&json["session"], &with(SESSION_KEYS, &["turns"]));
@@ -1177,4 +1183,49 @@ fn agent_arguments_that_fight_stickys_own_are_refused_before_anything_runs() {
         "--append-system-prompt",
         "-c is ok",
     ]);
+}
+
+// --- tested versions ------------------------------------------------------------------------
+
+#[test]
+fn agents_and_doctor_say_when_an_installed_agent_is_newer_than_the_tested_version() {
+    // An agent answering `--version` as Claude Code does, one release past the tested one
+    // (src/agent/tested.rs, the pin of .ci/install-agents).
+    let mut env = TestEnv::new();
+    let newer = env.script(
+        "bin/claude-newer",
+        "#!/bin/sh\n[ \"$1\" = --version ] && echo '2.1.333 (Claude Code)'\n",
+    );
+    env.set_var("STICKY_CLAUDE_BIN", &newer);
+    let agents = env.ok(["agents", "--json"]).json();
+    let claude = agents
+        .as_array()
+        .and_then(|list| list.iter().find(|agent| agent["name"] == "claude"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no claude in {agents}"));
+    assert_eq!(claude["version"], "2.1.333 (Claude Code)");
+    assert_eq!(claude["tested_version"], "2.1.332");
+    assert_eq!(claude["newer_than_tested"], true, "{claude}");
+    let text = env.ok(["agents"]).stdout;
+    assert!(
+        text.contains("2.1.333 (Claude Code) (newer than tested 2.1.332)"),
+        "{text}"
+    );
+
+    let doctor = env.ok(["doctor", "--json"]).json();
+    assert_eq!(doctor["program"]["tested_version"], "2.1.332");
+    assert_eq!(doctor["program"]["newer_than_tested"], true, "{doctor}");
+    assert_eq!(doctor["exit_code"], 0, "a newer agent is no problem");
+    let text = env.ok(["doctor"]).stdout;
+    assert!(
+        text.contains("2.1.333 (Claude Code), newer than the 2.1.332 sticky was tested with"),
+        "{text}"
+    );
+
+    // The tested version itself (the fake's) is not flagged.
+    env.set_var("STICKY_CLAUDE_BIN", crate::support::fake_claude());
+    let doctor = env.ok(["doctor", "--json"]).json();
+    assert_eq!(doctor["program"]["version"], "2.1.332 (Claude Code)");
+    assert_eq!(doctor["program"]["newer_than_tested"], false, "{doctor}");
+    assert!(!env.ok(["agents"]).stdout.contains("newer than tested"));
 }

@@ -37,6 +37,7 @@ pub const PROFILE: Profile = Profile {
         submit,
         quit,
         farewell: None,
+        answer_kept: true,
     }),
     tools: Some(Tools {
         permissions: &["--permission-mode", "bypassPermissions"],

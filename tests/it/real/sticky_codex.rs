@@ -45,6 +45,7 @@ pub const PROFILE: Profile = Profile {
         submit,
         quit,
         farewell: Some("codex resume "),
+        answer_kept: true,
     }),
     // `exec` asks for no approval; its default sandbox is read-only, so a CI user lets it
     // write in the project (0.171.0 has no `--full-auto` any more).

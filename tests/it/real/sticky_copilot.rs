@@ -40,6 +40,8 @@ pub const PROFILE: Profile = Profile {
         quit,
         // The summary it prints on exit, which names the session.
         farewell: Some("copilot --resume="),
+        // sticky reads the last assistant.message of its events.jsonl (src/agent/answers.rs).
+        answer_kept: true,
     }),
     tools: Some(Tools {
         // "Required for non-interactive mode" to run a tool (`copilot --help`).

@@ -41,6 +41,7 @@ pub const PROFILE: Profile = Profile {
         submit,
         quit,
         farewell: None,
+        answer_kept: true,
     }),
     tools: Some(Tools {
         permissions: &["--approval-mode", "yolo"],

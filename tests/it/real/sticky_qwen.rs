@@ -7,12 +7,16 @@
 //! Qwen Code speaks Chat Completions through its `openai` auth type (set in the world's
 //! settings) and sends a background "managed memory" request after each turn, which
 //! [`Tier::turn`] tells apart from the turn by its reply. sticky chooses the session IDs
-//! (`--session-id`); Qwen's requests carry none, so its chat file is the evidence.
+//! (`--session-id`); Qwen's requests carry none, so its chat file is the evidence. Its own UI
+//! (a fork of Gemini CLI's) is driven on a terminal as Gemini's is (issue 15, part 12).
+
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::lines_after;
-use super::scenarios::{Lost, Model, Profile, Tools};
+use super::scenarios::{Lost, Model, Profile, Tools, Ui};
+use super::terminal::Terminal;
 use super::tier::Tier;
 use crate::mock::Request;
 
@@ -34,7 +38,13 @@ pub const PROFILE: Profile = Profile {
         forget,
         says: "No saved session found",
     }),
-    ui: None,
+    ui: Some(Ui {
+        ready: READY,
+        submit,
+        quit,
+        farewell: Some("qwen --resume "),
+        answer_kept: true,
+    }),
     // Qwen Code writes Claude Code's stream-json, whose `tool_use` names the tool.
     tools: Some(Tools {
         permissions: &["--approval-mode", "yolo"],
@@ -88,5 +98,44 @@ fn working_directories(request: &Request) -> Vec<String> {
 fn forget(tier: &Tier, _stored: &str) {
     for chat in tier.world.files_under(".qwen/projects", ".jsonl") {
         std::fs::remove_file(&chat).expect("remove the chat");
+    }
+}
+
+/// Qwen Code 0.24.4's input placeholder, shown once it is ready for input (no dialog in the
+/// seeded HOME).
+const READY: &str = "Type your message";
+
+/// How long a test waits between typing and Enter: as Gemini CLI, whose input handling Qwen
+/// Code keeps, an Enter right after the previous key counts as part of a paste.
+const ENTER_PAUSE: Duration = Duration::from_millis(150);
+
+/// Types a one-word prompt into Qwen Code's UI, submits it, and waits for the mock's reply on
+/// the screen; returns the model request it made.
+#[track_caller]
+fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
+    terminal.type_keys(word);
+    terminal.wait_for(word);
+    std::thread::sleep(ENTER_PAUSE);
+    let mark = terminal.mark();
+    terminal.type_keys("\r");
+    terminal.wait_for_since(mark, "MOCK-REPLY-");
+    let request = tier.request_for_eventually(word);
+    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    request
+}
+
+/// Quits Qwen Code's UI with Ctrl-C twice: the second counts only within one second
+/// (`CTRL_EXIT_PROMPT_DURATION_MS = 1e3` in its 0.24.4 bundle), so on a loaded machine the pair
+/// is typed until the UI exits.
+#[track_caller]
+fn quit(terminal: &mut Terminal) {
+    for _ in 0..5 {
+        let mark = terminal.mark();
+        terminal.type_keys("\x03");
+        terminal.wait_for_since(mark, "again to exit");
+        terminal.type_keys("\x03");
+        if terminal.exit_within(Duration::from_secs(5)).is_some() {
+            return;
+        }
     }
 }
