@@ -105,31 +105,14 @@ struct Problem {
 
 /// Reports what the next turn would use, and exits with the code it would fail with.
 pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
-    let mut problems: Vec<(Exit, String)> = Vec::new();
-    let state = match read_state(ctx) {
-        Ok(state) => state,
-        Err(error) => {
-            problems.push((crate::exit::exit_for(&error), format!("{error:#}")));
-            State::default()
-        }
-    };
-    if problems.is_empty() {
-        // (A database that could not even be read has said why already.)
-        problems.extend(write_problem(&ctx.project.state));
-    }
+    let (state, mut problems) = state_and_problems(ctx);
     let live = state.live.as_ref();
     let plan = next_plan(ctx, select, &state);
     let next_turn = next_turn(&plan);
     let agent = ctx.settings.agent(select, ctx.origins, live);
     let program = agent_program(ctx, &agent.value, &mut problems);
     let transcript = live.and_then(|live| transcript(ctx, live));
-    let vault = DoctorVault {
-        view: VaultView::read(ctx),
-        session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
-        warning: live.and_then(|live| {
-            vault::retention_warning(ctx, live, state.last_turn.as_ref(), crate::store::now())
-        }),
-    };
+    let vault = doctor_vault(ctx, &state);
     if let Some(live) = live {
         let restorable = vault.view.enabled && vault.session_copied_at.is_some();
         problems.extend(session_problems(
@@ -162,17 +145,52 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
         agent,
         program,
         transcript,
-        problems: problems
-            .into_iter()
-            .map(|(exit, message)| Problem {
-                message,
-                exit_code: exit.code(),
-            })
-            .collect(),
+        problems: shown_problems(problems),
         exit_code: exit.code(),
         vault,
     };
     Ok(said(ctx, &report)?.exiting(exit))
+}
+
+/// The conversation's state as a turn would read it, and the problems found reading it or
+/// writing next to it.
+fn state_and_problems(ctx: &Context) -> (State, Vec<(Exit, String)>) {
+    let mut problems: Vec<(Exit, String)> = Vec::new();
+    let state = match read_state(ctx) {
+        Ok(state) => state,
+        Err(error) => {
+            problems.push((crate::exit::exit_for(&error), format!("{error:#}")));
+            State::default()
+        }
+    };
+    if problems.is_empty() {
+        // (A database that could not even be read has said why already.)
+        problems.extend(write_problem(&ctx.project.state));
+    }
+    (state, problems)
+}
+
+/// The vault, what it holds of the live session and the agent's retention warning.
+fn doctor_vault(ctx: &Context, state: &State) -> DoctorVault {
+    let live = state.live.as_ref();
+    DoctorVault {
+        view: VaultView::read(ctx),
+        session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
+        warning: live.and_then(|live| {
+            vault::retention_warning(ctx, live, state.last_turn.as_ref(), crate::store::now())
+        }),
+    }
+}
+
+/// The problems as the report shows them, each with the code it exits with.
+fn shown_problems(problems: Vec<(Exit, String)>) -> Vec<Problem> {
+    problems
+        .into_iter()
+        .map(|(exit, message)| Problem {
+            message,
+            exit_code: exit.code(),
+        })
+        .collect()
 }
 
 /// The report as one JSON object or as text.
@@ -415,29 +433,7 @@ fn located(out: &mut impl Write, name: &str, it: &Located, missing: &str) -> std
 
 /// The session, the next turn and what it would run, then the problems.
 fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
-    match &report.session {
-        Some(counted) => {
-            let session = &counted.session;
-            let value = format!(
-                "#{} {} · model {} · {}",
-                session.id,
-                session.agent,
-                session.model.unwrap_or("default"),
-                session.agent_session_id.unwrap_or("(no ID yet)")
-            );
-            let last = report
-                .last_turn
-                .as_ref()
-                .map_or_else(String::new, |turn| format!(", last {}", turn.status));
-            line(
-                out,
-                "session",
-                &value,
-                &format!("{} turns{last}", counted.turns),
-            )?;
-        }
-        None => line(out, "session", "none", "the next turn starts one")?,
-    }
+    print_session(out, report)?;
     if report.turn_running {
         line(
             out,
@@ -449,7 +445,38 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
     let (what, why) = describe(&report.next_turn);
     line(out, "next turn", &what, &why)?;
     line(out, "agent", &report.agent.value, &report.agent.origin)?;
-    let program = &report.program;
+    print_program(out, &report.program)?;
+    print_vault(out, report)?;
+    print_problems(out, &report.problems)
+}
+
+/// The live session with its number of turns and the last one's status, or none.
+fn print_session(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
+    let Some(counted) = &report.session else {
+        return line(out, "session", "none", "the next turn starts one");
+    };
+    let session = &counted.session;
+    let value = format!(
+        "#{} {} · model {} · {}",
+        session.id,
+        session.agent,
+        session.model.unwrap_or("default"),
+        session.agent_session_id.unwrap_or("(no ID yet)")
+    );
+    let last = report
+        .last_turn
+        .as_ref()
+        .map_or_else(String::new, |turn| format!(", last {}", turn.status));
+    line(
+        out,
+        "session",
+        &value,
+        &format!("{} turns{last}", counted.turns),
+    )
+}
+
+/// The agent's program with where it came from and its version, or why it was not found.
+fn print_program(out: &mut impl Write, program: &Program) -> std::io::Result<()> {
     match (&program.setting.value, &program.error) {
         (Some(path), _) => {
             let version = program.version.as_deref().unwrap_or("version unknown");
@@ -457,10 +484,15 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
             if let (true, Some(tested)) = (program.newer_than_tested, program.tested_version) {
                 why.push_str(&format!(", newer than the {tested} sticky was tested with"));
             }
-            line(out, "program", path, &why)?;
+            line(out, "program", path, &why)
         }
-        (None, error) => line(out, "program", "not found", error.as_deref().unwrap_or("-"))?,
+        (None, error) => line(out, "program", "not found", error.as_deref().unwrap_or("-")),
     }
+}
+
+/// The session's transcript (and whether the vault can restore it), the vault and its
+/// retention warning.
+fn print_vault(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     if let Some(transcript) = &report.transcript {
         let restorable = report.vault.view.enabled && report.vault.session_copied_at.is_some();
         let state = match (transcript.exists, restorable) {
@@ -479,7 +511,7 @@ fn print_next_turn(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<
     if let Some(warning) = &vault.warning {
         writeln!(out, "\nwarning: {}", escape(warning))?;
     }
-    print_problems(out, &report.problems)
+    Ok(())
 }
 
 /// The verdict under the report: ok, or each problem with the code the next turn would exit.

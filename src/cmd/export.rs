@@ -21,6 +21,16 @@ const WAIT: Duration = Duration::from_secs(600);
 
 /// Writes the bundle of the conversation to `-o FILE`, or to stdout when it is not a terminal.
 pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
+    let to_stdout = to_stdout(ctx, args)?;
+    // The lock stays held until the bundle is written: no turn appends meanwhile.
+    let (manifest, sources, program, _lock) = gather(ctx)?;
+    let written = write_bundle(args, to_stdout, manifest, &sources, program)?;
+    report(ctx, args, to_stdout, &written)
+}
+
+/// Whether the bundle goes to stdout (no `-o`, or `-o -`); refuses a terminal there, and
+/// `--json`, whose report would share stdout with the bundle.
+fn to_stdout(ctx: &Context, args: &ExportArgs) -> Result<bool> {
     let to_stdout = args
         .output
         .as_deref()
@@ -39,21 +49,35 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
         )
         .into());
     }
-    // The lock stays held until the bundle is written: no turn appends meanwhile.
-    let (manifest, sources, program, _lock) = gather(ctx)?;
-    let written = std::thread::scope(|scope| -> Result<Manifest> {
+    Ok(to_stdout)
+}
+
+/// Writes the bundle to its file or stdout, probing the agent's version meanwhile; returns
+/// the manifest as written.
+fn write_bundle(
+    args: &ExportArgs,
+    to_stdout: bool,
+    manifest: Manifest,
+    sources: &[Carried],
+    program: Option<PathBuf>,
+) -> Result<Manifest> {
+    std::thread::scope(|scope| -> Result<Manifest> {
         let probe = scope.spawn(|| program.and_then(|program| super::probe::version(&program)));
         let version =
             |manifest: &mut Manifest| manifest.agent.version = probe.join().ok().flatten();
         if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-            write_file(path, manifest, &sources, version)
+            write_file(path, manifest, sources, version)
         } else {
             let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-            let (mut out, manifest) = bundle::write(stdout, manifest, &sources, version)?;
+            let (mut out, manifest) = bundle::write(stdout, manifest, sources, version)?;
             out.flush().context("cannot write the bundle to stdout")?;
             Ok(manifest)
         }
-    })?;
+    })
+}
+
+/// What was exported: a JSON report with `--json`, else a line on stderr unless `--quiet`.
+fn report(ctx: &Context, args: &ExportArgs, to_stdout: bool, written: &Manifest) -> Result<Report> {
     let size: u64 = written.files.iter().map(|file| file.size).sum();
     let live = written
         .live()
@@ -89,8 +113,6 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
     Ok(Report::nothing())
 }
 
-/// The manifest (files not yet hashed) and the files of the conversation's live session,
-/// read while the conversation's turn lock is held.
 /// What export writes: the manifest (files not yet hashed, no agent version yet), the files
 /// of the conversation's live session, the agent's program (for its version), and the
 /// conversation's turn lock, held until the bundle is written.
@@ -101,6 +123,8 @@ type Gathered = (
     crate::lock::TurnLock,
 );
 
+/// The manifest and the files of the conversation's live session, read while the
+/// conversation's turn lock is held.
 fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(store) = ctx.existing_store()? else {
         return Err(no_thread(ctx));
@@ -108,20 +132,40 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(thread) = store.thread(&ctx.thread)? else {
         return Err(no_thread(ctx));
     };
-    let lock = crate::lock::lock(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
-        if !ctx.quiet {
-            eprintln!(
-                "sticky: waiting for the turn running on thread {}",
-                ctx.thread
-            );
-        }
-    })?
-    .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", ctx.thread)))?;
+    let lock = lock_thread(ctx)?;
     let sessions = store.sessions(thread.id)?;
     let turns = store.turns(thread.id)?;
     let Some(live) = sessions.iter().rev().find(|s| s.ended_at.is_none()) else {
         return Err(no_thread(ctx));
     };
+    let files = session_files(ctx, live)?;
+    let program = ctx
+        .agents
+        .get(&live.agent)
+        .ok()
+        .and_then(|adapter| ctx.program(adapter).ok());
+    let manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
+    Ok((manifest, sources(files), program, lock))
+}
+
+/// Takes the conversation's turn lock, waiting for a running turn to end.
+fn lock_thread(ctx: &Context) -> Result<crate::lock::TurnLock> {
+    Ok(
+        crate::lock::lock(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
+            if !ctx.quiet {
+                eprintln!(
+                    "sticky: waiting for the turn running on thread {}",
+                    ctx.thread
+                );
+            }
+        })?
+        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", ctx.thread)))?,
+    )
+}
+
+/// The live session's files: the agent's own, else the vault's copy; refuses a session
+/// without an id, of an agent sticky cannot carry, or whose files are missing.
+fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
     let Some(id) = live.agent_session_id.as_deref() else {
         return Err(StickyError::Usage(format!(
             "thread {}: the agent has not named its session yet, so there is nothing to export",
@@ -143,13 +187,12 @@ fn gather(ctx: &Context) -> Result<Gathered> {
         files = from_vault(ctx, &live.agent, id)?;
     }
     place::require_files(&files, &live.agent, id, &live.directory)?;
-    let program = ctx
-        .agents
-        .get(&live.agent)
-        .ok()
-        .and_then(|adapter| ctx.program(adapter).ok());
-    let manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
-    let sources = files
+    Ok(files)
+}
+
+/// The files as the bundle carries them: named by their relative path, rows marked.
+fn sources(files: Vec<CarriedFile>) -> Vec<Carried> {
+    files
         .into_iter()
         .map(|file| {
             let rows = matches!(file.stored, Stored::Rows(_));
@@ -159,8 +202,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
             };
             (file.relative.to_string_lossy().into_owned(), source, rows)
         })
-        .collect();
-    Ok((manifest, sources, program, lock))
+        .collect()
 }
 
 /// The vault's copy of the session's files (`crate::vault`), for a session whose files the

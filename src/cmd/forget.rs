@@ -45,32 +45,13 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
         .iter()
         .filter(|session| copied(&vault, session))
         .collect();
-    let what = format!(
-        "thread {}: {} session{}, {turns} turn{} and {} vault cop{}",
-        escape(&ctx.thread),
-        sessions.len(),
-        plural(sessions.len()),
-        plural(turns),
-        copies.len(),
-        if copies.len() == 1 { "y" } else { "ies" }
-    );
+    let what = describe(&ctx.thread, sessions.len(), turns, copies.len());
     if !args.yes && !confirmed(&what)? {
         eprintln!("sticky: nothing forgotten");
         return Ok(Report::nothing());
     }
     // No turn may run on the conversation while it goes.
-    let _lock = lock::lock(
-        &ctx.project.state.locks,
-        &ctx.thread,
-        Duration::ZERO,
-        &mut || {},
-    )?
-    .ok_or_else(|| {
-        StickyError::Busy(format!(
-            "thread {} is running a turn; forget it once the turn is over",
-            ctx.thread
-        ))
-    })?;
+    let _lock = lock_idle(ctx)?;
     for session in &copies {
         if let Some(id) = &session.agent_session_id {
             vault.delete(&session.agent, id)?;
@@ -90,6 +71,33 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
         format!("forgot {what}; the agent's own files of these sessions are where it keeps them\n")
             .into_bytes(),
     ))
+}
+
+/// What forget deletes, as the question and the report name it.
+fn describe(thread: &str, sessions: usize, turns: usize, copies: usize) -> String {
+    format!(
+        "thread {}: {sessions} session{}, {turns} turn{} and {copies} vault cop{}",
+        escape(thread),
+        plural(sessions),
+        plural(turns),
+        if copies == 1 { "y" } else { "ies" }
+    )
+}
+
+/// The conversation's turn lock, refused at once while a turn runs.
+fn lock_idle(ctx: &Context) -> Result<lock::TurnLock> {
+    Ok(lock::lock(
+        &ctx.project.state.locks,
+        &ctx.thread,
+        Duration::ZERO,
+        &mut || {},
+    )?
+    .ok_or_else(|| {
+        StickyError::Busy(format!(
+            "thread {} is running a turn; forget it once the turn is over",
+            ctx.thread
+        ))
+    })?)
 }
 
 /// Whether the vault holds a copy of `session`.

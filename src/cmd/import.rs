@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 
 use super::Context;
 use super::output::Report;
-use crate::agent::carry;
+use crate::agent::carry::{self, Rewrite};
 use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
 use crate::cli::ImportArgs;
@@ -124,6 +124,33 @@ fn inspect<'a>(
     let Some(live) = manifest.live() else {
         anyhow::bail!("the bundle has no live session");
     };
+    let name = thread_name(args, existing, manifest)?;
+    let moving = Move {
+        carry,
+        agent_home: carry.home(home),
+        from: PathBuf::from(&live.directory),
+        to: ctx.project.dir.clone(),
+        id: live.agent_session_id.clone().unwrap_or_default(),
+    };
+    let (destinations, rewrites) = placed(&moving, manifest)?;
+    let staging = moving.staging_root();
+    Ok((
+        Plan {
+            moving,
+            name,
+            destinations,
+        },
+        (rewrites, staging),
+    ))
+}
+
+/// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one
+/// in use unless `--replace`.
+fn thread_name(
+    args: &ImportArgs,
+    existing: Option<&crate::store::Store>,
+    manifest: &Manifest,
+) -> Result<String> {
     let name = args
         .as_name
         .clone()
@@ -140,13 +167,11 @@ fn inspect<'a>(
             .into());
         }
     }
-    let moving = Move {
-        carry,
-        agent_home: carry.home(home),
-        from: PathBuf::from(&live.directory),
-        to: ctx.project.dir.clone(),
-        id: live.agent_session_id.clone().unwrap_or_default(),
-    };
+    Ok(name)
+}
+
+/// Where each of the bundle's files goes here, and the rewrites of its text (none for rows).
+fn placed(moving: &Move<'_>, manifest: &Manifest) -> Result<(Vec<PathBuf>, Vec<Vec<Rewrite>>)> {
     let mut destinations = Vec::new();
     let mut rewrites = Vec::new();
     for file in &manifest.files {
@@ -158,15 +183,7 @@ fn inspect<'a>(
             moving.rewrites(relative)
         });
     }
-    let staging = moving.staging_root();
-    Ok((
-        Plan {
-            moving,
-            name,
-            destinations,
-        },
-        (rewrites, staging),
-    ))
+    Ok((destinations, rewrites))
 }
 
 /// Adds the thread, its sessions (the live one now in this project) and turns.

@@ -16,7 +16,7 @@ use super::view::{
 };
 use crate::cli::LogArgs;
 use crate::exit::StickyError;
-use crate::store::{Millis, RestoreRow, SessionRow, StoredAnswer, TurnRow};
+use crate::store::{Millis, RestoreRow, SessionRow, Store, StoredAnswer, TurnRow};
 
 /// Prints the conversation's sessions and turns, oldest first.
 pub fn run(ctx: &Context, args: &LogArgs) -> Result<Report> {
@@ -26,54 +26,106 @@ pub fn run(ctx: &Context, args: &LogArgs) -> Result<Report> {
         .map(|when| since(when, crate::store::now()))
         .transpose()?;
     let store = ctx.existing_store()?;
-    let (mut sessions, mut turns, restores) = match &store {
-        None => (Vec::new(), Vec::new(), Vec::new()),
-        Some(store) => match store.thread(&ctx.thread)? {
-            None => (Vec::new(), Vec::new(), Vec::new()),
-            Some(thread) => (
-                store.sessions(thread.id)?,
-                store.turns(thread.id)?,
-                store.restores(thread.id)?,
-            ),
-        },
+    let mut shown = read_rows(store.as_ref(), &ctx.thread)?;
+    let narrowed = shown.narrow(since, args.limit);
+    if args.answers {
+        shown.read_answers(store.as_ref())?;
+    }
+    if ctx.json {
+        return Report::json(&shown.json(&ctx.thread));
+    }
+    Ok(Report::paged(shown.text(
+        &ctx.thread,
+        narrowed,
+        args.answers,
+    )?))
+}
+
+/// The rows `log` shows: sessions, their turns, the turns' restores and (with `--answers`)
+/// their kept answers.
+struct Shown {
+    sessions: Vec<SessionRow>,
+    turns: Vec<TurnRow>,
+    restores: Vec<RestoreRow>,
+    answers: Vec<(i64, Option<StoredAnswer>)>,
+}
+
+/// The thread's rows, none when there is no store or no such thread yet.
+fn read_rows(store: Option<&Store>, thread: &str) -> Result<Shown> {
+    let mut shown = Shown {
+        sessions: Vec::new(),
+        turns: Vec::new(),
+        restores: Vec::new(),
+        answers: Vec::new(),
     };
-    let narrowed = since.is_some() || args.limit.is_some();
-    if let Some(since) = since {
-        turns.retain(|turn| turn.started_at >= since);
-    }
-    if let Some(limit) = args.limit {
-        turns.drain(..turns.len().saturating_sub(limit));
-    }
-    if narrowed {
-        // Only the sessions the shown turns ran on (and none when no turn is left).
-        sessions.retain(|session| turns.iter().any(|turn| turn.session_id == session.id));
-    }
-    let answers = match (&store, args.answers) {
-        (Some(store), true) => turns
-            .iter()
-            .map(|turn| Ok((turn.id, store.answer(turn.id)?)))
-            .collect::<Result<Vec<_>>>()?,
-        _ => Vec::new(),
+    let Some(store) = store else {
+        return Ok(shown);
     };
-    let answer_of = |id: i64| {
-        answers
+    if let Some(thread) = store.thread(thread)? {
+        shown.sessions = store.sessions(thread.id)?;
+        shown.turns = store.turns(thread.id)?;
+        shown.restores = store.restores(thread.id)?;
+    }
+    Ok(shown)
+}
+
+impl Shown {
+    /// Keeps the turns since `since` and then the newest `limit` of them, with only the
+    /// sessions they ran on; true when anything narrowed the log.
+    fn narrow(&mut self, since: Option<Millis>, limit: Option<usize>) -> bool {
+        let narrowed = since.is_some() || limit.is_some();
+        if let Some(since) = since {
+            self.turns.retain(|turn| turn.started_at >= since);
+        }
+        if let Some(limit) = limit {
+            self.turns.drain(..self.turns.len().saturating_sub(limit));
+        }
+        if narrowed {
+            // Only the sessions the shown turns ran on (and none when no turn is left).
+            let turns = &self.turns;
+            self.sessions
+                .retain(|session| turns.iter().any(|turn| turn.session_id == session.id));
+        }
+        narrowed
+    }
+
+    /// Reads the kept answer of each shown turn.
+    fn read_answers(&mut self, store: Option<&Store>) -> Result<()> {
+        if let Some(store) = store {
+            self.answers = self
+                .turns
+                .iter()
+                .map(|turn| Ok((turn.id, store.answer(turn.id)?)))
+                .collect::<Result<Vec<_>>>()?;
+        }
+        Ok(())
+    }
+
+    fn answer_of(&self, id: i64) -> Option<&StoredAnswer> {
+        self.answers
             .iter()
             .find(|(turn, _)| *turn == id)
             .and_then(|(_, answer)| answer.as_ref())
-    };
-    let restore_of = |turn: &TurnRow| restores.iter().find(|r| r.turn_id == turn.id);
-    if ctx.json {
-        return Report::json(&Log {
-            thread: &ctx.thread,
-            sessions: sessions
+    }
+
+    fn restore_of(&self, turn: &TurnRow) -> Option<&RestoreRow> {
+        self.restores.iter().find(|r| r.turn_id == turn.id)
+    }
+
+    /// The log as `--json` prints it.
+    fn json<'a>(&'a self, thread: &'a str) -> Log<'a> {
+        Log {
+            thread,
+            sessions: self
+                .sessions
                 .iter()
                 .map(|session| SessionLog {
                     session: SessionView::from(session),
-                    turns: turns_of(&turns, session)
+                    turns: turns_of(&self.turns, session)
                         .map(|turn| LoggedTurn {
-                            answer: answer_of(turn.id).map(|answer| answer.text.as_str()),
+                            answer: self.answer_of(turn.id).map(|answer| answer.text.as_str()),
                             turn: TurnView::from(turn),
-                            restored: restore_of(turn).map(|r| Restored {
+                            restored: self.restore_of(turn).map(|r| Restored {
                                 files: r.files,
                                 bytes: r.bytes,
                             }),
@@ -81,30 +133,34 @@ pub fn run(ctx: &Context, args: &LogArgs) -> Result<Report> {
                         .collect(),
                 })
                 .collect(),
-        });
-    }
-    let mut out = Vec::new();
-    if sessions.is_empty() {
-        let what = if narrowed {
-            "no turns to show"
-        } else {
-            "no turns yet"
-        };
-        writeln!(out, "{what} in thread {}", escape(&ctx.thread))?;
-    }
-    for session in &sessions {
-        print_session(&mut out, session)?;
-        for turn in turns_of(&turns, session) {
-            print_turn(&mut out, turn)?;
-            if let Some(restore) = restore_of(turn) {
-                print_restore(&mut out, restore)?;
-            }
-            if args.answers {
-                print_answer(&mut out, answer_of(turn.id))?;
-            }
         }
     }
-    Ok(Report::paged(out))
+
+    /// The log as text: each session with its turns under it, and with `answers` their answers.
+    fn text(&self, thread: &str, narrowed: bool, answers: bool) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        if self.sessions.is_empty() {
+            let what = if narrowed {
+                "no turns to show"
+            } else {
+                "no turns yet"
+            };
+            writeln!(out, "{what} in thread {}", escape(thread))?;
+        }
+        for session in &self.sessions {
+            print_session(&mut out, session)?;
+            for turn in turns_of(&self.turns, session) {
+                print_turn(&mut out, turn)?;
+                if let Some(restore) = self.restore_of(turn) {
+                    print_restore(&mut out, restore)?;
+                }
+                if answers {
+                    print_answer(&mut out, self.answer_of(turn.id))?;
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// A turn that restored its lost session from the vault says so under it.

@@ -28,6 +28,25 @@ impl Tx<'_> {
         if self.read(rows::thread_by_name(&self.tx, name))?.is_some() {
             bail!("thread {name:?} exists already");
         }
+        let thread = self.insert_thread(name, created_at)?;
+        let mut ids: HashMap<i64, i64> = HashMap::new();
+        for session in sessions {
+            let count = turns.iter().filter(|t| t.session_id == session.id).count();
+            let rotated_from = session.rotated_from.and_then(|old| ids.get(&old).copied());
+            let id = self.insert_session(thread.id, session, rotated_from, count)?;
+            ids.insert(session.id, id);
+        }
+        for turn in turns {
+            let Some(session) = ids.get(&turn.session_id) else {
+                bail!("turn of unknown session #{}", turn.session_id);
+            };
+            self.insert_turn(*session, turn)?;
+        }
+        Ok(thread)
+    }
+
+    /// Inserts the empty thread `name`, proving the file intact when threads need it.
+    fn insert_thread(&self, name: &str, created_at: Millis) -> Result<ThreadRow> {
         let thread = self.write(self.tx.query_row(
             "INSERT INTO threads (name, created_at) VALUES (?1, ?2) RETURNING id, name, created_at",
             params![name, created_at],
@@ -38,67 +57,73 @@ impl Tx<'_> {
             intact::prove(&self.tx, self.path)?;
         }
         self.sessions_changed.set(true);
-        let mut ids: HashMap<i64, i64> = HashMap::new();
-        for session in sessions {
-            let count = turns.iter().filter(|t| t.session_id == session.id).count();
-            let id: i64 = self.write(self.tx.query_row(
-                "INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, \
-                 created_at, confirmed_at, rotated_from, rotation_reason, ended_at, turn_count, \
-                 carried, carried_bytes) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
-                params![
-                    thread.id,
-                    session.agent,
-                    session.model,
-                    session.agent_session_id,
-                    rows::path_to_sql(&session.directory),
-                    session.created_at,
-                    session.confirmed_at,
-                    session.rotated_from.and_then(|old| ids.get(&old)),
-                    session.rotation_reason,
-                    session.ended_at,
-                    i64::try_from(count).unwrap_or(i64::MAX),
-                    session.carried,
-                    session.carried_bytes,
-                ],
-                |row| row.get(0),
-            ))?;
-            ids.insert(session.id, id);
-        }
-        for turn in turns {
-            let Some(session) = ids.get(&turn.session_id) else {
-                bail!("turn of unknown session #{}", turn.session_id);
-            };
-            self.write(self.tx.execute(
-                "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, ended_at, \
-                 status, exit_code, signal, duration_ms, cost_usd, input_tokens, output_tokens, \
-                 error, cached_tokens, context_tokens, context_window, purpose) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                 ?17, ?18, ?19)",
-                params![
-                    session,
-                    turn.prompt,
-                    turn.mode,
-                    turn.pid,
-                    turn.host,
-                    turn.started_at,
-                    turn.ended_at,
-                    turn.status,
-                    turn.exit_code,
-                    turn.signal,
-                    turn.duration_ms,
-                    turn.cost_usd,
-                    turn.input_tokens,
-                    turn.output_tokens,
-                    turn.error,
-                    turn.cached_tokens,
-                    turn.context_tokens,
-                    turn.context_window,
-                    turn.purpose,
-                ],
-            ))?;
-        }
         Ok(thread)
+    }
+
+    /// Inserts a copy of `session` into thread `thread_id`, rotated from the new id
+    /// `rotated_from` and with `turn_count` turns; returns its new id.
+    fn insert_session(
+        &self,
+        thread_id: i64,
+        session: &SessionRow,
+        rotated_from: Option<i64>,
+        turn_count: usize,
+    ) -> Result<i64> {
+        self.write(self.tx.query_row(
+            "INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, \
+             created_at, confirmed_at, rotated_from, rotation_reason, ended_at, turn_count, \
+             carried, carried_bytes) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+            params![
+                thread_id,
+                session.agent,
+                session.model,
+                session.agent_session_id,
+                rows::path_to_sql(&session.directory),
+                session.created_at,
+                session.confirmed_at,
+                rotated_from,
+                session.rotation_reason,
+                session.ended_at,
+                i64::try_from(turn_count).unwrap_or(i64::MAX),
+                session.carried,
+                session.carried_bytes,
+            ],
+            |row| row.get(0),
+        ))
+    }
+
+    /// Inserts a copy of `turn` into session `session_id` (a new id).
+    fn insert_turn(&self, session_id: i64, turn: &TurnRow) -> Result<()> {
+        self.write(self.tx.execute(
+            "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, ended_at, \
+             status, exit_code, signal, duration_ms, cost_usd, input_tokens, output_tokens, \
+             error, cached_tokens, context_tokens, context_window, purpose) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+             ?17, ?18, ?19)",
+            params![
+                session_id,
+                turn.prompt,
+                turn.mode,
+                turn.pid,
+                turn.host,
+                turn.started_at,
+                turn.ended_at,
+                turn.status,
+                turn.exit_code,
+                turn.signal,
+                turn.duration_ms,
+                turn.cost_usd,
+                turn.input_tokens,
+                turn.output_tokens,
+                turn.error,
+                turn.cached_tokens,
+                turn.context_tokens,
+                turn.context_window,
+                turn.purpose,
+            ],
+        ))?;
+        Ok(())
     }
 
     /// Removes a thread with all its sessions and turns.

@@ -42,10 +42,24 @@ const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
     ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
+    let prompt = read_prompt(ctx, args, fresh, stdin_is_terminal)?;
+    let Some(mode) = mode(args, prompt.is_some(), fresh, stdin_is_terminal)? else {
+        return rotate_only(ctx, args);
+    };
+    run_turn(ctx, args, fresh, mode, prompt)
+}
+
+/// The prompt from the arguments and piped stdin. Piped input is optional when there is a
+/// prompt, and for `sticky new` (which only rotates without one): never hang on a pipe nobody
+/// closes.
+fn read_prompt(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    stdin_is_terminal: bool,
+) -> Result<Option<Prompt>> {
     let mut read_stdin = !stdin_is_terminal;
     let mut stdin = std::io::stdin();
-    // Piped input is optional when there is a prompt, and for `sticky new` (which only rotates
-    // without one): never hang on a pipe nobody closes.
     let optional = !args.prompt.is_empty() || fresh;
     if read_stdin && optional && !input::has_input(&stdin, input::STDIN_GRACE) {
         read_stdin = false;
@@ -57,12 +71,25 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
             );
         }
     }
-    let prompt = input::gather(&args.prompt, read_stdin.then_some(&mut stdin as _))?;
-    let mode = match (&prompt, fresh) {
-        (Some(_), _) => Mode::Headless,
-        (None, true) => return rotate_only(ctx, args),
-        (None, false) if stdin_is_terminal && std::io::stdout().is_terminal() => Mode::Interactive,
-        (None, false) if !args.agent_args.is_empty() => {
+    Ok(input::gather(
+        &args.prompt,
+        read_stdin.then_some(&mut stdin as _),
+    )?)
+}
+
+/// How the turn runs: headless with a prompt, interactive on a terminal without one; `None`
+/// for `sticky new` without a prompt (it only rotates). Refuses no prompt off a terminal.
+fn mode(
+    args: &TurnArgs,
+    has_prompt: bool,
+    fresh: bool,
+    stdin_is_terminal: bool,
+) -> Result<Option<Mode>> {
+    Ok(Some(match (has_prompt, fresh) {
+        (true, _) => Mode::Headless,
+        (false, true) => return Ok(None),
+        (false, false) if stdin_is_terminal && std::io::stdout().is_terminal() => Mode::Interactive,
+        (false, false) if !args.agent_args.is_empty() => {
             return Err(StickyError::Usage(
                 "no prompt: everything after `--` goes to the agent; give the prompt before \
                  `--` (sticky \"PROMPT\" -- AGENT_ARGS) or with -p"
@@ -70,7 +97,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
             )
             .into());
         }
-        (None, false) => {
+        (false, false) => {
             return Err(StickyError::Usage(
                 "no prompt: give one as arguments or on stdin, or run sticky on a terminal for \
                  the agent's own UI"
@@ -78,8 +105,18 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
             )
             .into());
         }
-    };
+    }))
+}
 
+/// Runs the turn under the conversation's lock: plans its session, carries what a rotation
+/// carries, runs the agent (restoring a lost session from the vault) and records it.
+fn run_turn(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    mode: Mode,
+    prompt: Option<Prompt>,
+) -> Result<Report> {
     let mut store = ctx.open_store()?;
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
