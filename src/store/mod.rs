@@ -558,25 +558,23 @@ impl Store {
         })
     }
 
-    /// The ledger of one session (`Some(id)`) or of a whole thread's sessions.
+    /// The ledger of one session (`Some(id)`) or of a whole thread's sessions, read from the
+    /// totals migration 4's triggers keep on each session row: never a scan of the turns.
     pub fn totals(&self, session_id: Option<i64>, thread_id: i64) -> Result<Totals> {
-        self.run("sum the ledger", || {
-            self.conn
-                .prepare_cached(
-                    "SELECT count(*), sum(cost_usd), sum(input_tokens), sum(output_tokens), \
-                     sum(cached_tokens) FROM turns WHERE CASE WHEN ?1 IS NULL \
-                     THEN session_id IN (SELECT id FROM sessions WHERE thread_id = ?2) \
-                     ELSE session_id = ?1 END",
-                )?
-                .query_row(params![session_id, thread_id], |row| {
-                    Ok(Totals {
-                        turns: row.get(0)?,
-                        cost_usd: row.get(1)?,
-                        input_tokens: row.get(2)?,
-                        output_tokens: row.get(3)?,
-                        cached_tokens: row.get(4)?,
-                    })
+        let (sql, key) = match session_id {
+            Some(id) => (rows::sql::SESSION_TOTALS, id),
+            None => (rows::sql::THREAD_TOTALS, thread_id),
+        };
+        self.run("read the ledger", || {
+            self.conn.prepare_cached(sql)?.query_row([key], |row| {
+                Ok(Totals {
+                    turns: row.get(0)?,
+                    cost_usd: row.get(1)?,
+                    input_tokens: row.get(2)?,
+                    output_tokens: row.get(3)?,
+                    cached_tokens: row.get(4)?,
                 })
+            })
         })
     }
 

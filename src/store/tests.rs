@@ -756,6 +756,8 @@ fn status_queries_never_scan() {
         rows::sql::SESSION_BY_ID,
         rows::sql::LAST_TURN,
         rows::sql::RUNNING_TURN,
+        rows::sql::SESSION_TOTALS,
+        rows::sql::THREAD_TOTALS,
     ] {
         let steps = plan(&store.conn, sql);
         for step in &steps {
@@ -796,8 +798,10 @@ fn status_work_does_not_grow_with_the_number_of_turns() {
             Ok((thread.id, second, elsewhere))
         })
         .unwrap();
-    let lookups: [(&str, &dyn rusqlite::ToSql); 6] = [
+    let lookups: [(&str, &dyn rusqlite::ToSql); 8] = [
         (rows::sql::THREAD_BY_NAME, &"main"),
+        (rows::sql::SESSION_TOTALS, &second),
+        (rows::sql::THREAD_TOTALS, &thread_id),
         (rows::sql::LIVE_SESSION, &thread_id),
         (rows::sql::SESSION_BY_ID, &second),
         (rows::sql::LAST_TURN, &thread_id),
@@ -822,8 +826,11 @@ fn status_work_does_not_grow_with_the_number_of_turns() {
             for session_id in [first, second, elsewhere] {
                 for pid in 0..1000 {
                     let turn = tx.begin_turn(session_id, Some("p"), Mode::Headless, pid, "h")?;
-                    tx.tx
-                        .execute("UPDATE turns SET status = 'ok' WHERE id = ?1", [turn])?;
+                    tx.tx.execute(
+                        "UPDATE turns SET status = 'ok', input_tokens = 7, cost_usd = 0.5 \
+                         WHERE id = ?1",
+                        [turn],
+                    )?;
                 }
             }
             Ok(())
