@@ -11,7 +11,6 @@
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
 mod answer;
-mod carried;
 mod error;
 mod intact;
 mod open;
@@ -19,6 +18,7 @@ mod rows;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod transfer;
 mod vault;
 
 use std::path::{Path, PathBuf};
