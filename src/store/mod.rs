@@ -11,7 +11,6 @@
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
 mod answer;
-mod carried;
 mod error;
 mod intact;
 mod open;
@@ -20,6 +19,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod totals;
+mod transfer;
 mod vault;
 
 use std::path::{Path, PathBuf};

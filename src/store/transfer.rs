@@ -1,4 +1,4 @@
-//! Threads carried between projects (`sticky import`, `sticky relocate`): a thread added whole
+//! Threads transferred between projects (`sticky import`, `sticky relocate`): a thread added whole
 //! with its sessions and turns, a thread removed whole (`import --replace`), and a live session
 //! moved to the project's directory.
 
@@ -204,7 +204,7 @@ mod tests {
         sessions[1].directory = PathBuf::from("/b");
         let mut other = Store::open(&dir.path().join("b.db")).unwrap();
         let added = other
-            .immediate(|tx| tx.add_thread("carried", 5, &sessions, &turns))
+            .immediate(|tx| tx.add_thread("copied", 5, &sessions, &turns))
             .unwrap();
         let copied = other.sessions(added.id).unwrap();
         assert_eq!(copied.len(), 2);
@@ -226,11 +226,11 @@ mod tests {
         assert_eq!(other.turn_count(copied[1].id).unwrap(), 1);
         assert!(
             other
-                .immediate(|tx| tx.add_thread("carried", 5, &sessions, &turns))
+                .immediate(|tx| tx.add_thread("copied", 5, &sessions, &turns))
                 .is_err()
         );
         other.immediate(|tx| tx.remove_thread(added.id)).unwrap();
-        assert!(other.thread("carried").unwrap().is_none());
+        assert!(other.thread("copied").unwrap().is_none());
         assert!(other.turns(added.id).unwrap().is_empty());
     }
 }
