@@ -1229,3 +1229,27 @@ fn agents_and_doctor_say_when_an_installed_agent_is_newer_than_the_tested_versio
     assert_eq!(doctor["program"]["newer_than_tested"], false, "{doctor}");
     assert!(!env.ok(["agents"]).stdout.contains("newer than tested"));
 }
+
+/// A count of one reads as one: doctor's session line, export's and import's summaries.
+#[test]
+fn counts_of_one_are_singular_in_doctor_export_and_import() {
+    let env = TestEnv::new();
+    env.turn("the only turn");
+    let doctor = env.ok(["doctor"]);
+    assert!(
+        doctor.stdout.contains("(1 turn, last ok)"),
+        "{}",
+        doctor.stdout
+    );
+    let bundle = env.root().join("one.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    env.sticky(["export", "-o", bundle])
+        .run()
+        .assert_success()
+        .assert_stderr_contains("(claude session ")
+        .assert_stderr_contains(", 1 turn, 1 file, ");
+    env.sticky(["import", "--as", "copy", bundle])
+        .run()
+        .assert_success()
+        .assert_stderr_contains(", 1 turn) from ");
+}
