@@ -1253,3 +1253,15 @@ fn counts_of_one_are_singular_in_doctor_export_and_import() {
         .assert_success()
         .assert_stderr_contains(", 1 turn) from ");
 }
+
+/// A `PAGER` that names a program not installed does not swallow the listing: it goes to the
+/// terminal itself (through `sh`, whose 127 closed the pipe, it was lost with exit 0).
+#[test]
+fn a_pager_that_is_not_installed_leaves_the_listing_on_the_terminal() {
+    let env = history();
+    for pager in ["sticky-no-such-pager", "sticky-no-such-pager -R"] {
+        let mut terminal = env.sticky(["log"]).env("PAGER", pager).on_terminal();
+        terminal.expect("first prompt");
+        assert_eq!(terminal.wait(), 0, "PAGER={pager}");
+    }
+}
