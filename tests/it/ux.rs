@@ -1265,3 +1265,32 @@ fn a_pager_that_is_not_installed_leaves_the_listing_on_the_terminal() {
         assert_eq!(terminal.wait(), 0, "PAGER={pager}");
     }
 }
+
+/// `sticky | tee out` typed on a terminal: stdin is the terminal but stdout is not, so the
+/// agent's UI cannot open. The message says that and how to give a prompt, rather than asking
+/// a user who is on a terminal to run sticky on one.
+#[test]
+fn no_prompt_with_stdout_piped_names_stdout_as_the_problem() {
+    if Command::new("script").arg("--version").output().is_err() {
+        skip("util-linux `script` is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    let base = env.sticky(Vec::<&str>::new()).command();
+    // stdout to a file: not a terminal, as a pipe is, and the shell keeps sticky's exit code.
+    let line = format!("'{}' > answer.txt", env!("CARGO_BIN_EXE_sticky"));
+    let mut command = Command::new("script");
+    command.args(["-qec", &line, "/dev/null"]);
+    command.current_dir(&env.project);
+    for (key, value) in base.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.stdin(Stdio::null()).output().expect("run script");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("needs stdout on the terminal too"), "{text}");
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+}

@@ -97,6 +97,14 @@ fn mode(
             )
             .into());
         }
+        (false, false) if stdin_is_terminal => {
+            return Err(StickyError::Usage(
+                "no prompt, and the agent's own UI needs stdout on the terminal too; give the \
+                 prompt as arguments for a headless turn (sticky \"PROMPT\" | ...)"
+                    .into(),
+            )
+            .into());
+        }
         (false, false) => {
             return Err(StickyError::Usage(
                 "no prompt: give one as arguments or on stdin, or run sticky on a terminal for \
