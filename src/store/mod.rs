@@ -388,19 +388,28 @@ impl Store {
 
     /// Records that the agent confirmed the session (an event or its transcript); the first
     /// confirmation counts, later ones change nothing.
+    ///
+    /// One statement, since every resumed turn ends here: the row comes back when it exists
+    /// (gone is an error), with its `confirmed_at`; only a session confirmed by this call
+    /// (`confirmed_at` now) is checkpointed into the file. An already confirmed row is rewritten
+    /// with the bytes it had, which `SQLite` writes to no page.
     pub fn confirm_session(&self, session_id: i64) -> Result<()> {
-        let changed = self.run("confirm the session", || {
-            self.conn.execute(
-                "UPDATE sessions SET confirmed_at = ?2 WHERE id = ?1 AND confirmed_at IS NULL",
-                params![session_id, now()],
-            )
+        let now = now();
+        let confirmed_at: Option<Millis> = self.run("confirm the session", || {
+            self.conn
+                .prepare_cached(
+                    "UPDATE sessions SET confirmed_at = coalesce(confirmed_at, ?2) WHERE id = ?1 \
+                     RETURNING confirmed_at",
+                )?
+                .query_row(params![session_id, now], |row| row.get(0))
+                .optional()
         })?;
-        if changed == 0 {
-            // Confirmed already, or gone: only the second is an error.
-            let exists = self.session(session_id)?.is_some();
-            return self.expect_row(usize::from(exists), "session", session_id);
+        let Some(confirmed_at) = confirmed_at else {
+            return self.expect_row(0, "session", session_id);
+        };
+        if confirmed_at == now {
+            self.keep_sessions_in_file();
         }
-        self.keep_sessions_in_file();
         Ok(())
     }
 
@@ -556,17 +565,18 @@ impl Store {
         Ok(Some(StoredAnswer { text, bytes }))
     }
 
-    /// The running totals the agent reported at the newest earlier turn of a session that has
-    /// them (the baseline of a turn's ledger), as stored JSON.
-    pub fn reported_totals_before(&self, session_id: i64, turn_id: i64) -> Result<Option<String>> {
+    /// What a turn's ledger starts from, in one statement: how many turns the session has run
+    /// (this one included), and the running totals the agent reported at the newest earlier
+    /// turn that has them, as stored JSON.
+    pub fn ledger_baseline(&self, session_id: i64, turn_id: i64) -> Result<(i64, Option<String>)> {
         self.run("read the previous totals", || {
             self.conn
                 .prepare_cached(
-                    "SELECT reported_totals FROM turns WHERE session_id = ?1 AND id < ?2 \
-                     AND reported_totals IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    "SELECT turn_count, (SELECT reported_totals FROM turns WHERE session_id = ?1 \
+                     AND id < ?2 AND reported_totals IS NOT NULL ORDER BY id DESC LIMIT 1) \
+                     FROM sessions WHERE id = ?1",
                 )?
-                .query_row([session_id, turn_id], |row| row.get(0))
-                .optional()
+                .query_row([session_id, turn_id], |row| Ok((row.get(0)?, row.get(1)?)))
         })
     }
 
@@ -601,6 +611,10 @@ impl Tx<'_> {
     /// already holds rows first proves the file intact: damage that hid the thread must not
     /// become a fresh conversation.
     pub fn ensure_thread(&self, name: &str) -> Result<ThreadRow> {
+        // Nearly every turn finds its thread: one statement then, the insert only for a new one.
+        if let Some(thread) = self.read(rows::thread_by_name(&self.tx, name))? {
+            return Ok(thread);
+        }
         let created = self.write(self.tx.execute(
             "INSERT INTO threads (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
             params![name, now()],
