@@ -350,55 +350,6 @@ fn needs_escape(c: char) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn times_and_durations_read_well() {
-        assert_eq!(format_time(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(format_time(1_796_014_874_244), "2026-11-30 05:01:14 UTC");
-        assert_eq!(format_time(951_782_400_000), "2000-02-29 00:00:00 UTC");
-        assert_eq!(format_duration(850), "850ms");
-        assert_eq!(format_duration(12_345), "12.3s");
-        assert_eq!(format_duration(245_000), "4m05s");
-        assert_eq!(format_duration(7_380_000), "2h03m");
-    }
-
-    #[test]
-    fn prompts_shrink_to_one_line() {
-        assert_eq!(one_line("fix it", 20), "fix it");
-        assert_eq!(one_line("fix it\nplease", 20), "fix it…");
-        assert_eq!(one_line("abcdef", 3), "abc…");
-    }
-
-    #[test]
-    fn control_characters_are_shown_as_escapes() {
-        assert_eq!(escape("fix the bug"), "fix the bug");
-        assert!(matches!(
-            escape("naïve 日本 ✓"),
-            Cow::Borrowed("naïve 日本 ✓")
-        ));
-        assert_eq!(
-            escape("\x1b]0;pwned\x07\x1b[31mred\r\n\tx"),
-            "\\e]0;pwned\\x07\\e[31mred\\r\\n\\tx"
-        );
-        assert_eq!(
-            escape("a\\eb"),
-            "a\\\\eb",
-            "a literal backslash is not an escape"
-        );
-        assert_eq!(escape("\x7f\u{9b}31m"), "\\x7f\\u{9b}31m");
-        assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
-        assert_eq!(
-            escape(&one_line("\x1b[2Jhi\rthere\nmore", 20)),
-            "\\e[2Jhi\\rthere…"
-        );
-    }
-
-    #[test]
-    fn short_ids_keep_the_first_group_of_a_uuid() {
-        assert_eq!(short_id("3f2a9c1b-0d4e-4a7b-9c1d-2e3f4a5b6c7d"), "3f2a9c1b");
-        assert_eq!(short_id("abc"), "abc");
-        assert_eq!(short_id("ééééééééé"), "éééééééé");
-    }
-
     /// The modules of `cmd/` that are no command but serve them all.
     const HELPERS: &[&str] = &[
         "input", "listing", "mod", "output", "probe", "vault", "view",
@@ -454,5 +405,54 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn times_and_durations_read_well() {
+        assert_eq!(format_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_time(1_796_014_874_244), "2026-11-30 05:01:14 UTC");
+        assert_eq!(format_time(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(format_duration(850), "850ms");
+        assert_eq!(format_duration(12_345), "12.3s");
+        assert_eq!(format_duration(245_000), "4m05s");
+        assert_eq!(format_duration(7_380_000), "2h03m");
+    }
+
+    #[test]
+    fn prompts_shrink_to_one_line() {
+        assert_eq!(one_line("fix it", 20), "fix it");
+        assert_eq!(one_line("fix it\nplease", 20), "fix it…");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        assert_eq!(escape("fix the bug"), "fix the bug");
+        assert!(matches!(
+            escape("naïve 日本 ✓"),
+            Cow::Borrowed("naïve 日本 ✓")
+        ));
+        assert_eq!(
+            escape("\x1b]0;pwned\x07\x1b[31mred\r\n\tx"),
+            "\\e]0;pwned\\x07\\e[31mred\\r\\n\\tx"
+        );
+        assert_eq!(
+            escape("a\\eb"),
+            "a\\\\eb",
+            "a literal backslash is not an escape"
+        );
+        assert_eq!(escape("\x7f\u{9b}31m"), "\\x7f\\u{9b}31m");
+        assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(
+            escape(&one_line("\x1b[2Jhi\rthere\nmore", 20)),
+            "\\e[2Jhi\\rthere…"
+        );
+    }
+
+    #[test]
+    fn short_ids_keep_the_first_group_of_a_uuid() {
+        assert_eq!(short_id("3f2a9c1b-0d4e-4a7b-9c1d-2e3f4a5b6c7d"), "3f2a9c1b");
+        assert_eq!(short_id("abc"), "abc");
+        assert_eq!(short_id("ééééééééé"), "éééééééé");
     }
 }

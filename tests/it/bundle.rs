@@ -666,47 +666,6 @@ fn export_import_and_relocate_print_their_json_objects() {
     assert_eq!(relocated["project"], b.project.to_str().expect("UTF-8"));
 }
 
-#[test]
-fn a_session_whose_agent_files_are_gone_is_exported_from_the_vault() {
-    for agent in AGENTS {
-        let (a, b) = (TestEnv::new(), TestEnv::new());
-        let first = agent.turn(&a, &["-a", agent.name, "first"]);
-        // The agent's own files go, as its cleanup (or a user) would remove them: only
-        // sticky's vault still holds the session.
-        let storage = crate::agents::AGENTS
-            .iter()
-            .find(|known| known.name == agent.name)
-            .map(|known| a.home.join(known.storage))
-            .expect("the agent's storage");
-        std::fs::remove_dir_all(&storage)
-            .unwrap_or_else(|e| panic!("{}: remove {}: {e}", agent.name, storage.display()));
-        let bundle = a.scratch.join("conversation.sticky");
-        let bundle_arg = bundle.to_str().expect("a UTF-8 path");
-        agent
-            .sticky(&a, &["export", "-o", bundle_arg])
-            .run()
-            .assert_success();
-
-        agent.prepare(&b);
-        agent
-            .sticky(&b, &["import", bundle_arg])
-            .run()
-            .assert_success();
-        let second = agent.turn(&b, &["second"]);
-        assert_eq!(
-            second.session, first.session,
-            "{}: the same session",
-            agent.name
-        );
-        assert_eq!(
-            (second.turn, second.saw.clone()),
-            (2, vec!["first".to_owned()]),
-            "{}: the history came from the vault",
-            agent.name
-        );
-    }
-}
-
 /// What `sticky` prints with `args` as JSON in `env`, its project directories and HOMEs (which
 /// differ between the exporting and the importing world) written as `<project>` and `<home>`.
 fn normalized(agent: &Agent, env: &TestEnv, worlds: [&TestEnv; 2], args: &[&str]) -> String {
@@ -891,4 +850,45 @@ fn a_bundle_written_before_answers_and_the_ledger_were_carried_still_imports() {
     let next = b.turn("third");
     assert_eq!(next.session, first.session);
     assert_eq!(next.saw, ["first", "second"]);
+}
+
+#[test]
+fn a_session_whose_agent_files_are_gone_is_exported_from_the_vault() {
+    for agent in AGENTS {
+        let (a, b) = (TestEnv::new(), TestEnv::new());
+        let first = agent.turn(&a, &["-a", agent.name, "first"]);
+        // The agent's own files go, as its cleanup (or a user) would remove them: only
+        // sticky's vault still holds the session.
+        let storage = crate::agents::AGENTS
+            .iter()
+            .find(|known| known.name == agent.name)
+            .map(|known| a.home.join(known.storage))
+            .expect("the agent's storage");
+        std::fs::remove_dir_all(&storage)
+            .unwrap_or_else(|e| panic!("{}: remove {}: {e}", agent.name, storage.display()));
+        let bundle = a.scratch.join("conversation.sticky");
+        let bundle_arg = bundle.to_str().expect("a UTF-8 path");
+        agent
+            .sticky(&a, &["export", "-o", bundle_arg])
+            .run()
+            .assert_success();
+
+        agent.prepare(&b);
+        agent
+            .sticky(&b, &["import", bundle_arg])
+            .run()
+            .assert_success();
+        let second = agent.turn(&b, &["second"]);
+        assert_eq!(
+            second.session, first.session,
+            "{}: the same session",
+            agent.name
+        );
+        assert_eq!(
+            (second.turn, second.saw.clone()),
+            (2, vec!["first".to_owned()]),
+            "{}: the history came from the vault",
+            agent.name
+        );
+    }
 }
