@@ -5,7 +5,6 @@
 //! adapter is tested as pure functions.
 
 mod answers;
-pub mod carry;
 mod claude;
 mod codex;
 mod copilot;
@@ -18,6 +17,7 @@ mod opencode;
 mod output;
 pub mod program;
 mod qwen;
+pub mod relocation;
 pub mod reserved;
 pub mod tested;
 

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::rewrite::Rewriter;
 use super::write::HashWriter;
 use super::{FILES, FORMAT, Limits, MANIFEST, Manifest};
-use crate::agent::carry::{Rewrite, hex};
+use crate::agent::relocation::{Rewrite, hex};
 use crate::store::MAX_ANSWER;
 
 /// A verified bundle: its manifest and its files staged in a private directory (removed when
@@ -237,7 +237,7 @@ fn check_path(path: &str) -> Result<()> {
              (nothing was changed)"
         );
     }
-    if crate::agent::carry::never_carried(Path::new(path)) {
+    if crate::agent::relocation::never_moved(Path::new(path)) {
         bail!("the bundle holds {path}, a credentials or settings file sticky never carries");
     }
     Ok(())

@@ -93,7 +93,7 @@ fn with_file(path: &str, bytes: &[u8]) -> Manifest {
     manifest.files = vec![File {
         path: path.into(),
         size: bytes.len() as u64,
-        sha256: crate::agent::carry::hex(&<sha2::Sha256 as sha2::Digest>::digest(bytes)),
+        sha256: crate::agent::relocation::hex(&<sha2::Sha256 as sha2::Digest>::digest(bytes)),
         rows: false,
     }];
     manifest

@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 
 use super::Context;
 use super::output::Report;
-use crate::agent::carry::{self, CarriedFile, Stored};
+use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::{self, Carried, Manifest, Source, place};
 use crate::cli::ExportArgs;
 use crate::exit::StickyError;
@@ -102,11 +102,14 @@ fn report(ctx: &Context, args: &ExportArgs, to_stdout: bool, written: &Manifest)
             .filter(|_| !to_stdout)
             .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
         eprintln!(
-            "sticky: exported thread {} ({} session {live}, {} turns, {} files, {size} bytes) to {}",
+            "sticky: exported thread {} ({} session {live}, {} turn{}, {} file{}, {size} bytes) \
+             to {}",
             super::view::escape(&written.thread.name),
             written.agent.name,
             written.turns.len(),
+            if written.turns.len() == 1 { "" } else { "s" },
             written.files.len(),
+            if written.files.len() == 1 { "" } else { "s" },
             super::view::escape(&target),
         );
     }
@@ -179,8 +182,8 @@ fn lock_thread(ctx: &Context) -> Result<crate::lock::TurnLock> {
 }
 
 /// The live session's files: the agent's own, else the vault's copy; refuses a session
-/// without an id, of an agent sticky cannot carry, or whose files are missing.
-fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
+/// without an id, of an agent whose files sticky cannot move, or whose files are missing.
+fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<MovingFile>> {
     let Some(id) = live.agent_session_id.as_deref() else {
         return Err(StickyError::Usage(format!(
             "thread {}: the agent has not named its session yet, so there is nothing to export",
@@ -188,7 +191,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
         ))
         .into());
     };
-    let Some(carry) = carry::carry(&live.agent) else {
+    let Some(relocate) = relocation::for_agent(&live.agent) else {
         return Err(StickyError::Usage(format!(
             "thread {}: sticky does not know where agent `{}` keeps its sessions (only the \
              built-in agents can be exported)",
@@ -197,7 +200,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
         .into());
     };
     let home = dirs::home_dir().unwrap_or_default();
-    let mut files = carry.files(&home, &live.directory, id)?;
+    let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;
     }
@@ -206,7 +209,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
 }
 
 /// The files as the bundle carries them: named by their relative path, rows marked.
-fn sources(files: Vec<CarriedFile>) -> Vec<Carried> {
+fn sources(files: Vec<MovingFile>) -> Vec<Carried> {
     files
         .into_iter()
         .map(|file| {
@@ -223,23 +226,23 @@ fn sources(files: Vec<CarriedFile>) -> Vec<Carried> {
 /// The vault's copy of the session's files (`crate::vault`), for a session whose files the
 /// agent no longer has (swept, deleted by hand): the agent's own files come first, since the
 /// vault mirrors them after every turn and they are what the agent resumes from.
-fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<CarriedFile>> {
+fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<MovingFile>> {
     let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
-    let mut files: Vec<CarriedFile> = vault
+    let mut files: Vec<MovingFile> = vault
         .files(agent, id)?
         .into_iter()
         .filter(|file| file.keeping != crate::agent::Keeping::Shared)
         .filter(|file| !file.relative.ends_with(".project_root"))
-        .map(|file| CarriedFile {
+        .map(|file| MovingFile {
             relative: file.relative,
             stored: Stored::File(file.copy),
         })
         .collect();
     // A session kept as database rows (opencode) is in the vault as one document of them.
-    if let (Some(path), Some(carry)) = (vault.rows(agent, id)?, carry::carry(agent)) {
+    if let (Some(path), Some(relocate)) = (vault.rows(agent, id)?, relocation::for_agent(agent)) {
         let document = std::fs::read(&path)
             .with_context(|| format!("cannot read sticky's vault copy {}", path.display()))?;
-        files.extend(carry.vault_rows(id, &document)?);
+        files.extend(relocate.vault_rows(id, &document)?);
     }
     Ok(files)
 }

@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 
 use super::Context;
 use super::output::Report;
-use crate::agent::carry::{self, Rewrite};
+use crate::agent::relocation::{self, Rewrite};
 use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
 use crate::cli::ImportArgs;
@@ -114,7 +114,7 @@ fn inspect<'a>(
     existing: Option<&crate::store::Store>,
     manifest: &Manifest,
 ) -> Result<(Plan<'a>, bundle::Inspected)> {
-    let Some(carry) = carry::carry(&manifest.agent.name) else {
+    let Some(relocate) = relocation::for_agent(&manifest.agent.name) else {
         return Err(StickyError::Usage(format!(
             "the bundle's agent `{}` is not one sticky knows how to place",
             manifest.agent.name
@@ -126,8 +126,8 @@ fn inspect<'a>(
     };
     let name = thread_name(args, existing, manifest)?;
     let moving = Move {
-        carry,
-        agent_home: carry.home(home),
+        relocate,
+        agent_home: relocate.home(home),
         from: PathBuf::from(&live.directory),
         to: ctx.project.dir.clone(),
         id: live.agent_session_id.clone().unwrap_or_default(),
@@ -326,12 +326,13 @@ fn report(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest) -> Result<Report>
             format!("-t {} ", super::view::escape(&plan.name))
         };
         eprintln!(
-            "sticky: imported thread {} ({} session {}, {} turns) from {}; `sticky {thread}\"...\"` \
+            "sticky: imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
              goes on with it here",
             super::view::escape(&plan.name),
             manifest.agent.name,
             plan.moving.id,
             manifest.turns.len(),
+            if manifest.turns.len() == 1 { "" } else { "s" },
             super::view::escape(&manifest.project),
         );
     }

@@ -11,7 +11,6 @@
 //! whose chain holds [`StickyError::Store`](crate::exit::StickyError::Store).
 
 mod answer;
-mod carried;
 mod error;
 mod intact;
 mod open;
@@ -19,6 +18,8 @@ mod rows;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod totals;
+mod transfer;
 mod vault;
 
 use std::path::{Path, PathBuf};
@@ -429,9 +430,18 @@ impl Store {
             Some(status) => status,
         };
         let answer = end.answer.as_deref().map(answer::encode);
+        let figures = totals::Figures {
+            cost_usd: end.cost_usd,
+            input_tokens: end.input_tokens,
+            output_tokens: end.output_tokens,
+            cached_tokens: end.cached_tokens,
+        };
+        // One transaction: the turn's figures and the totals they add to change together.
         let changed = self.run("record the end of the turn", || {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            totals::add_turn(&tx, turn_id, &figures)?;
             let now = now();
-            self.conn.execute(
+            let changed = tx.execute(
                 "UPDATE turns SET ended_at = ?2, duration_ms = max(0, ?2 - started_at), \
                  status = ?3, exit_code = ?4, signal = ?5, cost_usd = ?6, input_tokens = ?7, \
                  output_tokens = ?8, error = ?9, answer = ?10, answer_encoding = ?11, \
@@ -455,7 +465,9 @@ impl Store {
                     end.context_window,
                     end.reported_totals,
                 ],
-            )
+            )?;
+            tx.commit()?;
+            Ok(changed)
         })?;
         self.expect_row(changed, "turn", turn_id)
     }
@@ -584,23 +596,11 @@ impl Store {
         })
     }
 
-    /// The ledger of one session (`Some(id)`) or of a whole thread's sessions, read from the
-    /// totals migration 4's triggers keep on each session row: never a scan of the turns.
+    /// The ledger of one session (`Some(id)`) or of a whole thread, read from the totals kept
+    /// on its row (see `totals`): never a scan of the turns.
     pub fn totals(&self, session_id: Option<i64>, thread_id: i64) -> Result<Totals> {
-        let (sql, key) = match session_id {
-            Some(id) => (rows::sql::SESSION_TOTALS, id),
-            None => (rows::sql::THREAD_TOTALS, thread_id),
-        };
         self.run("read the ledger", || {
-            self.conn.prepare_cached(sql)?.query_row([key], |row| {
-                Ok(Totals {
-                    turns: row.get(0)?,
-                    cost_usd: row.get(1)?,
-                    input_tokens: row.get(2)?,
-                    output_tokens: row.get(3)?,
-                    cached_tokens: row.get(4)?,
-                })
-            })
+            totals::read(&self.conn, session_id, thread_id)
         })
     }
 
@@ -669,6 +669,7 @@ impl Tx<'_> {
                 if ended != 1 {
                     bail!("session {old} is not the live session of thread {thread_id}");
                 }
+                self.write(totals::end_session(&self.tx, old))?;
             }
             None => {
                 if let Some(live) = self.live_session(thread_id)? {
@@ -776,6 +777,7 @@ impl Tx<'_> {
             "UPDATE sessions SET turn_count = turn_count + 1 WHERE id = ?1",
             [session_id],
         ))?;
+
         self.write(self.tx.query_row(
             "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running') RETURNING id",

@@ -1,4 +1,4 @@
-//! Carrying an agent's session to another directory or HOME (`sticky export`, `import`,
+//! Relocating an agent's session to another directory or HOME (`sticky export`, `import`,
 //! `relocate`): which files hold the session, where they go for a session run elsewhere, and
 //! what inside them names the old directory.
 //!
@@ -9,8 +9,8 @@
 //! header; Codex writes `cwd` into its rollout's `session_meta` and `turn_context` lines;
 //! Copilot CLI keeps `cwd` in `events.jsonl` and `workspace.yaml` and resumes there; opencode
 //! keeps `directory` in its database's `session` row. Paths are relative to the agent's home
-//! ([`Carry::home`]), so a bundle names no user's HOME, and every path a bundle carries must be
-//! one of the session's own files ([`Carry::place`] refuses anything else).
+//! ([`Relocate::home`]), so a bundle names no user's HOME, and every path a bundle holds must be
+//! one of the session's own files ([`Relocate::place`] refuses anything else).
 
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -24,7 +24,7 @@ use super::{Adapter, Keeping};
 
 /// One file of a session, as it leaves the agent's home.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CarriedFile {
+pub struct MovingFile {
     /// Its path relative to the agent's home (`projects/-home-u-p/<id>.jsonl`).
     pub relative: PathBuf,
     /// Where its bytes come from.
@@ -36,7 +36,7 @@ pub struct CarriedFile {
 pub enum Stored {
     /// A file on disk (absolute path).
     File(PathBuf),
-    /// Database rows, already read out as JSON (opencode): imported by [`Carry::insert_rows`].
+    /// Database rows, already read out as JSON (opencode): imported by [`Relocate::insert_rows`].
     Rows(Vec<u8>),
 }
 
@@ -60,12 +60,12 @@ pub struct Rewrite {
 }
 
 /// How one agent's session moves between directories and homes.
-pub trait Carry: Sync {
+pub trait Relocate: Sync {
     /// The agent's adapter.
     fn adapter(&self) -> &'static dyn Adapter;
 
     /// The agent's home under the user's `home` (its environment variable honoured), which the
-    /// relative paths of [`CarriedFile`] start from: [`Adapter::agent_home`].
+    /// relative paths of [`MovingFile`] start from: [`Adapter::agent_home`].
     fn home(&self, home: &Path) -> PathBuf {
         self.adapter()
             .agent_home(home)
@@ -77,7 +77,7 @@ pub trait Carry: Sync {
     /// (Gemini's project registry and ownership marker, which import writes for the new
     /// directory instead: a registry names every project of the user); empty when the agent
     /// has none.
-    fn files(&self, home: &Path, directory: &Path, id: &str) -> Result<Vec<CarriedFile>> {
+    fn files(&self, home: &Path, directory: &Path, id: &str) -> Result<Vec<MovingFile>> {
         Ok(self
             .adapter()
             .session_files(home, directory, id)
@@ -88,7 +88,7 @@ pub trait Carry: Sync {
                     .file_name()
                     .is_none_or(|name| name != ".project_root")
             })
-            .map(|file| CarriedFile {
+            .map(|file| MovingFile {
                 relative: file.relative,
                 stored: Stored::File(file.path),
             })
@@ -134,18 +134,18 @@ pub trait Carry: Sync {
         bail!("this agent keeps no session in a database")
     }
 
-    /// The carried file of session `id` from the vault's copy of its database rows
+    /// The file of session `id` made from the vault's copy of its database rows
     /// (`crate::vault`'s `rows.json`, `document`), for a session whose rows the agent's
     /// database no longer holds; `None` for an agent that keeps no rows.
-    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<CarriedFile>> {
+    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<MovingFile>> {
         let _ = (id, document);
         Ok(None)
     }
 }
 
-/// How `agent` (a built-in agent's name) carries its sessions; `None` for an agent defined in
+/// How `agent` (a built-in agent's name) relocates its sessions; `None` for an agent defined in
 /// the configuration, whose files sticky does not know.
-pub fn carry(agent: &str) -> Option<&'static dyn Carry> {
+pub fn for_agent(agent: &str) -> Option<&'static dyn Relocate> {
     match agent {
         "claude" => Some(&Claude),
         "codex" => Some(&Codex),
@@ -157,9 +157,9 @@ pub fn carry(agent: &str) -> Option<&'static dyn Carry> {
     }
 }
 
-/// The names of files that hold credentials or settings: never carried, whatever the agent
+/// The names of files that hold credentials or settings: never moved, whatever the agent
 /// lists and whatever a bundle says.
-const NEVER_CARRIED: &[&str] = &[
+const NEVER_MOVED: &[&str] = &[
     ".credentials.json",
     ".claude.json",
     "settings.json",
@@ -177,11 +177,11 @@ const NEVER_CARRIED: &[&str] = &[
 ];
 
 /// Whether `relative` names a credentials or settings file.
-pub fn never_carried(relative: &Path) -> bool {
+pub fn never_moved(relative: &Path) -> bool {
     relative
         .file_name()
         .and_then(|name| name.to_str())
-        .is_some_and(|name| NEVER_CARRIED.contains(&name))
+        .is_some_and(|name| NEVER_MOVED.contains(&name))
 }
 
 /// The `"cwd":"<from>"` fields of JSON lines (with or without a space after the colon), and
@@ -257,7 +257,7 @@ fn place_encoded(
 /// `<id>/` (subagents, tool results), under `CLAUDE_CONFIG_DIR` or `~/.claude`.
 struct Claude;
 
-impl Carry for Claude {
+impl Relocate for Claude {
     fn adapter(&self) -> &'static dyn Adapter {
         &super::Claude
     }
@@ -288,7 +288,7 @@ fn qwen_encode(directory: &Path) -> String {
         .collect()
 }
 
-impl Carry for Qwen {
+impl Relocate for Qwen {
     fn adapter(&self) -> &'static dyn Adapter {
         &super::Qwen
     }
@@ -314,7 +314,7 @@ impl Carry for Qwen {
 /// path names no directory, the `cwd` of its lines does.
 struct Codex;
 
-impl Carry for Codex {
+impl Relocate for Codex {
     fn adapter(&self) -> &'static dyn Adapter {
         &super::Codex
     }
@@ -352,7 +352,7 @@ impl Carry for Codex {
 /// under `COPILOT_HOME` or `~/.copilot`; it resumes a session in the `cwd` these record.
 struct Copilot;
 
-impl Carry for Copilot {
+impl Relocate for Copilot {
     fn adapter(&self) -> &'static dyn Adapter {
         &super::Copilot
     }
@@ -452,7 +452,7 @@ impl Gemini {
     }
 }
 
-impl Carry for Gemini {
+impl Relocate for Gemini {
     fn adapter(&self) -> &'static dyn Adapter {
         &super::Gemini
     }
@@ -532,13 +532,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// opencode: the rows of the session in `<XDG_DATA_HOME or ~/.local/share>/opencode/opencode.db`
-/// (its `session` row, every table's rows with its `session_id`, its `project` row), carried as
+/// (its `session` row, every table's rows with its `session_id`, its `project` row), moved as
 /// one JSON file, `opencode.db/<id>.json`.
 struct Opencode;
 
 mod rows;
 
-impl Carry for Opencode {
+impl Relocate for Opencode {
     fn adapter(&self) -> &'static dyn Adapter {
         &super::Opencode
     }
@@ -549,13 +549,13 @@ impl Carry for Opencode {
             .join("opencode")
     }
 
-    fn files(&self, home: &Path, _: &Path, id: &str) -> Result<Vec<CarriedFile>> {
+    fn files(&self, home: &Path, _: &Path, id: &str) -> Result<Vec<MovingFile>> {
         let db = self.home(home).join("opencode.db");
         if !db.is_file() {
             return Ok(Vec::new());
         }
         Ok(rows::export(&db, id)?
-            .map(|json| CarriedFile {
+            .map(|json| MovingFile {
                 relative: Path::new("opencode.db").join(format!("{id}.json")),
                 stored: Stored::Rows(json),
             })
@@ -585,8 +585,8 @@ impl Carry for Opencode {
         rows::import(&agent_home.join("opencode.db"), json, (from, to), replace)
     }
 
-    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<CarriedFile>> {
-        Ok(Some(CarriedFile {
+    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<MovingFile>> {
+        Ok(Some(MovingFile {
             relative: Path::new("opencode.db").join(format!("{id}.json")),
             stored: Stored::Rows(rows::from_vault(id, document)?),
         }))
@@ -603,7 +603,7 @@ mod tests {
         let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
         let home = Path::new("/nonexistent");
         let ok = |agent: &str, path: &str| {
-            carry(agent)
+            for_agent(agent)
                 .unwrap()
                 .place(home, Path::new(path), id, from, to)
         };
@@ -645,8 +645,8 @@ mod tests {
             .is_ok()
         );
         assert!(ok("copilot", &format!("session-state/{id}/events.jsonl")).is_ok());
-        assert!(never_carried(Path::new("x/.credentials.json")));
-        assert!(!never_carried(Path::new("x/events.jsonl")));
+        assert!(never_moved(Path::new("x/.credentials.json")));
+        assert!(!never_moved(Path::new("x/events.jsonl")));
     }
 
     #[test]

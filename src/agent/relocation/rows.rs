@@ -347,10 +347,9 @@ mod tests {
             "project":[],
             "session":[{"id":"ses_1","directory":"/a/p"}],
             "part":[{"session_id":"ses_1","data":{"hex":"00ff"},"n":3}]}}"#;
-        let carried: Value =
-            serde_json::from_slice(&from_vault("ses_1", document).unwrap()).unwrap();
+        let rows: Value = serde_json::from_slice(&from_vault("ses_1", document).unwrap()).unwrap();
         assert_eq!(
-            carried,
+            rows,
             json!({"session": "ses_1", "tables": {
                 "session": [{"id": "ses_1", "directory": "/a/p"}],
                 "part": [{"session_id": "ses_1", "data": {"blob": "00ff"}, "n": 3}],
