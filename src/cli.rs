@@ -720,8 +720,9 @@ pub enum Command {
     /// in another directory, HOME or machine.
     ///
     /// The bundle (zstd-compressed tar) holds a manifest (format and versions, the project's
-    /// path, the thread, its sessions with their lineage, its turns, each file's size and
-    /// SHA-256) and the live session's files as the agent keeps them; never the agent's settings
+    /// path, the thread, its sessions with their lineage, its turns with their kept answers and
+    /// ledger, each file's size and SHA-256) and the live session's files as the agent keeps
+    /// them; never the agent's settings
     /// or credentials. Written to -o FILE (whole, or not at all), or to stdout when -o is `-` or
     /// stdout is a pipe; never to a terminal. Waits for a turn running on the conversation.
     Export(ExportArgs),
@@ -734,7 +735,10 @@ pub enum Command {
     /// (no links, no absolute or `..` paths). The files are then placed where the agent in this
     /// HOME looks for a session run in this directory, rewriting what names the old directory,
     /// and the thread is added under its own name; a name in use is refused unless --as or
-    /// --replace says otherwise. A bad or truncated bundle changes nothing (exit 2).
+    /// --replace says otherwise. A bad or truncated bundle changes nothing (exit 2). `show`,
+    /// `log` and `status` read the same here as where it was exported; a bundle of an older
+    /// sticky imports too, what it did not record (answers, the newer ledger figures) shown as
+    /// not recorded.
     Import(ImportArgs),
 
     /// Carry the conversations forward after the project directory moved or was renamed.

@@ -13,6 +13,7 @@ mod cmd;
 pub mod config;
 pub mod exit;
 pub mod generate;
+pub mod host;
 pub mod lock;
 mod progress;
 pub mod project;

@@ -132,6 +132,29 @@ fn wanted(agent: &str, default: &str, chosen: Option<Chosen>) -> (PathBuf, Strin
     }
 }
 
+/// The agent missing (exit 72) when the kernel refused to run `program` as a program (exec
+/// format error: a file with the execute bit that is neither a binary for this machine nor a
+/// `#!` script), which no check before the spawn can tell; otherwise `error` as it is.
+pub fn refused(agent: &str, program: &Path, error: anyhow::Error) -> anyhow::Error {
+    let enoexec = error.chain().any(|cause| {
+        cause.downcast_ref::<nix::errno::Errno>() == Some(&nix::errno::Errno::ENOEXEC)
+    });
+    if !enoexec {
+        return error;
+    }
+    StickyError::AgentMissing {
+        agent: agent.to_owned(),
+        reason: format!(
+            "`{}` cannot run: it is not a program for this machine (exec format error: neither \
+             a binary for this system nor a script with a #! line); reinstall it, or set {} to \
+             another path",
+            program.display(),
+            override_var(agent)
+        ),
+    }
+    .into()
+}
+
 /// Whether this process may execute `path`, a regular file.
 fn is_executable(path: &Path) -> bool {
     path.metadata().is_ok_and(|meta| meta.is_file()) && access(path, AccessFlags::X_OK).is_ok()
@@ -301,5 +324,21 @@ mod tests {
         );
         let binary = script(dir.path(), "binary", "\x7fELF");
         assert!(resolve("claude", "claude", Some(from_env(binary)), None).is_ok());
+    }
+
+    #[test]
+    fn only_an_exec_format_error_makes_a_spawn_failure_the_agent_missing() {
+        let spawn = |errno: nix::errno::Errno| {
+            let error = anyhow::Error::new(errno).context("could not start /bin/claude");
+            crate::exit::exit_for(&refused("claude", Path::new("/bin/claude"), error))
+        };
+        assert_eq!(
+            spawn(nix::errno::Errno::ENOEXEC),
+            crate::exit::Exit::AgentMissing
+        );
+        assert_eq!(
+            spawn(nix::errno::Errno::ENOMEM),
+            crate::exit::Exit::Internal
+        );
     }
 }

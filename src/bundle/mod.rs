@@ -3,8 +3,9 @@
 //!
 //! Format version [`FORMAT`]: a zstd-compressed tar archive. Its first entry is
 //! `manifest.json` ([`Manifest`]: the format version, sticky's version, the agent and its version,
-//! the source project's path, the thread, its sessions with their lineage, its turns, and each
-//! carried file's path, size and SHA-256); then one regular file `files/<path>` per file of the
+//! the source project's path, the thread, its sessions with their lineage and carried recaps,
+//! its turns with their ledger, kept answers and restores, and each carried file's path, size
+//! and SHA-256); then one regular file `files/<path>` per file of the
 //! live session, its path relative to the agent's home (`projects/-home-u-p/<id>.jsonl`), in the
 //! manifest's order. Nothing else: no links, no directories, no absolute or `..` paths.
 //!
@@ -20,6 +21,14 @@
 //! private staging directory while it is hashed; a bundle that is truncated, damaged, holds a
 //! link, a path outside the session's files, or a file the manifest does not list is an error
 //! and the staging directory is removed.
+//!
+//! Fields are added without changing the format: a field newer than the format is optional
+//! (`#[serde(default)]`, so a bundle without it imports with it "not recorded", as a turn run
+//! before part 11 reads), and an older sticky skips the fields it does not know (it imports the
+//! conversation without what it cannot keep: answers, the ledger's newer figures, restores).
+//! [`FORMAT`] changes only when an older sticky would misread a bundle (a field changing its
+//! meaning, another kind of archive entry); an older sticky then refuses it and says to
+//! upgrade, and a newer sticky must keep reading the earlier formats.
 
 pub mod place;
 mod read;
@@ -156,6 +165,30 @@ pub struct Turn {
     pub context_window: Option<i64>,
     #[serde(default)]
     pub purpose: Option<String>,
+    /// The answer as sticky printed it and kept it (its first [`crate::store::MAX_ANSWER`]
+    /// bytes), and the whole answer's size in bytes; older bundles have none.
+    #[serde(default)]
+    pub answer: Option<String>,
+    #[serde(default)]
+    pub answer_bytes: Option<i64>,
+    /// The agent's running totals as it reported them at this turn (JSON), from which the
+    /// next turn's own figures are taken; older bundles have none.
+    #[serde(default)]
+    pub reported_totals: Option<String>,
+    /// What the turn restored from sticky's vault; older bundles have none.
+    #[serde(default)]
+    pub restored: Option<Restored>,
+}
+
+/// What a turn restored from sticky's vault.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Restored {
+    /// How many files it put back.
+    pub files: i64,
+    /// Their bytes.
+    pub bytes: i64,
+    /// When (Unix milliseconds).
+    pub created_at: i64,
 }
 
 /// One carried file.
@@ -176,6 +209,29 @@ impl Manifest {
     /// The live session (the one not ended).
     pub fn live(&self) -> Option<&Session> {
         self.sessions.iter().rev().find(|s| s.ended_at.is_none())
+    }
+
+    /// Leaves out the oldest turns' answers until the answers carried add up to at most
+    /// `budget` bytes, so the manifest stays within what import reads ([`Limits::manifest`]);
+    /// returns how many answers were left out.
+    pub fn fit_answers(&mut self, budget: usize) -> usize {
+        let mut total: usize = self
+            .turns
+            .iter()
+            .filter_map(|turn| turn.answer.as_ref().map(String::len))
+            .sum();
+        let mut dropped = 0;
+        for turn in &mut self.turns {
+            if total <= budget {
+                break;
+            }
+            if let Some(answer) = turn.answer.take() {
+                total -= answer.len();
+                turn.answer_bytes = None;
+                dropped += 1;
+            }
+        }
+        dropped
     }
 }
 

@@ -13,6 +13,7 @@ use super::rewrite::Rewriter;
 use super::write::HashWriter;
 use super::{FILES, FORMAT, Limits, MANIFEST, Manifest};
 use crate::agent::relocation::{Rewrite, hex};
+use crate::store::MAX_ANSWER;
 
 /// A verified bundle: its manifest and its files staged in a private directory (removed when
 /// this value drops).
@@ -179,6 +180,46 @@ fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
         if !ids.contains(&id) {
             bail!("the bundle refers to a session #{id} it does not hold");
         }
+    }
+    manifest.turns.iter().enumerate().try_for_each(check_turn)
+}
+
+/// The most of the agent's reported totals a turn may carry: they are a few figures as JSON.
+pub(super) const MAX_REPORTED_TOTALS: usize = 64 * 1024;
+
+/// A turn's kept answer must be one the store would keep (at most [`MAX_ANSWER`] bytes, of a
+/// whole answer at least that long), its figures sizes, not negative.
+fn check_turn((index, turn): (usize, &super::Turn)) -> Result<()> {
+    let number = index + 1;
+    if let Some(answer) = &turn.answer {
+        if answer.len() > MAX_ANSWER {
+            bail!(
+                "the bundle's turn {number} carries an answer of {} bytes, over the {MAX_ANSWER} \
+                 bytes sticky keeps of one",
+                answer.len()
+            );
+        }
+        if turn
+            .answer_bytes
+            .is_some_and(|bytes| usize::try_from(bytes).map_or(true, |bytes| bytes < answer.len()))
+        {
+            bail!("the bundle's turn {number} says its answer is smaller than the text it carries");
+        }
+    }
+    if turn
+        .reported_totals
+        .as_ref()
+        .is_some_and(|totals| totals.len() > MAX_REPORTED_TOTALS)
+    {
+        bail!(
+            "the bundle's turn {number} carries reported totals over {MAX_REPORTED_TOTALS} bytes"
+        );
+    }
+    if turn
+        .restored
+        .is_some_and(|restored| restored.files < 0 || restored.bytes < 0)
+    {
+        bail!("the bundle's turn {number} restored a negative number of files or bytes");
     }
     Ok(())
 }

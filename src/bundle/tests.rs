@@ -218,3 +218,106 @@ fn a_bundle_can_be_opened_by_hand() {
     let _ = std::io::sink().write_all(&tar);
     let _ = Path::new("");
 }
+
+/// A turn of session 1 with `answer`.
+fn turn(answer: Option<&str>) -> Turn {
+    Turn {
+        session: 1,
+        prompt: Some("p".into()),
+        mode: "headless".into(),
+        pid: 1,
+        host: "h".into(),
+        started_at: 1,
+        ended_at: Some(2),
+        status: "ok".into(),
+        exit_code: Some(0),
+        signal: None,
+        duration_ms: Some(1),
+        cost_usd: None,
+        input_tokens: None,
+        output_tokens: None,
+        error: None,
+        cached_tokens: None,
+        context_tokens: None,
+        context_window: None,
+        purpose: None,
+        answer: answer.map(str::to_owned),
+        answer_bytes: answer.map(|a| i64::try_from(a.len()).unwrap()),
+        reported_totals: None,
+        restored: None,
+    }
+}
+
+#[test]
+fn a_turn_carries_only_what_the_store_would_keep() {
+    let over = "x".repeat(crate::store::MAX_ANSWER + 1);
+    let mut short = turn(Some("hello"));
+    short.answer_bytes = Some(2);
+    let mut restored = turn(None);
+    restored.restored = Some(Restored {
+        files: -1,
+        bytes: 0,
+        created_at: 0,
+    });
+    let mut totals = turn(None);
+    totals.reported_totals = Some(" ".repeat(read::MAX_REPORTED_TOTALS + 1));
+    let cases = [
+        (turn(Some(&over)), "over the 1048576 bytes sticky keeps"),
+        (short, "smaller than the text"),
+        (restored, "negative"),
+        (totals, "reported totals over"),
+    ];
+    for (bad, says) in cases {
+        let mut manifest = manifest();
+        manifest.turns = vec![turn(Some("fine")), bad];
+        let error = read_all(&crafted(&manifest, &[]), Limits::default()).unwrap_err();
+        assert!(
+            error.contains(says) && error.contains("turn 2"),
+            "{says}: {error}"
+        );
+    }
+    let mut manifest = manifest();
+    manifest.turns = vec![turn(Some("fine")), turn(None)];
+    let (staged, _dir) = read_all(&crafted(&manifest, &[]), Limits::default()).unwrap();
+    assert_eq!(staged.manifest.turns, manifest.turns);
+}
+
+#[test]
+fn answers_past_the_budget_are_left_out_oldest_first() {
+    let mut manifest = manifest();
+    manifest.turns = vec![
+        turn(Some("aaaa")),
+        turn(None),
+        turn(Some("bbbb")),
+        turn(Some("cccc")),
+    ];
+    assert_eq!(manifest.fit_answers(12), 0);
+    assert_eq!(manifest.fit_answers(5), 2);
+    let kept: Vec<_> = manifest.turns.iter().map(|t| t.answer.as_deref()).collect();
+    assert_eq!(kept, [None, None, None, Some("cccc")]);
+    assert_eq!(manifest.turns[0].answer_bytes, None);
+}
+
+#[test]
+fn a_manifest_without_the_newer_fields_reads_as_not_recorded_and_unknown_ones_are_skipped() {
+    let mut value = serde_json::to_value({
+        let mut manifest = manifest();
+        manifest.turns = vec![turn(Some("hello"))];
+        manifest
+    })
+    .unwrap();
+    let fields = value["turns"][0].as_object_mut().unwrap();
+    for newer in [
+        "answer",
+        "answer_bytes",
+        "reported_totals",
+        "restored",
+        "cached_tokens",
+    ] {
+        assert!(fields.remove(newer).is_some(), "{newer}");
+    }
+    // A field of a newer sticky this one does not know.
+    fields.insert("from_the_future".into(), serde_json::json!({"x": 1}));
+    let read: Manifest = serde_json::from_value(value).unwrap();
+    assert_eq!(read.turns[0], turn(None));
+}

@@ -73,6 +73,14 @@ pub fn write<W: Write>(
     encoder.multithread(WORKERS)?;
     let mut archive = tar::Builder::new(encoder);
     let text = serde_json::to_vec_pretty(&manifest)?;
+    let limit = super::Limits::default().manifest;
+    if text.len() as u64 > limit {
+        bail!(
+            "the conversation's record is {} bytes, over the {limit} bytes a bundle's manifest \
+             may hold; export a thread with fewer turns",
+            text.len()
+        );
+    }
     append(
         &mut archive,
         MANIFEST,

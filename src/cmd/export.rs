@@ -14,7 +14,7 @@ use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::{self, Carried, Manifest, Source, place};
 use crate::cli::ExportArgs;
 use crate::exit::StickyError;
-use crate::store::{SessionRow, TurnRow};
+use crate::store::{SessionRow, WholeTurn};
 
 /// How long export waits for a turn running on the conversation to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -137,7 +137,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     };
     let lock = lock_thread(ctx)?;
     let sessions = store.sessions(thread.id)?;
-    let turns = store.turns(thread.id)?;
+    let turns = store.whole_turns(thread.id)?;
     let Some(live) = sessions.iter().rev().find(|s| s.ended_at.is_none()) else {
         return Err(no_thread(ctx));
     };
@@ -147,8 +147,23 @@ fn gather(ctx: &Context) -> Result<Gathered> {
         .get(&live.agent)
         .ok()
         .and_then(|adapter| ctx.program(adapter).ok());
-    let manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
+    let mut manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
+    fit_answers(ctx, &mut manifest);
     Ok((manifest, sources(files), program, lock))
+}
+
+/// Keeps the kept answers within half of what import reads of a manifest (the rest is room for
+/// the other fields and JSON's escapes), leaving out the oldest first, and says so.
+fn fit_answers(ctx: &Context, manifest: &mut Manifest) {
+    let budget = usize::try_from(bundle::Limits::default().manifest / 2).unwrap_or(usize::MAX);
+    let dropped = manifest.fit_answers(budget);
+    if dropped > 0 && !ctx.quiet {
+        let turns = if dropped == 1 { "turn" } else { "turns" };
+        eprintln!(
+            "sticky: left the answers of the oldest {dropped} {turns} out of the bundle, so it \
+             stays within the {budget} bytes of answers a bundle carries"
+        );
+    }
 }
 
 /// Takes the conversation's turn lock, waiting for a running turn to end.
@@ -245,7 +260,7 @@ fn manifest(
     created_at: i64,
     live: &SessionRow,
     sessions: &[SessionRow],
-    turns: &[TurnRow],
+    turns: &[WholeTurn],
 ) -> Result<Manifest> {
     let text = |path: &Path| {
         path.to_str().map(str::to_owned).ok_or_else(|| {
@@ -291,7 +306,8 @@ fn manifest(
     })
 }
 
-fn turn(t: &TurnRow) -> bundle::Turn {
+fn turn(whole: &WholeTurn) -> bundle::Turn {
+    let t = &whole.row;
     bundle::Turn {
         session: t.session_id,
         prompt: t.prompt.clone(),
@@ -312,6 +328,14 @@ fn turn(t: &TurnRow) -> bundle::Turn {
         context_tokens: t.context_tokens,
         context_window: t.context_window,
         purpose: t.purpose.clone(),
+        answer: whole.answer.as_ref().map(|answer| answer.text.clone()),
+        answer_bytes: whole.answer.as_ref().map(|answer| answer.bytes),
+        reported_totals: whole.reported_totals.clone(),
+        restored: whole.restore.map(|restore| bundle::Restored {
+            files: restore.files,
+            bytes: restore.bytes,
+            created_at: restore.created_at,
+        }),
     }
 }
 

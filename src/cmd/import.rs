@@ -15,7 +15,7 @@ use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
 use crate::cli::ImportArgs;
 use crate::exit::StickyError;
-use crate::store::{Mode, SessionRow, TurnRow, TurnStatus};
+use crate::store::{Mode, RestoreRow, SessionRow, StoredAnswer, TurnRow, TurnStatus, WholeTurn};
 
 /// How long import waits for a turn running on a thread of the same name to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -234,7 +234,30 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
         .context("cannot add the imported thread")
 }
 
-fn turn(t: &bundle::Turn) -> Result<TurnRow> {
+/// A turn of the bundle as the store adds it: its row, its kept answer (a bundle without one,
+/// written before answers were kept or carried, reads as "not recorded"), the agent's reported
+/// totals and its restore.
+fn turn(t: &bundle::Turn) -> Result<WholeTurn> {
+    let answer = t.answer.clone().map(|text| StoredAnswer {
+        bytes: t
+            .answer_bytes
+            .unwrap_or_else(|| i64::try_from(text.len()).unwrap_or(i64::MAX)),
+        text,
+    });
+    Ok(WholeTurn {
+        row: turn_row(t, answer.as_ref().map(|answer| answer.bytes))?,
+        answer,
+        reported_totals: t.reported_totals.clone(),
+        restore: t.restored.map(|restored| RestoreRow {
+            turn_id: 0,
+            files: restored.files,
+            bytes: restored.bytes,
+            created_at: restored.created_at,
+        }),
+    })
+}
+
+fn turn_row(t: &bundle::Turn, answer_bytes: Option<i64>) -> Result<TurnRow> {
     let mode = match t.mode.as_str() {
         "headless" => Mode::Headless,
         "interactive" => Mode::Interactive,
@@ -275,9 +298,7 @@ fn turn(t: &bundle::Turn) -> Result<TurnRow> {
         input_tokens: t.input_tokens,
         output_tokens: t.output_tokens,
         error: t.error.clone(),
-        // Answers stay behind: a bundle carries the session's files, not sticky's copies of
-        // what it printed.
-        answer_bytes: None,
+        answer_bytes,
         cached_tokens: t.cached_tokens,
         context_tokens: t.context_tokens,
         context_window: t.context_window,

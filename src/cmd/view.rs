@@ -148,14 +148,7 @@ pub fn shown_status(turn: &TurnRow) -> TurnStatus {
 
 /// Whether the process that ran `turn` is known to be gone.
 fn process_gone(turn: &TurnRow) -> bool {
-    use nix::errno::Errno;
-    use nix::sys::signal::kill;
-    use nix::unistd::Pid;
-    // Never 0 or negative: kill(2) would ask about a whole process group.
-    let Some(pid) = i32::try_from(turn.pid).ok().filter(|pid| *pid > 0) else {
-        return false;
-    };
-    turn.host == super::turn::host_name() && kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH)
+    crate::host::process_gone(&turn.host, turn.pid)
 }
 
 /// The stored and shown name of a turn status.
@@ -364,6 +357,63 @@ fn needs_escape(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The modules of `cmd/` that are no command but serve them all.
+    const HELPERS: &[&str] = &[
+        "input", "listing", "mod", "output", "probe", "vault", "view",
+    ];
+
+    /// Every `.rs` file under `dir`.
+    fn sources(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                found.extend(sources(&path));
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                found.push(path);
+            }
+        }
+        found
+    }
+
+    /// A command is used by the switchboard (`cmd/mod.rs`) only: what two commands share lives
+    /// in a helper of `cmd/` or below the commands, never in one of them.
+    #[test]
+    fn no_command_uses_another_commands_internals() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cmd");
+        let module = |path: &std::path::Path| {
+            let relative = path.strip_prefix(&root).unwrap();
+            let first = relative.components().next().unwrap().as_os_str();
+            std::path::Path::new(first)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        };
+        let files = sources(&root);
+        let mut commands: Vec<String> = files.iter().map(|path| module(path)).collect();
+        commands.retain(|name| !HELPERS.contains(&name.as_str()));
+        commands.sort();
+        commands.dedup();
+        assert!(commands.contains(&"turn".to_owned()) && commands.contains(&"log".to_owned()));
+        for file in files.iter().filter(|file| **file != root.join("mod.rs")) {
+            let text = std::fs::read_to_string(file).unwrap();
+            let owner = module(file);
+            for command in commands.iter().filter(|command| **command != owner) {
+                let used = regex::Regex::new(&format!(
+                    r"(super::|cmd::)(super::)*{command}::|use (super|crate::cmd)::\{{[^}}]*\b{command}\b"
+                ))
+                .unwrap();
+                assert!(
+                    !used.is_match(&text),
+                    "{} uses command {command}'s internals: move what they share to a helper \
+                     of cmd/ or below the commands (or list a new helper in HELPERS)",
+                    file.display()
+                );
+            }
+        }
+    }
 
     #[test]
     fn times_and_durations_read_well() {

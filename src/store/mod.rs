@@ -169,6 +169,21 @@ impl StoredAnswer {
     }
 }
 
+/// A turn whole, as `sticky export` carries it to another project and `sticky import` adds it
+/// there: its row and what the row leaves out (read by `Store::whole_turns`, written by
+/// `Tx::add_thread`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WholeTurn {
+    /// The turn's row.
+    pub row: TurnRow,
+    /// Its kept answer, if it has one.
+    pub answer: Option<StoredAnswer>,
+    /// The agent's running totals it reported (JSON), the next turn's baseline.
+    pub reported_totals: Option<String>,
+    /// What it restored from sticky's vault (`turn_id` is the row's id).
+    pub restore: Option<RestoreRow>,
+}
+
 /// Sums of a ledger over turns (a session's, a conversation's).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct Totals {
@@ -556,13 +571,24 @@ impl Store {
         let Some((stored, encoding, bytes)) = stored else {
             return Ok(None);
         };
-        let text = answer::decode(&stored, encoding.as_deref()).map_err(|problem| {
+        self.decoded(turn_id, (&stored, encoding.as_deref()), bytes)
+            .map(Some)
+    }
+
+    /// The answer of turn `turn_id` from its stored bytes and encoding, `bytes` long whole.
+    fn decoded(
+        &self,
+        turn_id: i64,
+        (stored, encoding): (&[u8], Option<&str>),
+        bytes: i64,
+    ) -> Result<StoredAnswer> {
+        let text = answer::decode(stored, encoding).map_err(|problem| {
             error::store(
                 &self.path,
                 format!("holds an answer of turn {turn_id} that cannot be read: {problem}"),
             )
         })?;
-        Ok(Some(StoredAnswer { text, bytes }))
+        Ok(StoredAnswer { text, bytes })
     }
 
     /// What a turn's ledger starts from, in one statement: how many turns the session has run

@@ -333,7 +333,7 @@ fn the_ledger_totals_follow_every_turn_end_rotation_and_import() {
 
     // Imported into another file: the same totals there.
     let sessions = store.sessions(thread).unwrap();
-    let turns = store.turns(thread).unwrap();
+    let turns = store.whole_turns(thread).unwrap();
     let mut other = Store::open(&dir.path().join("other.db")).unwrap();
     let added = other
         .immediate(|tx| tx.add_thread("carried", 0, &sessions, &turns))

@@ -1,13 +1,76 @@
-//! Threads transferred between projects (`sticky import`, `sticky relocate`): a thread added whole
-//! with its sessions and turns, a thread removed whole (`import --replace`), and a live session
-//! moved to the project's directory.
+//! Threads transferred between projects (`sticky export`, `sticky import`, `sticky relocate`):
+//! a thread's turns read whole (with their answers, the agent's reported totals and restores),
+//! a thread added whole with its sessions and turns, a thread removed whole (`import
+//! --replace`), and a live session moved to the project's directory.
 
 use std::collections::HashMap;
 
 use anyhow::{Result, bail};
 use rusqlite::params;
 
-use super::{Millis, SessionRow, ThreadRow, TurnRow, Tx, intact, rows, totals};
+use super::rows::turn_columns;
+use super::{
+    Millis, RestoreRow, SessionRow, Store, ThreadRow, Tx, WholeTurn, answer, intact, rows, totals,
+};
+
+impl Store {
+    /// Every turn of a thread whole, oldest first: its row, its kept answer (decoded), the
+    /// agent's reported totals and its restore.
+    pub fn whole_turns(&self, thread_id: i64) -> Result<Vec<WholeTurn>> {
+        let sql = concat!(
+            "SELECT ",
+            turn_columns!(),
+            ", answer, answer_encoding, reported_totals, restores.files, restores.bytes, \
+             restores.created_at FROM turns LEFT JOIN restores ON restores.turn_id = turns.id \
+             WHERE session_id IN (SELECT id FROM sessions WHERE thread_id = ?1) ORDER BY id"
+        );
+        let read = self.run("read the turns", || {
+            rows::all(&self.conn, sql, [thread_id], whole_turn)
+        })?;
+        read.into_iter()
+            .map(|(mut turn, stored)| {
+                if let Some((bytes, encoding)) = stored {
+                    let size = turn.row.answer_bytes.unwrap_or(0);
+                    let mut kept =
+                        self.decoded(turn.row.id, (&bytes, encoding.as_deref()), size)?;
+                    kept.bytes = kept.bytes.max(i64::try_from(kept.text.len()).unwrap_or(0));
+                    turn.answer = Some(kept);
+                }
+                Ok(turn)
+            })
+            .collect()
+    }
+}
+
+/// An answer as stored: its bytes and their encoding.
+type Stored = (Vec<u8>, Option<String>);
+
+/// A turn of [`Store::whole_turns`]'s columns, with its answer as stored, decoded by the
+/// caller.
+fn whole_turn(row: &rusqlite::Row<'_>) -> rusqlite::Result<(WholeTurn, Option<Stored>)> {
+    let turn = rows::turn(row)?;
+    let answer: Option<Vec<u8>> = row.get(21)?;
+    let encoding: Option<String> = row.get(22)?;
+    let files: Option<i64> = row.get(24)?;
+    let restore = match (files, row.get(25)?, row.get(26)?) {
+        (Some(files), Some(bytes), Some(created_at)) => Some(RestoreRow {
+            turn_id: turn.id,
+            files,
+            bytes,
+            created_at,
+        }),
+        _ => None,
+    };
+    Ok((
+        WholeTurn {
+            row: turn,
+            answer: None,
+            reported_totals: row.get(23)?,
+            restore,
+        },
+        answer.map(|stored| (stored, encoding)),
+    ))
+}
 
 impl Tx<'_> {
     /// The thread named `name`, if it exists.
@@ -16,14 +79,16 @@ impl Tx<'_> {
     }
 
     /// Adds thread `name` with `sessions` (oldest first, their ids and `rotated_from` those of
-    /// the file they came from) and their `turns` (whose `session_id` is such an id). Sessions
-    /// get new ids here; the lineage and the turns follow them. Refuses a name in use.
+    /// the file they came from) and their `turns` (whose `session_id` is such an id) with their
+    /// answers and restores. Sessions and turns get new ids here; the lineage, the turns and
+    /// the restores follow them, and migration 4's triggers add the turns up on their sessions.
+    /// Refuses a name in use.
     pub fn add_thread(
         &self,
         name: &str,
         created_at: Millis,
         sessions: &[SessionRow],
-        turns: &[TurnRow],
+        turns: &[WholeTurn],
     ) -> Result<ThreadRow> {
         if self.read(rows::thread_by_name(&self.tx, name))?.is_some() {
             bail!("thread {name:?} exists already");
@@ -31,14 +96,17 @@ impl Tx<'_> {
         let thread = self.insert_thread(name, created_at)?;
         let mut ids: HashMap<i64, i64> = HashMap::new();
         for session in sessions {
-            let count = turns.iter().filter(|t| t.session_id == session.id).count();
+            let count = turns
+                .iter()
+                .filter(|t| t.row.session_id == session.id)
+                .count();
             let rotated_from = session.rotated_from.and_then(|old| ids.get(&old).copied());
             let id = self.insert_session(thread.id, session, rotated_from, count)?;
             ids.insert(session.id, id);
         }
         for turn in turns {
-            let Some(session) = ids.get(&turn.session_id) else {
-                bail!("turn of unknown session #{}", turn.session_id);
+            let Some(session) = ids.get(&turn.row.session_id) else {
+                bail!("turn of unknown session #{}", turn.row.session_id);
             };
             self.insert_turn(*session, turn)?;
         }
@@ -94,14 +162,22 @@ impl Tx<'_> {
         ))
     }
 
-    /// Inserts a copy of `turn` into session `session_id` (a new id).
-    fn insert_turn(&self, session_id: i64, turn: &TurnRow) -> Result<()> {
-        self.write(self.tx.execute(
+    /// Inserts a copy of `whole` into session `session_id` (a new id), its answer stored as a
+    /// turn's end stores one (cut at the cap, deflated when large) and its restore with it.
+    fn insert_turn(&self, session_id: i64, whole: &WholeTurn) -> Result<()> {
+        let turn = &whole.row;
+        let answer = whole.answer.as_ref().map(|kept| {
+            let mut encoded = answer::encode(&kept.text);
+            encoded.bytes = encoded.bytes.max(kept.bytes);
+            encoded
+        });
+        let id: i64 = self.write(self.tx.query_row(
             "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, ended_at, \
              status, exit_code, signal, duration_ms, cost_usd, input_tokens, output_tokens, \
-             error, cached_tokens, context_tokens, context_window, purpose) \
+             error, cached_tokens, context_tokens, context_window, purpose, answer, \
+             answer_encoding, answer_bytes, reported_totals) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-             ?17, ?18, ?19)",
+             ?17, ?18, ?19, ?20, ?21, ?22, ?23) RETURNING id",
             params![
                 session_id,
                 turn.prompt,
@@ -122,14 +198,30 @@ impl Tx<'_> {
                 turn.context_tokens,
                 turn.context_window,
                 turn.purpose,
+                answer.as_ref().map(|a| &a.stored),
+                answer.as_ref().and_then(|a| a.encoding),
+                answer.as_ref().map(|a| a.bytes),
+                whole.reported_totals,
             ],
+            |row| row.get(0),
         ))?;
+        if let Some(restore) = &whole.restore {
+            self.write(self.tx.execute(
+                "INSERT INTO restores (turn_id, files, bytes, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![id, restore.files, restore.bytes, restore.created_at],
+            ))?;
+        }
         Ok(())
     }
 
     /// Removes a thread with all its sessions and turns.
     pub fn remove_thread(&self, thread_id: i64) -> Result<()> {
         self.sessions_changed.set(true);
+        self.write(self.tx.execute(
+            "DELETE FROM restores WHERE turn_id IN (SELECT turns.id FROM turns JOIN sessions \
+             ON sessions.id = turns.session_id WHERE sessions.thread_id = ?1)",
+            [thread_id],
+        ))?;
         self.write(self.tx.execute(
             "DELETE FROM turns WHERE session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)",
             [thread_id],
@@ -169,7 +261,7 @@ impl Tx<'_> {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use crate::store::{Mode, NewSession, Store, TurnStatus};
+    use crate::store::{Mode, NewSession, Store, TurnEnd, TurnStatus};
 
     #[test]
     fn a_thread_is_added_whole_with_its_lineage_and_removed_whole() {
@@ -198,9 +290,22 @@ mod tests {
                 tx.begin_turn(live.id, Some("two"), Mode::Headless, 1, "h")
             })
             .unwrap();
+        let long = "a line of a long answer\n".repeat(1000);
+        let end = TurnEnd {
+            status: Some(TurnStatus::Ok),
+            cost_usd: Some(0.5),
+            input_tokens: Some(10),
+            answer: Some(long.clone()),
+            reported_totals: Some("{\"cost_usd\":0.5}".to_owned()),
+            ..TurnEnd::default()
+        };
+        store.finish_turn(1, &end).unwrap();
+        store.record_restore(2, 3, 300).unwrap();
         let thread = store.thread("main").unwrap().unwrap();
         let mut sessions = store.sessions(thread.id).unwrap();
-        let turns = store.turns(thread.id).unwrap();
+        let turns = store.whole_turns(thread.id).unwrap();
+        assert_eq!(turns[0].answer.as_ref().unwrap().text, long);
+        assert_eq!(turns[1].restore.unwrap().files, 3);
         sessions[1].directory = PathBuf::from("/b");
         let mut other = Store::open(&dir.path().join("b.db")).unwrap();
         let added = other
@@ -219,11 +324,24 @@ mod tests {
                 .as_deref(),
             Some("y")
         );
-        let copied_turns = other.turns(added.id).unwrap();
+        let copied_turns = other.whole_turns(added.id).unwrap();
         assert_eq!(copied_turns.len(), 2);
-        assert_eq!(copied_turns[1].session_id, copied[1].id);
-        assert_eq!(copied_turns[1].status, TurnStatus::Running);
+        assert_eq!(copied_turns[1].row.session_id, copied[1].id);
+        assert_eq!(copied_turns[1].row.status, TurnStatus::Running);
         assert_eq!(other.turn_count(copied[1].id).unwrap(), 1);
+        // The answer (deflated again), the reported totals, the restore and the ledger came too.
+        assert_eq!(copied_turns[0].answer, turns[0].answer);
+        assert_eq!(copied_turns[0].row.answer_bytes, turns[0].row.answer_bytes);
+        assert_eq!(copied_turns[0].reported_totals, turns[0].reported_totals);
+        let restore = copied_turns[1].restore.unwrap();
+        assert_eq!(
+            (restore.turn_id, restore.files, restore.bytes),
+            (copied_turns[1].row.id, 3, 300)
+        );
+        assert_eq!(
+            other.totals(None, added.id).unwrap(),
+            store.totals(None, thread.id).unwrap()
+        );
         assert!(
             other
                 .immediate(|tx| tx.add_thread("copied", 5, &sessions, &turns))
@@ -231,6 +349,7 @@ mod tests {
         );
         other.immediate(|tx| tx.remove_thread(added.id)).unwrap();
         assert!(other.thread("copied").unwrap().is_none());
+        assert!(other.restores(added.id).unwrap().is_empty());
         assert!(other.turns(added.id).unwrap().is_empty());
     }
 }

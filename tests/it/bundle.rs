@@ -666,6 +666,192 @@ fn export_import_and_relocate_print_their_json_objects() {
     assert_eq!(relocated["project"], b.project.to_str().expect("UTF-8"));
 }
 
+/// What `sticky` prints with `args` as JSON in `env`, its project directories and HOMEs (which
+/// differ between the exporting and the importing world) written as `<project>` and `<home>`.
+fn normalized(agent: &Agent, env: &TestEnv, worlds: [&TestEnv; 2], args: &[&str]) -> String {
+    let output = agent.sticky(env, args).run();
+    output.assert_success();
+    let mut text = output.json().to_string();
+    for world in worlds {
+        let project = world.project.to_str().expect("UTF-8");
+        let home = world.home.to_str().expect("UTF-8");
+        text = text.replace(project, "<project>").replace(home, "<home>");
+    }
+    text
+}
+
+/// A conversation with all part 11 keeps: answers, a ledger of running totals, a handoff
+/// summary turn and a carried recap, and a restore from the vault.
+fn conversation_with_everything(agent: &Agent, env: &TestEnv) {
+    agent.turn(env, &["-a", agent.name, "first"]);
+    agent.turn(env, &["second"]);
+    agent.turn(env, &["new", "--carry=summary", "third"]);
+    let storage = crate::agents::AGENTS
+        .iter()
+        .find(|known| known.name == agent.name)
+        .map(|known| env.home.join(known.storage))
+        .expect("the agent's storage");
+    std::fs::remove_dir_all(&storage).expect("remove the agent's storage");
+    let restored = agent.sticky(env, &["fourth"]).run();
+    restored
+        .assert_success()
+        .assert_stderr_contains("from sticky's vault");
+}
+
+#[test]
+fn export_and_import_carry_the_answers_and_the_ledger() {
+    for agent in AGENTS
+        .iter()
+        .filter(|a| ["claude", "codex"].contains(&a.name))
+    {
+        let (a, b) = (TestEnv::new(), TestEnv::new());
+        let worlds = [&a, &b];
+        conversation_with_everything(agent, &a);
+        let bundle = a.scratch.join("conversation.sticky");
+        let bundle_arg = bundle.to_str().expect("a UTF-8 path");
+        agent
+            .sticky(&a, &["export", "-o", bundle_arg])
+            .run()
+            .assert_success();
+        agent
+            .sticky(&b, &["import", bundle_arg])
+            .run()
+            .assert_success();
+        let name = agent.name;
+        let same = |args: &[&str]| {
+            let (there, here) = (
+                normalized(agent, &a, worlds, args),
+                normalized(agent, &b, worlds, args),
+            );
+            assert_eq!(there, here, "{name}: sticky {}", args.join(" "));
+            there
+        };
+        let log = same(&["log", "--json", "--answers"]);
+        for kept in [
+            "\"answer\":",
+            "\"purpose\":\"handoff\"",
+            "\"carried\":\"summary\"",
+            "\"restored\":{",
+        ] {
+            assert!(log.contains(kept), "{name}: {kept} in {log}");
+        }
+        same(&["sessions", "--json"]);
+        for turn in ["1", "2", "3", "4", "5"] {
+            same(&["show", turn, "--json"]);
+        }
+        let ledger = |env: &TestEnv| {
+            let status: serde_json::Value =
+                serde_json::from_str(&normalized(agent, env, worlds, &["status", "--json"]))
+                    .expect("JSON");
+            (status["ledger"].clone(), status["context"].clone())
+        };
+        let before = ledger(&a);
+        assert!(
+            before.0["conversation"]["input_tokens"].is_number(),
+            "{name}: {before:?}"
+        );
+        assert_eq!(before, ledger(&b), "{name}: the ledger and the context");
+        assert_eq!(
+            agent.sticky(&b, &["show"]).run().stdout,
+            agent.sticky(&a, &["show"]).run().stdout,
+            "{name}: the last answer as printed"
+        );
+
+        // The next turn's own figures are taken from the carried running totals.
+        agent.turn(&a, &["fifth"]);
+        agent.turn(&b, &["fifth"]);
+        let last = |env: &TestEnv| {
+            let log: serde_json::Value = serde_json::from_str(&normalized(
+                agent,
+                env,
+                worlds,
+                &["log", "--json", "-n", "1"],
+            ))
+            .expect("JSON");
+            let turn = log["sessions"][0]["turns"][0].clone();
+            (
+                turn["cost_usd"].clone(),
+                turn["input_tokens"].clone(),
+                turn["output_tokens"].clone(),
+            )
+        };
+        assert_eq!(last(&a), last(&b), "{name}: the turn after the import");
+        assert_eq!(
+            ledger(&a),
+            ledger(&b),
+            "{name}: the ledger after one more turn"
+        );
+    }
+}
+
+#[test]
+fn a_bundle_written_before_answers_and_the_ledger_were_carried_still_imports() {
+    let (a, b) = (TestEnv::new(), TestEnv::new());
+    let first = a.turn("first");
+    a.turn("second");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    // The manifest as a sticky before part 11 wrote it: none of the fields added since.
+    let old = rebuilt(
+        &std::fs::read(&bundle).expect("read the bundle"),
+        |manifest| {
+            for session in manifest["sessions"].as_array_mut().expect("sessions") {
+                let session = session.as_object_mut().expect("a session");
+                for field in ["carried", "carried_bytes"] {
+                    assert!(session.remove(field).is_some(), "{field}");
+                }
+            }
+            for turn in manifest["turns"].as_array_mut().expect("turns") {
+                let turn = turn.as_object_mut().expect("a turn");
+                for field in [
+                    "cached_tokens",
+                    "context_tokens",
+                    "context_window",
+                    "purpose",
+                    "answer",
+                    "answer_bytes",
+                    "reported_totals",
+                    "restored",
+                ] {
+                    assert!(turn.remove(field).is_some(), "{field}");
+                }
+            }
+        },
+        |_| {},
+    );
+    let old_bundle = a.scratch.join("old.sticky");
+    std::fs::write(&old_bundle, old).expect("write the old bundle");
+    b.ok(["import", old_bundle.to_str().expect("UTF-8")]);
+
+    let turns = b.log_json()["sessions"][0]["turns"].clone();
+    assert_eq!(turns[1]["prompt"], "second");
+    assert_eq!(
+        turns[1]["cached_tokens"],
+        serde_json::Value::Null,
+        "{turns}"
+    );
+    assert_eq!(turns[1]["restored"], serde_json::Value::Null, "{turns}");
+    b.sticky(["show"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("has no kept answer");
+    // The ledger holds what the old bundle had: the turns' cost and tokens.
+    let (there, here) = (a.status_json(), b.status_json());
+    for key in ["turns", "cost_usd", "input_tokens", "output_tokens"] {
+        assert_eq!(
+            here["ledger"]["conversation"][key], there["ledger"]["conversation"][key],
+            "{key}"
+        );
+    }
+    assert_eq!(
+        here["ledger"]["conversation"]["cached_tokens"],
+        serde_json::Value::Null
+    );
+    let next = b.turn("third");
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["first", "second"]);
+}
+
 #[test]
 fn a_session_whose_agent_files_are_gone_is_exported_from_the_vault() {
     for agent in AGENTS {

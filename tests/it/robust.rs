@@ -855,6 +855,39 @@ fn an_agent_that_cannot_start_fails_with_72_and_the_session_stays() {
 }
 
 #[test]
+fn an_agent_the_kernel_will_not_run_fails_with_72_in_its_json_and_its_exit() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    // Executable, but neither a binary nor a #! script: only the spawn finds out (ENOEXEC).
+    let broken = env.script("bin/claude", "console.log('hi')\n");
+    for json in [false, true] {
+        let mut args = vec!["second"];
+        if json {
+            args.insert(0, "--json");
+        }
+        let output = env.sticky(args).env("STICKY_CLAUDE_BIN", &broken).run();
+        output.assert_code(72);
+        if json {
+            let object = output.json();
+            assert_eq!(object["exit_code"], 72, "{object}");
+            let error = object["error"].as_str().unwrap_or_default();
+            assert!(
+                error.contains("not a program for this machine")
+                    && error.contains("STICKY_CLAUDE_BIN"),
+                "{object}"
+            );
+        } else {
+            output
+                .assert_stderr_contains("exec format error")
+                .assert_stderr_contains(&broken.display().to_string());
+        }
+    }
+    let after = env.turn("third");
+    assert_eq!(after.session, first);
+    assert_eq!(after.saw, ["first"]);
+}
+
+#[test]
 fn a_panic_exits_70_with_one_line_saying_it_is_a_bug() {
     let env = TestEnv::new();
     env.turn("first");

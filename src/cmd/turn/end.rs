@@ -13,7 +13,7 @@ use super::run::{Outcome, Running};
 use super::vault::Restore;
 use crate::agent::Diagnosis;
 use crate::agent::{self, ledger::Figures};
-use crate::exit::exit_for;
+use crate::exit::{Exit, exit_for};
 use crate::pty::Status;
 use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
 use crate::store::{NewSession, Store, TurnEnd, TurnStatus};
@@ -70,6 +70,11 @@ pub(super) fn finish(
     };
     if let Some(restore) = restore {
         say_what_the_vault_did(turn, store, &mut verdict, restore);
+    }
+    // A program that could not run ends with its error's code (72 for one the kernel would
+    // not run), in the `--json` object as in the process's exit.
+    if let (Err(error), None) = (&ended, verdict.failure(asked.agent)) {
+        verdict.exit = exit_for(error);
     }
     let status = ended.as_ref().ok().map(|finished| finished.status);
     let not_recorded = record(turn, store, &observed, &verdict, status, unrecorded).err();
@@ -147,6 +152,10 @@ fn conclude(
     }
     if let Err(error) = ended {
         warn(&not_recorded);
+        if exit_for(&error) != Exit::Internal {
+            // It names the program and the way out already.
+            return said.failing(error);
+        }
         let program = turn.begun.program.display();
         return said.failing(error.context(format!("could not run {program}")));
     }

@@ -196,7 +196,7 @@ fn begin<'a>(
     start: &Start<'_>,
 ) -> Result<Begun<'a>> {
     let (prompt, fresh) = (start.prompt, start.request.fresh);
-    let host = host_name();
+    let host = crate::host::name();
     store.immediate(|tx| {
         let (thread, plan) = decide(ctx, tx, start.request)?;
         // The thread's lock is ours: a turn still marked running has lost its process.
@@ -483,12 +483,4 @@ fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, Stick
         }
         via => Ok(via),
     }
-}
-
-/// This machine's name, to tell a dead turn from one running on another machine.
-pub(super) fn host_name() -> String {
-    nix::unistd::gethostname()
-        .ok()
-        .and_then(|name| name.into_string().ok())
-        .unwrap_or_default()
 }

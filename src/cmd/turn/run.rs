@@ -77,6 +77,11 @@ impl<'a> Running<'a> {
         }
     }
 
+    /// A program the kernel would not run is the agent missing (see `agent::program::refused`).
+    fn refused(&self, error: anyhow::Error) -> anyhow::Error {
+        agent::program::refused(self.begun.adapter.name(), &self.begun.program, error)
+    }
+
     pub(super) fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
@@ -118,7 +123,8 @@ impl<'a> Running<'a> {
             }
         };
         let spec = self.spec(args, stdin);
-        let ended = pty::run_headless(&spec, &mut |chunk| splitter.push(chunk, &mut on_line));
+        let ended = pty::run_headless(&spec, &mut |chunk| splitter.push(chunk, &mut on_line))
+            .map_err(|error| self.refused(error));
         splitter.finish(&mut on_line);
         progress.finish();
         Outcome {
@@ -135,11 +141,13 @@ impl<'a> Running<'a> {
         args.extend(adapter.session_report_args(&report));
         let mut observed = Observed::default();
         let mut tail = Vec::new();
-        let ended = pty::run_interactive(&self.spec(args, None)).map(|(finished, output)| {
-            super::super::view::relayed(output.last().copied());
-            tail = output;
-            finished
-        });
+        let ended = pty::run_interactive(&self.spec(args, None))
+            .map(|(finished, output)| {
+                super::super::view::relayed(output.last().copied());
+                tail = output;
+                finished
+            })
+            .map_err(|error| self.refused(error));
         // The agent's hook is the reliable report; its exit line is the next best (Codex and
         // opencode name a session they created only there).
         observed.ended_in = reported_sessions(&report)
