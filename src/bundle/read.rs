@@ -173,7 +173,7 @@ fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
     let dangling = manifest
         .turns
         .iter()
-        .map(|t| t.session)
+        .map(|t| t.session_id)
         .chain(manifest.sessions.iter().filter_map(|s| s.rotated_from));
     for id in dangling {
         if !ids.contains(&id) {

@@ -18,8 +18,9 @@ fn manifest() -> Manifest {
             name: "main".into(),
             created_at: 1,
         },
-        sessions: vec![Session {
+        sessions: vec![SessionRow {
             id: 1,
+            thread_id: 0,
             agent: "claude".into(),
             model: None,
             agent_session_id: Some("id".into()),
@@ -217,4 +218,31 @@ fn a_bundle_can_be_opened_by_hand() {
     assert_eq!(names, ["manifest.json", "files/a/b.jsonl"]);
     let _ = std::io::sink().write_all(&tar);
     let _ = Path::new("");
+}
+
+#[test]
+fn the_manifest_carries_the_stores_rows_as_format_1_wrote_them() {
+    // A session and a turn as format 1 has always written them (a turn of before the ledger's
+    // later figures, so those are missing).
+    let session = r#"{"id":7,"agent":"claude","model":null,"agent_session_id":"s","directory":"/a/p","created_at":1,"confirmed_at":2,"rotated_from":6,"rotation_reason":"new","ended_at":null,"carried":"recap","carried_bytes":10}"#;
+    let turn = r#"{"session":7,"prompt":"hi","mode":"headless","pid":4,"host":"h","started_at":1,"ended_at":3,"status":"ok","exit_code":0,"signal":null,"duration_ms":2,"cost_usd":0.5,"input_tokens":9,"output_tokens":1,"error":null}"#;
+    let read: SessionRow = serde_json::from_str(session).unwrap();
+    assert_eq!((read.id, read.rotated_from), (7, Some(6)));
+    assert_eq!(serde_json::to_string(&read).unwrap(), session);
+    let read: TurnRow = serde_json::from_str(turn).unwrap();
+    assert_eq!(read.session_id, 7);
+    assert_eq!(read.mode, crate::store::Mode::Headless);
+    assert_eq!(read.status, crate::store::TurnStatus::Ok);
+    assert_eq!(read.cached_tokens, None);
+    let written = serde_json::to_string(&read).unwrap();
+    assert_eq!(
+        written,
+        turn.replace(
+            "\"error\":null}",
+            "\"error\":null,\"cached_tokens\":null,\"context_tokens\":null,\
+             \"context_window\":null,\"purpose\":null}"
+        )
+    );
+    let unknown = turn.replace("\"ok\"", "\"bogus\"");
+    assert!(serde_json::from_str::<TurnRow>(&unknown).is_err());
 }

@@ -26,6 +26,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, bail};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use serde::{Deserialize, Serialize};
 
 use rows::{session_columns, thread_columns, turn_columns};
 pub use vault::{Forgotten, RestoreRow};
@@ -38,7 +39,8 @@ pub use answer::MAX_ANSWER;
 pub type Millis = i64;
 
 /// How a turn ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// A prompt, answered without the agent's UI.
     Headless,
@@ -47,7 +49,8 @@ pub enum Mode {
 }
 
 /// Where a turn is, or how it ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TurnStatus {
     /// The turn is running (or its sticky process died; see `Abandoned`).
     Running,
@@ -72,12 +75,14 @@ pub struct ThreadRow {
     pub created_at: Millis,
 }
 
-/// An agent session attached to a thread.
-#[derive(Debug, Clone, PartialEq)]
+/// An agent session attached to a thread. Serialized as a bundle carries it ([`crate::bundle`]:
+/// its thread left out, a recap missing in an older bundle read as none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRow {
     /// Row id.
     pub id: i64,
     /// The thread it belongs to.
+    #[serde(skip)]
     pub thread_id: i64,
     /// The agent's name (`claude`, `codex`, ...).
     pub agent: String,
@@ -100,17 +105,23 @@ pub struct SessionRow {
     pub ended_at: Option<Millis>,
     /// The kind of recap carried into it from the session it replaced (`recap`, `summary`),
     /// if one was.
+    #[serde(default)]
     pub carried: Option<String>,
     /// The size of that recap in bytes.
+    #[serde(default)]
     pub carried_bytes: Option<i64>,
 }
 
-/// One run of sticky on a session.
-#[derive(Debug, Clone, PartialEq)]
+/// One run of sticky on a session. Serialized as a bundle carries it ([`crate::bundle`]: its
+/// own id and answer size left out, its session's id as `session`, a figure missing in an
+/// older bundle read as none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnRow {
     /// Row id.
+    #[serde(skip)]
     pub id: i64,
     /// The session it ran on.
+    #[serde(rename = "session")]
     pub session_id: i64,
     /// The prompt; `None` for an interactive turn.
     pub prompt: Option<String>,
@@ -141,14 +152,19 @@ pub struct TurnRow {
     /// sticky's own reason for a failure (session lost, amnesia, ...).
     pub error: Option<String>,
     /// The size in bytes of the answer as printed, when it was kept (see [`Store::answer`]).
+    #[serde(skip)]
     pub answer_bytes: Option<i64>,
     /// Input tokens read from the agent's cache (counted in `input_tokens` too), when reported.
+    #[serde(default)]
     pub cached_tokens: Option<i64>,
     /// The tokens the context held at the turn's last model call, when known.
+    #[serde(default)]
     pub context_tokens: Option<i64>,
     /// The model's context window, when the agent reports it.
+    #[serde(default)]
     pub context_window: Option<i64>,
     /// Why sticky ran the turn itself (`handoff`: the summary `--carry=summary` asks for).
+    #[serde(default)]
     pub purpose: Option<String>,
 }
 
@@ -169,7 +185,7 @@ impl StoredAnswer {
 }
 
 /// Sums of a ledger over turns (a session's, a conversation's).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Totals {
     /// How many turns were summed.
     pub turns: i64,
