@@ -19,6 +19,8 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub use crate::sql_json::hex;
+
 use super::output::env_dir;
 use super::{Adapter, Keeping};
 
@@ -389,14 +391,6 @@ struct Gemini;
 /// The hex SHA-256 of a directory's path: Gemini CLI's `projectHash`.
 fn project_hash(directory: &Path) -> String {
     hex(&Sha256::digest(directory.to_string_lossy().as_bytes()))
-}
-
-/// Lower-case hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut out, byte| {
-        out.push_str(&format!("{byte:02x}"));
-        out
-    })
 }
 
 impl Gemini {

@@ -582,15 +582,9 @@ impl Store {
             None => (rows::sql::THREAD_TOTALS, thread_id),
         };
         self.run("read the ledger", || {
-            self.conn.prepare_cached(sql)?.query_row([key], |row| {
-                Ok(Totals {
-                    turns: row.get(0)?,
-                    cost_usd: row.get(1)?,
-                    input_tokens: row.get(2)?,
-                    output_tokens: row.get(3)?,
-                    cached_tokens: row.get(4)?,
-                })
-            })
+            self.conn
+                .prepare_cached(sql)?
+                .query_row([key], rows::totals)
         })
     }
 
