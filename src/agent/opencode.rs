@@ -25,7 +25,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, int_at, json_object, lost_on_resume, str_at};
+use super::output::{id_after, json_object, lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, SessionRows, Target, Usage};
 
@@ -87,19 +87,14 @@ impl Adapter for Opencode {
                 }
             }
             "step_finish" => {
-                let tokens = |key: &str| int_at(&event, &format!("/part/tokens/{key}"));
-                let sum = |keys: &[&str]| {
-                    keys.iter()
-                        .filter_map(|key| tokens(key))
-                        .reduce(|a, b| a + b)
-                };
+                let tokens = event.pointer("/part/tokens");
                 events.push(Event::Usage(Usage {
                     cost_usd: event
                         .pointer("/part/cost")
                         .and_then(serde_json::Value::as_f64),
-                    // opencode counts cache reads and writes, and reasoning, apart.
-                    input_tokens: sum(&["input", "cache/read", "cache/write"]),
-                    output_tokens: sum(&["output", "reasoning"]),
+                    // opencode counts reasoning apart.
+                    input_tokens: tokens.and_then(prompt_tokens),
+                    output_tokens: tokens.and_then(|t| sum_at(t, &["/output", "/reasoning"])),
                 }));
             }
             "error" => events.push(Event::Result {
@@ -152,6 +147,12 @@ impl Adapter for Opencode {
             migrations: &["migration", "data_migration"],
         })
     }
+}
+
+/// The prompt's tokens in the `tokens` of opencode's `step_finish`: new input, cache reads
+/// and cache writes, which opencode counts apart.
+pub(super) fn prompt_tokens(tokens: &serde_json::Value) -> Option<i64> {
+    sum_at(tokens, &["/input", "/cache/read", "/cache/write"])
 }
 
 /// An opencode session ID: `ses_` and letters or digits (26 of them in 1.18.33).
