@@ -79,10 +79,7 @@ impl Adapter for Claude {
         vec!["--settings".into(), settings.to_string().into()]
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
         let mut events = Vec::new();
         if let Some(id) = event.get("session_id").and_then(Value::as_str) {
             events.push(Event::Session(id.to_owned()));
@@ -124,7 +121,7 @@ impl Adapter for Claude {
                     .get("is_error")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
-                usage: usage(&event),
+                usage: usage(event),
             }),
             _ => {}
         }

@@ -32,9 +32,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::output::{
-    env_dir, first_json_line, id_after, int_at, is_uuid, json_object, line_with, str_at,
-};
+use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, line_with, str_at};
 use super::reserved::Reserved;
 use super::{
     Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Turn, Usage,
@@ -84,18 +82,15 @@ impl Adapter for Codex {
         args
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
-        let item = |pointer: &str| str_at(&event, &format!("/item{pointer}"));
-        match str_at(&event, "/type") {
-            Some("thread.started") => str_at(&event, "/thread_id")
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
+        let item = |pointer: &str| str_at(event, &format!("/item{pointer}"));
+        match str_at(event, "/type") {
+            Some("thread.started") => str_at(event, "/thread_id")
                 .map(|id| Event::Session(id.to_owned()))
                 .into_iter()
                 .collect(),
             Some("item.started" | "item.updated" | "item.completed") => {
-                let completed = str_at(&event, "/type") == Some("item.completed");
+                let completed = str_at(event, "/type") == Some("item.completed");
                 match item("/type") {
                     // Messages arrive whole, once, when completed.
                     Some("agent_message") if completed => item("/text")
@@ -125,12 +120,12 @@ impl Adapter for Codex {
                     cost_usd: None,
                     // OpenAI counts cached input inside input_tokens and reasoning inside
                     // output_tokens, so neither is added again.
-                    input_tokens: int_at(&event, "/usage/input_tokens"),
-                    output_tokens: int_at(&event, "/usage/output_tokens"),
+                    input_tokens: int_at(event, "/usage/input_tokens"),
+                    output_tokens: int_at(event, "/usage/output_tokens"),
                 },
             }],
-            Some("turn.failed") => vec![failure(str_at(&event, "/error/message"))],
-            Some("error") => vec![failure(str_at(&event, "/message"))],
+            Some("turn.failed") => vec![failure(str_at(event, "/error/message"))],
+            Some("error") => vec![failure(str_at(event, "/message"))],
             _ => Vec::new(),
         }
     }
