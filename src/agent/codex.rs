@@ -34,9 +34,7 @@ use serde_json::Value;
 
 use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, line_with, str_at};
 use super::reserved::Reserved;
-use super::{
-    Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Turn, Usage,
-};
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
 
 /// The Codex CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -156,14 +154,12 @@ impl Adapter for Codex {
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
-        let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
-        rollout(&codex_home, directory, id)
+        rollout(&codex_home(home), directory, id)
     }
 
     /// A thread is saved once a rollout named by its ID exists, in whatever directory.
     fn saved(&self, home: &Path, _directory: &Path, id: &str) -> Option<bool> {
-        let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
-        is_uuid(id).then(|| rollout_file(&codex_home, id).is_some())
+        is_uuid(id).then(|| rollout_file(&codex_home(home), id).is_some())
     }
 
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
@@ -174,18 +170,15 @@ impl Adapter for Codex {
     // resume` answers from another ID is by starting a new thread (an unknown name), which is
     // exactly the amnesia sticky must report.
 
+    // `session_files` is the default: the rollout (`transcript`), which Codex only appends to.
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
-        Some(env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex")))
+        Some(codex_home(home))
     }
+}
 
-    /// The rollout, which Codex only appends to.
-    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
-        let root = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
-        rollout(&root, directory, id)
-            .and_then(|path| SessionFile::under(&root, path, Keeping::Append))
-            .into_iter()
-            .collect()
-    }
+/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+fn codex_home(home: &Path) -> PathBuf {
+    env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"))
 }
 
 /// `-m` and the user's arguments, which exec and the TUI accept before `resume`.

@@ -109,8 +109,7 @@ impl Adapter for Copilot {
     }
 
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
-        let copilot_home = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
-        events_file(&copilot_home, id)
+        events_file(&copilot_home(home), id)
     }
 
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
@@ -121,13 +120,13 @@ impl Adapter for Copilot {
     // fixes it, `--resume=<uuid>` matches it exactly).
 
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
-        Some(env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")))
+        Some(copilot_home(home))
     }
 
     /// The session's whole state directory: `events.jsonl` (appended to) and what the CLI
     /// rewrites beside it (`workspace.yaml`, `checkpoints/`, `files/`).
     fn session_files(&self, home: &Path, _directory: &Path, id: &str) -> Vec<SessionFile> {
-        let root = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
+        let root = copilot_home(home);
         let Some(events) = events_file(&root, id) else {
             return Vec::new();
         };
@@ -142,6 +141,11 @@ impl Adapter for Copilot {
             }
         })
     }
+}
+
+/// Copilot CLI's home: `$COPILOT_HOME`, else `~/.copilot`.
+fn copilot_home(home: &Path) -> PathBuf {
+    env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"))
 }
 
 /// `<copilot home>/session-state/<id>/events.jsonl`.
