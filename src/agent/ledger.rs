@@ -26,21 +26,18 @@ use serde_json::Value;
 use super::Usage;
 use super::output::{int_at, json_object, sum_at};
 
-/// Token counts and cost, as a turn's or as the agent's running totals.
+/// Token counts and cost: a turn's, the agent's running totals, or sums over turns
+/// ([`crate::store::Totals`]); `None` where nothing was reported.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
+    /// Cost in US dollars.
+    pub cost_usd: Option<f64>,
     /// Input tokens, cached ones included.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<i64>,
     /// Output tokens.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<i64>,
     /// Input tokens read from a cache.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<i64>,
-    /// Cost in US dollars.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
 }
 
 impl Figures {

@@ -28,6 +28,8 @@ use anyhow::{Result, bail};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
+use crate::agent::ledger::Figures;
+
 use rows::{session_columns, thread_columns, turn_columns};
 pub use vault::{Forgotten, RestoreRow};
 
@@ -189,14 +191,9 @@ impl StoredAnswer {
 pub struct Totals {
     /// How many turns were summed.
     pub turns: i64,
-    /// Cost in US dollars, over the turns that reported one (`None` when none did).
-    pub cost_usd: Option<f64>,
-    /// Input tokens (cached ones included).
-    pub input_tokens: Option<i64>,
-    /// Output tokens.
-    pub output_tokens: Option<i64>,
-    /// Input tokens read from a cache.
-    pub cached_tokens: Option<i64>,
+    /// Each figure summed over the turns that reported it (`None` when none did).
+    #[serde(flatten)]
+    pub figures: Figures,
 }
 
 /// What a new session row holds.

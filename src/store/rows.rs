@@ -13,6 +13,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRe
 use rusqlite::{Connection, OptionalExtension, Params, Row, ToSql};
 
 use super::{Mode, SessionRow, ThreadRow, Totals, TurnRow, TurnStatus};
+use crate::agent::ledger::Figures;
 
 impl Mode {
     /// The text stored in the database (and shown to users).
@@ -199,10 +200,12 @@ pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
 pub(crate) fn totals(row: &Row<'_>) -> rusqlite::Result<Totals> {
     Ok(Totals {
         turns: row.get(0)?,
-        cost_usd: row.get(1)?,
-        input_tokens: row.get(2)?,
-        output_tokens: row.get(3)?,
-        cached_tokens: row.get(4)?,
+        figures: Figures {
+            cost_usd: row.get(1)?,
+            input_tokens: row.get(2)?,
+            output_tokens: row.get(3)?,
+            cached_tokens: row.get(4)?,
+        },
     })
 }
 
