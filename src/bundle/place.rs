@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 
 use super::rewrite::Rewriter;
-use crate::agent::carry::{CarriedFile, Carry, Rewrite, Stored};
+use crate::agent::relocation::{MovingFile, Relocate, Rewrite, Stored};
 use crate::exit::StickyError;
 
 /// Where a session moves: its agent, that agent's home here, the directories, the session.
 pub struct Move<'a> {
     /// How the agent carries its sessions.
-    pub carry: &'a dyn Carry,
+    pub relocate: &'a dyn Relocate,
     /// The agent's home on this machine.
     pub agent_home: PathBuf,
     /// The directory the session ran in.
@@ -58,7 +58,7 @@ impl Move<'_> {
     /// The destination of `relative` (a path of the session's files where it ran), relative to
     /// the agent's home; refuses a path that is not one of the session's own files.
     pub fn destination(&self, relative: &Path) -> Result<PathBuf> {
-        self.carry
+        self.relocate
             .place(&self.agent_home, relative, &self.id, &self.from, &self.to)
             .map_err(|error| {
                 StickyError::Usage(format!(
@@ -70,7 +70,7 @@ impl Move<'_> {
 
     /// What inside `relative` must be rewritten for the new directory.
     pub fn rewrites(&self, relative: &Path) -> Vec<Rewrite> {
-        self.carry.rewrites(relative, &self.from, &self.to)
+        self.relocate.rewrites(relative, &self.from, &self.to)
     }
 
     /// The directory to stage files in: inside the first existing ancestor of the agent's
@@ -114,8 +114,13 @@ impl Move<'_> {
         for file in files {
             if file.rows {
                 let rows = std::fs::read(&file.staged)?;
-                self.carry
-                    .insert_rows(&self.agent_home, &rows, &self.from, &self.to, replace)?;
+                self.relocate.insert_rows(
+                    &self.agent_home,
+                    &rows,
+                    &self.from,
+                    &self.to,
+                    replace,
+                )?;
                 continue;
             }
             let destination = self.agent_home.join(&file.relative);
@@ -132,12 +137,12 @@ impl Move<'_> {
                 placed.files.push(destination);
             }
         }
-        self.carry.settle(&self.agent_home, &self.to)
+        self.relocate.settle(&self.agent_home, &self.to)
     }
 
     /// Copies the session's `files` (as the agent keeps them) into `dir`, rewritten for the new
     /// directory, for [`Move::place`] (`sticky relocate`).
-    pub fn stage_local(&self, files: &[CarriedFile], dir: &Path) -> Result<Vec<Staging>> {
+    pub fn stage_local(&self, files: &[MovingFile], dir: &Path) -> Result<Vec<Staging>> {
         files
             .iter()
             .enumerate()
@@ -231,7 +236,7 @@ fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usi
 }
 
 /// Refuses a session the agent keeps no file of.
-pub fn require_files(files: &[CarriedFile], agent: &str, id: &str, from: &Path) -> Result<()> {
+pub fn require_files(files: &[MovingFile], agent: &str, id: &str, from: &Path) -> Result<()> {
     if files.is_empty() {
         bail!(StickyError::SessionLost {
             agent: agent.to_owned(),

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use memchr::memmem;
 
-use crate::agent::carry::Rewrite;
+use crate::agent::relocation::Rewrite;
 
 /// A writer that rewrites the fields of `rewrites` in what passes through it.
 pub struct Rewriter<W: Write> {

@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result, bail};
 use sha2::{Digest, Sha256};
 
 use super::{FILES, File, MANIFEST, Manifest};
-use crate::agent::carry::hex;
+use crate::agent::relocation::hex;
 
 /// The zstd level: `zstd -3`, the command-line tool's default, fast and about as small as tar
 /// users expect.

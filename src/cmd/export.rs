@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 
 use super::Context;
 use super::output::Report;
-use crate::agent::carry::{self, CarriedFile, Stored};
+use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::{self, Carried, Manifest, Source, place};
 use crate::cli::ExportArgs;
 use crate::exit::StickyError;
@@ -179,8 +179,8 @@ fn lock_thread(ctx: &Context) -> Result<crate::lock::TurnLock> {
 }
 
 /// The live session's files: the agent's own, else the vault's copy; refuses a session
-/// without an id, of an agent sticky cannot carry, or whose files are missing.
-fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
+/// without an id, of an agent whose files sticky cannot move, or whose files are missing.
+fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<MovingFile>> {
     let Some(id) = live.agent_session_id.as_deref() else {
         return Err(StickyError::Usage(format!(
             "thread {}: the agent has not named its session yet, so there is nothing to export",
@@ -188,7 +188,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
         ))
         .into());
     };
-    let Some(carry) = carry::carry(&live.agent) else {
+    let Some(relocate) = relocation::for_agent(&live.agent) else {
         return Err(StickyError::Usage(format!(
             "thread {}: sticky does not know where agent `{}` keeps its sessions (only the \
              built-in agents can be exported)",
@@ -197,7 +197,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
         .into());
     };
     let home = dirs::home_dir().unwrap_or_default();
-    let mut files = carry.files(&home, &live.directory, id)?;
+    let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;
     }
@@ -206,7 +206,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<CarriedFile>> {
 }
 
 /// The files as the bundle carries them: named by their relative path, rows marked.
-fn sources(files: Vec<CarriedFile>) -> Vec<Carried> {
+fn sources(files: Vec<MovingFile>) -> Vec<Carried> {
     files
         .into_iter()
         .map(|file| {
@@ -223,23 +223,23 @@ fn sources(files: Vec<CarriedFile>) -> Vec<Carried> {
 /// The vault's copy of the session's files (`crate::vault`), for a session whose files the
 /// agent no longer has (swept, deleted by hand): the agent's own files come first, since the
 /// vault mirrors them after every turn and they are what the agent resumes from.
-fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<CarriedFile>> {
+fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<MovingFile>> {
     let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
-    let mut files: Vec<CarriedFile> = vault
+    let mut files: Vec<MovingFile> = vault
         .files(agent, id)?
         .into_iter()
         .filter(|file| file.keeping != crate::agent::Keeping::Shared)
         .filter(|file| !file.relative.ends_with(".project_root"))
-        .map(|file| CarriedFile {
+        .map(|file| MovingFile {
             relative: file.relative,
             stored: Stored::File(file.copy),
         })
         .collect();
     // A session kept as database rows (opencode) is in the vault as one document of them.
-    if let (Some(path), Some(carry)) = (vault.rows(agent, id)?, carry::carry(agent)) {
+    if let (Some(path), Some(relocate)) = (vault.rows(agent, id)?, relocation::for_agent(agent)) {
         let document = std::fs::read(&path)
             .with_context(|| format!("cannot read sticky's vault copy {}", path.display()))?;
-        files.extend(carry.vault_rows(id, &document)?);
+        files.extend(relocate.vault_rows(id, &document)?);
     }
     Ok(files)
 }
@@ -252,6 +252,8 @@ fn no_thread(ctx: &Context) -> anyhow::Error {
     .into()
 }
 
+/// The manifest of the conversation: its rows as the store holds them; refuses a directory
+/// that is not UTF-8, which the manifest's JSON cannot hold.
 fn manifest(
     name: &str,
     created_at: i64,
@@ -259,14 +261,15 @@ fn manifest(
     sessions: &[SessionRow],
     turns: &[WholeTurn],
 ) -> Result<Manifest> {
-    let text = |path: &Path| {
-        path.to_str().map(str::to_owned).ok_or_else(|| {
-            StickyError::Usage(format!(
+    for session in sessions {
+        if session.directory.to_str().is_none() {
+            return Err(StickyError::Usage(format!(
                 "{} is not UTF-8, which a bundle cannot carry",
-                path.display()
+                session.directory.display()
             ))
-        })
-    };
+            .into());
+        }
+    }
     Ok(Manifest {
         format: bundle::FORMAT,
         sticky: env!("CARGO_PKG_VERSION").to_owned(),
@@ -274,66 +277,15 @@ fn manifest(
             name: live.agent.clone(),
             version: None,
         },
-        project: text(&live.directory)?,
+        project: live.directory.display().to_string(),
         thread: bundle::Thread {
             name: name.to_owned(),
             created_at,
         },
-        sessions: sessions
-            .iter()
-            .map(|s| {
-                Ok(bundle::Session {
-                    id: s.id,
-                    agent: s.agent.clone(),
-                    model: s.model.clone(),
-                    agent_session_id: s.agent_session_id.clone(),
-                    directory: text(&s.directory)?,
-                    created_at: s.created_at,
-                    confirmed_at: s.confirmed_at,
-                    rotated_from: s.rotated_from,
-                    rotation_reason: s.rotation_reason.clone(),
-                    ended_at: s.ended_at,
-                    carried: s.carried.clone(),
-                    carried_bytes: s.carried_bytes,
-                })
-            })
-            .collect::<Result<_, StickyError>>()?,
-        turns: turns.iter().map(turn).collect(),
+        sessions: sessions.to_vec(),
+        turns: turns.to_vec(),
         files: Vec::new(),
     })
-}
-
-fn turn(whole: &WholeTurn) -> bundle::Turn {
-    let t = &whole.row;
-    bundle::Turn {
-        session: t.session_id,
-        prompt: t.prompt.clone(),
-        mode: t.mode.as_str().to_owned(),
-        pid: t.pid,
-        host: t.host.clone(),
-        started_at: t.started_at,
-        ended_at: t.ended_at,
-        status: t.status.as_str().to_owned(),
-        exit_code: t.exit_code,
-        signal: t.signal,
-        duration_ms: t.duration_ms,
-        cost_usd: t.cost_usd,
-        input_tokens: t.input_tokens,
-        output_tokens: t.output_tokens,
-        error: t.error.clone(),
-        cached_tokens: t.cached_tokens,
-        context_tokens: t.context_tokens,
-        context_window: t.context_window,
-        purpose: t.purpose.clone(),
-        answer: whole.answer.as_ref().map(|answer| answer.text.clone()),
-        answer_bytes: whole.answer.as_ref().map(|answer| answer.bytes),
-        reported_totals: whole.reported_totals.clone(),
-        restored: whole.restore.map(|restore| bundle::Restored {
-            files: restore.files,
-            bytes: restore.bytes,
-            created_at: restore.created_at,
-        }),
-    }
 }
 
 /// Writes the bundle to `path` through a private file beside it, renamed over it once whole,

@@ -14,7 +14,7 @@ use anyhow::Result;
 
 use super::Context;
 use super::output::Report;
-use crate::agent::carry::{self, Stored};
+use crate::agent::relocation::{self, Stored};
 use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
@@ -108,7 +108,7 @@ fn relocate(
         // Never named by the agent: nothing of it to move.
         return store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir));
     };
-    let Some(carry) = carry::carry(&live.agent) else {
+    let Some(relocate) = relocation::for_agent(&live.agent) else {
         return Err(StickyError::Usage(format!(
             "thread {thread}: sticky does not know where agent `{}` keeps its sessions; run \
              `sticky new` to start a session here",
@@ -118,13 +118,13 @@ fn relocate(
     };
     let home = dirs::home_dir().unwrap_or_default();
     let moving = Move {
-        carry,
-        agent_home: carry.home(&home),
+        relocate,
+        agent_home: relocate.home(&home),
         from: from.clone(),
         to: ctx.project.dir.clone(),
         id: id.to_owned(),
     };
-    let files = carry.files(&home, from, id)?;
+    let files = relocate.files(&home, from, id)?;
     place::require_files(&files, &live.agent, id, from)?;
     let staging = tempfile::Builder::new()
         .prefix(".sticky-relocate-")

@@ -1,4 +1,4 @@
-//! Carrying an agent's session to another directory or HOME (`sticky export`, `import`,
+//! Relocating an agent's session to another directory or HOME (`sticky export`, `import`,
 //! `relocate`): which files hold the session, where they go for a session run elsewhere, and
 //! what inside them names the old directory.
 //!
@@ -9,8 +9,8 @@
 //! header; Codex writes `cwd` into its rollout's `session_meta` and `turn_context` lines;
 //! Copilot CLI keeps `cwd` in `events.jsonl` and `workspace.yaml` and resumes there; opencode
 //! keeps `directory` in its database's `session` row. Paths are relative to the agent's home
-//! ([`Carry::home`]), so a bundle names no user's HOME, and every path a bundle carries must be
-//! one of the session's own files ([`Carry::place`] refuses anything else).
+//! ([`Relocate::home`]), so a bundle names no user's HOME, and every path a bundle holds must be
+//! one of the session's own files ([`Relocate::place`] refuses anything else).
 
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -19,12 +19,14 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub use crate::sql_json::hex;
+
 use super::output::env_dir;
-use super::{Adapter, Keeping};
+use super::{Adapter, Claude, Codex, Copilot, Gemini, Keeping, Opencode, Qwen};
 
 /// One file of a session, as it leaves the agent's home.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CarriedFile {
+pub struct MovingFile {
     /// Its path relative to the agent's home (`projects/-home-u-p/<id>.jsonl`).
     pub relative: PathBuf,
     /// Where its bytes come from.
@@ -36,7 +38,7 @@ pub struct CarriedFile {
 pub enum Stored {
     /// A file on disk (absolute path).
     File(PathBuf),
-    /// Database rows, already read out as JSON (opencode): imported by [`Carry::insert_rows`].
+    /// Database rows, already read out as JSON (opencode): imported by [`Relocate::insert_rows`].
     Rows(Vec<u8>),
 }
 
@@ -59,17 +61,17 @@ pub struct Rewrite {
     pub in_lines_with: Option<Vec<u8>>,
 }
 
-/// How one agent's session moves between directories and homes.
-pub trait Carry: Sync {
-    /// The agent's adapter.
-    fn adapter(&self) -> &'static dyn Adapter;
+/// How an agent names a project directory, and the subdirectory of `projects/<name>/` that
+/// holds its sessions (see [`Relocate::encoded_projects`]).
+pub type Encoded = (fn(&Path) -> String, Option<&'static str>);
 
+/// How one agent's session moves between directories and homes: implemented by the built-in
+/// agents' adapters, whose files it reads.
+pub trait Relocate: Adapter + Sync {
     /// The agent's home under the user's `home` (its environment variable honoured), which the
-    /// relative paths of [`CarriedFile`] start from: [`Adapter::agent_home`].
+    /// relative paths of [`MovingFile`] start from: [`Adapter::agent_home`].
     fn home(&self, home: &Path) -> PathBuf {
-        self.adapter()
-            .agent_home(home)
-            .unwrap_or_else(|| home.to_owned())
+        self.agent_home(home).unwrap_or_else(|| home.to_owned())
     }
 
     /// The files of session `id` run in `directory`, as the adapter lists them
@@ -77,9 +79,8 @@ pub trait Carry: Sync {
     /// (Gemini's project registry and ownership marker, which import writes for the new
     /// directory instead: a registry names every project of the user); empty when the agent
     /// has none.
-    fn files(&self, home: &Path, directory: &Path, id: &str) -> Result<Vec<CarriedFile>> {
+    fn files(&self, home: &Path, directory: &Path, id: &str) -> Result<Vec<MovingFile>> {
         Ok(self
-            .adapter()
             .session_files(home, directory, id)
             .into_iter()
             .filter(|file| file.keeping != Keeping::Shared)
@@ -88,7 +89,7 @@ pub trait Carry: Sync {
                     .file_name()
                     .is_none_or(|name| name != ".project_root")
             })
-            .map(|file| CarriedFile {
+            .map(|file| MovingFile {
                 relative: file.relative,
                 stored: Stored::File(file.path),
             })
@@ -97,7 +98,9 @@ pub trait Carry: Sync {
 
     /// Where `relative` (a file of session `id` run in `from`) goes for the session run in `to`,
     /// relative to the agent's home `agent_home`; an error when it is not one of the session's
-    /// own files.
+    /// own files. By default it moves from `from`'s encoded name to `to`'s for an agent that keeps
+    /// sessions under one ([`Relocate::encoded_projects`]), else it stays where it is (the
+    /// path names no directory) when [`Relocate::owns`] says it is the session's.
     fn place(
         &self,
         agent_home: &Path,
@@ -105,7 +108,30 @@ pub trait Carry: Sync {
         id: &str,
         from: &Path,
         to: &Path,
-    ) -> Result<PathBuf>;
+    ) -> Result<PathBuf> {
+        let _ = agent_home;
+        if let Some((encode, chats)) = self.encoded_projects() {
+            return place_encoded(relative, id, (&encode(from), &encode(to)), chats);
+        }
+        if self.owns(&plain_components(relative)?, id) {
+            return Ok(relative.to_owned());
+        }
+        bail!("{} is not a file of session {id}", relative.display())
+    }
+
+    /// For an agent that keeps a session under its directory's encoded name
+    /// (`projects/<encoded>/`): that encoding, and the subdirectory of it that holds the
+    /// sessions, if any.
+    fn encoded_projects(&self) -> Option<Encoded> {
+        None
+    }
+
+    /// Whether `parts` (a relative path's components) name one of session `id`'s own files,
+    /// for the default [`Relocate::place`].
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        let _ = (parts, id);
+        false
+    }
 
     /// What inside `relative` names directory `from`, to be rewritten to `to`.
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
@@ -134,18 +160,18 @@ pub trait Carry: Sync {
         bail!("this agent keeps no session in a database")
     }
 
-    /// The carried file of session `id` from the vault's copy of its database rows
+    /// The file of session `id` made from the vault's copy of its database rows
     /// (`crate::vault`'s `rows.json`, `document`), for a session whose rows the agent's
     /// database no longer holds; `None` for an agent that keeps no rows.
-    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<CarriedFile>> {
+    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<MovingFile>> {
         let _ = (id, document);
         Ok(None)
     }
 }
 
-/// How `agent` (a built-in agent's name) carries its sessions; `None` for an agent defined in
+/// How `agent` (a built-in agent's name) relocates its sessions; `None` for an agent defined in
 /// the configuration, whose files sticky does not know.
-pub fn carry(agent: &str) -> Option<&'static dyn Carry> {
+pub fn for_agent(agent: &str) -> Option<&'static dyn Relocate> {
     match agent {
         "claude" => Some(&Claude),
         "codex" => Some(&Codex),
@@ -157,9 +183,9 @@ pub fn carry(agent: &str) -> Option<&'static dyn Carry> {
     }
 }
 
-/// The names of files that hold credentials or settings: never carried, whatever the agent
+/// The names of files that hold credentials or settings: never moved, whatever the agent
 /// lists and whatever a bundle says.
-const NEVER_CARRIED: &[&str] = &[
+const NEVER_MOVED: &[&str] = &[
     ".credentials.json",
     ".claude.json",
     "settings.json",
@@ -177,11 +203,11 @@ const NEVER_CARRIED: &[&str] = &[
 ];
 
 /// Whether `relative` names a credentials or settings file.
-pub fn never_carried(relative: &Path) -> bool {
+pub fn never_moved(relative: &Path) -> bool {
     relative
         .file_name()
         .and_then(|name| name.to_str())
-        .is_some_and(|name| NEVER_CARRIED.contains(&name))
+        .is_some_and(|name| NEVER_MOVED.contains(&name))
 }
 
 /// The `"cwd":"<from>"` fields of JSON lines (with or without a space after the colon), and
@@ -255,81 +281,32 @@ fn place_encoded(
 
 /// Claude Code: `projects/<dir with [^A-Za-z0-9] -> ->/<id>.jsonl` and its sidecar directory
 /// `<id>/` (subagents, tool results), under `CLAUDE_CONFIG_DIR` or `~/.claude`.
-struct Claude;
-
-impl Carry for Claude {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Claude
-    }
-
-    fn place(
-        &self,
-        _: &Path,
-        relative: &Path,
-        id: &str,
-        from: &Path,
-        to: &Path,
-    ) -> Result<PathBuf> {
-        let encode = |dir: &Path| super::claude::encode_project_dir(&dir.to_string_lossy());
-        place_encoded(relative, id, (&encode(from), &encode(to)), None)
+impl Relocate for Claude {
+    fn encoded_projects(&self) -> Option<Encoded> {
+        Some((
+            |dir| super::claude::encode_project_dir(&dir.to_string_lossy()),
+            None,
+        ))
     }
 }
 
 /// Qwen Code: `projects/<dir with [^A-Za-z0-9] -> ->/chats/<id>.jsonl` under `QWEN_RUNTIME_DIR`,
 /// `QWEN_HOME` or `~/.qwen`.
-struct Qwen;
-
-/// Qwen Code's `sanitizeCwd`.
-fn qwen_encode(directory: &Path) -> String {
-    directory
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
-impl Carry for Qwen {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Qwen
-    }
-
-    fn place(
-        &self,
-        _: &Path,
-        relative: &Path,
-        id: &str,
-        from: &Path,
-        to: &Path,
-    ) -> Result<PathBuf> {
-        place_encoded(
-            relative,
-            id,
-            (&qwen_encode(from), &qwen_encode(to)),
+impl Relocate for Qwen {
+    fn encoded_projects(&self) -> Option<Encoded> {
+        Some((
+            |dir| super::qwen::sanitize_cwd(&dir.to_string_lossy()),
             Some("chats"),
-        )
+        ))
     }
 }
 
 /// Codex: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` under `CODEX_HOME` or `~/.codex`; the
 /// path names no directory, the `cwd` of its lines does.
-struct Codex;
-
-impl Carry for Codex {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Codex
-    }
-
-    fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
-        let parts = plain_components(relative)?;
-        let suffix = format!("-{id}.jsonl");
-        match parts.as_slice() {
-            ["sessions", _, _, _, name]
-                if name.starts_with("rollout-") && name.ends_with(&suffix) =>
-            {
-                Ok(relative.to_owned())
-            }
-            _ => bail!("{} is not a rollout of thread {id}", relative.display()),
-        }
+impl Relocate for Codex {
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        matches!(parts, ["sessions", _, _, _, name]
+            if name.starts_with("rollout-") && name.ends_with(&format!("-{id}.jsonl")))
     }
 
     /// Only the `session_meta` line's `cwd`, which says where the thread belongs (sticky's
@@ -350,19 +327,9 @@ impl Carry for Codex {
 
 /// Copilot CLI: `session-state/<id>/` (`events.jsonl`, `workspace.yaml`, checkpoints, files)
 /// under `COPILOT_HOME` or `~/.copilot`; it resumes a session in the `cwd` these record.
-struct Copilot;
-
-impl Carry for Copilot {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Copilot
-    }
-
-    fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
-        let parts = plain_components(relative)?;
-        match parts.as_slice() {
-            ["session-state", session, _, ..] if *session == id => Ok(relative.to_owned()),
-            _ => bail!("{} is not a file of session {id}", relative.display()),
-        }
+impl Relocate for Copilot {
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        matches!(parts, ["session-state", session, _, ..] if *session == id)
     }
 
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
@@ -381,22 +348,9 @@ impl Carry for Copilot {
     }
 }
 
-/// Gemini CLI: `tmp/<slug>/chats/session-<time>-<id[..8]>.jsonl` under `GEMINI_CLI_HOME` (or
-/// HOME) `/.gemini`, the slug registered for the directory in `projects.json` with a
-/// `.project_root` marker, and `projectHash` (SHA-256 of the directory) in each header.
-struct Gemini;
-
 /// The hex SHA-256 of a directory's path: Gemini CLI's `projectHash`.
 fn project_hash(directory: &Path) -> String {
     hex(&Sha256::digest(directory.to_string_lossy().as_bytes()))
-}
-
-/// Lower-case hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut out, byte| {
-        out.push_str(&format!("{byte:02x}"));
-        out
-    })
 }
 
 impl Gemini {
@@ -452,11 +406,10 @@ impl Gemini {
     }
 }
 
-impl Carry for Gemini {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Gemini
-    }
-
+/// Gemini CLI: `tmp/<slug>/chats/session-<time>-<id[..8]>.jsonl` under `GEMINI_CLI_HOME` (or
+/// HOME) `/.gemini`, the slug registered for the directory in `projects.json` with a
+/// `.project_root` marker, and `projectHash` (SHA-256 of the directory) in each header.
+impl Relocate for Gemini {
     fn place(
         &self,
         agent_home: &Path,
@@ -531,31 +484,25 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// opencode: the rows of the session in `<XDG_DATA_HOME or ~/.local/share>/opencode/opencode.db`
-/// (its `session` row, every table's rows with its `session_id`, its `project` row), carried as
-/// one JSON file, `opencode.db/<id>.json`.
-struct Opencode;
-
 mod rows;
 
-impl Carry for Opencode {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Opencode
-    }
-
+/// opencode: the rows of the session in `<XDG_DATA_HOME or ~/.local/share>/opencode/opencode.db`
+/// (its `session` row, every table's rows with its `session_id`, its `project` row), moved as
+/// one JSON file, `opencode.db/<id>.json`.
+impl Relocate for Opencode {
     fn home(&self, home: &Path) -> PathBuf {
         env_dir("XDG_DATA_HOME")
             .unwrap_or_else(|| home.join(".local/share"))
             .join("opencode")
     }
 
-    fn files(&self, home: &Path, _: &Path, id: &str) -> Result<Vec<CarriedFile>> {
+    fn files(&self, home: &Path, _: &Path, id: &str) -> Result<Vec<MovingFile>> {
         let db = self.home(home).join("opencode.db");
         if !db.is_file() {
             return Ok(Vec::new());
         }
         Ok(rows::export(&db, id)?
-            .map(|json| CarriedFile {
+            .map(|json| MovingFile {
                 relative: Path::new("opencode.db").join(format!("{id}.json")),
                 stored: Stored::Rows(json),
             })
@@ -563,11 +510,8 @@ impl Carry for Opencode {
             .collect())
     }
 
-    fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
-        if relative == Path::new("opencode.db").join(format!("{id}.json")) {
-            return Ok(relative.to_owned());
-        }
-        bail!("{} is not the rows of session {id}", relative.display())
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        parts == ["opencode.db", format!("{id}.json").as_str()]
     }
 
     fn rewrites(&self, _: &Path, _: &Path, _: &Path) -> Vec<Rewrite> {
@@ -585,8 +529,8 @@ impl Carry for Opencode {
         rows::import(&agent_home.join("opencode.db"), json, (from, to), replace)
     }
 
-    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<CarriedFile>> {
-        Ok(Some(CarriedFile {
+    fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<MovingFile>> {
+        Ok(Some(MovingFile {
             relative: Path::new("opencode.db").join(format!("{id}.json")),
             stored: Stored::Rows(rows::from_vault(id, document)?),
         }))
@@ -603,7 +547,7 @@ mod tests {
         let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
         let home = Path::new("/nonexistent");
         let ok = |agent: &str, path: &str| {
-            carry(agent)
+            for_agent(agent)
                 .unwrap()
                 .place(home, Path::new(path), id, from, to)
         };
@@ -645,8 +589,8 @@ mod tests {
             .is_ok()
         );
         assert!(ok("copilot", &format!("session-state/{id}/events.jsonl")).is_ok());
-        assert!(never_carried(Path::new("x/.credentials.json")));
-        assert!(!never_carried(Path::new("x/events.jsonl")));
+        assert!(never_moved(Path::new("x/.credentials.json")));
+        assert!(!never_moved(Path::new("x/events.jsonl")));
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! Threads carried between projects (`sticky export`, `sticky import`, `sticky relocate`): a
-//! thread's turns read whole (with their answers, the agent's reported totals and restores), a
-//! thread added whole with its sessions and turns, a thread removed whole (`import --replace`),
-//! and a live session moved to the project's directory.
+//! Threads transferred between projects (`sticky export`, `sticky import`, `sticky relocate`):
+//! a thread's turns read whole (with their answers, the agent's reported totals and restores),
+//! a thread added whole with its sessions and turns, a thread removed whole (`import
+//! --replace`), and a live session moved to the project's directory.
 
 use std::collections::HashMap;
 
@@ -308,7 +308,7 @@ mod tests {
         sessions[1].directory = PathBuf::from("/b");
         let mut other = Store::open(&dir.path().join("b.db")).unwrap();
         let added = other
-            .immediate(|tx| tx.add_thread("carried", 5, &sessions, &turns))
+            .immediate(|tx| tx.add_thread("copied", 5, &sessions, &turns))
             .unwrap();
         let copied = other.sessions(added.id).unwrap();
         assert_eq!(copied.len(), 2);
@@ -343,11 +343,11 @@ mod tests {
         );
         assert!(
             other
-                .immediate(|tx| tx.add_thread("carried", 5, &sessions, &turns))
+                .immediate(|tx| tx.add_thread("copied", 5, &sessions, &turns))
                 .is_err()
         );
         other.immediate(|tx| tx.remove_thread(added.id)).unwrap();
-        assert!(other.thread("carried").unwrap().is_none());
+        assert!(other.thread("copied").unwrap().is_none());
         assert!(other.restores(added.id).unwrap().is_empty());
         assert!(other.turns(added.id).unwrap().is_empty());
     }
