@@ -20,6 +20,7 @@ pub mod project;
 pub mod pty;
 pub mod session;
 pub mod settings;
+mod sql_json;
 pub mod state;
 pub mod store;
 pub mod vault;

@@ -105,74 +105,65 @@ mod tests {
 
     #[test]
     fn the_last_assistant_message_of_a_transcript() {
+        // (agent, the transcript's lines, its last answer)
+        let cases: &[(&str, &[&str], Option<&str>)] = &[
+            (
+                "claude",
+                &[
+                    r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+                    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}"#,
+                    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"last"},{"type":"tool_use","name":"Bash"}]}}"#,
+                    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}"#,
+                ],
+                Some("last"),
+            ),
+            (
+                "codex",
+                &[
+                    r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
+                    r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"q"}]}}"#,
+                ],
+                Some("done"),
+            ),
+            (
+                "gemini",
+                &[
+                    r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
+                ],
+                None,
+            ),
+            (
+                "gemini",
+                &[
+                    r#"{"type":"gemini","content":"as text"}"#,
+                    r#"{"type":"gemini","content":[{"text":"as ","thought":false},{"text":"parts"}]}"#,
+                    r#"{"type":"user","content":"next"}"#,
+                ],
+                Some("as parts"),
+            ),
+            (
+                "copilot",
+                &[
+                    r#"{"type":"assistant.message","data":{"content":"the answer","toolRequests":[]}}"#,
+                    r#"{"type":"assistant.message","data":{"content":"","toolRequests":[{"name":"bash"}]}}"#,
+                    r#"{"type":"assistant.turn_end","data":{"turnId":"0"}}"#,
+                ],
+                Some("the answer"),
+            ),
+            (
+                "qwen",
+                &[
+                    r#"{"type":"assistant","message":{"role":"model","parts":[{"text":"from parts"}]}}"#,
+                ],
+                Some("from parts"),
+            ),
+        ];
         let dir = tempfile::tempdir().unwrap();
-        let claude = dir.path().join("claude.jsonl");
-        std::fs::write(
-            &claude,
-            concat!(
-                r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
-                "\n",
-                r#"{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}"#,
-                "\n",
-                r#"{"type":"assistant","message":{"content":[{"type":"text","text":"last"},{"type":"tool_use","name":"Bash"}]}}"#,
-                "\n",
-                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        assert_eq!(last_in("claude", &claude).as_deref(), Some("last"));
-        let codex = dir.path().join("codex.jsonl");
-        std::fs::write(
-            &codex,
-            concat!(
-                r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
-                "\n",
-                r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"q"}]}}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        assert_eq!(last_in("codex", &codex).as_deref(), Some("done"));
-        assert_eq!(last_in("gemini", &codex), None);
-        let gemini = dir.path().join("gemini.jsonl");
-        std::fs::write(
-            &gemini,
-            concat!(
-                r#"{"type":"gemini","content":"as text"}"#,
-                "\n",
-                r#"{"type":"gemini","content":[{"text":"as ","thought":false},{"text":"parts"}]}"#,
-                "\n",
-                r#"{"type":"user","content":"next"}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        assert_eq!(last_in("gemini", &gemini).as_deref(), Some("as parts"));
-        let copilot = dir.path().join("events.jsonl");
-        std::fs::write(
-            &copilot,
-            concat!(
-                r#"{"type":"assistant.message","data":{"content":"the answer","toolRequests":[]}}"#,
-                "\n",
-                r#"{"type":"assistant.message","data":{"content":"","toolRequests":[{"name":"bash"}]}}"#,
-                "\n",
-                r#"{"type":"assistant.turn_end","data":{"turnId":"0"}}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        assert_eq!(last_in("copilot", &copilot).as_deref(), Some("the answer"));
-        let qwen = dir.path().join("qwen.jsonl");
-        std::fs::write(
-            &qwen,
-            concat!(
-                r#"{"type":"assistant","message":{"role":"model","parts":[{"text":"from parts"}]}}"#,
-                "\n",
-            ),
-        )
-        .unwrap();
-        assert_eq!(last_in("qwen", &qwen).as_deref(), Some("from parts"));
+        let transcript = dir.path().join("transcript.jsonl");
+        for (agent, lines, answer) in cases {
+            std::fs::write(&transcript, lines.join("\n") + "\n").unwrap();
+            assert_eq!(last_in(agent, &transcript).as_deref(), *answer, "{agent}");
+        }
         assert_eq!(last_in("claude", &dir.path().join("none")), None);
     }
 }

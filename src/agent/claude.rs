@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, is_uuid, json_object, lost_on_resume, str_at};
+use super::output::{id_after, int_at, is_uuid, json_object, lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
@@ -79,10 +79,7 @@ impl Adapter for Claude {
         vec!["--settings".into(), settings.to_string().into()]
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
         let mut events = Vec::new();
         if let Some(id) = event.get("session_id").and_then(Value::as_str) {
             events.push(Event::Session(id.to_owned()));
@@ -124,7 +121,7 @@ impl Adapter for Claude {
                     .get("is_error")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
-                usage: usage(&event),
+                usage: usage(event),
             }),
             _ => {}
         }
@@ -229,24 +226,22 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// The prompt's tokens in a Claude usage object: new input, cache writes and cache reads,
+/// which Claude counts apart.
+pub(super) fn prompt_tokens(usage: &Value) -> Option<i64> {
+    let parts = [
+        "/input_tokens",
+        "/cache_creation_input_tokens",
+        "/cache_read_input_tokens",
+    ];
+    sum_at(usage, &parts)
+}
+
 fn usage(result: &Value) -> Usage {
-    let tokens = |key: &str| {
-        result
-            .pointer(&format!("/usage/{key}"))
-            .and_then(Value::as_i64)
-    };
-    let input = [
-        "input_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-    ]
-    .iter()
-    .filter_map(|key| tokens(key))
-    .reduce(|a, b| a + b);
     Usage {
         cost_usd: result.get("total_cost_usd").and_then(Value::as_f64),
-        input_tokens: input,
-        output_tokens: tokens("output_tokens"),
+        input_tokens: result.get("usage").and_then(prompt_tokens),
+        output_tokens: int_at(result, "/usage/output_tokens"),
     }
 }
 

@@ -32,13 +32,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::output::{
-    env_dir, first_json_line, id_after, int_at, is_uuid, json_object, line_with, str_at,
-};
+use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, line_with, str_at};
 use super::reserved::Reserved;
-use super::{
-    Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Turn, Usage,
-};
+use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
 
 /// The Codex CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,18 +80,15 @@ impl Adapter for Codex {
         args
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
-        let item = |pointer: &str| str_at(&event, &format!("/item{pointer}"));
-        match str_at(&event, "/type") {
-            Some("thread.started") => str_at(&event, "/thread_id")
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
+        let item = |pointer: &str| str_at(event, &format!("/item{pointer}"));
+        match str_at(event, "/type") {
+            Some("thread.started") => str_at(event, "/thread_id")
                 .map(|id| Event::Session(id.to_owned()))
                 .into_iter()
                 .collect(),
             Some("item.started" | "item.updated" | "item.completed") => {
-                let completed = str_at(&event, "/type") == Some("item.completed");
+                let completed = str_at(event, "/type") == Some("item.completed");
                 match item("/type") {
                     // Messages arrive whole, once, when completed.
                     Some("agent_message") if completed => item("/text")
@@ -125,12 +118,12 @@ impl Adapter for Codex {
                     cost_usd: None,
                     // OpenAI counts cached input inside input_tokens and reasoning inside
                     // output_tokens, so neither is added again.
-                    input_tokens: int_at(&event, "/usage/input_tokens"),
-                    output_tokens: int_at(&event, "/usage/output_tokens"),
+                    input_tokens: int_at(event, "/usage/input_tokens"),
+                    output_tokens: int_at(event, "/usage/output_tokens"),
                 },
             }],
-            Some("turn.failed") => vec![failure(str_at(&event, "/error/message"))],
-            Some("error") => vec![failure(str_at(&event, "/message"))],
+            Some("turn.failed") => vec![failure(str_at(event, "/error/message"))],
+            Some("error") => vec![failure(str_at(event, "/message"))],
             _ => Vec::new(),
         }
     }
@@ -161,14 +154,12 @@ impl Adapter for Codex {
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
-        let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
-        rollout(&codex_home, directory, id)
+        rollout(&codex_home(home), directory, id)
     }
 
     /// A thread is saved once a rollout named by its ID exists, in whatever directory.
     fn saved(&self, home: &Path, _directory: &Path, id: &str) -> Option<bool> {
-        let codex_home = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
-        is_uuid(id).then(|| rollout_file(&codex_home, id).is_some())
+        is_uuid(id).then(|| rollout_file(&codex_home(home), id).is_some())
     }
 
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
@@ -179,18 +170,15 @@ impl Adapter for Codex {
     // resume` answers from another ID is by starting a new thread (an unknown name), which is
     // exactly the amnesia sticky must report.
 
+    // `session_files` is the default: the rollout (`transcript`), which Codex only appends to.
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
-        Some(env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex")))
+        Some(codex_home(home))
     }
+}
 
-    /// The rollout, which Codex only appends to.
-    fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
-        let root = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
-        rollout(&root, directory, id)
-            .and_then(|path| SessionFile::under(&root, path, Keeping::Append))
-            .into_iter()
-            .collect()
-    }
+/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+fn codex_home(home: &Path) -> PathBuf {
+    env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"))
 }
 
 /// `-m` and the user's arguments, which exec and the TUI accept before `resume`.

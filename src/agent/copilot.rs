@@ -24,8 +24,10 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, int_at, is_uuid, json_object, lost_on_resume, str_at};
+use super::output::{env_dir, id_after, int_at, is_uuid, lost_on_resume, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
@@ -59,18 +61,15 @@ impl Adapter for Copilot {
         PROFILE
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
-        match str_at(&event, "/type") {
-            Some("assistant.message") => str_at(&event, "/data/content")
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
+        match str_at(event, "/type") {
+            Some("assistant.message") => str_at(event, "/data/content")
                 // A message that only requests tools has empty content.
                 .filter(|text| !text.is_empty())
                 .map(|text| Event::Text(text.to_owned()))
                 .into_iter()
                 .collect(),
-            Some("tool.execution_start") => str_at(&event, "/data/toolName")
+            Some("tool.execution_start") => str_at(event, "/data/toolName")
                 .map(|tool| Event::Activity(tool.to_owned()))
                 .into_iter()
                 .collect(),
@@ -79,16 +78,16 @@ impl Adapter for Copilot {
             // ...","statusCode":500}}`, then a result with exit code 1 (1.0.102 against the mock,
             // part 12). Its message is the turn's answer, which a failed turn shows on stderr.
             Some("session.error") => vec![Event::Result {
-                text: str_at(&event, "/data/message").map(str::to_owned),
+                text: str_at(event, "/data/message").map(str::to_owned),
                 is_error: true,
                 usage: Usage::default(),
             }],
             Some("result") => {
                 let mut events = Vec::new();
-                if let Some(id) = str_at(&event, "/sessionId") {
+                if let Some(id) = str_at(event, "/sessionId") {
                     events.push(Event::Session(id.to_owned()));
                 }
-                let exit_code = int_at(&event, "/exitCode");
+                let exit_code = int_at(event, "/exitCode");
                 // A failed turn's result says nothing more than its exit code, which fails the
                 // turn: it must not replace the error `session.error` gave as the answer.
                 if exit_code.is_none_or(|code| code == 0) {
@@ -110,8 +109,7 @@ impl Adapter for Copilot {
     }
 
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
-        let copilot_home = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
-        events_file(&copilot_home, id)
+        events_file(&copilot_home(home), id)
     }
 
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
@@ -122,13 +120,13 @@ impl Adapter for Copilot {
     // fixes it, `--resume=<uuid>` matches it exactly).
 
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
-        Some(env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")))
+        Some(copilot_home(home))
     }
 
     /// The session's whole state directory: `events.jsonl` (appended to) and what the CLI
     /// rewrites beside it (`workspace.yaml`, `checkpoints/`, `files/`).
     fn session_files(&self, home: &Path, _directory: &Path, id: &str) -> Vec<SessionFile> {
-        let root = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
+        let root = copilot_home(home);
         let Some(events) = events_file(&root, id) else {
             return Vec::new();
         };
@@ -143,6 +141,11 @@ impl Adapter for Copilot {
             }
         })
     }
+}
+
+/// Copilot CLI's home: `$COPILOT_HOME`, else `~/.copilot`.
+fn copilot_home(home: &Path) -> PathBuf {
+    env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"))
 }
 
 /// `<copilot home>/session-state/<id>/events.jsonl`.

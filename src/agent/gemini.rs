@@ -72,23 +72,20 @@ impl Adapter for Gemini {
         PROFILE
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
         let mut events = Vec::new();
-        match str_at(&event, "/type") {
+        match str_at(event, "/type") {
             Some("init") => {
-                if let Some(id) = str_at(&event, "/session_id") {
+                if let Some(id) = str_at(event, "/session_id") {
                     events.push(Event::Session(id.to_owned()));
                 }
-                if let Some(model) = str_at(&event, "/model") {
+                if let Some(model) = str_at(event, "/model") {
                     events.push(Event::Model(model.to_owned()));
                 }
             }
             // The user's own prompt is echoed as a message too; only the assistant's count.
-            Some("message") if str_at(&event, "/role") == Some("assistant") => {
-                if let Some(text) = str_at(&event, "/content") {
+            Some("message") if str_at(event, "/role") == Some("assistant") => {
+                if let Some(text) = str_at(event, "/content") {
                     let delta = event.get("delta").and_then(Value::as_bool) == Some(true);
                     events.push(if delta {
                         Event::TextDelta(text.to_owned())
@@ -98,22 +95,22 @@ impl Adapter for Gemini {
                 }
             }
             Some("tool_use") => {
-                if let Some(tool) = str_at(&event, "/tool_name") {
+                if let Some(tool) = str_at(event, "/tool_name") {
                     events.push(Event::Activity(tool.to_owned()));
                 }
             }
             Some("result") => {
-                let is_error = str_at(&event, "/status") != Some("success");
+                let is_error = str_at(event, "/status") != Some("success");
                 events.push(Event::Result {
-                    text: str_at(&event, "/error/message")
+                    text: str_at(event, "/error/message")
                         .filter(|_| is_error)
                         .map(str::to_owned),
                     is_error,
                     usage: Usage {
                         cost_usd: None,
                         // `input_tokens` already includes the cached part (`cached` + `input`).
-                        input_tokens: int_at(&event, "/stats/input_tokens"),
-                        output_tokens: int_at(&event, "/stats/output_tokens"),
+                        input_tokens: int_at(event, "/stats/input_tokens"),
+                        output_tokens: int_at(event, "/stats/output_tokens"),
                     },
                 });
             }

@@ -24,23 +24,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Usage;
-use super::output::{int_at, json_object};
+use super::output::{int_at, json_object, sum_at};
 
-/// Token counts and cost, as a turn's or as the agent's running totals.
+/// Token counts and cost: a turn's, the agent's running totals, or sums over turns
+/// ([`crate::store::Totals`]); `None` where nothing was reported.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
+    /// Cost in US dollars.
+    pub cost_usd: Option<f64>,
     /// Input tokens, cached ones included.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<i64>,
     /// Output tokens.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<i64>,
     /// Input tokens read from a cache.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<i64>,
-    /// Cost in US dollars.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
 }
 
 impl Figures {
@@ -124,16 +121,10 @@ pub fn read(agent: &str, line: &str) -> Option<Ledger> {
 /// A Claude `assistant` message: its `message.usage` is one model call's, so the prompt it
 /// read (input, cache writes and cache reads) is what the context held at that call.
 fn claude_call(event: &Value) -> Ledger {
-    let sum = [
-        "input_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-    ]
-    .iter()
-    .filter_map(|key| int_at(event, &format!("/message/usage/{key}")))
-    .reduce(|a, b| a + b);
     Ledger {
-        context_tokens: sum,
+        context_tokens: event
+            .pointer("/message/usage")
+            .and_then(super::claude::prompt_tokens),
         ..Ledger::default()
     }
 }
@@ -177,18 +168,17 @@ fn claude_result(event: &Value) -> Ledger {
 fn model_figures<'a>(models: impl Iterator<Item = &'a Value>) -> Figures {
     let mut figures = Figures::default();
     for model in models {
-        let int = |key: &str| int_at(model, &format!("/{key}"));
         let input = [
-            "inputTokens",
-            "cacheReadInputTokens",
-            "cacheCreationInputTokens",
-        ]
-        .iter()
-        .filter_map(|key| int(key))
-        .reduce(|a, b| a + b);
-        add(&mut figures.input_tokens, input);
-        add(&mut figures.output_tokens, int("outputTokens"));
-        add(&mut figures.cached_tokens, int("cacheReadInputTokens"));
+            "/inputTokens",
+            "/cacheReadInputTokens",
+            "/cacheCreationInputTokens",
+        ];
+        add(&mut figures.input_tokens, sum_at(model, &input));
+        add(&mut figures.output_tokens, int_at(model, "/outputTokens"));
+        add(
+            &mut figures.cached_tokens,
+            int_at(model, "/cacheReadInputTokens"),
+        );
         let cost = model.get("costUSD").and_then(Value::as_f64);
         figures.cost_usd = match (figures.cost_usd, cost) {
             (Some(a), Some(b)) => Some(a + b),
@@ -221,14 +211,11 @@ fn codex_turn(event: &Value) -> Ledger {
 
 /// opencode's `step_finish`: one model call's tokens, so its prompt is the context at that call.
 fn opencode_step(event: &Value) -> Ledger {
-    let tokens = |key: &str| int_at(event, &format!("/part/tokens/{key}"));
-    let context = ["input", "cache/read", "cache/write"]
-        .iter()
-        .filter_map(|key| tokens(key))
-        .reduce(|a, b| a + b);
     Ledger {
-        cached_tokens: tokens("cache/read"),
-        context_tokens: context,
+        cached_tokens: int_at(event, "/part/tokens/cache/read"),
+        context_tokens: event
+            .pointer("/part/tokens")
+            .and_then(super::opencode::prompt_tokens),
         ..Ledger::default()
     }
 }

@@ -230,8 +230,18 @@ pub trait Adapter: Sync + Send {
     }
 
     /// The events in one line of the agent's headless output (without its line ending).
-    /// Unknown or malformed lines give no events and never panic.
-    fn parse_line(&self, line: &str) -> Vec<Event>;
+    /// Unknown or malformed lines give no events and never panic. By default the line is one
+    /// JSON object ([`Adapter::parse_event`]) and anything else gives no events.
+    fn parse_line(&self, line: &str) -> Vec<Event> {
+        output::json_object(line).map_or_else(Vec::new, |event| self.parse_event(&event))
+    }
+
+    /// The events in one JSON object line of the agent's output (the default
+    /// [`Adapter::parse_line`]); none by default.
+    fn parse_event(&self, event: &serde_json::Value) -> Vec<Event> {
+        let _ = event;
+        Vec::new()
+    }
 
     /// Why a failed turn failed, from the agent's non-event output, when sticky must act on it.
     fn diagnose(&self, target: &Target<'_>, output: &str) -> Option<Diagnosis>;

@@ -24,8 +24,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, int_at, json_object, lost_on_resume, str_at};
+use super::output::{id_after, lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, SessionRows, Target, Usage};
 
@@ -64,48 +66,38 @@ impl Adapter for Opencode {
         vec![("PWD".into(), directory.as_os_str().to_owned())]
     }
 
-    fn parse_line(&self, line: &str) -> Vec<Event> {
-        let Some(event) = json_object(line) else {
-            return Vec::new();
-        };
+    fn parse_event(&self, event: &Value) -> Vec<Event> {
         let mut events = Vec::new();
-        let Some(kind) = str_at(&event, "/type") else {
+        let Some(kind) = str_at(event, "/type") else {
             return events;
         };
-        if let Some(id) = str_at(&event, "/sessionID") {
+        if let Some(id) = str_at(event, "/sessionID") {
             events.push(Event::Session(id.to_owned()));
         }
         match kind {
             "text" => {
-                if let Some(text) = str_at(&event, "/part/text") {
+                if let Some(text) = str_at(event, "/part/text") {
                     events.push(Event::Text(text.to_owned()));
                 }
             }
             "tool_use" => {
-                if let Some(tool) = str_at(&event, "/part/tool") {
+                if let Some(tool) = str_at(event, "/part/tool") {
                     events.push(Event::Activity(tool.to_owned()));
                 }
             }
             "step_finish" => {
-                let tokens = |key: &str| int_at(&event, &format!("/part/tokens/{key}"));
-                let sum = |keys: &[&str]| {
-                    keys.iter()
-                        .filter_map(|key| tokens(key))
-                        .reduce(|a, b| a + b)
-                };
+                let tokens = event.pointer("/part/tokens");
                 events.push(Event::Usage(Usage {
-                    cost_usd: event
-                        .pointer("/part/cost")
-                        .and_then(serde_json::Value::as_f64),
-                    // opencode counts cache reads and writes, and reasoning, apart.
-                    input_tokens: sum(&["input", "cache/read", "cache/write"]),
-                    output_tokens: sum(&["output", "reasoning"]),
+                    cost_usd: event.pointer("/part/cost").and_then(Value::as_f64),
+                    // opencode counts reasoning apart.
+                    input_tokens: tokens.and_then(prompt_tokens),
+                    output_tokens: tokens.and_then(|t| sum_at(t, &["/output", "/reasoning"])),
                 }));
             }
             "error" => events.push(Event::Result {
                 text: Some(
-                    str_at(&event, "/error/data/message")
-                        .or_else(|| str_at(&event, "/error/name"))
+                    str_at(event, "/error/data/message")
+                        .or_else(|| str_at(event, "/error/name"))
                         .unwrap_or("opencode reported an error")
                         .to_owned(),
                 ),
@@ -152,6 +144,12 @@ impl Adapter for Opencode {
             migrations: &["migration", "data_migration"],
         })
     }
+}
+
+/// The prompt's tokens in the `tokens` of opencode's `step_finish`: new input, cache reads
+/// and cache writes, which opencode counts apart.
+pub(super) fn prompt_tokens(tokens: &Value) -> Option<i64> {
+    sum_at(tokens, &["/input", "/cache/read", "/cache/write"])
 }
 
 /// An opencode session ID: `ses_` and letters or digits (26 of them in 1.18.33).

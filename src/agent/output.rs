@@ -30,6 +30,14 @@ pub(super) fn int_at(value: &Value, pointer: &str) -> Option<i64> {
     value.pointer(pointer).and_then(Value::as_i64)
 }
 
+/// The sum of the integers at `pointers` in `value`, or `None` when there is none of them.
+pub(super) fn sum_at(value: &Value, pointers: &[&str]) -> Option<i64> {
+    pointers
+        .iter()
+        .filter_map(|pointer| int_at(value, pointer))
+        .reduce(|a, b| a + b)
+}
+
 /// Whether `text` is a UUID in the hyphenated form the agents print (`8-4-4-4-12` hex digits).
 pub(super) fn is_uuid(text: &str) -> bool {
     let groups: Vec<&str> = text.split('-').collect();

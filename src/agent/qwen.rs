@@ -84,21 +84,24 @@ impl Adapter for Qwen {
     // `session_files` is the default: the JSONL transcript, which Qwen Code appends to.
 }
 
-/// `<runtime>/projects/<sanitized directory>/chats/<id>.jsonl` (`sanitizeCwd`: every character
-/// outside `[A-Za-z0-9]` becomes `-`).
+/// Qwen Code's directory name for a project (`sanitizeCwd`): every character outside
+/// `[A-Za-z0-9]` becomes `-`.
+pub(super) fn sanitize_cwd(directory: &str) -> String {
+    directory
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// `<runtime>/projects/<sanitized directory>/chats/<id>.jsonl` ([`sanitize_cwd`]).
 fn transcript_in(runtime: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
     if !is_uuid(id) {
         return None;
     }
-    let sanitized: String = directory
-        .to_str()?
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
     Some(
         runtime
             .join("projects")
-            .join(sanitized)
+            .join(sanitize_cwd(directory.to_str()?))
             .join("chats")
             .join(format!("{id}.jsonl")),
     )

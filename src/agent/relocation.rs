@@ -19,8 +19,10 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub use crate::sql_json::hex;
+
 use super::output::env_dir;
-use super::{Adapter, Keeping};
+use super::{Adapter, Claude, Codex, Copilot, Gemini, Keeping, Opencode, Qwen};
 
 /// One file of a session, as it leaves the agent's home.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,17 +61,17 @@ pub struct Rewrite {
     pub in_lines_with: Option<Vec<u8>>,
 }
 
-/// How one agent's session moves between directories and homes.
-pub trait Relocate: Sync {
-    /// The agent's adapter.
-    fn adapter(&self) -> &'static dyn Adapter;
+/// How an agent names a project directory, and the subdirectory of `projects/<name>/` that
+/// holds its sessions (see [`Relocate::encoded_projects`]).
+pub type Encoded = (fn(&Path) -> String, Option<&'static str>);
 
+/// How one agent's session moves between directories and homes: implemented by the built-in
+/// agents' adapters, whose files it reads.
+pub trait Relocate: Adapter + Sync {
     /// The agent's home under the user's `home` (its environment variable honoured), which the
     /// relative paths of [`MovingFile`] start from: [`Adapter::agent_home`].
     fn home(&self, home: &Path) -> PathBuf {
-        self.adapter()
-            .agent_home(home)
-            .unwrap_or_else(|| home.to_owned())
+        self.agent_home(home).unwrap_or_else(|| home.to_owned())
     }
 
     /// The files of session `id` run in `directory`, as the adapter lists them
@@ -79,7 +81,6 @@ pub trait Relocate: Sync {
     /// has none.
     fn files(&self, home: &Path, directory: &Path, id: &str) -> Result<Vec<MovingFile>> {
         Ok(self
-            .adapter()
             .session_files(home, directory, id)
             .into_iter()
             .filter(|file| file.keeping != Keeping::Shared)
@@ -97,7 +98,9 @@ pub trait Relocate: Sync {
 
     /// Where `relative` (a file of session `id` run in `from`) goes for the session run in `to`,
     /// relative to the agent's home `agent_home`; an error when it is not one of the session's
-    /// own files.
+    /// own files. By default it moves from `from`'s encoded name to `to`'s for an agent that keeps
+    /// sessions under one ([`Relocate::encoded_projects`]), else it stays where it is (the
+    /// path names no directory) when [`Relocate::owns`] says it is the session's.
     fn place(
         &self,
         agent_home: &Path,
@@ -105,7 +108,30 @@ pub trait Relocate: Sync {
         id: &str,
         from: &Path,
         to: &Path,
-    ) -> Result<PathBuf>;
+    ) -> Result<PathBuf> {
+        let _ = agent_home;
+        if let Some((encode, chats)) = self.encoded_projects() {
+            return place_encoded(relative, id, (&encode(from), &encode(to)), chats);
+        }
+        if self.owns(&plain_components(relative)?, id) {
+            return Ok(relative.to_owned());
+        }
+        bail!("{} is not a file of session {id}", relative.display())
+    }
+
+    /// For an agent that keeps a session under its directory's encoded name
+    /// (`projects/<encoded>/`): that encoding, and the subdirectory of it that holds the
+    /// sessions, if any.
+    fn encoded_projects(&self) -> Option<Encoded> {
+        None
+    }
+
+    /// Whether `parts` (a relative path's components) name one of session `id`'s own files,
+    /// for the default [`Relocate::place`].
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        let _ = (parts, id);
+        false
+    }
 
     /// What inside `relative` names directory `from`, to be rewritten to `to`.
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
@@ -255,81 +281,32 @@ fn place_encoded(
 
 /// Claude Code: `projects/<dir with [^A-Za-z0-9] -> ->/<id>.jsonl` and its sidecar directory
 /// `<id>/` (subagents, tool results), under `CLAUDE_CONFIG_DIR` or `~/.claude`.
-struct Claude;
-
 impl Relocate for Claude {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Claude
-    }
-
-    fn place(
-        &self,
-        _: &Path,
-        relative: &Path,
-        id: &str,
-        from: &Path,
-        to: &Path,
-    ) -> Result<PathBuf> {
-        let encode = |dir: &Path| super::claude::encode_project_dir(&dir.to_string_lossy());
-        place_encoded(relative, id, (&encode(from), &encode(to)), None)
+    fn encoded_projects(&self) -> Option<Encoded> {
+        Some((
+            |dir| super::claude::encode_project_dir(&dir.to_string_lossy()),
+            None,
+        ))
     }
 }
 
 /// Qwen Code: `projects/<dir with [^A-Za-z0-9] -> ->/chats/<id>.jsonl` under `QWEN_RUNTIME_DIR`,
 /// `QWEN_HOME` or `~/.qwen`.
-struct Qwen;
-
-/// Qwen Code's `sanitizeCwd`.
-fn qwen_encode(directory: &Path) -> String {
-    directory
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
 impl Relocate for Qwen {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Qwen
-    }
-
-    fn place(
-        &self,
-        _: &Path,
-        relative: &Path,
-        id: &str,
-        from: &Path,
-        to: &Path,
-    ) -> Result<PathBuf> {
-        place_encoded(
-            relative,
-            id,
-            (&qwen_encode(from), &qwen_encode(to)),
+    fn encoded_projects(&self) -> Option<Encoded> {
+        Some((
+            |dir| super::qwen::sanitize_cwd(&dir.to_string_lossy()),
             Some("chats"),
-        )
+        ))
     }
 }
 
 /// Codex: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` under `CODEX_HOME` or `~/.codex`; the
 /// path names no directory, the `cwd` of its lines does.
-struct Codex;
-
 impl Relocate for Codex {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Codex
-    }
-
-    fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
-        let parts = plain_components(relative)?;
-        let suffix = format!("-{id}.jsonl");
-        match parts.as_slice() {
-            ["sessions", _, _, _, name]
-                if name.starts_with("rollout-") && name.ends_with(&suffix) =>
-            {
-                Ok(relative.to_owned())
-            }
-            _ => bail!("{} is not a rollout of thread {id}", relative.display()),
-        }
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        matches!(parts, ["sessions", _, _, _, name]
+            if name.starts_with("rollout-") && name.ends_with(&format!("-{id}.jsonl")))
     }
 
     /// Only the `session_meta` line's `cwd`, which says where the thread belongs (sticky's
@@ -350,19 +327,9 @@ impl Relocate for Codex {
 
 /// Copilot CLI: `session-state/<id>/` (`events.jsonl`, `workspace.yaml`, checkpoints, files)
 /// under `COPILOT_HOME` or `~/.copilot`; it resumes a session in the `cwd` these record.
-struct Copilot;
-
 impl Relocate for Copilot {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Copilot
-    }
-
-    fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
-        let parts = plain_components(relative)?;
-        match parts.as_slice() {
-            ["session-state", session, _, ..] if *session == id => Ok(relative.to_owned()),
-            _ => bail!("{} is not a file of session {id}", relative.display()),
-        }
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        matches!(parts, ["session-state", session, _, ..] if *session == id)
     }
 
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
@@ -381,22 +348,9 @@ impl Relocate for Copilot {
     }
 }
 
-/// Gemini CLI: `tmp/<slug>/chats/session-<time>-<id[..8]>.jsonl` under `GEMINI_CLI_HOME` (or
-/// HOME) `/.gemini`, the slug registered for the directory in `projects.json` with a
-/// `.project_root` marker, and `projectHash` (SHA-256 of the directory) in each header.
-struct Gemini;
-
 /// The hex SHA-256 of a directory's path: Gemini CLI's `projectHash`.
 fn project_hash(directory: &Path) -> String {
     hex(&Sha256::digest(directory.to_string_lossy().as_bytes()))
-}
-
-/// Lower-case hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut out, byte| {
-        out.push_str(&format!("{byte:02x}"));
-        out
-    })
 }
 
 impl Gemini {
@@ -452,11 +406,10 @@ impl Gemini {
     }
 }
 
+/// Gemini CLI: `tmp/<slug>/chats/session-<time>-<id[..8]>.jsonl` under `GEMINI_CLI_HOME` (or
+/// HOME) `/.gemini`, the slug registered for the directory in `projects.json` with a
+/// `.project_root` marker, and `projectHash` (SHA-256 of the directory) in each header.
 impl Relocate for Gemini {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Gemini
-    }
-
     fn place(
         &self,
         agent_home: &Path,
@@ -531,18 +484,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+mod rows;
+
 /// opencode: the rows of the session in `<XDG_DATA_HOME or ~/.local/share>/opencode/opencode.db`
 /// (its `session` row, every table's rows with its `session_id`, its `project` row), moved as
 /// one JSON file, `opencode.db/<id>.json`.
-struct Opencode;
-
-mod rows;
-
 impl Relocate for Opencode {
-    fn adapter(&self) -> &'static dyn Adapter {
-        &super::Opencode
-    }
-
     fn home(&self, home: &Path) -> PathBuf {
         env_dir("XDG_DATA_HOME")
             .unwrap_or_else(|| home.join(".local/share"))
@@ -563,11 +510,8 @@ impl Relocate for Opencode {
             .collect())
     }
 
-    fn place(&self, _: &Path, relative: &Path, id: &str, _: &Path, _: &Path) -> Result<PathBuf> {
-        if relative == Path::new("opencode.db").join(format!("{id}.json")) {
-            return Ok(relative.to_owned());
-        }
-        bail!("{} is not the rows of session {id}", relative.display())
+    fn owns(&self, parts: &[&str], id: &str) -> bool {
+        parts == ["opencode.db", format!("{id}.json").as_str()]
     }
 
     fn rewrites(&self, _: &Path, _: &Path, _: &Path) -> Vec<Rewrite> {

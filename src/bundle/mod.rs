@@ -37,6 +37,8 @@ mod write;
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::{SessionRow, WholeTurn};
+
 pub use read::{Inspected, Staged, read};
 pub use write::{Carried, Source, write};
 
@@ -87,10 +89,14 @@ pub struct Manifest {
     pub project: String,
     /// The conversation.
     pub thread: Thread,
-    /// Its sessions, oldest first; the last one without `ended_at` is the live one.
-    pub sessions: Vec<Session>,
-    /// Its turns, oldest first.
-    pub turns: Vec<Turn>,
+    /// Its sessions, oldest first, with their ids in the exporting database (what
+    /// `rotated_from` and the turns refer to); the last one without `ended_at` is the live one.
+    /// The store's rows, as serde writes them (`thread_id` left out).
+    pub sessions: Vec<SessionRow>,
+    /// Its turns, oldest first: the store's rows with their session's id as `session` (their
+    /// own id left out; fields newer than the format default to `None`), each with its kept
+    /// answer, the agent's reported totals and its restore.
+    pub turns: Vec<WholeTurn>,
     /// The live session's files, in archive order.
     pub files: Vec<File>,
 }
@@ -113,84 +119,6 @@ pub struct Thread {
     pub created_at: i64,
 }
 
-/// One session of the conversation, with its lineage.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-#[allow(missing_docs)] // the fields are the store's session columns
-pub struct Session {
-    /// Its id in the exporting database (what `rotated_from` and turns refer to).
-    pub id: i64,
-    pub agent: String,
-    pub model: Option<String>,
-    pub agent_session_id: Option<String>,
-    pub directory: String,
-    pub created_at: i64,
-    pub confirmed_at: Option<i64>,
-    pub rotated_from: Option<i64>,
-    pub rotation_reason: Option<String>,
-    pub ended_at: Option<i64>,
-    /// The recap carried into it on rotation (`recap` or `summary`) and its size.
-    #[serde(default)]
-    pub carried: Option<String>,
-    #[serde(default)]
-    pub carried_bytes: Option<i64>,
-}
-
-/// One turn of the conversation.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[allow(missing_docs)] // the fields are the store's turn columns
-pub struct Turn {
-    /// The id of its session in [`Manifest::sessions`].
-    pub session: i64,
-    pub prompt: Option<String>,
-    pub mode: String,
-    pub pid: u32,
-    pub host: String,
-    pub started_at: i64,
-    pub ended_at: Option<i64>,
-    pub status: String,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub duration_ms: Option<i64>,
-    pub cost_usd: Option<f64>,
-    pub input_tokens: Option<i64>,
-    pub output_tokens: Option<i64>,
-    pub error: Option<String>,
-    /// The ledger's figures beyond tokens and cost, and why sticky ran the turn itself (a
-    /// handoff summary); older bundles have none.
-    #[serde(default)]
-    pub cached_tokens: Option<i64>,
-    #[serde(default)]
-    pub context_tokens: Option<i64>,
-    #[serde(default)]
-    pub context_window: Option<i64>,
-    #[serde(default)]
-    pub purpose: Option<String>,
-    /// The answer as sticky printed it and kept it (its first [`crate::store::MAX_ANSWER`]
-    /// bytes), and the whole answer's size in bytes; older bundles have none.
-    #[serde(default)]
-    pub answer: Option<String>,
-    #[serde(default)]
-    pub answer_bytes: Option<i64>,
-    /// The agent's running totals as it reported them at this turn (JSON), from which the
-    /// next turn's own figures are taken; older bundles have none.
-    #[serde(default)]
-    pub reported_totals: Option<String>,
-    /// What the turn restored from sticky's vault; older bundles have none.
-    #[serde(default)]
-    pub restored: Option<Restored>,
-}
-
-/// What a turn restored from sticky's vault.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Restored {
-    /// How many files it put back.
-    pub files: i64,
-    /// Their bytes.
-    pub bytes: i64,
-    /// When (Unix milliseconds).
-    pub created_at: i64,
-}
-
 /// One carried file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct File {
@@ -207,7 +135,7 @@ pub struct File {
 
 impl Manifest {
     /// The live session (the one not ended).
-    pub fn live(&self) -> Option<&Session> {
+    pub fn live(&self) -> Option<&SessionRow> {
         self.sessions.iter().rev().find(|s| s.ended_at.is_none())
     }
 
@@ -218,7 +146,7 @@ impl Manifest {
         let mut total: usize = self
             .turns
             .iter()
-            .filter_map(|turn| turn.answer.as_ref().map(String::len))
+            .filter_map(|turn| turn.answer.as_ref().map(|answer| answer.text.len()))
             .sum();
         let mut dropped = 0;
         for turn in &mut self.turns {
@@ -226,8 +154,8 @@ impl Manifest {
                 break;
             }
             if let Some(answer) = turn.answer.take() {
-                total -= answer.len();
-                turn.answer_bytes = None;
+                total -= answer.text.len();
+                turn.row.answer_bytes = None;
                 dropped += 1;
             }
         }

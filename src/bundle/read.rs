@@ -13,7 +13,7 @@ use super::rewrite::Rewriter;
 use super::write::HashWriter;
 use super::{FILES, FORMAT, Limits, MANIFEST, Manifest};
 use crate::agent::relocation::{Rewrite, hex};
-use crate::store::MAX_ANSWER;
+use crate::store::{MAX_ANSWER, WholeTurn};
 
 /// A verified bundle: its manifest and its files staged in a private directory (removed when
 /// this value drops).
@@ -174,7 +174,7 @@ fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
     let dangling = manifest
         .turns
         .iter()
-        .map(|t| t.session)
+        .map(|t| t.row.session_id)
         .chain(manifest.sessions.iter().filter_map(|s| s.rotated_from));
     for id in dangling {
         if !ids.contains(&id) {
@@ -189,20 +189,17 @@ pub(super) const MAX_REPORTED_TOTALS: usize = 64 * 1024;
 
 /// A turn's kept answer must be one the store would keep (at most [`MAX_ANSWER`] bytes, of a
 /// whole answer at least that long), its figures sizes, not negative.
-fn check_turn((index, turn): (usize, &super::Turn)) -> Result<()> {
+fn check_turn((index, turn): (usize, &WholeTurn)) -> Result<()> {
     let number = index + 1;
     if let Some(answer) = &turn.answer {
-        if answer.len() > MAX_ANSWER {
+        let len = answer.text.len();
+        if len > MAX_ANSWER {
             bail!(
-                "the bundle's turn {number} carries an answer of {} bytes, over the {MAX_ANSWER} \
-                 bytes sticky keeps of one",
-                answer.len()
+                "the bundle's turn {number} carries an answer of {len} bytes, over the \
+                 {MAX_ANSWER} bytes sticky keeps of one"
             );
         }
-        if turn
-            .answer_bytes
-            .is_some_and(|bytes| usize::try_from(bytes).map_or(true, |bytes| bytes < answer.len()))
-        {
+        if usize::try_from(answer.bytes).map_or(true, |bytes| bytes < len) {
             bail!("the bundle's turn {number} says its answer is smaller than the text it carries");
         }
     }
@@ -216,7 +213,7 @@ fn check_turn((index, turn): (usize, &super::Turn)) -> Result<()> {
         );
     }
     if turn
-        .restored
+        .restore
         .is_some_and(|restored| restored.files < 0 || restored.bytes < 0)
     {
         bail!("the bundle's turn {number} restored a negative number of files or bytes");

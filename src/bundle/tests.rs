@@ -18,8 +18,9 @@ fn manifest() -> Manifest {
             name: "main".into(),
             created_at: 1,
         },
-        sessions: vec![Session {
+        sessions: vec![SessionRow {
             id: 1,
+            thread_id: 0,
             agent: "claude".into(),
             model: None,
             agent_session_id: Some("id".into()),
@@ -99,6 +100,16 @@ fn with_file(path: &str, bytes: &[u8]) -> Manifest {
     manifest
 }
 
+/// A bundle whose manifest lists the one file `path` and which holds it as `files/<path>`.
+fn holding(path: &str) -> Vec<u8> {
+    let body = b"{}\n";
+    let entry = format!("files/{path}");
+    crafted(
+        &with_file(path, body),
+        &[(&entry, tar::EntryType::Regular, body)],
+    )
+}
+
 #[test]
 fn a_bundle_reads_back_as_written() {
     let bytes = bundle(&[
@@ -135,22 +146,9 @@ fn bad_bundles_are_refused_with_what_is_wrong() {
             crafted(&newer, &[("files/a", tar::EntryType::Regular, body)]),
             "upgrade sticky",
         ),
-        (
-            "dot-dot",
-            crafted(
-                &with_file("../a", body),
-                &[("files/../a", tar::EntryType::Regular, body)],
-            ),
-            "leaves its directory",
-        ),
-        (
-            "absolute",
-            crafted(
-                &with_file("/etc/a", body),
-                &[("files//etc/a", tar::EntryType::Regular, body)],
-            ),
-            "absolute",
-        ),
+        ("dot-dot", holding("../a"), "leaves its directory"),
+        ("absolute", holding("/etc/a"), "absolute"),
+        ("settings", holding("settings.json"), "settings file"),
         (
             "symlink",
             crafted(
@@ -177,14 +175,6 @@ fn bad_bundles_are_refused_with_what_is_wrong() {
                 ],
             ),
             "does not list",
-        ),
-        (
-            "settings",
-            crafted(
-                &with_file("settings.json", body),
-                &[("files/settings.json", tar::EntryType::Regular, body)],
-            ),
-            "settings file",
         ),
         (
             "missing",
@@ -220,31 +210,16 @@ fn a_bundle_can_be_opened_by_hand() {
 }
 
 /// A turn of session 1 with `answer`.
-fn turn(answer: Option<&str>) -> Turn {
-    Turn {
-        session: 1,
-        prompt: Some("p".into()),
-        mode: "headless".into(),
-        pid: 1,
-        host: "h".into(),
-        started_at: 1,
-        ended_at: Some(2),
-        status: "ok".into(),
-        exit_code: Some(0),
-        signal: None,
-        duration_ms: Some(1),
-        cost_usd: None,
-        input_tokens: None,
-        output_tokens: None,
-        error: None,
-        cached_tokens: None,
-        context_tokens: None,
-        context_window: None,
-        purpose: None,
-        answer: answer.map(str::to_owned),
-        answer_bytes: answer.map(|a| i64::try_from(a.len()).unwrap()),
+fn turn(answer: Option<&str>) -> WholeTurn {
+    let row = r#"{"session":1,"prompt":"p","mode":"headless","pid":1,"host":"h","started_at":1,"ended_at":2,"status":"ok","exit_code":0,"signal":null,"duration_ms":1,"cost_usd":null,"input_tokens":null,"output_tokens":null,"error":null}"#;
+    WholeTurn {
+        row: serde_json::from_str(row).unwrap(),
+        answer: answer.map(|text| crate::store::StoredAnswer {
+            text: text.to_owned(),
+            bytes: i64::try_from(text.len()).unwrap(),
+        }),
         reported_totals: None,
-        restored: None,
+        restore: None,
     }
 }
 
@@ -252,9 +227,10 @@ fn turn(answer: Option<&str>) -> Turn {
 fn a_turn_carries_only_what_the_store_would_keep() {
     let over = "x".repeat(crate::store::MAX_ANSWER + 1);
     let mut short = turn(Some("hello"));
-    short.answer_bytes = Some(2);
+    short.answer.as_mut().unwrap().bytes = 2;
     let mut restored = turn(None);
-    restored.restored = Some(Restored {
+    restored.restore = Some(crate::store::RestoreRow {
+        turn_id: 0,
         files: -1,
         bytes: 0,
         created_at: 0,
@@ -278,6 +254,7 @@ fn a_turn_carries_only_what_the_store_would_keep() {
     }
     let mut manifest = manifest();
     manifest.turns = vec![turn(Some("fine")), turn(None)];
+    manifest.turns[1].reported_totals = Some("{\"cost_usd\":1.0}".into());
     let (staged, _dir) = read_all(&crafted(&manifest, &[]), Limits::default()).unwrap();
     assert_eq!(staged.manifest.turns, manifest.turns);
 }
@@ -293,16 +270,27 @@ fn answers_past_the_budget_are_left_out_oldest_first() {
     ];
     assert_eq!(manifest.fit_answers(12), 0);
     assert_eq!(manifest.fit_answers(5), 2);
-    let kept: Vec<_> = manifest.turns.iter().map(|t| t.answer.as_deref()).collect();
+    let kept: Vec<_> = manifest
+        .turns
+        .iter()
+        .map(|t| t.answer.as_ref().map(|a| a.text.as_str()))
+        .collect();
     assert_eq!(kept, [None, None, None, Some("cccc")]);
-    assert_eq!(manifest.turns[0].answer_bytes, None);
 }
 
 #[test]
 fn a_manifest_without_the_newer_fields_reads_as_not_recorded_and_unknown_ones_are_skipped() {
     let mut value = serde_json::to_value({
         let mut manifest = manifest();
-        manifest.turns = vec![turn(Some("hello"))];
+        let mut whole = turn(Some("hello"));
+        whole.reported_totals = Some("{}".into());
+        whole.restore = Some(crate::store::RestoreRow {
+            turn_id: 0,
+            files: 1,
+            bytes: 2,
+            created_at: 3,
+        });
+        manifest.turns = vec![whole];
         manifest
     })
     .unwrap();
@@ -320,4 +308,31 @@ fn a_manifest_without_the_newer_fields_reads_as_not_recorded_and_unknown_ones_ar
     fields.insert("from_the_future".into(), serde_json::json!({"x": 1}));
     let read: Manifest = serde_json::from_value(value).unwrap();
     assert_eq!(read.turns[0], turn(None));
+}
+
+#[test]
+fn the_manifest_carries_the_stores_rows_as_format_1_wrote_them() {
+    // A session and a turn as format 1 has always written them (a turn of before the ledger's
+    // later figures, so those are missing).
+    let session = r#"{"id":7,"agent":"claude","model":null,"agent_session_id":"s","directory":"/a/p","created_at":1,"confirmed_at":2,"rotated_from":6,"rotation_reason":"new","ended_at":null,"carried":"recap","carried_bytes":10}"#;
+    let turn = r#"{"session":7,"prompt":"hi","mode":"headless","pid":4,"host":"h","started_at":1,"ended_at":3,"status":"ok","exit_code":0,"signal":null,"duration_ms":2,"cost_usd":0.5,"input_tokens":9,"output_tokens":1,"error":null}"#;
+    let read: SessionRow = serde_json::from_str(session).unwrap();
+    assert_eq!((read.id, read.rotated_from), (7, Some(6)));
+    assert_eq!(serde_json::to_string(&read).unwrap(), session);
+    let read: crate::store::TurnRow = serde_json::from_str(turn).unwrap();
+    assert_eq!(read.session_id, 7);
+    assert_eq!(read.mode, crate::store::Mode::Headless);
+    assert_eq!(read.status, crate::store::TurnStatus::Ok);
+    assert_eq!(read.cached_tokens, None);
+    let written = serde_json::to_string(&read).unwrap();
+    assert_eq!(
+        written,
+        turn.replace(
+            "\"error\":null}",
+            "\"error\":null,\"cached_tokens\":null,\"context_tokens\":null,\
+             \"context_window\":null,\"purpose\":null}"
+        )
+    );
+    let unknown = turn.replace("\"ok\"", "\"bogus\"");
+    assert!(serde_json::from_str::<crate::store::TurnRow>(&unknown).is_err());
 }

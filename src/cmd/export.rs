@@ -255,6 +255,8 @@ fn no_thread(ctx: &Context) -> anyhow::Error {
     .into()
 }
 
+/// The manifest of the conversation: its rows as the store holds them; refuses a directory
+/// that is not UTF-8, which the manifest's JSON cannot hold.
 fn manifest(
     name: &str,
     created_at: i64,
@@ -262,14 +264,15 @@ fn manifest(
     sessions: &[SessionRow],
     turns: &[WholeTurn],
 ) -> Result<Manifest> {
-    let text = |path: &Path| {
-        path.to_str().map(str::to_owned).ok_or_else(|| {
-            StickyError::Usage(format!(
+    for session in sessions {
+        if session.directory.to_str().is_none() {
+            return Err(StickyError::Usage(format!(
                 "{} is not UTF-8, which a bundle cannot carry",
-                path.display()
+                session.directory.display()
             ))
-        })
-    };
+            .into());
+        }
+    }
     Ok(Manifest {
         format: bundle::FORMAT,
         sticky: env!("CARGO_PKG_VERSION").to_owned(),
@@ -277,66 +280,15 @@ fn manifest(
             name: live.agent.clone(),
             version: None,
         },
-        project: text(&live.directory)?,
+        project: live.directory.display().to_string(),
         thread: bundle::Thread {
             name: name.to_owned(),
             created_at,
         },
-        sessions: sessions
-            .iter()
-            .map(|s| {
-                Ok(bundle::Session {
-                    id: s.id,
-                    agent: s.agent.clone(),
-                    model: s.model.clone(),
-                    agent_session_id: s.agent_session_id.clone(),
-                    directory: text(&s.directory)?,
-                    created_at: s.created_at,
-                    confirmed_at: s.confirmed_at,
-                    rotated_from: s.rotated_from,
-                    rotation_reason: s.rotation_reason.clone(),
-                    ended_at: s.ended_at,
-                    carried: s.carried.clone(),
-                    carried_bytes: s.carried_bytes,
-                })
-            })
-            .collect::<Result<_, StickyError>>()?,
-        turns: turns.iter().map(turn).collect(),
+        sessions: sessions.to_vec(),
+        turns: turns.to_vec(),
         files: Vec::new(),
     })
-}
-
-fn turn(whole: &WholeTurn) -> bundle::Turn {
-    let t = &whole.row;
-    bundle::Turn {
-        session: t.session_id,
-        prompt: t.prompt.clone(),
-        mode: t.mode.as_str().to_owned(),
-        pid: t.pid,
-        host: t.host.clone(),
-        started_at: t.started_at,
-        ended_at: t.ended_at,
-        status: t.status.as_str().to_owned(),
-        exit_code: t.exit_code,
-        signal: t.signal,
-        duration_ms: t.duration_ms,
-        cost_usd: t.cost_usd,
-        input_tokens: t.input_tokens,
-        output_tokens: t.output_tokens,
-        error: t.error.clone(),
-        cached_tokens: t.cached_tokens,
-        context_tokens: t.context_tokens,
-        context_window: t.context_window,
-        purpose: t.purpose.clone(),
-        answer: whole.answer.as_ref().map(|answer| answer.text.clone()),
-        answer_bytes: whole.answer.as_ref().map(|answer| answer.bytes),
-        reported_totals: whole.reported_totals.clone(),
-        restored: whole.restore.map(|restore| bundle::Restored {
-            files: restore.files,
-            bytes: restore.bytes,
-            created_at: restore.created_at,
-        }),
-    }
 }
 
 /// Writes the bundle to `path` through a private file beside it, renamed over it once whole,

@@ -15,7 +15,6 @@ use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
 use crate::cli::ImportArgs;
 use crate::exit::StickyError;
-use crate::store::{Mode, RestoreRow, SessionRow, StoredAnswer, TurnRow, TurnStatus, WholeTurn};
 
 /// How long import waits for a turn running on a thread of the same name to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -188,34 +187,10 @@ fn placed(moving: &Move<'_>, manifest: &Manifest) -> Result<(Vec<PathBuf>, Vec<V
 
 /// Adds the thread, its sessions (the live one now in this project) and turns.
 fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool) -> Result<()> {
-    let sessions: Vec<SessionRow> = manifest
-        .sessions
-        .iter()
-        .map(|s| SessionRow {
-            id: s.id,
-            thread_id: 0,
-            agent: s.agent.clone(),
-            model: s.model.clone(),
-            agent_session_id: s.agent_session_id.clone(),
-            directory: if s.ended_at.is_none() {
-                plan.moving.to.clone()
-            } else {
-                PathBuf::from(&s.directory)
-            },
-            created_at: s.created_at,
-            confirmed_at: s.confirmed_at,
-            rotated_from: s.rotated_from,
-            rotation_reason: s.rotation_reason.clone(),
-            ended_at: s.ended_at,
-            carried: s.carried.clone(),
-            carried_bytes: s.carried_bytes,
-        })
-        .collect();
-    let turns = manifest
-        .turns
-        .iter()
-        .map(turn)
-        .collect::<Result<Vec<_>>>()?;
+    let mut sessions = manifest.sessions.clone();
+    for live in sessions.iter_mut().filter(|s| s.ended_at.is_none()) {
+        live.directory.clone_from(&plan.moving.to);
+    }
     let mut store = ctx.open_store()?;
     store
         .immediate(|tx| {
@@ -228,82 +203,15 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
                 }
                 tx.remove_thread(old.id)?;
             }
-            tx.add_thread(&plan.name, manifest.thread.created_at, &sessions, &turns)
-                .map(|_| ())
+            tx.add_thread(
+                &plan.name,
+                manifest.thread.created_at,
+                &sessions,
+                &manifest.turns,
+            )
+            .map(|_| ())
         })
         .context("cannot add the imported thread")
-}
-
-/// A turn of the bundle as the store adds it: its row, its kept answer (a bundle without one,
-/// written before answers were kept or carried, reads as "not recorded"), the agent's reported
-/// totals and its restore.
-fn turn(t: &bundle::Turn) -> Result<WholeTurn> {
-    let answer = t.answer.clone().map(|text| StoredAnswer {
-        bytes: t
-            .answer_bytes
-            .unwrap_or_else(|| i64::try_from(text.len()).unwrap_or(i64::MAX)),
-        text,
-    });
-    Ok(WholeTurn {
-        row: turn_row(t, answer.as_ref().map(|answer| answer.bytes))?,
-        answer,
-        reported_totals: t.reported_totals.clone(),
-        restore: t.restored.map(|restored| RestoreRow {
-            turn_id: 0,
-            files: restored.files,
-            bytes: restored.bytes,
-            created_at: restored.created_at,
-        }),
-    })
-}
-
-fn turn_row(t: &bundle::Turn, answer_bytes: Option<i64>) -> Result<TurnRow> {
-    let mode = match t.mode.as_str() {
-        "headless" => Mode::Headless,
-        "interactive" => Mode::Interactive,
-        other => {
-            return Err(StickyError::Usage(format!(
-                "the bundle has a turn of unknown mode {other:?}"
-            ))
-            .into());
-        }
-    };
-    let status = match t.status.as_str() {
-        "running" => TurnStatus::Running,
-        "ok" => TurnStatus::Ok,
-        "failed" => TurnStatus::Failed,
-        "interrupted" => TurnStatus::Interrupted,
-        "abandoned" => TurnStatus::Abandoned,
-        other => {
-            return Err(StickyError::Usage(format!(
-                "the bundle has a turn of unknown status {other:?}"
-            ))
-            .into());
-        }
-    };
-    Ok(TurnRow {
-        id: 0,
-        session_id: t.session,
-        prompt: t.prompt.clone(),
-        mode,
-        pid: t.pid,
-        host: t.host.clone(),
-        started_at: t.started_at,
-        ended_at: t.ended_at,
-        status,
-        exit_code: t.exit_code,
-        signal: t.signal,
-        duration_ms: t.duration_ms,
-        cost_usd: t.cost_usd,
-        input_tokens: t.input_tokens,
-        output_tokens: t.output_tokens,
-        error: t.error.clone(),
-        answer_bytes,
-        cached_tokens: t.cached_tokens,
-        context_tokens: t.context_tokens,
-        context_window: t.context_window,
-        purpose: t.purpose.clone(),
-    })
 }
 
 fn report(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest) -> Result<Report> {

@@ -126,11 +126,12 @@ fn print_ledger(
             ("ledger   ", "session", &ledger.session),
             ("         ", "conversation", &ledger.conversation),
         ] {
+            let sums = totals.figures;
             let figures = format_ledger(
-                totals.input_tokens,
-                totals.output_tokens,
-                totals.cached_tokens,
-                totals.cost_usd,
+                sums.input_tokens,
+                sums.output_tokens,
+                sums.cached_tokens,
+                sums.cost_usd,
             );
             let figures = if figures.is_empty() {
                 "no tokens or cost reported".to_owned()

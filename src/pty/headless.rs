@@ -145,37 +145,27 @@ impl PolledOutput {
         wait: Option<Duration>,
         on_output: &mut dyn FnMut(&[u8]),
     ) -> Result<(), RecvTimeoutError> {
-        use filedescriptor::{POLLIN, pollfd};
-
         let signals = signals::polled_fd().unwrap_or(-1);
         let exit = self.exit.as_ref().map_or(-1, |(fd, _)| fd.as_raw_fd());
         let master = if self.ended { -1 } else { self.master };
-        // poll(2) skips negative descriptors.
-        let mut fds = [self.wake.as_raw_fd(), signals, exit, master].map(|fd| pollfd {
-            fd,
-            events: POLLIN,
-            revents: 0,
-        });
-        match filedescriptor::poll(&mut fds, wait) {
-            Ok(_) => {}
-            Err(filedescriptor::Error::Poll(error))
-                if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return Err(RecvTimeoutError::Disconnected),
-        }
-        if fds[0].revents != 0 {
+        let fds = [self.wake.as_raw_fd(), signals, exit, master];
+        let Some([wake, signalled, exited, output]) = super::ready(fds, wait) else {
+            return Err(RecvTimeoutError::Disconnected);
+        };
+        if wake {
             let mut sink = [0_u8; 64];
             while matches!(unistd::read(&self.wake, &mut sink), Ok(n) if n > 0) {}
         }
-        if fds[1].revents != 0 {
+        if signalled {
             self.pending
                 .extend(signals::take().into_iter().map(Event::Signal));
         }
-        if fds[2].revents != 0 {
+        if exited {
             if let Some((_, reaper)) = self.exit.take() {
                 self.pending.push_back(Event::Exited(reaper.reap()));
             }
         }
-        if fds[3].revents != 0 {
+        if output {
             self.read_chunk(on_output);
         }
         Ok(())

@@ -210,27 +210,16 @@ impl KeyRelay {
 }
 
 fn relay_keys(input: &OwnedFd, stop: &OwnedFd, writer: &Mutex<Box<dyn Write + Send>>) {
-    use filedescriptor::{POLLIN, pollfd};
-
     let mut buf = vec![0; CHUNK];
     loop {
-        // filedescriptor's poll, because macOS's poll(2) does not work on terminals (it falls
-        // back to select(2) there).
-        let mut fds = [input.as_raw_fd(), stop.as_raw_fd()].map(|fd| pollfd {
-            fd,
-            events: POLLIN,
-            revents: 0,
-        });
-        match filedescriptor::poll(&mut fds, None) {
-            Ok(_) => {}
-            Err(filedescriptor::Error::Poll(error))
-                if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
-        if fds[1].revents != 0 {
+        let Some([keys, stopped]) = super::ready([input.as_raw_fd(), stop.as_raw_fd()], None)
+        else {
+            return;
+        };
+        if stopped {
             return;
         }
-        if fds[0].revents == 0 {
+        if !keys {
             continue;
         }
         let count = match unistd::read(input, &mut buf) {

@@ -28,6 +28,7 @@ mod supervise;
 mod terminal;
 
 use std::ffi::OsString;
+use std::os::fd::RawFd;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -114,6 +115,29 @@ enum Event {
     Exited(Result<Status>),
     /// sticky received this signal.
     Signal(Signal),
+}
+
+/// Waits in poll(2) until one of `fds` can be read (or has hung up) or `wait` has passed
+/// (`None`: no limit); a negative descriptor is skipped. Returns which are ready, none when a
+/// signal interrupted the wait, and `None` when poll fails. filedescriptor's poll, because
+/// macOS's poll(2) does not work on terminals (it falls back to select(2) there).
+fn ready<const N: usize>(fds: [RawFd; N], wait: Option<Duration>) -> Option<[bool; N]> {
+    use filedescriptor::{POLLIN, pollfd};
+
+    let mut polled = fds.map(|fd| pollfd {
+        fd,
+        events: POLLIN,
+        revents: 0,
+    });
+    match filedescriptor::poll(&mut polled, wait) {
+        Ok(_) => Some(polled.map(|fd| fd.revents != 0)),
+        Err(filedescriptor::Error::Poll(error))
+            if error.kind() == std::io::ErrorKind::Interrupted =>
+        {
+            Some([false; N])
+        }
+        Err(_) => None,
+    }
 }
 
 /// Debug builds only: panics at the named point when `STICKY_TEST_PANIC` names it, so tests can

@@ -282,14 +282,7 @@ mod tests {
             "the default comes back after the run"
         );
         // A thread left blocked in read(2) would delay the exit of sticky.
-        let started = std::time::Instant::now();
-        while threads_named("sticky-signals") > 0 {
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "the signal thread outlives the run"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        no_signal_thread_soon("the signal thread outlives the run");
     }
 
     #[cfg(target_os = "linux")]
@@ -318,14 +311,7 @@ mod tests {
         raise(Signal::SIGWINCH).expect("raise");
         assert_eq!(take(), [Signal::SIGWINCH]);
         // Runs take turns, so no other run's thread can start now; the earlier run's ends.
-        let started = std::time::Instant::now();
-        while threads_named("sticky-signals") > 0 {
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "a thread reads the signals of a polled run"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        no_signal_thread_soon("a thread reads the signals of a polled run");
         drop(forwarding);
         let _turn = RUN.lock().unwrap_or_else(PoisonError::into_inner);
         assert!(
@@ -348,6 +334,17 @@ mod tests {
             Ok(Signal::SIGWINCH)
         );
         forwarding
+    }
+
+    /// Waits (up to five seconds, else fails saying `why`) until this process has no thread
+    /// reading signals.
+    #[cfg(target_os = "linux")]
+    fn no_signal_thread_soon(why: &str) {
+        let started = std::time::Instant::now();
+        while threads_named("sticky-signals") > 0 {
+            assert!(started.elapsed() < Duration::from_secs(5), "{why}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// How many threads of this process have `name`.

@@ -138,21 +138,22 @@ impl Setup {
     /// Starts `command` on the terminal, whose slave side goes to the program (ours is dropped
     /// here); the program's exit becomes an event, with a byte for the waker.
     pub(super) fn start(&mut self, command: &Command) -> Result<Child> {
-        let slave = self
-            .slave
-            .take()
-            .context("the program on this terminal has been started already")?;
+        let slave = self.take_slave()?;
         let on_exit = exit_reporter(&self.events_tx, self.waker.take());
         child::spawn(slave, &self.tty, command, on_exit)
+    }
+
+    /// The terminal's slave side, for the one program started on it.
+    fn take_slave(&mut self) -> Result<Box<dyn SlavePty + Send>> {
+        self.slave
+            .take()
+            .context("the program on this terminal has been started already")
     }
 
     /// Like [`Setup::start`], for a run that polls the program's exit itself: with the pidfd
     /// that tells it (see [`child::spawn_polled`]), or none where the exit comes as an event.
     pub(super) fn start_polled(&mut self, command: &Command) -> Result<(Child, Option<OwnedFd>)> {
-        let slave = self
-            .slave
-            .take()
-            .context("the program on this terminal has been started already")?;
+        let slave = self.take_slave()?;
         // Cloned, not taken: with a pidfd `on_exit` is dropped unused, and the waker's pipe,
         // which the run polls, must not hang up before the run ends.
         let on_exit = exit_reporter(&self.events_tx, self.waker.clone());

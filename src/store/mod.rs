@@ -27,6 +27,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Result, bail};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use serde::{Deserialize, Serialize};
+
+use crate::agent::ledger::Figures;
 
 use rows::{session_columns, thread_columns, turn_columns};
 pub use vault::{Forgotten, RestoreRow};
@@ -39,7 +42,8 @@ pub use answer::MAX_ANSWER;
 pub type Millis = i64;
 
 /// How a turn ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// A prompt, answered without the agent's UI.
     Headless,
@@ -48,7 +52,8 @@ pub enum Mode {
 }
 
 /// Where a turn is, or how it ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TurnStatus {
     /// The turn is running (or its sticky process died; see `Abandoned`).
     Running,
@@ -73,12 +78,14 @@ pub struct ThreadRow {
     pub created_at: Millis,
 }
 
-/// An agent session attached to a thread.
-#[derive(Debug, Clone, PartialEq)]
+/// An agent session attached to a thread. Serialized as a bundle carries it ([`crate::bundle`]:
+/// its thread left out, a recap missing in an older bundle read as none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRow {
     /// Row id.
     pub id: i64,
     /// The thread it belongs to.
+    #[serde(skip)]
     pub thread_id: i64,
     /// The agent's name (`claude`, `codex`, ...).
     pub agent: String,
@@ -101,17 +108,23 @@ pub struct SessionRow {
     pub ended_at: Option<Millis>,
     /// The kind of recap carried into it from the session it replaced (`recap`, `summary`),
     /// if one was.
+    #[serde(default)]
     pub carried: Option<String>,
     /// The size of that recap in bytes.
+    #[serde(default)]
     pub carried_bytes: Option<i64>,
 }
 
-/// One run of sticky on a session.
-#[derive(Debug, Clone, PartialEq)]
+/// One run of sticky on a session. Serialized as a bundle carries it ([`crate::bundle`]: its
+/// own id and answer size left out, its session's id as `session`, a figure missing in an
+/// older bundle read as none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnRow {
     /// Row id.
+    #[serde(skip)]
     pub id: i64,
     /// The session it ran on.
+    #[serde(rename = "session")]
     pub session_id: i64,
     /// The prompt; `None` for an interactive turn.
     pub prompt: Option<String>,
@@ -142,23 +155,31 @@ pub struct TurnRow {
     /// sticky's own reason for a failure (session lost, amnesia, ...).
     pub error: Option<String>,
     /// The size in bytes of the answer as printed, when it was kept (see [`Store::answer`]).
+    #[serde(skip)]
     pub answer_bytes: Option<i64>,
     /// Input tokens read from the agent's cache (counted in `input_tokens` too), when reported.
+    #[serde(default)]
     pub cached_tokens: Option<i64>,
     /// The tokens the context held at the turn's last model call, when known.
+    #[serde(default)]
     pub context_tokens: Option<i64>,
     /// The model's context window, when the agent reports it.
+    #[serde(default)]
     pub context_window: Option<i64>,
     /// Why sticky ran the turn itself (`handoff`: the summary `--carry=summary` asks for).
+    #[serde(default)]
     pub purpose: Option<String>,
 }
 
-/// A kept answer, read back by [`Store::answer`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A kept answer, read back by [`Store::answer`]. A bundle carries it as a turn's `answer` and
+/// `answer_bytes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredAnswer {
     /// The answer as printed (its first [`MAX_ANSWER`] bytes when it was longer).
+    #[serde(rename = "answer")]
     pub text: String,
     /// Its whole size in bytes.
+    #[serde(rename = "answer_bytes")]
     pub bytes: i64,
 }
 
@@ -171,32 +192,33 @@ impl StoredAnswer {
 
 /// A turn whole, as `sticky export` carries it to another project and `sticky import` adds it
 /// there: its row and what the row leaves out (read by `Store::whole_turns`, written by
-/// `Tx::add_thread`).
-#[derive(Debug, Clone, PartialEq)]
+/// `Tx::add_thread`). Serialized as a bundle's turn: the row's fields, then `answer` and
+/// `answer_bytes`, `reported_totals` and `restored`, each left out when there is none (as a
+/// bundle written before they were carried has none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WholeTurn {
     /// The turn's row.
+    #[serde(flatten)]
     pub row: TurnRow,
     /// Its kept answer, if it has one.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<StoredAnswer>,
     /// The agent's running totals it reported (JSON), the next turn's baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_totals: Option<String>,
     /// What it restored from sticky's vault (`turn_id` is the row's id).
+    #[serde(rename = "restored", default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreRow>,
 }
 
 /// Sums of a ledger over turns (a session's, a conversation's).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Totals {
     /// How many turns were summed.
     pub turns: i64,
-    /// Cost in US dollars, over the turns that reported one (`None` when none did).
-    pub cost_usd: Option<f64>,
-    /// Input tokens (cached ones included).
-    pub input_tokens: Option<i64>,
-    /// Output tokens.
-    pub output_tokens: Option<i64>,
-    /// Input tokens read from a cache.
-    pub cached_tokens: Option<i64>,
+    /// Each figure summed over the turns that reported it (`None` when none did).
+    #[serde(flatten)]
+    pub figures: Figures,
 }
 
 /// What a new session row holds.

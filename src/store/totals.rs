@@ -144,15 +144,7 @@ pub(crate) fn read(
     };
     let totals = conn
         .prepare_cached(sql)?
-        .query_row([key], |row| {
-            Ok(Totals {
-                turns: row.get(0)?,
-                cost_usd: row.get(1)?,
-                input_tokens: row.get(2)?,
-                output_tokens: row.get(3)?,
-                cached_tokens: row.get(4)?,
-            })
-        })
+        .query_row([key], super::rows::totals)
         .optional()?;
     Ok(totals.unwrap_or_default())
 }

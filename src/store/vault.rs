@@ -6,10 +6,12 @@ use rusqlite::params;
 
 use super::{Store, now};
 
-/// A turn that put a lost session's files back from sticky's vault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A turn that put a lost session's files back from sticky's vault. A bundle carries it as its
+/// turn's `restored` (the turn left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RestoreRow {
     /// The turn.
+    #[serde(skip)]
     pub turn_id: i64,
     /// How many files it put back.
     pub files: i64,

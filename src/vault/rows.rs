@@ -11,11 +11,15 @@
 use std::path::Path;
 
 use anyhow::{Context as _, Result};
-use rusqlite::types::{Value as Sql, ValueRef};
+use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value, json};
 
 use crate::agent::SessionRows;
+use crate::sql_json::{to_json, to_sql};
+
+/// The key of a BLOB's hexadecimal in the document.
+const BLOB: &str = "hex";
 
 /// The rows of session `id` as the document described above; `None` when the database or the
 /// session's row is missing (nothing to keep: the vault keeps its older copy).
@@ -34,7 +38,7 @@ pub(super) fn dump(rows: &SessionRows, id: &str) -> Result<Option<Vec<u8>>> {
     };
     let mut tables = Map::new();
     for (table, key, column) in rows.referred {
-        if let Some(value) = row.get(*column).and_then(to_sql) {
+        if let Some(value) = row.get(*column).and_then(|value| to_sql(value, BLOB)) {
             tables.insert(
                 (*table).to_owned(),
                 select(&conn, table, key, &value)?.into(),
@@ -166,7 +170,7 @@ fn insert_tables(
             );
             let values: Vec<Sql> = columns
                 .iter()
-                .map(|column| to_sql(&row[*column]).unwrap_or(Sql::Null))
+                .map(|column| to_sql(&row[*column], BLOB).unwrap_or(Sql::Null))
                 .collect();
             conn.execute(&sql, rusqlite::params_from_iter(values))?;
         }
@@ -200,7 +204,7 @@ fn rows_of<P: rusqlite::Params>(conn: &Connection, sql: &str, params: P) -> Resu
     while let Some(row) = rows.next()? {
         let mut object = Map::new();
         for (index, name) in names.iter().enumerate() {
-            object.insert(name.clone(), to_json(row.get_ref(index)?));
+            object.insert(name.clone(), to_json(row.get_ref(index)?, BLOB));
         }
         found.push(Value::Object(object));
     }
@@ -253,41 +257,4 @@ fn count(conn: &Connection, table: &str) -> Result<i64> {
 /// An identifier quoted for SQL.
 fn quoted(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-fn to_json(value: ValueRef<'_>) -> Value {
-    match value {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(n) => json!(n),
-        ValueRef::Real(x) => json!(x),
-        ValueRef::Text(bytes) => json!(String::from_utf8_lossy(bytes)),
-        ValueRef::Blob(bytes) => {
-            let hex: String = bytes.iter().fold(String::new(), |mut hex, b| {
-                hex.push_str(&format!("{b:02x}"));
-                hex
-            });
-            json!({ "hex": hex })
-        }
-    }
-}
-
-fn to_sql(value: &Value) -> Option<Sql> {
-    Some(match value {
-        Value::Null => Sql::Null,
-        Value::Bool(b) => Sql::Integer(i64::from(*b)),
-        Value::Number(n) => n
-            .as_i64()
-            .map(Sql::Integer)
-            .or_else(|| n.as_f64().map(Sql::Real))?,
-        Value::String(text) => Sql::Text(text.clone()),
-        Value::Object(object) => {
-            let hex = object.get("hex")?.as_str()?;
-            let bytes = (0..hex.len())
-                .step_by(2)
-                .map(|at| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok())
-                .collect::<Option<Vec<u8>>>()?;
-            Sql::Blob(bytes)
-        }
-        Value::Array(_) => return None,
-    })
 }

@@ -6,14 +6,20 @@ use super::*;
 use crate::agent::reserved::Reserved;
 use crate::agent::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, Target};
 
-/// An agent keeping session `id` as `sessions/<id>.jsonl` (appended to), `sessions/<id>.meta`
-/// (rewritten) and `registry.json` (shared), under `<home>/.agent`.
-struct Agent;
+/// A test agent. [`FILES`] keeps session `id` as `sessions/<id>.jsonl` (appended to),
+/// `sessions/<id>.meta` (rewritten) and `registry.json` (shared), under `<home>/.agent`;
+/// [`ROWS`] keeps it as rows of `<home>/.db/agent.db` (as opencode does).
+struct Agent {
+    rows: bool,
+}
+
+const FILES: Agent = Agent { rows: false };
+const ROWS: Agent = Agent { rows: true };
 
 impl Adapter for Agent {
     fn profile(&self) -> Profile<'_> {
         Profile {
-            name: "agent",
+            name: if self.rows { "rows" } else { "agent" },
             reserved: Reserved::NONE,
             command_line: None,
             prompts: Prompts::FittingArguments,
@@ -26,14 +32,17 @@ impl Adapter for Agent {
         None
     }
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
-        Some(home.join(".agent/sessions").join(format!("{id}.jsonl")))
+        (!self.rows).then(|| home.join(".agent/sessions").join(format!("{id}.jsonl")))
     }
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
-        Some(home.join(".agent"))
+        Some(home.join(if self.rows { ".db" } else { ".agent" }))
     }
     fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
-        let root = home.join(".agent");
-        let transcript = self.transcript(home, directory, id).unwrap();
+        let (Some(root), Some(transcript)) =
+            (self.agent_home(home), self.transcript(home, directory, id))
+        else {
+            return Vec::new();
+        };
         [
             (transcript, Keeping::Append),
             (root.join(format!("sessions/{id}.meta")), Keeping::Rewritten),
@@ -45,6 +54,15 @@ impl Adapter for Agent {
     }
     fn restorable(&self, relative: &Path, id: &str) -> bool {
         relative == Path::new("registry.json") || relative.to_string_lossy().contains(id)
+    }
+    fn session_rows(&self, home: &Path, _id: &str) -> Option<crate::agent::SessionRows> {
+        self.rows.then(|| crate::agent::SessionRows {
+            database: home.join(".db/agent.db"),
+            relative: PathBuf::from("agent.db"),
+            table: "session",
+            referred: &[("project", "id", "project_id")],
+            migrations: &["migration"],
+        })
     }
 }
 
@@ -80,8 +98,16 @@ impl Setup {
     }
     fn copy(&self) -> Copied {
         self.vault
-            .copy(&Agent, &self.home, Path::new("/p"), "s1")
+            .copy(&FILES, &self.home, Path::new("/p"), "s1")
             .unwrap()
+    }
+    /// Writes `bytes` over `relative`, copies the session into the vault and returns how many
+    /// bytes that wrote, once the vault's copy is checked to hold `bytes`.
+    fn rewrite(&self, relative: &str, bytes: &[u8]) -> u64 {
+        std::fs::write(self.path(relative), bytes).unwrap();
+        let written = self.copy().written;
+        assert_eq!(self.copy_of(relative), bytes, "{relative}");
+        written
     }
     fn copy_of(&self, relative: &str) -> Vec<u8> {
         std::fs::read(
@@ -115,16 +141,10 @@ fn a_transcript_rewritten_or_cut_is_copied_whole() {
     s.append("sessions/s1.jsonl", b"line one\nline two\n");
     s.copy();
     // Rewritten in place, longer, with another beginning: the sample hash tells.
-    std::fs::write(s.path("sessions/s1.jsonl"), b"LINE ONE\nline two\nthree\n").unwrap();
-    assert_eq!(s.copy().written, 24);
-    assert_eq!(
-        s.copy_of("sessions/s1.jsonl"),
-        b"LINE ONE\nline two\nthree\n"
-    );
+    let longer = b"LINE ONE\nline two\nthree\n";
+    assert_eq!(s.rewrite("sessions/s1.jsonl", longer), 24);
     // Cut shorter.
-    std::fs::write(s.path("sessions/s1.jsonl"), b"short\n").unwrap();
-    assert_eq!(s.copy().written, 6);
-    assert_eq!(s.copy_of("sessions/s1.jsonl"), b"short\n");
+    assert_eq!(s.rewrite("sessions/s1.jsonl", b"short\n"), 6);
 }
 
 #[test]
@@ -136,11 +156,8 @@ fn a_rewritten_file_is_copied_only_when_it_changed() {
     assert_eq!(s.copy().written, 2 + 15 + 2);
     assert_eq!(s.copy().written, 0);
     // The same bytes written again (a new mtime): hashed, not copied.
-    std::fs::write(s.path("sessions/s1.meta"), b"{\"title\":\"one\"}").unwrap();
-    assert_eq!(s.copy().written, 0);
-    std::fs::write(s.path("sessions/s1.meta"), b"{\"title\":\"two\"}").unwrap();
-    assert_eq!(s.copy().written, 15);
-    assert_eq!(s.copy_of("sessions/s1.meta"), b"{\"title\":\"two\"}");
+    assert_eq!(s.rewrite("sessions/s1.meta", b"{\"title\":\"one\"}"), 0);
+    assert_eq!(s.rewrite("sessions/s1.meta", b"{\"title\":\"two\"}"), 15);
 }
 
 #[test]
@@ -160,7 +177,7 @@ fn the_vault_is_private_to_the_user() {
 #[test]
 fn restore_puts_back_what_is_missing_and_nothing_else() {
     let s = setup();
-    assert_eq!(s.vault.restore(&Agent, &s.home, "s1").unwrap(), None);
+    assert_eq!(s.vault.restore(&FILES, &s.home, "s1").unwrap(), None);
     s.append("sessions/s1.jsonl", b"turn one\n");
     std::fs::write(s.path("sessions/s1.meta"), b"meta").unwrap();
     std::fs::write(s.path("registry.json"), b"{\"old\":1}").unwrap();
@@ -170,7 +187,7 @@ fn restore_puts_back_what_is_missing_and_nothing_else() {
     // The session's own files are gone, their copies stay; the registry is copied anew.
     assert_eq!(s.copy().written, 11);
     assert_eq!(s.copy_of("sessions/s1.jsonl"), b"turn one\n");
-    let restored = s.vault.restore(&Agent, &s.home, "s1").unwrap().unwrap();
+    let restored = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
     assert_eq!(
         restored,
         Restored {
@@ -193,7 +210,7 @@ fn restore_puts_back_what_is_missing_and_nothing_else() {
         b"{\"newer\":1}"
     );
     // Nothing missing now: nothing put back.
-    let again = s.vault.restore(&Agent, &s.home, "s1").unwrap().unwrap();
+    let again = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
     assert_eq!(again.files, 0);
 }
 
@@ -233,41 +250,6 @@ fn odd_session_ids_get_plain_file_names() {
     assert!(ensure_plain(Path::new("/etc/passwd")).is_err());
 }
 
-/// An agent keeping sessions as rows of `<home>/.db/agent.db` (as opencode does).
-struct RowsAgent;
-
-impl Adapter for RowsAgent {
-    fn profile(&self) -> Profile<'_> {
-        Profile {
-            name: "rows",
-            reserved: Reserved::NONE,
-            command_line: None,
-            prompts: Prompts::FittingArguments,
-        }
-    }
-    fn parse_line(&self, _line: &str) -> Vec<Event> {
-        Vec::new()
-    }
-    fn diagnose(&self, _target: &Target<'_>, _output: &str) -> Option<Diagnosis> {
-        None
-    }
-    fn transcript(&self, _home: &Path, _directory: &Path, _id: &str) -> Option<PathBuf> {
-        None
-    }
-    fn agent_home(&self, home: &Path) -> Option<PathBuf> {
-        Some(home.join(".db"))
-    }
-    fn session_rows(&self, home: &Path, _id: &str) -> Option<crate::agent::SessionRows> {
-        Some(crate::agent::SessionRows {
-            database: home.join(".db/agent.db"),
-            relative: PathBuf::from("agent.db"),
-            table: "session",
-            referred: &[("project", "id", "project_id")],
-            migrations: &["migration"],
-        })
-    }
-}
-
 #[test]
 fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     let s = setup();
@@ -289,11 +271,7 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     )
     .unwrap();
     drop(conn);
-    let copy = |s: &Setup| {
-        s.vault
-            .copy(&RowsAgent, &s.home, Path::new("/p"), "s1")
-            .unwrap()
-    };
+    let copy = |s: &Setup| s.vault.copy(&ROWS, &s.home, Path::new("/p"), "s1").unwrap();
     assert!(copy(&s).written > 0);
     assert_eq!(copy(&s).written, 0, "unchanged rows are not written again");
     let rows = s
@@ -314,7 +292,7 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     )
     .unwrap();
     drop(conn);
-    let restored = s.vault.restore(&RowsAgent, &s.home, "s1").unwrap().unwrap();
+    let restored = s.vault.restore(&ROWS, &s.home, "s1").unwrap().unwrap();
     assert_eq!(restored.files, 1);
     let messages = |db: &Path| -> Vec<(String, Option<Vec<u8>>)> {
         let conn = rusqlite::Connection::open(db).unwrap();
@@ -334,12 +312,12 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
             ("m2".to_owned(), None)
         ]
     );
-    let again = s.vault.restore(&RowsAgent, &s.home, "s1").unwrap().unwrap();
+    let again = s.vault.restore(&ROWS, &s.home, "s1").unwrap().unwrap();
     assert_eq!(again.files, 0, "nothing missing, nothing put back");
 
     // The whole database gone: a new one with its schema, migrations and the session's rows.
     std::fs::remove_dir_all(s.home.join(".db")).unwrap();
-    let restored = s.vault.restore(&RowsAgent, &s.home, "s1").unwrap().unwrap();
+    let restored = s.vault.restore(&ROWS, &s.home, "s1").unwrap().unwrap();
     assert_eq!(restored.files, 1);
     assert_eq!(messages(&db), [("m1".to_owned(), Some(vec![0, 255]))]);
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -380,7 +358,7 @@ fn a_planted_file_in_the_vault_is_never_restored() {
     std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
     std::fs::remove_file(s.path("sessions/s1.jsonl")).unwrap();
 
-    let error = s.vault.restore(&Agent, &s.home, "s1").unwrap_err();
+    let error = s.vault.restore(&FILES, &s.home, "s1").unwrap_err();
     assert!(format!("{error:#}").contains("settings.json"), "{error:#}");
     assert!(!s.path("settings.json").exists());
     assert!(

@@ -14,6 +14,11 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags, params_from_iter};
 use serde_json::{Map, Value, json};
 
+use crate::sql_json::{to_json, to_sql};
+
+/// The key of a BLOB's hexadecimal in the exported rows.
+const BLOB: &str = "blob";
+
 /// How long a write waits for opencode's own lock on its database.
 const BUSY: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -189,48 +194,16 @@ fn select(
     let rows = statement.query_map([value], |row| {
         let mut object = Map::new();
         for (index, name) in names.iter().enumerate() {
-            object.insert(name.clone(), to_json(row.get::<_, Sql>(index)?));
+            object.insert(name.clone(), to_json(row.get_ref(index)?, BLOB));
         }
         Ok(Value::Object(object))
     })?;
     rows.collect()
 }
 
-fn to_json(value: Sql) -> Value {
-    match value {
-        Sql::Null => Value::Null,
-        Sql::Integer(n) => json!(n),
-        Sql::Real(x) => json!(x),
-        Sql::Text(text) => Value::String(text),
-        Sql::Blob(bytes) => json!({ "blob": super::hex(&bytes) }),
-    }
-}
-
+/// The `SQLite` value of an exported row's `value`.
 fn from_json(value: &Value) -> Result<Sql> {
-    Ok(match value {
-        Value::Null => Sql::Null,
-        Value::Bool(b) => Sql::Integer(i64::from(*b)),
-        Value::Number(n) => n
-            .as_i64()
-            .map_or_else(|| Sql::Real(n.as_f64().unwrap_or(0.0)), Sql::Integer),
-        Value::String(text) => Sql::Text(text.clone()),
-        Value::Object(object) => {
-            let hex = object
-                .get("blob")
-                .and_then(Value::as_str)
-                .context("a value that is no SQL")?;
-            Sql::Blob(unhex(hex).context("a blob that is not hexadecimal")?)
-        }
-        Value::Array(_) => bail!("a value that is no SQL"),
-    })
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    (text.len() % 2 == 0).then_some(())?;
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    to_sql(value, BLOB).with_context(|| format!("a value that is no SQL: {value}"))
 }
 
 /// Inserts one exported row, keeping only the columns `table` has here; a project row that
