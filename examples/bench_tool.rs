@@ -375,10 +375,16 @@ fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<E
             ])?;
         }
     }
-    tx.execute(
-        "UPDATE sessions SET turn_count = \
-         (SELECT count(*) FROM turns WHERE turns.session_id = sessions.id)",
-        [],
+    // The counts and ledger totals `begin_turn`, `finish_turn` and rotations keep on the
+    // session and thread rows (as migration 4 first sums them).
+    tx.execute_batch(
+        "UPDATE sessions SET (turn_count, total_cost_usd, total_input_tokens, \
+             total_output_tokens) = (SELECT count(*), sum(cost_usd), sum(input_tokens), \
+             sum(output_tokens) FROM turns WHERE turns.session_id = sessions.id);
+         UPDATE threads SET (past_turn_count, past_cost_usd, past_input_tokens, \
+             past_output_tokens) = (SELECT coalesce(sum(turn_count), 0), sum(total_cost_usd), \
+             sum(total_input_tokens), sum(total_output_tokens) FROM sessions \
+             WHERE sessions.thread_id = threads.id AND ended_at IS NOT NULL);",
     )?;
     tx.commit()?;
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;

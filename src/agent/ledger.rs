@@ -220,6 +220,13 @@ fn opencode_step(event: &Value) -> Ledger {
     }
 }
 
+/// Whether [`per_turn`] uses its `baseline` and `first` for `ledger`: only for running totals
+/// without per-turn figures. A turn whose agent stated neither needs no read of the earlier
+/// turns (a read that scanned every earlier turn of the session when none had totals).
+pub fn needs_baseline(ledger: &Ledger) -> bool {
+    ledger.turn == Figures::default() && ledger.totals.is_some()
+}
+
 /// The turn's own figures: the ledger's per-turn ones, else its running totals less
 /// `baseline` (the totals the session's previous turn reported), else the usage's. `first` says
 /// that no earlier turn ran on the session, so its totals are this turn's; a session with
@@ -282,6 +289,46 @@ mod tests {
         r#"{"type":"assistant","message":{"content":[],"usage":{"input_tokens":3,"cache_creation_input_tokens":100,"cache_read_input_tokens":900,"output_tokens":7}}}"#,
         r#"{"type":"result","is_error":false,"result":"ok","total_cost_usd":0.75,"usage":{"input_tokens":3,"cache_read_input_tokens":900,"output_tokens":7},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":30,"outputTokens":70,"cacheReadInputTokens":1800,"cacheCreationInputTokens":200,"costUSD":0.75,"contextWindow":200000}}}"#,
     ];
+
+    #[test]
+    fn only_running_totals_need_the_previous_turns_totals() {
+        let usage = Usage {
+            cost_usd: Some(0.5),
+            input_tokens: Some(10),
+            output_tokens: Some(2),
+        };
+        let earlier = Figures {
+            input_tokens: Some(1000),
+            output_tokens: Some(100),
+            cached_tokens: None,
+            cost_usd: Some(1.0),
+        };
+        let totals = Ledger {
+            totals: Some(Figures {
+                input_tokens: Some(1010),
+                ..earlier
+            }),
+            ..Ledger::default()
+        };
+        let per_turn_figures = Ledger {
+            turn: Figures {
+                output_tokens: Some(3),
+                ..Figures::default()
+            },
+            ..totals
+        };
+        for (ledger, needs) in [
+            (Ledger::default(), false),
+            (per_turn_figures, false),
+            (totals, true),
+        ] {
+            assert_eq!(needs_baseline(&ledger), needs, "{ledger:?}");
+            let with = per_turn(usage, &ledger, Some(earlier), false);
+            let without = per_turn(usage, &ledger, None, true);
+            // What needs no baseline comes out the same with or without one.
+            assert_eq!(with == without, !needs, "{ledger:?}");
+        }
+    }
 
     #[test]
     fn claude_states_running_totals_the_window_and_the_context() {

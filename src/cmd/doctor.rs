@@ -471,7 +471,11 @@ fn print_session(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()
         out,
         "session",
         &value,
-        &format!("{} turns{last}", counted.turns),
+        &format!(
+            "{} turn{}{last}",
+            counted.turns,
+            if counted.turns == 1 { "" } else { "s" }
+        ),
     )
 }
 

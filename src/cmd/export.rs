@@ -102,11 +102,14 @@ fn report(ctx: &Context, args: &ExportArgs, to_stdout: bool, written: &Manifest)
             .filter(|_| !to_stdout)
             .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
         eprintln!(
-            "sticky: exported thread {} ({} session {live}, {} turns, {} files, {size} bytes) to {}",
+            "sticky: exported thread {} ({} session {live}, {} turn{}, {} file{}, {size} bytes) \
+             to {}",
             super::view::escape(&written.thread.name),
             written.agent.name,
             written.turns.len(),
+            if written.turns.len() == 1 { "" } else { "s" },
             written.files.len(),
+            if written.files.len() == 1 { "" } else { "s" },
             super::view::escape(&target),
         );
     }

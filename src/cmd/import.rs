@@ -234,12 +234,13 @@ fn report(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest) -> Result<Report>
             format!("-t {} ", super::view::escape(&plan.name))
         };
         eprintln!(
-            "sticky: imported thread {} ({} session {}, {} turns) from {}; `sticky {thread}\"...\"` \
+            "sticky: imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
              goes on with it here",
             super::view::escape(&plan.name),
             manifest.agent.name,
             plan.moving.id,
             manifest.turns.len(),
+            if manifest.turns.len() == 1 { "" } else { "s" },
             super::view::escape(&manifest.project),
         );
     }

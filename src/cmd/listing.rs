@@ -127,7 +127,10 @@ impl Drop for Listing {
 }
 
 /// The pager to run for `pager` (the value of `PAGER`): unset is `less -FRX`; empty or `cat`
-/// is no pager; anything else is a shell command line, as git and man run it.
+/// is no pager; a program and plain words (`less -R`) run directly, so a program that is not
+/// there fails to start and the listing falls back to stdout (through `sh` it would be lost,
+/// sh's 127 ending the listing as a reader who stopped reading); anything else is a shell
+/// command line, as git and man run it.
 fn pager_command(pager: Option<&std::ffi::OsStr>) -> Option<Command> {
     let Some(pager) = pager else {
         let (program, args) = DEFAULT_PAGER;
@@ -138,6 +141,13 @@ fn pager_command(pager: Option<&std::ffi::OsStr>) -> Option<Command> {
     let text = pager.to_string_lossy();
     if text.trim().is_empty() || text.trim() == "cat" {
         return None;
+    }
+    let shell_syntax = |c: char| "|&;<>()$`\\\"'*?[]#~=%{}".contains(c);
+    if let (Some(text), false) = (pager.to_str(), text.contains(shell_syntax)) {
+        let mut words = text.split_whitespace();
+        let mut command = Command::new(words.next()?);
+        command.args(words);
+        return Some(command);
     }
     let mut command = Command::new("sh");
     command.arg("-c").arg(OsString::from(pager));
@@ -204,8 +214,14 @@ mod tests {
             assert!(pager_command(Some(off.as_ref())).is_none(), "{off:?}");
         }
         let custom = pager_command(Some("most -s".as_ref())).unwrap();
-        assert_eq!(custom.get_program(), "sh");
-        assert_eq!(custom.get_args().collect::<Vec<_>>(), ["-c", "most -s"]);
+        assert_eq!(custom.get_program(), "most");
+        assert_eq!(custom.get_args().collect::<Vec<_>>(), ["-s"]);
+        let line = pager_command(Some("LESS=R less | tee seen".as_ref())).unwrap();
+        assert_eq!(line.get_program(), "sh");
+        assert_eq!(
+            line.get_args().collect::<Vec<_>>(),
+            ["-c", "LESS=R less | tee seen"]
+        );
     }
 
     #[test]

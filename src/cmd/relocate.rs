@@ -95,10 +95,12 @@ fn relocate(
 ) -> Result<()> {
     let from = &live.directory;
     if from.is_dir() {
+        let thread = super::view::escape(thread);
         return Err(StickyError::Usage(format!(
             "thread {thread}: its session belongs to {}, which still exists, so this is a copy \
              of the project rather than a move; run `sticky new` here for a session of its own, \
-             or `sticky -C {} export | sticky import -` to carry the conversation over",
+             or `sticky -C {} export -t {thread} | sticky import --replace -` to carry the \
+             conversation over (it replaces this copy's record of the thread)",
             from.display(),
             from.display()
         ))

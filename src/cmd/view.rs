@@ -294,9 +294,17 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-/// The first 8 characters of an agent's session ID (a UUID's first group), enough to tell
-/// sessions apart in one-line listings.
+/// 8 characters of an agent's session ID that tell sessions apart in one-line listings: the
+/// first 8 (a random UUID's first group), but the last 8 of an ID that starts with its creation
+/// time, whose first ones sessions started minutes apart share: a version-7 UUID (Codex's
+/// thread IDs) and opencode's `ses_` IDs (12 hex digits of time, then random characters).
 pub fn short_id(id: &str) -> &str {
+    let time_first = id.starts_with("ses_")
+        || (id.len() == 36 && id.get(14..15) == Some("7") && id.get(8..9) == Some("-"));
+    if time_first {
+        let start = id.char_indices().rev().nth(7).map_or(0, |(at, _)| at);
+        return &id[start..];
+    }
     id.char_indices().nth(8).map_or(id, |(end, _)| &id[..end])
 }
 
@@ -404,5 +412,18 @@ mod tests {
         assert_eq!(short_id("3f2a9c1b-0d4e-4a7b-9c1d-2e3f4a5b6c7d"), "3f2a9c1b");
         assert_eq!(short_id("abc"), "abc");
         assert_eq!(short_id("ééééééééé"), "éééééééé");
+    }
+
+    #[test]
+    fn short_ids_of_time_ordered_ids_keep_their_random_end() {
+        // Two Codex threads started a second apart share their first group.
+        assert_eq!(short_id("01a23452-4678-769f-90d8-8f1a3831a167"), "3831a167");
+        assert_eq!(short_id("01a23452-47f1-7c9a-b333-0afb2e1bfa09"), "2e1bfa09");
+        assert_eq!(short_id("ses_dd52be6f3ffevLdNHDvUF3i1Hh"), "vUF3i1Hh");
+        assert_ne!(
+            short_id("ses_dd52be6f3ffevLdNHDvUF3i1Hh"),
+            short_id("ses_dd52be6f3ffdKq81xZpT0aW9mE")
+        );
+        assert_eq!(short_id("ses_x"), "ses_x");
     }
 }

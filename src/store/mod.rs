@@ -18,6 +18,7 @@ mod rows;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod totals;
 mod transfer;
 mod vault;
 
@@ -400,19 +401,28 @@ impl Store {
 
     /// Records that the agent confirmed the session (an event or its transcript); the first
     /// confirmation counts, later ones change nothing.
+    ///
+    /// One statement, since every resumed turn ends here: the row comes back when it exists
+    /// (gone is an error), with its `confirmed_at`; only a session confirmed by this call
+    /// (`confirmed_at` now) is checkpointed into the file. An already confirmed row is rewritten
+    /// with the bytes it had, which `SQLite` writes to no page.
     pub fn confirm_session(&self, session_id: i64) -> Result<()> {
-        let changed = self.run("confirm the session", || {
-            self.conn.execute(
-                "UPDATE sessions SET confirmed_at = ?2 WHERE id = ?1 AND confirmed_at IS NULL",
-                params![session_id, now()],
-            )
+        let now = now();
+        let confirmed_at: Option<Millis> = self.run("confirm the session", || {
+            self.conn
+                .prepare_cached(
+                    "UPDATE sessions SET confirmed_at = coalesce(confirmed_at, ?2) WHERE id = ?1 \
+                     RETURNING confirmed_at",
+                )?
+                .query_row(params![session_id, now], |row| row.get(0))
+                .optional()
         })?;
-        if changed == 0 {
-            // Confirmed already, or gone: only the second is an error.
-            let exists = self.session(session_id)?.is_some();
-            return self.expect_row(usize::from(exists), "session", session_id);
+        let Some(confirmed_at) = confirmed_at else {
+            return self.expect_row(0, "session", session_id);
+        };
+        if confirmed_at == now {
+            self.keep_sessions_in_file();
         }
-        self.keep_sessions_in_file();
         Ok(())
     }
 
@@ -427,9 +437,18 @@ impl Store {
             Some(status) => status,
         };
         let answer = end.answer.as_deref().map(answer::encode);
+        let figures = Figures {
+            cost_usd: end.cost_usd,
+            input_tokens: end.input_tokens,
+            output_tokens: end.output_tokens,
+            cached_tokens: end.cached_tokens,
+        };
+        // One transaction: the turn's figures and the totals they add to change together.
         let changed = self.run("record the end of the turn", || {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            totals::add_turn(&tx, turn_id, &figures)?;
             let now = now();
-            self.conn.execute(
+            let changed = tx.execute(
                 "UPDATE turns SET ended_at = ?2, duration_ms = max(0, ?2 - started_at), \
                  status = ?3, exit_code = ?4, signal = ?5, cost_usd = ?6, input_tokens = ?7, \
                  output_tokens = ?8, error = ?9, answer = ?10, answer_encoding = ?11, \
@@ -453,7 +472,9 @@ impl Store {
                     end.context_window,
                     end.reported_totals,
                 ],
-            )
+            )?;
+            tx.commit()?;
+            Ok(changed)
         })?;
         self.expect_row(changed, "turn", turn_id)
     }
@@ -557,31 +578,26 @@ impl Store {
         Ok(Some(StoredAnswer { text, bytes }))
     }
 
-    /// The running totals the agent reported at the newest earlier turn of a session that has
-    /// them (the baseline of a turn's ledger), as stored JSON.
-    pub fn reported_totals_before(&self, session_id: i64, turn_id: i64) -> Result<Option<String>> {
+    /// What a turn's ledger starts from, in one statement: how many turns the session has run
+    /// (this one included), and the running totals the agent reported at the newest earlier
+    /// turn that has them, as stored JSON.
+    pub fn ledger_baseline(&self, session_id: i64, turn_id: i64) -> Result<(i64, Option<String>)> {
         self.run("read the previous totals", || {
             self.conn
                 .prepare_cached(
-                    "SELECT reported_totals FROM turns WHERE session_id = ?1 AND id < ?2 \
-                     AND reported_totals IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    "SELECT turn_count, (SELECT reported_totals FROM turns WHERE session_id = ?1 \
+                     AND id < ?2 AND reported_totals IS NOT NULL ORDER BY id DESC LIMIT 1) \
+                     FROM sessions WHERE id = ?1",
                 )?
-                .query_row([session_id, turn_id], |row| row.get(0))
-                .optional()
+                .query_row([session_id, turn_id], |row| Ok((row.get(0)?, row.get(1)?)))
         })
     }
 
-    /// The ledger of one session (`Some(id)`) or of a whole thread's sessions, read from the
-    /// totals migration 4's triggers keep on each session row: never a scan of the turns.
+    /// The ledger of one session (`Some(id)`) or of a whole thread, read from the totals kept
+    /// on its row (see `totals`): never a scan of the turns.
     pub fn totals(&self, session_id: Option<i64>, thread_id: i64) -> Result<Totals> {
-        let (sql, key) = match session_id {
-            Some(id) => (rows::sql::SESSION_TOTALS, id),
-            None => (rows::sql::THREAD_TOTALS, thread_id),
-        };
         self.run("read the ledger", || {
-            self.conn
-                .prepare_cached(sql)?
-                .query_row([key], rows::totals)
+            totals::read(&self.conn, session_id, thread_id)
         })
     }
 
@@ -608,6 +624,10 @@ impl Tx<'_> {
     /// already holds rows first proves the file intact: damage that hid the thread must not
     /// become a fresh conversation.
     pub fn ensure_thread(&self, name: &str) -> Result<ThreadRow> {
+        // Nearly every turn finds its thread: one statement then, the insert only for a new one.
+        if let Some(thread) = self.read(rows::thread_by_name(&self.tx, name))? {
+            return Ok(thread);
+        }
         let created = self.write(self.tx.execute(
             "INSERT INTO threads (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
             params![name, now()],
@@ -650,6 +670,7 @@ impl Tx<'_> {
                 if ended != 1 {
                     bail!("session {old} is not the live session of thread {thread_id}");
                 }
+                self.write(totals::end_session(&self.tx, old))?;
             }
             None => {
                 if let Some(live) = self.live_session(thread_id)? {
@@ -757,6 +778,7 @@ impl Tx<'_> {
             "UPDATE sessions SET turn_count = turn_count + 1 WHERE id = ?1",
             [session_id],
         ))?;
+
         self.write(self.tx.query_row(
             "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running') RETURNING id",

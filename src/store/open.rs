@@ -71,6 +71,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
         Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
+    stable_plans(&conn, file)?;
     // Until the file is known to be ours, closing must not checkpoint a WAL someone else left
     // into it: a refused file keeps its bytes. (A WAL this connection creates is empty, and
     // closing deletes it again, so only a WAL found on arrival is kept as it was.)
@@ -116,6 +117,7 @@ pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
         Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
+    stable_plans(&conn, file)?;
     let identity = retry_busy(file, "read", || Identity::read(&conn))?;
     identity.check(file)?;
     if identity.version != schema::LATEST {
@@ -174,4 +176,19 @@ fn use_wal(conn: &Connection, file: &Path) -> Result<()> {
             ),
         ))
     }
+}
+
+/// Turns on the query planner stability guarantee. The bundled `SQLite` is built with STAT4,
+/// under which a statement whose plan might depend on a bound value is compiled twice: once
+/// when prepared and again at its first step, with the value. Every statement sticky runs is
+/// an index lookup whose plan no value changes, and each run prepares each statement once, so
+/// the second compile was pure cost: 0.36 M of the 2.8 M instructions of `sticky status`
+/// (callgrind).
+fn stable_plans(conn: &Connection, file: &Path) -> Result<()> {
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )
+    .map(drop)
+    .map_err(|e| error::sql(file, "configure the query planner", &e))
 }

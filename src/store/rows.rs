@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Params, Row, ToSql};
 
-use super::{Mode, SessionRow, ThreadRow, Totals, TurnRow, TurnStatus};
-use crate::agent::ledger::Figures;
+use super::{Mode, SessionRow, ThreadRow, TurnRow, TurnStatus};
 
 impl Mode {
     /// The text stored in the database (and shown to users).
@@ -196,27 +195,6 @@ pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
     })
 }
 
-/// A [`Totals`] from the [`totals_columns`] sums.
-pub(crate) fn totals(row: &Row<'_>) -> rusqlite::Result<Totals> {
-    Ok(Totals {
-        turns: row.get(0)?,
-        figures: Figures {
-            cost_usd: row.get(1)?,
-            input_tokens: row.get(2)?,
-            output_tokens: row.get(3)?,
-            cached_tokens: row.get(4)?,
-        },
-    })
-}
-
-/// The sums the ledger reads, in `Totals`' order.
-macro_rules! totals_columns {
-    () => {
-        "SELECT coalesce(sum(turn_count), 0), sum(total_cost_usd), sum(total_input_tokens), \
-         sum(total_output_tokens), sum(total_cached_tokens) FROM sessions"
-    };
-}
-
 /// The SQL of the lookups that `sticky status` and the start of a turn run, as constants so
 /// the tests can check their query plans.
 pub(crate) mod sql {
@@ -250,11 +228,20 @@ pub(crate) mod sql {
          WHERE thread_id = ?1 AND turn_count > 0 ORDER BY id DESC LIMIT 1) \
          ORDER BY id DESC LIMIT 1"
     );
-    /// The ledger of one session: the totals migration 4's triggers keep on its row.
-    pub(crate) const SESSION_TOTALS: &str = concat!(totals_columns!(), " WHERE id = ?1");
-    /// The ledger of a thread: the same totals summed over its sessions (its rotations, never
-    /// its turns).
-    pub(crate) const THREAD_TOTALS: &str = concat!(totals_columns!(), " WHERE thread_id = ?1");
+    /// The ledger of one session (the totals `store::totals` keeps on its row).
+    pub(crate) const SESSION_TOTALS: &str = "SELECT turn_count, total_cost_usd, \
+         total_input_tokens, total_output_tokens, total_cached_tokens FROM sessions WHERE id = ?1";
+    /// The ledger of a thread: its past (its ended sessions) plus its live session.
+    pub(crate) const THREAD_TOTALS: &str = "SELECT t.past_turn_count + coalesce(s.turn_count, 0), \
+         coalesce(t.past_cost_usd + s.total_cost_usd, t.past_cost_usd, s.total_cost_usd), \
+         coalesce(t.past_input_tokens + s.total_input_tokens, t.past_input_tokens, \
+             s.total_input_tokens), \
+         coalesce(t.past_output_tokens + s.total_output_tokens, t.past_output_tokens, \
+             s.total_output_tokens), \
+         coalesce(t.past_cached_tokens + s.total_cached_tokens, t.past_cached_tokens, \
+             s.total_cached_tokens) \
+         FROM threads AS t LEFT JOIN sessions AS s ON s.thread_id = t.id AND s.ended_at IS NULL \
+         WHERE t.id = ?1";
     /// The oldest running turn of a session (the partial index `turns_running`).
     pub(crate) const RUNNING_TURN: &str = concat!(
         "SELECT ",

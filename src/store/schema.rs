@@ -104,62 +104,30 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE sessions ADD COLUMN carried TEXT;
     ALTER TABLE sessions ADD COLUMN carried_bytes INTEGER;
     ",
-    // 4 (part 11): the session's ledger kept beside `turn_count`, so `status` reads its totals
-    // from one row at any number of turns instead of summing them. Triggers keep it, so every
-    // writer of turns (a turn's end, an import) keeps it exact; turns are deleted only with
-    // their session, so deleting needs none. A total is NULL until a turn reports its figure,
-    // as `sum` over the turns would be.
+    // 4 (part 11): the ledger's totals kept on rows (see store/totals.rs), so `status` reads
+    // them from two rows at any number of turns or rotations instead of summing the turns:
+    // each session's totals, and each thread's past (its ended sessions). The store keeps
+    // them where figures are written; SQL triggers would too, but every process parses the
+    // whole schema when it opens the file, and theirs cost each `sticky` run 0.37 M
+    // instructions. A total is NULL until a turn reports that figure, as `sum` would be.
     "
     ALTER TABLE sessions ADD COLUMN total_cost_usd REAL;
     ALTER TABLE sessions ADD COLUMN total_input_tokens INTEGER;
     ALTER TABLE sessions ADD COLUMN total_output_tokens INTEGER;
     ALTER TABLE sessions ADD COLUMN total_cached_tokens INTEGER;
+    ALTER TABLE threads ADD COLUMN past_turn_count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE threads ADD COLUMN past_cost_usd REAL;
+    ALTER TABLE threads ADD COLUMN past_input_tokens INTEGER;
+    ALTER TABLE threads ADD COLUMN past_output_tokens INTEGER;
+    ALTER TABLE threads ADD COLUMN past_cached_tokens INTEGER;
 
-    UPDATE sessions SET
-        total_cost_usd = (SELECT sum(cost_usd) FROM turns WHERE session_id = sessions.id),
-        total_input_tokens = (SELECT sum(input_tokens) FROM turns WHERE session_id = sessions.id),
-        total_output_tokens = (SELECT sum(output_tokens) FROM turns WHERE session_id = sessions.id),
-        total_cached_tokens = (SELECT sum(cached_tokens) FROM turns WHERE session_id = sessions.id);
-
-    CREATE TRIGGER turns_ledger_insert AFTER INSERT ON turns
-    WHEN NEW.cost_usd IS NOT NULL OR NEW.input_tokens IS NOT NULL
-        OR NEW.output_tokens IS NOT NULL OR NEW.cached_tokens IS NOT NULL
-    BEGIN
-        UPDATE sessions SET
-            total_cost_usd = CASE WHEN NEW.cost_usd IS NULL THEN total_cost_usd
-                ELSE coalesce(total_cost_usd, 0) + NEW.cost_usd END,
-            total_input_tokens = CASE WHEN NEW.input_tokens IS NULL THEN total_input_tokens
-                ELSE coalesce(total_input_tokens, 0) + NEW.input_tokens END,
-            total_output_tokens = CASE WHEN NEW.output_tokens IS NULL THEN total_output_tokens
-                ELSE coalesce(total_output_tokens, 0) + NEW.output_tokens END,
-            total_cached_tokens = CASE WHEN NEW.cached_tokens IS NULL THEN total_cached_tokens
-                ELSE coalesce(total_cached_tokens, 0) + NEW.cached_tokens END
-        WHERE id = NEW.session_id;
-    END;
-
-    CREATE TRIGGER turns_ledger_update
-    AFTER UPDATE OF cost_usd, input_tokens, output_tokens, cached_tokens ON turns
-    WHEN NEW.cost_usd IS NOT OLD.cost_usd OR NEW.input_tokens IS NOT OLD.input_tokens
-        OR NEW.output_tokens IS NOT OLD.output_tokens OR NEW.cached_tokens IS NOT OLD.cached_tokens
-    BEGIN
-        UPDATE sessions SET
-            total_cost_usd = CASE WHEN NEW.cost_usd IS OLD.cost_usd THEN total_cost_usd
-                ELSE coalesce(total_cost_usd, 0) + coalesce(NEW.cost_usd, 0)
-                    - coalesce(OLD.cost_usd, 0) END,
-            total_input_tokens = CASE WHEN NEW.input_tokens IS OLD.input_tokens
-                THEN total_input_tokens
-                ELSE coalesce(total_input_tokens, 0) + coalesce(NEW.input_tokens, 0)
-                    - coalesce(OLD.input_tokens, 0) END,
-            total_output_tokens = CASE WHEN NEW.output_tokens IS OLD.output_tokens
-                THEN total_output_tokens
-                ELSE coalesce(total_output_tokens, 0) + coalesce(NEW.output_tokens, 0)
-                    - coalesce(OLD.output_tokens, 0) END,
-            total_cached_tokens = CASE WHEN NEW.cached_tokens IS OLD.cached_tokens
-                THEN total_cached_tokens
-                ELSE coalesce(total_cached_tokens, 0) + coalesce(NEW.cached_tokens, 0)
-                    - coalesce(OLD.cached_tokens, 0) END
-        WHERE id = NEW.session_id;
-    END;
+    UPDATE sessions SET (total_cost_usd, total_input_tokens, total_output_tokens,
+        total_cached_tokens) = (SELECT sum(cost_usd), sum(input_tokens), sum(output_tokens),
+        sum(cached_tokens) FROM turns WHERE session_id = sessions.id);
+    UPDATE threads SET (past_turn_count, past_cost_usd, past_input_tokens, past_output_tokens,
+        past_cached_tokens) = (SELECT coalesce(sum(turn_count), 0), sum(total_cost_usd),
+        sum(total_input_tokens), sum(total_output_tokens), sum(total_cached_tokens)
+        FROM sessions WHERE thread_id = threads.id AND ended_at IS NOT NULL);
     ",
 ];
 
@@ -326,41 +294,8 @@ mod tests {
         assert_eq!(APPLICATION_ID, 1_937_009_529, "the literal in migration 1");
     }
 
-    /// The ledger of each session as `sum` over its turns would give it, and as migration 4's
-    /// totals on the session rows hold it.
-    fn ledgers(
-        conn: &Connection,
-    ) -> (
-        Vec<Vec<rusqlite::types::Value>>,
-        Vec<Vec<rusqlite::types::Value>>,
-    ) {
-        let read = |sql: &str| -> Vec<Vec<rusqlite::types::Value>> {
-            let mut stmt = conn.prepare(sql).unwrap();
-            stmt.query_map([], |row| (0..4).map(|i| row.get(i)).collect())
-                .unwrap()
-                .collect::<rusqlite::Result<_>>()
-                .unwrap()
-        };
-        (
-            read(
-                "SELECT sum(t.cost_usd), sum(t.input_tokens), sum(t.output_tokens), \
-                 sum(t.cached_tokens) FROM sessions AS s LEFT JOIN turns AS t \
-                 ON t.session_id = s.id GROUP BY s.id ORDER BY s.id",
-            ),
-            read(
-                "SELECT total_cost_usd, total_input_tokens, total_output_tokens, \
-                 total_cached_tokens FROM sessions ORDER BY id",
-            ),
-        )
-    }
-
-    const TWO_SESSIONS: &str = "
-        INSERT INTO threads (name, created_at) VALUES ('main', 0);
-        INSERT INTO sessions (thread_id, agent, directory, created_at, ended_at)
-            VALUES (1, 'claude', '/p', 0, 1);
-        INSERT INTO sessions (thread_id, agent, directory, created_at, ended_at)
-            VALUES (1, 'codex', '/p', 1, 2);
-        INSERT INTO sessions (thread_id, agent, directory, created_at) VALUES (1, 'qwen', '/p', 1);";
+    /// A row of a ledger's totals: turns, cost, input, output and cached tokens.
+    type Totals = (i64, Option<f64>, Option<i64>, Option<i64>, Option<i64>);
 
     #[test]
     fn migration_4_adds_up_the_turns_an_older_database_already_holds() {
@@ -369,59 +304,56 @@ mod tests {
             conn.execute_batch(migration).unwrap();
         }
         conn.pragma_update(None, "user_version", 3).unwrap();
-        conn.execute_batch(TWO_SESSIONS).unwrap();
         conn.execute_batch(
-            "INSERT INTO turns (session_id, mode, pid, host, started_at, status, cost_usd,
+            "INSERT INTO threads (name, created_at) VALUES ('main', 0), ('other', 0);
+             INSERT INTO sessions (thread_id, agent, directory, created_at, ended_at, turn_count)
+                 VALUES (1, 'claude', '/p', 0, 1, 2), (1, 'codex', '/p', 1, NULL, 1),
+                        (2, 'qwen', '/p', 1, NULL, 0);
+             INSERT INTO turns (session_id, mode, pid, host, started_at, status, cost_usd,
                  input_tokens, output_tokens, cached_tokens)
              VALUES (1, 'headless', 1, 'h', 0, 'ok', 0.25, 10, 20, 5),
                     (1, 'headless', 1, 'h', 0, 'ok', 0.5, 1, NULL, NULL),
-                    (2, 'headless', 1, 'h', 0, 'failed', NULL, NULL, NULL, NULL);",
+                    (2, 'headless', 1, 'h', 0, 'failed', NULL, 7, NULL, NULL);",
         )
         .unwrap();
         let seen = Identity::read(&conn).unwrap();
         migrate(&conn, Path::new(":memory:"), seen).unwrap();
-        let (summed, kept) = ledgers(&conn);
-        assert_eq!(kept, summed);
-        assert_eq!(kept[0][0], rusqlite::types::Value::Real(0.75));
-        assert_eq!(kept[1][0], rusqlite::types::Value::Null, "nothing reported");
-    }
-
-    #[test]
-    fn the_session_totals_follow_every_write_of_a_turn() {
-        let conn = Connection::open_in_memory().unwrap();
-        migrate(&conn, Path::new(":memory:"), identity(0, 0, 0)).unwrap();
-        conn.execute_batch(TWO_SESSIONS).unwrap();
-        conn.execute_batch(
-            // Begun with nothing, as a turn starts; one carried in whole, as an import writes.
-            "INSERT INTO turns (session_id, mode, pid, host, started_at, status)
-             VALUES (1, 'headless', 1, 'h', 0, 'running'), (1, 'headless', 1, 'h', 0, 'running'),
-                    (2, 'headless', 1, 'h', 0, 'running');
-             INSERT INTO turns (session_id, mode, pid, host, started_at, status, cost_usd,
-                 input_tokens, output_tokens, cached_tokens)
-             VALUES (2, 'headless', 1, 'h', 0, 'ok', 1.5, 100, 200, 50);
-             -- Turns end with figures, some only in part.
-             UPDATE turns SET status = 'ok', cost_usd = 0.25, input_tokens = 10,
-                 output_tokens = 20, cached_tokens = 5 WHERE id = 1;
-             UPDATE turns SET status = 'failed', input_tokens = 3 WHERE id = 2;
-             -- Marked abandoned, then finished by its own process after all: counted once.
-             UPDATE turns SET status = 'abandoned' WHERE id = 3;
-             UPDATE turns SET status = 'ok', cost_usd = 0.125, output_tokens = 4 WHERE id = 3;
-             UPDATE turns SET status = 'ok', cost_usd = 0.125, output_tokens = 4 WHERE id = 3;
-             -- A figure corrected, and one taken back.
-             UPDATE turns SET input_tokens = 30 WHERE id = 1;
-             UPDATE turns SET cached_tokens = NULL WHERE id = 1;",
-        )
-        .unwrap();
-        let (summed, kept) = ledgers(&conn);
-        assert_eq!(kept[0][..3], summed[0][..3]);
-        assert_eq!(kept[1], summed[1]);
-        // Every figure taken back leaves a total of 0 where `sum` says NULL: both mean none.
-        assert_eq!(kept[0][3], rusqlite::types::Value::Integer(0));
-        assert_eq!(summed[0][3], rusqlite::types::Value::Null);
+        let totals = |sql: &str| -> Vec<Totals> {
+            let mut stmt = conn.prepare(sql).unwrap();
+            stmt.query_map([], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+        };
         assert_eq!(
-            kept[2],
-            vec![rusqlite::types::Value::Null; 4],
-            "a session without turns reports nothing"
+            totals(
+                "SELECT turn_count, total_cost_usd, total_input_tokens, total_output_tokens, \
+                 total_cached_tokens FROM sessions ORDER BY id"
+            ),
+            [
+                (2, Some(0.75), Some(11), Some(20), Some(5)),
+                (1, None, Some(7), None, None),
+                (0, None, None, None, None),
+            ]
+        );
+        assert_eq!(
+            totals(
+                "SELECT past_turn_count, past_cost_usd, past_input_tokens, past_output_tokens, \
+                 past_cached_tokens FROM threads ORDER BY id"
+            ),
+            [
+                (2, Some(0.75), Some(11), Some(20), Some(5)),
+                (0, None, None, None, None),
+            ],
+            "the past of a thread: its ended sessions"
         );
     }
 }

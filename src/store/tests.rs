@@ -230,6 +230,127 @@ fn a_turn_is_recorded_from_start_to_end() {
     assert!(store.finish_turn(999, &end).is_err(), "no such turn");
 }
 
+/// A turn's end with these figures.
+fn ended(cost_usd: Option<f64>, input: Option<i64>, output: Option<i64>) -> TurnEnd {
+    TurnEnd {
+        status: Some(TurnStatus::Ok),
+        cost_usd,
+        input_tokens: input,
+        output_tokens: output,
+        cached_tokens: input.map(|input| input / 2),
+        ..TurnEnd::default()
+    }
+}
+
+/// The ledger of a session (`Some`) or thread as `sum` over its turns gives it.
+fn summed(store: &Store, session: Option<i64>, thread: i64) -> Totals {
+    let turns = store.turns(thread).unwrap();
+    let turns: Vec<_> = turns
+        .iter()
+        .filter(|turn| session.is_none_or(|id| turn.session_id == id))
+        .collect();
+    let sum = |figure: &dyn Fn(&TurnRow) -> Option<i64>| {
+        turns
+            .iter()
+            .filter_map(|turn| figure(turn))
+            .reduce(|a, b| a + b)
+    };
+    Totals {
+        turns: i64::try_from(turns.len()).unwrap(),
+        figures: Figures {
+            cost_usd: turns
+                .iter()
+                .filter_map(|turn| turn.cost_usd)
+                .reduce(|a, b| a + b),
+            input_tokens: sum(&|turn| turn.input_tokens),
+            output_tokens: sum(&|turn| turn.output_tokens),
+            cached_tokens: sum(&|turn| turn.cached_tokens),
+        },
+    }
+}
+
+#[test]
+fn the_ledger_totals_follow_every_turn_end_rotation_and_import() {
+    let (dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (first, one) = start_turn(&mut store, 1).unwrap();
+    store
+        .finish_turn(one, &ended(Some(0.25), Some(10), Some(20)))
+        .unwrap();
+    // Recorded twice (a retry after a store error): counted once.
+    store
+        .finish_turn(one, &ended(Some(0.25), Some(10), Some(20)))
+        .unwrap();
+    let (_, two) = start_turn(&mut store, 2).unwrap();
+    store.finish_turn(two, &ended(None, None, None)).unwrap();
+    // Marked abandoned by another turn, then finished by its own process after all.
+    let (_, three) = start_turn(&mut store, 3).unwrap();
+    let thread = store.thread("main").unwrap().unwrap().id;
+    store
+        .immediate(|tx| tx.abandon_running_turns(thread))
+        .unwrap();
+    store
+        .finish_turn(three, &ended(Some(0.5), None, Some(4)))
+        .unwrap();
+    let (second, four) = store
+        .immediate(|tx| {
+            let rotation = session(Path::new("/p"), Some((first, "new")));
+            let second = tx.start_session(thread, &rotation)?.id;
+            Ok((second, tx.begin_turn(second, None, Mode::Headless, 4, "h")?))
+        })
+        .unwrap();
+    store
+        .finish_turn(four, &ended(None, Some(6), None))
+        .unwrap();
+    // A turn that outlives a rotation: its figures reach the thread's past too.
+    let (_, five) = start_turn(&mut store, 5).unwrap();
+    let third = store
+        .immediate(|tx| {
+            let rotation = session(Path::new("/p"), Some((second, "model")));
+            Ok(tx.start_session(thread, &rotation)?.id)
+        })
+        .unwrap();
+    store
+        .finish_turn(five, &ended(Some(1.0), Some(2), Some(2)))
+        .unwrap();
+    let _running = start_turn(&mut store, 6).unwrap();
+
+    assert_eq!(
+        store.totals(Some(first), thread).unwrap(),
+        Totals {
+            turns: 3,
+            figures: Figures {
+                cost_usd: Some(0.75),
+                input_tokens: Some(10),
+                output_tokens: Some(24),
+                cached_tokens: Some(5),
+            },
+        }
+    );
+    for session in [Some(first), Some(second), Some(third), None] {
+        assert_eq!(
+            store.totals(session, thread).unwrap(),
+            summed(&store, session, thread),
+            "{session:?}"
+        );
+    }
+
+    // Imported into another file: the same totals there.
+    let sessions = store.sessions(thread).unwrap();
+    let turns = store.turns(thread).unwrap();
+    let mut other = Store::open(&dir.path().join("other.db")).unwrap();
+    let added = other
+        .immediate(|tx| tx.add_thread("carried", 0, &sessions, &turns))
+        .unwrap();
+    let copied = other.sessions(added.id).unwrap();
+    for (session, copy) in [(Some(first), Some(copied[0].id)), (None, None)] {
+        assert_eq!(
+            other.totals(copy, added.id).unwrap(),
+            store.totals(session, thread).unwrap()
+        );
+    }
+}
+
 #[test]
 fn rotation_ends_the_old_session_and_keeps_the_history() {
     let (_dir, db) = project();

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use anyhow::{Result, bail};
 use rusqlite::params;
 
-use super::{Millis, SessionRow, ThreadRow, TurnRow, Tx, intact, rows};
+use super::{Millis, SessionRow, ThreadRow, TurnRow, Tx, intact, rows, totals};
 
 impl Tx<'_> {
     /// The thread named `name`, if it exists.
@@ -42,6 +42,7 @@ impl Tx<'_> {
             };
             self.insert_turn(*session, turn)?;
         }
+        self.write(totals::recount(&self.tx, thread.id))?;
         Ok(thread)
     }
 

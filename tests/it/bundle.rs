@@ -706,3 +706,62 @@ fn a_session_whose_agent_files_are_gone_is_exported_from_the_vault() {
         );
     }
 }
+
+/// What `relocate` tells a user in a copy of the project does what it says: the command it
+/// names, run in the copy as printed, carries the conversation over, and the next turn there
+/// goes on with its history (the copy's database has the thread already, so a plain `import`
+/// would be refused).
+#[test]
+fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
+    let env = TestEnv::new();
+    env.ok(["-t", "side", "on the side"]);
+    let copy = env.root().join("copy");
+    let status = Command::new("cp")
+        .args(["-a"])
+        .arg(&env.project)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let refused = env
+        .sticky(["relocate", "-t", "side"])
+        .current_dir(&copy)
+        .run();
+    refused.assert_code(2);
+    let suggested = refused
+        .stderr
+        .split('`')
+        .find(|part| part.contains(" export "))
+        .unwrap_or_else(|| panic!("no export command in: {}", refused.stderr))
+        .to_owned();
+    let base = env.sticky(Vec::<&str>::new()).command();
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(&suggested).current_dir(&copy);
+    for (key, value) in base.get_envs() {
+        match value {
+            Some(value) if key == "PATH" => {
+                let bin = Path::new(env!("CARGO_BIN_EXE_sticky"))
+                    .parent()
+                    .expect("a dir");
+                let mut path = std::ffi::OsString::from(bin);
+                path.push(":");
+                path.push(value);
+                command.env(key, path)
+            }
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.stdin(Stdio::null()).output().expect("run it");
+    assert!(
+        output.status.success(),
+        "`{suggested}` failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer = env
+        .sticky(["-t", "side", "in the copy"])
+        .current_dir(&copy)
+        .run()
+        .answer();
+    assert_eq!(answer.saw, ["on the side"]);
+}

@@ -180,3 +180,22 @@ fn thread_names_with_control_characters_or_nothing_are_refused() {
         threads.describe()
     );
 }
+
+/// `-t "main "` (a stray space from a script's variable) would start a second thread that every
+/// listing shows as `main`: a new thread whose name starts or ends with a space is refused, and
+/// nothing is written.
+#[test]
+fn thread_names_with_a_space_around_them_are_refused() {
+    let env = TestEnv::new();
+    env.turn("on main");
+    for name in ["main ", " main", " review\u{a0}"] {
+        for args in [vec!["-t", name, "hello"], vec!["-t", name, "new"]] {
+            let output = env.sticky(&args).run();
+            output.assert_code(2);
+            output.assert_stderr_contains("starts or ends with a space");
+        }
+    }
+    assert_eq!(env.agent_runs().len(), 1, "the agent ran only for main");
+    let threads = env.ok(["threads", "--json"]).json();
+    assert_eq!(threads["threads"].as_array().map(Vec::len), Some(1));
+}

@@ -1229,3 +1229,68 @@ fn agents_and_doctor_say_when_an_installed_agent_is_newer_than_the_tested_versio
     assert_eq!(doctor["program"]["newer_than_tested"], false, "{doctor}");
     assert!(!env.ok(["agents"]).stdout.contains("newer than tested"));
 }
+
+/// A count of one reads as one: doctor's session line, export's and import's summaries.
+#[test]
+fn counts_of_one_are_singular_in_doctor_export_and_import() {
+    let env = TestEnv::new();
+    env.turn("the only turn");
+    let doctor = env.ok(["doctor"]);
+    assert!(
+        doctor.stdout.contains("(1 turn, last ok)"),
+        "{}",
+        doctor.stdout
+    );
+    let bundle = env.root().join("one.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    env.sticky(["export", "-o", bundle])
+        .run()
+        .assert_success()
+        .assert_stderr_contains("(claude session ")
+        .assert_stderr_contains(", 1 turn, 1 file, ");
+    env.sticky(["import", "--as", "copy", bundle])
+        .run()
+        .assert_success()
+        .assert_stderr_contains(", 1 turn) from ");
+}
+
+/// A `PAGER` that names a program not installed does not swallow the listing: it goes to the
+/// terminal itself (through `sh`, whose 127 closed the pipe, it was lost with exit 0).
+#[test]
+fn a_pager_that_is_not_installed_leaves_the_listing_on_the_terminal() {
+    let env = history();
+    for pager in ["sticky-no-such-pager", "sticky-no-such-pager -R"] {
+        let mut terminal = env.sticky(["log"]).env("PAGER", pager).on_terminal();
+        terminal.expect("first prompt");
+        assert_eq!(terminal.wait(), 0, "PAGER={pager}");
+    }
+}
+
+/// `sticky | tee out` typed on a terminal: stdin is the terminal but stdout is not, so the
+/// agent's UI cannot open. The message says that and how to give a prompt, rather than asking
+/// a user who is on a terminal to run sticky on one.
+#[test]
+fn no_prompt_with_stdout_piped_names_stdout_as_the_problem() {
+    if Command::new("script").arg("--version").output().is_err() {
+        skip("util-linux `script` is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    let base = env.sticky(Vec::<&str>::new()).command();
+    // stdout to a file: not a terminal, as a pipe is, and the shell keeps sticky's exit code.
+    let line = format!("'{}' > answer.txt", env!("CARGO_BIN_EXE_sticky"));
+    let mut command = Command::new("script");
+    command.args(["-qec", &line, "/dev/null"]);
+    command.current_dir(&env.project);
+    for (key, value) in base.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.stdin(Stdio::null()).output().expect("run script");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("needs stdout on the terminal too"), "{text}");
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+}

@@ -223,14 +223,13 @@ fn record(
 /// the difference: the usage the agent stated for the turn is used instead.
 fn ledger(turn: &Running<'_>, store: &Store, observed: &Observed) -> Figures {
     let begun = turn.begun;
-    let baseline = store
-        .reported_totals_before(begun.session.id, begun.turn_id)
-        .ok()
-        .flatten()
+    let read = agent::ledger::needs_baseline(&observed.ledger)
+        .then(|| store.ledger_baseline(begun.session.id, begun.turn_id).ok())
+        .flatten();
+    let first = read.as_ref().is_some_and(|(count, _)| *count <= 1);
+    let baseline = read
+        .and_then(|(_, totals)| totals)
         .and_then(|json| serde_json::from_str::<Figures>(&json).ok());
-    let first = store
-        .turn_count(begun.session.id)
-        .is_ok_and(|count| count <= 1);
     agent::ledger::per_turn(observed.usage, &observed.ledger, baseline, first)
 }
 

@@ -97,6 +97,14 @@ fn mode(
             )
             .into());
         }
+        (false, false) if stdin_is_terminal => {
+            return Err(StickyError::Usage(
+                "no prompt, and the agent's own UI needs stdout on the terminal too; give the \
+                 prompt as arguments for a headless turn (sticky \"PROMPT\" | ...)"
+                    .into(),
+            )
+            .into());
+        }
         (false, false) => {
             return Err(StickyError::Usage(
                 "no prompt: give one as arguments or on stdin, or run sticky on a terminal for \
@@ -260,10 +268,12 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
 
 /// A thread's name is shown in every listing and prompt line, so a new thread whose name holds
 /// a control character is refused before anything is written. (An existing one, made by an
-/// older sticky, stays usable; the listings escape its name.) An empty or blank name is
-/// refused for every command by [`Context`].
+/// older sticky, stays usable; the listings escape its name.) So is one with a space before or
+/// after it: `-t "main "` would start a thread that every listing shows as `main`. An empty or
+/// blank name is refused for every command by [`Context`].
 fn ensure_thread_name(ctx: &Context) -> Result<()> {
-    if !ctx.thread.chars().any(char::is_control) {
+    let control = ctx.thread.chars().any(char::is_control);
+    if !control && ctx.thread.trim() == ctx.thread {
         return Ok(());
     }
     if let Some(store) = ctx.existing_store()? {
@@ -271,9 +281,13 @@ fn ensure_thread_name(ctx: &Context) -> Result<()> {
             return Ok(());
         }
     }
+    let problem = if control {
+        "holds a control character (a newline, tab, escape, ...); choose a name without one"
+    } else {
+        "starts or ends with a space, which no listing shows; choose a name without one"
+    };
     Err(StickyError::Usage(format!(
-        "the thread name \"{}\" holds a control character (a newline, tab, escape, ...); \
-         choose a name without one (-t NAME, STICKY_THREAD)",
+        "the thread name \"{}\" {problem} (-t NAME, STICKY_THREAD)",
         ctx.thread
     ))
     .into())
