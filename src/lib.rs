@@ -4,7 +4,8 @@
 //! line, `config` the user's configuration file, `settings` every setting with its source,
 //! `cmd` the commands, `project` which directory is the project, `state` where its state
 //! lives, `store` the database, `session` the policy, `lock` one turn at a time, `agent` the
-//! adapters, `pty` the relay, `progress` the spinner, `generate` the completions and man pages.
+//! adapters, `pty` the relay, `progress` the spinner, `generate` the completions and man pages,
+//! `sql_json` another program's `SQLite` values as JSON.
 
 pub mod agent;
 pub mod bundle;

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, int_at, is_uuid, json_object, lost_on_resume, str_at, sum_at};
+use super::output::{int_at, is_uuid, json_object, lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
@@ -54,6 +54,7 @@ const PROFILE: Profile<'static> = Profile {
         prompt: Prompt::AfterDashes,
     }),
     prompts: Prompts::FittingArguments,
+    exit_line: Some(("claude --resume ", is_uuid)),
     reserved: Reserved {
         model: &["--model"],
         session: SESSION_FLAGS,
@@ -144,10 +145,6 @@ impl Adapter for Claude {
             .filter(|dir| !dir.is_empty())
             .map_or_else(|| home.join(".claude"), PathBuf::from);
         Some(transcript_in(&config, directory, id))
-    }
-
-    fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        id_after(text, "claude --resume ", is_uuid)
     }
 
     /// The evidence: both transcripts are in the session's project directory, and the new one

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::output::{env_dir, first_json_line, id_after, int_at, is_uuid, line_with, str_at};
+use super::output::{env_dir, first_json_line, int_at, is_uuid, line_with, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
 
@@ -45,6 +45,7 @@ const PROFILE: Profile<'static> = Profile {
     name: "codex",
     command_line: None,
     prompts: Prompts::FittingArguments,
+    exit_line: Some(("codex resume ", is_uuid)),
     reserved: Reserved {
         model: &["--model", "-m"],
         // `-c` is a configuration override here, not "continue".
@@ -160,10 +161,6 @@ impl Adapter for Codex {
     /// A thread is saved once a rollout named by its ID exists, in whatever directory.
     fn saved(&self, home: &Path, _directory: &Path, id: &str) -> Option<bool> {
         is_uuid(id).then(|| rollout_file(&codex_home(home), id).is_some())
-    }
-
-    fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        id_after(text, "codex resume ", is_uuid)
     }
 
     // `renamed` stays `false`: a Codex thread keeps its ID for life, and the only way `exec

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, int_at, is_uuid, lost_on_resume, str_at};
+use super::output::{env_dir, int_at, is_uuid, lost_on_resume, str_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
 
@@ -49,6 +49,7 @@ const PROFILE: Profile<'static> = Profile {
         prompt: Prompt::Flag("--prompt="),
     }),
     prompts: Prompts::FittingArguments,
+    exit_line: Some(("copilot --resume=", is_uuid)),
     reserved: Reserved {
         model: &["--model"],
         session: &["--resume", "-r", "--continue", "--session-id"],
@@ -110,10 +111,6 @@ impl Adapter for Copilot {
 
     fn transcript(&self, home: &Path, _directory: &Path, id: &str) -> Option<PathBuf> {
         events_file(&copilot_home(home), id)
-    }
-
-    fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        id_after(text, "copilot --resume=", is_uuid)
     }
 
     // `renamed` stays `false`: the ID sticky chose is the session's for life (`--session-id`

@@ -159,6 +159,7 @@ impl Adapter for Custom {
             command_line: None,
             // A template says where the prompt goes; there is no stdin form to fall back on.
             prompts: Prompts::AsArgument,
+            exit_line: None,
         }
     }
 

@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
 use super::output::{
-    env_dir, first_json_line, id_after, int_at, json_object, line_with, lost_on_resume, str_at,
+    env_dir, first_json_line, int_at, json_object, line_with, lost_on_resume, str_at,
 };
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
@@ -60,6 +60,7 @@ const PROFILE: Profile<'static> = Profile {
     name: "gemini",
     command_line: Some(&COMMAND_LINE),
     prompts: Prompts::PlainArguments,
+    exit_line: Some(("gemini --resume ", is_session_id)),
     reserved: Reserved {
         model: &["--model", "-m"],
         session: &["--resume", "-r", "--session-id", "--session-file"],
@@ -136,10 +137,6 @@ impl Adapter for Gemini {
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
         let home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.to_owned());
         chat_file(&home.join(".gemini"), directory, id)
-    }
-
-    fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        id_after(text, "gemini --resume ", is_session_id)
     }
 
     // `renamed` stays `false`: Gemini CLI keeps the ID it was given or resumed (`init` reports

@@ -136,7 +136,14 @@ pub struct Profile<'a> {
     pub command_line: Option<&'static CommandLine>,
     /// Which prompts go as an argument and which on stdin.
     pub prompts: Prompts,
+    /// How the line the agent's interactive UI prints when it exits names the session
+    /// (`claude --resume <id>`): the text before the ID, and which IDs are the agent's; read
+    /// by [`Adapter::session_from_exit_output`]. `None` for an agent that prints none.
+    pub exit_line: Option<ExitLine>,
 }
+
+/// What comes before the session ID in an agent's exit line, and which IDs are its own.
+pub type ExitLine = (&'static str, fn(&str) -> bool);
 
 /// A fresh random session ID (a UUID v4), for agents that let sticky choose it up front.
 pub(crate) fn fresh_uuid() -> String {
@@ -263,8 +270,8 @@ pub trait Adapter: Sync + Send {
     /// terminal output of the run (control sequences are ignored). This is how sticky learns the
     /// ID of an interactive session the agent named itself, and which session the user ended on.
     fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        let _ = text;
-        None
+        let (marker, valid) = self.profile().exit_line?;
+        output::id_after(text, marker, valid)
     }
 
     /// The agent's arguments that would choose another session, model or output format than

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{id_after, lost_on_resume, str_at, sum_at};
+use super::output::{lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, SessionRows, Target, Usage};
 
@@ -50,6 +50,7 @@ const PROFILE: Profile<'static> = Profile {
     }),
     // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
     prompts: Prompts::OnStdin,
+    exit_line: Some(("opencode -s ", is_session_id)),
     reserved: Reserved {
         model: &["--model", "-m"],
         session: &["--session", "-s", "--continue", "-c", "--fork"],
@@ -115,10 +116,6 @@ impl Adapter for Opencode {
 
     fn transcript(&self, _home: &Path, _directory: &Path, _id: &str) -> Option<PathBuf> {
         None
-    }
-
-    fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        id_after(text, "opencode -s ", is_session_id)
     }
 
     // `renamed` stays `false`: an opencode session keeps its `ses_` ID; `--fork` would make a new

@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::flags::{CommandLine, Prompt};
-use super::output::{env_dir, id_after, is_uuid, lost_on_resume};
+use super::output::{env_dir, is_uuid, lost_on_resume};
 use super::reserved::Reserved;
 use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
 
@@ -38,6 +38,7 @@ const PROFILE: Profile<'static> = Profile {
         ..super::gemini::COMMAND_LINE
     }),
     prompts: Prompts::PlainArguments,
+    exit_line: Some(("qwen --resume ", is_uuid)),
     reserved: Reserved {
         model: &["--model", "-m"],
         session: super::claude::SESSION_FLAGS,
@@ -64,10 +65,6 @@ impl Adapter for Qwen {
             .or_else(|| env_dir("QWEN_HOME"))
             .unwrap_or_else(|| home.join(".qwen"));
         transcript_in(&runtime, directory, id)
-    }
-
-    fn session_from_exit_output(&self, text: &str) -> Option<String> {
-        id_after(text, "qwen --resume ", is_uuid)
     }
 
     // `renamed` stays `false`: Qwen Code reports the ID it was given or resumed on every event,

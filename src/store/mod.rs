@@ -461,7 +461,7 @@ impl Store {
             Some(status) => status,
         };
         let answer = end.answer.as_deref().map(answer::encode);
-        let figures = totals::Figures {
+        let figures = Figures {
             cost_usd: end.cost_usd,
             input_tokens: end.input_tokens,
             output_tokens: end.output_tokens,

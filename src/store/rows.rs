@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Params, Row, ToSql};
 
-use super::{Mode, SessionRow, ThreadRow, Totals, TurnRow, TurnStatus};
-use crate::agent::ledger::Figures;
+use super::{Mode, SessionRow, ThreadRow, TurnRow, TurnStatus};
 
 impl Mode {
     /// The text stored in the database (and shown to users).
@@ -193,19 +192,6 @@ pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
         context_tokens: row.get(18)?,
         context_window: row.get(19)?,
         purpose: row.get(20)?,
-    })
-}
-
-/// A [`Totals`] from the [`totals_columns`] sums.
-pub(crate) fn totals(row: &Row<'_>) -> rusqlite::Result<Totals> {
-    Ok(Totals {
-        turns: row.get(0)?,
-        figures: Figures {
-            cost_usd: row.get(1)?,
-            input_tokens: row.get(2)?,
-            output_tokens: row.get(3)?,
-            cached_tokens: row.get(4)?,
-        },
     })
 }
 

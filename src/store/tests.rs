@@ -257,13 +257,15 @@ fn summed(store: &Store, session: Option<i64>, thread: i64) -> Totals {
     };
     Totals {
         turns: i64::try_from(turns.len()).unwrap(),
-        cost_usd: turns
-            .iter()
-            .filter_map(|turn| turn.cost_usd)
-            .reduce(|a, b| a + b),
-        input_tokens: sum(&|turn| turn.input_tokens),
-        output_tokens: sum(&|turn| turn.output_tokens),
-        cached_tokens: sum(&|turn| turn.cached_tokens),
+        figures: Figures {
+            cost_usd: turns
+                .iter()
+                .filter_map(|turn| turn.cost_usd)
+                .reduce(|a, b| a + b),
+            input_tokens: sum(&|turn| turn.input_tokens),
+            output_tokens: sum(&|turn| turn.output_tokens),
+            cached_tokens: sum(&|turn| turn.cached_tokens),
+        },
     }
 }
 
@@ -317,10 +319,12 @@ fn the_ledger_totals_follow_every_turn_end_rotation_and_import() {
         store.totals(Some(first), thread).unwrap(),
         Totals {
             turns: 3,
-            cost_usd: Some(0.75),
-            input_tokens: Some(10),
-            output_tokens: Some(24),
-            cached_tokens: Some(5),
+            figures: Figures {
+                cost_usd: Some(0.75),
+                input_tokens: Some(10),
+                output_tokens: Some(24),
+                cached_tokens: Some(5),
+            },
         }
     );
     for session in [Some(first), Some(second), Some(third), None] {

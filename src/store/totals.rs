@@ -15,15 +15,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Totals;
-
-/// A turn's ledger figures.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub(crate) struct Figures {
-    pub cost_usd: Option<f64>,
-    pub input_tokens: Option<i64>,
-    pub output_tokens: Option<i64>,
-    pub cached_tokens: Option<i64>,
-}
+use crate::agent::ledger::Figures;
 
 /// `total = total + figure`, where a NULL figure changes nothing and a NULL total (no turn
 /// reported that figure yet) takes the figure: `sum`'s meaning of NULL.
@@ -144,7 +136,17 @@ pub(crate) fn read(
     };
     let totals = conn
         .prepare_cached(sql)?
-        .query_row([key], super::rows::totals)
+        .query_row([key], |row| {
+            Ok(Totals {
+                turns: row.get(0)?,
+                figures: Figures {
+                    cost_usd: row.get(1)?,
+                    input_tokens: row.get(2)?,
+                    output_tokens: row.get(3)?,
+                    cached_tokens: row.get(4)?,
+                },
+            })
+        })
         .optional()?;
     Ok(totals.unwrap_or_default())
 }

@@ -23,6 +23,7 @@ impl Adapter for Agent {
             reserved: Reserved::NONE,
             command_line: None,
             prompts: Prompts::FittingArguments,
+            exit_line: None,
         }
     }
     fn parse_line(&self, _line: &str) -> Vec<Event> {
