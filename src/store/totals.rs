@@ -20,7 +20,7 @@ use crate::agent::ledger::Figures;
 /// `total = total + figure`, where a NULL figure changes nothing and a NULL total (no turn
 /// reported that figure yet) takes the figure: `sum`'s meaning of NULL.
 macro_rules! add {
-    ($total:literal, $figure:literal) => {
+    ($total:expr, $figure:expr) => {
         concat!(
             $total,
             " = coalesce(",
@@ -32,6 +32,22 @@ macro_rules! add {
             ", ",
             $figure,
             ")"
+        )
+    };
+}
+
+/// The four `add!`s of a row's totals (`total_*` or `past_*`), from the four figures in
+/// `Figures`' order.
+macro_rules! add_figures {
+    ($row:literal, $cost:expr, $input:expr, $output:expr, $cached:expr) => {
+        concat!(
+            add!(concat!($row, "_cost_usd"), $cost),
+            ", ",
+            add!(concat!($row, "_input_tokens"), $input),
+            ", ",
+            add!(concat!($row, "_output_tokens"), $output),
+            ", ",
+            add!(concat!($row, "_cached_tokens"), $cached)
         )
     };
 }
@@ -54,13 +70,7 @@ pub(crate) fn add_turn(conn: &Connection, turn_id: i64, figures: &Figures) -> ru
     let ended: Option<Option<i64>> = conn
         .prepare_cached(concat!(
             "UPDATE sessions SET ",
-            add!("total_cost_usd", "?2"),
-            ", ",
-            add!("total_input_tokens", "?3"),
-            ", ",
-            add!("total_output_tokens", "?4"),
-            ", ",
-            add!("total_cached_tokens", "?5"),
+            add_figures!("total", "?2", "?3", "?4", "?5"),
             " WHERE id = (SELECT session_id FROM turns WHERE id = ?1 \
              AND status IN ('running', 'abandoned')) RETURNING ended_at"
         ))?
@@ -69,13 +79,7 @@ pub(crate) fn add_turn(conn: &Connection, turn_id: i64, figures: &Figures) -> ru
     if matches!(ended, Some(Some(_))) {
         conn.prepare_cached(concat!(
             "UPDATE threads SET ",
-            add!("past_cost_usd", "?2"),
-            ", ",
-            add!("past_input_tokens", "?3"),
-            ", ",
-            add!("past_output_tokens", "?4"),
-            ", ",
-            add!("past_cached_tokens", "?5"),
+            add_figures!("past", "?2", "?3", "?4", "?5"),
             " WHERE id = (SELECT s.thread_id FROM turns AS t JOIN sessions AS s \
              ON s.id = t.session_id WHERE t.id = ?1)"
         ))?
@@ -89,13 +93,13 @@ pub(crate) fn end_session(conn: &Connection, session_id: i64) -> rusqlite::Resul
     conn.execute(
         concat!(
             "UPDATE threads SET past_turn_count = past_turn_count + s.turn_count, ",
-            add!("past_cost_usd", "s.total_cost_usd"),
-            ", ",
-            add!("past_input_tokens", "s.total_input_tokens"),
-            ", ",
-            add!("past_output_tokens", "s.total_output_tokens"),
-            ", ",
-            add!("past_cached_tokens", "s.total_cached_tokens"),
+            add_figures!(
+                "past",
+                "s.total_cost_usd",
+                "s.total_input_tokens",
+                "s.total_output_tokens",
+                "s.total_cached_tokens"
+            ),
             " FROM (SELECT * FROM sessions WHERE id = ?1) AS s WHERE threads.id = s.thread_id"
         ),
         [session_id],
