@@ -120,7 +120,18 @@ fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     terminal.type_keys("\r");
     terminal.wait_for_since(mark, "MOCK-REPLY-");
     let request = tier.request_for_eventually(word);
-    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    let reply = format!("MOCK-REPLY-{}", request.seq);
+    terminal.wait_for(&reply);
+    // Qwen Code records the reply in its chat file after drawing it, and a Ctrl-C typed in
+    // between (as a loaded machine lets happen) exits before the record is written: the
+    // answer sticky keeps from an interactive turn is the chat's last one, so wait for it as a
+    // user reading the reply would.
+    crate::support::wait_for("Qwen Code's chat to record the reply", || {
+        tier.world
+            .files_under(".qwen/projects", ".jsonl")
+            .iter()
+            .any(|chat| std::fs::read_to_string(chat).is_ok_and(|text| text.contains(&reply)))
+    });
     request
 }
 
