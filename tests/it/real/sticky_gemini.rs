@@ -237,6 +237,9 @@ fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     // On the screen first: a failure then shows what the UI did with the line.
     terminal.wait_for_since(mark, "MOCK-REPLY-");
     let request = tier.request_for_eventually(word);
-    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    let reply = format!("MOCK-REPLY-{}", request.seq);
+    terminal.wait_for(&reply);
+    // Recorded in its chat before the UI is quit (see `wait_for_record`).
+    tier.wait_for_record(".gemini/tmp", &reply);
     request
 }

@@ -122,16 +122,8 @@ fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     let request = tier.request_for_eventually(word);
     let reply = format!("MOCK-REPLY-{}", request.seq);
     terminal.wait_for(&reply);
-    // Qwen Code records the reply in its chat file after drawing it, and a Ctrl-C typed in
-    // between (as a loaded machine lets happen) exits before the record is written: the
-    // answer sticky keeps from an interactive turn is the chat's last one, so wait for it as a
-    // user reading the reply would.
-    crate::support::wait_for("Qwen Code's chat to record the reply", || {
-        tier.world
-            .files_under(".qwen/projects", ".jsonl")
-            .iter()
-            .any(|chat| std::fs::read_to_string(chat).is_ok_and(|text| text.contains(&reply)))
-    });
+    // Recorded in its chat before the UI is quit (see `wait_for_record`).
+    tier.wait_for_record(".qwen/projects", &reply);
     request
 }
 

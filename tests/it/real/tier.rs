@@ -93,6 +93,21 @@ impl Tier {
             .unwrap_or_else(|| self.stored_session_id())
     }
 
+    /// Waits until one of the agent's `.jsonl` files under `under` (in the world's HOME)
+    /// records `reply`. Gemini CLI and Qwen Code write a reply to their chat file after drawing
+    /// it, so a UI quit right after the reply appears (as a loaded machine lets happen) can
+    /// exit before the record exists; the answer sticky keeps from an interactive turn is the
+    /// chat's last one.
+    #[track_caller]
+    pub fn wait_for_record(&self, under: &str, reply: &str) {
+        crate::support::wait_for(&format!("a chat under {under} to record {reply}"), || {
+            self.world
+                .files_under(under, ".jsonl")
+                .iter()
+                .any(|chat| std::fs::read_to_string(chat).is_ok_and(|text| text.contains(reply)))
+        });
+    }
+
     /// The agent session ID sticky stores for the project's conversation.
     #[track_caller]
     pub fn stored_session_id(&self) -> String {
