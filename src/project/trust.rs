@@ -21,8 +21,9 @@ use crate::exit::StickyError;
 use crate::state::{DB_FILE, STATE_DIR};
 
 /// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
-/// locks): a link among them would send writes elsewhere just as well.
-const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks"];
+/// locks, the vault of the agents' session files): a link among them would send writes
+/// elsewhere just as well, and a linked vault would restore files sticky never copied.
+const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks", ".vault"];
 
 /// Refuses a project whose `.sticky/` or database is not safely the user's own.
 pub(super) fn check(project: &Project) -> Result<()> {

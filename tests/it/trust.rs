@@ -192,6 +192,33 @@ fn a_committed_sticky_link_into_another_project_is_refused_and_that_project_unto
     assert!(env.project.join("state/sticky.db").is_file());
 }
 
+#[test]
+fn a_vault_linked_out_of_the_project_is_refused_and_never_restored_from() {
+    let env = TestEnv::new();
+    env.turn("remember kumquat");
+    let vault = env.project.join(".sticky/sticky.db.vault");
+    let elsewhere = env.scratch.join("planted-vault");
+    fs::rename(&vault, &elsewhere).expect("move the vault out");
+    std::os::unix::fs::symlink(&elsewhere, &vault).expect("link the vault");
+    let before = snapshot(&elsewhere);
+    for args in [&["hello"][..], &["status"]] {
+        let output = env.sticky(args).run();
+        output.assert_code(71);
+        output.assert_stderr_contains(&format!(
+            "{}: refusing to use it: is a symbolic link to {}, outside the project {}",
+            vault.display(),
+            elsewhere.display(),
+            env.project.display()
+        ));
+    }
+    assert_eq!(
+        snapshot(&elsewhere),
+        before,
+        "nothing written through the link"
+    );
+    assert_eq!(env.agent_runs().len(), 1, "only the first turn ran");
+}
+
 /// Every file under `dir` with its bytes.
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     let mut files = Vec::new();
