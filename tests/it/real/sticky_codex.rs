@@ -128,7 +128,12 @@ fn submit(terminal: &mut Terminal, tier: &Tier, word: &str) -> Request {
     terminal.type_until_echoed(word, Duration::from_secs(10));
     terminal.type_keys("\r");
     let request = tier.request_for_typed_eventually(word);
-    terminal.wait_for(&format!("MOCK-REPLY-{}", request.seq));
+    let reply = format!("MOCK-REPLY-{}", request.seq);
+    terminal.wait_for(&reply);
+    // In its rollout before the UI is quit: a `/quit` that lands while Codex still winds the
+    // turn down aborts it, and Codex then adds a `<turn_aborted>` user message to the
+    // session's history (seen once in CI under load: one user message too many on resume).
+    tier.wait_for_record(".codex/sessions", &reply);
     request
 }
 

@@ -94,10 +94,10 @@ impl Tier {
     }
 
     /// Waits until one of the agent's `.jsonl` files under `under` (in the world's HOME)
-    /// records `reply`. Gemini CLI and Qwen Code write a reply to their chat file after drawing
-    /// it, so a UI quit right after the reply appears (as a loaded machine lets happen) can
-    /// exit before the record exists; the answer sticky keeps from an interactive turn is the
-    /// chat's last one.
+    /// records `reply`. Gemini CLI, Qwen Code and Codex write a reply to their session file
+    /// after drawing it, so a UI quit right after the reply appears (as a loaded machine lets
+    /// happen) can exit before the record exists, or cut the turn short; the answer sticky
+    /// keeps from an interactive turn is the file's last one.
     #[track_caller]
     pub fn wait_for_record(&self, under: &str, reply: &str) {
         crate::support::wait_for(&format!("a chat under {under} to record {reply}"), || {
