@@ -521,9 +521,19 @@ fn run_step(env: &TestEnv, bin: &Path, line: &str) {
     if line.starts_with("npm install") || line.starts_with("cargo install") {
         return;
     }
+    let output = shell(env, bin, &env.project, line);
+    assert!(
+        output.status.success(),
+        "`{line}` failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Runs `line` with `sh -c` in `dir`, in `env`'s environment with `bin` first on PATH.
+fn shell(env: &TestEnv, bin: &Path, dir: &Path, line: &str) -> std::process::Output {
     let base = env.sticky(Vec::<&str>::new()).command();
     let mut command = Command::new("sh");
-    command.arg("-c").arg(line).current_dir(&env.project);
+    command.arg("-c").arg(line).current_dir(dir);
     for (key, value) in base.get_envs() {
         match value {
             Some(value) if key == "PATH" => {
@@ -536,12 +546,7 @@ fn run_step(env: &TestEnv, bin: &Path, line: &str) {
             None => command.env_remove(key),
         };
     }
-    let output = command.stdin(Stdio::null()).output().expect("run the step");
-    assert!(
-        output.status.success(),
-        "`{line}` failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    command.stdin(Stdio::null()).output().expect("run the step")
 }
 
 #[test]
@@ -921,25 +926,10 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         .find(|part| part.contains(" export "))
         .unwrap_or_else(|| panic!("no export command in: {}", refused.stderr))
         .to_owned();
-    let base = env.sticky(Vec::<&str>::new()).command();
-    let mut command = Command::new("sh");
-    command.arg("-c").arg(&suggested).current_dir(&copy);
-    for (key, value) in base.get_envs() {
-        match value {
-            Some(value) if key == "PATH" => {
-                let bin = Path::new(env!("CARGO_BIN_EXE_sticky"))
-                    .parent()
-                    .expect("a dir");
-                let mut path = std::ffi::OsString::from(bin);
-                path.push(":");
-                path.push(value);
-                command.env(key, path)
-            }
-            Some(value) => command.env(key, value),
-            None => command.env_remove(key),
-        };
-    }
-    let output = command.stdin(Stdio::null()).output().expect("run it");
+    let bin = Path::new(env!("CARGO_BIN_EXE_sticky"))
+        .parent()
+        .expect("a dir");
+    let output = shell(&env, bin, &copy, &suggested);
     assert!(
         output.status.success(),
         "`{suggested}` failed: {}",
