@@ -323,7 +323,7 @@ fn the_manifest_carries_the_stores_rows_as_format_1_wrote_them() {
     assert_eq!(read.session_id, 7);
     assert_eq!(read.mode, crate::store::Mode::Headless);
     assert_eq!(read.status, crate::store::TurnStatus::Ok);
-    assert_eq!(read.cached_tokens, None);
+    assert_eq!(read.ledger.figures.cached_tokens, None);
     let written = serde_json::to_string(&read).unwrap();
     assert_eq!(
         written,

@@ -16,7 +16,7 @@ use crate::agent::{self, ledger::Figures};
 use crate::exit::{Exit, exit_for};
 use crate::pty::Status;
 use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
-use crate::store::{NewSession, Store, TurnEnd, TurnStatus};
+use crate::store::{NewSession, Store, TurnEnd, TurnLedger, TurnStatus};
 
 /// The agent session ID when the verdict on `outcome` is that the agent lost it (rule 8), so
 /// the vault may put it back before the turn ends.
@@ -203,16 +203,15 @@ fn record(
             status: Some(verdict.status),
             exit_code,
             signal,
-            cost_usd: figures.cost_usd,
-            input_tokens: figures.input_tokens,
-            output_tokens: figures.output_tokens,
-            error: verdict.error.clone(),
+            ledger: TurnLedger {
+                figures,
+                error: verdict.error.clone(),
+                context_tokens: observed.ledger.context_tokens,
+                context_window: observed.ledger.context_window,
+            },
             answer: observed
                 .answer()
                 .or_else(|| observed.transcript_answer.clone()),
-            cached_tokens: figures.cached_tokens,
-            context_tokens: observed.ledger.context_tokens,
-            context_window: observed.ledger.context_window,
             reported_totals: observed
                 .ledger
                 .totals
