@@ -46,6 +46,28 @@ pub struct Usage {
     pub output_tokens: Option<i64>,
 }
 
+impl Event {
+    /// The turn's end, reported as a success: its answer when the event carries it, its cost
+    /// and tokens.
+    pub fn answered(text: Option<String>, usage: Usage) -> Self {
+        Self::Result {
+            text,
+            is_error: false,
+            usage,
+        }
+    }
+
+    /// The turn's end, reported as a failure: the agent's message when it gave one, and no
+    /// cost or tokens (an agent that fails a turn this way reports none).
+    pub fn failed(text: Option<String>) -> Self {
+        Self::Result {
+            text,
+            is_error: true,
+            usage: Usage::default(),
+        }
+    }
+}
+
 impl Usage {
     /// Adds `other` to these counts; a count known on either side is known in the sum.
     pub fn add(&mut self, other: Usage) {
