@@ -71,15 +71,17 @@ impl Event {
 impl Usage {
     /// Adds `other` to these counts; a count known on either side is known in the sum.
     pub fn add(&mut self, other: Usage) {
-        fn sum<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
-            match (a, b) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            }
-        }
         self.cost_usd = sum(self.cost_usd, other.cost_usd);
         self.input_tokens = sum(self.input_tokens, other.input_tokens);
         self.output_tokens = sum(self.output_tokens, other.output_tokens);
+    }
+}
+
+/// The sum of two figures, each reported or not: known when either is.
+pub fn sum<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
     }
 }
 
