@@ -252,12 +252,7 @@ fn print_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> {
         outcome,
         prompt
     )?;
-    let ledger = format_ledger(
-        turn.input_tokens,
-        turn.output_tokens,
-        turn.cached_tokens,
-        turn.cost_usd,
-    );
+    let ledger = format_ledger(&turn.ledger.figures);
     if !ledger.is_empty() {
         writeln!(out, "         {ledger}")?;
     }

@@ -100,8 +100,8 @@ struct Pressure {
 /// context held.
 fn context(ctx: &Context, live: Option<&SessionRow>, last: Option<&TurnRow>) -> Option<Pressure> {
     let last = last.filter(|turn| live.is_some_and(|live| live.id == turn.session_id))?;
-    let tokens = last.context_tokens?;
-    let window = last.context_window.filter(|window| *window > 0);
+    let tokens = last.ledger.context_tokens?;
+    let window = last.ledger.context_window.filter(|window| *window > 0);
     let percent = window.map(|window| {
         u8::try_from((tokens.saturating_mul(100) / window).clamp(0, 255)).unwrap_or(u8::MAX)
     });
@@ -126,13 +126,7 @@ fn print_ledger(
             ("ledger   ", "session", &ledger.session),
             ("         ", "conversation", &ledger.conversation),
         ] {
-            let sums = totals.figures;
-            let figures = format_ledger(
-                sums.input_tokens,
-                sums.output_tokens,
-                sums.cached_tokens,
-                sums.cost_usd,
-            );
+            let figures = format_ledger(&totals.figures);
             let figures = if figures.is_empty() {
                 "no tokens or cost reported".to_owned()
             } else {
@@ -256,7 +250,7 @@ fn print_last_turn(out: &mut impl Write, turn: &TurnRow) -> std::io::Result<()> 
         )
     ));
     writeln!(out, "{line}")?;
-    if let Some(error) = &turn.error {
+    if let Some(error) = &turn.ledger.error {
         writeln!(out, "          {}", escape(error))?;
     }
     Ok(())

@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
-use crate::store::{Mode, SessionRow, TurnRow, TurnStatus};
+use crate::agent::ledger::Figures;
+use crate::store::{Mode, SessionRow, TurnLedger, TurnRow, TurnStatus};
 
 /// A session as `--json` shows it.
 #[derive(Debug, Serialize)]
@@ -89,20 +90,10 @@ pub struct TurnView<'a> {
     pub exit_code: Option<i32>,
     /// The signal that killed the agent.
     pub signal: Option<i32>,
-    /// Cost in US dollars, when the agent reported it.
-    pub cost_usd: Option<f64>,
-    /// Input tokens, when reported.
-    pub input_tokens: Option<i64>,
-    /// Output tokens, when reported.
-    pub output_tokens: Option<i64>,
-    /// sticky's reason for a failure.
-    pub error: Option<&'a str>,
-    /// Input tokens read from a cache (counted in `input_tokens` too), when reported.
-    pub cached_tokens: Option<i64>,
-    /// The tokens the context held at the turn's last model call, when known.
-    pub context_tokens: Option<i64>,
-    /// The model's context window, when the agent reports it.
-    pub context_window: Option<i64>,
+    /// Cost and tokens when the agent reported them, what the context held, and sticky's
+    /// reason for a failure (`cost_usd` ... `context_window`, see [`TurnLedger`]).
+    #[serde(flatten)]
+    pub ledger: &'a TurnLedger,
     /// The size in bytes of the kept answer (`sticky show`), `null` when none was kept.
     pub answer_bytes: Option<i64>,
     /// Why sticky ran the turn itself: `handoff` for `--carry=summary`'s summary, else `null`.
@@ -122,13 +113,7 @@ impl<'a> From<&'a TurnRow> for TurnView<'a> {
             duration_ms: row.duration_ms,
             exit_code: row.exit_code,
             signal: row.signal,
-            cost_usd: row.cost_usd,
-            input_tokens: row.input_tokens,
-            output_tokens: row.output_tokens,
-            error: row.error.as_deref(),
-            cached_tokens: row.cached_tokens,
-            context_tokens: row.context_tokens,
-            context_window: row.context_window,
+            ledger: &row.ledger,
             answer_bytes: row.answer_bytes,
             purpose: row.purpose.as_deref(),
         }
@@ -231,15 +216,11 @@ pub fn format_duration(millis: i64) -> String {
 
 /// Tokens and cost for people: `1.2k in (800 cached) · 350 out · $0.0123`; empty when the
 /// agent reported none.
-pub fn format_ledger(
-    input: Option<i64>,
-    output: Option<i64>,
-    cached: Option<i64>,
-    cost: Option<f64>,
-) -> String {
+pub fn format_ledger(figures: &Figures) -> String {
     let mut parts = Vec::new();
-    if let Some(input) = input {
-        let cached = cached
+    if let Some(input) = figures.input_tokens {
+        let cached = figures
+            .cached_tokens
             .filter(|cached| *cached > 0)
             .map(|cached| format!(" ({} cached)", format_count(cached)));
         parts.push(format!(
@@ -248,10 +229,10 @@ pub fn format_ledger(
             cached.unwrap_or_default()
         ));
     }
-    if let Some(output) = output {
+    if let Some(output) = figures.output_tokens {
         parts.push(format!("{} out", format_count(output)));
     }
-    if let Some(cost) = cost {
+    if let Some(cost) = figures.cost_usd {
         parts.push(format!("${cost:.4}"));
     }
     parts.join(" · ")

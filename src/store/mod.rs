@@ -146,29 +146,55 @@ pub struct TurnRow {
     pub signal: Option<i32>,
     /// Wall time of the turn.
     pub duration_ms: Option<i64>,
-    /// Cost the agent reported, in US dollars.
-    pub cost_usd: Option<f64>,
-    /// Input tokens the agent reported.
-    pub input_tokens: Option<i64>,
-    /// Output tokens the agent reported.
-    pub output_tokens: Option<i64>,
-    /// sticky's own reason for a failure (session lost, amnesia, ...).
-    pub error: Option<String>,
+    /// What the agent reported and sticky's reason for a failure.
+    #[serde(flatten)]
+    pub ledger: TurnLedger,
     /// The size in bytes of the answer as printed, when it was kept (see [`Store::answer`]).
     #[serde(skip)]
     pub answer_bytes: Option<i64>,
-    /// Input tokens read from the agent's cache (counted in `input_tokens` too), when reported.
+    /// Why sticky ran the turn itself (`handoff`: the summary `--carry=summary` asks for).
     #[serde(default)]
-    pub cached_tokens: Option<i64>,
+    pub purpose: Option<String>,
+}
+
+/// What a turn's end records beside its status and exit: the turn's own figures (tokens and
+/// cost, see [`crate::agent::ledger`]), what its context held, and sticky's reason for a
+/// failure. The turn's row, its end ([`TurnEnd`]) and its `--json` view carry this one value.
+///
+/// It serializes flat into the turn, its keys in the order a turn has always had them (a
+/// bundle's manifest and `--json` stay byte for byte what they were): `cost_usd`,
+/// `input_tokens`, `output_tokens`, `error`, `cached_tokens`, `context_tokens`,
+/// `context_window`. A figure missing (an older bundle) reads as none.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct TurnLedger {
+    /// Cost and tokens, when the agent reported them (cached tokens counted in the input ones
+    /// too).
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// sticky's own reason for a failure (session lost, amnesia, ...).
+    pub error: Option<String>,
     /// The tokens the context held at the turn's last model call, when known.
     #[serde(default)]
     pub context_tokens: Option<i64>,
     /// The model's context window, when the agent reports it.
     #[serde(default)]
     pub context_window: Option<i64>,
-    /// Why sticky ran the turn itself (`handoff`: the summary `--carry=summary` asks for).
-    #[serde(default)]
-    pub purpose: Option<String>,
+}
+
+impl Serialize for TurnLedger {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let figures = &self.figures;
+        let mut fields = serializer.serialize_struct("TurnLedger", 7)?;
+        fields.serialize_field("cost_usd", &figures.cost_usd)?;
+        fields.serialize_field("input_tokens", &figures.input_tokens)?;
+        fields.serialize_field("output_tokens", &figures.output_tokens)?;
+        fields.serialize_field("error", &self.error)?;
+        fields.serialize_field("cached_tokens", &figures.cached_tokens)?;
+        fields.serialize_field("context_tokens", &self.context_tokens)?;
+        fields.serialize_field("context_window", &self.context_window)?;
+        fields.end()
+    }
 }
 
 /// A kept answer, read back by [`Store::answer`]. A bundle carries it as a turn's `answer` and
@@ -248,23 +274,11 @@ pub struct TurnEnd {
     pub exit_code: Option<i32>,
     /// The signal that killed the agent.
     pub signal: Option<i32>,
-    /// Cost in US dollars, when the agent reported it.
-    pub cost_usd: Option<f64>,
-    /// Input tokens, when reported.
-    pub input_tokens: Option<i64>,
-    /// Output tokens, when reported.
-    pub output_tokens: Option<i64>,
-    /// sticky's reason for a failure.
-    pub error: Option<String>,
+    /// What the agent reported and sticky's reason for a failure.
+    pub ledger: TurnLedger,
     /// The answer as printed, kept with the turn (compressed when large, cut at
     /// [`MAX_ANSWER`]).
     pub answer: Option<String>,
-    /// Input tokens read from a cache, when reported.
-    pub cached_tokens: Option<i64>,
-    /// The tokens the context held at the turn's last model call.
-    pub context_tokens: Option<i64>,
-    /// The model's context window, when reported.
-    pub context_window: Option<i64>,
     /// The agent's running totals as reported (JSON), the next turn's baseline.
     pub reported_totals: Option<String>,
 }
@@ -461,16 +475,11 @@ impl Store {
             Some(status) => status,
         };
         let answer = end.answer.as_deref().map(answer::encode);
-        let figures = Figures {
-            cost_usd: end.cost_usd,
-            input_tokens: end.input_tokens,
-            output_tokens: end.output_tokens,
-            cached_tokens: end.cached_tokens,
-        };
+        let (ledger, figures) = (&end.ledger, &end.ledger.figures);
         // One transaction: the turn's figures and the totals they add to change together.
         let changed = self.run("record the end of the turn", || {
             let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-            totals::add_turn(&tx, turn_id, &figures)?;
+            totals::add_turn(&tx, turn_id, figures)?;
             let now = now();
             let changed = tx.execute(
                 "UPDATE turns SET ended_at = ?2, duration_ms = max(0, ?2 - started_at), \
@@ -484,16 +493,16 @@ impl Store {
                     status,
                     end.exit_code,
                     end.signal,
-                    end.cost_usd,
-                    end.input_tokens,
-                    end.output_tokens,
-                    end.error,
+                    figures.cost_usd,
+                    figures.input_tokens,
+                    figures.output_tokens,
+                    ledger.error,
                     answer.as_ref().map(|a| &a.stored),
                     answer.as_ref().and_then(|a| a.encoding),
                     answer.as_ref().map(|a| a.bytes),
-                    end.cached_tokens,
-                    end.context_tokens,
-                    end.context_window,
+                    figures.cached_tokens,
+                    ledger.context_tokens,
+                    ledger.context_window,
                     end.reported_totals,
                 ],
             )?;

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Params, Row, ToSql};
 
-use super::{Mode, SessionRow, ThreadRow, TurnRow, TurnStatus};
+use super::{Mode, SessionRow, ThreadRow, TurnLedger, TurnRow, TurnStatus};
+use crate::agent::ledger::Figures;
 
 impl Mode {
     /// The text stored in the database (and shown to users).
@@ -183,14 +184,18 @@ pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
         exit_code: row.get(9)?,
         signal: row.get(10)?,
         duration_ms: row.get(11)?,
-        cost_usd: row.get(12)?,
-        input_tokens: row.get(13)?,
-        output_tokens: row.get(14)?,
-        error: row.get(15)?,
+        ledger: TurnLedger {
+            figures: Figures {
+                cost_usd: row.get(12)?,
+                input_tokens: row.get(13)?,
+                output_tokens: row.get(14)?,
+                cached_tokens: row.get(17)?,
+            },
+            error: row.get(15)?,
+            context_tokens: row.get(18)?,
+            context_window: row.get(19)?,
+        },
         answer_bytes: row.get(16)?,
-        cached_tokens: row.get(17)?,
-        context_tokens: row.get(18)?,
-        context_window: row.get(19)?,
         purpose: row.get(20)?,
     })
 }

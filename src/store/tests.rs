@@ -197,9 +197,15 @@ fn a_turn_is_recorded_from_start_to_end() {
     let end = TurnEnd {
         status: Some(TurnStatus::Ok),
         exit_code: Some(0),
-        cost_usd: Some(0.25),
-        input_tokens: Some(10),
-        output_tokens: Some(20),
+        ledger: TurnLedger {
+            figures: Figures {
+                cost_usd: Some(0.25),
+                input_tokens: Some(10),
+                output_tokens: Some(20),
+                cached_tokens: None,
+            },
+            ..TurnLedger::default()
+        },
         ..TurnEnd::default()
     };
     store.finish_turn(turn_id, &end).unwrap();
@@ -211,11 +217,14 @@ fn a_turn_is_recorded_from_start_to_end() {
     );
     assert!(last.duration_ms.unwrap() >= 1500);
     assert_eq!(
-        (last.exit_code, last.signal, last.cost_usd),
+        (last.exit_code, last.signal, last.ledger.figures.cost_usd),
         (Some(0), None, Some(0.25))
     );
     assert_eq!(
-        (last.input_tokens, last.output_tokens),
+        (
+            last.ledger.figures.input_tokens,
+            last.ledger.figures.output_tokens
+        ),
         (Some(10), Some(20))
     );
     assert_eq!(last.prompt.as_deref(), Some("hi"));
@@ -234,10 +243,15 @@ fn a_turn_is_recorded_from_start_to_end() {
 fn ended(cost_usd: Option<f64>, input: Option<i64>, output: Option<i64>) -> TurnEnd {
     TurnEnd {
         status: Some(TurnStatus::Ok),
-        cost_usd,
-        input_tokens: input,
-        output_tokens: output,
-        cached_tokens: input.map(|input| input / 2),
+        ledger: TurnLedger {
+            figures: Figures {
+                cost_usd,
+                input_tokens: input,
+                output_tokens: output,
+                cached_tokens: input.map(|input| input / 2),
+            },
+            ..TurnLedger::default()
+        },
         ..TurnEnd::default()
     }
 }
@@ -249,10 +263,10 @@ fn summed(store: &Store, session: Option<i64>, thread: i64) -> Totals {
         .iter()
         .filter(|turn| session.is_none_or(|id| turn.session_id == id))
         .collect();
-    let sum = |figure: &dyn Fn(&TurnRow) -> Option<i64>| {
+    let sum = |figure: &dyn Fn(&Figures) -> Option<i64>| {
         turns
             .iter()
-            .filter_map(|turn| figure(turn))
+            .filter_map(|turn| figure(&turn.ledger.figures))
             .reduce(|a, b| a + b)
     };
     Totals {
@@ -260,11 +274,11 @@ fn summed(store: &Store, session: Option<i64>, thread: i64) -> Totals {
         figures: Figures {
             cost_usd: turns
                 .iter()
-                .filter_map(|turn| turn.cost_usd)
+                .filter_map(|turn| turn.ledger.figures.cost_usd)
                 .reduce(|a, b| a + b),
-            input_tokens: sum(&|turn| turn.input_tokens),
-            output_tokens: sum(&|turn| turn.output_tokens),
-            cached_tokens: sum(&|turn| turn.cached_tokens),
+            input_tokens: sum(&|figures| figures.input_tokens),
+            output_tokens: sum(&|figures| figures.output_tokens),
+            cached_tokens: sum(&|figures| figures.cached_tokens),
         },
     }
 }

@@ -166,6 +166,7 @@ impl Tx<'_> {
     /// turn's end stores one (cut at the cap, deflated when large) and its restore with it.
     fn insert_turn(&self, session_id: i64, whole: &WholeTurn) -> Result<()> {
         let turn = &whole.row;
+        let figures = &turn.ledger.figures;
         let answer = whole.answer.as_ref().map(|kept| {
             let mut encoded = answer::encode(&kept.text);
             encoded.bytes = encoded.bytes.max(kept.bytes);
@@ -190,13 +191,13 @@ impl Tx<'_> {
                 turn.exit_code,
                 turn.signal,
                 turn.duration_ms,
-                turn.cost_usd,
-                turn.input_tokens,
-                turn.output_tokens,
-                turn.error,
-                turn.cached_tokens,
-                turn.context_tokens,
-                turn.context_window,
+                figures.cost_usd,
+                figures.input_tokens,
+                figures.output_tokens,
+                turn.ledger.error,
+                figures.cached_tokens,
+                turn.ledger.context_tokens,
+                turn.ledger.context_window,
                 turn.purpose,
                 answer.as_ref().map(|a| &a.stored),
                 answer.as_ref().and_then(|a| a.encoding),
@@ -261,7 +262,8 @@ impl Tx<'_> {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use crate::store::{Mode, NewSession, Store, TurnEnd, TurnStatus};
+    use crate::agent::ledger::Figures;
+    use crate::store::{Mode, NewSession, Store, TurnEnd, TurnLedger, TurnStatus};
 
     #[test]
     fn a_thread_is_added_whole_with_its_lineage_and_removed_whole() {
@@ -293,8 +295,14 @@ mod tests {
         let long = "a line of a long answer\n".repeat(1000);
         let end = TurnEnd {
             status: Some(TurnStatus::Ok),
-            cost_usd: Some(0.5),
-            input_tokens: Some(10),
+            ledger: TurnLedger {
+                figures: Figures {
+                    cost_usd: Some(0.5),
+                    input_tokens: Some(10),
+                    ..Figures::default()
+                },
+                ..TurnLedger::default()
+            },
             answer: Some(long.clone()),
             reported_totals: Some("{\"cost_usd\":0.5}".to_owned()),
             ..TurnEnd::default()

@@ -138,6 +138,19 @@ pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool)
         }
         tx.execute("DELETE FROM session WHERE id = ?1", [id])?;
     }
+    insert_tables(&tx, tables, &here, (from, to))?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Inserts the rows of each of `tables` into the table of its name, which the database must
+/// have among `here`: `project` and `session` first, since the others name them.
+fn insert_tables(
+    conn: &Connection,
+    tables: &Map<String, Value>,
+    here: &[String],
+    (from, to): (&Path, &Path),
+) -> Result<()> {
     let order = ["project", "session"].into_iter().chain(
         tables
             .keys()
@@ -151,12 +164,11 @@ pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool)
         if !here.iter().any(|t| t == table) {
             bail!("opencode's database here has no table {table:?} (is opencode older here?)");
         }
-        let known = columns(&tx, table)?;
+        let known = columns(conn, table)?;
         for row in rows {
-            insert(&tx, table, &known, row, (from, to))?;
+            insert(conn, table, &known, row, (from, to))?;
         }
     }
-    tx.commit()?;
     Ok(())
 }
 

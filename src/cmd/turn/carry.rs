@@ -209,7 +209,7 @@ fn summary(
         .map_err(|error| format!("{error:#}"))?
         .ok_or("its turn's row is gone")?;
     if row.status != TurnStatus::Ok {
-        let why = row.error.unwrap_or_else(|| row.status.to_string());
+        let why = row.ledger.error.unwrap_or_else(|| row.status.to_string());
         return Err(format!(
             "the summary turn #{turn_id} on the old session: {why}"
         ));
