@@ -193,6 +193,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
         ],
     ),
+    (
+        "trust",
+        &[(
+            "sticky trust",
+            "continue here a state you copied or restored yourself (a CI cache, a backup)",
+        )],
+    ),
 ];
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
@@ -394,7 +401,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// The commands a one-word prompt is checked against.
 const COMMAND_NAMES: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "show",
+    "export", "import", "relocate", "show", "trust",
 ];
 
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
@@ -766,6 +773,17 @@ pub enum Command {
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
     Show(ShowArgs),
+
+    /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you
+    /// copied, restored or cloned on purpose.
+    ///
+    /// sticky stamps each database it makes with a key of yours (`sticky/key` in your data
+    /// directory) and refuses one without your stamp (exit 71): a `.sticky/` committed to a
+    /// repository and cloned, a CI cache restored on a fresh runner, or a copy from another HOME
+    /// would otherwise choose the conversation sticky continues and the agent it runs. This
+    /// stamps the database as yours, so run it only for state you know. A `.sticky/` another user
+    /// owns, that others may write, or that links out of the project stays refused.
+    Trust,
 }
 
 /// Where `sticky export` writes the bundle.

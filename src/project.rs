@@ -11,8 +11,10 @@
 //! The walk never goes above the user's home directory, never steps into a directory owned by
 //! another user (a `.sticky/` planted in a shared `/tmp/x` must not capture other users' runs
 //! in `/tmp/x/anything`), and stops below any directory of `STICKY_CEILING_DIRECTORIES` (as
-//! git's `GIT_CEILING_DIRECTORIES`). What it finds is then checked by `trust`.
+//! git's `GIT_CEILING_DIRECTORIES`). What it finds is then checked by `trust`, and its
+//! database by `stamp` (made by this user, or adopted with `sticky trust`).
 
+mod stamp;
 mod trust;
 
 use std::io;
@@ -43,12 +45,25 @@ pub struct Project {
     /// root: a user may not expect it, so a turn names it (see
     /// [`Project::first_use_from_below`]).
     pub found_above: bool,
+    /// Whether the database existed when the project was located, and so was checked as the
+    /// user's own (see `stamp`). When it did not, [`Project::stamp_created`] stamps the one the
+    /// store creates.
+    pub db_found: bool,
 }
 
 /// The marker in `.sticky/` saying a turn has named the project to a user below it.
 const ANNOUNCED: &str = "announced";
 
 impl Project {
+    /// Stamps the database as this user's once the store has created it (see `stamp`); does
+    /// nothing when it existed at [`locate`], where it was checked.
+    pub fn stamp_created(&self) -> Result<()> {
+        if self.db_found {
+            return Ok(());
+        }
+        stamp::write(&self.state)
+    }
+
     /// Whether this is the first turn run from below a project found above (see
     /// [`Project::found_above`]); remembers it with a marker file in `.sticky/`, so the note is
     /// given once per project. A marker that cannot be written counts as a first time.
@@ -97,9 +112,41 @@ pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
 pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> Result<Project> {
     let cwd = canonical(cwd)?;
     let (dir, found) = project_dir(&cwd, bounds);
-    let project = project(dir, found, &cwd, sticky_db);
-    trust::check(&project)?;
+    let mut project = project(dir, found, &cwd, sticky_db);
+    project.db_found = trust::check(&project)?;
     Ok(project)
+}
+
+/// What `sticky trust` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adopted {
+    /// The database was stamped as the user's now.
+    Now,
+    /// It already was the user's.
+    Already,
+    /// There is no database to adopt.
+    Nothing,
+}
+
+/// Locates the project of `cwd` as [`locate`] does, and stamps its database as the user's
+/// (`sticky trust`): a state the user copied, restored or cloned on purpose. What the stamp
+/// cannot vouch for is still refused: a `.sticky/` of another user, writable by others, or a
+/// link out of the project.
+pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
+    let cwd = canonical(cwd)?;
+    let (dir, found) = project_dir(&cwd, &Bounds::from_env());
+    let mut project = project(dir, found, &cwd, sticky_db);
+    trust::check_owned(&project)?;
+    let adopted = match stamp::verdict(&project.state)? {
+        stamp::Verdict::NoDatabase => Adopted::Nothing,
+        stamp::Verdict::Mine => Adopted::Already,
+        _ => {
+            stamp::write(&project.state)?;
+            Adopted::Now
+        }
+    };
+    project.db_found = adopted != Adopted::Nothing;
+    Ok((project, adopted))
 }
 
 /// Where the upward search for a project stops.
@@ -151,8 +198,8 @@ impl Bounds {
 /// if it lost it); a `.sticky` that is not a directory is an error.
 pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     let dir = canonical(dir)?;
-    let project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
-    trust::check(&project)?;
+    let mut project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
+    project.db_found = trust::check(&project)?;
     let state = dir.join(STATE_DIR);
     let created = state::create(&state)
         .map_err(|e| store_io(&project, &format!("create {}", state.display()), &e))?;
@@ -206,6 +253,7 @@ fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> 
         found,
         db_overridden,
         found_above,
+        db_found: false,
     }
 }
 

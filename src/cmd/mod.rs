@@ -18,6 +18,7 @@ mod sessions;
 mod show;
 mod status;
 mod threads;
+mod trust;
 mod turn;
 mod vault;
 mod view;
@@ -127,6 +128,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Relocate) => relocate::run(&ctx()?),
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
+        Some(Command::Trust) => trust::run(&global),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -204,6 +206,7 @@ impl Command {
             Self::Relocate => &["project", "relocated"],
             Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
             Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
+            Self::Trust => &["project", "database", "trusted", "stamped"],
         }
     }
 
@@ -211,7 +214,7 @@ impl Command {
     fn reports(&self) -> bool {
         !matches!(
             self,
-            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_)
+            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_) | Self::Trust
         )
     }
 }
@@ -274,9 +277,12 @@ impl Context {
         self.settings.program(adapter).1
     }
 
-    /// Opens (creating if needed) the project's database.
+    /// Opens (creating if needed) the project's database, stamping a created one as the
+    /// user's.
     fn open_store(&self) -> Result<Store> {
-        Store::open(&self.project.state.db)
+        let store = Store::open(&self.project.state.db)?;
+        self.project.stamp_created()?;
+        Ok(store)
     }
 
     /// Opens the project's database if it exists; creates nothing.

@@ -8,6 +8,12 @@
 //! world-writable `/tmp/x/.sticky` planted by one user would capture another's runs). A link
 //! that stays inside the project is fine. `STICKY_DB` is the supported way to keep the database
 //! elsewhere: the user named it, so the files it names are not checked.
+//!
+//! A clone passes all of that, so the database must also carry the user's stamp (see `stamp`):
+//! a `.sticky/` committed to a repository and cloned to the same path, or a state copied from
+//! another HOME, is refused until the user adopts it (`sticky trust`). And a database that is
+//! gone while its vault is still beside it is refused rather than started afresh: the
+//! conversations are somewhere, and a new empty database would hide them.
 
 use std::fs::Metadata;
 use std::io;
@@ -16,17 +22,27 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::stamp::{self, Verdict};
 use super::{Found, Project};
 use crate::exit::StickyError;
-use crate::state::{DB_FILE, STATE_DIR};
+use crate::state::{DB_FILE, STATE_DIR, State};
 
 /// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
 /// locks, the vault of the agents' session files): a link among them would send writes
 /// elsewhere just as well, and a linked vault would restore files sticky never copied.
 const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks", ".vault"];
 
-/// Refuses a project whose `.sticky/` or database is not safely the user's own.
-pub(super) fn check(project: &Project) -> Result<()> {
+/// Refuses a project whose `.sticky/` or database is not safely the user's own, or whose
+/// database the user did not make (see `stamp`). Returns whether the database exists (and so was
+/// checked).
+pub(super) fn check(project: &Project) -> Result<bool> {
+    check_owned(project)?;
+    check_made_here(project)
+}
+
+/// Refuses a project whose `.sticky/` or database is not safely the user's own: another
+/// user's, writable by others, or a link out of the project.
+pub(super) fn check_owned(project: &Project) -> Result<()> {
     let state = project.dir.join(STATE_DIR);
     // The `.sticky/` that chose the project directory is checked even under `STICKY_DB`: it
     // decides where the agent runs.
@@ -44,6 +60,98 @@ pub(super) fn check(project: &Project) -> Result<()> {
         check_file(&project.dir, &state.join(name), false)?;
     }
     Ok(())
+}
+
+/// Refuses a database the user did not make, and a missing one whose conversations are still
+/// beside it; returns whether the database exists.
+fn check_made_here(project: &Project) -> Result<bool> {
+    let state = &project.state;
+    let way_out = way_out(project);
+    match stamp::verdict(state)? {
+        Verdict::Mine => Ok(true),
+        Verdict::NoDatabase => check_not_orphaned(state).map(|()| false),
+        Verdict::Unstamped => adopt_unstamped(state, &way_out).map(|()| true),
+        Verdict::Copied => Err(refuse(
+            &state.db,
+            format!(
+                "it is a copy of a database sticky made for you, not the file it made (copied, \
+                 restored or cloned); if you mean to continue its conversations here, run \
+                 `sticky trust`; {way_out}"
+            ),
+        )),
+        Verdict::Foreign => Err(refuse(
+            &state.db,
+            format!(
+                "it was not made by you: it has no valid stamp from your sticky key ({}), so \
+                 it comes from another user, another HOME or a repository, and would choose \
+                 the conversation sticky continues and the agent it runs; if you trust it (a \
+                 copy of your own, a CI cache you restored), run `sticky trust`; {way_out}",
+                stamp::key_path()?.display()
+            ),
+        )),
+    }
+}
+
+/// What to do with a state the user does not want.
+fn way_out(project: &Project) -> String {
+    let state = if project.db_overridden {
+        project.state.db.clone()
+    } else {
+        project.dir.join(STATE_DIR)
+    };
+    format!(
+        "else remove {} (rm -r), or set STICKY_DB to keep your state elsewhere",
+        state.display()
+    )
+}
+
+/// Adopts a database made by a sticky older than stamps, unless git tracks it (it came with the
+/// repository) or cannot say whether it does. Asks git only here, on this rare path.
+fn adopt_unstamped(state: &State, way_out: &str) -> Result<()> {
+    match stamp::tracked_by_git(state) {
+        Ok(false) => {
+            // A stamp that cannot be written (a read-only state) is asked for again next time.
+            let _ = stamp::write(state);
+            Ok(())
+        }
+        Ok(true) => Err(refuse(
+            &state.db,
+            format!(
+                "git tracks it (it was committed, so it came with the repository, and whoever \
+                 committed it would choose the conversation sticky continues and the agent it \
+                 runs); if you made it and trust it, run `sticky trust` (and `git rm -r \
+                 --cached` it); {way_out}"
+            ),
+        )),
+        Err(why) => Err(refuse(
+            &state.db,
+            format!(
+                "it has no stamp saying you made it, and whether git tracks it cannot be told \
+                 ({why}); if you made it, run `sticky trust`; {way_out}"
+            ),
+        )),
+    }
+}
+
+/// Refuses to start afresh where the database is missing but its vault still holds copies of
+/// its sessions' files: it was deleted or moved, and a new database would silently start new
+/// conversations in its place. (A WAL left without its database is no such sign: `SQLite`
+/// deletes it when it creates the file, so it cannot plant a conversation either.)
+fn check_not_orphaned(state: &State) -> Result<()> {
+    if !std::fs::read_dir(&state.vault).is_ok_and(|mut dir| dir.next().is_some()) {
+        return Ok(());
+    }
+    Err(StickyError::store(
+        &state.db,
+        format!(
+            "refusing to start a fresh conversation: the database is missing, but its vault {} \
+             still holds its sessions' files, so it was deleted or moved; put it back (from \
+             where you moved it, or a backup), or, to start over, remove the vault (rm -r {})",
+            state.vault.display(),
+            state.vault.display()
+        ),
+    )
+    .into())
 }
 
 /// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one
