@@ -168,9 +168,8 @@ fn create_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Where the user's key lives: `<data dir>/sticky/key`.
-#[cfg(not(test))]
 pub fn key_path() -> Result<PathBuf> {
-    dirs::data_dir()
+    data_dir()
         .map(|dir| dir.join("sticky").join("key"))
         .ok_or_else(|| {
             StickyError::store(
@@ -181,11 +180,18 @@ pub fn key_path() -> Result<PathBuf> {
         })
 }
 
-/// Where the unit tests keep their key: never in the HOME of whoever runs them.
+/// The user's data directory (`~/.local/share`, `XDG_DATA_HOME`).
+#[cfg(not(test))]
+fn data_dir() -> Option<PathBuf> {
+    dirs::data_dir()
+}
+
+/// The unit tests' data directory: never the HOME of whoever runs them.
 #[cfg(test)]
-pub fn key_path() -> Result<PathBuf> {
+#[allow(clippy::unnecessary_wraps)] // the same signature as the real one
+fn data_dir() -> Option<PathBuf> {
     let uid = nix::unistd::geteuid().as_raw();
-    Ok(std::env::temp_dir().join(format!("sticky-unit-tests-{uid}/key")))
+    Some(std::env::temp_dir().join(format!("sticky-unit-tests-{uid}")))
 }
 
 /// The user's key, made on first use. Concurrent first uses agree: each writes a key of its own
