@@ -206,11 +206,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_AGENT",
-        "the agent to use, as --agent does (a flag wins over it)",
+        "the agent to use, as --agent does (a flag wins over it); a session it rotates is named \
+         on stderr",
     ),
     (
         "STICKY_MODEL",
-        "the model to use, as --model does (a flag wins over it)",
+        "the model to use, as --model does (a flag wins over it); a session it rotates is named \
+         on stderr",
     ),
     (
         "STICKY_THREAD",
