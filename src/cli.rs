@@ -221,7 +221,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_DB",
         "the database file, instead of .sticky/sticky.db in the project directory \
-         (read-only checkouts, CI caches); a relative path is taken from the current directory",
+         (read-only checkouts, CI caches); a relative path is taken from the project directory",
     ),
     (
         "STICKY_CEILING_DIRECTORIES",
@@ -295,7 +295,7 @@ impl Cli {
         T: Into<OsString> + Clone,
     {
         let mut command = Self::command();
-        let matches = command.try_get_matches_from_mut(args)?;
+        let matches = command.try_get_matches_from_mut(args).map_err(retip)?;
         let mut cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
         cli.turn.place_prompt_option(&matches);
         let leaf = matches.subcommand().map_or(&matches, |(_, sub)| sub);
@@ -465,6 +465,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     rows[a.len()][b.len()]
+}
+
+/// Replaces clap's tip for an unknown option, "to pass '--x' as a value, use '-- --x'", which
+/// is wrong for sticky: after `--`, arguments go to the agent. The tip names both ways instead.
+fn retip(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(arg)) = error.get(ContextKind::InvalidArg).cloned() else {
+        return error;
+    };
+    let Some(ContextValue::StyledStrs(tips)) = error.get(ContextKind::Suggested).cloned() else {
+        return error;
+    };
+    let tips = tips
+        .into_iter()
+        .map(|tip| {
+            if tip.to_string().contains("as a value, use '-- ") {
+                format!(
+                    "a prompt that starts with '-' goes after -p (sticky -p '{arg} ...'); an \
+                     argument for the agent goes after the prompt and -- (sticky PROMPT -- {arg})"
+                )
+                .into()
+            } else {
+                tip
+            }
+        })
+        .collect();
+    error.insert(ContextKind::Suggested, ContextValue::StyledStrs(tips));
+    error
 }
 
 /// Checks the model a turn or report would use: a blank one or one starting with `-` (the

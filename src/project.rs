@@ -102,8 +102,8 @@ impl Found {
 }
 
 /// Finds the project of `cwd`. `sticky_db` is the value of `STICKY_DB` (an empty value counts
-/// as unset; a relative one is taken relative to `cwd`, as everything else is under `-C`).
-/// Creates nothing.
+/// as unset; a relative one is taken from the project directory, so every subdirectory of the
+/// project, and every step of a CI job, finds the same database). Creates nothing.
 pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     locate_within(cwd, sticky_db, &Bounds::from_env())
 }
@@ -244,7 +244,7 @@ fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> 
     let found_above =
         found == Found::StickyDir && dir != cwd && dir.join(".git").symlink_metadata().is_err();
     let (state, db_overridden) = match sticky_db.filter(|db| !db.as_os_str().is_empty()) {
-        Some(db) => (State::beside(cwd.join(db)), true),
+        Some(db) => (State::beside(dir.join(db)), true),
         None => (State::in_project(&dir), false),
     };
     Project {
@@ -575,9 +575,10 @@ mod tests {
                 PathBuf::from("/cache/state.db"),
                 true,
             ),
+            // Relative: from the project directory, whatever the subdirectory.
             (
                 Some(Path::new("state.db")),
-                base.join("repo/src/state.db"),
+                base.join("repo/state.db"),
                 true,
             ),
             (

@@ -112,6 +112,9 @@ fn dispatch(cli: Cli) -> Result<Report> {
     // The context is built here only: `init` makes the project it would locate, and `prompt`
     // reads no configuration.
     let ctx = || Context::new(&global, origins);
+    if let Some(command) = &command {
+        refuse_thread_flag(command, origins)?;
+    }
     match command {
         Some(Command::Init) => init::run(&global),
         Some(Command::Prompt) => prompt::run(&global),
@@ -131,6 +134,26 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Trust) => trust::run(&global),
         None => turn::run(&ctx()?, &turn, false),
     }
+}
+
+/// `-t NAME` is global, so clap takes it for every command: a command that works on no
+/// conversation refuses it rather than drop it (`STICKY_THREAD` in the environment is a
+/// default, and stays unused there).
+fn refuse_thread_flag(command: &Command, origins: Origins) -> Result<()> {
+    if origins.thread != crate::cli::Origin::Flag {
+        return Ok(());
+    }
+    let (name, why) = match command {
+        Command::Init => (
+            "init",
+            "it makes a project; a thread starts with its first turn (sticky -t NAME PROMPT)",
+        ),
+        Command::Agents => ("agents", "it lists the agents, not a conversation's"),
+        Command::Import(_) => ("import", "--as NAME names the thread it adds"),
+        Command::Trust => ("trust", "it adopts the whole project's state"),
+        _ => return Ok(()),
+    };
+    Err(StickyError::Usage(format!("-t does not apply to `sticky {name}`: {why}")).into())
 }
 
 impl Command {
