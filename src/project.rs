@@ -45,10 +45,20 @@ pub struct Project {
     /// root: a user may not expect it, so a turn names it (see
     /// [`Project::first_use_from_below`]).
     pub found_above: bool,
-    /// Whether the database existed when the project was located, and so was checked as the
-    /// user's own (see `stamp`). When it did not, [`Project::stamp_created`] stamps the one the
-    /// store creates.
-    pub db_found: bool,
+    /// What the database was when the project was located (see `stamp`).
+    pub database: Database,
+}
+
+/// What [`locate`] found of the project's database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Database {
+    /// None yet: [`Project::stamp_created`] stamps the one the store creates.
+    Missing,
+    /// The user's, by its stamp.
+    Stamped,
+    /// Made by a sticky older than stamps, and git does not track it:
+    /// [`Project::adopt_unstamped`] decides.
+    Unstamped,
 }
 
 /// The marker in `.sticky/` saying a turn has named the project to a user below it.
@@ -58,10 +68,48 @@ impl Project {
     /// Stamps the database as this user's once the store has created it (see `stamp`); does
     /// nothing when it existed at [`locate`], where it was checked.
     pub fn stamp_created(&self) -> Result<()> {
-        if self.db_found {
+        if self.database != Database::Missing {
             return Ok(());
         }
         stamp::write(&self.state)
+    }
+
+    /// Adopts (stamps) a database made by a sticky older than stamps, unless the agent
+    /// certainly lacks the files of a live session of it in this HOME: only sticky's vault could
+    /// continue that conversation, which is what a state planted from a cache or an archive
+    /// needs. `has` says whether the agent has a session (`None`: it cannot tell). Does nothing
+    /// for a stamped or missing database; a stamp that cannot be written is tried again next time.
+    pub fn adopt_unstamped(&self, has: impl Fn(&store::SessionRow) -> Option<bool>) -> Result<()> {
+        if self.database != Database::Unstamped {
+            return Ok(());
+        }
+        if let Some(store) = store::Store::open_existing(&self.state.db)? {
+            for thread in store.threads()? {
+                let Some(live) = store.live_session(thread.id)? else {
+                    continue;
+                };
+                let Some(id) = live.agent_session_id.as_deref() else {
+                    continue;
+                };
+                if live.confirmed_at.is_some() && has(&live) == Some(false) {
+                    return Err(trust::refuse(
+                        &self.state.db,
+                        format!(
+                            "it has no stamp saying you made it, and {} has none of the files \
+                             of its session {id} (thread {}) in this HOME, so only sticky's \
+                             vault could continue it, as a state planted from a cache or an \
+                             archive would be; if you made it before sticky stamped its \
+                             databases, run `sticky trust`; {}",
+                            live.agent,
+                            thread.name,
+                            trust::way_out(self)
+                        ),
+                    ));
+                }
+            }
+        }
+        let _ = stamp::write(&self.state);
+        Ok(())
     }
 
     /// Whether this is the first turn run from below a project found above (see
@@ -113,7 +161,7 @@ pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> R
     let cwd = canonical(cwd)?;
     let (dir, found) = project_dir(&cwd, bounds);
     let mut project = project(dir, found, &cwd, sticky_db);
-    project.db_found = trust::check(&project)?;
+    project.database = trust::check(&project)?;
     Ok(project)
 }
 
@@ -145,7 +193,9 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
             Adopted::Now
         }
     };
-    project.db_found = adopted != Adopted::Nothing;
+    if adopted != Adopted::Nothing {
+        project.database = Database::Stamped;
+    }
     Ok((project, adopted))
 }
 
@@ -199,7 +249,7 @@ impl Bounds {
 pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     let dir = canonical(dir)?;
     let mut project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
-    project.db_found = trust::check(&project)?;
+    project.database = trust::check(&project)?;
     let state = dir.join(STATE_DIR);
     let created = state::create(&state)
         .map_err(|e| store_io(&project, &format!("create {}", state.display()), &e))?;
@@ -253,7 +303,7 @@ fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> 
         found,
         db_overridden,
         found_above,
-        db_found: false,
+        database: Database::Missing,
     }
 }
 

@@ -11,10 +11,13 @@
 //! matches. A moved project keeps its inode and its stamp. `sticky trust` stamps a state the user
 //! adopts on purpose.
 //!
-//! A database without a stamp was made by a sticky older than stamps. It is adopted (stamped)
-//! when nothing says it came from elsewhere: on that rare path only, git is asked whether it
-//! tracks the database, its WAL or its vault (a committed `.sticky/` came with the repository),
-//! and a state git may track but cannot be asked about is refused too.
+//! A database without a stamp was made by a sticky older than stamps (or planted by someone
+//! who left the stamp out). It is adopted (stamped) when nothing says it came from elsewhere:
+//! on that rare path only, git is asked whether it tracks the database, its WAL or its vault (a
+//! committed `.sticky/` came with the repository; a state git may track but cannot be asked
+//! about is refused too), and the agent must have the files of every live session in this HOME
+//! (`Project::adopt_unstamped`): a conversation only sticky's vault could continue is what a
+//! state restored from a cache or an archive onto a fresh machine looks like.
 //!
 //! Per turn this costs a `stat` of the database and two small reads (key and stamp).
 

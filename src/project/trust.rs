@@ -23,7 +23,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::stamp::{self, Verdict};
-use super::{Found, Project};
+use super::{Database, Found, Project};
 use crate::exit::StickyError;
 use crate::state::{DB_FILE, STATE_DIR, State};
 
@@ -33,9 +33,8 @@ use crate::state::{DB_FILE, STATE_DIR, State};
 const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks", ".vault"];
 
 /// Refuses a project whose `.sticky/` or database is not safely the user's own, or whose
-/// database the user did not make (see `stamp`). Returns whether the database exists (and so was
-/// checked).
-pub(super) fn check(project: &Project) -> Result<bool> {
+/// database the user did not make (see `stamp`).
+pub(super) fn check(project: &Project) -> Result<Database> {
     check_owned(project)?;
     check_made_here(project)
 }
@@ -63,14 +62,14 @@ pub(super) fn check_owned(project: &Project) -> Result<()> {
 }
 
 /// Refuses a database the user did not make, and a missing one whose conversations are still
-/// beside it; returns whether the database exists.
-fn check_made_here(project: &Project) -> Result<bool> {
+/// beside it.
+fn check_made_here(project: &Project) -> Result<Database> {
     let state = &project.state;
     let way_out = way_out(project);
     match stamp::verdict(state)? {
-        Verdict::Mine => Ok(true),
-        Verdict::NoDatabase => check_not_orphaned(state).map(|()| false),
-        Verdict::Unstamped => adopt_unstamped(state, &way_out).map(|()| true),
+        Verdict::Mine => Ok(Database::Stamped),
+        Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
+        Verdict::Unstamped => check_untracked(state, &way_out).map(|()| Database::Unstamped),
         Verdict::Copied => Err(refuse(
             &state.db,
             format!(
@@ -93,7 +92,7 @@ fn check_made_here(project: &Project) -> Result<bool> {
 }
 
 /// What to do with a state the user does not want.
-fn way_out(project: &Project) -> String {
+pub(super) fn way_out(project: &Project) -> String {
     let state = if project.db_overridden {
         project.state.db.clone()
     } else {
@@ -105,15 +104,11 @@ fn way_out(project: &Project) -> String {
     )
 }
 
-/// Adopts a database made by a sticky older than stamps, unless git tracks it (it came with the
-/// repository) or cannot say whether it does. Asks git only here, on this rare path.
-fn adopt_unstamped(state: &State, way_out: &str) -> Result<()> {
+/// Refuses a database without a stamp that git tracks (it came with the repository) or may
+/// track but cannot be asked about. Asks git only here, on this rare path.
+fn check_untracked(state: &State, way_out: &str) -> Result<()> {
     match stamp::tracked_by_git(state) {
-        Ok(false) => {
-            // A stamp that cannot be written (a read-only state) is asked for again next time.
-            let _ = stamp::write(state);
-            Ok(())
-        }
+        Ok(false) => Ok(()),
         Ok(true) => Err(refuse(
             &state.db,
             format!(
@@ -262,6 +257,6 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
     Ok(())
 }
 
-fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+pub(super) fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
     StickyError::store(path, format!("refusing to use it: {why}")).into()
 }

@@ -482,6 +482,16 @@ fn relocate_refuses_a_copy_whose_original_still_exists() {
         .status()
         .expect("cp");
     assert!(status.success());
+    // A copy is not the file sticky stamped: the user says it is theirs first.
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("it is a copy of a database sticky made for you");
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
     env.sticky(["relocate"])
         .current_dir(&copy)
         .run()
@@ -915,6 +925,10 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         .status()
         .expect("cp");
     assert!(status.success());
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
     let refused = env
         .sticky(["relocate", "-t", "side"])
         .current_dir(&copy)

@@ -1008,3 +1008,46 @@ fn a_deleted_database_with_its_vault_beside_it_is_refused_not_started_afresh() {
     fs::remove_dir_all(&vault).expect("remove the vault");
     assert_ne!(env.turn("afresh").session, first.session);
 }
+
+#[test]
+fn an_unstamped_state_only_the_vault_could_continue_is_refused_until_trusted() {
+    let env = TestEnv::new();
+    let author = env.scratch.join("author-home");
+    fs::create_dir_all(&author).expect("create the author's HOME");
+    // A CI cache of the author's state, restored on a fresh runner with its stamp left out.
+    let cache = env.scratch.join("cache/sticky.db");
+    let theirs = env
+        .sticky(["their work"])
+        .env("HOME", &author)
+        .env("XDG_DATA_HOME", author.join(".local/share"))
+        .env("STICKY_DB", &cache)
+        .run();
+    theirs.assert_success();
+    let their_session = theirs.answer().session;
+    fs::remove_file(env.scratch.join("cache/sticky.db.stamp")).expect("leave the stamp out");
+
+    let refused = env.sticky(["hello"]).env("STICKY_DB", &cache).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: it has no stamp saying you made it, and claude has none of the \
+         files of its session {their_session} (thread main) in this HOME, so only sticky's vault \
+         could continue it",
+        cache.display()
+    ));
+    refused.assert_stderr_contains("run `sticky trust`");
+    assert_eq!(env.agent_runs().len(), 1, "only the author's turn ran");
+    assert!(!env.scratch.join("cache/sticky.db.stamp").exists());
+
+    env.sticky(["trust"])
+        .env("STICKY_DB", &cache)
+        .run()
+        .assert_success()
+        .assert_stderr_contains("is yours now");
+    let resumed = env.sticky(["go on"]).env("STICKY_DB", &cache).run();
+    resumed.assert_success();
+    assert_eq!(
+        resumed.answer().session,
+        their_session,
+        "restored from the vault"
+    );
+}
