@@ -311,7 +311,16 @@ impl Context {
     /// user's.
     fn open_store(&self) -> Result<Store> {
         let store = Store::open(&self.project.state.db)?;
-        self.project.stamp_created()?;
+        // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
+        // turn: the database is then checked as one from before stamps, every run.
+        if let Err(error) = self.project.stamp_created() {
+            if !self.quiet && !self.json {
+                eprintln!(
+                    "sticky: cannot stamp the new database as yours ({error:#}); it is checked \
+                     as a database from before stamps until sticky can write its key"
+                );
+            }
+        }
         Ok(store)
     }
 

@@ -1051,3 +1051,36 @@ fn an_unstamped_state_only_the_vault_could_continue_is_refused_until_trusted() {
         "restored from the vault"
     );
 }
+
+#[test]
+fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let key = env.home.join(".local/share/sticky/key");
+    let mode = |bits| {
+        fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(bits))
+            .expect("chmod the key");
+    };
+    mode(0o644);
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use sticky's key: others may read it (mode 0644",
+        key.display()
+    ));
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran");
+    mode(0o600);
+    assert_eq!(env.turn("two").session, first.session);
+
+    // Where the key cannot be made (a data directory that is a file), a new project's turn
+    // runs all the same, saying why its database has no stamp.
+    let elsewhere = TestEnv::new();
+    fs::create_dir_all(elsewhere.home.join(".local")).expect("create .local");
+    fs::write(elsewhere.home.join(".local/share"), b"not a directory").expect("block it");
+    let output = elsewhere.sticky(["hello"]).run();
+    output.assert_success();
+    output.assert_stderr_contains("sticky: cannot stamp the new database as yours");
+    let again = elsewhere.sticky(["again"]).run();
+    again.assert_success();
+    assert_eq!(again.answer().session, output.answer().session);
+}
