@@ -23,7 +23,7 @@ Exit codes:
   128+N    the agent was killed by signal N (130 for Ctrl-C)
   2        usage error: bad option or argument (a bundle sticky cannot import, too)
   70       internal error in sticky
-  71       store error: the project database cannot be opened, read or written
+  71       store error: the project database cannot be opened, read or written, or is not yours
   72       agent not found or not executable
   73       session lost: the agent cannot resume the stored session, or it is another directory's
   74       amnesia detected: the agent answered from a different session than the one resumed
