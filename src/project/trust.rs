@@ -65,17 +65,19 @@ pub(super) fn check_owned(project: &Project) -> Result<()> {
 /// beside it.
 fn check_made_here(project: &Project) -> Result<Database> {
     let state = &project.state;
-    let way_out = way_out(project);
-    match stamp::verdict(state)? {
+    let verdict = stamp::verdict(state)?;
+    let way_out = || way_out(project);
+    match verdict {
         Verdict::Mine => Ok(Database::Stamped),
         Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
-        Verdict::Unstamped => check_untracked(state, &way_out).map(|()| Database::Unstamped),
+        Verdict::Unstamped => check_untracked(project).map(|()| Database::Unstamped),
         Verdict::Copied => Err(refuse(
             &state.db,
             format!(
                 "it is a copy of a database sticky made for you, not the file it made (copied, \
                  restored or cloned); if you mean to continue its conversations here, run \
-                 `sticky trust`; {way_out}"
+                 `sticky trust`; {}",
+                way_out()
             ),
         )),
         Verdict::Foreign => Err(refuse(
@@ -84,8 +86,9 @@ fn check_made_here(project: &Project) -> Result<Database> {
                 "it was not made by you: it has no valid stamp from your sticky key ({}), so \
                  it comes from another user, another HOME or a repository, and would choose \
                  the conversation sticky continues and the agent it runs; if you trust it (a \
-                 copy of your own, a CI cache you restored), run `sticky trust`; {way_out}",
-                stamp::key_path()?.display()
+                 copy of your own, a CI cache you restored), run `sticky trust`; {}",
+                stamp::key_path()?.display(),
+                way_out()
             ),
         )),
     }
@@ -106,26 +109,29 @@ pub(super) fn way_out(project: &Project) -> String {
 
 /// Refuses a database without a stamp that git tracks (it came with the repository) or may
 /// track but cannot be asked about. Asks git only here, on this rare path.
-fn check_untracked(state: &State, way_out: &str) -> Result<()> {
-    match stamp::tracked_by_git(state) {
-        Ok(false) => Ok(()),
-        Ok(true) => Err(refuse(
-            &state.db,
-            format!(
-                "git tracks it (it was committed, so it came with the repository, and whoever \
-                 committed it would choose the conversation sticky continues and the agent it \
-                 runs); if you made it and trust it, run `sticky trust` (and `git rm -r \
-                 --cached` it); {way_out}"
-            ),
-        )),
-        Err(why) => Err(refuse(
-            &state.db,
-            format!(
-                "it has no stamp saying you made it, and whether git tracks it cannot be told \
-                 ({why}); if you made it, run `sticky trust`; {way_out}"
-            ),
-        )),
-    }
+fn check_untracked(project: &Project) -> Result<()> {
+    let state = &project.state;
+    let tracked = stamp::tracked_by_git(state);
+    let why = match &tracked {
+        Ok(false) => return Ok(()),
+        Ok(true) => format!(
+            "git tracks it (it was committed, so it came with the repository, and whoever \
+             committed it would choose the conversation sticky continues and the agent it runs); \
+             if you made it and trust it, run `sticky trust` and untrack it (git rm -r --cached \
+             {})",
+            if project.db_overridden {
+                state.db.clone()
+            } else {
+                project.dir.join(STATE_DIR)
+            }
+            .display()
+        ),
+        Err(cannot) => format!(
+            "it has no stamp saying you made it, and whether git tracks it cannot be told \
+             ({cannot}); if you made it, run `sticky trust`"
+        ),
+    };
+    Err(refuse(&state.db, format!("{why}; {}", way_out(project))))
 }
 
 /// Refuses to start afresh where the database is missing but its vault still holds copies of

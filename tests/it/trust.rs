@@ -953,7 +953,10 @@ fn an_unstamped_database_git_tracks_is_refused_until_trusted() {
         let refused = env.sticky(args).run();
         refused.assert_code(71);
         refused.assert_stderr_contains("refusing to use it: git tracks it");
-        refused.assert_stderr_contains("run `sticky trust`");
+        refused.assert_stderr_contains(&format!(
+            "run `sticky trust` and untrack it (git rm -r --cached {})",
+            env.project.join(".sticky").display()
+        ));
     }
     assert_eq!(env.agent_runs().len(), 1, "only the first turn ran");
     assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
