@@ -277,9 +277,9 @@ impl Context {
         let config = settings::read_config()?;
         let agents = Agents::new(&config.0)?;
         let project = project::locate(&cwd, sticky_db().as_deref())?;
-        let home = dirs::home_dir().unwrap_or_default();
         project.adopt_unstamped(|session| {
             let id = session.agent_session_id.as_deref()?;
+            let home = dirs::home_dir().unwrap_or_default();
             agents
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
