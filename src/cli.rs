@@ -23,7 +23,7 @@ Exit codes:
   128+N    the agent was killed by signal N (130 for Ctrl-C)
   2        usage error: bad option or argument (a bundle sticky cannot import, too)
   70       internal error in sticky
-  71       store error: the project database cannot be opened, read or written
+  71       store error: the project database cannot be opened, read or written, or is not yours
   72       agent not found or not executable
   73       session lost: the agent cannot resume the stored session, or it is another directory's
   74       amnesia detected: the agent answered from a different session than the one resumed
@@ -193,17 +193,26 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
         ],
     ),
+    (
+        "trust",
+        &[(
+            "sticky trust",
+            "continue here a state you copied or restored yourself (a CI cache, a backup)",
+        )],
+    ),
 ];
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_AGENT",
-        "the agent to use, as --agent does (a flag wins over it)",
+        "the agent to use, as --agent does (a flag wins over it); a session it rotates is named \
+         on stderr",
     ),
     (
         "STICKY_MODEL",
-        "the model to use, as --model does (a flag wins over it)",
+        "the model to use, as --model does (a flag wins over it); a session it rotates is named \
+         on stderr",
     ),
     (
         "STICKY_THREAD",
@@ -212,7 +221,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_DB",
         "the database file, instead of .sticky/sticky.db in the project directory \
-         (read-only checkouts, CI caches); a relative path is taken from the current directory",
+         (read-only checkouts, CI caches); a relative path is taken from the project directory",
     ),
     (
         "STICKY_CEILING_DIRECTORIES",
@@ -292,7 +301,7 @@ impl Cli {
     /// The command line parsed with the whole definition, every command's options included.
     fn parse_whole(args: &[OsString]) -> Result<Self, clap::Error> {
         let mut command = Self::command();
-        let matches = command.try_get_matches_from_mut(args)?;
+        let matches = command.try_get_matches_from_mut(args).map_err(retip)?;
         Self::from_matches(&matches, &mut command)
     }
 
@@ -425,7 +434,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// them, so a command line that names one is parsed with the whole definition.
 const COMMANDS: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "forget", "show",
+    "export", "import", "relocate", "forget", "show", "trust",
 ];
 
 /// The top level of the command line as [`Cli::command`] defines it, with each command only
@@ -444,7 +453,7 @@ fn turn_command() -> clap::Command {
 /// The commands a one-word prompt is checked against.
 const COMMAND_NAMES: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "show",
+    "export", "import", "relocate", "show", "trust",
 ];
 
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
@@ -506,6 +515,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     rows[a.len()][b.len()]
+}
+
+/// Replaces clap's tip for an unknown option, "to pass '--x' as a value, use '-- --x'", which
+/// is wrong for sticky: after `--`, arguments go to the agent. The tip names both ways instead.
+fn retip(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(arg)) = error.get(ContextKind::InvalidArg).cloned() else {
+        return error;
+    };
+    let Some(ContextValue::StyledStrs(tips)) = error.get(ContextKind::Suggested).cloned() else {
+        return error;
+    };
+    let tips = tips
+        .into_iter()
+        .map(|tip| {
+            if tip.to_string().contains("as a value, use '-- ") {
+                format!(
+                    "a prompt that starts with '-' goes after -p (sticky -p '{arg} ...'); an \
+                     argument for the agent goes after the prompt and -- (sticky PROMPT -- {arg})"
+                )
+                .into()
+            } else {
+                tip
+            }
+        })
+        .collect();
+    error.insert(ContextKind::Suggested, ContextValue::StyledStrs(tips));
+    error
 }
 
 /// Checks the model a turn or report would use: a blank one or one starting with `-` (the
@@ -816,6 +853,17 @@ pub enum Command {
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
     Show(ShowArgs),
+
+    /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you
+    /// copied, restored or cloned on purpose.
+    ///
+    /// sticky stamps each database it makes with a key of yours (`sticky/key` in your data
+    /// directory) and refuses one without your stamp (exit 71): a `.sticky/` committed to a
+    /// repository and cloned, a CI cache restored on a fresh runner, or a copy from another HOME
+    /// would otherwise choose the conversation sticky continues and the agent it runs. This
+    /// stamps the database as yours, so run it only for state you know. A `.sticky/` another user
+    /// owns, that others may write, or that links out of the project stays refused.
+    Trust,
 }
 
 /// Where `sticky export` writes the bundle.

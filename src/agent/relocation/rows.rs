@@ -123,7 +123,13 @@ pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool)
     let here = tables_of(&tx)?;
     if !select(&tx, "session", "id", id)?.is_empty() {
         if !replace {
-            bail!("opencode already has session {id} here; import --replace to overwrite it");
+            bail!(
+                "opencode already has session {id} in this HOME, and opencode keeps a session by \
+                 its ID alone, so that is the session of another project (perhaps the one this \
+                 bundle came from), and one session cannot run in two directories; go on with it \
+                 there, or import the bundle in another HOME (import --replace would take the \
+                 session from there)"
+            );
         }
         for table in here
             .iter()
