@@ -25,6 +25,10 @@
 //! model = ["--model", "{model}"]
 //! session_id = "uuid"             # or { json = "/session_id" } or { regex = "session (\\S+)" }
 //! ```
+//!
+//! A `session_id` regex is `regex-lite`'s syntax: it matches character by character, but its
+//! classes `\d`, `\w`, `\s`, `\b` and `(?i)` know ASCII only, and it has no `\p{..}` (a
+//! pattern it refuses is reported as an invalid `session_id` regex when the agent is built).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::Value;
 
 use super::reserved::Reserved;
@@ -373,6 +373,11 @@ mod tests {
             ),
             (
                 "[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = { regex = \"(\" }",
+                "invalid session_id regex",
+            ),
+            (
+                // regex-lite has no Unicode classes: refused with the same error.
+                "[agents.mine]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\nsession_id = { regex = \"id: (\\\\p{L}+)\" }",
                 "invalid session_id regex",
             ),
         ];

@@ -382,7 +382,7 @@ mod tests {
             let text = std::fs::read_to_string(file).unwrap();
             let owner = module(file);
             for command in commands.iter().filter(|command| **command != owner) {
-                let used = regex::Regex::new(&format!(
+                let used = regex_lite::Regex::new(&format!(
                     r"(super::|cmd::)(super::)*{command}::|use (super|crate::cmd)::\{{[^}}]*\b{command}\b"
                 ))
                 .unwrap();

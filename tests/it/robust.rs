@@ -91,7 +91,7 @@ fn a_waiting_turn_names_the_running_one_and_gives_up_with_75() {
     let waited = asked.elapsed();
     let refused = env.sticky(["--no-wait", "impatient"]).run();
 
-    let started = regex::Regex::new(r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC").unwrap();
+    let started = regex_lite::Regex::new(r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC").unwrap();
     for output in [&gave_up, &refused] {
         output.assert_code(75);
         // For whom: the holder's pid, when its turn started, and the start of its prompt only.
