@@ -358,6 +358,16 @@ impl Store {
             .map_err(|e| error::sql(&self.path, "set the busy timeout", &e))
     }
 
+    /// Lets go of the store at the end of a command without closing its connection, which the
+    /// process's exit then closes. Closing frees every schema object and cached statement one by
+    /// one and unmaps the WAL's index: 112 k instructions of a turn's 2.7 M (callgrind), work the
+    /// exit does at once. Nothing is lost: every change is committed, closing would not
+    /// checkpoint (see `open`), and the kernel lets go of the file's locks as after any exit.
+    /// Only for a process about to exit: one that went on would keep the file open.
+    pub fn leave_open_until_exit(self) {
+        std::mem::forget(self.conn);
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
