@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('relocate', 'relocate', [CompletionResultType]::ParameterValue, 'Carry the conversations forward after the project directory moved or was renamed')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -254,6 +255,17 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'sticky;trust' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'sticky;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
@@ -270,6 +282,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('relocate', 'relocate', [CompletionResultType]::ParameterValue, 'Carry the conversations forward after the project directory moved or was renamed')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -316,6 +329,9 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;help;show' {
+            break
+        }
+        'sticky;help;trust' {
             break
         }
         'sticky;help;help' {

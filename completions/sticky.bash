@@ -64,6 +64,9 @@ _sticky() {
             sticky,threads)
                 cmd="sticky__subcmd__threads"
                 ;;
+            sticky,trust)
+                cmd="sticky__subcmd__trust"
+                ;;
             sticky__subcmd__help,agents)
                 cmd="sticky__subcmd__help__subcmd__agents"
                 ;;
@@ -112,6 +115,9 @@ _sticky() {
             sticky__subcmd__help,threads)
                 cmd="sticky__subcmd__help__subcmd__threads"
                 ;;
+            sticky__subcmd__help,trust)
+                cmd="sticky__subcmd__help__subcmd__trust"
+                ;;
             *)
                 ;;
         esac
@@ -119,7 +125,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -391,7 +397,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show help"
+            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -615,6 +621,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__threads)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__trust)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -942,6 +962,35 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__threads)
+            opts="-C -t -q -h --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__trust)
             opts="-C -t -q -h --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

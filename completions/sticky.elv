@@ -54,6 +54,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand relocate 'Carry the conversations forward after the project directory moved or was renamed'
             cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand show 'Print a turn''s answer again, exactly as it was printed'
+            cand trust 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
@@ -235,6 +236,16 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;trust'= {
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
@@ -251,6 +262,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand relocate 'Carry the conversations forward after the project directory moved or was renamed'
             cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand show 'Print a turn''s answer again, exactly as it was printed'
+            cand trust 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
@@ -282,6 +294,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;forget'= {
         }
         &'sticky;help;show'= {
+        }
+        &'sticky;help;trust'= {
         }
         &'sticky;help;help'= {
         }

@@ -23,7 +23,7 @@ Exit codes:
   128+N    the agent was killed by signal N (130 for Ctrl-C)
   2        usage error: bad option or argument (a bundle sticky cannot import, too)
   70       internal error in sticky
-  71       store error: the project database cannot be opened, read or written
+  71       store error: the project database cannot be opened, read or written, or is not yours
   72       agent not found or not executable
   73       session lost: the agent cannot resume the stored session, or it is another directory's
   74       amnesia detected: the agent answered from a different session than the one resumed
@@ -193,17 +193,26 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
         ],
     ),
+    (
+        "trust",
+        &[(
+            "sticky trust",
+            "continue here a state you copied or restored yourself (a CI cache, a backup)",
+        )],
+    ),
 ];
 
 /// The environment variables sticky reads, for the man pages (name, meaning).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_AGENT",
-        "the agent to use, as --agent does (a flag wins over it)",
+        "the agent to use, as --agent does (a flag wins over it); a session it rotates is named \
+         on stderr",
     ),
     (
         "STICKY_MODEL",
-        "the model to use, as --model does (a flag wins over it)",
+        "the model to use, as --model does (a flag wins over it); a session it rotates is named \
+         on stderr",
     ),
     (
         "STICKY_THREAD",
@@ -212,7 +221,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_DB",
         "the database file, instead of .sticky/sticky.db in the project directory \
-         (read-only checkouts, CI caches); a relative path is taken from the current directory",
+         (read-only checkouts, CI caches); a relative path is taken from the project directory",
     ),
     (
         "STICKY_CEILING_DIRECTORIES",
@@ -285,11 +294,41 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        Self::parse_turn(&args).unwrap_or_else(|| Self::parse_whole(&args))
+    }
+
+    /// The command line parsed with the whole definition, every command's options included.
+    fn parse_whole(args: &[OsString]) -> Result<Self, clap::Error> {
         let mut command = Self::command();
-        let matches = command.try_get_matches_from_mut(args)?;
-        let mut cli = Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
-        cli.turn.place_prompt_option(&matches);
-        let leaf = matches.subcommand().map_or(&matches, |(_, sub)| sub);
+        let matches = command.try_get_matches_from_mut(args).map_err(retip)?;
+        Self::from_matches(&matches, &mut command)
+    }
+
+    /// A turn, the common case, parsed with [`turn_command`]: the top level's options without
+    /// building every command's (a third of clap's work and allocations at every start).
+    /// `None` when the command line names a command, asks for help or has an error to report:
+    /// the whole definition parses those, so their text has one source. `--version` is the
+    /// top level's own.
+    fn parse_turn(args: &[OsString]) -> Option<Result<Self, clap::Error>> {
+        let mut command = turn_command();
+        match command.try_get_matches_from_mut(args) {
+            Ok(matches) if matches.subcommand().is_none() => {
+                Self::from_matches(&matches, &mut command).ok().map(Ok)
+            }
+            Err(error) if error.kind() == ErrorKind::DisplayVersion => Some(Err(error)),
+            _ => None,
+        }
+    }
+
+    /// The parsed command line out of `command`'s `matches`, with the checks clap cannot make.
+    fn from_matches(
+        matches: &ArgMatches,
+        command: &mut clap::Command,
+    ) -> Result<Self, clap::Error> {
+        let mut cli = Self::from_arg_matches(matches).map_err(|e| e.format(command))?;
+        cli.turn.place_prompt_option(matches);
+        let leaf = matches.subcommand().map_or(matches, |(_, sub)| sub);
         if let Some(Command::New(args)) = &mut cli.command {
             args.place_prompt_option(leaf);
         }
@@ -299,7 +338,7 @@ impl Cli {
             // use them: never dropped silently.
             let given = TURN_OPTIONS
                 .iter()
-                .filter(|(id, _)| Origin::of(&matches, id) == Origin::Flag);
+                .filter(|(id, _)| Origin::of(matches, id) == Origin::Flag);
             for (id, flag) in given {
                 if !cli.take_turn_option(id, leaf) {
                     return Err(command.error(
@@ -309,12 +348,12 @@ impl Cli {
                 }
             }
         } else {
-            refuse_misspelt_command(&cli.turn, &mut command)?;
+            refuse_misspelt_command(&cli.turn, command)?;
         }
         // Global options are propagated to the subcommand's matches, so the innermost matches
         // know every option the command line gave; a turn option given before the command
         // (taken above) is a flag too.
-        let origin = |id: &str| match Origin::of(&matches, id) {
+        let origin = |id: &str| match Origin::of(matches, id) {
             Origin::Flag => Origin::Flag,
             _ => Origin::of(leaf, id),
         };
@@ -330,7 +369,7 @@ impl Cli {
             // The other commands use no model.
             Some(_) => return Ok(cli),
         };
-        check_model(model, cli.origins.model, &mut command)?;
+        check_model(model, cli.origins.model, command)?;
         Ok(cli)
     }
 
@@ -391,10 +430,30 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
     ("no_carry", "--no-carry"),
 ];
 
+/// Every command's name (a test holds the list to the definition): the turn's parse knows
+/// them, so a command line that names one is parsed with the whole definition.
+const COMMANDS: &[&str] = &[
+    "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
+    "export", "import", "relocate", "forget", "show", "trust",
+];
+
+/// The top level of the command line as [`Cli::command`] defines it, with each command only
+/// a name: what parsing a turn needs (see [`Cli::parse_turn`]); never used for help or errors.
+fn turn_command() -> clap::Command {
+    let top = clap::Command::new("sticky").version(env!("CARGO_PKG_VERSION"));
+    // Global options are copied into each command when clap builds the command line; the
+    // names need none of them.
+    let top =
+        GlobalArgs::augment_args(TurnArgs::augment_args(top)).mut_args(|arg| arg.global(false));
+    COMMANDS
+        .iter()
+        .fold(top, |top, name| top.subcommand(clap::Command::new(*name)))
+}
+
 /// The commands a one-word prompt is checked against.
 const COMMAND_NAMES: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "show",
+    "export", "import", "relocate", "show", "trust",
 ];
 
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
@@ -456,6 +515,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     rows[a.len()][b.len()]
+}
+
+/// Replaces clap's tip for an unknown option, "to pass '--x' as a value, use '-- --x'", which
+/// is wrong for sticky: after `--`, arguments go to the agent. The tip names both ways instead.
+fn retip(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(arg)) = error.get(ContextKind::InvalidArg).cloned() else {
+        return error;
+    };
+    let Some(ContextValue::StyledStrs(tips)) = error.get(ContextKind::Suggested).cloned() else {
+        return error;
+    };
+    let tips = tips
+        .into_iter()
+        .map(|tip| {
+            if tip.to_string().contains("as a value, use '-- ") {
+                format!(
+                    "a prompt that starts with '-' goes after -p (sticky -p '{arg} ...'); an \
+                     argument for the agent goes after the prompt and -- (sticky PROMPT -- {arg})"
+                )
+                .into()
+            } else {
+                tip
+            }
+        })
+        .collect();
+    error.insert(ContextKind::Suggested, ContextValue::StyledStrs(tips));
+    error
 }
 
 /// Checks the model a turn or report would use: a blank one or one starting with `-` (the
@@ -766,6 +853,17 @@ pub enum Command {
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
     Show(ShowArgs),
+
+    /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you
+    /// copied, restored or cloned on purpose.
+    ///
+    /// sticky stamps each database it makes with a key of yours (`sticky/key` in your data
+    /// directory) and refuses one without your stamp (exit 71): a `.sticky/` committed to a
+    /// repository and cloned, a CI cache restored on a fresh runner, or a copy from another HOME
+    /// would otherwise choose the conversation sticky continues and the agent it runs. This
+    /// stamps the database as yours, so run it only for state you know. A `.sticky/` another user
+    /// owns, that others may write, or that links out of the project stays refused.
+    Trust,
 }
 
 /// Where `sticky export` writes the bundle.
@@ -832,6 +930,75 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_args(std::iter::once("sticky").chain(args.iter().copied()))
+    }
+
+    fn args(line: &[&str]) -> Vec<OsString> {
+        std::iter::once("sticky")
+            .chain(line.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn the_turns_parse_knows_every_command() {
+        let whole: Vec<_> = Cli::command()
+            .get_subcommands()
+            .map(|command| command.get_name().to_owned())
+            .collect();
+        assert_eq!(whole, COMMANDS);
+    }
+
+    #[test]
+    fn a_turn_parses_the_same_without_the_commands_definitions() {
+        let turns: &[&[&str]] = &[
+            &[],
+            &["fix", "the", "build"],
+            &["fix", "--json", "-t", "review", "it"],
+            &["-a", "codex", "-m", "o3", "hello", "--", "status", "-x"],
+            &["-p", "-v is broken", "why", "--wait", "5", "-q"],
+            &["--carry", "--carry-max", "600", "-C", "/tmp", "go", "on"],
+            &["--carry=summary", "--no-wait", "x"],
+            &["-a", "status", "fix", "words"],
+            &["hello", "status"],
+            &["--", "--resume"],
+        ];
+        for line in turns {
+            let lean = Cli::parse_turn(&args(line));
+            let Some(Ok(lean)) = lean else {
+                panic!("{line:?} is a turn: {lean:?}");
+            };
+            let whole = Cli::parse_whole(&args(line)).unwrap();
+            assert_eq!(format!("{lean:?}"), format!("{whole:?}"), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn commands_help_and_errors_are_parsed_with_the_whole_definition() {
+        let lines: &[&[&str]] = &[
+            &["status"],
+            &["-t", "review", "new", "x"],
+            &["fix", "--json", "status"],
+            &["help"],
+            &["--help"],
+            &["-h"],
+            &["--bogus"],
+            &["statsu"],
+            &["-m", "-x", "hi"],
+            &["--wait", "soon", "hi"],
+        ];
+        for line in lines {
+            assert!(Cli::parse_turn(&args(line)).is_none(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn the_turns_parse_prints_the_same_version() {
+        let Some(Err(lean)) = Cli::parse_turn(&args(&["--version"])) else {
+            panic!("--version is not a version request");
+        };
+        let whole = Cli::parse_whole(&args(&["-V"])).unwrap_err();
+        assert_eq!(lean.kind(), ErrorKind::DisplayVersion);
+        assert_eq!(lean.to_string(), whole.to_string());
     }
 
     #[test]

@@ -191,6 +191,13 @@ fn man_page(command: &Command, subcommands: &[&Command]) -> io::Result<Vec<u8>> 
         "the user's configuration (the platform's configuration directory; STICKY_CONFIG \
          moves it); never read from a project",
     );
+    definition(
+        &mut roff,
+        "~/.local/share/sticky/key",
+        "the user's secret key (the platform's data directory, mode 0600), which stamps each \
+         database sticky makes (.sticky/sticky.db.stamp); one without the user's stamp is \
+         refused until sticky trust adopts it",
+    );
     roff.control("SH", ["SEE ALSO"]);
     let name = page_name(command);
     let pages: Vec<String> = std::iter::once("sticky")

@@ -11,8 +11,10 @@
 //! The walk never goes above the user's home directory, never steps into a directory owned by
 //! another user (a `.sticky/` planted in a shared `/tmp/x` must not capture other users' runs
 //! in `/tmp/x/anything`), and stops below any directory of `STICKY_CEILING_DIRECTORIES` (as
-//! git's `GIT_CEILING_DIRECTORIES`). What it finds is then checked by `trust`.
+//! git's `GIT_CEILING_DIRECTORIES`). What it finds is then checked by `trust`, and its
+//! database by `stamp` (made by this user, or adopted with `sticky trust`).
 
+mod stamp;
 mod trust;
 
 use std::io;
@@ -43,12 +45,73 @@ pub struct Project {
     /// root: a user may not expect it, so a turn names it (see
     /// [`Project::first_use_from_below`]).
     pub found_above: bool,
+    /// What the database was when the project was located (see `stamp`).
+    pub database: Database,
+}
+
+/// What [`locate`] found of the project's database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Database {
+    /// None yet: [`Project::stamp_created`] stamps the one the store creates.
+    Missing,
+    /// The user's, by its stamp.
+    Stamped,
+    /// Made by a sticky older than stamps, and git does not track it:
+    /// [`Project::adopt_unstamped`] decides.
+    Unstamped,
 }
 
 /// The marker in `.sticky/` saying a turn has named the project to a user below it.
 const ANNOUNCED: &str = "announced";
 
 impl Project {
+    /// Stamps the database as this user's once the store has created it (see `stamp`); does
+    /// nothing when it existed at [`locate`], where it was checked.
+    pub fn stamp_created(&self) -> Result<()> {
+        if self.database != Database::Missing {
+            return Ok(());
+        }
+        stamp::write(&self.state)
+    }
+
+    /// Adopts (stamps) a database made by a sticky older than stamps, unless the agent
+    /// certainly lacks the files of a live session of it in this HOME: only sticky's vault could
+    /// continue that conversation, which is what a state planted from a cache or an archive
+    /// needs. `has` says whether the agent has a session (`None`: it cannot tell). Does nothing
+    /// for a stamped or missing database; a stamp that cannot be written is tried again next time.
+    pub fn adopt_unstamped(&self, has: impl Fn(&store::SessionRow) -> Option<bool>) -> Result<()> {
+        if self.database != Database::Unstamped {
+            return Ok(());
+        }
+        if let Some(store) = store::Store::open_existing(&self.state.db)? {
+            for thread in store.threads()? {
+                let Some(live) = store.live_session(thread.id)? else {
+                    continue;
+                };
+                let Some(id) = live.agent_session_id.as_deref() else {
+                    continue;
+                };
+                if live.confirmed_at.is_some() && has(&live) == Some(false) {
+                    return Err(trust::refuse(
+                        &self.state.db,
+                        format!(
+                            "it has no stamp saying you made it, and {} has none of the files \
+                             of its session {id} (thread {}) in this HOME, so only sticky's \
+                             vault could continue it, as a state planted from a cache or an \
+                             archive would be; if you made it before sticky stamped its \
+                             databases, run `sticky trust`; {}",
+                            live.agent,
+                            thread.name,
+                            trust::way_out(self)
+                        ),
+                    ));
+                }
+            }
+        }
+        let _ = stamp::write(&self.state);
+        Ok(())
+    }
+
     /// Whether this is the first turn run from below a project found above (see
     /// [`Project::found_above`]); remembers it with a marker file in `.sticky/`, so the note is
     /// given once per project. A marker that cannot be written counts as a first time.
@@ -87,8 +150,8 @@ impl Found {
 }
 
 /// Finds the project of `cwd`. `sticky_db` is the value of `STICKY_DB` (an empty value counts
-/// as unset; a relative one is taken relative to `cwd`, as everything else is under `-C`).
-/// Creates nothing.
+/// as unset; a relative one is taken from the project directory, so every subdirectory of the
+/// project, and every step of a CI job, finds the same database). Creates nothing.
 pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     locate_within(cwd, sticky_db, &Bounds::from_env())
 }
@@ -97,9 +160,43 @@ pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
 pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> Result<Project> {
     let cwd = canonical(cwd)?;
     let (dir, found) = project_dir(&cwd, bounds);
-    let project = project(dir, found, &cwd, sticky_db);
-    trust::check(&project)?;
+    let mut project = project(dir, found, &cwd, sticky_db);
+    project.database = trust::check(&project)?;
     Ok(project)
+}
+
+/// What `sticky trust` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adopted {
+    /// The database was stamped as the user's now.
+    Now,
+    /// It already was the user's.
+    Already,
+    /// There is no database to adopt.
+    Nothing,
+}
+
+/// Locates the project of `cwd` as [`locate`] does, and stamps its database as the user's
+/// (`sticky trust`): a state the user copied, restored or cloned on purpose. What the stamp
+/// cannot vouch for is still refused: a `.sticky/` of another user, writable by others, or a
+/// link out of the project.
+pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
+    let cwd = canonical(cwd)?;
+    let (dir, found) = project_dir(&cwd, &Bounds::from_env());
+    let mut project = project(dir, found, &cwd, sticky_db);
+    trust::check_owned(&project)?;
+    let adopted = match stamp::verdict(&project.state)? {
+        stamp::Verdict::NoDatabase => Adopted::Nothing,
+        stamp::Verdict::Mine => Adopted::Already,
+        _ => {
+            stamp::write(&project.state)?;
+            Adopted::Now
+        }
+    };
+    if adopted != Adopted::Nothing {
+        project.database = Database::Stamped;
+    }
+    Ok((project, adopted))
 }
 
 /// Where the upward search for a project stops.
@@ -151,8 +248,8 @@ impl Bounds {
 /// if it lost it); a `.sticky` that is not a directory is an error.
 pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     let dir = canonical(dir)?;
-    let project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
-    trust::check(&project)?;
+    let mut project = project(dir.clone(), Found::StickyDir, &dir, sticky_db);
+    project.database = trust::check(&project)?;
     let state = dir.join(STATE_DIR);
     let created = state::create(&state)
         .map_err(|e| store_io(&project, &format!("create {}", state.display()), &e))?;
@@ -197,7 +294,7 @@ fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> 
     let found_above =
         found == Found::StickyDir && dir != cwd && dir.join(".git").symlink_metadata().is_err();
     let (state, db_overridden) = match sticky_db.filter(|db| !db.as_os_str().is_empty()) {
-        Some(db) => (State::beside(cwd.join(db)), true),
+        Some(db) => (State::beside(dir.join(db)), true),
         None => (State::in_project(&dir), false),
     };
     Project {
@@ -206,6 +303,7 @@ fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> 
         found,
         db_overridden,
         found_above,
+        database: Database::Missing,
     }
 }
 
@@ -527,9 +625,10 @@ mod tests {
                 PathBuf::from("/cache/state.db"),
                 true,
             ),
+            // Relative: from the project directory, whatever the subdirectory.
             (
                 Some(Path::new("state.db")),
-                base.join("repo/src/state.db"),
+                base.join("repo/state.db"),
                 true,
             ),
             (

@@ -377,15 +377,14 @@ mod tests {
             Claude.parse_line(result),
             [
                 Event::Session("1b07".into()),
-                Event::Result {
-                    text: Some("Hello.".into()),
-                    is_error: false,
-                    usage: Usage {
+                Event::answered(
+                    Some("Hello.".into()),
+                    Usage {
                         cost_usd: Some(0.25),
                         input_tokens: Some(15),
                         output_tokens: Some(3)
-                    },
-                }
+                    }
+                )
             ]
         );
     }

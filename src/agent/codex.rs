@@ -112,17 +112,16 @@ impl Adapter for Codex {
                     _ => Vec::new(),
                 }
             }
-            Some("turn.completed") => vec![Event::Result {
-                text: None,
-                is_error: false,
-                usage: Usage {
+            Some("turn.completed") => vec![Event::answered(
+                None,
+                Usage {
                     cost_usd: None,
                     // OpenAI counts cached input inside input_tokens and reasoning inside
                     // output_tokens, so neither is added again.
                     input_tokens: int_at(event, "/usage/input_tokens"),
                     output_tokens: int_at(event, "/usage/output_tokens"),
                 },
-            }],
+            )],
             Some("turn.failed") => vec![failure(str_at(event, "/error/message"))],
             Some("error") => vec![failure(str_at(event, "/message"))],
             _ => Vec::new(),
@@ -193,11 +192,9 @@ fn activity(what: Option<&str>) -> Vec<Event> {
 }
 
 fn failure(message: Option<&str>) -> Event {
-    Event::Result {
-        text: Some(message.unwrap_or("codex reported an error").to_owned()),
-        is_error: true,
-        usage: Usage::default(),
-    }
+    Event::failed(Some(
+        message.unwrap_or("codex reported an error").to_owned(),
+    ))
 }
 
 /// The rollout of thread `id` run in `directory`: the one file named for the ID under
@@ -254,7 +251,7 @@ fn meta_matches(rollout: &Path, directory: &Path, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused, events};
 
     const ID: &str = "01a22b18-829a-7d01-9c20-4112f3bc2ec9";
 
@@ -269,21 +266,19 @@ mod tests {
             r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"MOCK-2 user_msgs=2 assistant_msgs=1"}}"#,
             r#"{"type":"turn.completed","usage":{"input_tokens":20,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0}}"#,
         ];
-        let events: Vec<Event> = lines.iter().flat_map(|l| Codex.parse_line(l)).collect();
         assert_eq!(
-            events,
+            events(&Codex, &lines),
             [
                 Event::Session(ID.into()),
                 Event::Text("MOCK-2 user_msgs=2 assistant_msgs=1".into()),
-                Event::Result {
-                    text: None,
-                    is_error: false,
-                    usage: Usage {
+                Event::answered(
+                    None,
+                    Usage {
                         cost_usd: None,
                         input_tokens: Some(20),
                         output_tokens: Some(10),
-                    },
-                },
+                    }
+                ),
             ]
         );
     }
@@ -291,11 +286,7 @@ mod tests {
     #[test]
     fn tools_show_as_activity_and_failures_end_the_turn() {
         // Shapes from codex-rs/exec/src/exec_events.rs.
-        let failed = |text: &str| Event::Result {
-            text: Some(text.into()),
-            is_error: true,
-            usage: Usage::default(),
-        };
+        let failed = |text: &str| Event::failed(Some(text.into()));
         let cases = [
             (
                 r#"{"type":"item.started","item":{"id":"i","type":"command_execution","command":"cargo test","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#,
@@ -347,11 +338,7 @@ mod tests {
         // A turn.completed without usable usage still ends the turn, with nothing counted.
         assert_eq!(
             Codex.parse_line(r#"{"type":"turn.completed","usage":"lots"}"#),
-            [Event::Result {
-                text: None,
-                is_error: false,
-                usage: Usage::default()
-            }]
+            [Event::answered(None, Usage::default())]
         );
     }
 

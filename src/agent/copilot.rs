@@ -78,11 +78,9 @@ impl Adapter for Copilot {
             // "Failed to get response from the AI model; retried 5 times ... Last error: 500
             // ...","statusCode":500}}`, then a result with exit code 1 (1.0.102 against the mock,
             // part 12). Its message is the turn's answer, which a failed turn shows on stderr.
-            Some("session.error") => vec![Event::Result {
-                text: str_at(event, "/data/message").map(str::to_owned),
-                is_error: true,
-                usage: Usage::default(),
-            }],
+            Some("session.error") => vec![Event::failed(
+                str_at(event, "/data/message").map(str::to_owned),
+            )],
             Some("result") => {
                 let mut events = Vec::new();
                 if let Some(id) = str_at(event, "/sessionId") {
@@ -92,12 +90,8 @@ impl Adapter for Copilot {
                 // A failed turn's result says nothing more than its exit code, which fails the
                 // turn: it must not replace the error `session.error` gave as the answer.
                 if exit_code.is_none_or(|code| code == 0) {
-                    events.push(Event::Result {
-                        text: None,
-                        is_error: false,
-                        // Copilot reports premium requests, not tokens or dollars.
-                        usage: Usage::default(),
-                    });
+                    // Copilot reports premium requests, not tokens or dollars.
+                    events.push(Event::answered(None, Usage::default()));
                 }
                 events
             }
@@ -158,7 +152,7 @@ fn events_file(copilot_home: &Path, id: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, events};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
@@ -173,17 +167,12 @@ mod tests {
             r#"{"type":"assistant.turn_end","data":{"turnId":"0"},"id":"8b60","timestamp":"t"}"#,
             r#"{"type":"result","timestamp":"2026-11-30T06:17:03.242Z","sessionId":"3f2504e0-4f89-41d3-9a0c-0305e82c3301","exitCode":0,"usage":{"premiumRequests":0,"totalApiDurationMs":100,"sessionDurationMs":599}}"#,
         ];
-        let events: Vec<Event> = lines.iter().flat_map(|l| Copilot.parse_line(l)).collect();
         assert_eq!(
-            events,
+            events(&Copilot, &lines),
             [
                 Event::Text("MOCK-6 user_msgs=1 assistant_msgs=0".into()),
                 Event::Session(ID.into()),
-                Event::Result {
-                    text: None,
-                    is_error: false,
-                    usage: Usage::default(),
-                },
+                Event::answered(None, Usage::default()),
             ]
         );
         // A tool turn of the real 1.0.102 (part 12's real tier, 2026-12-01), trimmed: the
@@ -196,10 +185,7 @@ mod tests {
         // result that only names the session and the exit code.
         let error = r#"{"type":"session.error","data":{"errorType":"query","message":"Failed to get response from the AI model; retried 5 times (total retry wait time: 15.74 seconds) Last error: 500 mock: MOCK-FAIL-500 requested","statusCode":500},"id":"9caa"}"#;
         let failed = r#"{"type":"result","sessionId":"s","exitCode":1,"usage":{}}"#;
-        let events: Vec<Event> = [error, failed]
-            .iter()
-            .flat_map(|l| Copilot.parse_line(l))
-            .collect();
+        let events = events(&Copilot, &[error, failed]);
         assert!(
             matches!(&events[..], [
                 Event::Result { text: Some(text), is_error: true, .. },

@@ -46,18 +46,42 @@ pub struct Usage {
     pub output_tokens: Option<i64>,
 }
 
+impl Event {
+    /// The turn's end, reported as a success: its answer when the event carries it, its cost
+    /// and tokens.
+    pub fn answered(text: Option<String>, usage: Usage) -> Self {
+        Self::Result {
+            text,
+            is_error: false,
+            usage,
+        }
+    }
+
+    /// The turn's end, reported as a failure: the agent's message when it gave one, and no
+    /// cost or tokens (an agent that fails a turn this way reports none).
+    pub fn failed(text: Option<String>) -> Self {
+        Self::Result {
+            text,
+            is_error: true,
+            usage: Usage::default(),
+        }
+    }
+}
+
 impl Usage {
     /// Adds `other` to these counts; a count known on either side is known in the sum.
     pub fn add(&mut self, other: Usage) {
-        fn sum<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
-            match (a, b) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            }
-        }
         self.cost_usd = sum(self.cost_usd, other.cost_usd);
         self.input_tokens = sum(self.input_tokens, other.input_tokens);
         self.output_tokens = sum(self.output_tokens, other.output_tokens);
+    }
+}
+
+/// The sum of two figures, each reported or not: known when either is.
+pub fn sum<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
     }
 }
 

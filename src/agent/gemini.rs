@@ -265,7 +265,7 @@ fn gemini_dir(home: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused, events};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
@@ -286,34 +286,28 @@ mod tests {
             r#"{"type":"tool_use","timestamp":"t","tool_name":"read_file","tool_id":"c1","parameters":{}}"#,
             r#"{"type":"result","timestamp":"t","status":"success","stats":{"total_tokens":15,"input_tokens":10,"output_tokens":5,"cached":0,"input":10,"duration_ms":147,"tool_calls":0}}"#,
         ];
-        let events: Vec<Event> = lines.iter().flat_map(|l| Gemini.parse_line(l)).collect();
         assert_eq!(
-            events,
+            events(&Gemini, &lines),
             [
                 Event::Session(ID.into()),
                 Event::Model("gemini-2.5-flash".into()),
                 Event::TextDelta("MOCK-10 ".into()),
                 Event::TextDelta("user_msgs=1".into()),
                 Event::Activity("read_file".into()),
-                Event::Result {
-                    text: None,
-                    is_error: false,
-                    usage: Usage {
+                Event::answered(
+                    None,
+                    Usage {
                         cost_usd: None,
                         input_tokens: Some(10),
                         output_tokens: Some(5),
-                    },
-                },
+                    }
+                ),
             ]
         );
         let failed = r#"{"type":"result","timestamp":"t","status":"error","error":{"type":"FatalTurnLimitedError","message":"Reached max session turns"}}"#;
         assert_eq!(
             Gemini.parse_line(failed),
-            [Event::Result {
-                text: Some("Reached max session turns".into()),
-                is_error: true,
-                usage: Usage::default(),
-            }]
+            [Event::failed(Some("Reached max session turns".into()))]
         );
         let whole = r#"{"type":"message","timestamp":"t","role":"assistant","content":"all"}"#;
         assert_eq!(Gemini.parse_line(whole), [Event::Text("all".into())]);

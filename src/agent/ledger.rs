@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Usage;
+use super::events::sum;
 use super::output::{int_at, json_object, sum_at};
 
 /// Token counts and cost: a turn's, the agent's running totals, or sums over turns
@@ -76,10 +77,7 @@ impl Ledger {
             .totals
             .filter(|totals| !totals.is_zero())
             .or(self.totals);
-        self.cached_tokens = match (self.cached_tokens, line.cached_tokens) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
+        self.cached_tokens = sum(self.cached_tokens, line.cached_tokens);
         self.context_tokens = line.context_tokens.or(self.context_tokens);
         self.context_window = line.context_window.or(self.context_window);
     }
@@ -173,26 +171,16 @@ fn model_figures<'a>(models: impl Iterator<Item = &'a Value>) -> Figures {
             "/cacheReadInputTokens",
             "/cacheCreationInputTokens",
         ];
-        add(&mut figures.input_tokens, sum_at(model, &input));
-        add(&mut figures.output_tokens, int_at(model, "/outputTokens"));
-        add(
-            &mut figures.cached_tokens,
+        figures.input_tokens = sum(figures.input_tokens, sum_at(model, &input));
+        figures.output_tokens = sum(figures.output_tokens, int_at(model, "/outputTokens"));
+        figures.cached_tokens = sum(
+            figures.cached_tokens,
             int_at(model, "/cacheReadInputTokens"),
         );
         let cost = model.get("costUSD").and_then(Value::as_f64);
-        figures.cost_usd = match (figures.cost_usd, cost) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
+        figures.cost_usd = sum(figures.cost_usd, cost);
     }
     figures
-}
-
-fn add(sum: &mut Option<i64>, value: Option<i64>) {
-    *sum = match (*sum, value) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
 }
 
 /// Codex's `turn.completed`: the thread's running totals (see the table).
@@ -244,30 +232,31 @@ pub fn per_turn(usage: Usage, ledger: &Ledger, baseline: Option<Figures>, first:
     let Some(totals) = ledger.totals else {
         return from_usage;
     };
-    let since = |now: Option<i64>, then: Option<i64>, fallback: Option<i64>| match (now, then) {
-        (Some(now), Some(then)) => Some(if now >= then { now - then } else { now }),
-        (Some(now), None) if first => Some(now),
-        _ => fallback,
-    };
     let base = baseline.unwrap_or_default();
-    let cost = match (totals.cost_usd, base.cost_usd) {
+    Figures {
+        input_tokens: since(totals.input_tokens, base.input_tokens, first).or(usage.input_tokens),
+        output_tokens: since(totals.output_tokens, base.output_tokens, first)
+            .or(usage.output_tokens),
+        cached_tokens: since(totals.cached_tokens, base.cached_tokens, first)
+            .or(ledger.cached_tokens),
+        // No fallback for the cost: the usage's is a running total too (Claude's
+        // `total_cost_usd`).
+        cost_usd: since(totals.cost_usd, base.cost_usd, first),
+    }
+}
+
+/// A running total's growth since `then`: the whole of it when it fell below `then` (a
+/// restarted count) or when there is no `then` on the session's `first` turn; unknown
+/// otherwise.
+fn since<T: PartialOrd + std::ops::Sub<Output = T>>(
+    now: Option<T>,
+    then: Option<T>,
+    first: bool,
+) -> Option<T> {
+    match (now, then) {
         (Some(now), Some(then)) => Some(if now >= then { now - then } else { now }),
         (Some(now), None) if first => Some(now),
         _ => None,
-    };
-    Figures {
-        input_tokens: since(totals.input_tokens, base.input_tokens, usage.input_tokens),
-        output_tokens: since(
-            totals.output_tokens,
-            base.output_tokens,
-            usage.output_tokens,
-        ),
-        cached_tokens: since(
-            totals.cached_tokens,
-            base.cached_tokens,
-            ledger.cached_tokens,
-        ),
-        cost_usd: cost,
     }
 }
 
@@ -290,23 +279,27 @@ mod tests {
         r#"{"type":"result","is_error":false,"result":"ok","total_cost_usd":0.75,"usage":{"input_tokens":3,"cache_read_input_tokens":900,"output_tokens":7},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":30,"outputTokens":70,"cacheReadInputTokens":1800,"cacheCreationInputTokens":200,"costUSD":0.75,"contextWindow":200000}}}"#,
     ];
 
+    /// The usage Claude's `result` in [`CLAUDE`] states (its cost the running total).
+    const USAGE: Usage = Usage {
+        cost_usd: Some(0.75),
+        input_tokens: Some(903),
+        output_tokens: Some(7),
+    };
+
+    /// The running totals the session's previous turn reported.
+    const BASE: Figures = Figures {
+        input_tokens: Some(1000),
+        output_tokens: Some(30),
+        cached_tokens: Some(800),
+        cost_usd: Some(0.5),
+    };
+
     #[test]
     fn only_running_totals_need_the_previous_turns_totals() {
-        let usage = Usage {
-            cost_usd: Some(0.5),
-            input_tokens: Some(10),
-            output_tokens: Some(2),
-        };
-        let earlier = Figures {
-            input_tokens: Some(1000),
-            output_tokens: Some(100),
-            cached_tokens: None,
-            cost_usd: Some(1.0),
-        };
         let totals = Ledger {
             totals: Some(Figures {
                 input_tokens: Some(1010),
-                ..earlier
+                ..BASE
             }),
             ..Ledger::default()
         };
@@ -323,8 +316,8 @@ mod tests {
             (totals, true),
         ] {
             assert_eq!(needs_baseline(&ledger), needs, "{ledger:?}");
-            let with = per_turn(usage, &ledger, Some(earlier), false);
-            let without = per_turn(usage, &ledger, None, true);
+            let with = per_turn(USAGE, &ledger, Some(BASE), false);
+            let without = per_turn(USAGE, &ledger, None, true);
             // What needs no baseline comes out the same with or without one.
             assert_eq!(with == without, !needs, "{ledger:?}");
         }
@@ -350,34 +343,23 @@ mod tests {
     #[test]
     fn a_running_total_becomes_the_difference_from_the_previous_turn() {
         let ledger = read_all("claude", CLAUDE);
-        let usage = Usage {
-            cost_usd: Some(0.75),
-            input_tokens: Some(903),
-            output_tokens: Some(7),
-        };
-        let base = Figures {
-            input_tokens: Some(1000),
-            output_tokens: Some(30),
-            cached_tokens: Some(800),
-            cost_usd: Some(0.5),
-        };
-        let turn = per_turn(usage, &ledger, Some(base), false);
+        let turn = per_turn(USAGE, &ledger, Some(BASE), false);
         assert_eq!(turn.input_tokens, Some(1030));
         assert_eq!(turn.output_tokens, Some(40));
         assert_eq!(turn.cached_tokens, Some(1000));
         assert!((turn.cost_usd.unwrap() - 0.25).abs() < 1e-9);
         // The first turn of a session: its totals are its own.
-        assert_eq!(per_turn(usage, &ledger, None, true), ledger.totals.unwrap());
+        assert_eq!(per_turn(USAGE, &ledger, None, true), ledger.totals.unwrap());
         // Earlier turns without a baseline: tokens from the per-turn usage, no cost.
-        let unknown = per_turn(usage, &ledger, None, false);
+        let unknown = per_turn(USAGE, &ledger, None, false);
         assert_eq!((unknown.input_tokens, unknown.cost_usd), (Some(903), None));
         // A total below its baseline is a restarted count: it counts in full.
         let restarted = Figures {
             input_tokens: Some(5000),
-            ..base
+            ..BASE
         };
         assert_eq!(
-            per_turn(usage, &ledger, Some(restarted), false).input_tokens,
+            per_turn(USAGE, &ledger, Some(restarted), false).input_tokens,
             Some(2030)
         );
     }

@@ -95,16 +95,12 @@ impl Adapter for Opencode {
                     output_tokens: tokens.and_then(|t| sum_at(t, &["/output", "/reasoning"])),
                 }));
             }
-            "error" => events.push(Event::Result {
-                text: Some(
-                    str_at(event, "/error/data/message")
-                        .or_else(|| str_at(event, "/error/name"))
-                        .unwrap_or("opencode reported an error")
-                        .to_owned(),
-                ),
-                is_error: true,
-                usage: Usage::default(),
-            }),
+            "error" => events.push(Event::failed(Some(
+                str_at(event, "/error/data/message")
+                    .or_else(|| str_at(event, "/error/name"))
+                    .unwrap_or("opencode reported an error")
+                    .to_owned(),
+            ))),
             _ => {}
         }
         events
@@ -166,7 +162,7 @@ fn data_dir(home: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use crate::agent::PromptVia;
-    use crate::agent::output::{assert_exit_line, assert_lost_on_resume};
+    use crate::agent::output::{assert_exit_line, assert_lost_on_resume, events};
 
     const ID: &str = "ses_dd4e53bd4ffemgeYxOMCxVDJCi";
 
@@ -195,7 +191,7 @@ mod tests {
             r#"{"type":"text","timestamp":1796019508138,"sessionID":"ses_dd4e53bd4ffemgeYxOMCxVDJCi","part":{"id":"prt_2","type":"text","text":"MOCK-14 user_msgs=1 assistant_msgs=0","time":{"start":1,"end":2}}}"#,
             r#"{"type":"step_finish","timestamp":1796019508138,"sessionID":"ses_dd4e53bd4ffemgeYxOMCxVDJCi","part":{"id":"prt_3","reason":"stop","type":"step-finish","tokens":{"total":15,"input":10,"output":5,"reasoning":0,"cache":{"write":0,"read":2}},"cost":0.001}}"#,
         ];
-        let events: Vec<Event> = lines.iter().flat_map(|l| Opencode.parse_line(l)).collect();
+        let events = events(&Opencode, &lines);
         let session = || Event::Session(ID.into());
         assert_eq!(
             events,
@@ -217,11 +213,9 @@ mod tests {
             Opencode.parse_line(error),
             [
                 Event::Session("ses_dd4e4d2b3ffeBzsdelDZjIoOil".into()),
-                Event::Result {
-                    text: Some("Unexpected server error. Check server logs for details.".into()),
-                    is_error: true,
-                    usage: Usage::default(),
-                }
+                Event::failed(Some(
+                    "Unexpected server error. Check server logs for details.".into()
+                ))
             ]
         );
         let tool = r#"{"type":"tool_use","sessionID":"ses_a","part":{"type":"tool","tool":"bash","state":{"status":"completed"}}}"#;

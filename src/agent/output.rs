@@ -222,6 +222,15 @@ pub(super) fn line(args: &[std::ffi::OsString]) -> String {
         .join(" ")
 }
 
+/// The events `adapter` parses from `lines`, in order.
+#[cfg(test)]
+pub(super) fn events(adapter: &dyn super::Adapter, lines: &[&str]) -> Vec<super::Event> {
+    lines
+        .iter()
+        .flat_map(|line| adapter.parse_line(line))
+        .collect()
+}
+
 /// Arguments as text, for comparing command lines in tests.
 #[cfg(test)]
 pub(super) fn strings(args: &[std::ffi::OsString]) -> Vec<&str> {

@@ -125,15 +125,14 @@ mod tests {
             Qwen.parse_line(result),
             [
                 Event::Session(ID.into()),
-                Event::Result {
-                    text: Some("Hello from fake server.".into()),
-                    is_error: false,
-                    usage: Usage {
+                Event::answered(
+                    Some("Hello from fake server.".into()),
+                    Usage {
                         cost_usd: None,
                         input_tokens: Some(7),
                         output_tokens: Some(3),
-                    },
-                },
+                    }
+                ),
             ]
         );
         for line in ["", "Ripgrep not available", "{", "[]", "{\"type\":1}"] {

@@ -90,13 +90,7 @@ impl Move<'_> {
         for file in files.iter().filter(|file| !file.rows) {
             let destination = self.agent_home.join(&file.relative);
             if !replace && destination.exists() && !same_bytes(&file.staged, &destination) {
-                return Err(StickyError::Usage(format!(
-                    "{} exists already with other content (this HOME has session {} already); \
-                     import --replace to overwrite it (nothing was changed)",
-                    destination.display(),
-                    self.id
-                ))
-                .into());
+                return Err(StickyError::Usage(self.taken(&destination)).into());
             }
         }
         let mut placed = Placed::default();
@@ -108,6 +102,29 @@ impl Move<'_> {
                 Err(error)
             }
         }
+    }
+
+    /// Why `destination`, holding other bytes, stops the import, and the way out. An agent
+    /// that keys a session by its ID alone (not under its directory's name: Codex, Copilot)
+    /// has it in one place per HOME, so the file is another project's live session, and
+    /// `--replace` would take it from there: the way out is the other HOME.
+    fn taken(&self, destination: &Path) -> String {
+        let (agent, id) = (self.relocate.name(), &self.id);
+        if self.relocate.encoded_projects().is_some() {
+            return format!(
+                "{} exists already with other content (this HOME has session {id} already); \
+                 import --replace (without --as) to overwrite it (nothing was changed)",
+                destination.display()
+            );
+        }
+        format!(
+            "{} exists already with other content: this HOME has {agent} session {id} already, \
+             and {agent} keeps a session by its ID alone, so that is the session of another \
+             project (perhaps the one this bundle came from), and one session cannot run in two \
+             directories; go on with it there, or import the bundle in another HOME (import \
+             --replace would take the session from there) (nothing was changed)",
+            destination.display()
+        )
     }
 
     fn put(&self, files: &[Staging], replace: bool, placed: &mut Placed) -> Result<()> {

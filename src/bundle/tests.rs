@@ -336,3 +336,24 @@ fn the_manifest_carries_the_stores_rows_as_format_1_wrote_them() {
     let unknown = turn.replace("\"ok\"", "\"bogus\"");
     assert!(serde_json::from_str::<crate::store::TurnRow>(&unknown).is_err());
 }
+
+#[test]
+fn a_turn_with_every_figure_and_an_error_reads_back_as_it_was_written() {
+    let mut whole = turn(Some("hi"));
+    whole.row.ledger = crate::store::TurnLedger {
+        figures: crate::agent::ledger::Figures {
+            cost_usd: Some(0.5),
+            input_tokens: Some(9),
+            output_tokens: Some(1),
+            cached_tokens: Some(4),
+        },
+        error: Some("the session was lost".into()),
+        context_tokens: Some(12),
+        context_window: Some(200_000),
+    };
+    let text = serde_json::to_string(&whole).unwrap();
+    // The ledger's keys stand where a turn has always had them.
+    let ledger = r#""duration_ms":1,"cost_usd":0.5,"input_tokens":9,"output_tokens":1,"error":"the session was lost","cached_tokens":4,"context_tokens":12,"context_window":200000,"purpose":null,"answer":"hi""#;
+    assert!(text.contains(ledger), "{text}");
+    assert_eq!(serde_json::from_str::<WholeTurn>(&text).unwrap(), whole);
+}

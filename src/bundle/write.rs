@@ -53,18 +53,7 @@ pub fn write<W: Write>(
     files: &[Carried],
     hashed: impl FnOnce(&mut Manifest),
 ) -> Result<(W, Manifest)> {
-    manifest.files = files
-        .iter()
-        .map(|(path, source, rows)| {
-            let (size, sha256) = digest(source)?;
-            Ok(File {
-                path: path.clone(),
-                size,
-                sha256,
-                rows: *rows,
-            })
-        })
-        .collect::<Result<_>>()?;
+    manifest.files = files.iter().map(hashed_entry).collect::<Result<_>>()?;
     hashed(&mut manifest);
     let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
     encoder.include_checksum(true)?;
@@ -88,26 +77,49 @@ pub fn write<W: Write>(
         &mut text.as_slice(),
     )?;
     for (file, (_, source, _)) in manifest.files.iter().zip(files) {
-        let mut counted = Counted {
-            inner: source.open()?.take(file.size),
-            count: 0,
-        };
-        append(
-            &mut archive,
-            &format!("{FILES}/{}", file.path),
-            file.size,
-            &mut counted,
-        )?;
-        if counted.count != file.size {
-            bail!(
-                "{} changed while it was exported (is the agent running on this session outside \
-                 sticky?); export again",
-                file.path
-            );
-        }
+        append_file(&mut archive, file, source)?;
     }
     let out = archive.into_inner()?.finish()?;
     Ok((out, manifest))
+}
+
+/// The manifest's entry of one carried file: its path, size and hash.
+fn hashed_entry((path, source, rows): &Carried) -> Result<File> {
+    let (size, sha256) = digest(source)?;
+    Ok(File {
+        path: path.clone(),
+        size,
+        sha256,
+        rows: *rows,
+    })
+}
+
+/// Appends the bytes of `file` from `source` as `files/<path>`: as many as were hashed, and an
+/// error if the file has changed size since (a bundle never holds other bytes than its
+/// manifest lists).
+fn append_file<W: Write>(
+    archive: &mut tar::Builder<W>,
+    file: &File,
+    source: &Source,
+) -> Result<()> {
+    let mut counted = Counted {
+        inner: source.open()?.take(file.size),
+        count: 0,
+    };
+    append(
+        archive,
+        &format!("{FILES}/{}", file.path),
+        file.size,
+        &mut counted,
+    )?;
+    if counted.count != file.size {
+        bail!(
+            "{} changed while it was exported (is the agent running on this session outside \
+             sticky?); export again",
+            file.path
+        );
+    }
+    Ok(())
 }
 
 /// The size and hex SHA-256 of a file's bytes.

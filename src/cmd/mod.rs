@@ -18,6 +18,7 @@ mod sessions;
 mod show;
 mod status;
 mod threads;
+mod trust;
 mod turn;
 mod vault;
 mod view;
@@ -111,6 +112,9 @@ fn dispatch(cli: Cli) -> Result<Report> {
     // The context is built here only: `init` makes the project it would locate, and `prompt`
     // reads no configuration.
     let ctx = || Context::new(&global, origins);
+    if let Some(command) = &command {
+        refuse_thread_flag(command, origins)?;
+    }
     match command {
         Some(Command::Init) => init::run(&global),
         Some(Command::Prompt) => prompt::run(&global),
@@ -127,8 +131,29 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Relocate) => relocate::run(&ctx()?),
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
+        Some(Command::Trust) => trust::run(&global),
         None => turn::run(&ctx()?, &turn, false),
     }
+}
+
+/// `-t NAME` is global, so clap takes it for every command: a command that works on no
+/// conversation refuses it rather than drop it (`STICKY_THREAD` in the environment is a
+/// default, and stays unused there).
+fn refuse_thread_flag(command: &Command, origins: Origins) -> Result<()> {
+    if origins.thread != crate::cli::Origin::Flag {
+        return Ok(());
+    }
+    let (name, why) = match command {
+        Command::Init => (
+            "init",
+            "it makes a project; a thread starts with its first turn (sticky -t NAME PROMPT)",
+        ),
+        Command::Agents => ("agents", "it lists the agents, not a conversation's"),
+        Command::Import(_) => ("import", "--as NAME names the thread it adds"),
+        Command::Trust => ("trust", "it adopts the whole project's state"),
+        _ => return Ok(()),
+    };
+    Err(StickyError::Usage(format!("-t does not apply to `sticky {name}`: {why}")).into())
 }
 
 impl Command {
@@ -204,6 +229,7 @@ impl Command {
             Self::Relocate => &["project", "relocated"],
             Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
             Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
+            Self::Trust => &["project", "database", "trusted", "stamped"],
         }
     }
 
@@ -211,7 +237,7 @@ impl Command {
     fn reports(&self) -> bool {
         !matches!(
             self,
-            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_)
+            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_) | Self::Trust
         )
     }
 }
@@ -251,6 +277,13 @@ impl Context {
         let config = settings::read_config()?;
         let agents = Agents::new(&config.0)?;
         let project = project::locate(&cwd, sticky_db().as_deref())?;
+        project.adopt_unstamped(|session| {
+            let id = session.agent_session_id.as_deref()?;
+            let home = dirs::home_dir().unwrap_or_default();
+            agents
+                .find(&session.agent)?
+                .saved(&home, &session.directory, id)
+        })?;
         let settings = Settings::new(global, origins, &project, config);
         Ok(Self {
             settings,
@@ -274,9 +307,21 @@ impl Context {
         self.settings.program(adapter).1
     }
 
-    /// Opens (creating if needed) the project's database.
+    /// Opens (creating if needed) the project's database, stamping a created one as the
+    /// user's.
     fn open_store(&self) -> Result<Store> {
-        Store::open(&self.project.state.db)
+        let store = Store::open(&self.project.state.db)?;
+        // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
+        // turn: the database is then checked as one from before stamps, every run.
+        if let Err(error) = self.project.stamp_created() {
+            if !self.quiet && !self.json {
+                eprintln!(
+                    "sticky: cannot stamp the new database as yours ({error:#}); it is checked \
+                     as a database from before stamps until sticky can write its key"
+                );
+            }
+        }
+        Ok(store)
     }
 
     /// Opens the project's database if it exists; creates nothing.

@@ -8,6 +8,12 @@
 //! world-writable `/tmp/x/.sticky` planted by one user would capture another's runs). A link
 //! that stays inside the project is fine. `STICKY_DB` is the supported way to keep the database
 //! elsewhere: the user named it, so the files it names are not checked.
+//!
+//! A clone passes all of that, so the database must also carry the user's stamp (see `stamp`):
+//! a `.sticky/` committed to a repository and cloned to the same path, or a state copied from
+//! another HOME, is refused until the user adopts it (`sticky trust`). And a database that is
+//! gone while its vault is still beside it is refused rather than started afresh: the
+//! conversations are somewhere, and a new empty database would hide them.
 
 use std::fs::Metadata;
 use std::io;
@@ -16,17 +22,26 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{Found, Project};
+use super::stamp::{self, Verdict};
+use super::{Database, Found, Project};
 use crate::exit::StickyError;
-use crate::state::{DB_FILE, STATE_DIR};
+use crate::state::{DB_FILE, STATE_DIR, State};
 
 /// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
 /// locks, the vault of the agents' session files): a link among them would send writes
 /// elsewhere just as well, and a linked vault would restore files sticky never copied.
 const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks", ".vault"];
 
-/// Refuses a project whose `.sticky/` or database is not safely the user's own.
-pub(super) fn check(project: &Project) -> Result<()> {
+/// Refuses a project whose `.sticky/` or database is not safely the user's own, or whose
+/// database the user did not make (see `stamp`).
+pub(super) fn check(project: &Project) -> Result<Database> {
+    check_owned(project)?;
+    check_made_here(project)
+}
+
+/// Refuses a project whose `.sticky/` or database is not safely the user's own: another
+/// user's, writable by others, or a link out of the project.
+pub(super) fn check_owned(project: &Project) -> Result<()> {
     let state = project.dir.join(STATE_DIR);
     // The `.sticky/` that chose the project directory is checked even under `STICKY_DB`: it
     // decides where the agent runs.
@@ -44,6 +59,100 @@ pub(super) fn check(project: &Project) -> Result<()> {
         check_file(&project.dir, &state.join(name), false)?;
     }
     Ok(())
+}
+
+/// Refuses a database the user did not make, and a missing one whose conversations are still
+/// beside it.
+fn check_made_here(project: &Project) -> Result<Database> {
+    let state = &project.state;
+    let verdict = stamp::verdict(state)?;
+    let way_out = || way_out(project);
+    match verdict {
+        Verdict::Mine => Ok(Database::Stamped),
+        Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
+        Verdict::Unstamped => check_untracked(project).map(|()| Database::Unstamped),
+        Verdict::Copied => Err(refuse(
+            &state.db,
+            format!(
+                "it is a copy of a database sticky made for you, not the file it made (copied, \
+                 restored or cloned); if you mean to continue its conversations here, run \
+                 `sticky trust`; {}",
+                way_out()
+            ),
+        )),
+        Verdict::Foreign => Err(refuse(
+            &state.db,
+            format!(
+                "it was not made by you: it has no valid stamp from your sticky key ({}), so \
+                 it comes from another user, another HOME or a repository, and would choose \
+                 the conversation sticky continues and the agent it runs; if you trust it (a \
+                 copy of your own, a CI cache you restored), run `sticky trust`; {}",
+                stamp::key_path()?.display(),
+                way_out()
+            ),
+        )),
+    }
+}
+
+/// What to do with a state the user does not want.
+pub(super) fn way_out(project: &Project) -> String {
+    let state = if project.db_overridden {
+        project.state.db.clone()
+    } else {
+        project.dir.join(STATE_DIR)
+    };
+    format!(
+        "else remove {} (rm -r), or set STICKY_DB to keep your state elsewhere",
+        state.display()
+    )
+}
+
+/// Refuses a database without a stamp that git tracks (it came with the repository) or may
+/// track but cannot be asked about. Asks git only here, on this rare path.
+fn check_untracked(project: &Project) -> Result<()> {
+    let state = &project.state;
+    let tracked = stamp::tracked_by_git(state);
+    let why = match &tracked {
+        Ok(false) => return Ok(()),
+        Ok(true) => format!(
+            "git tracks it (it was committed, so it came with the repository, and whoever \
+             committed it would choose the conversation sticky continues and the agent it runs); \
+             if you made it and trust it, run `sticky trust` and untrack it (git rm -r --cached \
+             {})",
+            if project.db_overridden {
+                state.db.clone()
+            } else {
+                project.dir.join(STATE_DIR)
+            }
+            .display()
+        ),
+        Err(cannot) => format!(
+            "it has no stamp saying you made it, and whether git tracks it cannot be told \
+             ({cannot}); if you made it, run `sticky trust`"
+        ),
+    };
+    Err(refuse(&state.db, format!("{why}; {}", way_out(project))))
+}
+
+/// Refuses to start afresh where the database is missing but its vault still holds copies of
+/// its sessions' files: it was deleted or moved, and a new database would silently start new
+/// conversations in its place. (A WAL left without its database is no such sign: `SQLite`
+/// deletes it when it creates the file, so it cannot plant a conversation either.)
+fn check_not_orphaned(state: &State) -> Result<()> {
+    if !std::fs::read_dir(&state.vault).is_ok_and(|mut dir| dir.next().is_some()) {
+        return Ok(());
+    }
+    Err(StickyError::store(
+        &state.db,
+        format!(
+            "refusing to start a fresh conversation: the database is missing, but its vault {} \
+             still holds its sessions' files, so it was deleted or moved; put it back (from \
+             where you moved it, or a backup), or, to start over, remove the vault (rm -r {})",
+            state.vault.display(),
+            state.vault.display()
+        ),
+    )
+    .into())
 }
 
 /// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one
@@ -154,6 +263,6 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
     Ok(())
 }
 
-fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+pub(super) fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
     StickyError::store(path, format!("refusing to use it: {why}")).into()
 }

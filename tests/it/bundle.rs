@@ -482,6 +482,16 @@ fn relocate_refuses_a_copy_whose_original_still_exists() {
         .status()
         .expect("cp");
     assert!(status.success());
+    // A copy is not the file sticky stamped: the user says it is theirs first.
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("it is a copy of a database sticky made for you");
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
     env.sticky(["relocate"])
         .current_dir(&copy)
         .run()
@@ -915,6 +925,10 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         .status()
         .expect("cp");
     assert!(status.success());
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
     let refused = env
         .sticky(["relocate", "-t", "side"])
         .current_dir(&copy)
@@ -941,4 +955,51 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         .run()
         .answer();
     assert_eq!(answer.saw, ["on the side"]);
+}
+
+/// Copilot keeps a session by its ID alone: a bundle of it imported into a second project of
+/// the same HOME finds the first project's live files where it would place its own. The way
+/// out it names is another HOME, never taking the first project's session.
+#[test]
+fn a_copilot_session_imported_into_a_second_project_of_its_home_leaves_the_first_its_session() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "copilot")
+        .expect("copilot");
+    let env = TestEnv::new();
+    let first = agent.turn(&env, &["-a", "copilot", "in the first project"]);
+    let bundle = env.scratch.join("copilot.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&env, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    let second = env.scratch.join("second");
+    std::fs::create_dir_all(&second).expect("create the second project");
+    env.git(&second, &["init", "-q"]);
+    let home = tree(&env.home);
+
+    let refused = agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&second)
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "this HOME has copilot session {} already, and copilot keeps a session by its ID alone",
+            first.session
+        ))
+        .assert_stderr_contains("import the bundle in another HOME")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !refused.stderr.contains("--replace to overwrite"),
+        "{}",
+        refused.describe()
+    );
+    assert!(
+        tree(&env.home) == home,
+        "the first project's session is as it was"
+    );
+    let next = agent.turn(&env, &["the first goes on"]);
+    assert_eq!(next.session, first.session);
 }

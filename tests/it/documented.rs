@@ -530,6 +530,8 @@ fn rows() -> Vec<Row> {
             .agent("codex")
             .fresh()
             .starts_with(RECAP),
+        // README: where state lives (and the trust man page): the project's own state.
+        Row::report("sticky trust").stderr("is already yours"),
     ];
     for row in &mut rows {
         let claude = row.turn.as_ref().is_some_and(|turn| turn.agent == "claude");

@@ -121,7 +121,7 @@ fn trap(at: &Path, marker: &Path) {
 }
 
 /// Replaces the env's project with a clone of `origin`, as `git clone` would check it out.
-fn clone_into_project(env: &TestEnv, origin: &Path) {
+pub fn clone_into_project(env: &TestEnv, origin: &Path) {
     env.git(origin, &["add", "--force", "--all"]);
     env.git(
         origin,
@@ -239,6 +239,8 @@ fn a_committed_database_of_another_checkout_is_refused() {
     let their_session = theirs.answer().session;
     clone_into_project(&env, &origin);
     assert!(env.project.join(".sticky/sticky.db").is_file());
+    crate::trust::assert_refused_as_copy(&env);
+    env.ok(["trust"]);
 
     let refused = env.sticky(["hello"]).run();
     refused.assert_code(73);

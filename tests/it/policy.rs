@@ -179,3 +179,60 @@ fn threads_keep_separate_sessions_in_one_project() {
         "other"
     );
 }
+
+#[test]
+fn a_rotation_the_environment_asks_for_is_noted_on_stderr_and_one_a_flag_asks_for_is_not() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let noted = "in the environment differs from the session's";
+
+    let rotated = env
+        .sticky(["two"])
+        .env("STICKY_MODEL", "claude-opus-9")
+        .run();
+    rotated.assert_success();
+    rotated.assert_stderr_contains(
+        "sticky: STICKY_MODEL=claude-opus-9 in the environment differs from the session's model \
+         (the agent's default): a new session starts (model-change); unset STICKY_MODEL to stay \
+         in the old one",
+    );
+    let second = rotated.answer();
+    assert_ne!(second.session, first.session);
+    assert_eq!(rotated.stderr.lines().count(), 1, "{}", rotated.describe());
+
+    // The same value again resumes: nothing to say.
+    let same = env
+        .sticky(["three"])
+        .env("STICKY_MODEL", "claude-opus-9")
+        .run();
+    assert_eq!(same.answer().session, second.session);
+    assert!(!same.stderr.contains(noted), "{}", same.describe());
+
+    // A flag is the user's own choice, and --quiet and --json keep stderr for errors.
+    for (i, args) in [
+        &["-m", "claude-opus-10", "four"][..],
+        &["--quiet", "five"],
+        &["--json", "six"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let run = env.sticky(args).env("STICKY_MODEL", format!("m-{i}")).run();
+        run.assert_success();
+        assert!(!run.stderr.contains(noted), "{}", run.describe());
+    }
+    assert_eq!(
+        env.ok(["sessions", "--json"]).json()["sessions"]
+            .as_array()
+            .map(Vec::len),
+        Some(5),
+        "each of those rotated all the same"
+    );
+
+    let agent = env.sticky(["seven"]).env("STICKY_AGENT", "codex").run();
+    agent.assert_success();
+    agent.assert_stderr_contains(
+        "sticky: STICKY_AGENT=codex in the environment differs from the session's agent claude: \
+         a new session starts (agent-change); unset STICKY_AGENT to stay in the old one",
+    );
+}

@@ -215,3 +215,40 @@ fn status_without_a_database_creates_nothing() {
         "status creates nothing"
     );
 }
+
+#[test]
+fn a_relative_sticky_db_is_taken_from_the_project_directory_in_every_subdirectory() {
+    let env = TestEnv::new();
+    let deep = env.project_dir("src/deep");
+    let first = env
+        .sticky(["first"])
+        .env("STICKY_DB", "cache/state.db")
+        .run();
+    first.assert_success();
+    let db = env.project.join("cache/state.db");
+    assert!(db.is_file(), "the database is under the project directory");
+
+    let below = env
+        .sticky(["from below"])
+        .current_dir(&deep)
+        .env("STICKY_DB", "cache/state.db")
+        .run();
+    below.assert_success();
+    assert_eq!(
+        below.answer().session,
+        first.answer().session,
+        "the same session"
+    );
+    assert!(!deep.join("cache").exists(), "no second database below");
+    let config = env
+        .sticky(["config", "--json"])
+        .current_dir(&deep)
+        .env("STICKY_DB", "cache/state.db")
+        .run();
+    config.assert_success();
+    assert_eq!(
+        config.json()["database"]["value"],
+        db.display().to_string(),
+        "config names the same file"
+    );
+}

@@ -262,9 +262,10 @@ fn sixty_four_first_runs_at_once_share_one_database_and_session_and_take_turns()
         }
     });
     let db = env.project.join(".sticky/sticky.db");
-    // The WAL and its index stay beside the file between runs (see store::open).
-    let companions =
-        ["sticky.db-shm", "sticky.db-wal"].map(|name| env.project.join(".sticky").join(name));
+    // The WAL and its index stay beside the file between runs (see store::open), and so does
+    // the stamp saying the user made it (written once, whichever run created the file).
+    let companions = ["sticky.db-shm", "sticky.db-wal", "sticky.db.stamp"]
+        .map(|name| env.project.join(".sticky").join(name));
     databases.retain(|path| !companions.contains(path));
     assert_eq!(
         databases,

@@ -1294,3 +1294,60 @@ fn no_prompt_with_stdout_piped_names_stdout_as_the_problem() {
     assert!(text.contains("needs stdout on the terminal too"), "{text}");
     assert!(env.agent_runs().is_empty(), "the agent never ran");
 }
+
+#[test]
+fn a_thread_given_to_a_command_that_uses_none_is_refused_not_dropped() {
+    let env = TestEnv::new();
+    for (args, says) in [
+        (
+            &["init", "-t", "x"][..],
+            "-t does not apply to `sticky init`",
+        ),
+        (
+            &["-t", "x", "agents"],
+            "-t does not apply to `sticky agents`",
+        ),
+        (
+            &["trust", "--thread", "x"],
+            "-t does not apply to `sticky trust`",
+        ),
+        (
+            &["import", "-t", "x", "conversation.sticky"],
+            "-t does not apply to `sticky import`: --as NAME names the thread it adds",
+        ),
+    ] {
+        env.sticky(args)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(says);
+    }
+    assert!(
+        !env.project.join(".sticky").exists(),
+        "init did nothing: {:?}",
+        std::fs::read_dir(&env.project).map(Iterator::count)
+    );
+    // The variable is a default, not a request: it stays unused there.
+    env.sticky(["init"])
+        .env("STICKY_THREAD", "x")
+        .run()
+        .assert_success();
+}
+
+#[test]
+fn an_unknown_option_tips_at_p_and_at_the_agents_arguments_not_at_a_value_after_dashes() {
+    let env = TestEnv::new();
+    for args in [&["--bogus"][..], &["new", "--bogus"]] {
+        let output = env.sticky(args).run();
+        output.assert_code(2);
+        output.assert_stderr_contains(
+            "tip: a prompt that starts with '-' goes after -p (sticky -p '--bogus ...'); an \
+             argument for the agent goes after the prompt and -- (sticky PROMPT -- --bogus)",
+        );
+        assert!(
+            !output.stderr.contains("as a value"),
+            "{}",
+            output.describe()
+        );
+    }
+    assert!(env.agent_runs().is_empty(), "no turn ran");
+}

@@ -123,7 +123,13 @@ pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool)
     let here = tables_of(&tx)?;
     if !select(&tx, "session", "id", id)?.is_empty() {
         if !replace {
-            bail!("opencode already has session {id} here; import --replace to overwrite it");
+            bail!(
+                "opencode already has session {id} in this HOME, and opencode keeps a session by \
+                 its ID alone, so that is the session of another project (perhaps the one this \
+                 bundle came from), and one session cannot run in two directories; go on with it \
+                 there, or import the bundle in another HOME (import --replace would take the \
+                 session from there)"
+            );
         }
         for table in here
             .iter()
@@ -138,6 +144,19 @@ pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool)
         }
         tx.execute("DELETE FROM session WHERE id = ?1", [id])?;
     }
+    insert_tables(&tx, tables, &here, (from, to))?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Inserts the rows of each of `tables` into the table of its name, which the database must
+/// have among `here`: `project` and `session` first, since the others name them.
+fn insert_tables(
+    conn: &Connection,
+    tables: &Map<String, Value>,
+    here: &[String],
+    (from, to): (&Path, &Path),
+) -> Result<()> {
     let order = ["project", "session"].into_iter().chain(
         tables
             .keys()
@@ -151,12 +170,11 @@ pub fn import(db: &Path, json: &[u8], (from, to): (&Path, &Path), replace: bool)
         if !here.iter().any(|t| t == table) {
             bail!("opencode's database here has no table {table:?} (is opencode older here?)");
         }
-        let known = columns(&tx, table)?;
+        let known = columns(conn, table)?;
         for row in rows {
-            insert(&tx, table, &known, row, (from, to))?;
+            insert(conn, table, &known, row, (from, to))?;
         }
     }
-    tx.commit()?;
     Ok(())
 }
 

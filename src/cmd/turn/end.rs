@@ -21,7 +21,21 @@ use crate::store::{NewSession, Store, TurnEnd, TurnLedger, TurnStatus};
 /// The agent session ID when the verdict on `outcome` is that the agent lost it (rule 8), so
 /// the vault may put it back before the turn ends.
 pub(super) fn lost(turn: &Running<'_>, store: &Store, outcome: &Outcome) -> Option<String> {
-    let ended: Ended = match &outcome.ended {
+    match judge(turn, store, &outcome.ended, &outcome.observed).session {
+        SessionAction::Lost { session, .. } => Some(session),
+        _ => None,
+    }
+}
+
+/// The verdict (`session::verdict`) on the turn: how the agent's process `ended` and what it
+/// `observed`, with the agent's records and the database as evidence.
+fn judge(
+    turn: &Running<'_>,
+    store: &Store,
+    ended: &Result<crate::pty::Finished>,
+    observed: &Observed,
+) -> Verdict {
+    let ended: Ended = match ended {
         Ok(finished) => Ok(*finished),
         Err(error) => Err(format!("{error:#}")),
     };
@@ -32,12 +46,9 @@ pub(super) fn lost(turn: &Running<'_>, store: &Store, outcome: &Outcome) -> Opti
     let evidence = Records {
         turn,
         store,
-        said: outcome.observed.said(),
+        said: observed.said(),
     };
-    match session::verdict(asked, &outcome.observed, &ended, &evidence).session {
-        SessionAction::Lost { session, .. } => Some(session),
-        _ => None,
-    }
+    session::verdict(asked, observed, &ended, &evidence)
 }
 
 /// Decides the turn's end, records it (with what the vault restored), prints the result.
@@ -52,37 +63,21 @@ pub(super) fn finish(
         observed,
         unrecorded,
     } = outcome;
-    let ended_text: Ended = match &ended {
-        Ok(finished) => Ok(*finished),
-        Err(error) => Err(format!("{error:#}")),
-    };
-    let asked = Asked {
-        agent: turn.begun.adapter.name(),
-        target: turn.target(),
-    };
-    let mut verdict = {
-        let evidence = Records {
-            turn,
-            store,
-            said: observed.said(),
-        };
-        session::verdict(asked, &observed, &ended_text, &evidence)
-    };
+    let agent = turn.begun.adapter.name();
+    let mut verdict = judge(turn, store, &ended, &observed);
     if let Some(restore) = restore {
         say_what_the_vault_did(turn, store, &mut verdict, restore);
     }
     // A program that could not run ends with its error's code (72 for one the kernel would
     // not run), in the `--json` object as in the process's exit.
-    if let (Err(error), None) = (&ended, verdict.failure(asked.agent)) {
+    if let (Err(error), None) = (&ended, verdict.failure(agent)) {
         verdict.exit = exit_for(error);
     }
     let status = ended.as_ref().ok().map(|finished| finished.status);
     let not_recorded = record(turn, store, &observed, &verdict, status, unrecorded).err();
     // The process's exit code, for the `--json` object.
     let code = match &not_recorded {
-        Some(error) if verdict.failure(asked.agent).is_none() && ended.is_ok() => {
-            exit_for(error).code()
-        }
+        Some(error) if verdict.failure(agent).is_none() && ended.is_ok() => exit_for(error).code(),
         _ => verdict.exit.code(),
     };
     let error = verdict

@@ -29,6 +29,7 @@ use super::input::{self, Prompt};
 
 mod carry;
 mod end;
+mod implicit;
 mod run;
 mod vault;
 
@@ -264,6 +265,7 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
     let row = tx.ensure_thread(&ctx.thread)?;
     let thread = Thread::read(tx, row.id)?;
     let plan = session::plan(thread.live(&ctx.agents), request);
+    implicit::note(ctx, &thread, &plan);
     Ok((thread, plan))
 }
 

@@ -1,0 +1,359 @@
+//! The proof that a database was made by this user: a stamp beside it, keyed by a secret of the
+//! user's, so a `.sticky/` that came from elsewhere (committed to a repository and cloned to the
+//! same path, restored from a cache, copied from another HOME) cannot pick the conversation
+//! sticky continues or the agent it runs.
+//!
+//! The key is 32 random bytes in `<data dir>/sticky/key` (`~/.local/share/sticky/key`, mode
+//! 0600), made the first time it is needed. The stamp, `<db>.stamp`, is one line:
+//! `sticky-stamp 1 <inode> <HMAC-SHA256(key, inode) in hex>`. It names the database's inode, so
+//! it holds only for the file it was written for: a clone, a copy or a restored backup is a new
+//! file, and a stamp copied along with it (or taken from a stranger's repository) no longer
+//! matches. A moved project keeps its inode and its stamp. `sticky trust` stamps a state the user
+//! adopts on purpose.
+//!
+//! A database without a stamp was made by a sticky older than stamps (or planted by someone
+//! who left the stamp out). It is adopted (stamped) when nothing says it came from elsewhere:
+//! on that rare path only, git is asked whether it tracks the database, its WAL or its vault (a
+//! committed `.sticky/` came with the repository; a state git may track but cannot be asked
+//! about is refused too), and the agent must have the files of every live session in this HOME
+//! (`Project::adopt_unstamped`): a conversation only sticky's vault could continue is what a
+//! state restored from a cache or an archive onto a fresh machine looks like.
+//!
+//! Per turn this costs a `stat` of the database and two small reads (key and stamp).
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::Result;
+use sha2::{Digest, Sha256};
+
+use crate::exit::StickyError;
+use crate::state::{self, State};
+
+/// The first words of a stamp, and its format version.
+const MAGIC: &str = "sticky-stamp 1";
+
+/// The length of the user's key, in bytes.
+const KEY_LEN: usize = 32;
+
+/// What a database's stamp says about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Made (or adopted) by this user: the stamp matches.
+    Mine,
+    /// No database: nothing to check.
+    NoDatabase,
+    /// No stamp: made by a sticky older than stamps (or by someone who left the stamp out).
+    Unstamped,
+    /// A stamp this user's key made, for another file: a copy or a restored backup.
+    Copied,
+    /// A stamp another key made, or none this user's key could have made.
+    Foreign,
+}
+
+/// The stamp file of `state`: `<db>.stamp`.
+pub fn path(state: &State) -> PathBuf {
+    let mut name = state.db.as_os_str().to_owned();
+    name.push(".stamp");
+    PathBuf::from(name)
+}
+
+/// Reads the database's stamp and says whose it is. Reads the key only when there is a stamp,
+/// and creates nothing.
+pub fn verdict(state: &State) -> Result<Verdict> {
+    let inode = match fs::metadata(&state.db) {
+        Ok(meta) => meta.ino(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Verdict::NoDatabase),
+        Err(e) => return Err(crate::store::io_error(&state.db, "look at", &e)),
+    };
+    let stamp_path = path(state);
+    let text = match fs::read_to_string(&stamp_path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Verdict::Unstamped),
+        // A stamp that is not text is no stamp of ours.
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => return Ok(Verdict::Foreign),
+        Err(e) => return Err(crate::store::io_error(&stamp_path, "read", &e)),
+    };
+    let Some(key) = read_key()? else {
+        return Ok(Verdict::Foreign);
+    };
+    Ok(judge(&text, inode, &key))
+}
+
+/// What `text`, a stamp, says about the database with inode `inode`.
+fn judge(text: &str, inode: u64, key: &[u8]) -> Verdict {
+    let mut words = text.trim_end().rsplitn(3, ' ');
+    let (Some(mac), Some(stamped), Some(MAGIC)) = (words.next(), words.next(), words.next()) else {
+        return Verdict::Foreign;
+    };
+    let Ok(stamped) = stamped.parse::<u64>() else {
+        return Verdict::Foreign;
+    };
+    if !same(mac, &seal(key, stamped)) {
+        Verdict::Foreign
+    } else if stamped == inode {
+        Verdict::Mine
+    } else {
+        Verdict::Copied
+    }
+}
+
+/// Compares two strings in time independent of where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// The stamp line of the database with inode `inode`.
+fn line(key: &[u8], inode: u64) -> String {
+    format!("{MAGIC} {inode} {}\n", seal(key, inode))
+}
+
+/// HMAC-SHA256 of the inode under `key`, in hex.
+fn seal(key: &[u8], inode: u64) -> String {
+    let mut message = b"sticky database ".to_vec();
+    message.extend_from_slice(inode.to_string().as_bytes());
+    hex(&hmac_sha256(key, &message))
+}
+
+/// Lower-case hexadecimal, without a `format!` per byte: this runs on every turn.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes
+        .iter()
+        .flat_map(|byte| {
+            [
+                DIGITS[usize::from(byte >> 4)],
+                DIGITS[usize::from(byte & 15)],
+            ]
+        })
+        .map(char::from)
+        .collect()
+}
+
+/// HMAC (RFC 2104) over SHA-256, for a key of at most one block.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut padded = [0u8; BLOCK];
+    padded[..key.len().min(BLOCK)].copy_from_slice(&key[..key.len().min(BLOCK)]);
+    let pad = |byte: u8| padded.map(|k| k ^ byte);
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .into()
+}
+
+/// Stamps the database of `state` as this user's (making the key if needed). The stamp is
+/// written beside it under a temporary name and renamed over the old one, so a reader sees a
+/// whole stamp or none, and a link in its place is replaced, not followed.
+pub fn write(state: &State) -> Result<()> {
+    let inode = fs::metadata(&state.db)
+        .map_err(|e| crate::store::io_error(&state.db, "look at", &e))?
+        .ino();
+    let key = key()?;
+    let stamp_path = path(state);
+    let mut temporary = stamp_path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    let written = create_private(&temporary, line(&key, inode).as_bytes())
+        .and_then(|()| fs::rename(&temporary, &stamp_path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temporary);
+        return Err(crate::store::io_error(&stamp_path, "write", &e));
+    }
+    Ok(())
+}
+
+/// Creates `path` (mode 0600) holding `bytes`; fails when it exists.
+fn create_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?
+        .write_all(bytes)
+}
+
+/// Where the user's key lives: `<data dir>/sticky/key`.
+pub fn key_path() -> Result<PathBuf> {
+    data_dir()
+        .map(|dir| dir.join("sticky").join("key"))
+        .ok_or_else(|| {
+            StickyError::store(
+                Path::new("sticky/key"),
+                "cannot find your data directory for sticky's key; set HOME (or XDG_DATA_HOME)",
+            )
+            .into()
+        })
+}
+
+/// The user's data directory (`~/.local/share`, `XDG_DATA_HOME`).
+#[cfg(not(test))]
+fn data_dir() -> Option<PathBuf> {
+    dirs::data_dir()
+}
+
+/// The unit tests' data directory: never the HOME of whoever runs them.
+#[cfg(test)]
+#[allow(clippy::unnecessary_wraps)] // the same signature as the real one
+fn data_dir() -> Option<PathBuf> {
+    let uid = nix::unistd::geteuid().as_raw();
+    Some(std::env::temp_dir().join(format!("sticky-unit-tests-{uid}")))
+}
+
+/// The user's key, made on first use. Concurrent first uses agree: each writes a key of its own
+/// under a temporary name and links it into place only if none is there, then all read the one
+/// that is.
+fn key() -> Result<Vec<u8>> {
+    if let Some(key) = read_key()? {
+        return Ok(key);
+    }
+    let path = key_path()?;
+    let made = make_key(&path);
+    if let Err(e) = made {
+        return Err(crate::store::io_error(&path, "create", &e));
+    }
+    read_key()?.ok_or_else(|| StickyError::store(&path, "vanished as it was created").into())
+}
+
+fn make_key(path: &Path) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        state::create(dir)?;
+    }
+    let mut key = [0u8; KEY_LEN];
+    fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
+    let temporary = path.with_file_name(format!("key.{}.tmp", std::process::id()));
+    create_private(&temporary, &key)?;
+    let linked = fs::hard_link(&temporary, path);
+    fs::remove_file(&temporary)?;
+    match linked {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    }
+}
+
+/// The user's key, `None` when there is none yet. A key others could read (or that is not the
+/// user's own) is refused: with it they could stamp a state as the user's.
+fn read_key() -> Result<Option<Vec<u8>>> {
+    let path = key_path()?;
+    let mut file = match fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(crate::store::io_error(&path, "read", &e)),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| crate::store::io_error(&path, "look at", &e))?;
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me || meta.mode() & 0o077 != 0 {
+        return Err(StickyError::store(
+            &path,
+            format!(
+                "refusing to use sticky's key: others may read it (mode {:04o}, uid {}), and \
+                 could stamp a state as yours; remove it (sticky makes a new one, and asks you \
+                 to `sticky trust` your projects' state again)",
+                meta.mode() & 0o777,
+                meta.uid()
+            ),
+        )
+        .into());
+    }
+    let mut key = Vec::with_capacity(KEY_LEN);
+    file.read_to_end(&mut key)
+        .map_err(|e| crate::store::io_error(&path, "read", &e))?;
+    if key.len() != KEY_LEN {
+        return Err(StickyError::store(
+            &path,
+            format!(
+                "is not sticky's key ({} bytes, not {KEY_LEN}); remove it (sticky makes a new \
+                 one, and asks you to `sticky trust` your projects' state again)",
+                key.len()
+            ),
+        )
+        .into());
+    }
+    Ok(Some(key))
+}
+
+/// Whether git says it tracks the database of `state`, its WAL, its stamp or its vault: a state
+/// committed to a repository came with it. `Err` holds why git could not be asked, when the
+/// state may be in a git worktree.
+pub fn tracked_by_git(state: &State) -> Result<bool, String> {
+    let Some((dir, name)) = state.db.parent().zip(state.db.file_name()) else {
+        return Ok(false);
+    };
+    let name = name.to_string_lossy();
+    let output = Command::new("git")
+        .args(["-c", "core.fsmonitor=false", "ls-files", "-z", "--"])
+        .args([
+            name.to_string(),
+            format!("{name}-wal"),
+            format!("{name}.stamp"),
+            format!("{name}.vault"),
+        ])
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::null())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => Ok(!output.stdout.is_empty()),
+        Ok(output) => {
+            let error = String::from_utf8_lossy(&output.stderr);
+            if error.contains("not a git repository") {
+                Ok(false)
+            } else {
+                Err(format!("git ls-files failed: {}", error.trim()))
+            }
+        }
+        Err(e) if in_worktree(dir) => Err(format!("git cannot be run: {e}")),
+        Err(_) => Ok(false),
+    }
+}
+
+/// Whether `dir` or a directory above it holds a `.git`.
+fn in_worktree(dir: &Path) -> bool {
+    dir.ancestors()
+        .any(|dir| dir.join(".git").symlink_metadata().is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hmac_sha256_matches_rfc_4231() {
+        // Test case 2 of RFC 4231.
+        let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
+        assert_eq!(
+            hex(&mac),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+
+    #[test]
+    fn a_stamp_holds_for_its_own_file_and_key_only() {
+        let key = [7u8; KEY_LEN];
+        let stamp = line(&key, 42);
+        assert_eq!(judge(&stamp, 42, &key), Verdict::Mine);
+        assert_eq!(judge(&stamp, 43, &key), Verdict::Copied);
+        assert_eq!(judge(&stamp, 42, &[8u8; KEY_LEN]), Verdict::Foreign);
+        let forged = stamp.replace(" 42 ", " 43 ");
+        assert_eq!(judge(&forged, 43, &key), Verdict::Foreign);
+        for junk in ["", "sticky-stamp 1", "sticky-stamp 1 x y", "other 1 42 00"] {
+            assert_eq!(judge(junk, 42, &key), Verdict::Foreign, "{junk:?}");
+        }
+    }
+}
