@@ -27,11 +27,8 @@ pub struct Thread {
 impl Thread {
     /// Reads the live session of thread `id` and whether a turn ran on it.
     pub fn read(tx: &Tx<'_>, id: i64) -> Result<Self> {
-        let live = tx.live_session(id)?;
-        let tried = match &live {
-            Some(live) => tx.turn_count(live.id)? > 0,
-            None => false,
-        };
+        let (live, turns) = tx.live_session_and_turns(id)?.unzip();
+        let tried = turns.is_some_and(|turns| turns > 0);
         Ok(Self { id, live, tried })
     }
 

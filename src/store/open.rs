@@ -79,7 +79,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
         set_checkpoint_on_close(&conn, file, false)?;
     }
 
-    let identity = retry_busy(file, "read", || Identity::read(&conn))?;
+    let identity = retry_busy(file, "read", || Identity::read_quick(&conn))?;
     identity.check(file)?;
     if conn.is_readonly("main").unwrap_or(false) {
         return Err(error::store(
@@ -91,9 +91,14 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
 
     use_wal(&conn, file)?;
     // WAL_AUTOCHECKPOINT: see the end of this function.
+    // Foreign keys through the C interface: no statement to compile. (The bundled SQLite turns
+    // them on by default; this says so where it matters.)
+    let foreign_keys = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_FKEY, true);
+    if !foreign_keys.map_err(|e| error::sql(file, "configure the connection", &e))? {
+        return Err(error::store(file, "cannot turn on foreign keys"));
+    }
     conn.execute_batch(&format!(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; \
-         PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT};"
+        "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT};"
     ))
     .map_err(|e| error::sql(file, "configure the connection", &e))?;
     schema::migrate(&conn, file, identity)?;
@@ -118,7 +123,7 @@ pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
     stable_plans(&conn, file)?;
-    let identity = retry_busy(file, "read", || Identity::read(&conn))?;
+    let identity = retry_busy(file, "read", || Identity::read_quick(&conn))?;
     identity.check(file)?;
     if identity.version != schema::LATEST {
         return Err(error::store(

@@ -209,11 +209,12 @@ pub(crate) mod sql {
         thread_columns!(),
         " FROM threads WHERE name = ?1"
     );
-    /// The live session of a thread (the partial unique index `sessions_live`).
+    /// The live session of a thread (the partial unique index `sessions_live`), then its turn
+    /// count: the start of a turn reads both, and one statement costs less than two.
     pub(crate) const LIVE_SESSION: &str = concat!(
         "SELECT ",
         session_columns!(),
-        " FROM sessions WHERE thread_id = ?1 AND ended_at IS NULL"
+        ", turn_count FROM sessions WHERE thread_id = ?1 AND ended_at IS NULL"
     );
     /// A session by id.
     pub(crate) const SESSION_BY_ID: &str = concat!(
@@ -289,6 +290,16 @@ pub(crate) fn live_session(
     thread_id: i64,
 ) -> rusqlite::Result<Option<SessionRow>> {
     one(conn, sql::LIVE_SESSION, [thread_id], session)
+}
+
+/// The live session of a thread with its turn count, if it has one.
+pub(crate) fn live_session_and_turns(
+    conn: &Connection,
+    thread_id: i64,
+) -> rusqlite::Result<Option<(SessionRow, i64)>> {
+    conn.prepare_cached(sql::LIVE_SESSION)?
+        .query_row([thread_id], |row| Ok((session(row)?, row.get(13)?)))
+        .optional()
 }
 
 /// A session by id.

@@ -67,6 +67,20 @@ pub(crate) fn add_turn(conn: &Connection, turn_id: i64, figures: &Figures) -> ru
         figures.output_tokens,
         figures.cached_tokens
     ];
+    // Nearly always the session is live: then one UPDATE without RETURNING, which costs a
+    // third more (88 k instructions against 65 k). Otherwise (the turn was finished already,
+    // is missing, or outlived a rotation) the UPDATE below finds out which.
+    let live = conn
+        .prepare_cached(concat!(
+            "UPDATE sessions SET ",
+            add_figures!("total", "?2", "?3", "?4", "?5"),
+            " WHERE id = (SELECT session_id FROM turns WHERE id = ?1 \
+             AND status IN ('running', 'abandoned')) AND ended_at IS NULL"
+        ))?
+        .execute(params)?;
+    if live == 1 {
+        return Ok(());
+    }
     let ended: Option<Option<i64>> = conn
         .prepare_cached(concat!(
             "UPDATE sessions SET ",

@@ -151,6 +151,7 @@ fn run_turn(
     let (outcome, restore) = vault::restore_if_lost(&turn, &store, run_agent(), run_agent);
     let report = end::finish(&turn, &mut store, outcome, restore.as_ref());
     vault::keep(&turn, &store);
+    store.leave_open_until_exit();
     report
 }
 
