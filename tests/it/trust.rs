@@ -1056,6 +1056,62 @@ fn an_unstamped_state_only_the_vault_could_continue_is_refused_until_trusted() {
 }
 
 #[test]
+fn an_unstamped_opencode_state_planted_from_an_archive_is_refused_though_opencode_keeps_rows() {
+    let env = TestEnv::new();
+    let author = env.scratch.join("author-home");
+    fs::create_dir_all(&author).expect("create the author's HOME");
+    // The author's opencode conversation, unpacked from an archive at the victim's path with
+    // its stamp left out. opencode keeps sessions as rows, so whether this HOME has the session
+    // cannot be told from a file: that proves nothing, and must not adopt the state.
+    let theirs = env
+        .sticky(["-a", "opencode", "their work"])
+        .env("HOME", &author)
+        .env("XDG_DATA_HOME", author.join(".local/share"))
+        .run();
+    theirs.assert_success();
+    let session = |stdout: &str| {
+        let rest = stdout
+            .split_once(" session=")
+            .expect("the fake names its session")
+            .1;
+        rest.split_once(' ')
+            .expect("more after the session")
+            .0
+            .to_owned()
+    };
+    let their_session = session(&theirs.stdout);
+    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("leave the stamp out");
+
+    let refused = env.sticky(["hello"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "refusing to use it: it has no stamp saying you made it, and sticky cannot find \
+         opencode's own record of its session {their_session} (thread main) in this HOME"
+    ));
+    refused.assert_stderr_contains("run `sticky trust`");
+    assert!(
+        refused.stdout.is_empty(),
+        "the agent never answered: {}",
+        refused.stdout
+    );
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+
+    env.sticky(["trust"]).run().assert_success();
+    let resumed = env.sticky(["go on"]).run();
+    resumed.assert_success();
+    assert_eq!(
+        session(&resumed.stdout),
+        their_session,
+        "restored once trusted"
+    );
+    assert!(
+        resumed.stdout.contains(r#"saw=["their work"]"#),
+        "{}",
+        resumed.stdout
+    );
+}
+
+#[test]
 fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
     let env = TestEnv::new();
     let first = env.turn("one");
