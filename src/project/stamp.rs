@@ -52,6 +52,9 @@ pub enum Verdict {
     Copied,
     /// A stamp another key made, or none this user's key could have made.
     Foreign,
+    /// A stamp, but the user has no key that could have made it: a stranger's, unless the key
+    /// was deleted (or the data directory changed).
+    NoKey,
 }
 
 /// The stamp file of `state`: `<db>.stamp`.
@@ -78,7 +81,7 @@ pub fn verdict(state: &State) -> Result<Verdict> {
         Err(e) => return Err(crate::store::io_error(&stamp_path, "read", &e)),
     };
     let Some(key) = read_key()? else {
-        return Ok(Verdict::Foreign);
+        return Ok(Verdict::NoKey);
     };
     Ok(judge(&text, inode, &key))
 }

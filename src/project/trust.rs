@@ -84,9 +84,22 @@ fn check_made_here(project: &Project) -> Result<Database> {
             &state.db,
             format!(
                 "it was not made by you: it has no valid stamp from your sticky key ({}), so \
-                 it comes from another user, another HOME or a repository, and would choose \
-                 the conversation sticky continues and the agent it runs; if you trust it (a \
-                 copy of your own, a CI cache you restored), run `sticky trust`; {}",
+                 it comes from another user, another HOME or a repository (or was stamped \
+                 with a key of yours since deleted), and would choose the conversation sticky \
+                 continues and the agent it runs; if you trust it (a copy of your own, a CI \
+                 cache you restored), run `sticky trust`; {}",
+                stamp::key_path()?.display(),
+                way_out()
+            ),
+        )),
+        Verdict::NoKey => Err(refuse(
+            &state.db,
+            format!(
+                "it was not made by you: it has a stamp, but you have no sticky key ({}) to \
+                 have made it, so it comes from another user, another HOME or a repository, \
+                 unless you deleted your key (or HOME or XDG_DATA_HOME changed); if this state \
+                 is yours, run `sticky trust` (it makes a new key, and each of your projects \
+                 then needs `sticky trust` once); {}",
                 stamp::key_path()?.display(),
                 way_out()
             ),

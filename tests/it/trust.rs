@@ -1112,6 +1112,37 @@ fn an_unstamped_opencode_state_planted_from_an_archive_is_refused_though_opencod
 }
 
 #[test]
+fn a_deleted_key_is_named_as_missing_and_then_as_a_possible_cause_in_every_project() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let other = env.scratch.join("other");
+    fs::create_dir_all(&other).expect("create a second project");
+    env.sticky(["two"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+    let key = env.home.join(".local/share/sticky/key");
+    fs::remove_file(&key).expect("delete the key");
+
+    let refused = env.sticky(["three"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "refusing to use it: it was not made by you: it has a stamp, but you have no sticky \
+         key ({}) to have made it, so it comes from another user, another HOME or a \
+         repository, unless you deleted your key",
+        key.display()
+    ));
+    refused.assert_stderr_contains("each of your projects then needs `sticky trust` once");
+    env.sticky(["trust"]).run().assert_success();
+    assert_eq!(env.turn("three").session, first.session);
+
+    // The new key did not stamp the second project: its refusal names the deleted key too.
+    let refused = env.sticky(["four"]).current_dir(&other).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains("or was stamped with a key of yours since deleted");
+}
+
+#[test]
 fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
     let env = TestEnv::new();
     let first = env.turn("one");
