@@ -193,6 +193,7 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
     let adopted = match stamp::verdict(&project.state)? {
         stamp::Verdict::NoDatabase => Adopted::Nothing,
         stamp::Verdict::Mine => Adopted::Already,
+        stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
             stamp::write(&project.state)?;
             Adopted::Now

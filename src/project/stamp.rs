@@ -52,6 +52,9 @@ pub enum Verdict {
     Copied,
     /// A stamp another key made, or none this user's key could have made.
     Foreign,
+    /// One file under several names (hard links: `cp -al`, `ln`): another path shares the very
+    /// database, inode and stamp alike, so the stamp cannot tell this project from the other.
+    Linked(u64),
     /// A stamp, but the user has no key that could have made it: a stranger's, unless the key
     /// was deleted (or the data directory changed).
     NoKey,
@@ -68,6 +71,7 @@ pub fn path(state: &State) -> PathBuf {
 /// and creates nothing.
 pub fn verdict(state: &State) -> Result<Verdict> {
     let inode = match fs::metadata(&state.db) {
+        Ok(meta) if meta.nlink() > 1 => return Ok(Verdict::Linked(meta.nlink())),
         Ok(meta) => meta.ino(),
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Verdict::NoDatabase),
         Err(e) => return Err(crate::store::io_error(&state.db, "look at", &e)),

@@ -92,6 +92,7 @@ fn check_made_here(project: &Project) -> Result<Database> {
                 way_out()
             ),
         )),
+        Verdict::Linked(names) => Err(linked(project, names)),
         Verdict::NoKey => Err(refuse(
             &state.db,
             format!(
@@ -105,6 +106,29 @@ fn check_made_here(project: &Project) -> Result<Database> {
             ),
         )),
     }
+}
+
+/// The refusal of a database that is one file under `names` names (hard links), which `sticky
+/// trust` cannot lift: a copy of its own can be trusted.
+pub(super) fn linked(project: &Project, names: u64) -> anyhow::Error {
+    let copy = if project.db_overridden {
+        let db = project.state.db.display();
+        format!("cp -a {db} {db}.own && mv {db}.own {db}")
+    } else {
+        format!(
+            "cd {} && cp -a .sticky .sticky.own && rm -r .sticky && mv .sticky.own .sticky",
+            project.dir.display()
+        )
+    };
+    refuse(
+        &project.state.db,
+        format!(
+            "it is one file with {names} names (hard links, as `cp -al` or `ln` make), so \
+             another project shares it, and a turn here would change that project's \
+             conversations too; give this project a copy of its own ({copy}), then run `sticky \
+             trust`; or remove the other names"
+        ),
+    )
 }
 
 /// What to do with a state the user does not want.

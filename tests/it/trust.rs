@@ -1143,6 +1143,36 @@ fn a_deleted_key_is_named_as_missing_and_then_as_a_possible_cause_in_every_proje
 }
 
 #[test]
+fn a_database_hard_linked_into_another_project_is_refused_there_and_here_until_unlinked() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    // `cp -al project copy`: the copy's database is the very file, inode and stamp alike.
+    let copy = env.scratch.join("copy/.sticky");
+    fs::create_dir_all(&copy).expect("create the copy's .sticky");
+    private(&copy);
+    let state = env.project.join(".sticky");
+    fs::hard_link(state.join("sticky.db"), copy.join("sticky.db")).expect("link the database");
+    fs::copy(state.join("sticky.db.stamp"), copy.join("sticky.db.stamp")).expect("copy stamp");
+    let runs = env.agent_runs().len();
+    for (args, dir) in [
+        (&["two"][..], env.scratch.join("copy")),
+        (&["trust"], env.scratch.join("copy")),
+        (&["two"], env.project.clone()),
+    ] {
+        let refused = env.sticky(args).current_dir(dir).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains(
+            "refusing to use it: it is one file with 2 names (hard links, as `cp -al` or `ln` \
+             make), so another project shares it",
+        );
+        refused.assert_stderr_contains("cp -a .sticky .sticky.own");
+    }
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    fs::remove_file(copy.join("sticky.db")).expect("remove the other name");
+    assert_eq!(env.turn("two").session, first.session);
+}
+
+#[test]
 fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
     let env = TestEnv::new();
     let first = env.turn("one");
