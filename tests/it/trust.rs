@@ -1173,6 +1173,29 @@ fn a_database_hard_linked_into_another_project_is_refused_there_and_here_until_u
 }
 
 #[test]
+fn a_stamp_that_is_a_fifo_or_a_link_to_an_endless_device_is_refused_at_once() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let stamp = env.project.join(".sticky/sticky.db.stamp");
+    let runs = env.agent_runs().len();
+    // A tarball can plant a FIFO (opening it would wait for a writer forever); a repository can
+    // commit a link to /dev/zero (read until memory runs out).
+    let fifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo").arg(path).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    };
+    let link = |path: &Path| std::os::unix::fs::symlink("/dev/zero", path).expect("link");
+    for plant in [&fifo as &dyn Fn(&Path), &link] {
+        fs::remove_file(&stamp).expect("remove the stamp");
+        plant(&stamp);
+        let refused = env.sticky(["two"]).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains("refusing to use it: it was not made by you");
+    }
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+}
+
+#[test]
 fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
     let env = TestEnv::new();
     let first = env.turn("one");
