@@ -74,10 +74,10 @@ impl Project {
         stamp::write(&self.state)
     }
 
-    /// Adopts (stamps) a database made by a sticky older than stamps, unless the agent
-    /// certainly lacks the files of a live session of it in this HOME: only sticky's vault could
-    /// continue that conversation, which is what a state planted from a cache or an archive
-    /// needs. `has` says whether the agent has a session (`None`: it cannot tell). Does nothing
+    /// Adopts (stamps) a database made by a sticky older than stamps only when the agent has the
+    /// files of every live session of it in this HOME: else only sticky's vault could continue
+    /// that conversation, which is what a state planted from a cache or an archive needs. `has`
+    /// says whether the agent has a session (`None`: it cannot tell, which proves nothing). Does nothing
     /// for a stamped or missing database; a stamp that cannot be written is tried again next time.
     pub fn adopt_unstamped(&self, has: impl Fn(&store::SessionRow) -> Option<bool>) -> Result<()> {
         if self.database != Database::Unstamped {
@@ -91,21 +91,26 @@ impl Project {
                 let Some(id) = live.agent_session_id.as_deref() else {
                     continue;
                 };
-                if live.confirmed_at.is_some() && has(&live) == Some(false) {
-                    return Err(trust::refuse(
-                        &self.state.db,
-                        format!(
-                            "it has no stamp saying you made it, and {} has none of the files \
-                             of its session {id} (thread {}) in this HOME, so only sticky's \
-                             vault could continue it, as a state planted from a cache or an \
-                             archive would be; if you made it before sticky stamped its \
-                             databases, run `sticky trust`; {}",
-                            live.agent,
-                            thread.name,
-                            trust::way_out(self)
-                        ),
-                    ));
+                if live.confirmed_at.is_none() {
+                    continue;
                 }
+                // An agent that cannot tell (opencode keeps rows, not files) proves nothing.
+                let missing = match has(&live) {
+                    Some(true) => continue,
+                    Some(false) => format!("{} has none of the files of", live.agent),
+                    None => format!("sticky cannot find {}'s own record of", live.agent),
+                };
+                return Err(trust::refuse(
+                    &self.state.db,
+                    format!(
+                        "it has no stamp saying you made it, and {missing} its session {id} \
+                         (thread {}) in this HOME, so only sticky's vault could continue it, as \
+                         a state planted from a cache or an archive would be; if you made it \
+                         before sticky stamped its databases, run `sticky trust`; {}",
+                        thread.name,
+                        trust::way_out(self)
+                    ),
+                ));
             }
         }
         let _ = stamp::write(&self.state);
@@ -188,6 +193,7 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
     let adopted = match stamp::verdict(&project.state)? {
         stamp::Verdict::NoDatabase => Adopted::Nothing,
         stamp::Verdict::Mine => Adopted::Already,
+        stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
             stamp::write(&project.state)?;
             Adopted::Now

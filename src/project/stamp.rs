@@ -52,6 +52,12 @@ pub enum Verdict {
     Copied,
     /// A stamp another key made, or none this user's key could have made.
     Foreign,
+    /// One file under several names (hard links: `cp -al`, `ln`): another path shares the very
+    /// database, inode and stamp alike, so the stamp cannot tell this project from the other.
+    Linked(u64),
+    /// A stamp, but the user has no key that could have made it: a stranger's, unless the key
+    /// was deleted (or the data directory changed).
+    NoKey,
 }
 
 /// The stamp file of `state`: `<db>.stamp`.
@@ -65,22 +71,54 @@ pub fn path(state: &State) -> PathBuf {
 /// and creates nothing.
 pub fn verdict(state: &State) -> Result<Verdict> {
     let inode = match fs::metadata(&state.db) {
+        Ok(meta) if meta.nlink() > 1 => return Ok(Verdict::Linked(meta.nlink())),
         Ok(meta) => meta.ino(),
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Verdict::NoDatabase),
         Err(e) => return Err(crate::store::io_error(&state.db, "look at", &e)),
     };
     let stamp_path = path(state);
-    let text = match fs::read_to_string(&stamp_path) {
-        Ok(text) => text,
+    let text = match read_stamp(&stamp_path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Verdict::Foreign),
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Verdict::Unstamped),
-        // A stamp that is not text is no stamp of ours.
-        Err(e) if e.kind() == io::ErrorKind::InvalidData => return Ok(Verdict::Foreign),
         Err(e) => return Err(crate::store::io_error(&stamp_path, "read", &e)),
     };
     let Some(key) = read_key()? else {
-        return Ok(Verdict::Foreign);
+        return Ok(Verdict::NoKey);
     };
     Ok(judge(&text, inode, &key))
+}
+
+/// The longest stamp sticky writes, with room to spare.
+const STAMP_MAX: u64 = 128;
+
+/// The text of the stamp at `path`; `None` for what is no stamp of sticky's, which writes a short
+/// line to a regular file: a link (a committed `stamp -> /dev/zero` would be read until memory
+/// runs out), anything but a regular file (a FIFO would block the turn forever), a longer file,
+/// or one that is not text.
+fn read_stamp(path: &Path) -> io::Result<Option<String>> {
+    use nix::libc::{ELOOP, O_NOFOLLOW, O_NONBLOCK};
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NOFOLLOW | O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(ELOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    match file.take(STAMP_MAX + 1).read_to_string(&mut text) {
+        Ok(length) if u64::try_from(length).is_ok_and(|length| length <= STAMP_MAX) => {
+            Ok(Some(text))
+        }
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// What `text`, a stamp, says about the database with inode `inode`.

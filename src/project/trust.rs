@@ -84,14 +84,51 @@ fn check_made_here(project: &Project) -> Result<Database> {
             &state.db,
             format!(
                 "it was not made by you: it has no valid stamp from your sticky key ({}), so \
-                 it comes from another user, another HOME or a repository, and would choose \
-                 the conversation sticky continues and the agent it runs; if you trust it (a \
-                 copy of your own, a CI cache you restored), run `sticky trust`; {}",
+                 it comes from another user, another HOME or a repository (or was stamped \
+                 with a key of yours since deleted), and would choose the conversation sticky \
+                 continues and the agent it runs; if you trust it (a copy of your own, a CI \
+                 cache you restored), run `sticky trust`; {}",
+                stamp::key_path()?.display(),
+                way_out()
+            ),
+        )),
+        Verdict::Linked(names) => Err(linked(project, names)),
+        Verdict::NoKey => Err(refuse(
+            &state.db,
+            format!(
+                "it was not made by you: it has a stamp, but you have no sticky key ({}) to \
+                 have made it, so it comes from another user, another HOME or a repository, \
+                 unless you deleted your key (or HOME or XDG_DATA_HOME changed); if this state \
+                 is yours, run `sticky trust` (it makes a new key, and each of your projects \
+                 then needs `sticky trust` once); {}",
                 stamp::key_path()?.display(),
                 way_out()
             ),
         )),
     }
+}
+
+/// The refusal of a database that is one file under `names` names (hard links), which `sticky
+/// trust` cannot lift: a copy of its own can be trusted.
+pub(super) fn linked(project: &Project, names: u64) -> anyhow::Error {
+    let copy = if project.db_overridden {
+        let db = project.state.db.display();
+        format!("cp -a {db} {db}.own && mv {db}.own {db}")
+    } else {
+        format!(
+            "cd {} && cp -a .sticky .sticky.own && rm -r .sticky && mv .sticky.own .sticky",
+            project.dir.display()
+        )
+    };
+    refuse(
+        &project.state.db,
+        format!(
+            "it is one file with {names} names (hard links, as `cp -al` or `ln` make), so \
+             another project shares it, and a turn here would change that project's \
+             conversations too; give this project a copy of its own ({copy}), then run `sticky \
+             trust`; or remove the other names"
+        ),
+    )
 }
 
 /// What to do with a state the user does not want.

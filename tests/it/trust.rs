@@ -1056,6 +1056,146 @@ fn an_unstamped_state_only_the_vault_could_continue_is_refused_until_trusted() {
 }
 
 #[test]
+fn an_unstamped_opencode_state_planted_from_an_archive_is_refused_though_opencode_keeps_rows() {
+    let env = TestEnv::new();
+    let author = env.scratch.join("author-home");
+    fs::create_dir_all(&author).expect("create the author's HOME");
+    // The author's opencode conversation, unpacked from an archive at the victim's path with
+    // its stamp left out. opencode keeps sessions as rows, so whether this HOME has the session
+    // cannot be told from a file: that proves nothing, and must not adopt the state.
+    let theirs = env
+        .sticky(["-a", "opencode", "their work"])
+        .env("HOME", &author)
+        .env("XDG_DATA_HOME", author.join(".local/share"))
+        .run();
+    theirs.assert_success();
+    let session = |stdout: &str| {
+        let rest = stdout
+            .split_once(" session=")
+            .expect("the fake names its session")
+            .1;
+        rest.split_once(' ')
+            .expect("more after the session")
+            .0
+            .to_owned()
+    };
+    let their_session = session(&theirs.stdout);
+    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("leave the stamp out");
+
+    let refused = env.sticky(["hello"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "refusing to use it: it has no stamp saying you made it, and sticky cannot find \
+         opencode's own record of its session {their_session} (thread main) in this HOME"
+    ));
+    refused.assert_stderr_contains("run `sticky trust`");
+    assert!(
+        refused.stdout.is_empty(),
+        "the agent never answered: {}",
+        refused.stdout
+    );
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+
+    env.sticky(["trust"]).run().assert_success();
+    let resumed = env.sticky(["go on"]).run();
+    resumed.assert_success();
+    assert_eq!(
+        session(&resumed.stdout),
+        their_session,
+        "restored once trusted"
+    );
+    assert!(
+        resumed.stdout.contains(r#"saw=["their work"]"#),
+        "{}",
+        resumed.stdout
+    );
+}
+
+#[test]
+fn a_deleted_key_is_named_as_missing_and_then_as_a_possible_cause_in_every_project() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let other = env.scratch.join("other");
+    fs::create_dir_all(&other).expect("create a second project");
+    env.sticky(["two"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+    let key = env.home.join(".local/share/sticky/key");
+    fs::remove_file(&key).expect("delete the key");
+
+    let refused = env.sticky(["three"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "refusing to use it: it was not made by you: it has a stamp, but you have no sticky \
+         key ({}) to have made it, so it comes from another user, another HOME or a \
+         repository, unless you deleted your key",
+        key.display()
+    ));
+    refused.assert_stderr_contains("each of your projects then needs `sticky trust` once");
+    env.sticky(["trust"]).run().assert_success();
+    assert_eq!(env.turn("three").session, first.session);
+
+    // The new key did not stamp the second project: its refusal names the deleted key too.
+    let refused = env.sticky(["four"]).current_dir(&other).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains("or was stamped with a key of yours since deleted");
+}
+
+#[test]
+fn a_database_hard_linked_into_another_project_is_refused_there_and_here_until_unlinked() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    // `cp -al project copy`: the copy's database is the very file, inode and stamp alike.
+    let copy = env.scratch.join("copy/.sticky");
+    fs::create_dir_all(&copy).expect("create the copy's .sticky");
+    private(&copy);
+    let state = env.project.join(".sticky");
+    fs::hard_link(state.join("sticky.db"), copy.join("sticky.db")).expect("link the database");
+    fs::copy(state.join("sticky.db.stamp"), copy.join("sticky.db.stamp")).expect("copy stamp");
+    let runs = env.agent_runs().len();
+    for (args, dir) in [
+        (&["two"][..], env.scratch.join("copy")),
+        (&["trust"], env.scratch.join("copy")),
+        (&["two"], env.project.clone()),
+    ] {
+        let refused = env.sticky(args).current_dir(dir).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains(
+            "refusing to use it: it is one file with 2 names (hard links, as `cp -al` or `ln` \
+             make), so another project shares it",
+        );
+        refused.assert_stderr_contains("cp -a .sticky .sticky.own");
+    }
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    fs::remove_file(copy.join("sticky.db")).expect("remove the other name");
+    assert_eq!(env.turn("two").session, first.session);
+}
+
+#[test]
+fn a_stamp_that_is_a_fifo_or_a_link_to_an_endless_device_is_refused_at_once() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let stamp = env.project.join(".sticky/sticky.db.stamp");
+    let runs = env.agent_runs().len();
+    // A tarball can plant a FIFO (opening it would wait for a writer forever); a repository can
+    // commit a link to /dev/zero (read until memory runs out).
+    let fifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo").arg(path).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    };
+    let link = |path: &Path| std::os::unix::fs::symlink("/dev/zero", path).expect("link");
+    for plant in [&fifo as &dyn Fn(&Path), &link] {
+        fs::remove_file(&stamp).expect("remove the stamp");
+        plant(&stamp);
+        let refused = env.sticky(["two"]).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains("refusing to use it: it was not made by you");
+    }
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+}
+
+#[test]
 fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
     let env = TestEnv::new();
     let first = env.turn("one");
