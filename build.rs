@@ -53,6 +53,14 @@ fn main() {
         // linker meets the shared library, which `--as-needed` then leaves out.
         println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
+    if static_build {
+        // std declares `posix_spawn_file_actions_addchdir_np` weak (it checks for it at run
+        // time); with one LTO unit that declaration absorbs `pty::spawn`'s own call, and a weak
+        // reference does not pull glibc's `libc.a` member in, so the call went to address 0
+        // (every turn of the static install crashed). Asking the linker for the symbol pulls
+        // it in.
+        println!("cargo:rustc-link-arg-bins=-Wl,--undefined=posix_spawn_file_actions_addchdir_np");
+    }
 }
 
 /// Whether the probe builds with `extra` options added to this build's own and then runs.
