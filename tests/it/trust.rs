@@ -1236,6 +1236,35 @@ fn a_stamp_that_is_a_fifo_or_a_link_to_an_endless_device_is_refused_at_once() {
 }
 
 #[test]
+fn trust_refuses_a_database_that_is_a_fifo_and_stamps_nothing() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let state = env.project.join(".sticky");
+    for name in [
+        "sticky.db",
+        "sticky.db-wal",
+        "sticky.db-shm",
+        "sticky.db.stamp",
+    ] {
+        let _ = fs::remove_file(state.join(name));
+    }
+    // A tarball can plant a FIFO where the database was: stamped, every turn would hang on it.
+    let db = state.join("sticky.db");
+    let made = std::process::Command::new("mkfifo").arg(&db).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+
+    let refused = env.sticky(["trust"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: it is a FIFO (named pipe), not a regular file as sticky's \
+         databases are, so there is nothing to trust; remove it (rm {})",
+        db.display(),
+        db.display()
+    ));
+    assert!(!state.join("sticky.db.stamp").exists(), "nothing stamped");
+}
+
+#[test]
 fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs() {
     let env = TestEnv::new();
     let first = env.turn("one");
