@@ -195,6 +195,7 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
         stamp::Verdict::Mine => Adopted::Already,
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
+            trust::check_regular(&project.state.db)?;
             stamp::write(&project.state)?;
             Adopted::Now
         }

@@ -144,7 +144,7 @@ impl Adapter for Claude {
         let config = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|dir| !dir.is_empty())
             .map_or_else(|| home.join(".claude"), PathBuf::from);
-        Some(transcript_in(&config, directory, id))
+        transcript_in(&config, directory, id)
     }
 
     /// The evidence: both transcripts are in the session's project directory, and the new one
@@ -173,7 +173,9 @@ impl Adapter for Claude {
     /// tool results kept aside), beside it in the project's directory.
     fn session_files(&self, home: &Path, directory: &Path, id: &str) -> Vec<SessionFile> {
         let root = config_dir(home);
-        let transcript = transcript_in(&root, directory, id);
+        let Some(transcript) = transcript_in(&root, directory, id) else {
+            return Vec::new();
+        };
         let sidecar = transcript.with_extension("");
         let mut files: Vec<SessionFile> = SessionFile::under(&root, transcript, Keeping::Append)
             .into_iter()
@@ -242,12 +244,15 @@ fn usage(result: &Value) -> Usage {
     }
 }
 
-/// `<config>/projects/<encoded directory>/<id>.jsonl`.
-fn transcript_in(config: &Path, directory: &Path, id: &str) -> PathBuf {
-    config
-        .join("projects")
-        .join(encode_project_dir(&directory.to_string_lossy()))
-        .join(format!("{id}.jsonl"))
+/// `<config>/projects/<encoded directory>/<id>.jsonl`; `None` for an ID that is not a UUID
+/// (Claude Code's only shape), so a planted ID such as `../../history` names no file of its.
+fn transcript_in(config: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
+    is_uuid(id).then(|| {
+        config
+            .join("projects")
+            .join(encode_project_dir(&directory.to_string_lossy()))
+            .join(format!("{id}.jsonl"))
+    })
 }
 
 /// Claude Code's directory name for a project: every character outside `[A-Za-z0-9]` becomes
@@ -420,15 +425,22 @@ mod tests {
 
     #[test]
     fn transcripts_live_under_the_encoded_project_directory() {
-        let path = transcript_in(
-            Path::new("/h/.claude"),
-            Path::new("/home/u/my_proj.v2"),
-            "id1",
-        );
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let path = transcript_in(Path::new("/h/.claude"), Path::new("/home/u/my_proj.v2"), id);
         assert_eq!(
             path,
-            Path::new("/h/.claude/projects/-home-u-my-proj-v2/id1.jsonl")
+            Some(PathBuf::from(format!(
+                "/h/.claude/projects/-home-u-my-proj-v2/{id}.jsonl"
+            )))
         );
+        // An ID of another shape names no file: `../../history` would be `~/.claude/history.jsonl`.
+        for planted in ["../../history", "id1", ""] {
+            assert_eq!(
+                transcript_in(Path::new("/h/.claude"), Path::new("/p"), planted),
+                None,
+                "{planted:?}"
+            );
+        }
         let long = format!("/{}", "a".repeat(250));
         let name = encode_project_dir(&long);
         let hash = to_base36(js_string_hash(&long).unsigned_abs());

@@ -300,6 +300,41 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to adopt a database that is not a regular file (sticky only makes regular files): a
+/// planted FIFO would hang every turn on open, a device or a directory is no database at all.
+pub(super) fn check_regular(db: &Path) -> Result<()> {
+    let kind = match std::fs::metadata(db) {
+        Ok(meta) if meta.is_file() => return Ok(()),
+        Ok(meta) => kind_of(meta.file_type()),
+        Err(e) => return Err(crate::store::io_error(db, "look at", &e)),
+    };
+    Err(refuse(
+        db,
+        format!(
+            "it is {kind}, not a regular file as sticky's databases are, so there is nothing to \
+             trust; remove it (rm {}) to start afresh, or point STICKY_DB at the database you \
+             mean",
+            db.display()
+        ),
+    ))
+}
+
+/// What a file that is not a regular file is, for a message.
+fn kind_of(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "something else"
+    }
+}
+
 pub(super) fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
     StickyError::store(path, format!("refusing to use it: {why}")).into()
 }

@@ -1112,6 +1112,46 @@ fn an_unstamped_opencode_state_planted_from_an_archive_is_refused_though_opencod
 }
 
 #[test]
+fn an_unstamped_state_whose_claude_session_id_climbs_to_history_jsonl_is_refused() {
+    let env = TestEnv::new();
+    let author = env.scratch.join("author-home");
+    fs::create_dir_all(&author).expect("create the author's HOME");
+    env.sticky(["their work"])
+        .env("HOME", &author)
+        .env("XDG_DATA_HOME", author.join(".local/share"))
+        .run()
+        .assert_success();
+    // Planted: the stamp left out and the live session's ID made a path out of its project
+    // directory, to the history every Claude Code user has (`~/.claude/history.jsonl`).
+    let state = env.project.join(".sticky");
+    fs::remove_file(state.join("sticky.db.stamp")).expect("leave the stamp out");
+    let conn = rusqlite::Connection::open(state.join("sticky.db")).expect("open the db");
+    conn.execute("UPDATE sessions SET agent_session_id = '../../history'", [])
+        .expect("plant the ID");
+    let directory: String = conn
+        .query_row("SELECT directory FROM sessions", [], |row| row.get(0))
+        .expect("the session's directory");
+    drop(conn);
+    let claude = env.home.join(".claude");
+    let encoded: String = directory
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    fs::create_dir_all(claude.join("projects").join(encoded)).expect("a Claude project dir");
+    fs::write(claude.join("history.jsonl"), "{}\n").expect("write Claude's history");
+    let runs = env.agent_runs().len();
+
+    let refused = env.sticky(["hello"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(
+        "refusing to use it: it has no stamp saying you made it, and sticky cannot find \
+         claude's own record of its session ../../history (thread main) in this HOME",
+    );
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    assert!(!state.join("sticky.db.stamp").exists(), "not adopted");
+}
+
+#[test]
 fn a_deleted_key_is_named_as_missing_and_then_as_a_possible_cause_in_every_project() {
     let env = TestEnv::new();
     let first = env.turn("one");
@@ -1193,6 +1233,35 @@ fn a_stamp_that_is_a_fifo_or_a_link_to_an_endless_device_is_refused_at_once() {
         refused.assert_stderr_contains("refusing to use it: it was not made by you");
     }
     assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+}
+
+#[test]
+fn trust_refuses_a_database_that_is_a_fifo_and_stamps_nothing() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let state = env.project.join(".sticky");
+    for name in [
+        "sticky.db",
+        "sticky.db-wal",
+        "sticky.db-shm",
+        "sticky.db.stamp",
+    ] {
+        let _ = fs::remove_file(state.join(name));
+    }
+    // A tarball can plant a FIFO where the database was: stamped, every turn would hang on it.
+    let db = state.join("sticky.db");
+    let made = std::process::Command::new("mkfifo").arg(&db).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+
+    let refused = env.sticky(["trust"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: it is a FIFO (named pipe), not a regular file as sticky's \
+         databases are, so there is nothing to trust; remove it (rm {})",
+        db.display(),
+        db.display()
+    ));
+    assert!(!state.join("sticky.db.stamp").exists(), "nothing stamped");
 }
 
 #[test]
