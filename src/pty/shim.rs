@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 
 use anyhow::{Context, Result};
 
@@ -26,14 +26,15 @@ pub const SHIM_ARG: &str = "__sticky_stdin_shim";
 /// `argv[1]` is [`SHIM_ARG`]. `args` is the whole command line, `argv[0]` included:
 /// `sticky SHIM_ARG <file> -- <program> <args>...`.
 ///
-/// It returns only when it cannot run the program: 127 when the program does not exist, 126
-/// for any other failure, after one line on stderr (the pseudo-terminal) saying why.
+/// It returns only when it cannot run the program, with the exit code: 127 when the program does
+/// not exist, 126 for any other failure, after one line on stderr (the pseudo-terminal) saying
+/// why.
 // By value: main hands its command line over and has no use for it afterwards.
 #[allow(clippy::needless_pass_by_value)]
-pub fn shim_main(args: Vec<OsString>) -> ExitCode {
+pub fn shim_main(args: Vec<OsString>) -> u8 {
     let Some(invocation) = Invocation::parse(&args) else {
         eprintln!("sticky: internal error: malformed stdin shim arguments {args:?}");
-        return ExitCode::from(126);
+        return 126;
     };
     let mut command = match invocation.command() {
         Ok(command) => command,
@@ -42,7 +43,7 @@ pub fn shim_main(args: Vec<OsString>) -> ExitCode {
                 "sticky: could not read the program's input from {}: {error}",
                 invocation.file.display()
             );
-            return ExitCode::from(126);
+            return 126;
         }
     };
     let error = command.exec();
@@ -50,7 +51,7 @@ pub fn shim_main(args: Vec<OsString>) -> ExitCode {
         "sticky: could not run {}: {error}",
         Path::new(invocation.program).display()
     );
-    ExitCode::from(exec_failure_code(&error))
+    exec_failure_code(&error)
 }
 
 /// The exit code a shell reports for a failed exec: 127 when the program does not exist, 126
