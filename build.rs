@@ -3,16 +3,23 @@
 //! option, with the same rustc, flags and linker as sticky's own build, so `cargo install`
 //! works the same wherever Rust does and gains the options where they work.
 //!
+//! - glibc linked statically (`-static-pie`), where its static library (`libc.a`) exists: no
+//!   dynamic loader, no shared libraries to find, map, relocate and tear down at every start,
+//!   0.3 to 0.45 ms of a turn (BENCHMARKS.md, "Seventh session"). The build's own `-lc`,
+//!   `-lm`, ... then find glibc's archives first (links to them in `OUT_DIR`), and
+//!   `-lgcc_s` finds GCC's static unwinder. `STICKY_LINK=dynamic` builds the usual
+//!   dynamically linked binary instead. A build for the host with
+//!   `-C target-feature=+crt-static` is static already and is left as it is.
 //! - `-z pack-relative-relocs` (`DT_RELR`): the ~18 000 relative relocations of a PIE packed
 //!   in 5 KB instead of 440 KB of `.rela.dyn`, which the dynamic loader reads at every start
-//!   (glibc 2.36 or later, and a linker that knows the option).
-//! - GCC's unwinder linked in (`libgcc_eh.a`) instead of loading `libgcc_s.so.1`: one shared
-//!   library fewer to find, map and relocate at every start. Panics unwind as before (the
-//!   probe checks that `catch_unwind` still catches one).
+//!   (glibc 2.36 or later, and a linker that knows the option); a static PIE relocates itself
+//!   the same way.
+//! - Where glibc stays dynamic: GCC's unwinder linked in (`libgcc_eh.a`) instead of loading
+//!   `libgcc_s.so.1`: one shared library fewer to find, map and relocate at every start. Panics
+//!   unwind as before (every probe checks that `catch_unwind` still catches one).
 //!
-//! Neither applies when sticky is built for another target than this machine's (the probe
-//! could not run there), nor the second one to a static build, which links the unwinder in
-//! already.
+//! None applies when sticky is built for another target than this machine's (the probe could
+//! not run there).
 
 use std::env;
 use std::ffi::OsString;
@@ -28,6 +35,35 @@ fn main() {
 }
 "#;
 
+/// The probe of a static link: as [`PROBE`], it also links what sticky's C code takes from
+/// glibc (`SQLite`'s `dlopen` for extensions, its threads, libm; the spawn's chdir), and exits 0
+/// only when no shared library is mapped into it.
+const STATIC_PROBE: &str = r#"
+unsafe extern "C" {
+    fn dlopen(file: *const u8, mode: i32) -> *mut u8;
+    fn dlsym(handle: *mut u8, name: *const u8) -> *mut u8;
+    fn pthread_mutex_trylock(mutex: *mut u8) -> i32;
+    fn log(x: f64) -> f64;
+    fn pow(x: f64, y: f64) -> f64;
+    fn posix_spawn_file_actions_addchdir_np(actions: *mut u8, path: *const u8) -> i32;
+}
+fn main() {
+    let linked = [
+        dlopen as usize, dlsym as usize, pthread_mutex_trylock as usize, log as usize,
+        pow as usize, posix_spawn_file_actions_addchdir_np as usize,
+    ];
+    std::panic::set_hook(Box::new(|_| {}));
+    let caught = std::panic::catch_unwind(|| panic!("probe")).is_err();
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let shared = maps.lines().filter_map(|line| line.split_whitespace().nth(5)).any(|path| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.ends_with(".so") || name.contains(".so.")
+    });
+    let all_linked = std::hint::black_box(linked).iter().all(|&address| address != 0);
+    std::process::exit(if caught && !shared && all_linked { 0 } else { 1 });
+}
+"#;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let (Ok(target), Ok(host)) = (env::var("TARGET"), env::var("HOST")) else {
@@ -40,15 +76,18 @@ fn main() {
         return;
     };
     let relr = ["-C", "link-arg=-Wl,-z,pack-relative-relocs"];
-    if probe(&out, &target, "relr", &relr) {
+    if probe(&out, &target, "relr", PROBE, &relr) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
+    let gnu = env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
     let static_build = env::var("CARGO_CFG_TARGET_FEATURE")
         .is_ok_and(|features| features.split(',').any(|f| f == "crt-static"));
-    if env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu")
-        && !static_build
-        && probe(&out, &target, "gcc_eh", &["-l", "static=gcc_eh"])
-    {
+    println!("cargo:rerun-if-env-changed=STICKY_LINK");
+    let dynamic_asked = env::var("STICKY_LINK").as_deref() == Ok("dynamic");
+    if gnu && !static_build && !dynamic_asked && link_glibc_statically(&out, &target) {
+        return;
+    }
+    if gnu && !static_build && probe(&out, &target, "gcc_eh", PROBE, &["-l", "static=gcc_eh"]) {
         // Named before std's `-lgcc_s`, so the unwinder's symbols are defined by the time the
         // linker meets the shared library, which `--as-needed` then leaves out.
         println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
@@ -63,11 +102,62 @@ fn main() {
     }
 }
 
-/// Whether the probe builds with `extra` options added to this build's own and then runs.
-fn probe(out: &Path, target: &str, name: &str, extra: &[&str]) -> bool {
-    let source = out.join("probe.rs");
+/// Links the binaries with glibc's static libraries when the static probe shows it works;
+/// whether it did.
+fn link_glibc_statically(out: &Path, target: &str) -> bool {
+    let Some(dir) = static_libraries(out) else {
+        return false;
+    };
+    let search = format!("link-arg=-L{}", dir.display());
+    let args = ["-C", &search, "-C", "link-arg=-static-pie"];
+    if !probe(out, target, "static", STATIC_PROBE, &args) {
+        return false;
+    }
+    println!("cargo:rustc-link-arg-bins=-L{}", dir.display());
+    println!("cargo:rustc-link-arg-bins=-static-pie");
+    // See the same line in `main`: std's weak declaration would otherwise absorb the call.
+    println!("cargo:rustc-link-arg-bins=-Wl,--undefined=posix_spawn_file_actions_addchdir_np");
+    true
+}
+
+/// A directory in `OUT_DIR` where the libraries rustc names for a dynamic glibc link (`-lc`,
+/// `-lm`, `-lgcc_s`, ...) resolve to static archives: glibc's own, and GCC's static unwinder
+/// for `libgcc_s`. `None` when the C compiler knows no `libc.a` (Fedora without
+/// `glibc-static`, musl, macOS) or one of the archives is missing.
+fn static_libraries(out: &Path) -> Option<PathBuf> {
+    let libc = compiler_file("libc.a")?;
+    let glibc = libc.parent()?.to_owned();
+    let dir = out.join("static-libraries");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).ok()?;
+    for name in ["c", "m", "util", "rt", "pthread", "dl"] {
+        let archive = glibc.join(format!("lib{name}.a"));
+        if !archive.exists() {
+            return None;
+        }
+        std::os::unix::fs::symlink(&archive, dir.join(format!("lib{name}.a"))).ok()?;
+    }
+    let unwinder = compiler_file("libgcc_eh.a")?;
+    std::os::unix::fs::symlink(unwinder, dir.join("libgcc_s.a")).ok()?;
+    Some(dir)
+}
+
+/// Where the C compiler (rustc's linker driver) finds `name`, when it finds it.
+fn compiler_file(name: &str) -> Option<PathBuf> {
+    let linker = env::var_os("RUSTC_LINKER").unwrap_or_else(|| "cc".into());
+    let output = Command::new(linker)
+        .arg(format!("-print-file-name={name}"))
+        .output()
+        .ok()?;
+    let path = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
+    (output.status.success() && path.is_absolute() && path.exists()).then_some(path)
+}
+
+/// Whether `program` builds with `extra` options added to this build's own and then runs.
+fn probe(out: &Path, target: &str, name: &str, program: &str, extra: &[&str]) -> bool {
+    let source = out.join(format!("probe-{name}.rs"));
     let binary = out.join(format!("probe-{name}"));
-    if std::fs::write(&source, PROBE).is_err() {
+    if std::fs::write(&source, program).is_err() {
         return false;
     }
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
