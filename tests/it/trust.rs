@@ -1296,3 +1296,28 @@ fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs()
     again.assert_success();
     assert_eq!(again.answer().session, output.answer().session);
 }
+
+#[test]
+fn doctor_reports_a_claude_session_id_that_is_no_uuid_as_the_turn_refuses_it() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let conn = rusqlite::Connection::open(env.project.join(".sticky/sticky.db")).expect("open");
+    conn.execute("UPDATE sessions SET agent_session_id = 'not-a-uuid'", [])
+        .expect("craft the ID");
+    drop(conn);
+    let runs = env.agent_runs().len();
+    let expected = "has the session ID \"not-a-uuid\", which is not a session ID claude makes";
+
+    let turn = env.sticky(["two"]).run();
+    turn.assert_code(71);
+    turn.assert_stderr_contains(expected);
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+
+    let doctor = env.sticky(["doctor"]).run();
+    doctor.assert_code(71);
+    assert!(doctor.stdout.contains(expected), "{}", doctor.describe());
+    let json = env.sticky(["--json", "doctor"]).run();
+    json.assert_code(71);
+    let problems = json.json()["problems"].to_string();
+    assert!(problems.contains("not-a-uuid"), "{problems}");
+}
