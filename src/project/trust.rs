@@ -75,8 +75,9 @@ fn check_made_here(project: &Project) -> Result<Database> {
             &state.db,
             format!(
                 "it is a copy of a database sticky made for you, not the file it made (copied, \
-                 restored or cloned); if you mean to continue its conversations here, run \
-                 `sticky trust`; {}",
+                 restored or cloned; a project moved to another file system is copied too); if \
+                 you mean to continue its conversations here, run `sticky trust`, then, if the \
+                 project moved here, `sticky relocate`; {}",
                 way_out()
             ),
         )),

@@ -1298,6 +1298,83 @@ fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs()
 }
 
 #[test]
+fn a_project_moved_to_another_file_system_is_trusted_then_relocated_and_goes_on() {
+    let env = TestEnv::new();
+    let first = env.turn("remember kumquat").session;
+    // A move across file systems is a copy and a removal: the database is a new file.
+    let moved = env.scratch.join("moved");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&moved)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    fs::remove_dir_all(&env.project).expect("remove the original");
+    let runs = env.agent_runs().len();
+
+    let refused = env.sticky(["go on"]).current_dir(&moved).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains("a project moved to another file system is copied too");
+    refused.assert_stderr_contains(
+        "run `sticky trust`, then, if the project moved here, `sticky relocate`",
+    );
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+
+    let trusted = env.sticky(["trust"]).current_dir(&moved).run();
+    trusted.assert_success();
+    trusted.assert_stderr_contains(&format!(
+        "thread main was recorded in {}, which is gone: if the project moved here, run `sticky \
+         relocate` to go on with it here",
+        env.project.display()
+    ));
+    assert!(
+        !trusted.stderr.contains("continue here"),
+        "{}",
+        trusted.describe()
+    );
+    let json = env.sticky(["--json", "trust"]).current_dir(&moved).run();
+    assert_eq!(
+        json.json()["elsewhere"],
+        serde_json::json!([{"thread": "main", "directory": env.project.display().to_string()}])
+    );
+
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let resumed = env.sticky(["go on"]).current_dir(&moved).run();
+    resumed.assert_success();
+    assert_eq!(resumed.answer().session, first, "the same conversation");
+    assert_eq!(resumed.answer().saw, ["remember kumquat"]);
+    assert_eq!(env.last_agent_run().cwd(), moved);
+    // Trusted and relocated, nothing is left to name.
+    let again = env.sticky(["trust"]).current_dir(&moved).run();
+    assert!(
+        !again.stderr.contains("recorded in"),
+        "{}",
+        again.describe()
+    );
+}
+#[test]
+fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let copy = env.scratch.join("copy");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&copy)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    let trusted = env.sticky(["trust"]).current_dir(&copy).run();
+    trusted.assert_success();
+    trusted.assert_stderr_contains(&format!(
+        "thread main was recorded in {}, which still exists, so this is a copy of that project: \
+         run `sticky new` here",
+        env.project.display()
+    ));
+}
+#[test]
 fn doctor_reports_a_claude_session_id_that_is_no_uuid_as_the_turn_refuses_it() {
     let env = TestEnv::new();
     env.turn("one");
