@@ -812,12 +812,13 @@ fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured()
     chmod(base.path(), 0o755);
     let shared = base.path().join("x");
     fs::create_dir(&shared).expect("create the shared directory");
-    chmod(&shared, 0o777);
     let env = TestEnv::without_git();
     env.sticky(["planted by A"])
         .current_dir(&shared)
         .run()
         .assert_success();
+    // (Opened to all only now: sticky refuses a project directory anyone may write.)
+    chmod(&shared, 0o777);
     let planted = shared.join(".sticky");
     chmod(&planted, 0o777);
     for entry in fs::read_dir(&planted).expect("read it").flatten() {
@@ -1373,6 +1374,27 @@ fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
          run `sticky new` here",
         env.project.display()
     ));
+}
+#[test]
+fn a_project_directory_every_user_may_write_is_refused_unless_it_has_the_sticky_bit() {
+    let env = TestEnv::new();
+    let first = env.turn("one").session;
+    chmod(&env.project, 0o777);
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: it is the project directory, and every user may write it \
+         (mode 0777), so another could swap its .sticky/ for their own while sticky opens it; \
+         make it closed to others (chmod o-w {})",
+        env.project.display(),
+        env.project.display()
+    ));
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran");
+    // With the sticky bit (as /tmp has), others cannot rename what is the user's.
+    chmod(&env.project, 0o1777);
+    assert_eq!(env.turn("two").session, first);
+    chmod(&env.project, 0o775);
+    assert_eq!(env.turn("three").session, first);
 }
 #[test]
 fn doctor_reports_a_claude_session_id_that_is_no_uuid_as_the_turn_refuses_it() {
