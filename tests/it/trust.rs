@@ -1376,6 +1376,73 @@ fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
     ));
 }
 #[test]
+fn a_key_directory_others_may_write_or_another_user_owns_is_refused() {
+    let env = TestEnv::new();
+    let first = env.turn("one").session;
+    let dir = env.home.join(".local/share/sticky");
+    chmod(&dir, 0o777);
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use sticky's key in it: other users may write the directory (mode \
+         0777), and could replace the key or remove it; make it yours alone (chmod go-w {})",
+        dir.display(),
+        dir.display()
+    ));
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran");
+    chmod(&dir, 0o700);
+    assert_eq!(env.turn("two").session, first);
+
+    if is_root() {
+        std::os::unix::fs::chown(&dir, Some(65_534), Some(65_534)).expect("chown");
+        let refused = env.sticky(["three"]).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains(&format!(
+            "{}: refusing to use sticky's key in it: the directory is owned by another user \
+             (uid 65534, you are uid 0)",
+            dir.display()
+        ));
+        std::os::unix::fs::chown(&dir, Some(0), Some(0)).expect("chown back");
+        assert_eq!(env.turn("three").session, first);
+    }
+}
+#[test]
+fn a_key_that_cannot_be_written_leaves_no_temporary_file_behind() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let dir = env.home.join(".local/share/sticky");
+    fs::remove_file(dir.join("key")).expect("delete the key");
+    // No file may grow (`ulimit -f 0`, SIGXFSZ ignored): the key's bytes cannot be written.
+    let sticky = env.sticky(["trust"]).command();
+    let mut command = std::process::Command::new("sh");
+    command
+        .args(["-c", "ulimit -f 0 && trap '' XFSZ && exec \"$0\" \"$@\""])
+        .arg(sticky.get_program())
+        .args(sticky.get_args())
+        .current_dir(&env.project);
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.output().expect("run sticky trust");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(71), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: cannot create", dir.join("key").display())),
+        "{stderr}"
+    );
+    let left: Vec<_> = fs::read_dir(&dir)
+        .expect("read the key's directory")
+        .flatten()
+        .map(|entry| entry.file_name())
+        .collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+    // Without the limit, trust makes the key and stamps the state.
+    env.ok(["trust"]).assert_stderr_contains("is yours now");
+}
+#[test]
 fn a_project_directory_every_user_may_write_is_refused_unless_it_has_the_sticky_bit() {
     let env = TestEnv::new();
     let first = env.turn("one").session;
