@@ -19,7 +19,10 @@
 //! committed `.sticky/` came with the repository; a state git may track but cannot be asked
 //! about is refused too), and the agent must have the files of every live session in this HOME
 //! (`Project::adopt_unstamped`): a conversation only sticky's vault could continue is what a
-//! state restored from a cache or an archive onto a fresh machine looks like.
+//! state restored from a cache or an archive onto a fresh machine looks like. A live session
+//! that never started shows nothing either way, so it is refused as well, unless no key can be
+//! made for the user ([`key_state`]): then none of their databases is stamped, and `sticky trust`
+//! could not stamp one.
 //!
 //! Per turn this costs a `stat` of the database and two small reads (key and stamp).
 
@@ -308,6 +311,32 @@ fn make_key(path: &Path) -> io::Result<()> {
         Err(e) => Err(e),
         Ok(()) => removed.and_then(|()| sync_dir(path)),
     }
+}
+
+/// Whether this user can have a key (see [`key_state`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyState {
+    /// There is one (made now if there was none).
+    Ready,
+    /// None can be made (no data directory, or one sticky cannot write): why, and the way out.
+    /// Stamps cannot vouch for such a user's databases, which are then all unstamped, and
+    /// `sticky trust` cannot stamp one either.
+    Impossible(String),
+}
+
+/// Whether the user has a key, making one now if there is none.
+pub fn key_state() -> Result<KeyState> {
+    let path = match key_path() {
+        Ok(path) => path,
+        Err(error) => return Ok(KeyState::Impossible(format!("{error:#}"))),
+    };
+    if read_key()?.is_some() {
+        return Ok(KeyState::Ready);
+    }
+    Ok(match make_key(&path) {
+        Ok(()) => KeyState::Ready,
+        Err(e) => KeyState::Impossible(format!("{}: {}", path.display(), unmakeable(&path, &e))),
+    })
 }
 
 /// The user's key, `None` when there is none yet. A key others could read (or that is not the

@@ -1356,6 +1356,7 @@ fn a_project_moved_to_another_file_system_is_trusted_then_relocated_and_goes_on(
         again.describe()
     );
 }
+
 #[test]
 fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
     let env = TestEnv::new();
@@ -1375,6 +1376,69 @@ fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
         env.project.display()
     ));
 }
+
+/// Runs `sticky new` (no prompt) with `args` in `env`'s project as another HOME would, and
+/// leaves the stamp out: a state planted whose session never started.
+fn plant_an_unstarted_session(env: &TestEnv, args: &[&str]) {
+    let author = env.scratch.join("author-home");
+    fs::create_dir_all(&author).expect("create the author's HOME");
+    let mut line = vec!["new"];
+    line.extend_from_slice(args);
+    as_author(env, &author, &line).assert_success();
+    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("leave the stamp out");
+}
+
+#[test]
+fn an_unstamped_state_whose_session_never_started_is_refused_until_trusted() {
+    let env = TestEnv::new();
+    plant_an_unstarted_session(&env, &["-m", "planted-model"]);
+    for args in [&["hello"][..], &["status"]] {
+        let refused = env.sticky(args).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains(
+            "refusing to use it: it has no stamp saying you made it, and its claude session #1 \
+             (thread main) never started, so nothing in this HOME shows that you made it, and \
+             it would choose the agent and model the next turn runs",
+        );
+        refused.assert_stderr_contains("run `sticky trust`");
+    }
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+
+    env.ok(["trust"]).assert_stderr_contains("is yours now");
+    env.turn("hello");
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("planted-model"),
+        "adopted on purpose, its choice holds"
+    );
+}
+
+#[test]
+fn a_home_that_cannot_keep_a_key_goes_on_with_its_own_sessions_that_never_started() {
+    let env = TestEnv::new();
+    // The data directory is a file: no key can be made, so no database is stamped, and
+    // `sticky trust` could not stamp one either.
+    fs::create_dir_all(env.home.join(".local")).expect("create .local");
+    fs::write(env.home.join(".local/share"), b"not a directory").expect("block it");
+    env.ok(["new", "-m", "my-model"])
+        .assert_stderr_contains("sticky: cannot stamp the new database as yours");
+    let first = env.turn("hello").session;
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("my-model")
+    );
+    // A first turn whose agent failed leaves a session that never started, too.
+    env.ok(["new"]);
+    env.sticky(["fails"])
+        .env("FAKE_CLAUDE_EXIT", "1")
+        .run()
+        .assert_code(1);
+    let next = env.turn("again").session;
+    assert_ne!(next, first);
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+}
+
 #[test]
 fn a_key_directory_others_may_write_or_another_user_owns_is_refused() {
     let env = TestEnv::new();
@@ -1406,6 +1470,7 @@ fn a_key_directory_others_may_write_or_another_user_owns_is_refused() {
         assert_eq!(env.turn("three").session, first);
     }
 }
+
 #[test]
 fn a_key_that_cannot_be_written_leaves_no_temporary_file_behind() {
     let env = TestEnv::new();
@@ -1442,6 +1507,7 @@ fn a_key_that_cannot_be_written_leaves_no_temporary_file_behind() {
     // Without the limit, trust makes the key and stamps the state.
     env.ok(["trust"]).assert_stderr_contains("is yours now");
 }
+
 #[test]
 fn a_project_directory_every_user_may_write_is_refused_unless_it_has_the_sticky_bit() {
     let env = TestEnv::new();
@@ -1463,6 +1529,7 @@ fn a_project_directory_every_user_may_write_is_refused_unless_it_has_the_sticky_
     chmod(&env.project, 0o775);
     assert_eq!(env.turn("three").session, first);
 }
+
 #[test]
 fn doctor_reports_a_claude_session_id_that_is_no_uuid_as_the_turn_refuses_it() {
     let env = TestEnv::new();
@@ -1486,4 +1553,45 @@ fn doctor_reports_a_claude_session_id_that_is_no_uuid_as_the_turn_refuses_it() {
     json.assert_code(71);
     let problems = json.json()["problems"].to_string();
     assert!(problems.contains("not-a-uuid"), "{problems}");
+}
+
+#[test]
+fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows_nothing() {
+    let mut env = TestEnv::new();
+    // An agent that keeps no files of its sessions: a started one shows nothing in HOME.
+    env.set_var(
+        "STICKY_CLAUDE_BIN",
+        crate::support::fakes_dir().join("claude-keeping-no-files"),
+    );
+    fs::create_dir_all(env.home.join(".local")).expect("create .local");
+    fs::write(env.home.join(".local/share"), b"not a directory").expect("block it");
+    env.ok(["one"]);
+
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "`sticky trust` adopts it, but needs your key, which cannot be made: {}: cannot create \
+         sticky's key (not a directory",
+        env.home.join(".local/share/sticky/key").display()
+    ));
+    refused.assert_stderr_contains(&format!(
+        "let sticky write {}, or set XDG_DATA_HOME to a directory it can write; then run `sticky \
+         trust`",
+        env.home.join(".local/share/sticky").display()
+    ));
+    env.sticky(["trust"])
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("cannot create sticky's key");
+
+    // The way out it names: a data directory sticky can write, then `sticky trust`.
+    let data = env.scratch.join("data");
+    env.sticky(["trust"])
+        .env("XDG_DATA_HOME", &data)
+        .run()
+        .assert_success();
+    env.sticky(["two"])
+        .env("XDG_DATA_HOME", &data)
+        .run()
+        .assert_success();
 }
