@@ -860,7 +860,10 @@ pub enum Command {
     /// repository and cloned, a CI cache restored on a fresh runner, or a copy from another HOME
     /// would otherwise choose the conversation sticky continues and the agent it runs. This
     /// stamps the database as yours, so run it only for state you know. A `.sticky/` another user
-    /// owns, that others may write, or that links out of the project stays refused.
+    /// owns, that others may write, or that links out of the project stays refused. Where a
+    /// conversation was recorded in another directory (a project moved to another file system,
+    /// which copies its database), it names the next step: `sticky relocate` after a move,
+    /// `sticky new` in a copy.
     Trust,
 }
 
