@@ -431,7 +431,8 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 ];
 
 /// Every command's name (a test holds the list to the definition): the turn's parse knows
-/// them, so a command line that names one is parsed with the whole definition.
+/// them, so a command line that names one is parsed with the whole definition, and a one-word
+/// prompt a letter or two away from one is refused (see [`refuse_misspelt_command`]).
 const COMMANDS: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
     "export", "import", "relocate", "forget", "show", "trust",
@@ -450,15 +451,12 @@ fn turn_command() -> clap::Command {
         .fold(top, |top, name| top.subcommand(clap::Command::new(*name)))
 }
 
-/// The commands a one-word prompt is checked against.
-const COMMAND_NAMES: &[&str] = &[
-    "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "show", "trust",
-];
-
 /// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
 /// likely a misspelt command, and a turn costs money; it is refused with the way to send it
-/// anyway (`-p`). Longer prompts (`sticky fix the status`) are prompts.
+/// anyway (`-p`). Longer prompts (`sticky fix the status`) are prompts. Every command counts,
+/// `forget` too: `sticky forgt` is refused, not sent (nor run: the error only names the
+/// command), and so is a word such as `forgot` or `format`, which says too little to be worth a
+/// paid turn by mistake, with `-p` to send it all the same.
 fn refuse_misspelt_command(
     turn: &TurnArgs,
     command: &mut clap::Command,
@@ -477,7 +475,7 @@ fn refuse_misspelt_command(
         return Ok(());
     }
     let allowed = if word.len() <= 4 { 1 } else { 2 };
-    let near = COMMAND_NAMES
+    let near = COMMANDS
         .iter()
         .find(|name| edit_distance(word, name) <= allowed);
     match near {
@@ -862,7 +860,10 @@ pub enum Command {
     /// repository and cloned, a CI cache restored on a fresh runner, or a copy from another HOME
     /// would otherwise choose the conversation sticky continues and the agent it runs. This
     /// stamps the database as yours, so run it only for state you know. A `.sticky/` another user
-    /// owns, that others may write, or that links out of the project stays refused.
+    /// owns, that others may write, or that links out of the project stays refused. Where a
+    /// conversation was recorded in another directory (a project moved to another file system,
+    /// which copies its database), it names the next step: `sticky relocate` after a move,
+    /// `sticky new` in a copy.
     Trust,
 }
 
@@ -1121,7 +1122,10 @@ mod tests {
 
     #[test]
     fn a_one_word_prompt_near_a_command_is_refused() {
-        for word in ["statsu", "stauts", "sesions", "lgo", "doctr", "nwe"] {
+        for word in [
+            "statsu", "stauts", "sesions", "lgo", "doctr", "nwe", "forgt", "froget", "forgot",
+            "format",
+        ] {
             let error = parse(&[word]).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::InvalidSubcommand, "{word}");
             assert!(
@@ -1129,12 +1133,15 @@ mod tests {
                 "{error}"
             );
         }
-        assert!(
-            parse(&["statsu"])
-                .unwrap_err()
-                .to_string()
-                .contains("`sticky status`")
-        );
+        for (word, command) in [("statsu", "status"), ("forgt", "forget")] {
+            assert!(
+                parse(&[word])
+                    .unwrap_err()
+                    .to_string()
+                    .contains(&format!("`sticky {command}`")),
+                "{word}"
+            );
+        }
         for args in [
             &["yes"][..],
             &["go"],

@@ -76,9 +76,11 @@ impl Project {
 
     /// Adopts (stamps) a database made by a sticky older than stamps only when the agent has the
     /// files of every live session of it in this HOME: else only sticky's vault could continue
-    /// that conversation, which is what a state planted from a cache or an archive needs. `has`
-    /// says whether the agent has a session (`None`: it cannot tell, which proves nothing). Does nothing
-    /// for a stamped or missing database; a stamp that cannot be written is tried again next time.
+    /// that conversation, which is what a state planted from a cache or an archive needs. A live
+    /// session that never started shows nothing either way, so it is refused too, unless this
+    /// user can have no key (see [`unproven`]). `has` says whether the agent has a session
+    /// (`None`: it cannot tell, which proves nothing). Does nothing for a stamped or missing
+    /// database; a stamp that cannot be written is tried again next time.
     pub fn adopt_unstamped(&self, has: impl Fn(&store::SessionRow) -> Option<bool>) -> Result<()> {
         if self.database != Database::Unstamped {
             return Ok(());
@@ -88,17 +90,8 @@ impl Project {
                 let Some(live) = store.live_session(thread.id)? else {
                     continue;
                 };
-                let Some(id) = live.agent_session_id.as_deref() else {
+                let Some(why) = unproven(&live, &thread.name, &has)? else {
                     continue;
-                };
-                if live.confirmed_at.is_none() {
-                    continue;
-                }
-                // An agent that cannot tell (opencode keeps rows, not files) proves nothing.
-                let missing = match has(&live) {
-                    Some(true) => continue,
-                    Some(false) => format!("{} has none of the files of", live.agent),
-                    None => format!("sticky cannot find {}'s own record of", live.agent),
                 };
                 // Seen unstamped at `locate`, but a sticky that created the file may have
                 // stamped it since: it stamps before it writes any session, so a session read
@@ -106,14 +99,11 @@ impl Project {
                 if stamp::verdict(&self.state).is_ok_and(|v| v == stamp::Verdict::Mine) {
                     return Ok(());
                 }
+                let advice = trust_advice()?;
                 return Err(trust::refuse(
                     &self.state.db,
                     format!(
-                        "it has no stamp saying you made it, and {missing} its session {id} \
-                         (thread {}) in this HOME, so only sticky's vault could continue it, as \
-                         a state planted from a cache or an archive would be; if you made it \
-                         before sticky stamped its databases, run `sticky trust`; {}",
-                        thread.name,
+                        "it has no stamp saying you made it, and {why}; {advice}; {}",
                         trust::way_out(self)
                     ),
                 ));
@@ -136,6 +126,58 @@ impl Project {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists
         )
     }
+}
+
+/// How `sticky trust` adopts an unstamped database: at once, or once the user's key can be made
+/// (it stamps with the key).
+fn trust_advice() -> Result<String> {
+    Ok(match stamp::key_state()? {
+        stamp::KeyState::Ready => {
+            "if you made it before sticky stamped its databases, run `sticky trust`".to_owned()
+        }
+        stamp::KeyState::Impossible(why) => format!(
+            "if you made it, `sticky trust` adopts it, but needs your key, which cannot be made: \
+             {why}; then run `sticky trust`"
+        ),
+    })
+}
+
+/// Why the live session `live` of thread `thread` in an unstamped database does not show that
+/// the user made it, or `None` when it does. A session that ran shows it by the agent's files of
+/// it in this HOME (`has`). One that never started (`sticky new` without a prompt, a first turn
+/// whose agent failed) shows nothing, and would choose the agent and model of the next turn:
+/// refused, unless no key can be made for this user (a data directory sticky cannot write), whose
+/// own databases are then all unstamped and `sticky trust` cannot stamp them. Such a user keeps
+/// going with their own sessions that never started (they carry no conversation, and can only
+/// choose among the user's own agents), while a started one without the agent's files is still
+/// refused, saying how to give sticky a key.
+fn unproven(
+    live: &store::SessionRow,
+    thread: &str,
+    has: &impl Fn(&store::SessionRow) -> Option<bool>,
+) -> Result<Option<String>> {
+    let started = live.confirmed_at.is_some();
+    let (Some(id), true) = (live.agent_session_id.as_deref(), started) else {
+        if stamp::key_state()? == stamp::KeyState::Ready {
+            return Ok(Some(format!(
+                "its {} session #{} (thread {thread}) never started, so nothing in this HOME \
+                 shows that you made it, and it would choose the agent and model the next turn \
+                 runs",
+                live.agent, live.id
+            )));
+        }
+        return Ok(None);
+    };
+    // An agent that cannot tell (opencode keeps rows, not files) proves nothing.
+    let missing = match has(live) {
+        Some(true) => return Ok(None),
+        Some(false) => format!("{} has none of the files of", live.agent),
+        None => format!("sticky cannot find {}'s own record of", live.agent),
+    };
+    Ok(Some(format!(
+        "{missing} its session {id} (thread {thread}) in this HOME, so only sticky's vault could \
+         continue it, as a state planted from a cache or an archive would be"
+    )))
 }
 
 /// How the project directory was chosen (shown by `sticky status` and `sticky doctor`).

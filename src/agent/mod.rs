@@ -265,6 +265,14 @@ pub trait Adapter: Sync + Send {
             .map(|path| path.is_file())
     }
 
+    /// Whether `id` has the shape of the agent's own session IDs (`true` where the adapter does
+    /// not hold the agent to one): a stored ID of another shape came from a crafted or damaged
+    /// database, and is never passed to the agent.
+    fn valid_id(&self, id: &str) -> bool {
+        let _ = id;
+        true
+    }
+
     /// The session ID in the line the agent's interactive UI prints when it exits
     /// (`claude --resume <id>`, `codex resume <id>`, ...), read from the end of `text`, the
     /// terminal output of the run (control sequences are ignored). This is how sticky learns the

@@ -241,6 +241,14 @@ fn session_problems(
     if let Err(error) = session::ensure_in_project(live, &ctx.thread, &ctx.project.dir) {
         problems.push((error.exit(), error.to_string()));
     }
+    // The turn refuses a stored ID or model it would pass as an option, or an ID of another
+    // shape than the agent's, before it runs.
+    if plan.action == Action::Resume {
+        let db = &ctx.project.state.db;
+        if let Err(error) = session::ensure_plain_arguments(live, &ctx.agents, db) {
+            problems.push((error.exit(), error.to_string()));
+        }
+    }
     // A transcript the vault holds a copy of is put back by the next turn.
     if plan.action == Action::Resume && !restorable {
         problems.extend(resume_problems(live, transcript));

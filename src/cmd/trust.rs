@@ -1,4 +1,11 @@
 //! `sticky trust`: adopt a project's state the user copied, restored or cloned on purpose.
+//!
+//! A state adopted here whose conversations were recorded in another directory came from a
+//! project that moved (to another file system, which copies the database) or was copied: the
+//! next turn would refuse it (exit 73), so trust names the next step, `sticky relocate` for a
+//! move, `sticky new` for a copy.
+
+use std::path::PathBuf;
 
 use anyhow::Result;
 
@@ -6,29 +13,82 @@ use super::output::Report;
 use super::view::escape;
 use super::{start_dir, sticky_db};
 use crate::cli::GlobalArgs;
-use crate::project::{self, Adopted};
+use crate::project::{self, Adopted, Project};
+use crate::store::Store;
 
 /// Stamps the database of the project of the current directory (or `-C DIR`) as the user's.
 pub fn run(global: &GlobalArgs) -> Result<Report> {
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
+    let elsewhere = elsewhere(&project);
     if global.json {
+        let elsewhere: Vec<_> = elsewhere
+            .iter()
+            .map(|(thread, dir)| {
+                serde_json::json!({"thread": thread, "directory": dir.display().to_string()})
+            })
+            .collect();
         return Report::json(&serde_json::json!({
             "project": project.dir.display().to_string(),
             "database": project.state.db.display().to_string(),
             "trusted": adopted != Adopted::Nothing,
             "stamped": adopted == Adopted::Now,
+            "elsewhere": elsewhere,
         }));
     }
     if !global.quiet {
         let db = escape(&project.state.db.display().to_string()).into_owned();
         match adopted {
-            Adopted::Now => eprintln!(
+            Adopted::Now if elsewhere.is_empty() => eprintln!(
                 "sticky: {db} is yours now: its conversations continue here (`sticky status` \
                  shows them)"
             ),
+            Adopted::Now => eprintln!("sticky: {db} is yours now"),
             Adopted::Already => eprintln!("sticky: {db} is already yours"),
             Adopted::Nothing => eprintln!("sticky: no database at {db}: nothing to trust"),
         }
+        for (thread, dir) in &elsewhere {
+            eprintln!("sticky: {}", next_step(thread, dir));
+        }
     }
     Ok(Report::nothing())
+}
+
+/// The conversations whose live session was recorded for another directory than the project's:
+/// (thread, directory). A database that cannot be read names none (the next turn says why).
+fn elsewhere(project: &Project) -> Vec<(String, PathBuf)> {
+    let read = || -> Result<Vec<(String, PathBuf)>> {
+        let Some(store) = Store::open_existing(&project.state.db)? else {
+            return Ok(Vec::new());
+        };
+        let mut found = Vec::new();
+        for thread in store.threads()? {
+            if let Some(live) = store.live_session(thread.id)? {
+                if live.directory != project.dir {
+                    found.push((thread.name, live.directory));
+                }
+            }
+        }
+        Ok(found)
+    };
+    read().unwrap_or_default()
+}
+
+/// What to run for thread `thread`, whose live session belongs to `dir`: `sticky relocate` when
+/// `dir` is gone (the project moved here), else `sticky new` (this is a copy of it).
+fn next_step(thread: &str, dir: &std::path::Path) -> String {
+    let shown = dir.display().to_string();
+    let (thread, shown) = (escape(thread), escape(&shown));
+    if dir.exists() {
+        format!(
+            "thread {thread} was recorded in {shown}, which still exists, so this is a copy of \
+             that project: run `sticky new` here for a session of its own (or sticky in {shown} \
+             to go on there)"
+        )
+    } else {
+        format!(
+            "thread {thread} was recorded in {shown}, which is gone: if the project moved here, \
+             run `sticky relocate` to go on with it here (else `sticky new` for a session of its \
+             own)"
+        )
+    }
 }

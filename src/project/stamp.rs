@@ -4,11 +4,13 @@
 //! sticky continues or the agent it runs.
 //!
 //! The key is 32 random bytes in `<data dir>/sticky/key` (`~/.local/share/sticky/key`, mode
-//! 0600), made the first time it is needed. The stamp, `<db>.stamp`, is one line:
-//! `sticky-stamp 1 <inode> <HMAC-SHA256(key, inode) in hex>`. It names the database's inode, so
-//! it holds only for the file it was written for: a clone, a copy or a restored backup is a new
-//! file, and a stamp copied along with it (or taken from a stranger's repository) no longer
-//! matches. A moved project keeps its inode and its stamp. `sticky trust` stamps a state the user
+//! 0600, in a directory of the user's that others may not write), made the first time it is
+//! needed and on disk (file and name) before a stamp is made with it. The stamp, `<db>.stamp`,
+//! is one line: `sticky-stamp 1 <inode> <HMAC-SHA256(key, inode) in hex>`. It names the
+//! database's inode, so it holds only for the file it was written for: a clone, a copy or a
+//! restored backup is a new file, and a stamp copied along with it (or taken from a stranger's
+//! repository) no longer matches. A project moved within its file system keeps its inode and its
+//! stamp (one moved to another file system is copied). `sticky trust` stamps a state the user
 //! adopts on purpose.
 //!
 //! A database without a stamp was made by a sticky older than stamps (or planted by someone
@@ -17,7 +19,10 @@
 //! committed `.sticky/` came with the repository; a state git may track but cannot be asked
 //! about is refused too), and the agent must have the files of every live session in this HOME
 //! (`Project::adopt_unstamped`): a conversation only sticky's vault could continue is what a
-//! state restored from a cache or an archive onto a fresh machine looks like.
+//! state restored from a cache or an archive onto a fresh machine looks like. A live session
+//! that never started shows nothing either way, so it is refused as well, unless no key can be
+//! made for the user ([`key_state`]): then none of their databases is stamped, and `sticky trust`
+//! could not stamp one.
 //!
 //! Per turn this costs a `stat` of the database and two small reads (key and stamp).
 
@@ -205,7 +210,8 @@ pub fn write(state: &State) -> Result<()> {
     temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
     let written = create_private(&temporary, line(&key, inode).as_bytes())
-        .and_then(|()| fs::rename(&temporary, &stamp_path));
+        .and_then(|()| fs::rename(&temporary, &stamp_path))
+        .and_then(|()| sync_dir(&stamp_path));
     if let Err(e) = written {
         let _ = fs::remove_file(&temporary);
         return Err(crate::store::io_error(&stamp_path, "write", &e));
@@ -213,14 +219,31 @@ pub fn write(state: &State) -> Result<()> {
     Ok(())
 }
 
-/// Creates `path` (mode 0600) holding `bytes`; fails when it exists.
+/// Creates `path` (mode 0600) holding `bytes`, on disk when it returns; fails when it exists,
+/// and leaves nothing behind when the bytes cannot be written.
 fn create_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    OpenOptions::new()
+    let mut file = OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(path)?
-        .write_all(bytes)
+        .open(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    if written.is_err() {
+        let _ = fs::remove_file(path);
+    }
+    written
+}
+
+/// Puts the directory entry of `path` on disk (a name just linked or renamed into place). A file
+/// system that cannot sync a directory (EINVAL) keeps the name as safely as it keeps any.
+fn sync_dir(path: &Path) -> io::Result<()> {
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    match fs::File::open(dir)?.sync_all() {
+        Err(e) if e.raw_os_error() == Some(nix::libc::EINVAL) => Ok(()),
+        other => other,
+    }
 }
 
 /// Where the user's key lives: `<data dir>/sticky/key`.
@@ -258,13 +281,25 @@ fn key() -> Result<Vec<u8>> {
         return Ok(key);
     }
     let path = key_path()?;
-    let made = make_key(&path);
-    if let Err(e) = made {
-        return Err(crate::store::io_error(&path, "create", &e));
+    if let Err(e) = make_key(&path) {
+        return Err(StickyError::store(&path, unmakeable(&path, &e)).into());
     }
     read_key()?.ok_or_else(|| StickyError::store(&path, "vanished as it was created").into())
 }
 
+/// Why the key at `path` cannot be made, and the way out.
+fn unmakeable(path: &Path, error: &io::Error) -> String {
+    let dir = path.parent().unwrap_or(path);
+    let why = error.to_string().to_lowercase();
+    format!(
+        "cannot create sticky's key ({why}); let sticky write {}, or set XDG_DATA_HOME to a \
+         directory it can write",
+        dir.display()
+    )
+}
+
+/// Makes a key at `path` unless one is there; on disk (file and name) when it returns, and no
+/// temporary file left behind on any path.
 fn make_key(path: &Path) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         state::create(dir)?;
@@ -274,20 +309,50 @@ fn make_key(path: &Path) -> io::Result<()> {
     let temporary = path.with_file_name(format!("key.{}.tmp", std::process::id()));
     create_private(&temporary, &key)?;
     let linked = fs::hard_link(&temporary, path);
-    fs::remove_file(&temporary)?;
+    let removed = fs::remove_file(&temporary);
     match linked {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        other => other,
+        Err(e) => Err(e),
+        Ok(()) => removed.and_then(|()| sync_dir(path)),
     }
+}
+
+/// Whether this user can have a key (see [`key_state`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyState {
+    /// There is one (made now if there was none).
+    Ready,
+    /// None can be made (no data directory, or one sticky cannot write): why, and the way out.
+    /// Stamps cannot vouch for such a user's databases, which are then all unstamped, and
+    /// `sticky trust` cannot stamp one either.
+    Impossible(String),
+}
+
+/// Whether the user has a key, making one now if there is none.
+pub fn key_state() -> Result<KeyState> {
+    let path = match key_path() {
+        Ok(path) => path,
+        Err(error) => return Ok(KeyState::Impossible(format!("{error:#}"))),
+    };
+    if read_key()?.is_some() {
+        return Ok(KeyState::Ready);
+    }
+    Ok(match make_key(&path) {
+        Ok(()) => KeyState::Ready,
+        Err(e) => KeyState::Impossible(format!("{}: {}", path.display(), unmakeable(&path, &e))),
+    })
 }
 
 /// The user's key, `None` when there is none yet. A key others could read (or that is not the
 /// user's own) is refused: with it they could stamp a state as the user's.
 fn read_key() -> Result<Option<Vec<u8>>> {
     let path = key_path()?;
+    if let Some(dir) = path.parent() {
+        check_key_dir(dir)?;
+    }
     let mut file = match fs::File::open(&path) {
         Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if is_absent(&e) => return Ok(None),
         Err(e) => return Err(crate::store::io_error(&path, "read", &e)),
     };
     let meta = file
@@ -322,6 +387,43 @@ fn read_key() -> Result<Option<Vec<u8>>> {
         .into());
     }
     Ok(Some(key))
+}
+
+/// Refuses the key's directory when another user owns it or others may write it: they could
+/// replace the key with one they know, or remove it. A missing one is made 0700 with the key.
+fn check_key_dir(dir: &Path) -> Result<()> {
+    let meta = match fs::metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if is_absent(&e) => return Ok(()),
+        Err(e) => return Err(crate::store::io_error(dir, "look at", &e)),
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    let why = if meta.uid() != me {
+        format!(
+            "the directory is owned by another user (uid {}, you are uid {me}), who could \
+             replace the key or remove it; if it is yours, take it over (chown -R {me} {}), \
+             else remove it (sticky makes a new key, and asks you to `sticky trust` your \
+             projects' state again)",
+            meta.uid(),
+            dir.display()
+        )
+    } else if meta.mode() & 0o022 != 0 {
+        format!(
+            "other users may write the directory (mode {:04o}), and could replace the key or \
+             remove it; make it yours alone (chmod go-w {})",
+            meta.mode() & 0o777,
+            dir.display()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(StickyError::store(dir, format!("refusing to use sticky's key in it: {why}")).into())
+}
+
+/// Whether `error` says there is nothing at a path: not there, or a file where a directory
+/// on the way should be (a data directory that is a file holds no key).
+fn is_absent(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::NotFound || error.kind() == io::ErrorKind::NotADirectory
 }
 
 /// Whether git says it tracks the database of `state`, its WAL, its stamp or its vault: a state

@@ -7,7 +7,9 @@
 //! another project's conversations), not owned by another user, and not writable by others (a
 //! world-writable `/tmp/x/.sticky` planted by one user would capture another's runs). A link
 //! that stays inside the project is fine. `STICKY_DB` is the supported way to keep the database
-//! elsewhere: the user named it, so the files it names are not checked.
+//! elsewhere: the user named it, so the files it names are not checked. A project directory
+//! every user may write (mode 0777, no sticky bit) is refused as well: another user could swap
+//! its `.sticky/` between these checks and `SQLite`'s open.
 //!
 //! A clone passes all of that, so the database must also carry the user's stamp (see `stamp`):
 //! a `.sticky/` committed to a repository and cloned to the same path, or a state copied from
@@ -51,6 +53,7 @@ pub(super) fn check_owned(project: &Project) -> Result<()> {
     if project.db_overridden {
         return Ok(());
     }
+    check_project_dir(&project.dir)?;
     let db = state.join(DB_FILE);
     check_file(&project.dir, &db, true)?;
     for suffix in COMPANIONS {
@@ -75,8 +78,9 @@ fn check_made_here(project: &Project) -> Result<Database> {
             &state.db,
             format!(
                 "it is a copy of a database sticky made for you, not the file it made (copied, \
-                 restored or cloned); if you mean to continue its conversations here, run \
-                 `sticky trust`; {}",
+                 restored or cloned; a project moved to another file system is copied too); if \
+                 you mean to continue its conversations here, run `sticky trust`, then, if the \
+                 project moved here, `sticky relocate`; {}",
                 way_out()
             ),
         )),
@@ -190,6 +194,27 @@ fn check_not_orphaned(state: &State) -> Result<()> {
         ),
     )
     .into())
+}
+
+/// Refuses a project directory every user may write without the sticky bit (mode 0777): any of
+/// them could swap its `.sticky/` for one of their own between these checks and `SQLite`'s
+/// opening the database, so no check of the files could hold. With the sticky bit (as `/tmp`
+/// has) others cannot rename what is the user's.
+fn check_project_dir(dir: &Path) -> Result<()> {
+    let meta = std::fs::metadata(dir).map_err(|e| crate::store::io_error(dir, "look at", &e))?;
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o002 == 0 || mode & 0o1000 != 0 {
+        return Ok(());
+    }
+    Err(refuse(
+        dir,
+        format!(
+            "it is the project directory, and every user may write it (mode {mode:04o}), so \
+             another could swap its .sticky/ for their own while sticky opens it; make it \
+             closed to others (chmod o-w {}), or set STICKY_DB to keep the state elsewhere",
+            dir.display()
+        ),
+    ))
 }
 
 /// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one

@@ -1,5 +1,6 @@
 //! The plan against the database: the stored live session read into the policy's view, checked
-//! against the project it runs in, and the plan written inside the turn's transaction.
+//! against the project it runs in (and its ID and model against the agent's arguments), and the
+//! plan written inside the turn's transaction.
 //!
 //! The turn (`sticky [PROMPT]`, `sticky new PROMPT`) and `sticky new` without a prompt write a
 //! plan through [`apply`]; `doctor` reads the same view ([`live_of`]) and shows the plan.
@@ -145,4 +146,49 @@ pub fn ensure_in_project(
         project.display(),
         session.directory.display(),
     )))
+}
+
+/// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
+/// that an agent would read as an option of its own is refused, and so is an ID of another
+/// shape than the agent's (a Claude Code ID is a UUID): sticky never stores one (it mints
+/// UUIDs or takes the agent's own, and models come from `--model`), so it comes from a database
+/// crafted or damaged elsewhere, and Claude's `--resume [value]` would take `--resume
+/// --some-flag` as a bare `--resume` followed by that flag. The turn checks the session it is
+/// about to run; `doctor` the one the next turn would resume.
+pub fn ensure_plain_arguments(
+    session: &SessionRow,
+    agents: &Agents,
+    db: &Path,
+) -> Result<(), StickyError> {
+    let checks = [
+        ("session ID", &session.agent_session_id, "`sticky new`"),
+        ("model", &session.model, "`sticky new --model MODEL`"),
+    ];
+    for (what, value, way_out) in checks {
+        let Some(value) = value.as_deref() else {
+            continue;
+        };
+        let problem =
+            if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
+                "which the agent could take for an option".to_owned()
+            } else if what == "session ID"
+                && agents
+                    .find(&session.agent)
+                    .is_some_and(|a| !a.valid_id(value))
+            {
+                format!("which is not a session ID {} makes", session.agent)
+            } else {
+                continue;
+            };
+        return Err(StickyError::store(
+            db,
+            format!(
+                "session #{} has the {what} \"{value}\", {problem}; sticky does not pass it on \
+                 (was the database crafted or copied from elsewhere?); start over with \
+                 {way_out}, or move the database away",
+                session.id
+            ),
+        ));
+    }
+    Ok(())
 }

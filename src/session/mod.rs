@@ -5,7 +5,8 @@
 //!   a [`Plan`]: resume, start, restart or rotate, with the agent and model the turn runs.
 //! - [`apply`]: the plan written inside the turn's `BEGIN IMMEDIATE` transaction, and the stored
 //!   live session read into the policy's view ([`live_of`]), checked against the project
-//!   ([`ensure_in_project`]). `doctor` shows the same plan without writing it.
+//!   ([`ensure_in_project`]), its stored ID and model against what may become the agent's
+//!   arguments ([`ensure_plain_arguments`]). `doctor` shows the same plan without writing it.
 //! - [`Observed`] (a pure reducer): what the agent reported during the turn, folded from its
 //!   events.
 //! - [`verdict`] (pure, table-tested): the turn's end: status, exit, error line and what
@@ -16,7 +17,7 @@ mod observed;
 mod plan;
 mod verdict;
 
-pub use apply::{Thread, apply, ensure_in_project, live_of};
+pub use apply::{Thread, apply, ensure_in_project, ensure_plain_arguments, live_of};
 pub use observed::{Effect, MAX_AGENT_OUTPUT, Observed};
 pub use plan::{Action, CarryKind, Live, Plan, Reason, Request, plan};
 pub use verdict::{Asked, Ended, Evidence, SessionAction, Verdict, verdict};

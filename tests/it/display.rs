@@ -74,8 +74,8 @@ fn crafted() -> TestEnv {
 #[test]
 fn every_text_view_escapes_stored_control_characters() {
     let env = crafted();
-    // `doctor` exits 0: the crafted ID is no UUID, so it names no Claude transcript to check
-    // (sticky builds no path from it; `../../history` would name `~/.claude/history.jsonl`).
+    // `doctor` exits 71, as the next turn would: the crafted ID is no UUID (and holds control
+    // characters), so the turn refuses to pass it to Claude, and doctor reports that.
     let views: [(&str, i32, &[&str]); 7] = [
         (
             "status",
@@ -91,7 +91,7 @@ fn every_text_view_escapes_stored_control_characters() {
         ("log", 0, &[PROMPT_SHOWN, SESSION_ID_SHOWN, MODEL_SHOWN]),
         ("sessions", 0, &[MODEL_SHOWN, "id\\e]0;x"]),
         ("threads", 0, &[THREAD_SHOWN, MODEL_SHOWN, "id\\e]0;x"]),
-        ("doctor", 0, &[THREAD_SHOWN, SESSION_ID_SHOWN, MODEL_SHOWN]),
+        ("doctor", 71, &[THREAD_SHOWN, SESSION_ID_SHOWN, MODEL_SHOWN]),
         ("config", 0, &[THREAD_SHOWN]),
         ("prompt", 0, &[THREAD_SHOWN, "id\\e]0;x"]),
     ];

@@ -304,6 +304,56 @@ fn sixty_four_first_runs_at_once_share_one_database_and_session_and_take_turns()
     println!("{RUNS} simultaneous first runs took {elapsed:?}");
 }
 
+/// Starts `runs` first turns at once in `env`'s fresh project (with `vars` set) and asserts
+/// every one succeeded on one session of one conversation.
+#[track_caller]
+fn first_runs_at_once(env: &TestEnv, runs: usize, vars: &[(&str, &Path)]) {
+    assert!(!env.project.join(".sticky").exists());
+    let started: Vec<_> = (0..runs)
+        .map(|i| {
+            let run = env.sticky([format!("at once {i:02}")]);
+            vars.iter()
+                .fold(run, |run, (key, value)| run.env(key, value))
+                .start()
+        })
+        .collect();
+    for output in started.into_iter().map(crate::support::Started::wait) {
+        output.assert_success();
+    }
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let count = |table: &str| -> i64 {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get(0)
+        })
+        .expect("count rows")
+    };
+    let runs = i64::try_from(runs).expect("a count");
+    assert_eq!(
+        (count("threads"), count("sessions"), count("turns")),
+        (1, 1, runs)
+    );
+}
+
+#[test]
+fn first_runs_at_once_with_an_agent_keeping_no_files_all_succeed_on_one_session() {
+    // Each run that found the database before its creator stamped it finds the creator's
+    // session (never started, or confirmed with no files to show for it) and must see the
+    // stamp written since, not refuse the state as planted (commit 37ee746).
+    let env = TestEnv::new();
+    let agent = crate::support::fakes_dir().join("claude-keeping-no-files");
+    first_runs_at_once(&env, 64, &[("STICKY_CLAUDE_BIN", &agent)]);
+    assert!(env.project.join(".sticky/sticky.db.stamp").is_file());
+
+    // A HOME where no key can be made (its data directory is a file): no database is stamped,
+    // and a session that never started shows nothing, yet the runs are this user's own.
+    let keyless = TestEnv::new();
+    fs::create_dir_all(keyless.home.join(".local")).expect("create .local");
+    fs::write(keyless.home.join(".local/share"), b"not a directory").expect("block it");
+    first_runs_at_once(&keyless, 16, &[]);
+    assert!(!keyless.project.join(".sticky/sticky.db.stamp").exists());
+}
+
 /// Calls `found` with every file under `dir`, recursively.
 fn find_files(dir: &Path, found: &mut dyn FnMut(&Path)) {
     for entry in fs::read_dir(dir).expect("read a directory").flatten() {

@@ -812,12 +812,13 @@ fn another_users_run_below_a_planted_world_writable_sticky_dir_is_not_captured()
     chmod(base.path(), 0o755);
     let shared = base.path().join("x");
     fs::create_dir(&shared).expect("create the shared directory");
-    chmod(&shared, 0o777);
     let env = TestEnv::without_git();
     env.sticky(["planted by A"])
         .current_dir(&shared)
         .run()
         .assert_success();
+    // (Opened to all only now: sticky refuses a project directory anyone may write.)
+    chmod(&shared, 0o777);
     let planted = shared.join(".sticky");
     chmod(&planted, 0o777);
     for entry in fs::read_dir(&planted).expect("read it").flatten() {
@@ -1295,4 +1296,302 @@ fn a_key_others_may_read_is_refused_and_a_home_without_one_to_write_still_runs()
     let again = elsewhere.sticky(["again"]).run();
     again.assert_success();
     assert_eq!(again.answer().session, output.answer().session);
+}
+
+#[test]
+fn a_project_moved_to_another_file_system_is_trusted_then_relocated_and_goes_on() {
+    let env = TestEnv::new();
+    let first = env.turn("remember kumquat").session;
+    // A move across file systems is a copy and a removal: the database is a new file.
+    let moved = env.scratch.join("moved");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&moved)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    fs::remove_dir_all(&env.project).expect("remove the original");
+    let runs = env.agent_runs().len();
+
+    let refused = env.sticky(["go on"]).current_dir(&moved).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains("a project moved to another file system is copied too");
+    refused.assert_stderr_contains(
+        "run `sticky trust`, then, if the project moved here, `sticky relocate`",
+    );
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+
+    let trusted = env.sticky(["trust"]).current_dir(&moved).run();
+    trusted.assert_success();
+    trusted.assert_stderr_contains(&format!(
+        "thread main was recorded in {}, which is gone: if the project moved here, run `sticky \
+         relocate` to go on with it here",
+        env.project.display()
+    ));
+    assert!(
+        !trusted.stderr.contains("continue here"),
+        "{}",
+        trusted.describe()
+    );
+    let json = env.sticky(["--json", "trust"]).current_dir(&moved).run();
+    assert_eq!(
+        json.json()["elsewhere"],
+        serde_json::json!([{"thread": "main", "directory": env.project.display().to_string()}])
+    );
+
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let resumed = env.sticky(["go on"]).current_dir(&moved).run();
+    resumed.assert_success();
+    assert_eq!(resumed.answer().session, first, "the same conversation");
+    assert_eq!(resumed.answer().saw, ["remember kumquat"]);
+    assert_eq!(env.last_agent_run().cwd(), moved);
+    // Trusted and relocated, nothing is left to name.
+    let again = env.sticky(["trust"]).current_dir(&moved).run();
+    assert!(
+        !again.stderr.contains("recorded in"),
+        "{}",
+        again.describe()
+    );
+}
+
+#[test]
+fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let copy = env.scratch.join("copy");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&copy)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    let trusted = env.sticky(["trust"]).current_dir(&copy).run();
+    trusted.assert_success();
+    trusted.assert_stderr_contains(&format!(
+        "thread main was recorded in {}, which still exists, so this is a copy of that project: \
+         run `sticky new` here",
+        env.project.display()
+    ));
+}
+
+/// Runs `sticky new` (no prompt) with `args` in `env`'s project as another HOME would, and
+/// leaves the stamp out: a state planted whose session never started.
+fn plant_an_unstarted_session(env: &TestEnv, args: &[&str]) {
+    let author = env.scratch.join("author-home");
+    fs::create_dir_all(&author).expect("create the author's HOME");
+    let mut line = vec!["new"];
+    line.extend_from_slice(args);
+    as_author(env, &author, &line).assert_success();
+    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("leave the stamp out");
+}
+
+#[test]
+fn an_unstamped_state_whose_session_never_started_is_refused_until_trusted() {
+    let env = TestEnv::new();
+    plant_an_unstarted_session(&env, &["-m", "planted-model"]);
+    for args in [&["hello"][..], &["status"]] {
+        let refused = env.sticky(args).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains(
+            "refusing to use it: it has no stamp saying you made it, and its claude session #1 \
+             (thread main) never started, so nothing in this HOME shows that you made it, and \
+             it would choose the agent and model the next turn runs",
+        );
+        refused.assert_stderr_contains("run `sticky trust`");
+    }
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+
+    env.ok(["trust"]).assert_stderr_contains("is yours now");
+    env.turn("hello");
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("planted-model"),
+        "adopted on purpose, its choice holds"
+    );
+}
+
+#[test]
+fn a_home_that_cannot_keep_a_key_goes_on_with_its_own_sessions_that_never_started() {
+    let env = TestEnv::new();
+    // The data directory is a file: no key can be made, so no database is stamped, and
+    // `sticky trust` could not stamp one either.
+    fs::create_dir_all(env.home.join(".local")).expect("create .local");
+    fs::write(env.home.join(".local/share"), b"not a directory").expect("block it");
+    env.ok(["new", "-m", "my-model"])
+        .assert_stderr_contains("sticky: cannot stamp the new database as yours");
+    let first = env.turn("hello").session;
+    assert_eq!(
+        env.last_agent_run().flag("--model").as_deref(),
+        Some("my-model")
+    );
+    // A first turn whose agent failed leaves a session that never started, too.
+    env.ok(["new"]);
+    env.sticky(["fails"])
+        .env("FAKE_CLAUDE_EXIT", "1")
+        .run()
+        .assert_code(1);
+    let next = env.turn("again").session;
+    assert_ne!(next, first);
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+}
+
+#[test]
+fn a_key_directory_others_may_write_or_another_user_owns_is_refused() {
+    let env = TestEnv::new();
+    let first = env.turn("one").session;
+    let dir = env.home.join(".local/share/sticky");
+    chmod(&dir, 0o777);
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use sticky's key in it: other users may write the directory (mode \
+         0777), and could replace the key or remove it; make it yours alone (chmod go-w {})",
+        dir.display(),
+        dir.display()
+    ));
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran");
+    chmod(&dir, 0o700);
+    assert_eq!(env.turn("two").session, first);
+
+    if is_root() {
+        std::os::unix::fs::chown(&dir, Some(65_534), Some(65_534)).expect("chown");
+        let refused = env.sticky(["three"]).run();
+        refused.assert_code(71);
+        refused.assert_stderr_contains(&format!(
+            "{}: refusing to use sticky's key in it: the directory is owned by another user \
+             (uid 65534, you are uid 0)",
+            dir.display()
+        ));
+        std::os::unix::fs::chown(&dir, Some(0), Some(0)).expect("chown back");
+        assert_eq!(env.turn("three").session, first);
+    }
+}
+
+#[test]
+fn a_key_that_cannot_be_written_leaves_no_temporary_file_behind() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let dir = env.home.join(".local/share/sticky");
+    fs::remove_file(dir.join("key")).expect("delete the key");
+    // No file may grow (`ulimit -f 0`, SIGXFSZ ignored): the key's bytes cannot be written.
+    let sticky = env.sticky(["trust"]).command();
+    let mut command = std::process::Command::new("sh");
+    command
+        .args(["-c", "ulimit -f 0 && trap '' XFSZ && exec \"$0\" \"$@\""])
+        .arg(sticky.get_program())
+        .args(sticky.get_args())
+        .current_dir(&env.project);
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.output().expect("run sticky trust");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(71), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: cannot create", dir.join("key").display())),
+        "{stderr}"
+    );
+    let left: Vec<_> = fs::read_dir(&dir)
+        .expect("read the key's directory")
+        .flatten()
+        .map(|entry| entry.file_name())
+        .collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+    // Without the limit, trust makes the key and stamps the state.
+    env.ok(["trust"]).assert_stderr_contains("is yours now");
+}
+
+#[test]
+fn a_project_directory_every_user_may_write_is_refused_unless_it_has_the_sticky_bit() {
+    let env = TestEnv::new();
+    let first = env.turn("one").session;
+    chmod(&env.project, 0o777);
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: it is the project directory, and every user may write it \
+         (mode 0777), so another could swap its .sticky/ for their own while sticky opens it; \
+         make it closed to others (chmod o-w {})",
+        env.project.display(),
+        env.project.display()
+    ));
+    assert_eq!(env.agent_runs().len(), 1, "the agent never ran");
+    // With the sticky bit (as /tmp has), others cannot rename what is the user's.
+    chmod(&env.project, 0o1777);
+    assert_eq!(env.turn("two").session, first);
+    chmod(&env.project, 0o775);
+    assert_eq!(env.turn("three").session, first);
+}
+
+#[test]
+fn doctor_reports_a_claude_session_id_that_is_no_uuid_as_the_turn_refuses_it() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let conn = rusqlite::Connection::open(env.project.join(".sticky/sticky.db")).expect("open");
+    conn.execute("UPDATE sessions SET agent_session_id = 'not-a-uuid'", [])
+        .expect("craft the ID");
+    drop(conn);
+    let runs = env.agent_runs().len();
+    let expected = "has the session ID \"not-a-uuid\", which is not a session ID claude makes";
+
+    let turn = env.sticky(["two"]).run();
+    turn.assert_code(71);
+    turn.assert_stderr_contains(expected);
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+
+    let doctor = env.sticky(["doctor"]).run();
+    doctor.assert_code(71);
+    assert!(doctor.stdout.contains(expected), "{}", doctor.describe());
+    let json = env.sticky(["--json", "doctor"]).run();
+    json.assert_code(71);
+    let problems = json.json()["problems"].to_string();
+    assert!(problems.contains("not-a-uuid"), "{problems}");
+}
+
+#[test]
+fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows_nothing() {
+    let mut env = TestEnv::new();
+    // An agent that keeps no files of its sessions: a started one shows nothing in HOME.
+    env.set_var(
+        "STICKY_CLAUDE_BIN",
+        crate::support::fakes_dir().join("claude-keeping-no-files"),
+    );
+    fs::create_dir_all(env.home.join(".local")).expect("create .local");
+    fs::write(env.home.join(".local/share"), b"not a directory").expect("block it");
+    env.ok(["one"]);
+
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "`sticky trust` adopts it, but needs your key, which cannot be made: {}: cannot create \
+         sticky's key (not a directory",
+        env.home.join(".local/share/sticky/key").display()
+    ));
+    refused.assert_stderr_contains(&format!(
+        "let sticky write {}, or set XDG_DATA_HOME to a directory it can write; then run `sticky \
+         trust`",
+        env.home.join(".local/share/sticky").display()
+    ));
+    env.sticky(["trust"])
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("cannot create sticky's key");
+
+    // The way out it names: a data directory sticky can write, then `sticky trust`.
+    let data = env.scratch.join("data");
+    env.sticky(["trust"])
+        .env("XDG_DATA_HOME", &data)
+        .run()
+        .assert_success();
+    env.sticky(["two"])
+        .env("XDG_DATA_HOME", &data)
+        .run()
+        .assert_success();
 }

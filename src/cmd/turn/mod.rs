@@ -209,7 +209,7 @@ fn begin<'a>(
         let resume = plan.action == Action::Resume;
         let carried = start.carried.filter(|_| plan.carry.is_some());
         let session = session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir, carried)?;
-        ensure_plain_arguments(ctx, &session)?;
+        session::ensure_plain_arguments(&session, &ctx.agents, &ctx.project.state.db)?;
         let adapter = ctx.agents.get(&session.agent)?;
         ensure_own_arguments(ctx, adapter, args)?;
         let prompt_via = prompt
@@ -401,35 +401,6 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
         );
     }
     Ok(Report::nothing())
-}
-
-/// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
-/// that an agent would read as an option of its own is refused: sticky never stores one (it
-/// mints UUIDs, and models come from `--model`), so it comes from a database crafted or damaged
-/// elsewhere, and Claude's `--resume [value]` would take `--resume --some-flag` as a bare
-/// `--resume` followed by that flag.
-fn ensure_plain_arguments(ctx: &Context, session: &SessionRow) -> Result<(), StickyError> {
-    let checks = [
-        ("session ID", &session.agent_session_id, "`sticky new`"),
-        ("model", &session.model, "`sticky new --model MODEL`"),
-    ];
-    for (what, value, way_out) in checks {
-        let Some(value) = value.as_deref() else {
-            continue;
-        };
-        if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
-            return Err(StickyError::store(
-                &ctx.project.state.db,
-                format!(
-                    "session #{} has the {what} \"{value}\", which the agent could take for an \
-                     option; sticky does not pass it on (was the database crafted or copied \
-                     from elsewhere?); start over with {way_out}, or move the database away",
-                    session.id
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Agent arguments (after `--`, or the configuration's `args`) that would choose another
