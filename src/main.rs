@@ -23,6 +23,7 @@ use sticky::exit::Exit;
 extern "C" fn main(count: c_int, values: *const *const c_char) -> c_int {
     keep_standard_streams_open();
     ignore_sigpipe();
+    sticky::store::configure_process();
     let code = run(command_line(count, values));
     // What std's runtime does after `main`: a line without a newline is still in the buffer.
     let _ = std::io::stdout().flush();

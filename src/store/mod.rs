@@ -37,6 +37,7 @@ pub use vault::{Forgotten, RestoreRow};
 pub(crate) use error::io as io_error;
 
 pub use answer::MAX_ANSWER;
+pub use open::configure_process;
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
