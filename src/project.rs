@@ -257,10 +257,14 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
 /// Where the upward search for a project stops.
 #[derive(Debug, Clone, Default)]
 pub struct Bounds {
-    /// The user's home directory (canonical): the last directory looked at.
-    pub home: Option<PathBuf>,
-    /// Directories never looked at (canonical), from `STICKY_CEILING_DIRECTORIES`.
-    pub ceilings: Vec<PathBuf>,
+    /// The user's home directory, as given: the last directory looked at.
+    home: Option<PathBuf>,
+    /// The absolute entries of `STICKY_CEILING_DIRECTORIES`, as given: directories never
+    /// looked at.
+    ceilings: Vec<PathBuf>,
+    /// Both canonicalized, at the first step up: most searches end in the directory they start
+    /// in, and canonicalizing costs a `readlink` per component of each path.
+    canonical: std::cell::OnceCell<(Option<PathBuf>, Vec<PathBuf>)>,
     /// The user, whose own directories the search may enter.
     pub uid: u32,
 }
@@ -276,24 +280,38 @@ impl Bounds {
     }
 
     /// Bounds from a home directory, a `STICKY_CEILING_DIRECTORIES` value and a user id. Empty
-    /// and relative entries are ignored, as git ignores them; entries are canonicalized, so a
-    /// link to a directory bounds the directory.
+    /// and relative entries are ignored, as git ignores them; entries are canonicalized (when
+    /// first needed), so a link to a directory bounds the directory.
     pub fn new(home: Option<&Path>, ceilings: Option<&std::ffi::OsStr>, uid: u32) -> Self {
         let ceilings = ceilings.map(std::env::split_paths).into_iter().flatten();
         Self {
-            home: home.and_then(|home| home.canonicalize().ok()),
-            ceilings: ceilings
-                .filter(|dir| dir.is_absolute())
-                .filter_map(|dir| dir.canonicalize().ok())
-                .collect(),
+            home: home.map(Path::to_owned),
+            ceilings: ceilings.filter(|dir| dir.is_absolute()).collect(),
+            canonical: std::cell::OnceCell::new(),
             uid,
         }
     }
 
+    /// The home directory and the ceilings, canonical; those that do not exist are left out.
+    fn canonical(&self) -> &(Option<PathBuf>, Vec<PathBuf>) {
+        self.canonical.get_or_init(|| {
+            (
+                self.home
+                    .as_deref()
+                    .and_then(|home| home.canonicalize().ok()),
+                self.ceilings
+                    .iter()
+                    .filter_map(|dir| dir.canonicalize().ok())
+                    .collect(),
+            )
+        })
+    }
+
     /// Whether the search, having looked at `from`, may go on to its parent `to`.
     fn may_enter(&self, from: &Path, to: &Path) -> bool {
-        self.home.as_deref() != Some(from)
-            && !self.ceilings.iter().any(|ceiling| ceiling == to)
+        let (home, ceilings) = self.canonical();
+        home.as_deref() != Some(from)
+            && !ceilings.iter().any(|ceiling| ceiling == to)
             && to.metadata().is_ok_and(|meta| meta.uid() == self.uid)
     }
 }

@@ -115,7 +115,9 @@ fn read_stamp(path: &Path) -> io::Result<Option<String>> {
     if !file.metadata()?.is_file() {
         return Ok(None);
     }
-    let mut text = String::new();
+    // Room for the longest stamp and one byte more, so one read takes it and the next says
+    // end of file (a String grown from empty reads 32 bytes at a time).
+    let mut text = String::with_capacity(usize::try_from(STAMP_MAX).unwrap_or(128) + 1);
     match file.take(STAMP_MAX + 1).read_to_string(&mut text) {
         Ok(length) if u64::try_from(length).is_ok_and(|length| length <= STAMP_MAX) => {
             Ok(Some(text))
@@ -372,20 +374,21 @@ fn read_key() -> Result<Option<Vec<u8>>> {
         )
         .into());
     }
-    let mut key = Vec::with_capacity(KEY_LEN);
-    file.read_to_end(&mut key)
-        .map_err(|e| crate::store::io_error(&path, "read", &e))?;
-    if key.len() != KEY_LEN {
+    // The size is known: read exactly the key (`read_to_end` would stat, seek and read twice).
+    if meta.len() != KEY_LEN as u64 {
         return Err(StickyError::store(
             &path,
             format!(
                 "is not sticky's key ({} bytes, not {KEY_LEN}); remove it (sticky makes a new \
                  one, and asks you to `sticky trust` your projects' state again)",
-                key.len()
+                meta.len()
             ),
         )
         .into());
     }
+    let mut key = vec![0; KEY_LEN];
+    file.read_exact(&mut key)
+        .map_err(|e| crate::store::io_error(&path, "read", &e))?;
     Ok(Some(key))
 }
 
