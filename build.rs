@@ -8,7 +8,8 @@
 //!   0.3 to 0.45 ms of a turn (BENCHMARKS.md, "Seventh session"). The build's own `-lc`,
 //!   `-lm`, ... then find glibc's archives first (links to them in `OUT_DIR`), and
 //!   `-lgcc_s` finds GCC's static unwinder. `STICKY_LINK=dynamic` builds the usual
-//!   dynamically linked binary instead. A build for the host with
+//!   dynamically linked binary instead; `STICKY_LINK=static` warns when it cannot be had, and
+//!   any other value is named in a warning. A build for the host with
 //!   `-C target-feature=+crt-static` is static already and is left as it is.
 //! - `-z pack-relative-relocs` (`DT_RELR`): the ~18 000 relative relocations of a PIE packed
 //!   in 5 KB instead of 440 KB of `.rela.dyn`, which the dynamic loader reads at every start
@@ -66,26 +67,49 @@ fn main() {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=STICKY_LINK");
+    let asked = env::var("STICKY_LINK")
+        .ok()
+        .filter(|value| !value.is_empty());
+    if let Some(value) = asked
+        .as_deref()
+        .filter(|v| !["dynamic", "static"].contains(v))
+    {
+        println!(
+            "cargo:warning=STICKY_LINK={value} is neither `dynamic` nor `static`; linking as \
+             without it"
+        );
+    }
+    let static_build = env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|features| features.split(',').any(|f| f == "crt-static"));
+    let statically = link_options(asked.as_deref() == Some("dynamic"), static_build);
+    if asked.as_deref() == Some("static") && !statically && !static_build {
+        println!(
+            "cargo:warning=STICKY_LINK=static: glibc cannot be linked statically here (not \
+             glibc on Linux, no libc.a, or the probe program linked with it did not run); \
+             linked dynamically"
+        );
+    }
+}
+
+/// Emits the link options this build takes; whether glibc is linked statically.
+fn link_options(dynamic_asked: bool, static_build: bool) -> bool {
     let (Ok(target), Ok(host)) = (env::var("TARGET"), env::var("HOST")) else {
-        return;
+        return false;
     };
     if target != host || env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
-        return;
+        return false;
     }
     let Some(out) = env::var_os("OUT_DIR").map(PathBuf::from) else {
-        return;
+        return false;
     };
     let relr = ["-C", "link-arg=-Wl,-z,pack-relative-relocs"];
     if probe(&out, &target, "relr", PROBE, &relr) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
     let gnu = env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
-    let static_build = env::var("CARGO_CFG_TARGET_FEATURE")
-        .is_ok_and(|features| features.split(',').any(|f| f == "crt-static"));
-    println!("cargo:rerun-if-env-changed=STICKY_LINK");
-    let dynamic_asked = env::var("STICKY_LINK").as_deref() == Ok("dynamic");
     if gnu && !static_build && !dynamic_asked && link_glibc_statically(&out, &target) {
-        return;
+        return true;
     }
     if gnu && !static_build && probe(&out, &target, "gcc_eh", PROBE, &["-l", "static=gcc_eh"]) {
         // Named before std's `-lgcc_s`, so the unwinder's symbols are defined by the time the
@@ -100,6 +124,7 @@ fn main() {
         // it in.
         println!("cargo:rustc-link-arg-bins=-Wl,--undefined=posix_spawn_file_actions_addchdir_np");
     }
+    false
 }
 
 /// Links the binaries with glibc's static libraries when the static probe shows it works;
