@@ -76,8 +76,8 @@ fn main() {
         .filter(|v| !["dynamic", "static"].contains(v))
     {
         println!(
-            "cargo:warning=STICKY_LINK={value} is neither `dynamic` nor `static`; linking as \
-             without it"
+            "cargo:warning=STICKY_LINK={value} is neither `dynamic` nor `static`; it is \
+             ignored"
         );
     }
     let static_build = env::var("CARGO_CFG_TARGET_FEATURE")
@@ -108,15 +108,17 @@ fn link_options(dynamic_asked: bool, static_build: bool) -> bool {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
     let gnu = env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
-    if gnu && !static_build && !dynamic_asked && link_glibc_statically(&out, &target) {
-        return true;
-    }
-    if gnu && !static_build && probe(&out, &target, "gcc_eh", PROBE, &["-l", "static=gcc_eh"]) {
+    let statically = gnu && !static_build && !dynamic_asked && link_glibc_statically(&out, &target);
+    if gnu
+        && !static_build
+        && !statically
+        && probe(&out, &target, "gcc_eh", PROBE, &["-l", "static=gcc_eh"])
+    {
         // Named before std's `-lgcc_s`, so the unwinder's symbols are defined by the time the
         // linker meets the shared library, which `--as-needed` then leaves out.
         println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
-    if static_build {
+    if static_build || statically {
         // std declares `posix_spawn_file_actions_addchdir_np` weak (it checks for it at run
         // time); with one LTO unit that declaration absorbs `pty::spawn`'s own call, and a weak
         // reference does not pull glibc's `libc.a` member in, so the call went to address 0
@@ -124,7 +126,7 @@ fn link_options(dynamic_asked: bool, static_build: bool) -> bool {
         // it in.
         println!("cargo:rustc-link-arg-bins=-Wl,--undefined=posix_spawn_file_actions_addchdir_np");
     }
-    false
+    statically
 }
 
 /// Links the binaries with glibc's static libraries when the static probe shows it works;
@@ -140,8 +142,6 @@ fn link_glibc_statically(out: &Path, target: &str) -> bool {
     }
     println!("cargo:rustc-link-arg-bins=-L{}", dir.display());
     println!("cargo:rustc-link-arg-bins=-static-pie");
-    // See the same line in `main`: std's weak declaration would otherwise absorb the call.
-    println!("cargo:rustc-link-arg-bins=-Wl,--undefined=posix_spawn_file_actions_addchdir_np");
     true
 }
 
