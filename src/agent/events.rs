@@ -100,7 +100,7 @@ impl LineSplitter {
     /// most are parsed and dropped, and a copy of each was an allocation per line.
     pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(&str)) {
         let mut rest = chunk;
-        while let Some(end) = memchr::memchr(b'\n', rest) {
+        while let Some(end) = newline(rest) {
             if self.pending.is_empty() {
                 // The whole line is in this chunk: no copy into `pending` first.
                 line(&clean(&rest[..end.min(MAX_LINE)]));
@@ -131,6 +131,21 @@ impl LineSplitter {
         self.pending.clear();
         line(&text);
     }
+}
+
+/// Where the first line feed in `bytes` is.
+///
+/// On x86-64, `memchr::memchr` picks its AVX2 or SSE2 search by asking the CPU at its first
+/// call, and on a virtual machine each of the `cpuid` instructions that takes traps to the
+/// hypervisor: about 40 us of every turn on the benchmark's VM (BENCHMARKS.md). SSE2 is part of
+/// x86-64 itself, so its search is known to work without asking; PTY output arrives in chunks
+/// of a few KiB, where it is as fast. Elsewhere memchr asks nothing at run time.
+fn newline(bytes: &[u8]) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Some(search) = memchr::arch::x86_64::sse2::memchr::One::new(b'\n') {
+        return search.find(bytes);
+    }
+    memchr::memchr(b'\n', bytes)
 }
 
 /// A line's bytes as text without control sequences. Most lines (JSON events, plain output)

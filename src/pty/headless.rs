@@ -28,11 +28,24 @@ use super::{output_as_written, shim_main};
 /// nothing is typed, or, when `spec.stdin` holds bytes, a file with those bytes (through the
 /// stdin shim, see [`shim_main`]).
 pub fn run_headless(spec: &Spec, on_output: &mut dyn FnMut(&[u8])) -> Result<Finished> {
-    headless(spec, on_output, Launcher::current)
+    headless(spec, &mut || {}, on_output, Launcher::current)
+}
+
+/// [`run_headless`], calling `meanwhile` once on the calling thread as soon as the program has
+/// started, before the first wait for its output: work the caller would otherwise do after the
+/// program's end is done while the program starts up (on another core, where there is one).
+/// Output arriving meanwhile waits on the terminal.
+pub fn run_headless_meanwhile(
+    spec: &Spec,
+    meanwhile: &mut dyn FnMut(),
+    on_output: &mut dyn FnMut(&[u8]),
+) -> Result<Finished> {
+    headless(spec, meanwhile, on_output, Launcher::current)
 }
 
 fn headless(
     spec: &Spec,
+    meanwhile: &mut dyn FnMut(),
     on_output: &mut dyn FnMut(&[u8]),
     launcher: fn() -> Result<Launcher>,
 ) -> Result<Finished> {
@@ -71,6 +84,7 @@ fn headless(
         ended: false,
         end_reported: false,
     };
+    meanwhile();
     supervise(
         &mut child,
         &mut |deadline| output.next(deadline, on_output),
@@ -216,6 +230,32 @@ mod tests {
         assert_eq!(output, b"one\ntwo\r\n\0\xff\x1b[?25h");
     }
 
+    #[test]
+    fn meanwhile_runs_once_while_the_program_runs_and_before_its_output_is_handed_over() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let started = dir.path().join("started");
+        let script = format!("touch '{}'; printf out", started.display());
+        let output = std::cell::RefCell::new(Vec::new());
+        let mut calls = 0;
+        let finished = run_headless_meanwhile(
+            &sh(&script),
+            &mut || {
+                calls += 1;
+                assert!(output.borrow().is_empty(), "output handed over first");
+                // The program is running: it makes the file while this waits.
+                let deadline = Instant::now() + Duration::from_secs(30);
+                while !started.exists() {
+                    assert!(Instant::now() < deadline, "the program never started");
+                    thread::sleep(Duration::from_millis(5));
+                }
+            },
+            &mut |chunk| output.borrow_mut().extend_from_slice(chunk),
+        )
+        .expect("run");
+        assert_eq!((finished, calls), (exited(0), 1));
+        assert_eq!(output.into_inner(), b"out");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn a_headless_run_sleeps_while_the_program_does() {
@@ -324,6 +364,7 @@ mod tests {
         let mut output = Vec::new();
         let finished = headless(
             spec,
+            &mut || {},
             &mut |chunk| output.extend_from_slice(chunk),
             shim::tests::test_launcher,
         )

@@ -35,7 +35,7 @@ use std::time::Duration;
 use anyhow::Result;
 use nix::sys::signal::Signal;
 
-pub use headless::run_headless;
+pub use headless::{run_headless, run_headless_meanwhile};
 pub use interactive::{TAIL, run_interactive};
 pub use shim::{SHIM_ARG, shim_main};
 /// For the benchmark's bare reader, which must read a terminal set as a headless run's is.

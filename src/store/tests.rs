@@ -239,6 +239,69 @@ fn a_turn_is_recorded_from_start_to_end() {
     assert!(store.finish_turn(999, &end).is_err(), "no such turn");
 }
 
+/// The statements compiled on `conn` right now (cached or in use): each one's text and how many
+/// times it has run.
+#[allow(unsafe_code)]
+fn compiled(conn: &rusqlite::Connection) -> Vec<(String, i32)> {
+    use rusqlite::ffi;
+    let mut statements = Vec::new();
+    // SAFETY: the handle is the live connection's, used by nothing else meanwhile;
+    // sqlite3_next_stmt walks its statements, sqlite3_sql and sqlite3_stmt_status only read
+    // one, and the text is copied before the next call.
+    unsafe {
+        let db = conn.handle();
+        let mut statement = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+        while !statement.is_null() {
+            let sql = std::ffi::CStr::from_ptr(ffi::sqlite3_sql(statement));
+            let runs = ffi::sqlite3_stmt_status(statement, ffi::SQLITE_STMTSTATUS_RUN, 0);
+            statements.push((sql.to_string_lossy().into_owned(), runs));
+            statement = ffi::sqlite3_next_stmt(db, statement);
+        }
+    }
+    statements
+}
+
+#[test]
+fn a_turn_end_runs_the_statements_compiled_while_the_agent_ran() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (session_id, turn_id) = start_turn(&mut store, 1).unwrap();
+    let before = compiled(&store.conn);
+    store.compile_turn_end();
+    let ready: Vec<String> = compiled(&store.conn)
+        .into_iter()
+        .filter(|statement| !before.contains(statement))
+        .map(|(sql, _)| sql)
+        .collect();
+    assert_eq!(ready.len(), 3, "{ready:?}");
+    store.confirm_session(session_id).unwrap();
+    let end = TurnEnd {
+        status: Some(TurnStatus::Ok),
+        ledger: TurnLedger {
+            figures: Figures {
+                cost_usd: Some(0.5),
+                ..Figures::default()
+            },
+            ..TurnLedger::default()
+        },
+        ..TurnEnd::default()
+    };
+    store.finish_turn(turn_id, &end).unwrap();
+    // Each ran: the end compiled none of them again.
+    let unused: Vec<_> = compiled(&store.conn)
+        .into_iter()
+        .filter(|(sql, runs)| ready.contains(sql) && *runs == 0)
+        .collect();
+    assert!(unused.is_empty(), "compiled but not run: {unused:?}");
+    let session = store.session(session_id).unwrap().unwrap();
+    assert!(session.confirmed_at.is_some());
+    let turn = store.turn(turn_id).unwrap().unwrap();
+    assert_eq!(
+        (turn.status, turn.ledger.figures.cost_usd),
+        (TurnStatus::Ok, Some(0.5))
+    );
+}
+
 /// A turn's end with these figures.
 fn ended(cost_usd: Option<f64>, input: Option<i64>, output: Option<i64>) -> TurnEnd {
     TurnEnd {

@@ -52,6 +52,15 @@ macro_rules! add_figures {
     };
 }
 
+/// The UPDATE that adds a turn's figures to its session's totals while the session is live
+/// (nearly always): see [`add_turn`].
+pub(crate) const ADD_TO_LIVE_SESSION: &str = concat!(
+    "UPDATE sessions SET ",
+    add_figures!("total", "?2", "?3", "?4", "?5"),
+    " WHERE id = (SELECT session_id FROM turns WHERE id = ?1 \
+     AND status IN ('running', 'abandoned')) AND ended_at IS NULL"
+);
+
 /// Adds the figures of turn `turn_id`, about to be recorded as finished, to its session's
 /// totals; nothing when the turn was finished already (its figures are counted) or does not
 /// exist. Run in the transaction that records the turn's end, before it. A session ended
@@ -70,14 +79,7 @@ pub(crate) fn add_turn(conn: &Connection, turn_id: i64, figures: &Figures) -> ru
     // Nearly always the session is live: then one UPDATE without RETURNING, which costs a
     // third more (88 k instructions against 65 k). Otherwise (the turn was finished already,
     // is missing, or outlived a rotation) the UPDATE below finds out which.
-    let live = conn
-        .prepare_cached(concat!(
-            "UPDATE sessions SET ",
-            add_figures!("total", "?2", "?3", "?4", "?5"),
-            " WHERE id = (SELECT session_id FROM turns WHERE id = ?1 \
-             AND status IN ('running', 'abandoned')) AND ended_at IS NULL"
-        ))?
-        .execute(params)?;
+    let live = conn.prepare_cached(ADD_TO_LIVE_SESSION)?.execute(params)?;
     if live == 1 {
         return Ok(());
     }

@@ -123,7 +123,10 @@ impl<'a> Running<'a> {
             }
         };
         let spec = self.spec(args, stdin);
-        let ended = pty::run_headless(&spec, &mut |chunk| splitter.push(chunk, &mut on_line))
+        // The SQL of the turn's end is compiled while the agent starts, not after it exits.
+        let mut compile_end = || store.compile_turn_end();
+        let mut on_output = |chunk: &[u8]| splitter.push(chunk, &mut on_line);
+        let ended = pty::run_headless_meanwhile(&spec, &mut compile_end, &mut on_output)
             .map_err(|error| self.refused(error));
         splitter.finish(&mut on_line);
         progress.finish();
