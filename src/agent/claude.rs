@@ -141,10 +141,6 @@ impl Adapter for Claude {
     }
 
     /// Claude Code takes and names its sessions by UUID only (`--session-id` must be one).
-    fn valid_id(&self, id: &str) -> bool {
-        is_uuid(id)
-    }
-
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
         let config = std::env::var_os("CLAUDE_CONFIG_DIR")
             .filter(|dir| !dir.is_empty())

@@ -265,12 +265,13 @@ pub trait Adapter: Sync + Send {
             .map(|path| path.is_file())
     }
 
-    /// Whether `id` has the shape of the agent's own session IDs (`true` where the adapter does
-    /// not hold the agent to one): a stored ID of another shape came from a crafted or damaged
-    /// database, and is never passed to the agent.
+    /// Whether `id` has the shape of the agent's own session IDs: the shape its exit line is
+    /// read with (a UUID for Claude Code, Codex, Qwen Code and Copilot CLI, `ses_` and letters
+    /// and digits for opencode, letters, digits, `-` and `_` for Gemini CLI), `true` for an
+    /// agent without one (a user-defined agent). A stored ID of another shape came from a
+    /// crafted or damaged database, and is never passed to the agent.
     fn valid_id(&self, id: &str) -> bool {
-        let _ = id;
-        true
+        self.profile().exit_line.is_none_or(|(_, valid)| valid(id))
     }
 
     /// The session ID in the line the agent's interactive UI prints when it exits
@@ -505,6 +506,38 @@ impl std::fmt::Debug for Agents {
 mod tests {
     use super::*;
     use crate::agent::output::{headless, interactive};
+
+    /// One row per built-in agent: an ID of its own shape, and one of another agent's shape. IDs
+    /// that no agent makes (a path, spaces, a shell's `;`) are refused by every one; one that
+    /// starts with `-` is refused for every agent before its shape is asked (`session::apply`).
+    #[test]
+    fn every_built_in_adapter_holds_stored_ids_to_its_own_shape() {
+        let uuid = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let rows: [(&str, &str, &str); 6] = [
+            ("claude", uuid, "ses_01jx8s6h0d9x2c5m"),
+            (
+                "codex",
+                "01a22acd-8f40-7f43-9d2e-012c67511e40",
+                "ses_01jx8s6h0d9x2c5m",
+            ),
+            ("gemini", uuid, "ses/../01jx"),
+            ("qwen", uuid, "session-1"),
+            ("copilot", uuid, "ses_01jx8s6h0d9x2c5m"),
+            ("opencode", "ses_01jx8s6h0d9x2c5m", uuid),
+        ];
+        assert_eq!(rows.len(), BUILT_IN.len());
+        for (name, own, other) in rows {
+            let adapter = BUILT_IN
+                .iter()
+                .find(|adapter| adapter.name() == name)
+                .expect(name);
+            assert!(adapter.valid_id(own), "{name} refuses its own {own}");
+            assert!(!adapter.valid_id(other), "{name} takes {other}");
+            for crafted in ["", "../../etc/passwd", "a b", "x;rm -rf ~"] {
+                assert!(!adapter.valid_id(crafted), "{name} takes {crafted:?}");
+            }
+        }
+    }
 
     /// The trait's default command lines are empty for an adapter that describes none, so each
     /// built-in adapter must describe its own or build them itself: all name the session they
