@@ -175,6 +175,21 @@ fn clean(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// The last `count` lines of text in a terminal's output `bytes` (an interactive agent's last
+/// screenful), each without control sequences, blank ones left out; one per line.
+pub fn last_lines(bytes: &[u8], count: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines: Vec<String> = text
+        .split('\n')
+        .rev()
+        .map(|line| strip_controls(line).trim().to_owned())
+        .filter(|line| !line.is_empty())
+        .take(count)
+        .collect();
+    lines.reverse();
+    lines.join("\n")
+}
+
 /// Removes terminal control sequences (CSI, OSC, DCS and other ESC sequences) and control
 /// characters other than tab from one line. A JSON text never holds a raw control character
 /// (they must be escaped), so this cannot change a valid event.
@@ -306,6 +321,19 @@ mod tests {
             got.iter()
                 .all(|line| !line.chars().any(|c| c.is_control() && c != '\t'))
         );
+    }
+
+    #[test]
+    fn the_last_lines_of_a_terminal_are_its_text_without_controls_or_blanks() {
+        let screen = b"\x1b[2J\x1b[Hbanner\r\n> typed\r\n\r\n\x1b[31mNo conversation found \
+                       with session ID: 4f1c\x1b[0m\r\n   \r\n";
+        assert_eq!(
+            last_lines(screen, 2),
+            "> typed\nNo conversation found with session ID: 4f1c"
+        );
+        assert_eq!(last_lines(screen, 8).lines().count(), 3);
+        assert_eq!(last_lines(b"", 8), "");
+        assert_eq!(last_lines(b"no line feed", 1), "no line feed");
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub use claude::Claude;
 pub use codex::Codex;
 pub use copilot::Copilot;
 pub use custom::Custom;
-pub use events::{Event, LineSplitter, Usage};
+pub use events::{Event, LineSplitter, Usage, last_lines};
 pub use flags::{CommandLine, Prompt};
 pub use gemini::Gemini;
 pub use opencode::Opencode;

@@ -35,6 +35,11 @@ pub struct Observed {
     /// Interactive runs: the last assistant message of the agent's transcript, kept as the
     /// turn's answer (never printed: the user saw it in the agent's UI).
     pub transcript_answer: Option<String>,
+    /// Interactive runs: the last lines the agent's UI left on the terminal, without control
+    /// sequences; where an agent says why it exited (a session it does not have) when it never
+    /// drew its UI. Read for its error texts as a headless agent's output is, never printed
+    /// again (the user saw them).
+    pub last_lines: String,
 }
 
 /// What the caller of [`Observed::fold`] does at once.
@@ -100,7 +105,12 @@ impl Observed {
     /// All the agent said outside its answer and in it, where adapters look for their error
     /// texts (agents whose plain output is their answer say them there).
     pub fn said(&self) -> String {
-        format!("{}\n{}", self.agent_output, self.text)
+        let mut said = format!("{}\n{}", self.agent_output, self.text);
+        if !self.last_lines.is_empty() {
+            said.push('\n');
+            said.push_str(&self.last_lines);
+        }
+        said
     }
 }
 
@@ -211,6 +221,21 @@ mod tests {
         );
         assert_eq!(observed.answer(), Some("done".to_owned()));
         assert!(!observed.is_error);
+    }
+
+    #[test]
+    fn what_the_agent_said_includes_the_last_lines_of_its_ui() {
+        let mut observed = Observed::default();
+        assert_eq!(observed.said(), "\n");
+        observed.last_lines = "No conversation found with session ID: 4f1c".into();
+        assert!(
+            observed
+                .said()
+                .lines()
+                .any(|line| line == "No conversation found with session ID: 4f1c"),
+            "{:?}",
+            observed.said()
+        );
     }
 
     #[test]

@@ -77,6 +77,56 @@ fn a_lost_session_is_restored_from_the_vault_and_the_turn_remembers() {
     }
 }
 
+/// The same restore when the turn is the agent's own UI (no prompt, at a terminal): Claude
+/// Code's UI refuses the lost session before it draws anything (`No conversation found`, rc 1,
+/// as the fake does after the real CLI), sticky puts the vault's copy back and starts the UI
+/// again on the session, which remembers the headless turn before it.
+#[test]
+fn a_lost_session_is_restored_from_the_vault_for_the_agents_own_ui() {
+    let env = TestEnv::new();
+    let first = env.turn("headless first");
+    remove_storage(&env, &AGENTS[0]);
+
+    let mut terminal = env.sticky(Vec::<&str>::new()).on_terminal();
+    terminal.expect("from sticky's vault, resuming it again");
+    let banner = terminal.expect("> ");
+    assert!(
+        banner.contains(&format!("session={}", first.session)),
+        "the UI runs on the restored session: {banner}"
+    );
+    terminal.send("after the restore\r");
+    let answer = terminal.expect("you said: after the restore");
+    assert!(
+        answer.contains(r#"saw=["headless first"]"#),
+        "the agent's UI has the history: {answer}"
+    );
+    terminal.expect("> ");
+    terminal.send("/exit\r");
+    assert_eq!(terminal.wait(), 0);
+
+    let turns = &env.log_json()["sessions"][0]["turns"];
+    assert!(
+        turns[1]["restored"]["files"].as_i64().unwrap_or(0) >= 1,
+        "the log records the restore: {turns}"
+    );
+    assert_eq!(
+        env.turn("headless after").saw,
+        ["headless first", "after the restore"]
+    );
+
+    // Without a copy to put back, the UI's lost session is sticky's exit 73 with the way out,
+    // as a headless turn's is, not a failed turn to "run again".
+    remove_storage(&env, &AGENTS[0]);
+    std::fs::remove_dir_all(vault(&env)).expect("remove the vault");
+    let mut terminal = env.sticky(Vec::<&str>::new()).on_terminal();
+    let said = terminal.expect("sticky new");
+    assert!(
+        said.contains("sticky's vault holds no copy of it"),
+        "{said}"
+    );
+    assert_eq!(terminal.wait(), 73);
+}
+
 #[test]
 fn without_a_copy_a_lost_session_is_exit_73_and_says_the_vault_has_none() {
     for agent in AGENTS {

@@ -151,6 +151,10 @@ impl<'a> Running<'a> {
                 finished
             })
             .map_err(|error| self.refused(error));
+        // An agent that exits before it draws its UI says why in its last lines (Claude Code's
+        // "No conversation found with session ID: ..." for a session it lost), read as a
+        // headless agent's output is.
+        observed.last_lines = agent::last_lines(&tail, LAST_LINES);
         // The agent's hook is the reliable report; its exit line is the next best (Codex and
         // opencode name a session they created only there).
         observed.ended_in = reported_sessions(&report)
@@ -170,6 +174,10 @@ impl<'a> Running<'a> {
         }
     }
 }
+
+/// How many of an interactive agent's last lines are read for its error texts: an agent that
+/// refuses to start prints one or two, and a screenful of its UI above them says nothing.
+const LAST_LINES: usize = 8;
 
 /// The session IDs an agent reported through its session hook (see
 /// `Adapter::session_report_args`), in order.
