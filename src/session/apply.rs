@@ -150,7 +150,8 @@ pub fn ensure_in_project(
 
 /// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
 /// that an agent would read as an option of its own is refused, and so is an ID of another
-/// shape than the agent's (a Claude Code ID is a UUID): sticky never stores one (it mints
+/// shape than the agent's (`Adapter::valid_id`: a UUID for Claude Code, Codex, Qwen Code and
+/// Copilot CLI, opencode's `ses_...`): sticky never stores one (it mints
 /// UUIDs or takes the agent's own, and models come from `--model`), so it comes from a database
 /// crafted or damaged elsewhere, and Claude's `--resume [value]` would take `--resume
 /// --some-flag` as a bare `--resume` followed by that flag. The turn checks the session it is
