@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod cli;
 mod cmd;
 pub mod config;
+pub mod confined;
 pub mod exit;
 pub mod generate;
 pub mod host;

@@ -7,14 +7,14 @@
 //! `running` while its thread's lock is free is known to be abandoned, without guessing from
 //! pids (which a restored CI cache or a container can reuse).
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
+use crate::confined::Access;
 use crate::exit::StickyError;
 
 /// How often a waiting sticky tries the lock again.
@@ -90,7 +90,14 @@ pub fn lock(
 /// Whether the lock of `thread` is held by some process right now (for `status`).
 pub fn is_held(locks: &Path, thread: &str) -> bool {
     let path = path(locks, thread);
-    let Ok(file) = OpenOptions::new().read(true).open(&path) else {
+    let opened = crate::state::open_companion(locks)
+        .ok()
+        .flatten()
+        .and_then(|dir| {
+            dir.open_here(path.file_name().unwrap_or_default(), Access::Read)
+                .ok()
+        });
+    let Some(file) = opened else {
         return false;
     };
     matches!(
@@ -99,24 +106,19 @@ pub fn is_held(locks: &Path, thread: &str) -> bool {
     )
 }
 
+/// Opens (creating) the lock file at `path`, through `state::companion`: a link planted for
+/// the locks directory or a lock file is refused, never written through.
 fn open(path: &Path) -> Result<File, StickyError> {
-    if let Some(dir) = path.parent() {
-        crate::state::create(dir).map_err(|error| {
-            StickyError::store(
-                dir,
-                format!(
-                    "cannot create the lock directory: {error}; set STICKY_DB to a writable path"
-                ),
-            )
-        })?;
-    }
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(path)
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(StickyError::store(path, "is no lock file".to_owned()));
+    };
+    let dir = crate::state::companion(dir).map_err(|error| {
+        StickyError::store(
+            dir,
+            format!("cannot create the lock directory: {error}; set STICKY_DB to a writable path"),
+        )
+    })?;
+    dir.open_here(name, Access::ReadWriteCreate)
         .map_err(|error| {
             StickyError::store(
                 path,

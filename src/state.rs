@@ -6,14 +6,19 @@
 //! where it can be written). Beside the database: `<db>.locks/` (a lock file per conversation,
 //! and the per-turn files an agent reports its session into) and `<db>.vault/` (sticky's copy of
 //! the live sessions' files). Every directory is private to the user (0700), and `.sticky/` gets
-//! a `.gitignore` containing `*` so its contents are never committed. Depends on nothing else
-//! in sticky, so `project`, `store` and `lock` all build on it.
+//! a `.gitignore` containing `*` so its contents are never committed.
+//!
+//! The state directory itself is trusted as it stands (`project/trust.rs` checked it, or the
+//! user named it with `STICKY_DB`); everything below it is reached through `crate::confined`
+//! ([`companion`]), so a link planted among the locks or in the vault is refused wherever it
+//! sits (issue 23). Depends on nothing else in sticky but `confined`, so `project`, `store`,
+//! `lock` and `vault` all build on it.
 
-use std::ffi::OsString;
-use std::fs::{DirBuilder, OpenOptions};
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
+
+use crate::confined::Dir;
 
 /// The name of the per-project state directory, which gets a `.gitignore` of its own.
 pub const STATE_DIR: &str = ".sticky";
@@ -62,19 +67,51 @@ fn sibling(file: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Creates `dir` (and missing parents) with mode 0700 when it does not exist; a directory named
-/// `.sticky` also gets a `.gitignore` containing `*` so its contents are never committed.
+/// `.sticky` also gets a `.gitignore` containing `*` so its contents are never committed. `dir`
+/// is a trusted top (the state directory, sticky's key's directory): a link there is the user's
+/// or was refused before (`project/trust.rs`); what lies below it goes through [`companion`].
 ///
 /// Safe to race: concurrent creators all succeed, and `create_new` lets exactly one of them write
 /// the `.gitignore`. Returns whether the directory was missing.
 pub fn create(dir: &Path) -> io::Result<bool> {
     let missing = !dir.is_dir();
-    if missing {
-        DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
-    }
+    let opened = Dir::create_top(dir)?;
     if missing && is_state_dir(dir) {
-        write_gitignore(dir)?;
+        gitignore_in(&opened)?;
     }
     Ok(missing)
+}
+
+/// Opens the directory `dir` beside the database (the locks, the vault), created 0700 when
+/// missing: its parent, the state directory, is trusted and created as [`create`] does; `dir`
+/// and everything opened below it must be no link.
+pub fn companion(dir: &Path) -> io::Result<Dir> {
+    let (parent, name) = split(dir)?;
+    create(parent)?;
+    Dir::open_top(parent)?.create_dir_all(Path::new(name))
+}
+
+/// Opens the directory `dir` beside the database as [`companion`] does, without creating it:
+/// `None` when it (or the state directory) does not exist.
+pub fn open_companion(dir: &Path) -> io::Result<Option<Dir>> {
+    let (parent, name) = split(dir)?;
+    let opened = Dir::open_top(parent).and_then(|top| top.open_dir(Path::new(name)));
+    match opened {
+        Ok(dir) => Ok(Some(dir)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The parent and the name of a companion directory.
+fn split(dir: &Path) -> io::Result<(&Path, &OsStr)> {
+    match (dir.parent(), dir.file_name()) {
+        (Some(parent), Some(name)) => Ok((parent, name)),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} names no directory beside a database", dir.display()),
+        )),
+    }
 }
 
 /// Whether `dir` is named like a project's state directory (`.sticky`).
@@ -84,11 +121,13 @@ pub fn is_state_dir(dir: &Path) -> bool {
 
 /// Writes `dir/.gitignore` with `*` unless it exists.
 pub fn write_gitignore(dir: &Path) -> io::Result<()> {
-    match OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(dir.join(".gitignore"))
-    {
+    gitignore_in(&Dir::open_top(dir)?)
+}
+
+/// Writes `.gitignore` with `*` in `dir` unless something is there (a link there is left as
+/// it is, never written through).
+fn gitignore_in(dir: &Dir) -> io::Result<()> {
+    match dir.create_new(OsStr::new(".gitignore")) {
         Ok(mut file) => file.write_all(b"*\n"),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e),
@@ -133,5 +172,37 @@ mod tests {
         let locks = root.path().join("cache/x.db.locks");
         assert!(create(&locks).unwrap());
         assert!(!locks.join(".gitignore").exists());
+    }
+
+    #[test]
+    fn a_companion_of_the_database_is_created_private_and_never_followed_as_a_link() {
+        let root = tempfile::tempdir().unwrap();
+        let state = State::in_project(&root.path().join("p"));
+        assert!(open_companion(&state.vault).unwrap().is_none(), "missing");
+        let vault = companion(&state.vault).unwrap();
+        assert_eq!(vault.path(), state.vault);
+        let mode = std::fs::metadata(&state.vault)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert!(state.db.parent().unwrap().join(".gitignore").is_file());
+        assert!(open_companion(&state.vault).unwrap().is_some());
+
+        let outside = root.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, &state.locks).unwrap();
+        for error in [
+            companion(&state.locks).unwrap_err(),
+            open_companion(&state.locks).unwrap_err(),
+        ] {
+            assert!(error.to_string().contains("is a symbolic link"), "{error}");
+        }
+        // A .gitignore that is a link is not written through.
+        let planted = root.path().join("q/.sticky");
+        std::fs::create_dir_all(&planted).unwrap();
+        std::os::unix::fs::symlink(outside.join("ignored"), planted.join(".gitignore")).unwrap();
+        write_gitignore(&planted).unwrap();
+        assert!(!outside.join("ignored").exists());
     }
 }
