@@ -239,9 +239,9 @@ fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<MovingFile>> {
         })
         .collect();
     // A session kept as database rows (opencode) is in the vault as one document of them.
-    if let (Some(path), Some(relocate)) = (vault.rows(agent, id)?, relocation::for_agent(agent)) {
-        let document = std::fs::read(&path)
-            .with_context(|| format!("cannot read sticky's vault copy {}", path.display()))?;
+    // Both are proved to be the copies sticky made (size and SHA-256) as the vault reads them.
+    if let (Some(document), Some(relocate)) = (vault.rows(agent, id)?, relocation::for_agent(agent))
+    {
         files.extend(relocate.vault_rows(id, &document)?);
     }
     Ok(files)

@@ -1,18 +1,22 @@
 //! The copy after a turn: what changed of a session's files goes into the vault, appended
-//! files by their new bytes only, rewritten ones whole when they changed.
+//! files by their new bytes only, rewritten ones whole when they changed; every copy's full
+//! SHA-256 recorded from the bytes written into it (`digest.rs`).
 
-use std::fs::{File, Metadata, OpenOptions};
-use std::io::{self, Seek, SeekFrom};
+use std::ffi::OsStr;
+use std::fs::{File, Metadata};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
+use super::digest::Running;
 use super::{
-    Entry, FILES, Fnv, Manifest, ROWS, RowsEntry, VERSION, Vault, create_dir, keeping_name,
-    open_private, rows, write_atomically,
+    Entry, FILES, Fnv, Manifest, ROWS, RowsEntry, VERSION, Vault, create_temporary, keeping_name,
+    read_manifest, rows, temporary, write_atomically, write_manifest,
 };
 use crate::agent::{Adapter, Keeping, SessionFile};
+use crate::confined::{Access, Dir};
 
 /// The bytes at each end of an appended file that its sample hash covers.
 const SAMPLE: u64 = 4096;
@@ -47,9 +51,9 @@ impl Vault {
         if listed.is_empty() && rows.is_none() {
             return Ok(Copied::default());
         }
+        let session = self.create_session(adapter.name(), id)?;
         // A damaged manifest is started over: everything is copied whole again.
-        let mut manifest = self
-            .manifest(adapter.name(), id)
+        let mut manifest = read_manifest(&session)
             .ok()
             .flatten()
             .unwrap_or_else(|| Manifest {
@@ -62,19 +66,31 @@ impl Vault {
                 rows: None,
             });
         directory.clone_into(&mut manifest.directory);
-        let files = self.session_dir(adapter.name(), id).join(FILES);
         let mut copied = Copied {
             files: listed.len(),
             written: 0,
         };
+        // The agent's home is the user's (a link the user made is trusted); below it, the
+        // session's files are read without following a link.
+        let agent_home = match adapter.agent_home(home) {
+            Some(root) if !listed.is_empty() => Some(
+                Dir::open_top(&root).with_context(|| format!("cannot read {}", root.display()))?,
+            ),
+            _ => None,
+        };
         for file in &listed {
+            let Some(agent_home) = &agent_home else {
+                anyhow::bail!(
+                    "sticky does not know where {} keeps its sessions",
+                    adapter.name()
+                );
+            };
             let index = manifest
                 .files
                 .iter()
                 .position(|entry| entry.relative == file.relative);
             let old = index.map(|index| &manifest.files[index]);
-            let copy = files.join(&file.relative);
-            let (entry, written) = copy_file(file, old, &copy)
+            let (entry, written) = copy_file(agent_home, file, old, &session)
                 .with_context(|| format!("cannot copy {} into the vault", file.path.display()))?;
             copied.written += written;
             match index {
@@ -84,126 +100,209 @@ impl Vault {
         }
         if let Some((relative, dump)) = rows {
             copied.files += 1;
-            copied.written += self.keep_rows(&mut manifest, relative, &dump)?;
+            copied.written += keep_rows(&session, &mut manifest, relative, &dump)?;
         }
         manifest.copied_at = crate::store::now();
-        self.write_manifest(&manifest)?;
+        write_manifest(&session, &manifest)?;
         Ok(copied)
     }
 }
 
-impl Vault {
-    /// Keeps a session's rows (`rows.json`) when they changed; returns the bytes written.
-    fn keep_rows(&self, manifest: &mut Manifest, relative: PathBuf, dump: &[u8]) -> Result<u64> {
-        let mut hash = Fnv::new();
-        hash.write(dump);
-        let path = self
-            .session_dir(&manifest.agent, &manifest.session)
-            .join(ROWS);
-        let len = dump.len() as u64;
-        let same = manifest
-            .rows
-            .as_ref()
-            .is_some_and(|old| old.hash == hash.0 && old.len == len && path.is_file());
-        if !same {
-            write_atomically(&path, dump)?;
-        }
-        manifest.rows = Some(RowsEntry {
-            relative,
-            len,
-            hash: hash.0,
-        });
-        Ok(if same { 0 } else { len })
+/// Keeps a session's rows (`rows.json`) when they changed; returns the bytes written.
+fn keep_rows(
+    session: &Dir,
+    manifest: &mut Manifest,
+    relative: PathBuf,
+    dump: &[u8],
+) -> Result<u64> {
+    let mut hash = Fnv::new();
+    hash.write(dump);
+    let mut sum = Running::new();
+    sum.update(dump);
+    let sha256 = sum.finish();
+    let len = dump.len() as u64;
+    let same = manifest.rows.as_ref().is_some_and(|old| {
+        old.hash == hash.0
+            && old.len == len
+            && old.sha256.as_deref() == Some(sha256.as_str())
+            && session.file_len(OsStr::new(ROWS)).ok() == Some(len)
+    });
+    if !same {
+        write_atomically(session, Path::new(ROWS), dump)?;
+    }
+    manifest.rows = Some(RowsEntry {
+        relative,
+        len,
+        hash: hash.0,
+        sha256: Some(sha256),
+    });
+    Ok(if same { 0 } else { len })
+}
+
+/// The vault's copy of one file, opened where it is (never through a link).
+struct Copy {
+    /// The directory holding it, created.
+    dir: Dir,
+    /// Its name there.
+    name: std::ffi::OsString,
+    /// The copy, when one exists, for reading and appending.
+    file: Option<File>,
+}
+
+impl Copy {
+    fn open(session: &Dir, relative: &Path) -> Result<Self> {
+        let path = Path::new(FILES).join(relative);
+        let (dir, name) = session.parent_of(&path, true)?;
+        let file = match dir.open_here(name, Access::ReadWrite) {
+            Ok(file) => Some(file),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e.into()),
+        };
+        Ok(Self {
+            name: name.to_owned(),
+            dir,
+            file,
+        })
+    }
+
+    /// The copy's length; `None` when there is none, or when it has other names too (hard
+    /// links: appending would write into them), so that it is made anew.
+    fn len(&self) -> Result<Option<u64>> {
+        let Some(file) = &self.file else {
+            return Ok(None);
+        };
+        let meta = file.metadata()?;
+        Ok((meta.nlink() == 1).then_some(meta.len()))
     }
 }
 
 /// Copies one file as the agent writes it; returns its new entry and the bytes written.
-fn copy_file(file: &SessionFile, old: Option<&Entry>, copy: &Path) -> Result<(Entry, u64)> {
-    let mut source = File::open(&file.path)?;
+fn copy_file(
+    agent_home: &Dir,
+    file: &SessionFile,
+    old: Option<&Entry>,
+    session: &Dir,
+) -> Result<(Entry, u64)> {
+    let mut source = agent_home.open_file(&file.relative, Access::Read)?;
     let meta = source.metadata()?;
-    let copy_len = std::fs::metadata(copy).map(|meta| meta.len()).ok();
-    let entry = |len, hash| Entry {
+    let mut copy = Copy::open(session, &file.relative)?;
+    let copy_len = copy.len()?;
+    let entry = |len, hash, sha256, midstate| Entry {
         relative: file.relative.clone(),
         keeping: keeping_name(file.keeping).to_owned(),
         len,
         mtime_ns: mtime_ns(&meta),
         inode: meta.ino(),
         hash,
+        sha256: Some(sha256),
+        sha256_midstate: midstate,
     };
     if file.keeping != Keeping::Append {
-        return copy_if_changed(&mut source, &meta, old, copy_len, copy)
-            .map(|(len, hash, written)| (entry(len, hash), written));
+        return copy_if_changed(&mut source, &meta, old, copy_len, &copy)
+            .map(|(len, hash, sha256, written)| (entry(len, hash, sha256, None), written));
     }
-    let from = match old {
+    let resumed = match old {
         Some(old)
             if old.inode == meta.ino()
                 && meta.len() >= old.len
                 && copy_len.is_some_and(|len| len >= old.len)
                 && sample_hash(&source, old.len)? == old.hash =>
         {
-            old.len
+            resume(old, &copy)?
         }
-        _ => 0,
+        _ => None,
     };
+    let (from, mut sum) = resumed.unwrap_or((0, Running::new()));
     if from == meta.len() && copy_len == Some(from) {
-        return Ok((entry(from, old.map_or(0, |old| old.hash)), 0));
+        let hash = old.map_or(0, |old| old.hash);
+        return Ok((entry(from, hash, sum.finish(), Some(sum.midstate())), 0));
     }
     let written = if from == 0 {
-        copy_whole(&mut source, meta.len(), copy)?
+        copy_whole(&mut source, meta.len(), &copy, &mut sum)?
     } else {
-        append(&mut source, from, meta.len(), copy, copy_len)?
+        append(&mut source, from, meta.len(), &mut copy, copy_len, &mut sum)?
     };
     let len = from + written;
-    Ok((entry(len, sample_hash(&source, len)?), written))
+    let hash = sample_hash(&source, len)?;
+    Ok((
+        entry(len, hash, sum.finish(), Some(sum.midstate())),
+        written,
+    ))
+}
+
+/// The SHA-256 of an appended copy taken up at its recorded length, from the manifest's
+/// midstate and the copy's last partial block, when that gives the SHA-256 recorded (so the
+/// copy's tail is the one hashed); `None` to copy it whole again (a manifest of an older sticky,
+/// or a copy changed since).
+fn resume(old: &Entry, copy: &Copy) -> Result<Option<(u64, Running)>> {
+    let (Some(midstate), Some(sha256), Some(file)) =
+        (&old.sha256_midstate, &old.sha256, &copy.file)
+    else {
+        return Ok(None);
+    };
+    let mut tail = vec![0; usize::try_from(old.len % 64)?];
+    file.read_exact_at(&mut tail, old.len - old.len % 64)?;
+    Ok(Running::resume(midstate, old.len, &tail)
+        .filter(|sum| sum.finish() == *sha256)
+        .map(|sum| (old.len, sum)))
 }
 
 /// A rewritten file, copied whole when its size, time or inode moved and its hash changed:
-/// returns its length, hash and the bytes written.
+/// returns its length, hash, SHA-256 and the bytes written.
 fn copy_if_changed(
     source: &mut File,
     meta: &Metadata,
     old: Option<&Entry>,
     copy_len: Option<u64>,
-    copy: &Path,
-) -> Result<(u64, u64, u64)> {
-    let copied = |old: &Entry| copy_len == Some(old.len);
+    copy: &Copy,
+) -> Result<(u64, u64, String, u64)> {
+    // A copy whose entry has no SHA-256 (an older sticky's) is taken as changed: hashed anew.
+    let copied = |old: &Entry| copy_len == Some(old.len) && old.sha256.is_some();
     if let Some(old) = old.filter(|old| copied(old)) {
         let same =
             old.len == meta.len() && old.mtime_ns == mtime_ns(meta) && old.inode == meta.ino();
-        if same {
-            return Ok((old.len, old.hash, 0));
+        if let (true, Some(sha256)) = (same, &old.sha256) {
+            return Ok((old.len, old.hash, sha256.clone(), 0));
         }
     }
     let mut bytes = Vec::new();
-    io::Read::read_to_end(source, &mut bytes)?;
+    source.read_to_end(&mut bytes)?;
     let mut hash = Fnv::new();
     hash.write(&bytes);
+    let mut sum = Running::new();
+    sum.update(&bytes);
+    let sha256 = sum.finish();
     let len = bytes.len() as u64;
-    if old.is_some_and(|old| copied(old) && old.hash == hash.0 && old.len == len) {
-        return Ok((len, hash.0, 0));
+    let unchanged = old.is_some_and(|old| {
+        copied(old) && old.hash == hash.0 && old.len == len && old.sha256 == Some(sha256.clone())
+    });
+    if unchanged {
+        return Ok((len, hash.0, sha256, 0));
     }
-    write_atomically(copy, &bytes)?;
-    Ok((len, hash.0, len))
+    write_copy(copy, &mut bytes.as_slice(), &mut Running::new())?;
+    Ok((len, hash.0, sha256, len))
 }
 
-/// Copies `source` (at most `len` bytes) to a temporary file renamed over `copy`.
-fn copy_whole(source: &mut File, len: u64, copy: &Path) -> Result<u64> {
-    let parent = copy.parent().context("a copy has a parent directory")?;
-    create_dir(parent)?;
-    let mut name = copy.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".tmp{}", std::process::id()));
-    let temporary = parent.join(name);
-    let copied = (|| {
-        let mut out = open_private(&temporary, false)?;
-        source.seek(SeekFrom::Start(0))?;
-        let written = io::copy(&mut io::Read::take(&mut *source, len), &mut out)?;
-        std::fs::rename(&temporary, copy)?;
+/// Copies `source` (at most `len` bytes, from its start) to a temporary file renamed over the
+/// copy, summing what is written.
+fn copy_whole(source: &mut File, len: u64, copy: &Copy, sum: &mut Running) -> Result<u64> {
+    source.seek(SeekFrom::Start(0))?;
+    write_copy(copy, &mut Read::take(&mut *source, len), sum)
+}
+
+/// Writes `from` to a temporary file beside the copy, renamed over it; returns the bytes.
+fn write_copy(copy: &Copy, from: &mut dyn Read, sum: &mut Running) -> Result<u64> {
+    let temporary = temporary(&copy.name, ".tmp");
+    let written = (|| {
+        let mut out = create_temporary(&copy.dir, &temporary)?;
+        let written = copy_summing(from, &mut out, sum)?;
+        copy.dir.rename(&temporary, &copy.dir, &copy.name)?;
         Ok::<_, io::Error>(written)
     })();
-    if copied.is_err() {
-        let _ = std::fs::remove_file(&temporary);
+    if written.is_err() {
+        let _ = copy.dir.remove_file(&temporary);
     }
-    Ok(copied?)
+    Ok(written?)
 }
 
 /// Appends `source`'s bytes from `from` to `to` to the copy (now `copy_len` long), cut back to
@@ -212,19 +311,38 @@ fn append(
     source: &mut File,
     from: u64,
     to: u64,
-    copy: &Path,
+    copy: &mut Copy,
     copy_len: Option<u64>,
+    sum: &mut Running,
 ) -> Result<u64> {
-    let mut out = OpenOptions::new().write(true).open(copy)?;
+    let out = copy.file.as_mut().context("the copy to append to exists")?;
     if copy_len != Some(from) {
         out.set_len(from)?;
     }
     out.seek(SeekFrom::Start(from))?;
     source.seek(SeekFrom::Start(from))?;
-    Ok(io::copy(
-        &mut io::Read::take(&mut *source, to - from),
-        &mut out,
+    Ok(copy_summing(
+        &mut Read::take(&mut *source, to - from),
+        out,
+        sum,
     )?)
+}
+
+/// Copies `from` into `to`, adding every byte to `sum`; returns how many.
+fn copy_summing(from: &mut dyn Read, to: &mut dyn Write, sum: &mut Running) -> io::Result<u64> {
+    let mut buffer = vec![0; 1 << 16];
+    let mut total = 0;
+    loop {
+        let read = match from.read(&mut buffer) {
+            Ok(0) => return Ok(total),
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        to.write_all(&buffer[..read])?;
+        sum.update(&buffer[..read]);
+        total += read as u64;
+    }
 }
 
 /// The hash of the first and last [`SAMPLE`] bytes of `file`'s first `len` bytes, and of

@@ -2,7 +2,8 @@
 //! agent's files (Claude Code's `cleanupPeriodDays` sweep, a cleaned `~/.codex`).
 //!
 //! Layout, beside the database (`State::vault`, `<db>.vault/`), every directory 0700 and every
-//! file 0600 (created through `state::create`):
+//! file 0600, every one of them reached through `crate::confined` (`state::companion`): a link
+//! at any level below the state directory is refused, never followed (issue 23):
 //!
 //! ```text
 //! <db>.vault/
@@ -22,22 +23,32 @@
 //! its copy: that is what the vault is for. `restore.rs` puts the copies back into the agent's
 //! home when the agent reports the session lost.
 //!
+//! Every copy's full SHA-256 is in the manifest, written from the bytes sticky wrote into the
+//! copy (an appended copy's carried on from the midstate after its last whole block,
+//! `digest.rs`, so a turn hashes only what it appends). A restore, and an export from the vault,
+//! put back only a copy whose size and SHA-256 match: a copy swapped, cut or grown since is
+//! refused with the session's way out. A manifest written before sticky recorded sums (no
+//! `sha256`) is hashed again by the next copy, while the agent still has its files (the copy is
+//! made whole once); until then its copies are not restored, since nothing can prove them.
+//!
 //! The read side ([`Vault::session_dir`], [`Vault::manifest`], [`Vault::files`]) is what
 //! `sticky export` bundles.
 
 mod copy;
+mod digest;
 mod restore;
 mod rows;
 
-use std::fs::OpenOptions;
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::Keeping;
+use crate::confined::{Access, Dir, Kind};
 use crate::state;
 
 pub use copy::Copied;
@@ -52,7 +63,9 @@ const FILES: &str = "files";
 /// The copy of a session kept as database rows, in a session's directory.
 const ROWS: &str = "rows.json";
 
-/// The manifest's format version.
+/// The manifest's format version. The SHA-256 sums are optional fields of version 1: an older
+/// sticky reads the manifest and drops them when it writes it, which a newer one then sees as
+/// a copy to hash again.
 const VERSION: u32 = 1;
 
 /// The vault of one project's state.
@@ -90,6 +103,9 @@ pub struct RowsEntry {
     pub len: u64,
     /// Its hash.
     pub hash: u64,
+    /// Its SHA-256 (absent in a manifest of an older sticky).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// One copied file in a [`Manifest`].
@@ -105,9 +121,17 @@ pub struct Entry {
     pub mtime_ns: i128,
     /// The agent's file's inode at the copy.
     pub inode: u64,
-    /// A hash of the copy: of the whole file when rewritten, of its first and last 4 KiB (and
-    /// its length) when appended to.
+    /// A hash of the copy, to tell whether the agent's file changed: of the whole file when
+    /// rewritten, of its first and last 4 KiB (and its length) when appended to.
     pub hash: u64,
+    /// The SHA-256 of the copy's `len` bytes, which a restore checks (absent in a manifest of
+    /// an older sticky).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// For an appended copy: the SHA-256 state after its last whole 64-byte block, which the
+    /// next copy carries on from (`digest.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256_midstate: Option<String>,
 }
 
 impl Entry {
@@ -170,78 +194,134 @@ impl Vault {
         self.dir.join(key(agent)).join(key(id))
     }
 
-    /// The manifest of a session, `None` when the vault holds no copy of it.
-    pub fn manifest(&self, agent: &str, id: &str) -> Result<Option<Manifest>> {
-        let path = self.session_dir(agent, id).join(MANIFEST);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let manifest: Manifest = serde_json::from_slice(&bytes)
-            .with_context(|| format!("{} is damaged (not a vault manifest)", path.display()))?;
-        if manifest.version != VERSION {
-            anyhow::bail!(
-                "{} has format version {}, this sticky reads {VERSION}",
-                path.display(),
-                manifest.version
-            );
-        }
-        Ok(Some(manifest))
+    /// The vault's directory, opened (see `state::open_companion`); `None` when missing.
+    fn open(&self) -> Result<Option<Dir>> {
+        state::open_companion(&self.dir)
+            .with_context(|| format!("cannot open the vault {}", self.dir.display()))
     }
 
-    /// The copies of a session's files whose copy exists, in the manifest's order; empty when
-    /// the vault holds none. A relative path that is not plain (absolute, `..`) is refused.
+    /// The directory of a session, opened; `None` when the vault holds none.
+    fn open_session(&self, agent: &str, id: &str) -> Result<Option<Dir>> {
+        let Some(vault) = self.open()? else {
+            return Ok(None);
+        };
+        match vault.open_dir(&Path::new(&key(agent)).join(key(id))) {
+            Ok(dir) => Ok(Some(dir)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).context("cannot open the vault's copy of the session"),
+        }
+    }
+
+    /// The directory of a session, created when missing.
+    fn create_session(&self, agent: &str, id: &str) -> Result<Dir> {
+        let vault = state::companion(&self.dir)
+            .with_context(|| format!("cannot create the vault {}", self.dir.display()))?;
+        vault
+            .create_dir_all(&Path::new(&key(agent)).join(key(id)))
+            .context("cannot create the vault's copy of the session")
+    }
+
+    /// The manifest of a session, `None` when the vault holds no copy of it.
+    pub fn manifest(&self, agent: &str, id: &str) -> Result<Option<Manifest>> {
+        match self.open_session(agent, id)? {
+            Some(session) => read_manifest(&session),
+            None => Ok(None),
+        }
+    }
+
+    /// The copies of a session's files whose copy exists, in the manifest's order, each proved
+    /// to be the copy sticky made (its size and SHA-256); empty when the vault holds none. A
+    /// relative path that is not plain (absolute, `..`), a link, and a copy changed since it
+    /// was made are refused.
     pub fn files(&self, agent: &str, id: &str) -> Result<Vec<VaultFile>> {
-        let Some(manifest) = self.manifest(agent, id)? else {
+        let Some(session) = self.open_session(agent, id)? else {
             return Ok(Vec::new());
         };
-        let files = self.session_dir(agent, id).join(FILES);
+        let Some(manifest) = read_manifest(&session)? else {
+            return Ok(Vec::new());
+        };
         let mut listed = Vec::new();
         for entry in &manifest.files {
             ensure_plain(&entry.relative)?;
-            let copy = files.join(&entry.relative);
-            if copy.is_file() {
-                listed.push(VaultFile {
-                    relative: entry.relative.clone(),
-                    keeping: entry.keeping(),
-                    copy,
-                    len: entry.len,
-                });
-            }
+            let Some(copy) = open_copy(&session, &entry.relative)? else {
+                continue;
+            };
+            verify(
+                copy,
+                entry.len,
+                entry.sha256.as_deref(),
+                &entry.relative,
+                &mut io::sink(),
+            )?;
+            listed.push(VaultFile {
+                relative: entry.relative.clone(),
+                keeping: entry.keeping(),
+                copy: session.path().join(FILES).join(&entry.relative),
+                len: entry.len,
+            });
         }
         Ok(listed)
     }
 
-    /// The copy of a session kept as database rows (`rows.json`), if the vault holds one.
-    pub fn rows(&self, agent: &str, id: &str) -> Result<Option<PathBuf>> {
-        let held = self.manifest(agent, id)?.and_then(|manifest| manifest.rows);
-        let path = self.session_dir(agent, id).join(ROWS);
-        Ok(held.filter(|_| path.is_file()).map(|_| path))
+    /// The copy of a session kept as database rows (`rows.json`), if the vault holds one,
+    /// proved to be the copy sticky made (its size and SHA-256).
+    pub fn rows(&self, agent: &str, id: &str) -> Result<Option<Vec<u8>>> {
+        let Some(session) = self.open_session(agent, id)? else {
+            return Ok(None);
+        };
+        let Some(held) = read_manifest(&session)?.and_then(|manifest| manifest.rows) else {
+            return Ok(None);
+        };
+        let copy = match session.open_file(Path::new(ROWS), Access::Read) {
+            Ok(copy) => copy,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).context("cannot read the vault's copy of the session's rows"),
+        };
+        let mut document = Vec::new();
+        verify(
+            copy,
+            held.len,
+            held.sha256.as_deref(),
+            Path::new(ROWS),
+            &mut document,
+        )?;
+        Ok(Some(document))
     }
 
     /// Deletes a session's copies; whether there were any.
     pub fn delete(&self, agent: &str, id: &str) -> Result<bool> {
         let dir = self.session_dir(agent, id);
-        match std::fs::remove_dir_all(&dir) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e).with_context(|| format!("cannot delete {}", dir.display())),
-        }
+        let deleted = (|| -> Result<bool> {
+            let Some(vault) = self.open()? else {
+                return Ok(false);
+            };
+            let agent_dir = match vault.open_dir(Path::new(&key(agent))) {
+                Ok(agent_dir) => agent_dir,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+                Err(e) => return Err(e.into()),
+            };
+            Ok(agent_dir.remove_dir_all(OsStr::new(&key(id)))?)
+        })();
+        deleted.with_context(|| format!("cannot delete {}", dir.display()))
     }
 
     /// The bytes the vault takes on disk (its files' lengths); 0 when it does not exist.
     pub fn size(&self) -> Result<u64> {
-        dir_size(&self.dir).with_context(|| format!("cannot read {}", self.dir.display()))
+        let size = |vault: Dir| dir_size(&vault).map_err(anyhow::Error::from);
+        self.open()?
+            .map_or(Ok(0), size)
+            .with_context(|| format!("cannot read {}", self.dir.display()))
     }
 
-    /// The manifests of every session in the vault (unreadable ones skipped).
+    /// The manifests of every session in the vault (unreadable ones, and links, skipped).
     pub fn manifests(&self) -> Vec<Manifest> {
         let mut found = Vec::new();
-        for agent in read_dirs(&self.dir) {
-            for session in read_dirs(&agent) {
-                let read = std::fs::read(session.join(MANIFEST)).ok();
-                if let Some(manifest) = read.and_then(|b| serde_json::from_slice(&b).ok()) {
+        let Ok(Some(vault)) = self.open() else {
+            return found;
+        };
+        for agent in subdirs(&vault) {
+            for session in subdirs(&agent) {
+                if let Ok(Some(manifest)) = read_manifest(&session) {
                     found.push(manifest);
                 }
             }
@@ -260,14 +340,105 @@ impl Vault {
                 copied_at: manifest.copied_at,
             })
     }
+}
 
-    /// Writes a session's manifest atomically (a temporary file renamed over it).
-    fn write_manifest(&self, manifest: &Manifest) -> Result<()> {
-        let dir = self.session_dir(&manifest.agent, &manifest.session);
-        let bytes = serde_json::to_vec_pretty(manifest)?;
-        write_atomically(&dir.join(MANIFEST), &bytes)
-            .with_context(|| format!("cannot write the vault's manifest in {}", dir.display()))
+/// The manifest in a session's directory, `None` when there is none.
+fn read_manifest(session: &Dir) -> Result<Option<Manifest>> {
+    let path = session.path().join(MANIFEST);
+    let mut bytes = Vec::new();
+    match session.open_file(Path::new(MANIFEST), Access::Read) {
+        Ok(mut file) => file
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is damaged (not a vault manifest)", path.display()))?;
+    if manifest.version != VERSION {
+        anyhow::bail!(
+            "{} has format version {}, this sticky reads {VERSION}",
+            path.display(),
+            manifest.version
+        );
     }
+    Ok(Some(manifest))
+}
+
+/// Writes a session's manifest atomically (a temporary file renamed over it).
+fn write_manifest(session: &Dir, manifest: &Manifest) -> Result<()> {
+    let bytes = serde_json::to_vec_pretty(manifest)?;
+    write_atomically(session, Path::new(MANIFEST), &bytes).with_context(|| {
+        format!(
+            "cannot write the vault's manifest in {}",
+            session.path().display()
+        )
+    })
+}
+
+/// Opens the copy of `relative` in a session's directory for reading; `None` when missing.
+fn open_copy(session: &Dir, relative: &Path) -> Result<Option<File>> {
+    match session.open_file(&Path::new(FILES).join(relative), Access::Read) {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e)
+            .with_context(|| format!("cannot read the vault's copy of {}", relative.display())),
+    }
+}
+
+/// Streams the vault's copy `copy` of `relative` into `out`, then proves it is the copy sticky
+/// made: `len` bytes whose SHA-256 is `sha256`. The caller keeps what `out` received only when
+/// this succeeds.
+fn verify(
+    mut copy: File,
+    len: u64,
+    sha256: Option<&str>,
+    relative: &Path,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let Some(sha256) = sha256 else {
+        anyhow::bail!(
+            "the vault's copy of {} was made by an older sticky and has no checksum, so \
+             sticky cannot prove it is the copy it made; it is not put back (a turn while the \
+             agent still has the session's files hashes it)",
+            relative.display()
+        );
+    };
+    let mut sum = digest::Running::new();
+    let mut buffer = vec![0; 1 << 16];
+    loop {
+        let read = match copy.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("cannot read the vault's copy of {}", relative.display())
+                });
+            }
+        };
+        sum.update(&buffer[..read]);
+        out.write_all(&buffer[..read])?;
+        // No more than a byte past what the manifest says is needed to know it is longer.
+        if sum.len() > len {
+            break;
+        }
+    }
+    let found = sum.len();
+    let wrong = if found < len {
+        format!("{found} bytes where its manifest records {len}")
+    } else if found > len {
+        format!("more than the {len} bytes its manifest records")
+    } else if sum.finish() != sha256 {
+        format!("{len} bytes as recorded, but another SHA-256")
+    } else {
+        return Ok(());
+    };
+    anyhow::bail!(
+        "the vault's copy of {} does not match the copy sticky made ({wrong}), so it was \
+         changed or damaged since; it is not put back",
+        relative.display()
+    )
 }
 
 /// A file name for `name`: itself when it is plain, else `~` and its bytes in hex.
@@ -300,73 +471,66 @@ pub fn ensure_plain(relative: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The subdirectories of `dir`.
-fn read_dirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+/// The subdirectories of `dir` (links skipped), opened.
+fn subdirs(dir: &Dir) -> Vec<Dir> {
+    let Ok(entries) = dir.entries() else {
         return Vec::new();
     };
     entries
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .map(|entry| entry.path())
+        .into_iter()
+        .filter(|(_, kind)| *kind == Kind::Dir)
+        .filter_map(|(name, _)| dir.open_dir(Path::new(&name)).ok())
         .collect()
 }
 
-/// The total length of the files under `dir`.
-fn dir_size(dir: &Path) -> io::Result<u64> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e),
-    };
+/// The total length of the files under `dir` (links not followed).
+fn dir_size(dir: &Dir) -> io::Result<u64> {
     let mut total = 0;
-    for entry in entries {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            total += dir_size(&entry.path())?;
-        } else if kind.is_file() {
-            total += entry.metadata()?.len();
+    for (name, kind) in dir.entries()? {
+        match kind {
+            Kind::Dir => total += dir_size(&dir.open_dir(Path::new(&name))?)?,
+            Kind::File => total += dir.file_len(&name)?,
+            Kind::Link | Kind::Other => {}
         }
     }
     Ok(total)
 }
 
-/// Creates `dir` and its missing parents private to the user (0700).
-fn create_dir(dir: &Path) -> Result<()> {
-    state::create(dir)
-        .map(|_| ())
-        .with_context(|| format!("cannot create {}", dir.display()))
+/// A temporary name beside `name`, this process's own.
+fn temporary(name: &OsStr, suffix: &str) -> OsString {
+    let mut temporary = name.to_owned();
+    temporary.push(format!("{suffix}{}", std::process::id()));
+    temporary
 }
 
-/// Opens `path` for writing (created 0600), appending or truncating.
-fn open_private(path: &Path, append: bool) -> io::Result<std::fs::File> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .append(append)
-        .truncate(!append)
-        .mode(0o600)
-        .open(path)
+/// Creates the new file `name` in `dir` (0600) for a temporary copy, one left over by a
+/// sticky of the same pid that died removed first.
+fn create_temporary(dir: &Dir, name: &OsStr) -> io::Result<File> {
+    match dir.remove_file(name) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    dir.create_new(name)
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it (0600), renamed over it.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let parent = path.parent().context("a file has a parent directory")?;
-    create_dir(parent)?;
-    let mut name = path.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".tmp{}", std::process::id()));
-    let temporary = parent.join(name);
-    let written = open_private(&temporary, false).and_then(|mut file| file.write_all(bytes));
-    if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, path)) {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+/// Writes `bytes` to `relative` under `session` through a temporary file beside it (0600),
+/// renamed over it.
+fn write_atomically(session: &Dir, relative: &Path, bytes: &[u8]) -> Result<()> {
+    let (dir, name) = session.parent_of(relative, true)?;
+    let temporary = temporary(name, ".tmp");
+    let written = create_temporary(&dir, &temporary)
+        .and_then(|mut file| file.write_all(bytes))
+        .and_then(|()| dir.rename(&temporary, &dir, name));
+    if let Err(e) = written {
+        let _ = dir.remove_file(&temporary);
+        return Err(e).with_context(|| format!("cannot write {}", dir.path().join(name).display()));
     }
     Ok(())
 }
 
 /// FNV-1a (64 bits): a stable hash, to tell whether a file changed (not a defence against
-/// anyone: the vault is the user's own).
+/// anyone: the SHA-256 sums are what a restore trusts).
 #[derive(Debug, Clone, Copy)]
 struct Fnv(u64);
 

@@ -1,14 +1,20 @@
 //! The restore: when the agent reports the pinned session lost, the vault's copies go back
 //! into the agent's home, where they are missing (never over a file the agent has).
+//!
+//! Every byte put back is proved first: each copy is streamed into a temporary file beside its
+//! place while its size and SHA-256 are checked against the manifest, and only when every copy
+//! matches are they renamed into place. A copy that is a link, or that was swapped, cut or grown
+//! since sticky made it, is refused, and nothing is put back (issue 23). Below the agent's home
+//! (which may itself be a link the user made) nothing is followed: `crate::confined`.
 
-use std::fs::DirBuilder;
-use std::os::unix::fs::DirBuilderExt;
+use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
-use super::Vault;
+use super::{Vault, open_copy, read_manifest, verify};
 use crate::agent::Adapter;
+use crate::confined::Dir;
 
 /// What a restore put back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,20 +25,40 @@ pub struct Restored {
     pub bytes: u64,
 }
 
+/// A copy proved and written beside its place, waiting to be renamed into it.
+struct Proved {
+    dir: Dir,
+    temporary: OsString,
+    name: OsString,
+    len: u64,
+}
+
 impl Vault {
     /// Puts the vault's copies of agent session `id` back into the agent's home (under the
     /// user's `home`) where they are missing: `None` when the vault holds no copy of it.
-    /// Restored files are the user's only (0600, new directories 0700), written through a
-    /// temporary file renamed into place.
+    /// Restored files are the user's only (0600, new directories 0700), each proved to be the
+    /// copy sticky made before any is put in place.
     pub fn restore(
         &self,
         adapter: &dyn Adapter,
         home: &Path,
         id: &str,
     ) -> Result<Option<Restored>> {
-        let files = self.files(adapter.name(), id)?;
+        let Some(session) = self.open_session(adapter.name(), id)? else {
+            return Ok(None);
+        };
+        let Some(manifest) = read_manifest(&session)? else {
+            return Ok(None);
+        };
+        let mut copies = Vec::new();
+        for entry in &manifest.files {
+            super::ensure_plain(&entry.relative)?;
+            if let Some(copy) = open_copy(&session, &entry.relative)? {
+                copies.push((entry, copy));
+            }
+        }
         let rows = self.rows(adapter.name(), id)?;
-        if files.is_empty() && rows.is_none() {
+        if copies.is_empty() && rows.is_none() {
             return Ok(None);
         }
         let root = adapter.agent_home(home).with_context(|| {
@@ -41,29 +67,65 @@ impl Vault {
                 adapter.name()
             )
         })?;
-        let mut restored = Restored::default();
-        for file in &files {
+        for (entry, _) in &copies {
             anyhow::ensure!(
-                adapter.restorable(&file.relative, id),
+                adapter.restorable(&entry.relative, id),
                 "the vault names {} as a file of session {id}, which {} does not keep there; \
                  nothing was restored (was the vault copied from elsewhere?)",
-                file.relative.display(),
+                entry.relative.display(),
                 adapter.name()
             );
         }
-        for file in files {
-            let target = root.join(&file.relative);
-            if std::fs::symlink_metadata(&target).is_ok() {
-                continue;
+        let mut proved = Vec::new();
+        let staged = (|| {
+            let top = Dir::create_top(&root)
+                .with_context(|| format!("cannot create {}", root.display()))?;
+            for (entry, copy) in copies {
+                let (dir, name) = top
+                    .parent_of(&entry.relative, true)
+                    .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
+                if dir.kind(name)?.is_some() {
+                    continue;
+                }
+                let temporary = super::temporary(name, ".sticky-restore");
+                let mut out = super::create_temporary(&dir, &temporary)
+                    .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
+                proved.push(Proved {
+                    temporary,
+                    name: name.to_owned(),
+                    len: entry.len,
+                    dir,
+                });
+                verify(
+                    copy,
+                    entry.len,
+                    entry.sha256.as_deref(),
+                    &entry.relative,
+                    &mut out,
+                )?;
             }
-            put_back(&file.copy, &target)
-                .with_context(|| format!("cannot restore {}", target.display()))?;
+            Ok::<_, anyhow::Error>(())
+        })();
+        if let Err(error) = staged {
+            for file in &proved {
+                let _ = file.dir.remove_file(&file.temporary);
+            }
+            return Err(error);
+        }
+        let mut restored = Restored::default();
+        for file in &proved {
+            file.dir
+                .rename(&file.temporary, &file.dir, &file.name)
+                .with_context(|| {
+                    format!(
+                        "cannot restore {}",
+                        file.dir.path().join(&file.name).display()
+                    )
+                })?;
             restored.files += 1;
             restored.bytes += file.len;
         }
-        if let (Some(copy), Some(rows)) = (rows, adapter.session_rows(home, id)) {
-            let document =
-                std::fs::read(&copy).with_context(|| format!("cannot read {}", copy.display()))?;
+        if let (Some(document), Some(rows)) = (rows, adapter.session_rows(home, id)) {
             let back = super::rows::restore(&rows, id, &document)
                 .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
             if back {
@@ -73,26 +135,4 @@ impl Vault {
         }
         Ok(Some(restored))
     }
-}
-
-/// Copies `copy` to `target` through a temporary file beside it.
-fn put_back(copy: &Path, target: &Path) -> Result<()> {
-    let parent = target.parent().context("a file has a parent directory")?;
-    DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(parent)?;
-    let mut name = target.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".sticky-restore{}", std::process::id()));
-    let temporary = parent.join(name);
-    let copied = (|| {
-        let mut from = std::fs::File::open(copy)?;
-        let mut out = super::open_private(&temporary, false)?;
-        std::io::copy(&mut from, &mut out)?;
-        std::fs::rename(&temporary, target)
-    })();
-    if copied.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    Ok(copied?)
 }

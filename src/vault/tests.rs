@@ -280,7 +280,7 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
         .rows("rows", "s1")
         .unwrap()
         .expect("the rows are kept");
-    let text = std::fs::read_to_string(rows).unwrap();
+    let text = String::from_utf8(rows).unwrap();
     assert!(
         text.contains("one") && !text.contains("other session"),
         "{text}"

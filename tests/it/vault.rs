@@ -374,3 +374,208 @@ fn forget_asks_on_a_terminal_and_keeps_everything_unless_told_yes() {
             .contains("no turns yet")
     );
 }
+
+/// Every file under `dir` with its bytes, links not followed (a link is listed by its target).
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let meta = std::fs::symlink_metadata(&path).expect("look at a file");
+        if meta.is_dir() {
+            found.extend(snapshot(&path));
+        } else if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&path).expect("read a link");
+            found.push((path, target.into_os_string().into_encoded_bytes()));
+        } else {
+            found.push((path.clone(), std::fs::read(&path).expect("read a file")));
+        }
+    }
+    found
+}
+
+/// What is at `path`: a file's bytes, or every file under a directory.
+fn contents(path: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    if path.is_dir() {
+        snapshot(path)
+    } else {
+        vec![(path.to_owned(), std::fs::read(path).expect("read a file"))]
+    }
+}
+
+/// The vault's directory of Claude session `id`.
+fn session_copy(env: &TestEnv, id: &str) -> PathBuf {
+    vault(env).join("claude").join(id)
+}
+
+/// The vault's copy of Claude session `id`'s transcript.
+fn transcript_copy(env: &TestEnv, id: &str) -> PathBuf {
+    files_under(&session_copy(env, id).join("files"))
+        .into_iter()
+        .find(|path| path.ends_with(format!("{id}.jsonl")))
+        .unwrap_or_else(|| panic!("no copy of the transcript of {id}"))
+}
+
+/// Issue 23, finding 1: a link one level or more below the vault's top (committed with `git add
+/// -f`, or planted by anyone who can write the project) must never carry the vault's writes
+/// out of it. Each level: the agent's directory, the session's, one inside its files, the copy
+/// itself. The turn stands, says why the copy was not kept, and the link's target is untouched.
+#[test]
+fn a_link_at_any_level_below_the_vault_carries_no_write_out_of_it() {
+    type Plant = fn(&TestEnv, &str) -> PathBuf;
+    let levels: [(&str, Plant); 4] = [
+        ("the agent's directory", |env, _| vault(env).join("claude")),
+        ("the session's directory", session_copy),
+        ("a directory of its files", |env, id| {
+            session_copy(env, id).join("files/projects")
+        }),
+        ("the transcript's copy", transcript_copy),
+    ];
+    for (level, plant) in levels {
+        let env = TestEnv::new();
+        let first = env.turn("secret plan");
+        let at = plant(&env, &first.session);
+        let outside = env.scratch.join("leak");
+        // The link leads to what was there, moved out: a write through it would show.
+        std::fs::rename(&at, &outside).expect("move the level out");
+        std::os::unix::fs::symlink(&outside, &at).expect("plant the link");
+        let before = contents(&outside);
+
+        let output = env.sticky(["more secret plans"]).run();
+        output.assert_success();
+        output.assert_stderr_contains("could not keep a copy of session");
+        output.assert_stderr_contains(&format!("{} is a symbolic link", at.display()));
+        assert_eq!(
+            contents(&outside),
+            before,
+            "{level}: nothing written through the link"
+        );
+        assert!(
+            std::fs::symlink_metadata(&at)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{level}: the link is left for the user to see"
+        );
+    }
+}
+
+/// Issue 23, finding 2: a restore puts back only the bytes sticky copied, proved by the size
+/// and SHA-256 its manifest recorded. A copy swapped for a link (to a secret the user can
+/// read), cut short, grown, or changed in place at the same size is refused: the turn is the
+/// lost session's exit 73 with the way out, naming what was wrong, and nothing is put into the
+/// agent's home.
+#[test]
+fn a_swapped_vault_copy_is_never_restored() {
+    type Swap = fn(&TestEnv, &Path);
+    let swaps: [(&str, Swap, &str); 4] = [
+        (
+            "a link to a secret",
+            |env, copy| {
+                let secret = env.scratch.join("shadow");
+                std::fs::write(&secret, "root:*:19000:0:99999:7:::\n").unwrap();
+                std::fs::remove_file(copy).unwrap();
+                std::os::unix::fs::symlink(&secret, copy).unwrap();
+            },
+            "is a symbolic link",
+        ),
+        (
+            "a shorter copy",
+            |_, copy| {
+                let bytes = std::fs::read(copy).unwrap();
+                std::fs::write(copy, &bytes[..bytes.len() / 2]).unwrap();
+            },
+            "does not match the copy sticky made",
+        ),
+        (
+            "a longer copy",
+            |_, copy| {
+                let mut bytes = std::fs::read(copy).unwrap();
+                bytes.extend_from_slice(b"{\"planted\":true}\n");
+                std::fs::write(copy, &bytes).unwrap();
+            },
+            "does not match the copy sticky made",
+        ),
+        (
+            "other bytes of the same size",
+            |_, copy| {
+                let bytes = std::fs::read(copy).unwrap();
+                let swapped: Vec<u8> = bytes
+                    .iter()
+                    .map(|&b| if b == b'e' { b'x' } else { b })
+                    .collect();
+                assert_ne!(swapped, bytes);
+                std::fs::write(copy, &swapped).unwrap();
+            },
+            "does not match the copy sticky made",
+        ),
+    ];
+    for (swap, change, why) in swaps {
+        let env = TestEnv::new();
+        let first = env.turn("first");
+        let transcript = env.transcript(&first.session);
+        change(&env, &transcript_copy(&env, &first.session));
+        std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+
+        let lost = env.sticky(["second"]).run();
+        lost.assert_code(73);
+        lost.assert_stderr_contains("restoring it from sticky's vault failed");
+        lost.assert_stderr_contains(why);
+        lost.assert_stderr_contains("sticky new");
+        assert!(
+            !lost.stderr.contains("restored 1 file"),
+            "{swap}: {}",
+            lost.describe()
+        );
+        assert!(
+            !transcript.exists(),
+            "{swap}: nothing was put into the agent's home"
+        );
+        assert_eq!(
+            env.agent_runs().len(),
+            2,
+            "{swap}: the agent ran once more only"
+        );
+    }
+}
+
+/// A vault written before sticky recorded SHA-256 sums: its copies are hashed on the next copy
+/// while the agent still has its files (copied whole once), and one that cannot be proved any
+/// more (the agent's files gone first) is not restored, with the way out.
+#[test]
+fn a_copy_from_before_checksums_is_hashed_again_or_refused_with_the_way_out() {
+    let strip = |env: &TestEnv, id: &str| {
+        let path = session_copy(env, id).join("manifest.json");
+        let mut manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for entry in manifest["files"].as_array_mut().unwrap() {
+            let entry = entry.as_object_mut().unwrap();
+            assert!(entry.remove("sha256").is_some(), "{entry:?}");
+            entry.remove("sha256_midstate");
+        }
+        std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    };
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    strip(&env, &first.session);
+    env.turn("second");
+    let manifest =
+        std::fs::read_to_string(session_copy(&env, &first.session).join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"sha256\""), "hashed again: {manifest}");
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let restored = env.sticky(["third"]).run();
+    restored.assert_success();
+    assert_eq!(restored.answer().saw, ["first", "second"]);
+
+    strip(&env, &first.session);
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let lost = env.sticky(["fourth"]).run();
+    lost.assert_code(73);
+    lost.assert_stderr_contains("has no checksum");
+    lost.assert_stderr_contains("sticky new");
+}
