@@ -2,16 +2,24 @@
 //! destination checked first, then each file renamed into place, and every placed file removed
 //! again should a later step fail, so an import either happens whole or leaves things as they
 //! were.
+//!
+//! Below the agent's home (trusted as it stands: a link the user made to it is theirs) every
+//! path goes through `crate::confined`, so no link there leads a placed file elsewhere (issue
+//! 23). What is placed is the staged file itself, renamed (`renameat`) from the private staging
+//! directory into its place: the very bytes `read.rs` hashed and verified, never read again
+//! through a path (a copy only when the staging directory is on another file system, read from
+//! the staging directory's descriptor).
 
-use std::fs::DirBuilder;
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::ffi::{OsStr, OsString};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
 use super::rewrite::Rewriter;
 use crate::agent::relocation::{MovingFile, Relocate, Rewrite, Stored};
+use crate::confined::{Access, Dir, Kind};
 use crate::exit::StickyError;
 
 /// Where a session moves: its agent, that agent's home here, the directories, the session.
@@ -39,17 +47,18 @@ pub struct Staging {
     pub rows: bool,
 }
 
-/// Files placed so far; [`Placed::undo`] removes them.
+/// Files placed so far (each by its directory, opened, and its name); [`Placed::undo`] removes
+/// them.
 #[derive(Debug, Default)]
 pub struct Placed {
-    files: Vec<PathBuf>,
+    files: Vec<(Dir, OsString)>,
 }
 
 impl Placed {
     /// Removes every file placed (a later step failed).
     pub fn undo(self) {
-        for file in self.files {
-            let _ = std::fs::remove_file(file);
+        for (dir, name) in self.files {
+            let _ = dir.remove_file(&name);
         }
     }
 }
@@ -89,7 +98,7 @@ impl Move<'_> {
     pub fn place(&self, files: &[Staging], replace: bool) -> Result<Placed> {
         for file in files.iter().filter(|file| !file.rows) {
             let destination = self.agent_home.join(&file.relative);
-            if !replace && destination.exists() && !same_bytes(&file.staged, &destination) {
+            if !replace && self.holds_other(file)? {
                 return Err(StickyError::Usage(self.taken(&destination)).into());
             }
         }
@@ -127,10 +136,36 @@ impl Move<'_> {
         )
     }
 
+    /// Whether the destination of `file` holds something other than its staged bytes (a file
+    /// of other content, a link, anything not a regular file); a link on the way is an error.
+    fn holds_other(&self, file: &Staging) -> Result<bool> {
+        let top = match Dir::open_top(&self.agent_home) {
+            Ok(top) => top,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e.into()),
+        };
+        let (dir, name) = match top.parent_of(&file.relative, false) {
+            Ok(found) => found,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(refuse_link(e)),
+        };
+        Ok(match dir.kind(name)? {
+            None => false,
+            Some(Kind::File) => !same_bytes(
+                &mut open_staged(&file.staged)?,
+                &mut dir.open_here(name, Access::Read)?,
+            ),
+            Some(_) => true,
+        })
+    }
+
     fn put(&self, files: &[Staging], replace: bool, placed: &mut Placed) -> Result<()> {
+        let top = Dir::create_top(&self.agent_home)
+            .with_context(|| format!("cannot create {}", self.agent_home.display()))?;
         for file in files {
             if file.rows {
-                let rows = std::fs::read(&file.staged)?;
+                let mut rows = Vec::new();
+                open_staged(&file.staged)?.read_to_end(&mut rows)?;
                 self.relocate.insert_rows(
                     &self.agent_home,
                     &rows,
@@ -140,18 +175,14 @@ impl Move<'_> {
                 )?;
                 continue;
             }
-            let destination = self.agent_home.join(&file.relative);
-            if let Some(dir) = destination.parent() {
-                DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
-            }
-            let existed = destination.exists();
-            move_file(&file.staged, &destination)?;
+            let (dir, name) = top
+                .parent_of(&file.relative, true)
+                .map_err(refuse_link)
+                .with_context(|| format!("cannot place {}", file.relative.display()))?;
+            let existed = dir.kind(name)?.is_some();
+            move_file(&file.staged, &dir, name)?;
             if !existed {
-                placed.files.push(destination);
+                placed.files.push((dir, name.to_owned()));
             }
         }
         self.relocate.settle(&self.agent_home, &self.to)
@@ -160,6 +191,8 @@ impl Move<'_> {
     /// Copies the session's `files` (as the agent keeps them) into `dir`, rewritten for the new
     /// directory, for [`Move::place`] (`sticky relocate`).
     pub fn stage_local(&self, files: &[MovingFile], dir: &Path) -> Result<Vec<Staging>> {
+        let top = Dir::open_top(&self.agent_home)
+            .with_context(|| format!("cannot read {}", self.agent_home.display()))?;
         files
             .iter()
             .enumerate()
@@ -171,8 +204,10 @@ impl Move<'_> {
                     self.rewrites(&file.relative),
                 );
                 match &file.stored {
+                    // The session's files, read below the agent's home without following a link.
                     Stored::File(path) => {
-                        let source = std::fs::File::open(path)
+                        let source = top
+                            .open_file(&file.relative, Access::Read)
                             .with_context(|| format!("cannot read {}", path.display()))?;
                         std::io::copy(&mut BufReader::new(source), &mut out)?;
                     }
@@ -199,23 +234,53 @@ pub fn create_private(path: &Path) -> Result<std::fs::File> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Renames `from` to `to`, copying when they are on different file systems.
-fn move_file(from: &Path, to: &Path) -> Result<()> {
-    if std::fs::rename(from, to).is_ok() {
-        return Ok(());
-    }
-    let staged = to.with_extension("sticky-import");
-    std::fs::copy(from, &staged)
-        .and_then(|_| std::fs::rename(&staged, to))
-        .with_context(|| format!("cannot write {}", to.display()))
+/// The staged file at `staged`, in sticky's private staging directory, not through a link.
+fn open_staged(staged: &Path) -> Result<std::fs::File> {
+    let (Some(dir), Some(name)) = (staged.parent(), staged.file_name()) else {
+        anyhow::bail!("{} names no staged file", staged.display());
+    };
+    Dir::open_top(dir)
+        .and_then(|dir| dir.open_here(name, Access::Read))
+        .with_context(|| format!("cannot read the staged {}", staged.display()))
 }
 
-/// Whether two files hold the same bytes.
-fn same_bytes(left: &Path, right: &Path) -> bool {
-    let (Ok(mut left), Ok(mut right)) = (std::fs::File::open(left), std::fs::File::open(right))
-    else {
-        return false;
+/// Renames the staged file `from` to `name` in `dir` (the staged inode itself, whose bytes were
+/// verified), copying from the staged file when they are on different file systems.
+fn move_file(from: &Path, dir: &Dir, name: &OsStr) -> Result<()> {
+    let (Some(staging), Some(staged)) = (from.parent(), from.file_name()) else {
+        anyhow::bail!("{} names no staged file", from.display());
     };
+    let staging = Dir::open_top(staging)?;
+    let to = dir.path().join(name);
+    match staging.rename(staged, dir, name) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.raw_os_error() == Some(nix::libc::EXDEV) => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot write {}", to.display())),
+    }
+    let mut temporary = name.to_owned();
+    temporary.push(".sticky-import");
+    let copied = (|| {
+        let _ = dir.remove_file(&temporary);
+        let mut out = dir.create_new(&temporary)?;
+        io::copy(&mut staging.open_here(staged, Access::Read)?, &mut out)?;
+        dir.rename(&temporary, dir, name)
+    })();
+    if copied.is_err() {
+        let _ = dir.remove_file(&temporary);
+    }
+    copied.with_context(|| format!("cannot write {}", to.display()))
+}
+
+/// A link below the agent's home, told as the refusal it is (exit 2: nothing was changed).
+fn refuse_link(error: io::Error) -> anyhow::Error {
+    if error.to_string().contains("is a symbolic link") {
+        return StickyError::Usage(format!("{error} (nothing was changed)")).into();
+    }
+    error.into()
+}
+
+/// Whether two open files hold the same bytes.
+fn same_bytes(left: &mut std::fs::File, right: &mut std::fs::File) -> bool {
     let sizes = (left.metadata(), right.metadata());
     let (Ok(left_meta), Ok(right_meta)) = sizes else {
         return false;
@@ -226,8 +291,8 @@ fn same_bytes(left: &Path, right: &Path) -> bool {
     let mut buffers = (vec![0; 1 << 16], vec![0; 1 << 16]);
     loop {
         let read = (
-            read_full(&mut left, &mut buffers.0),
-            read_full(&mut right, &mut buffers.1),
+            read_full(left, &mut buffers.0),
+            read_full(right, &mut buffers.1),
         );
         let (Ok(got), Ok(want)) = read else {
             return false;

@@ -301,3 +301,43 @@ fn a_crafted_session_id_or_model_never_becomes_an_agent_option() {
     let fresh = env.ok(["new", "--model", "claude-sonnet-5", "start over"]);
     assert_ne!(fresh.answer().session, id);
 }
+
+/// Issue 23: what import (and relocate) place into the agent's home goes below it through no
+/// link. `~/.claude/projects` linked elsewhere (by anyone who could write there, or a restored
+/// backup) must not carry an imported transcript out; `~/.claude` itself may be a link the user
+/// made, and is followed.
+#[test]
+fn import_places_nothing_through_a_link_below_the_agents_home() {
+    let (from, to) = (TestEnv::new(), TestEnv::new());
+    let first = from.turn("remember kumquat");
+    let bundle = from.scratch.join("b.sticky");
+    from.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+
+    let leak = to.scratch.join("leak");
+    fs::create_dir_all(&leak).expect("create the link's target");
+    fs::create_dir_all(to.home.join(".claude")).expect("create ~/.claude");
+    let link = to.claude_projects();
+    std::os::unix::fs::symlink(&leak, &link).expect("link ~/.claude/projects");
+    let refused = to.sticky(["import", bundle.to_str().expect("UTF-8")]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!("{} is a symbolic link", link.display()));
+    refused.assert_stderr_contains("nothing was changed");
+    assert_eq!(
+        fs::read_dir(&leak).expect("read the target").count(),
+        0,
+        "nothing placed through the link"
+    );
+
+    // The agent's home itself a link the user made: followed, and the import goes on there.
+    fs::remove_file(&link).expect("remove the link");
+    let real = to.scratch.join("real-claude");
+    fs::rename(to.home.join(".claude"), &real).expect("move ~/.claude");
+    std::os::unix::fs::symlink(&real, to.home.join(".claude")).expect("link ~/.claude");
+    to.ok(["import", bundle.to_str().expect("UTF-8")]);
+    let next = to.turn("which word?");
+    assert_eq!(
+        (next.session, next.saw),
+        (first.session, vec!["remember kumquat".to_owned()])
+    );
+    assert!(real.join("projects").is_dir(), "placed in the linked home");
+}
