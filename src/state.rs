@@ -59,6 +59,33 @@ impl State {
     }
 }
 
+/// Removes whatever is at the per-turn report file `report` ([`State::report`]) before the
+/// agent is told to write it: a file left by a turn that died, or a link planted among the
+/// locks (which the agent's hook would write through), removed, never followed.
+pub fn clear_report(report: &Path) -> io::Result<()> {
+    let (dir, name) = split(report)?;
+    let Some(dir) = open_companion(dir)? else {
+        return Ok(());
+    };
+    match dir.remove_file(name) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The text of the per-turn report file `report`, read without following a link (a planted
+/// one could name sessions the agent never reported); `None` when there is no such file.
+pub fn read_report(report: &Path) -> Option<String> {
+    let (dir, name) = split(report).ok()?;
+    let mut file = open_companion(dir)
+        .ok()??
+        .open_here(name, crate::confined::Access::Read)
+        .ok()?;
+    let mut text = String::new();
+    io::Read::read_to_string(&mut file, &mut text).ok()?;
+    Some(text)
+}
+
 /// `<file><suffix>`, in the same directory.
 fn sibling(file: &Path, suffix: &str) -> PathBuf {
     let mut name: OsString = file.file_name().unwrap_or_default().to_owned();
@@ -172,6 +199,31 @@ mod tests {
         let locks = root.path().join("cache/x.db.locks");
         assert!(create(&locks).unwrap());
         assert!(!locks.join(".gitignore").exists());
+    }
+
+    #[test]
+    fn a_report_file_planted_as_a_link_is_neither_read_nor_written_through() {
+        let root = tempfile::tempdir().unwrap();
+        let state = State::in_project(&root.path().join("p"));
+        companion(&state.locks).unwrap();
+        let planted = root.path().join("planted.jsonl");
+        std::fs::write(&planted, "{\"session_id\":\"theirs\"}\n").unwrap();
+        let report = state.report(1);
+        std::os::unix::fs::symlink(&planted, &report).unwrap();
+        assert_eq!(read_report(&report), None, "not read through the link");
+        clear_report(&report).unwrap();
+        assert!(
+            std::fs::symlink_metadata(&report).is_err(),
+            "the link is gone"
+        );
+        assert!(planted.is_file(), "what it led to is untouched");
+        std::fs::write(&report, "{\"session_id\":\"mine\"}\n").unwrap();
+        assert_eq!(
+            read_report(&report).as_deref(),
+            Some("{\"session_id\":\"mine\"}\n")
+        );
+        clear_report(&report).unwrap();
+        clear_report(&report).unwrap();
     }
 
     #[test]

@@ -14,7 +14,7 @@ use anyhow::{Context as _, Result};
 
 use super::{Vault, open_copy, read_manifest, verify};
 use crate::agent::Adapter;
-use crate::confined::Dir;
+use crate::confined::{Dir, Kind};
 
 /// What a restore put back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -126,6 +126,16 @@ impl Vault {
             restored.bytes += file.len;
         }
         if let (Some(document), Some(rows)) = (rows, adapter.session_rows(home, id)) {
+            // SQLite opens the agent's database by its path: the way to it is made (0700) and
+            // checked first, so no link below the agent's home leads it elsewhere.
+            let (dir, name) = Dir::create_top(&root)
+                .and_then(|top| top.parent_of(&rows.relative, true))
+                .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
+            anyhow::ensure!(
+                matches!(dir.kind(name)?, None | Some(Kind::File)),
+                "cannot restore rows into {}: it is not a regular file (a link is not followed)",
+                rows.database.display()
+            );
             let back = super::rows::restore(&rows, id, &document)
                 .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
             if back {

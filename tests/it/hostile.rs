@@ -341,3 +341,34 @@ fn import_places_nothing_through_a_link_below_the_agents_home() {
     );
     assert!(real.join("projects").is_dir(), "placed in the linked home");
 }
+
+/// Issue 23: the per-turn file an interactive agent reports its session into sits among the
+/// locks, where a repository can commit a link (turn numbers are predictable). The agent's
+/// hook must not write through it, nor sticky read what it leads to.
+#[test]
+fn a_link_planted_as_the_turns_session_report_is_neither_written_nor_read_through() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    let planted = env.scratch.join("planted.jsonl");
+    let theirs = r#"{"session_id":"00000000-0000-4000-8000-000000000000"}"#;
+    fs::write(&planted, format!("{theirs}\n")).expect("write the planted report");
+    let report = env
+        .project
+        .join(".sticky/sticky.db.locks/sessions-turn-2.jsonl");
+    std::os::unix::fs::symlink(&planted, &report).expect("plant the link");
+
+    let mut terminal = env.sticky(Vec::<&str>::new()).on_terminal();
+    let banner = terminal.expect("> ");
+    assert!(
+        banner.contains(&format!("session={}", first.session)),
+        "{banner}"
+    );
+    terminal.send("/exit\r");
+    assert_eq!(terminal.wait(), 0);
+    assert_eq!(
+        fs::read_to_string(&planted).expect("read the planted file"),
+        format!("{theirs}\n"),
+        "the agent's hook wrote nothing through the link"
+    );
+    assert_eq!(env.turn("after").session, first.session);
+}

@@ -140,6 +140,8 @@ impl<'a> Running<'a> {
     pub(super) fn interactive(&self) -> Outcome {
         let adapter = self.begun.adapter;
         let report = self.ctx.project.state.report(self.begun.turn_id);
+        // A failure here leaves what is there, which `read_report` does not follow either.
+        let _ = crate::state::clear_report(&report);
         let mut args = adapter.interactive_args(&self.agent_turn());
         args.extend(adapter.session_report_args(&report));
         let mut observed = Observed::default();
@@ -166,7 +168,7 @@ impl<'a> Running<'a> {
             .as_deref()
             .or(self.begun.target_id.as_deref())
             .and_then(|id| adapter.last_answer(&home, &self.begun.session.directory, id));
-        let _ = std::fs::remove_file(&report);
+        let _ = crate::state::clear_report(&report);
         Outcome {
             ended,
             observed,
@@ -182,7 +184,7 @@ const LAST_LINES: usize = 8;
 /// The session IDs an agent reported through its session hook (see
 /// `Adapter::session_report_args`), in order.
 fn reported_sessions(report: &std::path::Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(report) else {
+    let Some(text) = crate::state::read_report(report) else {
         return Vec::new();
     };
     text.lines()
