@@ -367,3 +367,90 @@ fn a_planted_file_in_the_vault_is_never_restored() {
         "nothing was restored"
     );
 }
+
+/// The manifest's SHA-256 of a copy, and the copy's own.
+fn sums(s: &Setup, relative: &str) -> (Option<String>, String) {
+    use sha2::{Digest, Sha256};
+    let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
+    let entry = manifest
+        .files
+        .iter()
+        .find(|entry| entry.relative == Path::new(relative))
+        .unwrap();
+    let own = crate::sql_json::hex(&Sha256::digest(s.copy_of(relative)));
+    (entry.sha256.clone(), own)
+}
+
+#[test]
+fn every_copy_records_the_sha256_of_its_bytes_carried_on_across_appends() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", &[b'x'; 1000]);
+    std::fs::write(s.path("sessions/s1.meta"), b"{\"title\":\"one\"}").unwrap();
+    s.copy();
+    for (relative, _) in [("sessions/s1.jsonl", 0), ("sessions/s1.meta", 0)] {
+        let (recorded, own) = sums(&s, relative);
+        assert_eq!(recorded, Some(own), "{relative}");
+    }
+    // Appends of every length across block boundaries: each copy writes only what was added,
+    // and the sum carried on from the midstate is the whole copy's.
+    for (turn, len) in [1, 63, 64, 65, 200].into_iter().enumerate() {
+        s.append(
+            "sessions/s1.jsonl",
+            &vec![b'0' + u8::try_from(turn).unwrap(); len],
+        );
+        assert_eq!(s.copy().written, len as u64);
+        let (recorded, own) = sums(&s, "sessions/s1.jsonl");
+        assert_eq!(recorded, Some(own), "after appending {len} bytes");
+    }
+}
+
+#[test]
+fn a_copy_changed_in_its_last_block_is_made_whole_again_not_appended_to() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", &[b'a'; 100]);
+    s.copy();
+    let copy = s
+        .vault
+        .session_dir("agent", "s1")
+        .join("files/sessions/s1.jsonl");
+    // Changed within the part after the last whole block, which the midstate does not cover.
+    let mut changed = std::fs::read(&copy).unwrap();
+    changed[99] = b'!';
+    std::fs::write(&copy, &changed).unwrap();
+    s.append("sessions/s1.jsonl", b"more\n");
+    assert_eq!(s.copy().written, 105, "copied whole from the agent's file");
+    let (recorded, own) = sums(&s, "sessions/s1.jsonl");
+    assert_eq!(recorded, Some(own));
+    assert_eq!(s.copy_of("sessions/s1.jsonl")[99], b'a');
+}
+
+#[test]
+fn a_restore_with_one_changed_copy_puts_back_none_and_leaves_no_temporary_file() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"turn one\n");
+    std::fs::write(s.path("sessions/s1.meta"), b"meta").unwrap();
+    s.copy();
+    std::fs::remove_dir_all(s.path("sessions")).unwrap();
+    // The second file's copy swapped for other bytes of its size.
+    let copy = s
+        .vault
+        .session_dir("agent", "s1")
+        .join("files/sessions/s1.meta");
+    std::fs::write(&copy, b"ATEM").unwrap();
+    let error = s.vault.restore(&FILES, &s.home, "s1").unwrap_err();
+    let message = format!("{error:#}");
+    assert!(
+        message
+            .contains("the vault's copy of sessions/s1.meta does not match the copy sticky made")
+            && message.contains("4 bytes as recorded, but another SHA-256"),
+        "{message}"
+    );
+    let left: Vec<_> = std::fs::read_dir(s.path("sessions"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name())
+        .collect();
+    assert!(left.is_empty(), "nothing put back, nothing left: {left:?}");
+    // Export reads the vault's copies through the same proof.
+    assert!(s.vault.files("agent", "s1").is_err());
+}
