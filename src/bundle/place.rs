@@ -208,6 +208,7 @@ impl Move<'_> {
                     Stored::File(path) => {
                         let source = top
                             .open_file(&file.relative, Access::Read)
+                            .map_err(refuse_link)
                             .with_context(|| format!("cannot read {}", path.display()))?;
                         std::io::copy(&mut BufReader::new(source), &mut out)?;
                     }
@@ -315,6 +316,28 @@ fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usi
         }
     }
     Ok(filled)
+}
+
+/// Removes the session's file `relative` from the agent's home `agent_home` (its old place,
+/// after a move placed it anew) and the directories that leaves empty, up to the home; nothing
+/// is followed through a link (a link on the way is an error, and nothing is removed).
+pub fn remove_moved(agent_home: &Path, relative: &Path) -> Result<()> {
+    let top = Dir::open_top(agent_home)?;
+    let (dir, name) = top.parent_of(relative, false)?;
+    dir.remove_file(name)?;
+    for parent in relative.ancestors().skip(1) {
+        let (Some(above), Some(name)) = (parent.parent(), parent.file_name()) else {
+            break;
+        };
+        if top
+            .open_dir(above)
+            .and_then(|above| above.remove_empty_dir(name))
+            .is_err()
+        {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a session the agent keeps no file of.

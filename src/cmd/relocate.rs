@@ -7,7 +7,6 @@
 //! session. It refuses when the old directory still exists: that is a copy of the project, not
 //! a move, and both would then write one agent session.
 
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -140,19 +139,10 @@ fn relocate(
     for (file, staged) in files.iter().zip(&stagings) {
         if let Stored::File(path) = &file.stored {
             if *path != moving.agent_home.join(&staged.relative) {
-                let _ = std::fs::remove_file(path);
-                remove_empty_parents(path, &moving.agent_home);
+                // Best effort: the session runs from its new place whatever is left here.
+                let _ = place::remove_moved(&moving.agent_home, &file.relative);
             }
         }
     }
     Ok(())
-}
-
-/// Removes the directories left empty above `path`, up to (not including) `top`.
-fn remove_empty_parents(path: &Path, top: &Path) {
-    for dir in path.ancestors().skip(1) {
-        if dir == top || !dir.starts_with(top) || std::fs::remove_dir(dir).is_err() {
-            break;
-        }
-    }
 }

@@ -209,6 +209,13 @@ impl Dir {
             .map_err(|errno| error(errno, &self.path.join(name), None))
     }
 
+    /// Removes the directory `name` in this one if it is empty (`unlinkat` with `AT_REMOVEDIR`:
+    /// a link there is not a directory, and stays).
+    pub fn remove_empty_dir(&self, name: &OsStr) -> io::Result<()> {
+        unlinkat(self.fd.as_fd(), name, UnlinkatFlags::RemoveDir)
+            .map_err(|errno| error(errno, &self.path.join(name), None))
+    }
+
     /// Removes the directory `name` in this one and everything in it, never following a link
     /// (a link inside is removed, not what it leads to); whether it existed.
     pub fn remove_dir_all(&self, name: &OsStr) -> io::Result<bool> {
@@ -228,8 +235,7 @@ impl Dir {
                 dir.remove_file(&entry)?;
             }
         }
-        unlinkat(self.fd.as_fd(), name, UnlinkatFlags::RemoveDir)
-            .map_err(|errno| error(errno, &self.path.join(name), None))?;
+        self.remove_empty_dir(name)?;
         Ok(true)
     }
 

@@ -372,3 +372,35 @@ fn a_link_planted_as_the_turns_session_report_is_neither_written_nor_read_throug
     );
     assert_eq!(env.turn("after").session, first.session);
 }
+
+/// Issue 23: relocate reads the session's files below the agent's home, and removes their old
+/// copies, through no link: a directory of them linked elsewhere is refused with its name, and
+/// what the link leads to is neither read into the new place nor deleted.
+#[test]
+fn relocate_reads_and_removes_nothing_through_a_link_below_the_agents_home() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let transcript = env.transcript(&first.session);
+    let encoded = transcript
+        .parent()
+        .expect("the project's directory")
+        .to_owned();
+    let elsewhere = env.scratch.join("elsewhere");
+    fs::rename(&encoded, &elsewhere).expect("move the project's transcripts out");
+    std::os::unix::fs::symlink(&elsewhere, &encoded).expect("link them back");
+    let moved = env.root().join("moved-project");
+    fs::rename(&env.project, &moved).expect("move the project");
+
+    let refused = env.sticky(["relocate"]).current_dir(&moved).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!("{} is a symbolic link", encoded.display()));
+    let kept = elsewhere.join(transcript.file_name().expect("a name"));
+    assert!(kept.is_file(), "the linked transcript is not deleted");
+    assert_eq!(
+        fs::read_dir(env.claude_projects())
+            .expect("read projects")
+            .count(),
+        1,
+        "nothing placed for the new directory"
+    );
+}
