@@ -64,12 +64,13 @@ impl Dir {
     /// Opens the trusted directory `top`. A link in `top` itself is followed: the caller vouches
     /// for it (the checked state directory, the agent's home the user chose).
     pub fn open_top(top: &Path) -> io::Result<Self> {
+        // The plain error: callers name the top in their own words.
         let fd = nix::fcntl::open(
             top,
             OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|errno| error(errno, top, None))?;
+        .map_err(io::Error::from)?;
         Ok(Self {
             fd,
             path: top.to_owned(),
