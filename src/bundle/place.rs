@@ -274,7 +274,7 @@ fn move_file(from: &Path, dir: &Dir, name: &OsStr) -> Result<()> {
 
 /// A link below the agent's home, told as the refusal it is (exit 2: nothing was changed).
 fn refuse_link(error: io::Error) -> anyhow::Error {
-    if error.to_string().contains("is a symbolic link") {
+    if crate::confined::is_link(&error) {
         return StickyError::Usage(format!("{error} (nothing was changed)")).into();
     }
     error.into()

@@ -296,16 +296,34 @@ impl Dir {
     }
 }
 
-/// The refusal of a link: it names the link and the way out.
-fn linked_error(path: &Path) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!(
+/// The refusal of a link below a trusted top: it names the link and the way out. Callers tell
+/// it from other errors with [`is_link`].
+#[derive(Debug)]
+pub struct Linked(PathBuf);
+
+impl std::fmt::Display for Linked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
             "{} is a symbolic link, and sticky follows no link there (it could carry sticky's \
              reads or writes out of their directory); remove the link",
-            path.display()
-        ),
-    )
+            self.0.display()
+        )
+    }
+}
+
+impl std::error::Error for Linked {}
+
+/// Whether `error` is the refusal of a link ([`Linked`]).
+pub fn is_link(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<Linked>())
+        .is_some()
+}
+
+fn linked_error(path: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, Linked(path.to_owned()))
 }
 
 /// The plain names of `relative`; anything else (`..`, `.`, a root, a prefix) is refused.

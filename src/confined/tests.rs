@@ -25,6 +25,7 @@ fn read(dir: &Dir, relative: &str) -> io::Result<String> {
 #[track_caller]
 fn assert_link_refused(result: io::Result<impl std::fmt::Debug>, link: &Path) {
     let error = result.expect_err("a link must be refused");
+    assert!(is_link(&error), "{error:?}");
     let message = error.to_string();
     assert!(
         message.contains(&format!("{} is a symbolic link", link.display()))
