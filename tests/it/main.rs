@@ -10,7 +10,8 @@
 //! every adapter and its fake), `ux` (sticky as a shell tool: completions, snapshots,
 //! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers),
 //! `robust` (crashes, lost sessions, damaged state: never lose a session), `hostile` (input
-//! and repositories sticky must not trust), `display` (stored text shown safely),
+//! and repositories sticky must not trust), `links` (no link below `.sticky/` or an agent's
+//! home is followed), `display` (stored text shown safely),
 //! `documented` (every command the README, docs/ and the man pages show runs as written) and
 //! `properties` (property tests of the policy and the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
@@ -28,6 +29,7 @@ mod hostile;
 mod input;
 mod interactive;
 mod ledger;
+mod links;
 mod mock;
 mod policy;
 mod project;
