@@ -63,6 +63,9 @@ const FILES: &str = "files";
 /// The copy of a session kept as database rows, in a session's directory.
 const ROWS: &str = "rows.json";
 
+/// The most a manifest may hold: a few hundred bytes a file, for sessions of thousands of files.
+const MAX_MANIFEST: u64 = 16 << 20;
+
 /// The manifest's format version. The SHA-256 sums are optional fields of version 1: an older
 /// sticky reads the manifest and drops them when it writes it, which a newer one then sees as
 /// a copy to hash again.
@@ -347,12 +350,19 @@ fn read_manifest(session: &Dir) -> Result<Option<Manifest>> {
     let path = session.path().join(MANIFEST);
     let mut bytes = Vec::new();
     match session.open_file(Path::new(MANIFEST), Access::Read) {
-        Ok(mut file) => file
+        // One byte past the limit is enough to tell a planted giant from a manifest.
+        Ok(file) => file
+            .take(MAX_MANIFEST + 1)
             .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", path.display()))?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
+    anyhow::ensure!(
+        bytes.len() as u64 <= MAX_MANIFEST,
+        "{} is over {MAX_MANIFEST} bytes, more than sticky writes (not a vault manifest)",
+        path.display()
+    );
     let manifest: Manifest = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is damaged (not a vault manifest)", path.display()))?;
     if manifest.version != VERSION {

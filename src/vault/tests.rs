@@ -454,3 +454,21 @@ fn a_restore_with_one_changed_copy_puts_back_none_and_leaves_no_temporary_file()
     // Export reads the vault's copies through the same proof.
     assert!(s.vault.files("agent", "s1").is_err());
 }
+
+#[test]
+fn a_manifest_larger_than_sticky_writes_is_refused_unread() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"a\n");
+    s.copy();
+    let manifest = s.vault.session_dir("agent", "s1").join("manifest.json");
+    let giant = std::fs::File::create(&manifest).unwrap();
+    giant.set_len(MAX_MANIFEST + 2).unwrap();
+    let error = s.vault.manifest("agent", "s1").unwrap_err();
+    assert!(
+        format!("{error:#}").contains("more than sticky writes"),
+        "{error:#}"
+    );
+    // A copy starts the manifest over.
+    s.copy();
+    assert!(s.vault.manifest("agent", "s1").unwrap().is_some());
+}
