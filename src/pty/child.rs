@@ -188,11 +188,14 @@ fn start(slave: &dyn SlavePty, _tty: &Path, command: &Command) -> Result<Pid> {
 /// Starts `command` with portable-pty's fork (macOS and the BSDs): a terminal becomes the
 /// controlling terminal of a session leader there only through ioctl(2) `TIOCSCTTY`, which
 /// `posix_spawn` cannot issue, so the child runs code of its own between fork and exec.
-/// portable-pty's child resets the signals sticky catches (and std's resets SIGPIPE and the
-/// mask), calls setsid(2), makes the slave its controlling terminal with `TIOCSCTTY`, and closes
-/// every descriptor above 2 (a walk of `/dev/fd`). The program path is absolute and checked by
-/// portable-pty (a missing one is an error naming it), and its directory was checked by
-/// [`super::supervise::command`] (portable-pty would start the program in `$HOME` instead).
+///
+/// portable-pty's child calls setsid(2), makes the slave its controlling terminal with
+/// `TIOCSCTTY`, closes every descriptor above 2 (a walk of `/dev/fd`) and puts SIGHUP, SIGINT,
+/// SIGQUIT, SIGTERM, SIGCHLD and SIGALRM back to their defaults; std's part of the fork empties
+/// the signal mask and puts SIGPIPE back (the exec resets every signal sticky catches). It also
+/// sets `SHELL` when sticky's environment has none. The program path is absolute and checked by
+/// portable-pty (a missing one is an error naming it); the directory was checked by
+/// [`super::supervise::command`], as portable-pty would start the program in `$HOME` instead.
 ///
 /// Compiled on Linux too, where its test shows that the program gets what `spawn.rs` gives it.
 #[cfg(any(test, not(target_os = "linux")))]

@@ -144,7 +144,7 @@ fn ready<const N: usize>(fds: [RawFd; N], wait: Option<Duration>) -> Option<[boo
 /// `nonblocking`, non-blocking.
 ///
 /// On Linux one pipe2(2) sets the flags as the pipe is made. Apple systems have no pipe2, so
-/// there the flags are set right after ([`pipe_then_flags`]): a program spawned by another
+/// there the flags are set right after (`pipe_then_flags`): a program spawned by another
 /// thread in between could inherit an end. sticky spawns only on the run's own thread, and the
 /// spawn on those systems closes every descriptor above 2 in the child anyway (see `child.rs`).
 fn pipe(nonblocking: bool) -> Result<(OwnedFd, OwnedFd)> {
