@@ -243,7 +243,6 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
         stamp::Verdict::Mine => Adopted::Already,
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
-            trust::check_regular(&project.state.db)?;
             stamp::write(&project.state)?;
             Adopted::Now
         }
@@ -603,6 +602,60 @@ mod tests {
                 "init refuses it too"
             );
         }
+    }
+
+    #[test]
+    fn a_database_that_is_no_regular_file_is_refused_by_what_it_is() {
+        let root = tree(&["repo/.git/", "dir/", "repo/.sticky/sticky.db/"]);
+        let fifo = root.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::os::unix::fs::symlink(root.path().join("nowhere"), root.path().join("dangling"))
+            .unwrap();
+        let repo = root.path().join("repo");
+        let cases = [
+            (
+                "dir",
+                "a directory, not a database file; name a file in it (STICKY_DB=",
+            ),
+            (
+                "fifo",
+                "a FIFO (named pipe), not a database file (sticky would wait on it",
+            ),
+            (
+                "/dev/null",
+                "a device, not a database file (SQLite would write its journal",
+            ),
+            ("dangling", "a symbolic link to"),
+        ];
+        for (named, says) in cases {
+            let db = root.path().join(named);
+            let error = locate(&repo, Some(&db)).unwrap_err();
+            let text = error.to_string();
+            assert_eq!(exit_for(&error), Exit::Usage, "{named}: {text}");
+            assert!(text.starts_with("STICKY_DB names "), "{named}: {text}");
+            assert!(text.contains(says), "{named}: {text}");
+            assert!(text.contains("or unset STICKY_DB"), "{named}: {text}");
+            // `sticky trust` and `sticky init` refuse it the same way.
+            assert_eq!(exit_for(&adopt(&repo, Some(&db)).unwrap_err()), Exit::Usage);
+            assert_eq!(exit_for(&init(&repo, Some(&db)).unwrap_err()), Exit::Usage);
+        }
+        // Nothing was created beside any of them.
+        let mut names: Vec<_> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dangling", "dir", "fifo", "repo"]);
+        assert_eq!(fs::read_dir(root.path().join("dir")).unwrap().count(), 0);
+        // In the project's own `.sticky/`, something planted it: a refused state.
+        let error = locate(&repo, None).unwrap_err();
+        assert_eq!(exit_for(&error), Exit::Store, "{error:#}");
+        assert!(
+            error
+                .to_string()
+                .contains("sticky.db: refusing to use it: it is a directory, not a database"),
+            "{error}"
+        );
     }
 
     #[test]

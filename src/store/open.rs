@@ -95,6 +95,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     let mut wal = file.as_os_str().to_owned();
     wal.push("-wal");
     let found_wal = Path::new(&wal).exists();
+    ensure_regular(file)?;
     let conn =
         Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
@@ -146,6 +147,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
 /// when its `-wal` and `-shm` files exist (sticky leaves them between runs) or can be created.
 pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    ensure_regular(file)?;
     let conn =
         Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
@@ -166,6 +168,20 @@ pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
         ));
     }
     Ok(conn)
+}
+
+/// Refuses a database that is not a regular file before `SQLite` opens it: it would block on a
+/// FIFO, and write a `-journal` beside a device, in a directory sticky never chose (`/dev`).
+/// `project` says what each kind is and what to name instead; this holds for every caller.
+fn ensure_regular(file: &Path) -> Result<()> {
+    match std::fs::metadata(file) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => Err(error::store(
+            file,
+            "is not a regular file, so no database sticky made; set STICKY_DB to a file",
+        )),
+        Err(e) => Err(error::io(file, "look at the database", &e)),
+    }
 }
 
 /// Whether sticky can write `file` and create files beside it (its WAL, its locks).

@@ -252,3 +252,40 @@ fn a_relative_sticky_db_is_taken_from_the_project_directory_in_every_subdirector
         "config names the same file"
     );
 }
+
+#[test]
+fn a_sticky_db_that_is_no_file_says_what_it_is_and_creates_nothing() {
+    let env = TestEnv::new();
+    let fifo = env.scratch.join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("make a FIFO");
+    let journal = Path::new("/dev/null-journal");
+    let journal_before = journal.exists();
+    let cases = [
+        (
+            env.scratch.clone(),
+            "a directory, not a database file; name a file in it",
+        ),
+        (fifo, "a FIFO (named pipe), not a database file"),
+        ("/dev/null".into(), "a device, not a database file"),
+    ];
+    for (db, says) in cases {
+        let output = env.sticky(["hello"]).env("STICKY_DB", &db).run();
+        output
+            .assert_code(2)
+            .assert_stderr_contains(&format!("STICKY_DB names {}, {says}", db.display()));
+        assert!(
+            !output.stderr.contains("hard links"),
+            "{}",
+            output.describe()
+        );
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    let mut left: Vec<_> = std::fs::read_dir(&env.scratch)
+        .expect("read the scratch directory")
+        .map(|entry| entry.expect("an entry").file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["fifo"], "nothing was created beside them");
+    assert!(!env.project.join(".sticky").exists());
+    assert_eq!(journal.exists(), journal_before, "no /dev/null-journal");
+}
