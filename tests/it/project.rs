@@ -289,3 +289,42 @@ fn a_sticky_db_that_is_no_file_says_what_it_is_and_creates_nothing() {
     assert!(!env.project.join(".sticky").exists());
     assert_eq!(journal.exists(), journal_before, "no /dev/null-journal");
 }
+
+#[test]
+fn a_turn_below_home_starts_its_own_project_and_says_why_once() {
+    let env = TestEnv::without_git();
+    let at_home = env.sticky(["at home"]).current_dir(&env.home).run();
+    at_home.assert_success();
+    assert_ran_in(&env, &env.home);
+    let below = env.home.join("Downloads/unrelated");
+    std::fs::create_dir_all(&below).expect("create a directory below HOME");
+
+    // On a pipe too: the user may expect the home conversation to go on.
+    let first = env.sticky(["where am i"]).current_dir(&below).run();
+    first.assert_success().assert_stderr_contains(&format!(
+        "sticky: a new project starts in {}: HOME's own .sticky/ (in {}) serves turns run in \
+         HOME itself, not in the directories below it",
+        below.display(),
+        env.home.display()
+    ));
+    let answer = first.answer();
+    assert_ne!(answer.session, at_home.answer().session);
+    assert!(answer.saw.is_empty(), "a conversation of its own");
+    assert_ran_in(&env, &below);
+    assert!(below.join(".sticky/sticky.db").is_file());
+
+    let again = env.sticky(["and now"]).current_dir(&below).run();
+    again.assert_success();
+    assert!(
+        !again.stderr.contains("new project"),
+        "once: {}",
+        again.describe()
+    );
+    assert_eq!(again.answer().saw, ["where am i"]);
+
+    // HOME's own conversation goes on in HOME.
+    let home_again = env.sticky(["home again"]).current_dir(&env.home).run();
+    home_again.assert_success();
+    assert_eq!(home_again.answer().saw, ["at home"]);
+    assert_ran_in(&env, &env.home);
+}

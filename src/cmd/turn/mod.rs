@@ -156,8 +156,13 @@ fn run_turn(
 }
 
 /// Names the project once when it was found above the current directory outside git (a
-/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise.
+/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise. A new
+/// project started below HOME (or a ceiling) whose own `.sticky/` was passed over says so
+/// wherever stderr goes, once: the user may expect that conversation to go on.
 fn announce_project(ctx: &Context) {
+    if let Some(note) = ctx.project.passed_over_note().filter(|_| !ctx.quiet) {
+        eprintln!("sticky: {note}");
+    }
     if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
         eprintln!(
             "sticky: using the project {} (the nearest .sticky/ above this directory); \
@@ -369,6 +374,7 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
+    announce_project(ctx);
     if matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary)) {
         return Err(StickyError::Usage(
             "--carry puts the recap before the new session's first prompt: give one              (sticky new --carry \"PROMPT\")"
