@@ -328,3 +328,93 @@ fn a_turn_below_home_starts_its_own_project_and_says_why_once() {
     assert_eq!(home_again.answer().saw, ["at home"]);
     assert_ran_in(&env, &env.home);
 }
+
+/// A run's arguments, its environment and the exit code it must end with.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a Path)], i32);
+
+#[test]
+fn a_turn_that_cannot_start_creates_no_state() {
+    let env = TestEnv::new();
+    let db = env.scratch.join("cache/state.db");
+    let missing = env.scratch.join("no-such-claude");
+    let cases: [Case<'_>; 5] = [
+        (&["hello"], &[("STICKY_CLAUDE_BIN", &missing)], 72),
+        (&["new"], &[("STICKY_CLAUDE_BIN", &missing)], 72),
+        (
+            &["hello"],
+            &[("STICKY_CLAUDE_BIN", &missing), ("STICKY_DB", &db)],
+            72,
+        ),
+        (&["hello", "--", "--resume", "x"], &[], 2),
+        (&["new", "--carry"], &[], 2),
+    ];
+    for (args, vars, code) in cases {
+        let mut run = env.sticky(args);
+        for (key, value) in vars {
+            run = run.env(key, value);
+        }
+        let output = run.run();
+        output.assert_code(code);
+        assert!(
+            !env.project.join(".sticky").exists(),
+            "{args:?} created .sticky/: {}",
+            output.describe()
+        );
+        assert!(
+            !env.scratch.join("cache").exists(),
+            "{args:?} made STICKY_DB's"
+        );
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    // Once the agent is there, the first turn makes the state.
+    env.turn("hello");
+    assert!(env.project.join(".sticky/sticky.db").is_file());
+}
+
+#[test]
+fn commands_that_only_read_create_no_state_and_say_there_is_none() {
+    let env = TestEnv::without_git();
+    let bundle = env.scratch.join("x.sticky");
+    let bundle = bundle.to_str().expect("a UTF-8 path");
+    let commands: &[&[&str]] = &[
+        &["status"],
+        &["log"],
+        &["sessions"],
+        &["threads"],
+        &["show"],
+        &["doctor"],
+        &["config"],
+        &["export", "-o", bundle],
+        &["forget"],
+        &["relocate"],
+        &["trust"],
+    ];
+    for args in commands {
+        let output = env.sticky(*args).run();
+        let said = format!("{}{}", output.stdout, output.stderr).to_lowercase();
+        assert!(
+            [
+                "no turns",
+                "no sessions",
+                "no threads",
+                "none yet",
+                "not created yet",
+                "no session",
+                "does not exist",
+                "no sticky conversations",
+                "no database",
+                "none"
+            ]
+            .iter()
+            .any(|words| said.contains(words)),
+            "{args:?} says there is no state: {}",
+            output.describe()
+        );
+        assert!(
+            !env.project.join(".sticky").exists(),
+            "{args:?} created .sticky/: {}",
+            output.describe()
+        );
+    }
+    assert!(!Path::new(bundle).exists(), "export wrote nothing");
+}
