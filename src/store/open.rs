@@ -131,6 +131,8 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     ))
     .map_err(|e| error::sql(file, "configure the connection", &e))?;
     schema::migrate(&conn, file, identity)?;
+    #[cfg(debug_assertions)]
+    limit_growth_if_asked(&conn, file)?;
     // A sticky database keeps its WAL when closed: SQLite's automatic checkpoint (when a commit
     // takes the WAL past WAL_AUTOCHECKPOINT pages) moves it into the file. Checkpointing on
     // every close made each sticky run pay two fsyncs on exit and two more (the new WAL and its
@@ -138,6 +140,30 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     // is unchanged, since a commit is as durable in the WAL as in the file.
     set_checkpoint_on_close(&conn, file, false)?;
     Ok(conn)
+}
+
+/// Debug builds only (release builds never read the variable): when `STICKY_TEST_DB_ROOM` is a
+/// number of pages, the database may grow by that many and no more, so tests see what a turn
+/// does on a full disk. `SQLite`'s `max_page_count` makes a write that needs another page fail
+/// with `SQLITE_FULL`, as a full file system does, while what fits in the pages there are
+/// still goes in.
+#[cfg(debug_assertions)]
+fn limit_growth_if_asked(conn: &Connection, file: &Path) -> Result<()> {
+    let Some(room) = std::env::var("STICKY_TEST_DB_ROOM")
+        .ok()
+        .and_then(|room| room.parse::<u32>().ok())
+    else {
+        return Ok(());
+    };
+    let pages: u32 = conn
+        .query_row("PRAGMA page_count", [], |row| row.get(0))
+        .map_err(|e| error::sql(file, "count the pages", &e))?;
+    conn.query_row(
+        &format!("PRAGMA max_page_count = {}", pages.saturating_add(room)),
+        [],
+        |_| Ok(()),
+    )
+    .map_err(|e| error::sql(file, "limit the pages", &e))
 }
 
 /// Opens an existing sticky database only to read it, for the commands that only look
