@@ -728,7 +728,7 @@ mod tests {
         assert!(
             error
                 .to_string()
-                .contains("sticky.db: refusing to use it: it is a directory, not a database"),
+                .contains("sticky.db: refusing to use it: it is a directory, not a regular file"),
             "{error}"
         );
     }

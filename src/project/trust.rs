@@ -346,10 +346,11 @@ fn check_database_kind(project: &Project) -> Result<()> {
         return Err(refuse(
             db,
             format!(
-                "it is {}, not a database file (sticky makes a regular file there), so \
-                 something else put it there; remove it (rm -r {}) and the next turn starts a \
-                 new database, or set STICKY_DB to keep the state elsewhere",
+                "it is {}, not a regular file as sticky's databases are, so there is nothing to \
+                 trust; remove it ({} {}) and the next turn starts a new database, or set \
+                 STICKY_DB to keep the state elsewhere",
                 kind_of(kind),
+                if kind.is_dir() { "rm -r" } else { "rm" },
                 db.display()
             ),
         ));
