@@ -238,7 +238,8 @@ fn finish_turn(store: &Store, turn_id: i64, end: TurnEnd) -> (Result<()>, Result
     let Err(error) = store.finish_turn(turn_id, &end) else {
         return (Ok(()), Ok(()));
     };
-    if end.answer.is_none() {
+    // A database another process holds would only make the second try wait as long again.
+    if end.answer.is_none() || exit_for(&error) == Exit::Busy {
         return (Err(error), Ok(()));
     }
     let without = TurnEnd {
