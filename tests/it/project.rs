@@ -299,6 +299,16 @@ fn a_turn_below_home_starts_its_own_project_and_says_why_once() {
     let below = env.home.join("Downloads/unrelated");
     std::fs::create_dir_all(&below).expect("create a directory below HOME");
 
+    let status = env.sticky(["status"]).current_dir(&below).run();
+    status.assert_success();
+    assert!(
+        status.stdout.contains(&format!(
+            "a new project starts in {}: HOME's own .sticky/",
+            below.display()
+        )),
+        "{}",
+        status.describe()
+    );
     // On a pipe too: the user may expect the home conversation to go on.
     let first = env.sticky(["where am i"]).current_dir(&below).run();
     first.assert_success().assert_stderr_contains(&format!(
