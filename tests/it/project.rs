@@ -428,3 +428,24 @@ fn commands_that_only_read_create_no_state_and_say_there_is_none() {
     }
     assert!(!Path::new(bundle).exists(), "export wrote nothing");
 }
+
+#[test]
+fn the_note_of_a_new_project_below_home_escapes_its_directory() {
+    let env = TestEnv::without_git();
+    env.sticky(["at home"])
+        .current_dir(&env.home)
+        .run()
+        .assert_success();
+    // A directory name can hold a terminal's escape sequences (here: clear the screen).
+    let below = env.home.join("x\u{1b}[2Jy");
+    std::fs::create_dir_all(&below).expect("create a directory below HOME");
+    let output = env.sticky(["hello"]).current_dir(&below).run();
+    output
+        .assert_success()
+        .assert_stderr_contains("a new project starts in");
+    assert!(
+        !output.stderr.contains('\u{1b}'),
+        "no escape sequence reaches the terminal: {}",
+        output.describe()
+    );
+}

@@ -184,7 +184,7 @@ fn ensure_startable(
 /// wherever stderr goes, once: the user may expect that conversation to go on.
 fn announce_project(ctx: &Context) {
     if let Some(note) = ctx.project.passed_over_note().filter(|_| !ctx.quiet) {
-        eprintln!("sticky: {note}");
+        eprintln!("sticky: {}", escape(&note));
     }
     if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
         eprintln!(
