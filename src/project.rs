@@ -362,6 +362,11 @@ impl Bounds {
         })
     }
 
+    /// Whether `dir` is the user's home directory.
+    fn is_home(&self, dir: &Path) -> bool {
+        self.canonical().0.as_deref() == Some(dir)
+    }
+
     /// Why the search, coming up from below, may not look at `to`; `None` when it may.
     fn limit(&self, to: &Path) -> Option<Limit> {
         let (home, ceilings) = self.canonical();
@@ -406,10 +411,16 @@ pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
 /// in is always looked at, whatever it is.
 fn project_dir(cwd: &Path, bounds: &Bounds) -> (PathBuf, Found, Option<PassedOver>) {
     let mut passed_over = None;
-    for (steps, dir) in cwd.ancestors().enumerate() {
-        // Not `bounds.limit` at the start: most searches end where they start, and the limits
-        // cost a `readlink` per component of each path (see `Bounds::canonical`).
-        if let Some(why) = (steps > 0).then(|| bounds.limit(dir)).flatten() {
+    let mut from: Option<&Path> = None;
+    for dir in cwd.ancestors() {
+        // A search that started in HOME ends there; one from below never looks at HOME (nor
+        // at a ceiling, `/` or another user's directory). Neither is asked at the start: most
+        // searches end where they start, and the bounds cost a `readlink` per component of
+        // each path (see `Bounds::canonical`).
+        if from.is_some_and(|from| bounds.is_home(from)) {
+            break;
+        }
+        if let Some(why) = from.and_then(|_| bounds.limit(dir)) {
             passed_over =
                 (why != Limit::Stranger && is_state_dir(&dir.join(STATE_DIR))).then(|| {
                     PassedOver {
@@ -419,6 +430,7 @@ fn project_dir(cwd: &Path, bounds: &Bounds) -> (PathBuf, Found, Option<PassedOve
                 });
             break;
         }
+        from = Some(dir);
         if is_state_dir(&dir.join(STATE_DIR)) {
             return (dir.to_owned(), Found::StickyDir, None);
         }
@@ -770,6 +782,11 @@ mod tests {
         assert_eq!(
             found("top/home/a/b", &home),
             ("top/home/a/b".into(), Found::CurrentDir)
+        );
+        assert_eq!(
+            found("top/home", &home),
+            ("top/home".into(), Found::CurrentDir),
+            "nor above home from home itself"
         );
         assert_eq!(
             found("top/c/d", &home),
