@@ -226,8 +226,8 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_CEILING_DIRECTORIES",
         "directories (colon-separated, as git's GIT_CEILING_DIRECTORIES) the search for a \
-         project's .sticky/ never enters; the search also stops at the home directory and never \
-         enters a directory owned by another user",
+         project's .sticky/ never enters from below (their own serves turns run there); nor \
+         does it enter the home directory, /, or a directory owned by another user",
     ),
     (
         "STICKY_CONFIG",

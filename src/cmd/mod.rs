@@ -307,6 +307,17 @@ impl Context {
         self.settings.program(adapter).1
     }
 
+    /// [`Context::open_store`] for a command that starts the project: where there is no
+    /// database yet, `ready` says first whether the command can go through (a turn: its agent's
+    /// program found, its arguments accepted), so one that cannot creates neither `.sticky/`
+    /// nor the database.
+    fn open_store_when(&self, ready: impl FnOnce() -> Result<()>) -> Result<Store> {
+        if self.project.database == project::Database::Missing {
+            ready()?;
+        }
+        self.open_store()
+    }
+
     /// Opens (creating if needed) the project's database, stamping a created one as the
     /// user's.
     fn open_store(&self) -> Result<Store> {

@@ -126,7 +126,7 @@ fn run_turn(
     mode: Mode,
     prompt: Option<Prompt>,
 ) -> Result<Report> {
-    let mut store = ctx.open_store()?;
+    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, fresh, prompt.as_ref()))?;
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
@@ -155,9 +155,37 @@ fn run_turn(
     report
 }
 
+/// Refuses, before a new project's state is created, a first turn (or `sticky new`) that could
+/// not start: the agent it would run (`-a`, else the default) unknown or its program missing,
+/// an argument for it that sticky reserves, a prompt that cannot reach it. `begin` checks each
+/// again on the session it plans; this only keeps a failed first try from leaving a `.sticky/`
+/// behind.
+fn ensure_startable(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    prompt: Option<&Prompt>,
+) -> Result<()> {
+    let request = request(ctx, args, fresh)?;
+    let adapter = ctx
+        .agents
+        .get(request.agent.unwrap_or(request.default_agent))?;
+    ctx.program(adapter)?;
+    ensure_own_arguments(ctx, adapter, args)?;
+    if let Some(prompt) = prompt {
+        prompt_via(adapter, prompt)?;
+    }
+    Ok(())
+}
+
 /// Names the project once when it was found above the current directory outside git (a
-/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise.
+/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise. A new
+/// project started below HOME (or a ceiling) whose own `.sticky/` was passed over says so
+/// wherever stderr goes, once: the user may expect that conversation to go on.
 fn announce_project(ctx: &Context) {
+    if let Some(note) = ctx.project.passed_over_note().filter(|_| !ctx.quiet) {
+        eprintln!("sticky: {}", escape(&note));
+    }
     if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
         eprintln!(
             "sticky: using the project {} (the nearest .sticky/ above this directory); \
@@ -365,17 +393,19 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
         )
         .into());
     }
-    let mut store = ctx.open_store()?;
-    if args.no_wait {
-        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
-    }
     if matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary)) {
         return Err(StickyError::Usage(
-            "--carry puts the recap before the new session's first prompt: give one              (sticky new --carry \"PROMPT\")"
+            "--carry puts the recap before the new session's first prompt: give one \
+             (sticky new --carry \"PROMPT\")"
                 .into(),
         )
         .into());
     }
+    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, true, None))?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
+    announce_project(ctx);
     let request = request(ctx, args, true)?;
     let session = store.immediate(|tx| {
         let (thread, plan) = decide(ctx, tx, request)?;
