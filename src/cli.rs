@@ -232,7 +232,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
-         directory",
+         directory; a file it names must exist (exit 2 otherwise)",
     ),
     (
         "STICKY_<AGENT>_BIN",
@@ -543,8 +543,9 @@ fn retip(mut error: clap::Error) -> clap::Error {
     error
 }
 
-/// Checks the model a turn or report would use: a blank one or one starting with `-` (the
-/// agent would read it as an option of its own) is a usage error naming where it came from; an
+/// Checks the model a turn or report would use: a blank one, one starting with `-` (the
+/// agent would read it as an option of its own) or one holding a control character is a usage
+/// error naming where it came from; an
 /// empty `STICKY_MODEL` is taken as unset, as shells and CI files leave variables empty.
 fn check_model(
     model: &mut Option<String>,
@@ -566,6 +567,10 @@ fn check_model(
         "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
     } else if value.starts_with('-') {
         format!("{value:?} starts with `-`, which the agent would take for an option")
+    } else if value.chars().any(char::is_control) {
+        // A newline or an escape would reach the agent's command line and sticky's record;
+        // refused here, before the database is opened, rather than stored and refused later.
+        format!("{value:?} holds a control character; give the model's name alone")
     } else {
         return Ok(());
     };
@@ -671,7 +676,13 @@ pub struct TurnArgs {
 
     /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
     /// does not).
-    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 600,
+        value_name = "SECONDS",
+        value_parser = seconds
+    )]
     pub wait: u64,
 
     /// Fail at once (exit 75) when another turn is running on this conversation, or another
@@ -708,6 +719,17 @@ pub struct TurnArgs {
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
+}
+
+/// The value of `--wait`: a whole number of seconds. A negative one is taken as a value
+/// (`allow_negative_numbers`), so `--wait -1` is refused for what it is rather than read as an
+/// unknown option.
+fn seconds(value: &str) -> Result<u64, String> {
+    value.parse().map_err(|_| {
+        "--wait takes a whole number of seconds, 0 or more (`--wait 30`); --no-wait fails at \
+         once instead of waiting"
+            .to_owned()
+    })
 }
 
 impl TurnArgs {
@@ -1104,6 +1126,8 @@ mod tests {
             &["-m", "  "],
             &["-m=--x"],
             &["doctor", "-m", ""],
+            &["-m", "op\nus", "hi"],
+            &["-m", "opus\u{1b}[2J"],
         ] {
             let error = parse(args).unwrap_err();
             assert_eq!(
@@ -1155,6 +1179,20 @@ mod tests {
         }
         assert_eq!(edit_distance("statsu", "status"), 1);
         assert_eq!(edit_distance("", "log"), 3);
+    }
+
+    #[test]
+    fn a_wait_that_is_not_a_number_of_seconds_is_refused_for_its_value() {
+        for value in ["-1", "soon", "1.5", "-0"] {
+            let error = parse(&["--wait", value, "hi"]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{value}: {error}");
+            let text = error.to_string();
+            assert!(
+                text.contains("--wait takes a whole number of seconds") && !text.contains("-p"),
+                "{text}"
+            );
+        }
+        assert_eq!(parse(&["--wait", "0", "hi"]).unwrap().turn.wait, 0);
     }
 
     #[test]

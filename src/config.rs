@@ -1,6 +1,9 @@
 //! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`; where it
 //! is, `settings` decides).
 //!
+//! A relative `bin` path (`./my-agent`) is taken from the file's own directory, so what runs
+//! never depends on the directory sticky is started in; a bare name is looked up on PATH.
+//!
 //! It sets the default agent, each agent's program, extra arguments and environment, and
 //! defines agents sticky does not know. It is read from the user's config directory only,
 //! **never from files inside a project**: a cloned repository must not be able to choose which
@@ -63,7 +66,8 @@ pub struct Config {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
-    /// The program: a path, or a name looked up on PATH.
+    /// The program: a path, or a name looked up on PATH. A relative path (`./x`, `bin/x`) is
+    /// taken from the configuration file's directory once the file is read.
     pub bin: Option<PathBuf>,
     /// Arguments added to every run, before the ones given after `--`.
     #[serde(default)]
@@ -151,8 +155,36 @@ impl Config {
                 path.display()
             ))
         })?;
-        config.source = Some(path.to_owned());
+        let path = std::path::absolute(path).map_err(|error| {
+            StickyError::Usage(format!(
+                "cannot use the configuration {}: {error}",
+                path.display()
+            ))
+        })?;
+        config.anchor_bins(path.parent().unwrap_or(Path::new("/")));
+        config.source = Some(path);
         Ok(config)
+    }
+
+    /// Takes each relative `bin` path from `dir`, the configuration file's directory: the file
+    /// is written once and read from wherever sticky runs, so `./my-agent` means the one beside
+    /// it, never whatever a project (a cloned repository) puts in the current directory. A bare
+    /// name (`my-agent`) stays a name looked up on PATH.
+    fn anchor_bins(&mut self, dir: &Path) {
+        for settings in self.agents.values_mut() {
+            if let Some(bin) = settings
+                .bin
+                .as_mut()
+                .filter(|bin| bin.is_relative() && bin.components().count() > 1)
+            {
+                // `./x` is shown as `<dir>/x`, not `<dir>/./x`.
+                let relative: PathBuf = bin
+                    .components()
+                    .filter(|part| *part != std::path::Component::CurDir)
+                    .collect();
+                *bin = dir.join(relative);
+            }
+        }
     }
 
     /// Parses the text of a configuration file; the error names the line and the key.
@@ -229,6 +261,25 @@ mod tests {
             error.contains("line 1") && error.contains("default_agent"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_relative_bin_is_taken_from_the_files_directory_a_bare_name_from_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(
+            &file,
+            "[agents.claude]\nbin = \"./wrap/claude\"\n[agents.codex]\nbin = \"bin/codex\"\n\
+             [agents.gemini]\nbin = \"gemini-nightly\"\n[agents.qwen]\nbin = \"/opt/qwen\"\n",
+        )
+        .unwrap();
+        let config = Config::read(&file).unwrap();
+        let bin = |agent| config.agent(agent).unwrap().bin.clone().unwrap();
+        assert_eq!(bin("claude"), dir.path().join("wrap/claude"));
+        assert_eq!(bin("codex"), dir.path().join("bin/codex"));
+        assert_eq!(bin("gemini"), Path::new("gemini-nightly"));
+        assert_eq!(bin("qwen"), Path::new("/opt/qwen"));
+        assert_eq!(config.source.as_deref(), Some(file.as_path()));
     }
 
     #[test]

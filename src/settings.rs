@@ -268,8 +268,9 @@ pub fn model(
     }
 }
 
-/// Reads the user's configuration (a missing file is an empty one) and says where it is:
-/// `STICKY_CONFIG` (read here, once), else the user's configuration directory.
+/// Reads the user's configuration and says where it is: `STICKY_CONFIG` (read here, once;
+/// a file it names must exist), else the user's configuration directory (where a missing file
+/// is an empty configuration).
 pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
     let (path, source, origin) = match std::env::var_os(CONFIG_VAR).filter(|v| !v.is_empty()) {
         Some(path) => (Some(PathBuf::from(path)), Source::Environment, CONFIG_VAR),
@@ -283,6 +284,15 @@ pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
         Some(path) => Config::read(path)?,
         None => Config::default(),
     };
+    // A file the user named is meant to be read: running on without it would quietly drop the
+    // agent, program and arguments they chose. Only the default place may hold no file.
+    if let (Some(path), Source::Environment, None) = (&path, source, &config.source) {
+        return Err(StickyError::Usage(format!(
+            "{CONFIG_VAR} names {}, which does not exist; create it, or unset {CONFIG_VAR} to \
+             read the configuration from the user's configuration directory",
+            path.display()
+        )));
+    }
     let shown = path.map(|path| path.display().to_string());
     let file = ConfigFile {
         path: Setting::new(shown, source, origin),
