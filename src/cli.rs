@@ -13,7 +13,7 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
-use crate::config::CarryKind;
+use crate::config::{CarryKind, StdinMode};
 
 /// The exit-code contract, printed under `--help` and in the man page.
 pub const EXIT_CODES: &str = "\
@@ -235,6 +235,11 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
          directory; a file it names must exist (exit 2 otherwise)",
     ),
     (
+        "STICKY_STDIN",
+        "what a turn does with stdin that is not a terminal, as --stdin does: auto, wait or \
+         skip (a flag wins over it)",
+    ),
+    (
         "STICKY_<AGENT>_BIN",
         "the program of an agent (STICKY_CLAUDE_BIN; non-alphanumeric characters of the name \
          become _), before the configuration's bin and before PATH",
@@ -390,6 +395,7 @@ impl Cli {
                     }
                     "carry" if !given_after && !args.no_carry => args.carry = top.carry,
                     "carry_max" if !given_after => args.carry_max = top.carry_max,
+                    "stdin" if !given_after => args.stdin = top.stdin,
                     "no_carry" if !given_after && args.carry.is_none() => {
                         args.no_carry = top.no_carry;
                     }
@@ -428,6 +434,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
     ("carry", "--carry"),
     ("carry_max", "--carry-max"),
     ("no_carry", "--no-carry"),
+    ("stdin", "--stdin"),
 ];
 
 /// Every command's name (a test holds the list to the definition): the turn's parse knows
@@ -716,6 +723,18 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with = "carry")]
     pub no_carry: bool,
 
+    /// What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the
+    /// configuration's `stdin`, else auto).
+    ///
+    /// With prompt words, piped input is their context. `auto` waits however long for a pipe
+    /// this command line feeds (`cmd | sticky PROMPT`: a writer in sticky's process group, which
+    /// sticky can tell on Linux), and gives any other pipe 3 seconds to start before going on
+    /// without it, with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
+    /// its end however long that takes; `skip` never reads it. Without prompt words stdin is the
+    /// prompt, read to its end unless `skip`.
+    #[arg(long, value_name = "WHEN", value_enum)]
+    pub stdin: Option<StdinMode>,
+
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
@@ -981,6 +1000,7 @@ mod tests {
             &["-p", "-v is broken", "why", "--wait", "5", "-q"],
             &["--carry", "--carry-max", "600", "-C", "/tmp", "go", "on"],
             &["--carry=summary", "--no-wait", "x"],
+            &["--stdin", "skip", "x"],
             &["-a", "status", "fix", "words"],
             &["hello", "status"],
             &["--", "--resume"],
@@ -1179,6 +1199,28 @@ mod tests {
         }
         assert_eq!(edit_distance("statsu", "status"), 1);
         assert_eq!(edit_distance("", "log"), 3);
+    }
+
+    #[test]
+    fn stdin_says_what_a_turn_does_with_its_stdin_before_or_after_new() {
+        assert_eq!(parse(&["hi"]).unwrap().turn.stdin, None);
+        assert_eq!(
+            parse(&["--stdin", "wait", "hi"]).unwrap().turn.stdin,
+            Some(StdinMode::Wait)
+        );
+        for args in [
+            &["--stdin", "skip", "new", "x"][..],
+            &["new", "--stdin=skip"],
+        ] {
+            assert_eq!(
+                new_args(parse(args).unwrap()).stdin,
+                Some(StdinMode::Skip),
+                "{args:?}"
+            );
+        }
+        assert!(parse(&["--stdin", "later", "hi"]).is_err());
+        let error = parse(&["--stdin", "skip", "status"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ArgumentConflict);
     }
 
     #[test]

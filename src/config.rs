@@ -14,6 +14,7 @@
 //! vault = false                   # keep no copy of the sessions' files (on by default)
 //! carry_on_change = "recap"       # a new model or agent starts with a recap (or "summary")
 //! context_threshold = 80          # `status` suggests `sticky new --carry` past 80% full
+//! stdin = "wait"                  # read piped input however late ("auto" by default, "skip")
 //!
 //! [agents.claude]
 //! bin = "/opt/claude/bin/claude"
@@ -57,6 +58,9 @@ pub struct Config {
     /// How full the context may get, in percent of the model's window, before `status`
     /// suggests `sticky new --carry` (default 80).
     pub context_threshold: Option<u8>,
+    /// What a turn with a prompt does with stdin that is not a terminal (`--stdin`): `"auto"`
+    /// (the default), `"wait"` or `"skip"`.
+    pub stdin: Option<StdinMode>,
     /// Where the configuration was read from (`None` when there was no file).
     #[serde(skip)]
     pub source: Option<PathBuf>,
@@ -118,6 +122,32 @@ impl CarryKind {
             Self::Recap => "recap",
             Self::Summary => "summary",
             Self::Off => "off",
+        }
+    }
+}
+
+/// What a turn does with stdin that is not a terminal (`--stdin`, `STICKY_STDIN`, the
+/// configuration's `stdin`). Without prompt words stdin is the prompt, and is read unless
+/// `skip` says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum StdinMode {
+    /// Read input from this command line's own pipeline however late it comes; go on without
+    /// a pipe from elsewhere that stays silent for 3 seconds.
+    Auto,
+    /// Read stdin to its end, however long that takes.
+    Wait,
+    /// Never read stdin.
+    Skip,
+}
+
+impl StdinMode {
+    /// The name shown and accepted (`--stdin`, `STICKY_STDIN`, the configuration's `stdin`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Wait => "wait",
+            Self::Skip => "skip",
         }
     }
 }
@@ -246,6 +276,10 @@ mod tests {
             (Some(CarryKind::Summary), Some(70))
         );
         assert!(Config::parse("carry_on_change = \"everything\"").is_err());
+        let stdin = Config::parse("stdin = \"skip\"").unwrap();
+        assert_eq!(stdin.stdin, Some(StdinMode::Skip));
+        let error = Config::parse("stdin = \"later\"").unwrap_err();
+        assert!(error.contains("stdin") && error.contains("wait"), "{error}");
         let error = Config::parse("context_threshold = 150").unwrap_err();
         assert!(error.contains("1 to 100"), "{error}");
     }

@@ -15,13 +15,16 @@ use serde::Serialize;
 use crate::agent::program::{self, Chosen, ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
-use crate::config::{CarryKind, Config};
+use crate::config::{CarryKind, Config, StdinMode};
 use crate::exit::StickyError;
 use crate::project::Project;
 use crate::store::SessionRow;
 
 /// The variable that moves the configuration file.
 const CONFIG_VAR: &str = "STICKY_CONFIG";
+
+/// The variable that sets what a turn does with stdin, as `--stdin` does.
+const STDIN_VAR: &str = "STICKY_STDIN";
 
 /// What chose a setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -134,6 +137,33 @@ impl Settings {
             ),
             config,
         }
+    }
+
+    /// What a turn does with stdin that is not a terminal: `--stdin` (`flag`), else
+    /// `STICKY_STDIN`, else the configuration's `stdin`, else `auto`. Read here, when a command
+    /// uses it, so a bad value only stops the commands it would change.
+    pub fn stdin(&self, flag: Option<StdinMode>) -> Result<Setting<StdinMode>, StickyError> {
+        if let Some(mode) = flag {
+            return Ok(Setting::new(mode, Source::Flag, "--stdin"));
+        }
+        if let Some(value) = std::env::var_os(STDIN_VAR).filter(|value| !value.is_empty()) {
+            let mode = value
+                .to_str()
+                .and_then(|value| clap::ValueEnum::from_str(value, false).ok())
+                .ok_or_else(|| {
+                    StickyError::Usage(format!(
+                        "{STDIN_VAR}={} is not what a turn can do with stdin; give auto, wait \
+                         or skip, or unset it",
+                        value.to_string_lossy()
+                    ))
+                })?;
+            return Ok(Setting::new(mode, Source::Environment, STDIN_VAR));
+        }
+        Ok(from_config(
+            &self.config,
+            self.config.stdin,
+            StdinMode::Auto,
+        ))
     }
 
     /// The agent the next turn uses, as the session policy picks it: `--agent` or

@@ -476,6 +476,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
             "vault",
             "carry_on_change",
             "context_threshold",
+            "stdin",
         ],
     );
     assert_keys(&json["vault"], SETTING_KEYS);
@@ -490,6 +491,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
         "database",
         "carry_on_change",
         "context_threshold",
+        "stdin",
     ] {
         assert_keys(&json[key], SETTING_KEYS);
     }
