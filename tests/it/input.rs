@@ -194,6 +194,7 @@ fn wait_exit(child: &mut std::process::Child, what: &str) -> std::process::ExitS
 
 /// A command line run by bash in the project, with the environment sticky's runs get and
 /// `$STICKY` the built sticky.
+#[cfg(target_os = "linux")]
 fn bash(env: &TestEnv, script: &str) -> Command {
     let sticky = env.sticky(Vec::<&str>::new()).command();
     let mut command = Command::new("bash");
