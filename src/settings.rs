@@ -152,8 +152,8 @@ impl Settings {
                 .and_then(|value| clap::ValueEnum::from_str(value, false).ok())
                 .ok_or_else(|| {
                     StickyError::Usage(format!(
-                        "{STDIN_VAR}={} is not what a turn can do with stdin; give auto, wait \
-                         or skip, or unset it",
+                        "{STDIN_VAR} {:?} is not what a turn can do with stdin; give auto, \
+                         wait or skip, or unset it",
                         value.to_string_lossy()
                     ))
                 })?;

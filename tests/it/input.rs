@@ -422,7 +422,7 @@ fn the_stdin_setting_and_its_source_show_in_config() {
             .stdin("x")
             .run()
             .assert_code(2)
-            .assert_stderr_contains("STICKY_STDIN=later is not what a turn can do with stdin");
+            .assert_stderr_contains("STICKY_STDIN \"later\" is not what a turn can do with stdin");
     }
     env.sticky(["status"])
         .env("STICKY_STDIN", "later")
