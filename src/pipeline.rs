@@ -8,7 +8,9 @@
 //! `bash -c`) every process stays in the shell's group. So stdin is the user's pipeline when a
 //! process of sticky's own process group holds the pipe's write end and is neither sticky nor
 //! one of its ancestors: a runner that keeps the write end of the pipe it gave its step is an
-//! ancestor (its group or not), and a writer in another group is someone else's.
+//! ancestor (its group or not), and a writer in another group is someone else's. (A shell
+//! that writes into the pipe itself, from a builtin run in its own process, is an ancestor too:
+//! while no program of the pipeline holds the pipe, such input gets the grace period.)
 //!
 //! On Linux this is read from `/proc`: every process's group and parent in `/proc/PID/stat`,
 //! and for the members of sticky's group, which of their descriptors is this pipe
