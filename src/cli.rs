@@ -13,7 +13,7 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
-use crate::config::CarryKind;
+use crate::config::{CarryKind, StdinMode};
 
 /// The exit-code contract, printed under `--help` and in the man page.
 pub const EXIT_CODES: &str = "\
@@ -232,7 +232,12 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
-         directory",
+         directory; a file it names must exist (exit 2 otherwise)",
+    ),
+    (
+        "STICKY_STDIN",
+        "what a turn does with stdin that is not a terminal, as --stdin does: auto, wait or \
+         skip (a flag wins over it)",
     ),
     (
         "STICKY_<AGENT>_BIN",
@@ -390,6 +395,7 @@ impl Cli {
                     }
                     "carry" if !given_after && !args.no_carry => args.carry = top.carry,
                     "carry_max" if !given_after => args.carry_max = top.carry_max,
+                    "stdin" if !given_after => args.stdin = top.stdin,
                     "no_carry" if !given_after && args.carry.is_none() => {
                         args.no_carry = top.no_carry;
                     }
@@ -428,6 +434,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
     ("carry", "--carry"),
     ("carry_max", "--carry-max"),
     ("no_carry", "--no-carry"),
+    ("stdin", "--stdin"),
 ];
 
 /// Every command's name (a test holds the list to the definition): the turn's parse knows
@@ -543,8 +550,9 @@ fn retip(mut error: clap::Error) -> clap::Error {
     error
 }
 
-/// Checks the model a turn or report would use: a blank one or one starting with `-` (the
-/// agent would read it as an option of its own) is a usage error naming where it came from; an
+/// Checks the model a turn or report would use: a blank one, one starting with `-` (the
+/// agent would read it as an option of its own) or one holding a control character is a usage
+/// error naming where it came from; an
 /// empty `STICKY_MODEL` is taken as unset, as shells and CI files leave variables empty.
 fn check_model(
     model: &mut Option<String>,
@@ -566,6 +574,10 @@ fn check_model(
         "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
     } else if value.starts_with('-') {
         format!("{value:?} starts with `-`, which the agent would take for an option")
+    } else if value.chars().any(char::is_control) {
+        // A newline or an escape would reach the agent's command line and sticky's record;
+        // refused here, before the database is opened, rather than stored and refused later.
+        format!("{value:?} holds a control character; give the model's name alone")
     } else {
         return Ok(());
     };
@@ -671,7 +683,13 @@ pub struct TurnArgs {
 
     /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
     /// does not).
-    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 600,
+        value_name = "SECONDS",
+        value_parser = seconds
+    )]
     pub wait: u64,
 
     /// Fail at once (exit 75) when another turn is running on this conversation, or another
@@ -705,9 +723,32 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with = "carry")]
     pub no_carry: bool,
 
+    /// What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the
+    /// configuration's `stdin`, else auto).
+    ///
+    /// With prompt words, piped input is their context. `auto` waits however long for a pipe
+    /// this command line feeds (`cmd | sticky PROMPT`: a writer in sticky's process group, which
+    /// sticky can tell on Linux), and gives any other pipe 3 seconds to start before going on
+    /// without it, with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
+    /// its end however long that takes; `skip` never reads it. Without prompt words stdin is the
+    /// prompt, read to its end unless `skip`.
+    #[arg(long, value_name = "WHEN", value_enum)]
+    pub stdin: Option<StdinMode>,
+
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
+}
+
+/// The value of `--wait`: a whole number of seconds. A negative one is taken as a value
+/// (`allow_negative_numbers`), so `--wait -1` is refused for what it is rather than read as an
+/// unknown option.
+fn seconds(value: &str) -> Result<u64, String> {
+    value.parse().map_err(|_| {
+        "--wait takes a whole number of seconds, 0 or more (`--wait 30`); --no-wait fails at \
+         once instead of waiting"
+            .to_owned()
+    })
 }
 
 impl TurnArgs {
@@ -959,6 +1000,7 @@ mod tests {
             &["-p", "-v is broken", "why", "--wait", "5", "-q"],
             &["--carry", "--carry-max", "600", "-C", "/tmp", "go", "on"],
             &["--carry=summary", "--no-wait", "x"],
+            &["--stdin", "skip", "x"],
             &["-a", "status", "fix", "words"],
             &["hello", "status"],
             &["--", "--resume"],
@@ -1104,6 +1146,8 @@ mod tests {
             &["-m", "  "],
             &["-m=--x"],
             &["doctor", "-m", ""],
+            &["-m", "op\nus", "hi"],
+            &["-m", "opus\u{1b}[2J"],
         ] {
             let error = parse(args).unwrap_err();
             assert_eq!(
@@ -1155,6 +1199,42 @@ mod tests {
         }
         assert_eq!(edit_distance("statsu", "status"), 1);
         assert_eq!(edit_distance("", "log"), 3);
+    }
+
+    #[test]
+    fn stdin_says_what_a_turn_does_with_its_stdin_before_or_after_new() {
+        assert_eq!(parse(&["hi"]).unwrap().turn.stdin, None);
+        assert_eq!(
+            parse(&["--stdin", "wait", "hi"]).unwrap().turn.stdin,
+            Some(StdinMode::Wait)
+        );
+        for args in [
+            &["--stdin", "skip", "new", "x"][..],
+            &["new", "--stdin=skip"],
+        ] {
+            assert_eq!(
+                new_args(parse(args).unwrap()).stdin,
+                Some(StdinMode::Skip),
+                "{args:?}"
+            );
+        }
+        assert!(parse(&["--stdin", "later", "hi"]).is_err());
+        let error = parse(&["--stdin", "skip", "status"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ArgumentConflict);
+    }
+
+    #[test]
+    fn a_wait_that_is_not_a_number_of_seconds_is_refused_for_its_value() {
+        for value in ["-1", "soon", "1.5", "-0"] {
+            let error = parse(&["--wait", value, "hi"]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{value}: {error}");
+            let text = error.to_string();
+            assert!(
+                text.contains("--wait takes a whole number of seconds") && !text.contains("-p"),
+                "{text}"
+            );
+        }
+        assert_eq!(parse(&["--wait", "0", "hi"]).unwrap().turn.wait, 0);
     }
 
     #[test]

@@ -188,6 +188,7 @@ impl Command {
                 "vault",
                 "carry_on_change",
                 "context_threshold",
+                "stdin",
             ],
             Self::Doctor(_) => &[
                 "project",

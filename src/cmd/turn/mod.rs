@@ -20,6 +20,7 @@ use super::output::Report;
 use super::view::{SessionView, escape, format_time, one_line};
 use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::TurnArgs;
+use crate::config::StdinMode;
 use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
 use crate::session::{self, Action, CarryKind, Plan, Request, Thread};
@@ -51,27 +52,43 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
 }
 
 /// The prompt from the arguments and piped stdin. Piped input is optional when there is a
-/// prompt, and for `sticky new` (which only rotates without one): never hang on a pipe nobody
-/// closes.
+/// prompt, and for `sticky new` (which only rotates without one): `--stdin` and the pipe's
+/// writer decide how long it is waited for (`input::should_read`).
 fn read_prompt(
     ctx: &Context,
     args: &TurnArgs,
     fresh: bool,
     stdin_is_terminal: bool,
 ) -> Result<Option<Prompt>> {
-    let mut read_stdin = !stdin_is_terminal;
-    let mut stdin = std::io::stdin();
+    let stdin = std::io::stdin();
     let optional = !args.prompt.is_empty() || fresh;
-    if read_stdin && optional && !input::has_input(&stdin, input::STDIN_GRACE) {
-        read_stdin = false;
-        if !ctx.quiet {
-            eprintln!(
-                "sticky: nothing arrived on stdin within {}s; going on without it \
-                 (run with </dev/null to skip this wait)",
-                input::STDIN_GRACE.as_secs()
-            );
+    let mut read_stdin = false;
+    if !stdin_is_terminal {
+        let mode = ctx.settings.stdin(args.stdin)?;
+        if mode.value == StdinMode::Skip && !optional {
+            return Err(StickyError::Usage(format!(
+                "no prompt: stdin is skipped (--stdin skip, from {}); give the prompt as \
+                 arguments",
+                mode.origin
+            ))
+            .into());
         }
+        let on_terminal = !ctx.quiet && std::io::stderr().is_terminal();
+        let mut note = |note: input::Note| {
+            // The wait is said once, and only to a person; giving up is said anywhere, since
+            // a turn without the input the user meant to send must not pass unremarked.
+            let tell = match note {
+                input::Note::Waiting(_) => on_terminal,
+                input::Note::GaveUp(_) => !ctx.quiet,
+            };
+            if tell {
+                eprintln!("{note}");
+            }
+        };
+        read_stdin =
+            input::should_read(&stdin, mode.value, optional, input::STDIN_GRACE, &mut note);
     }
+    let mut stdin = stdin;
     Ok(input::gather(
         &args.prompt,
         read_stdin.then_some(&mut stdin as _),
