@@ -562,14 +562,29 @@ fn check_model(
         Origin::Environment => "STICKY_MODEL",
         _ => "--model",
     };
-    let problem = if value.trim().is_empty() {
-        "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
-    } else if value.starts_with('-') {
-        format!("{value:?} starts with `-`, which the agent would take for an option")
-    } else {
+    let Some(problem) = model_problem(value) else {
         return Ok(());
     };
     Err(command.error(ErrorKind::ValueValidation, format!("{source} {problem}")))
+}
+
+/// What is wrong with `model` as the agent's `--model` argument, if anything: blank, starting
+/// with `-` (the agent would read it as an option of its own), or holding a control character.
+/// The command line and `sticky import` (a bundle's sessions) check models with this one rule.
+pub fn model_problem(model: &str) -> Option<String> {
+    if model.trim().is_empty() {
+        Some("is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned())
+    } else if model.starts_with('-') {
+        Some(format!(
+            "{model:?} starts with `-`, which the agent would take for an option"
+        ))
+    } else if model.chars().any(char::is_control) {
+        Some(format!(
+            "{model:?} holds a control character, which no model name has"
+        ))
+    } else {
+        None
+    }
 }
 
 /// Where a setting given on the command line or in the environment came from.

@@ -1003,3 +1003,136 @@ fn a_copilot_session_imported_into_a_second_project_of_its_home_leaves_the_first
     let next = agent.turn(&env, &["the first goes on"]);
     assert_eq!(next.session, first.session);
 }
+
+/// One bundle imported twice would make two threads resume one agent session, each seeing the
+/// other's turns (issue 23, finding 5): the second import is refused, whatever its name or
+/// `--replace`, naming the thread that has the session and the ways out.
+#[test]
+fn an_agent_session_is_imported_into_one_thread_only() {
+    let a = TestEnv::new();
+    let first = a.turn("in the original");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let file = bundle.to_str().expect("UTF-8");
+
+    let b = TestEnv::new();
+    b.ok(["import", "--as", "second", file]);
+    let log = b.log_json();
+    for args in [
+        &["import", "--as", "third", file][..],
+        &["import", "--replace", file],
+    ] {
+        b.sticky(args)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "thread second of this project resumes claude session {} already",
+                first.session
+            ))
+            .assert_stderr_contains("sticky -t second forget")
+            .assert_stderr_contains("nothing was changed");
+        assert_eq!(b.log_json(), log, "{args:?}");
+    }
+    let threads = b.ok(["threads", "--json"]).json();
+    let names: Vec<&str> = threads["threads"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["second"]);
+    // Its way out: the thread that had the session forgotten, the import goes through.
+    b.ok(["-t", "second", "forget", "--yes"]);
+    b.ok(["import", "--as", "third", file]);
+    let answer = b.ok(["-t", "third", "go on"]).answer();
+    assert_eq!(answer.session, first.session);
+
+    // Where the thread with the session has the bundle's name, --replace imports over it.
+    a.sticky(["import", "--as", "other", file])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("thread main of this project resumes")
+        .assert_stderr_contains("(import --replace)");
+    a.ok(["import", "--replace", file]);
+    assert_eq!(a.turn("the original goes on").saw, ["in the original"]);
+}
+
+/// A bundle's thread name and models are checked as `-t` and `-m` check them: a name with a
+/// control character or a space at an end, or a model the agent would read as an option (and
+/// so take every later turn's `--model` for one of its flags), is refused with nothing
+/// changed (issue 23).
+#[test]
+fn a_bundle_name_or_model_the_command_line_refuses_is_refused() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let cases: Vec<(&str, Vec<u8>, &[&str], &str)> = vec![
+        (
+            "a name with an escape",
+            rebuilt(&good, |m| m["thread"]["name"] = "x\u{1b}[2J".into(), |_| {}),
+            &[],
+            "holds a control character",
+        ),
+        (
+            "a name with a space at its end",
+            rebuilt(&good, |m| m["thread"]["name"] = "main ".into(), |_| {}),
+            &[],
+            "starts or ends with a space",
+        ),
+        (
+            "--as with a newline",
+            good.clone(),
+            &["--as", "a\nb"],
+            "holds a control character",
+        ),
+        (
+            "a model like an option",
+            rebuilt(
+                &good,
+                |m| m["sessions"][0]["model"] = "--dangerously-skip".into(),
+                |_| {},
+            ),
+            &["--as", "fine"],
+            "starts with `-`",
+        ),
+        (
+            "a model with a control character",
+            rebuilt(
+                &good,
+                |m| m["sessions"][0]["model"] = "opus\u{7}".into(),
+                |_| {},
+            ),
+            &["--as", "fine"],
+            "holds a control character",
+        ),
+    ];
+    for (what, bytes, args, says) in cases {
+        let b = TestEnv::new();
+        let file = b.scratch.join("bad.sticky");
+        std::fs::write(&file, &bytes).expect("write the bundle");
+        let mut all = vec!["import"];
+        all.extend_from_slice(args);
+        all.push(file.to_str().expect("UTF-8"));
+        let refused = b.sticky(&all).run();
+        refused
+            .assert_code(2)
+            .assert_stderr_contains(says)
+            .assert_stderr_contains("nothing was changed");
+        assert!(
+            !b.project.join(".sticky/sticky.db").exists()
+                || b.log_json()["sessions"]
+                    .as_array()
+                    .is_none_or(Vec::is_empty),
+            "{what}: {}",
+            refused.describe()
+        );
+        assert!(
+            tree(&b.home)
+                .keys()
+                .all(|p| !p.to_string_lossy().contains(".claude/projects")),
+            "{what}: files placed"
+        );
+    }
+}
