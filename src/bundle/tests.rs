@@ -357,3 +357,74 @@ fn a_turn_with_every_figure_and_an_error_reads_back_as_it_was_written() {
     assert!(text.contains(ledger), "{text}");
     assert_eq!(serde_json::from_str::<WholeTurn>(&text).unwrap(), whole);
 }
+
+#[test]
+fn what_import_holds_in_memory_is_capped() {
+    // A line longer than the cap (and than the chunks a file is read in), in a file whose
+    // directory is rewritten: refused by name.
+    let long = [
+        b"{\"cwd\":\"/a/p\",\"x\":\"".as_slice(),
+        &vec![b'y'; 3 << 20],
+        b"\"}\n",
+    ]
+    .concat();
+    let good = bundle(&[("projects/-a-p/id.jsonl", &long)]);
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        line: 1 << 20,
+        ..Limits::default()
+    };
+    let rewrite = crate::agent::relocation::Rewrite {
+        before: b"\"cwd\":\"".to_vec(),
+        old: b"/a/p".to_vec(),
+        new: b"/b".to_vec(),
+        end: b'"',
+        under: true,
+        line_start: false,
+        in_lines_with: None,
+    };
+    let error = read(good.as_slice(), limits, &mut |_| {
+        Ok((vec![vec![rewrite.clone()]], dir.path().to_owned()))
+    })
+    .unwrap_err();
+    let error = format!("{error:#}");
+    assert!(
+        error.contains("projects/-a-p/id.jsonl cannot be imported: it has a line of more than"),
+        "{error}"
+    );
+    assert!(error.contains("nothing was changed"), "{error}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // Within the cap it is rewritten.
+    let staged = read(good.as_slice(), Limits::default(), &mut |_| {
+        Ok((vec![vec![rewrite.clone()]], dir.path().to_owned()))
+    })
+    .unwrap();
+    assert!(
+        std::fs::read(&staged.files[0])
+            .unwrap()
+            .starts_with(b"{\"cwd\":\"/b\"")
+    );
+
+    // Rows are parsed whole where they are placed: their size is capped before anything is read.
+    let mut rows = with_file("a", b"[]");
+    rows.files[0].rows = true;
+    rows.files[0].size = 300;
+    let small = Limits {
+        rows: 200,
+        ..Limits::default()
+    };
+    let error = read_all(&crafted(&rows, &[]), small).unwrap_err();
+    assert!(
+        error.contains("rows a are 300 bytes, over the limit of 200"),
+        "{error}"
+    );
+
+    // A manifest over its cap is refused before it is read.
+    let small = Limits {
+        manifest: 50,
+        ..Limits::default()
+    };
+    let error = read_all(&holding("a"), small).unwrap_err();
+    assert!(error.contains("manifest is"), "{error}");
+    assert!(error.contains("over the limit of 50 bytes"), "{error}");
+}

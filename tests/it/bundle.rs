@@ -1136,3 +1136,147 @@ fn a_bundle_name_or_model_the_command_line_refuses_is_refused() {
         );
     }
 }
+
+/// The peak resident memory of sticky run as `run` would (in bytes), its exit code and its
+/// stderr: Python's `getrusage(RUSAGE_CHILDREN)` sees only the one child it waited for, on
+/// Linux and macOS alike (in KiB on Linux, bytes on macOS).
+fn peak_memory(run: &Run<'_>) -> (u64, i32, String) {
+    const MEASURE: &str = "import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(r.returncode, peak * (1 if sys.platform == 'darwin' else 1024))
+sys.stdout.flush()
+sys.stderr.buffer.write(r.stderr)
+";
+    let sticky = run.command();
+    let mut python = Command::new(crate::support::python());
+    python
+        .arg("-c")
+        .arg(MEASURE)
+        .arg(sticky.get_program())
+        .args(sticky.get_args());
+    if let Some(dir) = sticky.get_current_dir() {
+        python.current_dir(dir);
+    }
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => python.env(key, value),
+            None => python.env_remove(key),
+        };
+    }
+    let output = python.output().expect("run python3");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut fields = stdout.split_whitespace();
+    let code = fields
+        .next()
+        .and_then(|f| f.parse().ok())
+        .expect("an exit code");
+    let peak = fields.next().and_then(|f| f.parse().ok()).expect("a peak");
+    (
+        peak,
+        code,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A transcript that is one line of 256 MiB compresses to almost nothing; import holds a line
+/// to rewrite the directory it names, so it must cap the line rather than hold it all (issue
+/// 23, finding 4: 265 MiB of memory for a bundle of a few KB).
+#[test]
+fn a_small_bundle_with_one_huge_line_is_refused_within_a_memory_bound() {
+    use sha2::Digest as _;
+    use std::io::{Read as _, Write as _};
+    const LONG: u64 = 256 << 20;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let tar_bytes = unpacked(&good);
+    let mut archive = tar::Archive::new(tar_bytes.as_slice());
+    let mut entries: Vec<(String, Vec<u8>)> = archive
+        .entries()
+        .expect("entries")
+        .map(|entry| {
+            let mut entry = entry.expect("an entry");
+            let path = entry.path().expect("a path").display().to_string();
+            let mut bytes = Vec::new();
+            entry.read_to_end(&mut bytes).expect("read");
+            (path, bytes)
+        })
+        .collect();
+    assert_eq!(entries.len(), 2, "the manifest and the transcript");
+    // The transcript, then a line naming the old directory whose newline comes 256 MiB later.
+    let mut head = entries[1].1.clone();
+    head.extend_from_slice(format!("{{\"cwd\":\"{}\",\"x\":\"", a.project.display()).as_bytes());
+    let tail = b"\"}\n";
+    let long = || {
+        head.as_slice()
+            .chain(std::io::repeat(b'y').take(LONG))
+            .chain(tail.as_slice())
+    };
+    let mut hasher = sha2::Sha256::new();
+    let mut reader = long();
+    let mut buffer = vec![0; 1 << 20];
+    loop {
+        let read = reader.read(&mut buffer).expect("read");
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    let size = head.len() as u64 + LONG + tail.len() as u64;
+    let mut manifest: serde_json::Value = serde_json::from_slice(&entries[0].1).expect("JSON");
+    manifest["files"][0]["size"] = size.into();
+    manifest["files"][0]["sha256"] = hasher
+        .finalize()
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"))
+        .into();
+    entries[0].1 = serde_json::to_vec(&manifest).expect("JSON");
+    let crafted = a.scratch.join("long.sticky");
+    let out = std::fs::File::create(&crafted).expect("create the bundle");
+    let mut builder = tar::Builder::new(zstd::Encoder::new(out, 1).expect("zstd"));
+    for (index, (path, bytes)) in entries.iter().enumerate() {
+        let mut header = tar::Header::new_gnu();
+        header.set_mode(0o600);
+        header.set_entry_type(tar::EntryType::Regular);
+        if index == 0 {
+            header.set_size(bytes.len() as u64);
+            builder
+                .append_data(&mut header, path, bytes.as_slice())
+                .expect("append");
+        } else {
+            header.set_size(size);
+            builder
+                .append_data(&mut header, path, long())
+                .expect("append");
+        }
+    }
+    builder
+        .into_inner()
+        .expect("tar")
+        .finish()
+        .expect("zstd")
+        .flush()
+        .expect("write");
+    let bundle_size = std::fs::metadata(&crafted).expect("the bundle").len();
+    assert!(bundle_size < 1 << 20, "a small bundle: {bundle_size} bytes");
+
+    let b = TestEnv::new();
+    let (peak, code, stderr) = peak_memory(&b.sticky(["import", crafted.to_str().expect("UTF-8")]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("cannot be imported: it has a line of more than 64 MiB"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was changed"), "{stderr}");
+    // The line is capped at 64 MiB (74 MiB in all, measured); held whole it took 267 MiB.
+    assert!(peak < 200 << 20, "import took {} MiB of memory", peak >> 20);
+    assert!(
+        tree(&b.home)
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".claude/projects")),
+        "no file placed"
+    );
+}
