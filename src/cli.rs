@@ -151,8 +151,9 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the conversation and its session's files in one file",
             ),
             (
-                "sticky export | sticky import --as copy -",
-                "through a pipe (across machines: ssh host sticky export | sticky import -)",
+                "sticky export | sticky -C ../review import -",
+                "through a pipe, into another directory (across machines: ssh host sticky export \
+                 | sticky import -)",
             ),
         ],
     ),
@@ -847,7 +848,8 @@ pub enum Command {
     /// directory, where agents keep it. This moves each such session's files to where the agent
     /// looks for this directory, rewriting what names the old one, and records the session
     /// here (only -t NAME's when given). Refused when the old directory still exists: a copy
-    /// of a project gets `sticky new`, or `export` and `import`, instead.
+    /// of a project gets a session of its own with `sticky new --carry` instead (the original's
+    /// session carried over by `export` and `import` would be resumed from both directories).
     Relocate,
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the

@@ -913,10 +913,14 @@ fn a_session_whose_agent_files_are_gone_is_exported_from_the_vault() {
 /// names, run in the copy as printed, carries the conversation over, and the next turn there
 /// goes on with its history (the copy's database has the thread already, so a plain `import`
 /// would be refused).
+/// In a copy of the project (its original still there), relocate's advice leads to a session of
+/// the copy's own, starting with a recap: agents resume a session by its ID wherever it runs,
+/// so carrying the original's session over (its bundle imported here, the advice before issue
+/// 23) put the copy's turns into the original's history.
 #[test]
-fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
+fn the_command_relocate_suggests_in_a_copy_gives_it_a_session_of_its_own() {
     let env = TestEnv::new();
-    env.ok(["-t", "side", "on the side"]);
+    let original = env.ok(["-t", "side", "on the side"]).answer();
     let copy = env.root().join("copy");
     let status = Command::new("cp")
         .args(["-a"])
@@ -933,13 +937,25 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         .sticky(["relocate", "-t", "side"])
         .current_dir(&copy)
         .run();
-    refused.assert_code(2);
+    refused
+        .assert_code(2)
+        .assert_stderr_contains("both directories would resume one agent session");
     let suggested = refused
         .stderr
         .split('`')
-        .find(|part| part.contains(" export "))
-        .unwrap_or_else(|| panic!("no export command in: {}", refused.stderr))
-        .to_owned();
+        .find(|part| part.starts_with("sticky") && part.contains(" new "))
+        .unwrap_or_else(|| panic!("no `sticky new` in: {}", refused.stderr))
+        .replace("\"...\"", "\"in the copy\"");
+    assert!(
+        !refused
+            .stderr
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|command| command.contains("import")),
+        "no command imports the original's session: {}",
+        refused.stderr
+    );
     let bin = Path::new(env!("CARGO_BIN_EXE_sticky"))
         .parent()
         .expect("a dir");
@@ -949,12 +965,24 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         "`{suggested}` failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let answer = env
-        .sticky(["-t", "side", "in the copy"])
+    let answer = Answer::parse(String::from_utf8_lossy(&output.stdout).trim_end())
+        .unwrap_or_else(|| panic!("`{suggested}` printed no answer"));
+    assert_ne!(answer.session, original.session, "a session of its own");
+    assert!(
+        answer.prompt.contains("on the side"),
+        "it starts with the recap: {}",
+        answer.prompt
+    );
+    let next = env
+        .sticky(["-t", "side", "the copy goes on"])
         .current_dir(&copy)
         .run()
         .answer();
-    assert_eq!(answer.saw, ["on the side"]);
+    assert_eq!(next.session, answer.session);
+    // The original's session never saw the copy's turns.
+    let back = env.ok(["-t", "side", "the original goes on"]).answer();
+    assert_eq!(back.session, original.session);
+    assert_eq!(back.saw, ["on the side"]);
 }
 
 /// Copilot keeps a session by its ID alone: a bundle of it imported into a second project of
