@@ -867,6 +867,11 @@ pub enum Command {
     /// shows it. Answers over 4 KiB are stored deflated; at most 1 MiB of each is kept, and
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
+    ///
+    /// On a terminal, control characters other than newlines and tabs are shown as escapes
+    /// (`\e`, `\x07`), as `log --answers` shows them, so an answer (one imported from a bundle
+    /// above all) cannot clear the screen, retitle the terminal or write to its clipboard;
+    /// piped or redirected, the answer's bytes are written as they are.
     Show(ShowArgs),
 
     /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you

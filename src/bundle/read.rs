@@ -218,6 +218,16 @@ fn check_turn((index, turn): (usize, &WholeTurn)) -> Result<()> {
         if usize::try_from(answer.bytes).map_or(true, |bytes| bytes < len) {
             bail!("the bundle's turn {number} says its answer is smaller than the text it carries");
         }
+        // The store cuts an answer at MAX_ANSWER bytes, on a character boundary (at most 3
+        // bytes before it): only such a text stands for a longer answer. Any other size is not
+        // what sticky recorded, and `show` would repeat it as the answer's.
+        if usize::try_from(answer.bytes).is_ok_and(|bytes| bytes > len) && len + 4 <= MAX_ANSWER {
+            bail!(
+                "the bundle's turn {number} says its answer was {} bytes, but carries all of it \
+                 ({len} bytes; sticky keeps the first {MAX_ANSWER} bytes of a longer one)",
+                answer.bytes
+            );
+        }
     }
     if turn
         .reported_totals

@@ -237,9 +237,16 @@ fn a_turn_carries_only_what_the_store_would_keep() {
     });
     let mut totals = turn(None);
     totals.reported_totals = Some(" ".repeat(read::MAX_REPORTED_TOTALS + 1));
+    // A whole answer that says it was longer: `show` would say it was cut.
+    let mut inflated = turn(Some("hello"));
+    inflated.answer.as_mut().unwrap().bytes = 1 << 40;
     let cases = [
         (turn(Some(&over)), "over the 1048576 bytes sticky keeps"),
         (short, "smaller than the text"),
+        (
+            inflated,
+            "says its answer was 1099511627776 bytes, but carries all of it",
+        ),
         (restored, "negative"),
         (totals, "reported totals over"),
     ];
@@ -252,8 +259,11 @@ fn a_turn_carries_only_what_the_store_would_keep() {
             "{says}: {error}"
         );
     }
+    // A cut answer (its first MAX_ANSWER bytes, up to a character boundary) keeps its size.
+    let mut cut = turn(Some(&"é".repeat(crate::store::MAX_ANSWER / 2 - 1)));
+    cut.answer.as_mut().unwrap().bytes = 5 << 20;
     let mut manifest = manifest();
-    manifest.turns = vec![turn(Some("fine")), turn(None)];
+    manifest.turns = vec![turn(Some("fine")), turn(None), cut];
     manifest.turns[1].reported_totals = Some("{\"cost_usd\":1.0}".into());
     let (staged, _dir) = read_all(&crafted(&manifest, &[]), Limits::default()).unwrap();
     assert_eq!(staged.manifest.turns, manifest.turns);

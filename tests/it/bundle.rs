@@ -1308,3 +1308,55 @@ fn a_small_bundle_with_one_huge_line_is_refused_within_a_memory_bound() {
         "no file placed"
     );
 }
+
+/// An answer that came in a bundle is text from elsewhere: `show` on a terminal shows its
+/// control characters as escapes, as `log --answers` does, so it can neither write to the
+/// clipboard (OSC 52) nor clear the screen; piped, its bytes stay exactly the answer's. A size
+/// the answer does not have is refused (issue 23).
+#[test]
+fn show_escapes_an_imported_answer_on_a_terminal_and_import_checks_its_size() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let evil = "before\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J after\n\tindented \\d";
+    let with_answer = |bytes: usize| {
+        rebuilt(
+            &good,
+            |m| {
+                m["turns"][0]["answer"] = evil.into();
+                m["turns"][0]["answer_bytes"] = bytes.into();
+            },
+            |_| {},
+        )
+    };
+    let b = TestEnv::new();
+    let inflated = b.scratch.join("inflated.sticky");
+    std::fs::write(&inflated, with_answer(1 << 30)).expect("write the bundle");
+    b.sticky(["import", inflated.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("says its answer was 1073741824 bytes, but carries all of it");
+    let file = b.scratch.join("evil.sticky");
+    std::fs::write(&file, with_answer(evil.len())).expect("write the bundle");
+    b.ok(["import", file.to_str().expect("UTF-8")]);
+
+    let mut terminal = b.sticky(["show"]).on_terminal();
+    let shown = terminal.expect("indented \\d");
+    assert_eq!(terminal.wait(), 0);
+    assert!(
+        shown.contains("before\\e]52;c;cHduZWQ=\\x07\\e[2J after"),
+        "{shown:?}"
+    );
+    assert!(
+        !shown.contains('\u{1b}'),
+        "no escape reaches the terminal: {shown:?}"
+    );
+    assert!(
+        shown.contains("\tindented \\d"),
+        "tabs and backslashes as written: {shown:?}"
+    );
+    let piped = b.ok(["show"]);
+    assert_eq!(piped.stdout, format!("{evil}\n"), "a pipe gets the bytes");
+}
