@@ -1360,3 +1360,65 @@ fn show_escapes_an_imported_answer_on_a_terminal_and_import_checks_its_size() {
     let piped = b.ok(["show"]);
     assert_eq!(piped.stdout, format!("{evil}\n"), "a pipe gets the bytes");
 }
+
+/// Runs `run` with `dir` mounted read-only (a bind mount remounted `ro` in a mount namespace of
+/// its own, as `unshare -rm` makes one without privileges); `None` where this machine allows no
+/// such namespace (a container without the capability, user namespaces turned off).
+fn on_read_only_mount(run: &Run<'_>, dir: &Path) -> Option<std::process::Output> {
+    const SCRIPT: &str = "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" || exit 97; shift; exec \"$@\"";
+    let sticky = run.command();
+    let mut command = Command::new("unshare");
+    command
+        .args(["-rm", "sh", "-c", SCRIPT, "sh"])
+        .arg(dir)
+        .arg(sticky.get_program())
+        .args(sticky.get_args())
+        .stdin(Stdio::null());
+    if let Some(cwd) = sticky.get_current_dir() {
+        command.current_dir(cwd);
+    }
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.output().ok()?;
+    // unshare's own failure (1, with its message) or the mount's (97): no read-only mount here.
+    let refused = output.status.code() == Some(97)
+        || String::from_utf8_lossy(&output.stderr).starts_with("unshare:");
+    (!refused).then_some(output)
+}
+
+/// `export` only reads: on a read-only mount (a CI cache, a shared checkout) it exports, whether
+/// the thread's lock file exists (locked through a read-only descriptor) or not (none can be
+/// made, so no turn runs); it failed on the lock file it could not open for writing (issue 23).
+#[test]
+fn export_reads_a_state_on_a_read_only_mount() {
+    let env = TestEnv::new();
+    let first = env.turn("on a mount made read-only later");
+    let locks = env.project.join(".sticky/sticky.db.locks");
+    for lock_file in [true, false] {
+        if !lock_file {
+            for entry in std::fs::read_dir(&locks).expect("the locks").flatten() {
+                std::fs::remove_file(entry.path()).expect("remove a lock file");
+            }
+        }
+        let bundle = env.scratch.join(format!("ro-{lock_file}.sticky"));
+        let run = env.sticky(["export", "-o", bundle.to_str().expect("UTF-8")]);
+        let Some(output) = on_read_only_mount(&run, &env.project) else {
+            crate::support::skip::skip_untested(
+                "no read-only bind mount in a namespace of its own here (unshare -rm)",
+            );
+            return;
+        };
+        assert!(
+            output.status.success(),
+            "lock file {lock_file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let other = TestEnv::new();
+        other.ok(["import", bundle.to_str().expect("UTF-8")]);
+        assert_eq!(other.turn("elsewhere").session, first.session);
+    }
+}
