@@ -1422,3 +1422,47 @@ fn export_reads_a_state_on_a_read_only_mount() {
         assert_eq!(other.turn("elsewhere").session, first.session);
     }
 }
+
+/// A database in which an older sticky let two threads resume one agent session (one bundle
+/// imported twice): the thread that took it first keeps it, the other's next turn starts a
+/// session of its own, and the upgrade says so once (issue 23, finding 5).
+#[test]
+fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
+    let a = TestEnv::new();
+    let first = a.turn("in the original");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let b = TestEnv::new();
+    b.ok(["import", "--as", "second", bundle.to_str().expect("UTF-8")]);
+    // What the older sticky's second import left: another thread with the same live session,
+    // in a file at the schema before the index.
+    let db = b.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    conn.execute_batch(
+        "DROP INDEX sessions_live_agent;
+         INSERT INTO threads (name, created_at) VALUES ('third', 1);
+         INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, created_at,
+             confirmed_at, turn_count)
+         SELECT (SELECT id FROM threads WHERE name = 'third'), agent, model, agent_session_id,
+             directory, created_at, confirmed_at, 0 FROM sessions WHERE ended_at IS NULL;
+         PRAGMA user_version = 4;",
+    )
+    .expect("make the older file");
+    drop(conn);
+    let upgraded = b.ok(["threads"]);
+    upgraded.assert_stderr_contains(&format!(
+        "thread \"third\" resumed \"claude\" session \"{}\", which thread \"second\" resumes too",
+        first.session
+    ));
+    upgraded.assert_stderr_contains("sticky -t \"third\" new --carry");
+    assert!(
+        !b.ok(["threads"]).stderr.contains("resumes too"),
+        "said once, when the file is upgraded"
+    );
+    let kept = b.ok(["-t", "second", "go on"]).answer();
+    assert_eq!(kept.session, first.session);
+    assert_eq!(kept.saw, ["in the original"]);
+    let parted = b.ok(["-t", "third", "go on"]).answer();
+    assert_ne!(parted.session, first.session, "a session of its own");
+    assert!(parted.saw.is_empty());
+}
