@@ -151,8 +151,9 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the conversation and its session's files in one file",
             ),
             (
-                "sticky export | sticky import --as copy -",
-                "through a pipe (across machines: ssh host sticky export | sticky import -)",
+                "sticky export | sticky -C ../review import -",
+                "through a pipe, into another directory (across machines: ssh host sticky export \
+                 | sticky import -)",
             ),
         ],
     ),
@@ -570,18 +571,29 @@ fn check_model(
         Origin::Environment => "STICKY_MODEL",
         _ => "--model",
     };
-    let problem = if value.trim().is_empty() {
-        "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
-    } else if value.starts_with('-') {
-        format!("{value:?} starts with `-`, which the agent would take for an option")
-    } else if value.chars().any(char::is_control) {
-        // A newline or an escape would reach the agent's command line and sticky's record;
-        // refused here, before the database is opened, rather than stored and refused later.
-        format!("{value:?} holds a control character; give the model's name alone")
-    } else {
+    let Some(problem) = model_problem(value) else {
         return Ok(());
     };
     Err(command.error(ErrorKind::ValueValidation, format!("{source} {problem}")))
+}
+
+/// What is wrong with `model` as the agent's `--model` argument, if anything: blank, starting
+/// with `-` (the agent would read it as an option of its own), or holding a control character.
+/// The command line and `sticky import` (a bundle's sessions) check models with this one rule.
+pub fn model_problem(model: &str) -> Option<String> {
+    if model.trim().is_empty() {
+        Some("is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned())
+    } else if model.starts_with('-') {
+        Some(format!(
+            "{model:?} starts with `-`, which the agent would take for an option"
+        ))
+    } else if model.chars().any(char::is_control) {
+        Some(format!(
+            "{model:?} holds a control character, which no model name has"
+        ))
+    } else {
+        None
+    }
 }
 
 /// Where a setting given on the command line or in the environment came from.
@@ -873,7 +885,8 @@ pub enum Command {
     /// directory, where agents keep it. This moves each such session's files to where the agent
     /// looks for this directory, rewriting what names the old one, and records the session
     /// here (only -t NAME's when given). Refused when the old directory still exists: a copy
-    /// of a project gets `sticky new`, or `export` and `import`, instead.
+    /// of a project gets a session of its own with `sticky new --carry` instead (the original's
+    /// session carried over by `export` and `import` would be resumed from both directories).
     Relocate,
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the
@@ -891,6 +904,11 @@ pub enum Command {
     /// shows it. Answers over 4 KiB are stored deflated; at most 1 MiB of each is kept, and
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
+    ///
+    /// On a terminal, control characters other than newlines and tabs are shown as escapes
+    /// (`\e`, `\x07`), as `log --answers` shows them, so an answer (one imported from a bundle
+    /// above all) cannot clear the screen, retitle the terminal or write to its clipboard;
+    /// piped or redirected, the answer's bytes are written as they are.
     Show(ShowArgs),
 
     /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you

@@ -262,6 +262,21 @@ pub struct Context {
     pub agents: Agents,
 }
 
+/// What is wrong with `name` for a new thread, if anything: the one rule for `-t NAME` (a turn
+/// starting a thread) and for the threads `sticky import` adds. A thread an older sticky made
+/// with such a name stays usable; the listings escape it.
+pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
+    if name.trim().is_empty() {
+        Some("is empty or blank; choose a name")
+    } else if name.chars().any(char::is_control) {
+        Some("holds a control character (a newline, tab, escape, ...); choose a name without one")
+    } else if name.trim() != name {
+        Some("starts or ends with a space, which no listing shows; choose a name without one")
+    } else {
+        None
+    }
+}
+
 impl Context {
     /// Locates the project from `-C` (or the current directory) and `STICKY_DB`, and resolves
     /// the settings.

@@ -1016,9 +1016,12 @@ fn status_work_does_not_grow_with_the_number_of_turns() {
             let second = tx.start_session(thread.id, &rotation)?.id;
             tx.begin_turn(second, Some("hi"), Mode::Headless, 1, "host")?;
             let other = tx.ensure_thread("other")?;
-            let elsewhere = tx
-                .start_session(other.id, &session(Path::new("/q"), None))?
-                .id;
+            // Another agent session: one is live in one thread only.
+            let elsewhere = NewSession {
+                agent_session_id: Some("7a2e"),
+                ..session(Path::new("/q"), None)
+            };
+            let elsewhere = tx.start_session(other.id, &elsewhere)?.id;
             tx.begin_turn(elsewhere, Some("hi"), Mode::Headless, 1, "host")?;
             Ok((thread.id, second, elsewhere))
         })

@@ -1336,7 +1336,8 @@ fn counts_of_one_are_singular_in_doctor_export_and_import() {
         .assert_success()
         .assert_stderr_contains("(claude session ")
         .assert_stderr_contains(", 1 turn, 1 file, ");
-    env.sticky(["import", "--as", "copy", bundle])
+    // Over the thread itself: its session is live in one thread only.
+    env.sticky(["import", "--replace", bundle])
         .run()
         .assert_success()
         .assert_stderr_contains(", 1 turn) from ");

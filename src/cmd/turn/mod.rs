@@ -320,20 +320,14 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
 /// after it: `-t "main "` would start a thread that every listing shows as `main`. An empty or
 /// blank name is refused for every command by [`Context`].
 fn ensure_thread_name(ctx: &Context) -> Result<()> {
-    let control = ctx.thread.chars().any(char::is_control);
-    if !control && ctx.thread.trim() == ctx.thread {
+    let Some(problem) = super::thread_name_problem(&ctx.thread) else {
         return Ok(());
-    }
+    };
     if let Some(store) = ctx.existing_store()? {
         if store.thread(&ctx.thread)?.is_some() {
             return Ok(());
         }
     }
-    let problem = if control {
-        "holds a control character (a newline, tab, escape, ...); choose a name without one"
-    } else {
-        "starts or ends with a space, which no listing shows; choose a name without one"
-    };
     Err(StickyError::Usage(format!(
         "the thread name \"{}\" {problem} (-t NAME, STICKY_THREAD)",
         ctx.thread
