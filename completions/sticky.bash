@@ -125,7 +125,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -165,6 +165,10 @@ _sticky() {
                     ;;
                 --carry-max)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin)
+                    COMPREPLY=($(compgen -W "auto wait skip" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -752,7 +756,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --thread --json --quiet --help"
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -792,6 +796,10 @@ _sticky() {
                     ;;
                 --carry-max)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin)
+                    COMPREPLY=($(compgen -W "auto wait skip" -- "${cur}"))
                     return 0
                     ;;
                 -C)

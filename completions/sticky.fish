@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sticky_global_optspecs
-    string join \n p/prompt= a/agent= m/model= wait= no-wait carry= carry-max= no-carry C= t/thread= json q/quiet h/help V/version
+    string join \n p/prompt= a/agent= m/model= wait= no-wait carry= carry-max= no-carry stdin= C= t/thread= json q/quiet h/help V/version
 end
 
 function __fish_sticky_needs_command
@@ -32,6 +32,9 @@ complete -c sticky -n "__fish_sticky_needs_command" -l carry -d 'When this turn 
 summary\t'A handoff summary the old session writes in one extra turn'
 off\t'Nothing is carried'"
 complete -c sticky -n "__fish_sticky_needs_command" -l carry-max -d 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit' -r
+complete -c sticky -n "__fish_sticky_needs_command" -l stdin -d 'What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the configuration\'s `stdin`, else auto)' -r -f -a "auto\t'Read input from this command line\'s own pipeline however late it comes; go on without a pipe from elsewhere that stays silent for 3 seconds'
+wait\t'Read stdin to its end, however long that takes'
+skip\t'Never read stdin'"
 complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
@@ -65,6 +68,9 @@ complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry -d 'When thi
 summary\t'A handoff summary the old session writes in one extra turn'
 off\t'Nothing is carried'"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l carry-max -d 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l stdin -d 'What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the configuration\'s `stdin`, else auto)' -r -f -a "auto\t'Read input from this command line\'s own pipeline however late it comes; go on without a pipe from elsewhere that stays silent for 3 seconds'
+wait\t'Read stdin to its end, however long that takes'
+skip\t'Never read stdin'"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'

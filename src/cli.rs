@@ -13,7 +13,7 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
-use crate::config::CarryKind;
+use crate::config::{CarryKind, StdinMode};
 
 /// The exit-code contract, printed under `--help` and in the man page.
 pub const EXIT_CODES: &str = "\
@@ -151,8 +151,9 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the conversation and its session's files in one file",
             ),
             (
-                "sticky export | sticky import --as copy -",
-                "through a pipe (across machines: ssh host sticky export | sticky import -)",
+                "sticky export | sticky -C ../review import -",
+                "through a pipe, into another directory (across machines: ssh host sticky export \
+                 | sticky import -)",
             ),
         ],
     ),
@@ -226,13 +227,18 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_CEILING_DIRECTORIES",
         "directories (colon-separated, as git's GIT_CEILING_DIRECTORIES) the search for a \
-         project's .sticky/ never enters; the search also stops at the home directory and never \
-         enters a directory owned by another user",
+         project's .sticky/ never enters from below (their own serves turns run there); nor \
+         does it enter the home directory, /, or a directory owned by another user",
     ),
     (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
-         directory",
+         directory; a file it names must exist (exit 2 otherwise)",
+    ),
+    (
+        "STICKY_STDIN",
+        "what a turn does with stdin that is not a terminal, as --stdin does: auto, wait or \
+         skip (a flag wins over it)",
     ),
     (
         "STICKY_<AGENT>_BIN",
@@ -390,6 +396,7 @@ impl Cli {
                     }
                     "carry" if !given_after && !args.no_carry => args.carry = top.carry,
                     "carry_max" if !given_after => args.carry_max = top.carry_max,
+                    "stdin" if !given_after => args.stdin = top.stdin,
                     "no_carry" if !given_after && args.carry.is_none() => {
                         args.no_carry = top.no_carry;
                     }
@@ -428,6 +435,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
     ("carry", "--carry"),
     ("carry_max", "--carry-max"),
     ("no_carry", "--no-carry"),
+    ("stdin", "--stdin"),
 ];
 
 /// Every command's name (a test holds the list to the definition): the turn's parse knows
@@ -543,8 +551,9 @@ fn retip(mut error: clap::Error) -> clap::Error {
     error
 }
 
-/// Checks the model a turn or report would use: a blank one or one starting with `-` (the
-/// agent would read it as an option of its own) is a usage error naming where it came from; an
+/// Checks the model a turn or report would use: a blank one, one starting with `-` (the
+/// agent would read it as an option of its own) or one holding a control character is a usage
+/// error naming where it came from; an
 /// empty `STICKY_MODEL` is taken as unset, as shells and CI files leave variables empty.
 fn check_model(
     model: &mut Option<String>,
@@ -562,14 +571,29 @@ fn check_model(
         Origin::Environment => "STICKY_MODEL",
         _ => "--model",
     };
-    let problem = if value.trim().is_empty() {
-        "is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned()
-    } else if value.starts_with('-') {
-        format!("{value:?} starts with `-`, which the agent would take for an option")
-    } else {
+    let Some(problem) = model_problem(value) else {
         return Ok(());
     };
     Err(command.error(ErrorKind::ValueValidation, format!("{source} {problem}")))
+}
+
+/// What is wrong with `model` as the agent's `--model` argument, if anything: blank, starting
+/// with `-` (the agent would read it as an option of its own), or holding a control character.
+/// The command line and `sticky import` (a bundle's sessions) check models with this one rule.
+pub fn model_problem(model: &str) -> Option<String> {
+    if model.trim().is_empty() {
+        Some("is empty; give a model name (e.g. `-m opus`) or leave it out".to_owned())
+    } else if model.starts_with('-') {
+        Some(format!(
+            "{model:?} starts with `-`, which the agent would take for an option"
+        ))
+    } else if model.chars().any(char::is_control) {
+        Some(format!(
+            "{model:?} holds a control character, which no model name has"
+        ))
+    } else {
+        None
+    }
 }
 
 /// Where a setting given on the command line or in the environment came from.
@@ -671,7 +695,13 @@ pub struct TurnArgs {
 
     /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
     /// does not).
-    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 600,
+        value_name = "SECONDS",
+        value_parser = seconds
+    )]
     pub wait: u64,
 
     /// Fail at once (exit 75) when another turn is running on this conversation, or another
@@ -705,9 +735,32 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with = "carry")]
     pub no_carry: bool,
 
+    /// What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the
+    /// configuration's `stdin`, else auto).
+    ///
+    /// With prompt words, piped input is their context. `auto` waits however long for a pipe
+    /// this command line feeds (`cmd | sticky PROMPT`: a writer in sticky's process group, which
+    /// sticky can tell on Linux), and gives any other pipe 3 seconds to start before going on
+    /// without it, with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
+    /// its end however long that takes; `skip` never reads it. Without prompt words stdin is the
+    /// prompt, read to its end unless `skip`.
+    #[arg(long, value_name = "WHEN", value_enum)]
+    pub stdin: Option<StdinMode>,
+
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
+}
+
+/// The value of `--wait`: a whole number of seconds. A negative one is taken as a value
+/// (`allow_negative_numbers`), so `--wait -1` is refused for what it is rather than read as an
+/// unknown option.
+fn seconds(value: &str) -> Result<u64, String> {
+    value.parse().map_err(|_| {
+        "--wait takes a whole number of seconds, 0 or more (`--wait 30`); --no-wait fails at \
+         once instead of waiting"
+            .to_owned()
+    })
 }
 
 impl TurnArgs {
@@ -832,7 +885,8 @@ pub enum Command {
     /// directory, where agents keep it. This moves each such session's files to where the agent
     /// looks for this directory, rewriting what names the old one, and records the session
     /// here (only -t NAME's when given). Refused when the old directory still exists: a copy
-    /// of a project gets `sticky new`, or `export` and `import`, instead.
+    /// of a project gets a session of its own with `sticky new --carry` instead (the original's
+    /// session carried over by `export` and `import` would be resumed from both directories).
     Relocate,
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the
@@ -850,6 +904,11 @@ pub enum Command {
     /// shows it. Answers over 4 KiB are stored deflated; at most 1 MiB of each is kept, and
     /// `show` says on stderr when an answer was cut. With --json: the turn's fields and its
     /// `answer`.
+    ///
+    /// On a terminal, control characters other than newlines and tabs are shown as escapes
+    /// (`\e`, `\x07`), as `log --answers` shows them, so an answer (one imported from a bundle
+    /// above all) cannot clear the screen, retitle the terminal or write to its clipboard;
+    /// piped or redirected, the answer's bytes are written as they are.
     Show(ShowArgs),
 
     /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you
@@ -959,6 +1018,7 @@ mod tests {
             &["-p", "-v is broken", "why", "--wait", "5", "-q"],
             &["--carry", "--carry-max", "600", "-C", "/tmp", "go", "on"],
             &["--carry=summary", "--no-wait", "x"],
+            &["--stdin", "skip", "x"],
             &["-a", "status", "fix", "words"],
             &["hello", "status"],
             &["--", "--resume"],
@@ -1104,6 +1164,8 @@ mod tests {
             &["-m", "  "],
             &["-m=--x"],
             &["doctor", "-m", ""],
+            &["-m", "op\nus", "hi"],
+            &["-m", "opus\u{1b}[2J"],
         ] {
             let error = parse(args).unwrap_err();
             assert_eq!(
@@ -1155,6 +1217,42 @@ mod tests {
         }
         assert_eq!(edit_distance("statsu", "status"), 1);
         assert_eq!(edit_distance("", "log"), 3);
+    }
+
+    #[test]
+    fn stdin_says_what_a_turn_does_with_its_stdin_before_or_after_new() {
+        assert_eq!(parse(&["hi"]).unwrap().turn.stdin, None);
+        assert_eq!(
+            parse(&["--stdin", "wait", "hi"]).unwrap().turn.stdin,
+            Some(StdinMode::Wait)
+        );
+        for args in [
+            &["--stdin", "skip", "new", "x"][..],
+            &["new", "--stdin=skip"],
+        ] {
+            assert_eq!(
+                new_args(parse(args).unwrap()).stdin,
+                Some(StdinMode::Skip),
+                "{args:?}"
+            );
+        }
+        assert!(parse(&["--stdin", "later", "hi"]).is_err());
+        let error = parse(&["--stdin", "skip", "status"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ArgumentConflict);
+    }
+
+    #[test]
+    fn a_wait_that_is_not_a_number_of_seconds_is_refused_for_its_value() {
+        for value in ["-1", "soon", "1.5", "-0"] {
+            let error = parse(&["--wait", value, "hi"]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{value}: {error}");
+            let text = error.to_string();
+            assert!(
+                text.contains("--wait takes a whole number of seconds") && !text.contains("-p"),
+                "{text}"
+            );
+        }
+        assert_eq!(parse(&["--wait", "0", "hi"]).unwrap().turn.wait, 0);
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`; where it
 //! is, `settings` decides).
 //!
+//! A relative `bin` path (`./my-agent`) is taken from the file's own directory, so what runs
+//! never depends on the directory sticky is started in; a bare name is looked up on PATH.
+//!
 //! It sets the default agent, each agent's program, extra arguments and environment, and
 //! defines agents sticky does not know. It is read from the user's config directory only,
 //! **never from files inside a project**: a cloned repository must not be able to choose which
@@ -11,6 +14,7 @@
 //! vault = false                   # keep no copy of the sessions' files (on by default)
 //! carry_on_change = "recap"       # a new model or agent starts with a recap (or "summary")
 //! context_threshold = 80          # `status` suggests `sticky new --carry` past 80% full
+//! stdin = "wait"                  # read piped input however late ("auto" by default, "skip")
 //!
 //! [agents.claude]
 //! bin = "/opt/claude/bin/claude"
@@ -54,6 +58,9 @@ pub struct Config {
     /// How full the context may get, in percent of the model's window, before `status`
     /// suggests `sticky new --carry` (default 80).
     pub context_threshold: Option<u8>,
+    /// What a turn with a prompt does with stdin that is not a terminal (`--stdin`): `"auto"`
+    /// (the default), `"wait"` or `"skip"`.
+    pub stdin: Option<StdinMode>,
     /// Where the configuration was read from (`None` when there was no file).
     #[serde(skip)]
     pub source: Option<PathBuf>,
@@ -63,7 +70,8 @@ pub struct Config {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
-    /// The program: a path, or a name looked up on PATH.
+    /// The program: a path, or a name looked up on PATH. A relative path (`./x`, `bin/x`) is
+    /// taken from the configuration file's directory once the file is read.
     pub bin: Option<PathBuf>,
     /// Arguments added to every run, before the ones given after `--`.
     #[serde(default)]
@@ -118,6 +126,32 @@ impl CarryKind {
     }
 }
 
+/// What a turn does with stdin that is not a terminal (`--stdin`, `STICKY_STDIN`, the
+/// configuration's `stdin`). Without prompt words stdin is the prompt, and is read unless
+/// `skip` says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum StdinMode {
+    /// Read input from this command line's own pipeline however late it comes; go on without
+    /// a pipe from elsewhere that stays silent for 3 seconds.
+    Auto,
+    /// Read stdin to its end, however long that takes.
+    Wait,
+    /// Never read stdin.
+    Skip,
+}
+
+impl StdinMode {
+    /// The name shown and accepted (`--stdin`, `STICKY_STDIN`, the configuration's `stdin`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Wait => "wait",
+            Self::Skip => "skip",
+        }
+    }
+}
+
 /// Where a user-defined agent's session ID comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -151,8 +185,36 @@ impl Config {
                 path.display()
             ))
         })?;
-        config.source = Some(path.to_owned());
+        let path = std::path::absolute(path).map_err(|error| {
+            StickyError::Usage(format!(
+                "cannot use the configuration {}: {error}",
+                path.display()
+            ))
+        })?;
+        config.anchor_bins(path.parent().unwrap_or(Path::new("/")));
+        config.source = Some(path);
         Ok(config)
+    }
+
+    /// Takes each relative `bin` path from `dir`, the configuration file's directory: the file
+    /// is written once and read from wherever sticky runs, so `./my-agent` means the one beside
+    /// it, never whatever a project (a cloned repository) puts in the current directory. A bare
+    /// name (`my-agent`) stays a name looked up on PATH.
+    fn anchor_bins(&mut self, dir: &Path) {
+        for settings in self.agents.values_mut() {
+            if let Some(bin) = settings
+                .bin
+                .as_mut()
+                .filter(|bin| bin.is_relative() && bin.components().count() > 1)
+            {
+                // `./x` is shown as `<dir>/x`, not `<dir>/./x`.
+                let relative: PathBuf = bin
+                    .components()
+                    .filter(|part| *part != std::path::Component::CurDir)
+                    .collect();
+                *bin = dir.join(relative);
+            }
+        }
     }
 
     /// Parses the text of a configuration file; the error names the line and the key.
@@ -214,6 +276,10 @@ mod tests {
             (Some(CarryKind::Summary), Some(70))
         );
         assert!(Config::parse("carry_on_change = \"everything\"").is_err());
+        let stdin = Config::parse("stdin = \"skip\"").unwrap();
+        assert_eq!(stdin.stdin, Some(StdinMode::Skip));
+        let error = Config::parse("stdin = \"later\"").unwrap_err();
+        assert!(error.contains("stdin") && error.contains("wait"), "{error}");
         let error = Config::parse("context_threshold = 150").unwrap_err();
         assert!(error.contains("1 to 100"), "{error}");
     }
@@ -229,6 +295,25 @@ mod tests {
             error.contains("line 1") && error.contains("default_agent"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_relative_bin_is_taken_from_the_files_directory_a_bare_name_from_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(
+            &file,
+            "[agents.claude]\nbin = \"./wrap/claude\"\n[agents.codex]\nbin = \"bin/codex\"\n\
+             [agents.gemini]\nbin = \"gemini-nightly\"\n[agents.qwen]\nbin = \"/opt/qwen\"\n",
+        )
+        .unwrap();
+        let config = Config::read(&file).unwrap();
+        let bin = |agent| config.agent(agent).unwrap().bin.clone().unwrap();
+        assert_eq!(bin("claude"), dir.path().join("wrap/claude"));
+        assert_eq!(bin("codex"), dir.path().join("bin/codex"));
+        assert_eq!(bin("gemini"), Path::new("gemini-nightly"));
+        assert_eq!(bin("qwen"), Path::new("/opt/qwen"));
+        assert_eq!(config.source.as_deref(), Some(file.as_path()));
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! [`run`] is the whole program behind `main`. Each module owns one concern: `cli` the command
 //! line, `config` the user's configuration file, `settings` every setting with its source,
 //! `cmd` the commands, `project` which directory is the project, `state` where its state
-//! lives, `store` the database, `session` the policy, `lock` one turn at a time, `agent` the
-//! adapters, `pty` the relay, `progress` the spinner, `generate` the completions and man pages,
-//! `sql_json` another program's `SQLite` values as JSON.
+//! lives, `store` the database, `session` the policy, `lock` one turn at a time, `pipeline`
+//! who writes the pipe on stdin, `agent` the adapters, `pty` the relay, `progress` the spinner,
+//! `generate` the completions and man pages, `sql_json` another program's `SQLite` values as
+//! JSON.
 
 pub mod agent;
 pub mod bundle;
@@ -17,6 +18,7 @@ pub mod exit;
 pub mod generate;
 pub mod host;
 pub mod lock;
+pub mod pipeline;
 mod progress;
 pub mod project;
 pub mod pty;

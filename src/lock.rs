@@ -90,14 +90,7 @@ pub fn lock(
 /// Whether the lock of `thread` is held by some process right now (for `status`).
 pub fn is_held(locks: &Path, thread: &str) -> bool {
     let path = path(locks, thread);
-    let opened = crate::state::open_companion(locks)
-        .ok()
-        .flatten()
-        .and_then(|dir| {
-            dir.open_here(path.file_name().unwrap_or_default(), Access::Read)
-                .ok()
-        });
-    let Some(file) = opened else {
+    let Ok(file) = open_existing(&path) else {
         return false;
     };
     matches!(
@@ -106,25 +99,111 @@ pub fn is_held(locks: &Path, thread: &str) -> bool {
     )
 }
 
-/// Opens (creating) the lock file at `path`, through `state::companion`: a link planted for
-/// the locks directory or a lock file is refused, never written through.
-fn open(path: &Path) -> Result<File, StickyError> {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(StickyError::store(path, "is no lock file".to_owned()));
+/// A lock held to read a conversation ([`lock_to_read`]); dropping it releases the lock.
+#[derive(Debug)]
+pub struct ReadLock {
+    /// `None` where no lock file can be made, so no turn can run either.
+    file: Option<Flock<File>>,
+}
+
+impl ReadLock {
+    /// Whether a lock is held (none is where no lock file can be made).
+    pub fn held(&self) -> bool {
+        self.file.is_some()
+    }
+}
+
+/// Takes the lock of `thread` to read the conversation whole (`sticky export`), waiting up to
+/// `wait` for a running turn as [`lock`] does; `Ok(None)` when waiting gave up. The lock is
+/// shared: a turn waits for every reader, readers never wait for each other, and a lock file
+/// that exists is locked through a read-only descriptor, so a state on a read-only mount is
+/// read as well. A lock file that is missing and cannot be made (a read-only mount, a
+/// directory of another user's) needs no lock: a turn could not make it either, and none runs
+/// without it.
+pub fn lock_to_read(
+    locks: &Path,
+    thread: &str,
+    wait: Duration,
+    on_wait: &mut dyn FnMut(),
+) -> Result<Option<ReadLock>, StickyError> {
+    let path = path(locks, thread);
+    let mut file = match open_existing(&path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => match create(&path) {
+            Ok(file) => file,
+            Err(error) if unwritable(&error) => return Ok(Some(ReadLock { file: None })),
+            Err(error) => return Err(cannot_open(&path, &error)),
+        },
+        Err(error) => return Err(cannot_open(&path, &error)),
     };
-    let dir = crate::state::companion(dir).map_err(|error| {
-        StickyError::store(
-            dir,
-            format!("cannot create the lock directory: {error}; set STICKY_DB to a writable path"),
-        )
-    })?;
-    dir.open_here(name, Access::ReadWriteCreate)
-        .map_err(|error| {
-            StickyError::store(
-                path,
-                format!("cannot open the lock file: {error}; set STICKY_DB to a writable path"),
-            )
-        })
+    let deadline = Instant::now() + wait;
+    let mut told = false;
+    loop {
+        match Flock::lock(file, FlockArg::LockSharedNonblock) {
+            Ok(file) => return Ok(Some(ReadLock { file: Some(file) })),
+            Err((back, Errno::EWOULDBLOCK)) => file = back,
+            Err((_, errno)) => {
+                return Err(StickyError::store(&path, format!("cannot lock: {errno}")));
+            }
+        }
+        if !told {
+            on_wait();
+            told = true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(POLL.min(deadline - now));
+    }
+}
+
+/// Whether `error` says the place cannot be written (rather than that something is wrong).
+fn unwritable(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
+    )
+}
+
+fn open(path: &Path) -> Result<File, StickyError> {
+    create(path).map_err(|error| cannot_open(path, &error))
+}
+
+/// Opens the lock file at `path` to write, creating it and its directory when missing, through
+/// `state::companion`: a link planted for the locks directory or a lock file is refused, never
+/// written through.
+fn create(path: &Path) -> std::io::Result<File> {
+    let (dir, name) = parts(path)?;
+    crate::state::companion(dir)?.open_here(name, Access::ReadWriteCreate)
+}
+
+/// Opens the existing lock file at `path` to read (no link followed); `NotFound` when it, or
+/// its directory, is missing.
+fn open_existing(path: &Path) -> std::io::Result<File> {
+    let (dir, name) = parts(path)?;
+    match crate::state::open_companion(dir)? {
+        Some(dir) => dir.open_here(name, Access::Read),
+        None => Err(std::io::ErrorKind::NotFound.into()),
+    }
+}
+
+/// The directory and the name of a lock file.
+fn parts(path: &Path) -> std::io::Result<(&Path, &std::ffi::OsStr)> {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => Ok((dir, name)),
+        _ => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is no lock file", path.display()),
+        )),
+    }
+}
+
+fn cannot_open(path: &Path, error: &std::io::Error) -> StickyError {
+    StickyError::store(
+        path,
+        format!("cannot open the lock file: {error}; set STICKY_DB to a writable path"),
+    )
 }
 
 #[cfg(test)]
@@ -172,6 +251,40 @@ mod tests {
         let got = lock(&db, "main", Duration::from_secs(30), &mut || {}).unwrap();
         assert!(got.is_some());
         releaser.join().unwrap();
+    }
+
+    #[test]
+    fn readers_share_the_lock_and_a_turn_waits_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sticky.db.locks");
+        let never = Duration::ZERO;
+        let reader = lock_to_read(&db, "main", never, &mut || {}).unwrap();
+        assert!(reader.as_ref().is_some_and(ReadLock::held));
+        assert!(
+            lock_to_read(&db, "main", never, &mut || {})
+                .unwrap()
+                .is_some()
+        );
+        assert!(try_lock(&db, "main").unwrap().is_none(), "a turn waits");
+        drop(reader);
+        let turn = try_lock(&db, "main").unwrap().expect("free again");
+        let mut told = 0;
+        let waited = lock_to_read(&db, "main", Duration::from_millis(100), &mut || told += 1);
+        assert!(waited.unwrap().is_none(), "a reader waits for a turn");
+        assert_eq!(told, 1);
+        drop(turn);
+    }
+
+    /// sysfs refuses a new directory to everyone, root included (EPERM), as a read-only mount
+    /// would: a reader needs no lock there, since a turn could not take one either.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_reader_needs_no_lock_where_none_can_be_made() {
+        let locks = Path::new("/sys/sticky-test.locks");
+        assert!(try_lock(locks, "main").is_err(), "a turn cannot lock there");
+        let reader = lock_to_read(locks, "main", Duration::ZERO, &mut || {}).unwrap();
+        assert!(reader.is_some_and(|r| !r.held()));
+        assert!(!locks.exists());
     }
 
     #[test]

@@ -8,11 +8,17 @@
 //! sharing a stranger's conversations. `STICKY_DB` moves the database, never the project
 //! directory, because agents key their sessions by the directory they run in.
 //!
-//! The walk never goes above the user's home directory, never steps into a directory owned by
-//! another user (a `.sticky/` planted in a shared `/tmp/x` must not capture other users' runs
-//! in `/tmp/x/anything`), and stops below any directory of `STICKY_CEILING_DIRECTORIES` (as
-//! git's `GIT_CEILING_DIRECTORIES`). What it finds is then checked by `trust`, and its
-//! database by `stamp` (made by this user, or adopted with `sticky trust`).
+//! The walk never steps into the user's home directory, the root directory or a directory of
+//! `STICKY_CEILING_DIRECTORIES` (as git's `GIT_CEILING_DIRECTORIES`) from below: HOME's own
+//! `.sticky/` serves a turn run in HOME itself, and a turn once run there must not take over
+//! every directory below it that is not in git (`~/Downloads/x` ran the agent in `~`, on the
+//! home conversation, without a word). Nor does it look at HOME's `.git` from below, which would
+//! make HOME the project of every directory under a dotfiles repository. A turn that starts a
+//! new project where such a `.sticky/` was passed over says so once (see
+//! [`Project::passed_over_note`]). The walk never steps into a directory owned by another user
+//! either (a `.sticky/` planted in a shared `/tmp/x` must not capture other users' runs in
+//! `/tmp/x/anything`). What it finds is then checked by `trust`, and its database by `stamp`
+//! (made by this user, or adopted with `sticky trust`).
 
 mod stamp;
 mod trust;
@@ -47,6 +53,31 @@ pub struct Project {
     pub found_above: bool,
     /// What the database was when the project was located (see `stamp`).
     pub database: Database,
+    /// The `.sticky/` above the current directory that the search did not take, if any.
+    pub passed_over: Option<PassedOver>,
+}
+
+/// A directory above the current one whose `.sticky/` the upward search did not take: it serves
+/// turns run in that directory itself, never those below it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    /// The directory holding that `.sticky/`.
+    pub dir: PathBuf,
+    /// Why the search stopped below it.
+    pub why: Limit,
+}
+
+/// Why the upward search stops below a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// It is the user's home directory.
+    Home,
+    /// `STICKY_CEILING_DIRECTORIES` lists it.
+    Ceiling,
+    /// It is the root directory, above every directory outside HOME.
+    Root,
+    /// Another user owns it.
+    Stranger,
 }
 
 /// What [`locate`] found of the project's database.
@@ -111,6 +142,30 @@ impl Project {
         }
         let _ = stamp::write(&self.state);
         Ok(())
+    }
+
+    /// What a turn that starts this project says when the search passed over a `.sticky/` above
+    /// it (see [`PassedOver`]): that a new project starts here, why, and how to reach the other
+    /// one. `None` once the project's database exists, so it is said once.
+    pub fn passed_over_note(&self) -> Option<String> {
+        let passed = self
+            .passed_over
+            .as_ref()
+            .filter(|_| self.database == Database::Missing)?;
+        let above = passed.dir.display();
+        let whose = match passed.why {
+            Limit::Home => format!("HOME's own .sticky/ (in {above}) serves turns run in HOME"),
+            Limit::Ceiling => format!(
+                "{above} is in STICKY_CEILING_DIRECTORIES, so its .sticky/ serves turns run there"
+            ),
+            Limit::Root => "the .sticky/ in / serves turns run in /".to_owned(),
+            Limit::Stranger => return None,
+        };
+        Some(format!(
+            "a new project starts in {}: {whose} itself, not in the directories below it; to \
+             continue that conversation, run sticky there (sticky -C {above} ...)",
+            self.dir.display()
+        ))
     }
 
     /// Whether this is the first turn run from below a project found above (see
@@ -212,8 +267,9 @@ pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
 /// [`locate`] with the search's bounds given.
 pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> Result<Project> {
     let cwd = canonical(cwd)?;
-    let (dir, found) = project_dir(&cwd, bounds);
+    let (dir, found, passed_over) = project_dir(&cwd, bounds);
     let mut project = project(dir, found, &cwd, sticky_db);
+    project.passed_over = passed_over;
     project.database = trust::check(&project)?;
     Ok(project)
 }
@@ -235,7 +291,7 @@ pub enum Adopted {
 /// link out of the project.
 pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
     let cwd = canonical(cwd)?;
-    let (dir, found) = project_dir(&cwd, &Bounds::from_env());
+    let (dir, found, _) = project_dir(&cwd, &Bounds::from_env());
     let mut project = project(dir, found, &cwd, sticky_db);
     trust::check_owned(&project)?;
     let adopted = match stamp::verdict(&project.state)? {
@@ -243,7 +299,6 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
         stamp::Verdict::Mine => Adopted::Already,
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
-            trust::check_regular(&project.state.db)?;
             stamp::write(&project.state)?;
             Adopted::Now
         }
@@ -257,7 +312,7 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
 /// Where the upward search for a project stops.
 #[derive(Debug, Clone, Default)]
 pub struct Bounds {
-    /// The user's home directory, as given: the last directory looked at.
+    /// The user's home directory, as given: never looked at from below.
     home: Option<PathBuf>,
     /// The absolute entries of `STICKY_CEILING_DIRECTORIES`, as given: directories never
     /// looked at.
@@ -307,12 +362,25 @@ impl Bounds {
         })
     }
 
-    /// Whether the search, having looked at `from`, may go on to its parent `to`.
-    fn may_enter(&self, from: &Path, to: &Path) -> bool {
+    /// Whether `dir` is the user's home directory.
+    fn is_home(&self, dir: &Path) -> bool {
+        self.canonical().0.as_deref() == Some(dir)
+    }
+
+    /// Why the search, coming up from below, may not look at `to`; `None` when it may.
+    fn limit(&self, to: &Path) -> Option<Limit> {
         let (home, ceilings) = self.canonical();
-        home.as_deref() != Some(from)
-            && !ceilings.iter().any(|ceiling| ceiling == to)
-            && to.metadata().is_ok_and(|meta| meta.uid() == self.uid)
+        if home.as_deref() == Some(to) {
+            Some(Limit::Home)
+        } else if ceilings.iter().any(|ceiling| ceiling == to) {
+            Some(Limit::Ceiling)
+        } else if to.parent().is_none() {
+            Some(Limit::Root)
+        } else if !to.metadata().is_ok_and(|meta| meta.uid() == self.uid) {
+            Some(Limit::Stranger)
+        } else {
+            None
+        }
     }
 }
 
@@ -338,23 +406,40 @@ pub fn init(dir: &Path, sticky_db: Option<&Path>) -> Result<Project> {
     Ok(project)
 }
 
-/// The project directory of a canonical `cwd`, and how it was found.
-fn project_dir(cwd: &Path, bounds: &Bounds) -> (PathBuf, Found) {
+/// The project directory of a canonical `cwd`, how it was found, and the `.sticky/` above it
+/// the search passed over (in HOME, a ceiling or `/`), if any. The directory the search starts
+/// in is always looked at, whatever it is.
+fn project_dir(cwd: &Path, bounds: &Bounds) -> (PathBuf, Found, Option<PassedOver>) {
+    let mut passed_over = None;
     let mut from: Option<&Path> = None;
     for dir in cwd.ancestors() {
-        if from.is_some_and(|from| !bounds.may_enter(from, dir)) {
+        // A search that started in HOME ends there; one from below never looks at HOME (nor
+        // at a ceiling, `/` or another user's directory). Neither is asked at the start: most
+        // searches end where they start, and the bounds cost a `readlink` per component of
+        // each path (see `Bounds::canonical`).
+        if from.is_some_and(|from| bounds.is_home(from)) {
+            break;
+        }
+        if let Some(why) = from.and_then(|_| bounds.limit(dir)) {
+            passed_over =
+                (why != Limit::Stranger && is_state_dir(&dir.join(STATE_DIR))).then(|| {
+                    PassedOver {
+                        dir: dir.to_owned(),
+                        why,
+                    }
+                });
             break;
         }
         from = Some(dir);
         if is_state_dir(&dir.join(STATE_DIR)) {
-            return (dir.to_owned(), Found::StickyDir);
+            return (dir.to_owned(), Found::StickyDir, None);
         }
         // A `.git` of any kind (directory, worktree file, even a dangling link) marks the root.
         if dir.join(".git").symlink_metadata().is_ok() {
-            return (dir.to_owned(), Found::GitRoot);
+            return (dir.to_owned(), Found::GitRoot, None);
         }
     }
-    (cwd.to_owned(), Found::CurrentDir)
+    (cwd.to_owned(), Found::CurrentDir, passed_over)
 }
 
 /// Whether `path` is a `.sticky` directory. A file of that name is ignored; a symbolic link to
@@ -377,6 +462,7 @@ fn project(dir: PathBuf, found: Found, cwd: &Path, sticky_db: Option<&Path>) -> 
         db_overridden,
         found_above,
         database: Database::Missing,
+        passed_over: None,
     }
 }
 
@@ -553,7 +639,7 @@ mod tests {
         let inside = locate(&root.path().join("repo/inside"), None).unwrap();
         assert_eq!(inside.found, Found::StickyDir);
         // The database itself may not lead out either, nor a WAL beside it.
-        for name in ["sticky.db", "sticky.db-wal"] {
+        for name in ["sticky.db", "sticky.db-wal", "sticky.db-journal"] {
             let at = format!("repo/inside/state/{name}");
             link("elsewhere/.sticky/x", &at);
             let error = locate(&root.path().join("repo/inside"), None).unwrap_err();
@@ -606,6 +692,60 @@ mod tests {
     }
 
     #[test]
+    fn a_database_that_is_no_regular_file_is_refused_by_what_it_is() {
+        let root = tree(&["repo/.git/", "dir/", "repo/.sticky/sticky.db/"]);
+        let fifo = root.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::os::unix::fs::symlink(root.path().join("nowhere"), root.path().join("dangling"))
+            .unwrap();
+        let repo = root.path().join("repo");
+        let cases = [
+            (
+                "dir",
+                "a directory, not a database file; name a file in it (STICKY_DB=",
+            ),
+            (
+                "fifo",
+                "a FIFO (named pipe), not a database file (sticky would wait on it",
+            ),
+            (
+                "/dev/null",
+                "a device, not a database file (SQLite would write its journal",
+            ),
+            ("dangling", "a symbolic link to"),
+        ];
+        for (named, says) in cases {
+            let db = root.path().join(named);
+            let error = locate(&repo, Some(&db)).unwrap_err();
+            let text = error.to_string();
+            assert_eq!(exit_for(&error), Exit::Usage, "{named}: {text}");
+            assert!(text.starts_with("STICKY_DB names "), "{named}: {text}");
+            assert!(text.contains(says), "{named}: {text}");
+            assert!(text.contains("or unset STICKY_DB"), "{named}: {text}");
+            // `sticky trust` and `sticky init` refuse it the same way.
+            assert_eq!(exit_for(&adopt(&repo, Some(&db)).unwrap_err()), Exit::Usage);
+            assert_eq!(exit_for(&init(&repo, Some(&db)).unwrap_err()), Exit::Usage);
+        }
+        // Nothing was created beside any of them.
+        let mut names: Vec<_> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dangling", "dir", "fifo", "repo"]);
+        assert_eq!(fs::read_dir(root.path().join("dir")).unwrap().count(), 0);
+        // In the project's own `.sticky/`, something planted it: a refused state.
+        let error = locate(&repo, None).unwrap_err();
+        assert_eq!(exit_for(&error), Exit::Store, "{error:#}");
+        assert!(
+            error
+                .to_string()
+                .contains("sticky.db: refusing to use it: it is a directory, not a regular file"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn a_sticky_file_in_the_project_says_so() {
         let root = tree(&["repo/.git/", "repo/.sticky"]);
         let error = locate(&root.path().join("repo"), None).unwrap_err();
@@ -644,6 +784,11 @@ mod tests {
             ("top/home/a/b".into(), Found::CurrentDir)
         );
         assert_eq!(
+            found("top/home", &home),
+            ("top/home".into(), Found::CurrentDir),
+            "nor above home from home itself"
+        );
+        assert_eq!(
             found("top/c/d", &home),
             ("top".into(), Found::StickyDir),
             "outside home"
@@ -667,6 +812,82 @@ mod tests {
             found("top/o/x", &stranger),
             ("top/o/x".into(), Found::CurrentDir)
         );
+    }
+
+    #[test]
+    fn the_state_of_home_and_of_a_ceiling_serves_only_turns_run_there() {
+        let root = tree(&[
+            "home/.sticky/",
+            "home/.git/",
+            "home/a/b/",
+            "home/p/.sticky/",
+            "home/p/q/",
+            "ceiling/.sticky/",
+            "ceiling/x/",
+        ]);
+        let base = root.path().canonicalize().unwrap();
+        let uid = nix::unistd::geteuid().as_raw();
+        let ceiling: std::ffi::OsString = base.join("ceiling").into();
+        let bounds = Bounds::new(Some(&base.join("home")), Some(&ceiling), uid);
+        let found = |cwd: &str| locate_within(&base.join(cwd), None, &bounds).unwrap();
+        let passed = |dir: &str, why| {
+            Some(PassedOver {
+                dir: base.join(dir),
+                why,
+            })
+        };
+        // From below, neither HOME's .sticky/ nor its .git (a dotfiles repository) is taken.
+        let below = found("home/a/b");
+        assert_eq!(
+            (&below.dir, below.found),
+            (&base.join("home/a/b"), Found::CurrentDir)
+        );
+        assert_eq!(below.passed_over, passed("home", Limit::Home));
+        let note = below
+            .passed_over_note()
+            .expect("a note for the new project");
+        for needle in [
+            format!(
+                "a new project starts in {}: ",
+                base.join("home/a/b").display()
+            ),
+            format!(
+                "HOME's own .sticky/ (in {}) serves turns run in HOME itself, not in the \
+                 directories below it",
+                base.join("home").display()
+            ),
+            format!("sticky -C {} ...", base.join("home").display()),
+        ] {
+            assert!(note.contains(&needle), "{needle:?} in {note}");
+        }
+        let below_ceiling = found("ceiling/x");
+        assert_eq!(below_ceiling.found, Found::CurrentDir);
+        assert_eq!(below_ceiling.passed_over, passed("ceiling", Limit::Ceiling));
+        assert!(
+            below_ceiling
+                .passed_over_note()
+                .unwrap()
+                .contains("is in STICKY_CEILING_DIRECTORIES"),
+            "{below_ceiling:?}"
+        );
+        // In HOME itself, and in the ceiling itself, their own state serves the turn.
+        for dir in ["home", "ceiling"] {
+            let itself = found(dir);
+            assert_eq!(
+                (&itself.dir, itself.found, &itself.passed_over),
+                (&base.join(dir), Found::StickyDir, &None)
+            );
+        }
+        // A project of its own below HOME is found as before, and passes nothing over.
+        let inner = found("home/p/q");
+        assert_eq!(
+            (&inner.dir, inner.found, &inner.passed_over),
+            (&base.join("home/p"), Found::StickyDir, &None)
+        );
+        // Said once: the project's own database, once it exists, ends the note.
+        let mut started = below;
+        started.database = Database::Stamped;
+        assert_eq!(started.passed_over_note(), None);
     }
 
     #[test]

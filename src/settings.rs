@@ -15,13 +15,16 @@ use serde::Serialize;
 use crate::agent::program::{self, Chosen, ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
-use crate::config::{CarryKind, Config};
+use crate::config::{CarryKind, Config, StdinMode};
 use crate::exit::StickyError;
 use crate::project::Project;
 use crate::store::SessionRow;
 
 /// The variable that moves the configuration file.
 const CONFIG_VAR: &str = "STICKY_CONFIG";
+
+/// The variable that sets what a turn does with stdin, as `--stdin` does.
+const STDIN_VAR: &str = "STICKY_STDIN";
 
 /// What chose a setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -134,6 +137,33 @@ impl Settings {
             ),
             config,
         }
+    }
+
+    /// What a turn does with stdin that is not a terminal: `--stdin` (`flag`), else
+    /// `STICKY_STDIN`, else the configuration's `stdin`, else `auto`. Read here, when a command
+    /// uses it, so a bad value only stops the commands it would change.
+    pub fn stdin(&self, flag: Option<StdinMode>) -> Result<Setting<StdinMode>, StickyError> {
+        if let Some(mode) = flag {
+            return Ok(Setting::new(mode, Source::Flag, "--stdin"));
+        }
+        if let Some(value) = std::env::var_os(STDIN_VAR).filter(|value| !value.is_empty()) {
+            let mode = value
+                .to_str()
+                .and_then(|value| clap::ValueEnum::from_str(value, false).ok())
+                .ok_or_else(|| {
+                    StickyError::Usage(format!(
+                        "{STDIN_VAR} {:?} is not what a turn can do with stdin; give auto, \
+                         wait or skip, or unset it",
+                        value.to_string_lossy()
+                    ))
+                })?;
+            return Ok(Setting::new(mode, Source::Environment, STDIN_VAR));
+        }
+        Ok(from_config(
+            &self.config,
+            self.config.stdin,
+            StdinMode::Auto,
+        ))
     }
 
     /// The agent the next turn uses, as the session policy picks it: `--agent` or
@@ -268,8 +298,9 @@ pub fn model(
     }
 }
 
-/// Reads the user's configuration (a missing file is an empty one) and says where it is:
-/// `STICKY_CONFIG` (read here, once), else the user's configuration directory.
+/// Reads the user's configuration and says where it is: `STICKY_CONFIG` (read here, once;
+/// a file it names must exist), else the user's configuration directory (where a missing file
+/// is an empty configuration).
 pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
     let (path, source, origin) = match std::env::var_os(CONFIG_VAR).filter(|v| !v.is_empty()) {
         Some(path) => (Some(PathBuf::from(path)), Source::Environment, CONFIG_VAR),
@@ -283,6 +314,15 @@ pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
         Some(path) => Config::read(path)?,
         None => Config::default(),
     };
+    // A file the user named is meant to be read: running on without it would quietly drop the
+    // agent, program and arguments they chose. Only the default place may hold no file.
+    if let (Some(path), Source::Environment, None) = (&path, source, &config.source) {
+        return Err(StickyError::Usage(format!(
+            "{CONFIG_VAR} names {}, which does not exist; create it, or unset {CONFIG_VAR} to \
+             read the configuration from the user's configuration directory",
+            path.display()
+        )));
+    }
     let shown = path.map(|path| path.display().to_string());
     let file = ConfigFile {
         path: Setting::new(shown, source, origin),

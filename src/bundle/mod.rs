@@ -52,13 +52,20 @@ const MANIFEST: &str = "manifest.json";
 const FILES: &str = "files";
 
 /// The sizes a bundle may not exceed: a bundle comes from elsewhere, and a small file must not
-/// be able to fill the disk.
+/// be able to fill the disk, nor (zstd makes a long run of one byte almost nothing) the memory.
+/// What import holds in memory is capped by the manifest, a rows file and a line; files are
+/// streamed to disk.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// The manifest.
+    /// The manifest, read and parsed whole (export leaves the oldest answers out to fit half of
+    /// it).
     pub manifest: u64,
     /// One carried file.
     pub file: u64,
+    /// One file of database rows (opencode's), read and parsed whole when it is placed.
+    pub rows: u64,
+    /// One line of a file whose text is rewritten, held whole while it is.
+    pub line: usize,
     /// All carried files together.
     pub total: u64,
     /// How many files.
@@ -68,8 +75,10 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            manifest: 256 << 20,
+            manifest: 64 << 20,
             file: 8 << 30,
+            rows: 256 << 20,
+            line: rewrite::MAX_LINE,
             total: 32 << 30,
             files: 100_000,
         }

@@ -9,8 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use sha2::{Digest, Sha256};
 
-use super::rewrite::Rewriter;
-use super::write::HashWriter;
+use super::rewrite::{LineTooLong, Rewriter};
 use super::{FILES, FORMAT, Limits, MANIFEST, Manifest};
 use crate::agent::relocation::{Rewrite, hex};
 use crate::store::{MAX_ANSWER, WholeTurn};
@@ -62,7 +61,7 @@ pub fn read(
                 );
             };
             let staged = dir.path().join(index.to_string());
-            stage(entry.map_err(damaged)?, file, &staged, rewrites)?;
+            stage(entry.map_err(damaged)?, file, &staged, rewrites, limits)?;
             files.push(staged);
         }
         if let Some(extra) = entries.next() {
@@ -109,11 +108,14 @@ fn read_manifest<R: Read>(mut entry: tar::Entry<'_, R>, limits: Limits) -> Resul
             limits.manifest
         );
     }
+    // The entry gives no more than its header's size, checked above.
     let mut text = Vec::new();
     entry.read_to_end(&mut text).map_err(damaged)?;
-    let value: serde_json::Value =
+    // Only the format first (every other field skipped, nothing kept), then the fields as this
+    // format has them: never the manifest twice in memory as a generic JSON tree.
+    let version: Version =
         serde_json::from_slice(&text).context("the bundle's manifest is not JSON")?;
-    match value.get("format").and_then(serde_json::Value::as_u64) {
+    match version.format.as_ref().and_then(serde_json::Value::as_u64) {
         Some(format) if format == u64::from(FORMAT) => {}
         Some(format) if format > u64::from(FORMAT) => bail!(
             "the bundle has format {format}, newer than this sticky reads ({FORMAT}); upgrade \
@@ -125,7 +127,13 @@ fn read_manifest<R: Read>(mut entry: tar::Entry<'_, R>, limits: Limits) -> Resul
         ),
         None => bail!("not a sticky bundle: its manifest has no format version"),
     }
-    serde_json::from_value(value).context("the bundle's manifest is not one sticky wrote")
+    serde_json::from_slice(&text).context("the bundle's manifest is not one sticky wrote")
+}
+
+/// The one field of a manifest read before its format is known.
+#[derive(serde::Deserialize)]
+struct Version {
+    format: Option<serde_json::Value>,
 }
 
 /// Checks what the manifest says before anything is written: paths, sizes, the live session,
@@ -151,6 +159,14 @@ fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
                 file.path,
                 file.size,
                 limits.file
+            );
+        }
+        if file.rows && file.size > limits.rows {
+            bail!(
+                "the bundle's rows {} are {} bytes, over the limit of {} bytes",
+                file.path,
+                file.size,
+                limits.rows
             );
         }
         total = total.saturating_add(file.size);
@@ -202,6 +218,16 @@ fn check_turn((index, turn): (usize, &WholeTurn)) -> Result<()> {
         if usize::try_from(answer.bytes).map_or(true, |bytes| bytes < len) {
             bail!("the bundle's turn {number} says its answer is smaller than the text it carries");
         }
+        // The store cuts an answer at MAX_ANSWER bytes, on a character boundary (at most 3
+        // bytes before it): only such a text stands for a longer answer. Any other size is not
+        // what sticky recorded, and `show` would repeat it as the answer's.
+        if usize::try_from(answer.bytes).is_ok_and(|bytes| bytes > len) && len + 4 <= MAX_ANSWER {
+            bail!(
+                "the bundle's turn {number} says its answer was {} bytes, but carries all of it \
+                 ({len} bytes; sticky keeps the first {MAX_ANSWER} bytes of a longer one)",
+                answer.bytes
+            );
+        }
     }
     if turn
         .reported_totals
@@ -247,6 +273,7 @@ fn stage<R: Read>(
     file: &super::File,
     staged: &Path,
     rewrites: Vec<Rewrite>,
+    limits: Limits,
 ) -> Result<()> {
     let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
     let kind = entry.header().entry_type();
@@ -274,9 +301,28 @@ fn stage<R: Read>(
     }
     let out = super::place::create_private(staged)?;
     let mut hasher = Sha256::new();
-    let mut writer = Rewriter::new(BufWriter::with_capacity(1 << 20, out), rewrites);
-    let copied = copy_hashing(&mut entry, &mut hasher, &mut writer).map_err(damaged)?;
-    writer.finish()?.flush()?;
+    let mut writer =
+        Rewriter::new(BufWriter::with_capacity(1 << 20, out), rewrites).max_line(limits.line);
+    let copied = match copy_hashing(&mut entry, &mut hasher, &mut writer) {
+        Ok(copied) => copied,
+        Err(Copying::Read(error)) => return Err(damaged(error)),
+        Err(Copying::Write(error)) => {
+            if let Some(long) = error
+                .get_ref()
+                .and_then(|e| e.downcast_ref::<LineTooLong>())
+            {
+                bail!(
+                    "the bundle's {} cannot be imported: {long} (nothing was changed)",
+                    file.path
+                );
+            }
+            return Err(error).with_context(|| format!("cannot stage {}", staged.display()));
+        }
+    };
+    writer
+        .finish()
+        .and_then(|mut out| out.flush())
+        .with_context(|| format!("cannot stage {}", staged.display()))?;
     if copied != file.size {
         bail!(
             "the bundle is truncated: {} holds {copied} of its {} bytes (nothing was changed)",
@@ -294,8 +340,19 @@ fn stage<R: Read>(
     Ok(())
 }
 
+/// Which side of a copy failed: reading the bundle (it is damaged) or writing the staged file
+/// (a full disk, a line too long to rewrite).
+enum Copying {
+    Read(io::Error),
+    Write(io::Error),
+}
+
 /// Copies `from` into `to`, hashing every byte; returns how many.
-fn copy_hashing(from: &mut dyn Read, hasher: &mut Sha256, to: &mut dyn Write) -> io::Result<u64> {
+fn copy_hashing(
+    from: &mut dyn Read,
+    hasher: &mut Sha256,
+    to: &mut dyn Write,
+) -> Result<u64, Copying> {
     let mut buffer = vec![0; 1 << 20];
     let mut total = 0;
     loop {
@@ -303,10 +360,10 @@ fn copy_hashing(from: &mut dyn Read, hasher: &mut Sha256, to: &mut dyn Write) ->
             Ok(0) => return Ok(total),
             Ok(read) => read,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(Copying::Read(e)),
         };
-        HashWriter(hasher).write_all(&buffer[..read])?;
-        to.write_all(&buffer[..read])?;
+        hasher.update(&buffer[..read]);
+        to.write_all(&buffer[..read]).map_err(Copying::Write)?;
         total += read as u64;
     }
 }

@@ -3,6 +3,10 @@
 //! every other byte as it was (no JSON is parsed or re-serialised, so key order, spacing and
 //! numbers stay exactly the agent's). Work is done line by line: a JSON string never holds a raw
 //! newline, so no field is split between two chunks.
+//!
+//! A line is held whole until its newline comes, so a line is capped ([`MAX_LINE`]): a bundle
+//! whose transcript is one line of 256 MiB compresses to almost nothing, and must not make
+//! import hold it all (issue 23). A longer line fails the write with [`LineTooLong`].
 
 use std::io::{self, Write};
 
@@ -10,12 +14,38 @@ use memchr::memmem;
 
 use crate::agent::relocation::Rewrite;
 
+/// The longest line a [`Rewriter`] holds to rewrite: far above any agent's line (a transcript
+/// line with a few pasted images is a few MiB), far below what would strain a machine.
+pub const MAX_LINE: usize = 64 << 20;
+
+/// A line longer than a [`Rewriter`] holds; the error inside the `io::Error` its write returns.
+#[derive(Debug)]
+pub struct LineTooLong {
+    /// The most a line may hold.
+    pub limit: usize,
+}
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "it has a line of more than {} MiB, longer than sticky holds in memory to rewrite \
+             the directory it names",
+            self.limit >> 20
+        )
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
 /// A writer that rewrites the fields of `rewrites` in what passes through it.
 pub struct Rewriter<W: Write> {
     inner: W,
     finders: Vec<(memmem::Finder<'static>, Rewrite)>,
     /// The bytes after the last newline written so far.
     pending: Vec<u8>,
+    /// The most `pending` may hold.
+    max_line: usize,
 }
 
 impl<W: Write> Rewriter<W> {
@@ -33,7 +63,15 @@ impl<W: Write> Rewriter<W> {
             inner,
             finders,
             pending: Vec::new(),
+            max_line: MAX_LINE,
         }
+    }
+
+    /// Caps a line at `max_line` bytes instead of [`MAX_LINE`].
+    #[must_use]
+    pub fn max_line(mut self, max_line: usize) -> Self {
+        self.max_line = max_line;
+        self
     }
 
     /// Writes what is left and returns the inner writer.
@@ -80,15 +118,27 @@ impl<W: Write> Write for Rewriter<W> {
         if self.finders.is_empty() {
             return self.inner.write(buf);
         }
-        match memchr::memrchr(b'\n', buf) {
-            None => self.pending.extend_from_slice(buf),
+        let rest = match memchr::memrchr(b'\n', buf) {
+            None => buf,
             Some(last) => {
                 let mut lines = std::mem::take(&mut self.pending);
                 lines.extend_from_slice(&buf[..=last]);
                 self.emit(&lines)?;
-                self.pending.extend_from_slice(&buf[last + 1..]);
+                // The buffer is kept for the next line: its capacity is already paid for.
+                lines.clear();
+                self.pending = lines;
+                &buf[last + 1..]
             }
+        };
+        if self.pending.len() + rest.len() > self.max_line {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                LineTooLong {
+                    limit: self.max_line,
+                },
+            ));
         }
+        self.pending.extend_from_slice(rest);
         Ok(buf.len())
     }
 
@@ -190,6 +240,28 @@ mod tests {
             out,
             b"{\"type\":\"session_meta\",\"cwd\":\"/b\"}\n{\"type\":\"turn_context\",\"cwd\":\"/a\"}\n"
         );
+    }
+
+    #[test]
+    fn a_line_longer_than_the_cap_fails_the_write_and_is_not_held() {
+        let mut writer = Rewriter::new(Vec::new(), cwd("/a", "/b")).max_line(8);
+        writer.write_all(b"{\"cwd\":\"/a\"}\n1234").unwrap();
+        writer.write_all(b"5678\n").unwrap();
+        let error = writer.write_all(b"123456789").unwrap_err();
+        let inner = error
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<LineTooLong>());
+        assert_eq!(inner.map(|e| e.limit), Some(8), "{error}");
+        assert!(
+            writer.pending.capacity() <= 16,
+            "the long line was not kept"
+        );
+        let mut writer = Rewriter::new(Vec::new(), cwd("/a", "/b")).max_line(8);
+        writer.write_all(b"12345").unwrap();
+        assert!(writer.write_all(b"6789").is_err(), "a line across writes");
+        // Without a rewrite nothing is held, so nothing is capped.
+        let mut writer = Rewriter::new(Vec::new(), Vec::new()).max_line(8);
+        writer.write_all(&[b'x'; 100]).unwrap();
     }
 
     #[test]

@@ -237,9 +237,16 @@ fn a_turn_carries_only_what_the_store_would_keep() {
     });
     let mut totals = turn(None);
     totals.reported_totals = Some(" ".repeat(read::MAX_REPORTED_TOTALS + 1));
+    // A whole answer that says it was longer: `show` would say it was cut.
+    let mut inflated = turn(Some("hello"));
+    inflated.answer.as_mut().unwrap().bytes = 1 << 40;
     let cases = [
         (turn(Some(&over)), "over the 1048576 bytes sticky keeps"),
         (short, "smaller than the text"),
+        (
+            inflated,
+            "says its answer was 1099511627776 bytes, but carries all of it",
+        ),
         (restored, "negative"),
         (totals, "reported totals over"),
     ];
@@ -252,8 +259,11 @@ fn a_turn_carries_only_what_the_store_would_keep() {
             "{says}: {error}"
         );
     }
+    // A cut answer (its first MAX_ANSWER bytes, up to a character boundary) keeps its size.
+    let mut cut = turn(Some(&"é".repeat(crate::store::MAX_ANSWER / 2 - 1)));
+    cut.answer.as_mut().unwrap().bytes = 5 << 20;
     let mut manifest = manifest();
-    manifest.turns = vec![turn(Some("fine")), turn(None)];
+    manifest.turns = vec![turn(Some("fine")), turn(None), cut];
     manifest.turns[1].reported_totals = Some("{\"cost_usd\":1.0}".into());
     let (staged, _dir) = read_all(&crafted(&manifest, &[]), Limits::default()).unwrap();
     assert_eq!(staged.manifest.turns, manifest.turns);
@@ -356,4 +366,75 @@ fn a_turn_with_every_figure_and_an_error_reads_back_as_it_was_written() {
     let ledger = r#""duration_ms":1,"cost_usd":0.5,"input_tokens":9,"output_tokens":1,"error":"the session was lost","cached_tokens":4,"context_tokens":12,"context_window":200000,"purpose":null,"answer":"hi""#;
     assert!(text.contains(ledger), "{text}");
     assert_eq!(serde_json::from_str::<WholeTurn>(&text).unwrap(), whole);
+}
+
+#[test]
+fn what_import_holds_in_memory_is_capped() {
+    // A line longer than the cap (and than the chunks a file is read in), in a file whose
+    // directory is rewritten: refused by name.
+    let long = [
+        b"{\"cwd\":\"/a/p\",\"x\":\"".as_slice(),
+        &vec![b'y'; 3 << 20],
+        b"\"}\n",
+    ]
+    .concat();
+    let good = bundle(&[("projects/-a-p/id.jsonl", &long)]);
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        line: 1 << 20,
+        ..Limits::default()
+    };
+    let rewrite = crate::agent::relocation::Rewrite {
+        before: b"\"cwd\":\"".to_vec(),
+        old: b"/a/p".to_vec(),
+        new: b"/b".to_vec(),
+        end: b'"',
+        under: true,
+        line_start: false,
+        in_lines_with: None,
+    };
+    let error = read(good.as_slice(), limits, &mut |_| {
+        Ok((vec![vec![rewrite.clone()]], dir.path().to_owned()))
+    })
+    .unwrap_err();
+    let error = format!("{error:#}");
+    assert!(
+        error.contains("projects/-a-p/id.jsonl cannot be imported: it has a line of more than"),
+        "{error}"
+    );
+    assert!(error.contains("nothing was changed"), "{error}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // Within the cap it is rewritten.
+    let staged = read(good.as_slice(), Limits::default(), &mut |_| {
+        Ok((vec![vec![rewrite.clone()]], dir.path().to_owned()))
+    })
+    .unwrap();
+    assert!(
+        std::fs::read(&staged.files[0])
+            .unwrap()
+            .starts_with(b"{\"cwd\":\"/b\"")
+    );
+
+    // Rows are parsed whole where they are placed: their size is capped before anything is read.
+    let mut rows = with_file("a", b"[]");
+    rows.files[0].rows = true;
+    rows.files[0].size = 300;
+    let small = Limits {
+        rows: 200,
+        ..Limits::default()
+    };
+    let error = read_all(&crafted(&rows, &[]), small).unwrap_err();
+    assert!(
+        error.contains("rows a are 300 bytes, over the limit of 200"),
+        "{error}"
+    );
+
+    // A manifest over its cap is refused before it is read.
+    let small = Limits {
+        manifest: 50,
+        ..Limits::default()
+    };
+    let error = read_all(&holding("a"), small).unwrap_err();
+    assert!(error.contains("manifest is"), "{error}");
+    assert!(error.contains("over the limit of 50 bytes"), "{error}");
 }

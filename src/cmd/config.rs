@@ -12,7 +12,7 @@ use super::Context;
 use super::output::Report;
 use super::view::escape;
 use crate::cli::SelectArgs;
-use crate::config::CarryKind;
+use crate::config::{CarryKind, StdinMode};
 use crate::settings::{self, AgentSettings, ConfigFile, ProjectDir, Setting};
 
 /// The `--json` object.
@@ -28,6 +28,7 @@ struct Shown<'a> {
     vault: &'a Setting<bool>,
     carry_on_change: &'a Setting<CarryKind>,
     context_threshold: &'a Setting<u8>,
+    stdin: Setting<StdinMode>,
 }
 
 /// Prints the effective settings.
@@ -52,6 +53,8 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
         vault: &settings.vault,
         carry_on_change: &settings.carry_on_change,
         context_threshold: &settings.context_threshold,
+        // `--stdin` is a turn's flag: here its environment, configuration or default.
+        stdin: settings.stdin(None)?,
     };
     if ctx.json {
         return Report::json(&report);
@@ -95,6 +98,8 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let threshold = &report.context_threshold;
     let percent = format!("{}%", threshold.value);
     line(out, "context", &percent, &threshold.origin)?;
+    let stdin = &report.stdin;
+    line(out, "stdin", stdin.value.as_str(), &stdin.origin)?;
     for agent in &report.agents {
         let kind = if agent.built_in {
             ""

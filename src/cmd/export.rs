@@ -123,7 +123,7 @@ type Gathered = (
     Manifest,
     Vec<Carried>,
     Option<PathBuf>,
-    crate::lock::TurnLock,
+    crate::lock::ReadLock,
 );
 
 /// The manifest and the files of the conversation's live session, read while the
@@ -166,10 +166,12 @@ fn fit_answers(ctx: &Context, manifest: &mut Manifest) {
     }
 }
 
-/// Takes the conversation's turn lock, waiting for a running turn to end.
-fn lock_thread(ctx: &Context) -> Result<crate::lock::TurnLock> {
+/// Takes the conversation's lock to read it, waiting for a running turn to end. Export only
+/// reads, so the lock is a reader's (see `lock::lock_to_read`): a state on a read-only mount
+/// exports too.
+fn lock_thread(ctx: &Context) -> Result<crate::lock::ReadLock> {
     Ok(
-        crate::lock::lock(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
+        crate::lock::lock_to_read(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
             if !ctx.quiet {
                 eprintln!(
                     "sticky: waiting for the turn running on thread {}",

@@ -124,12 +124,26 @@ fn inspect<'a>(
         anyhow::bail!("the bundle has no live session");
     };
     let name = thread_name(args, existing, manifest)?;
+    check_models(manifest)?;
+    let id = live.agent_session_id.clone().unwrap_or_default();
+    if let Some(store) = existing {
+        if let Some(holder) = store.thread_resuming(&live.agent, &id)? {
+            if !(args.replace && holder.name == name) {
+                return Err(resumed_already(
+                    &holder.name,
+                    &manifest.thread.name,
+                    &live.agent,
+                    &id,
+                ));
+            }
+        }
+    }
     let moving = Move {
         relocate,
         agent_home: relocate.home(home),
         from: PathBuf::from(&live.directory),
         to: ctx.project.dir.clone(),
-        id: live.agent_session_id.clone().unwrap_or_default(),
+        id,
     };
     let (destinations, rewrites) = placed(&moving, manifest)?;
     let staging = moving.staging_root();
@@ -154,8 +168,19 @@ fn thread_name(
         .as_name
         .clone()
         .unwrap_or_else(|| manifest.thread.name.clone());
-    if name.trim().is_empty() {
-        return Err(StickyError::Usage("--as needs a thread name".into()).into());
+    if let Some(problem) = super::thread_name_problem(&name) {
+        let (what, way_out) = if args.as_name.is_some() {
+            ("--as", "give another")
+        } else {
+            (
+                "the bundle's thread name",
+                "import --as NAME to give it another",
+            )
+        };
+        return Err(StickyError::Usage(format!(
+            "{what} \"{name}\" {problem}; {way_out} (nothing was changed)"
+        ))
+        .into());
     }
     if let Some(store) = existing {
         if store.thread(&name)?.is_some() && !args.replace {
@@ -167,6 +192,42 @@ fn thread_name(
         }
     }
     Ok(name)
+}
+
+/// Refuses a session whose model the command line would refuse (`--model -x` would be read by
+/// the agent as an option on every later turn): a bundle is checked as `-m` is.
+fn check_models(manifest: &Manifest) -> Result<()> {
+    for session in &manifest.sessions {
+        if let Some(problem) = session.model.as_deref().and_then(crate::cli::model_problem) {
+            return Err(StickyError::Usage(format!(
+                "the bundle's {} session #{} has the model {problem}; sticky imports no \
+                 session whose model it would not take from -m (nothing was changed)",
+                session.agent, session.id
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Why the bundle's live session is not imported: thread `holder` here resumes it already.
+/// `import --replace` takes the bundle's own name only, so it is a way out when that is the
+/// holder's name (`bundled`).
+fn resumed_already(holder: &str, bundled: &str, agent: &str, id: &str) -> anyhow::Error {
+    let shown = super::view::escape(holder);
+    let replace = if holder == bundled {
+        ", import over it (import --replace)"
+    } else {
+        ""
+    };
+    StickyError::Usage(format!(
+        "thread {shown} of this project resumes {agent} session {id} already (the bundle was \
+         imported before, or this is the project it came from); an agent session is live in one \
+         thread only, or turns on both threads would run on it at once, each seeing the \
+         other's: go on with it there (sticky -t {shown} \"...\"){replace}, or `sticky -t \
+         {shown} forget` it first (nothing was changed)"
+    ))
+    .into()
 }
 
 /// Where each of the bundle's files goes here, and the rewrites of its text (none for rows).
@@ -202,6 +263,15 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
                     )));
                 }
                 tx.remove_thread(old.id)?;
+            }
+            // Checked again under the write lock: another import may have taken it meanwhile.
+            if let Some(holder) = tx.thread_resuming(&manifest.agent.name, &plan.moving.id)? {
+                return Err(resumed_already(
+                    &holder.name,
+                    &manifest.thread.name,
+                    &manifest.agent.name,
+                    &plan.moving.id,
+                ));
             }
             tx.add_thread(
                 &plan.name,

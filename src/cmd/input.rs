@@ -12,7 +12,9 @@ use std::time::Duration;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use std::os::unix::ffi::OsStrExt;
 
+use crate::config::StdinMode;
 use crate::exit::StickyError;
+use crate::pipeline;
 
 /// A prompt ready to send, and what to record of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,15 +60,117 @@ pub fn gather(
     Ok(Some(Prompt { text, summary }))
 }
 
-/// How long piped input may keep silent before a turn with prompt words goes on without it.
+/// How long piped input from elsewhere may keep silent before a turn with prompt words goes on
+/// without it (as Claude Code's own print mode waits).
 pub const STDIN_GRACE: Duration = Duration::from_secs(3);
 
-/// Whether `stdin` (not a terminal) has input or its end within `grace`. Some CI runners and
-/// process managers hand a child a pipe that nobody ever writes or closes; reading it to its end
-/// would hang the turn forever, so silence this long means "no context" (as Claude Code's own
-/// print mode decides). A producer that has started writing is read to its end, however slow.
-pub fn has_input(stdin: &impl AsFd, grace: Duration) -> bool {
-    let timeout = PollTimeout::try_from(grace).unwrap_or(PollTimeout::MAX);
+/// How long stdin may keep silent before a terminal is told that sticky waits for it: long
+/// enough that `git diff | sticky "review"` says nothing, short enough to explain a pause.
+pub const NOTICE_AFTER: Duration = Duration::from_secs(1);
+
+/// How long a turn waits for optional piped input that has not arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Until it arrives or ends, however late: the user's own pipeline, or `--stdin wait`.
+    Forever,
+    /// This long, then on without it: a pipe from elsewhere that may never be written or closed.
+    Grace(Duration),
+}
+
+/// What the user is told while optional piped input keeps silent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// Nothing has arrived after [`NOTICE_AFTER`]; said once, on a terminal only.
+    Waiting(Wait),
+    /// Nothing arrived within the grace period: the turn goes on without stdin.
+    GaveUp(Duration),
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Waiting(Wait::Forever) => write!(
+                f,
+                "sticky: waiting for stdin, where nothing has arrived yet (--stdin skip goes on \
+                 without it)"
+            ),
+            Self::Waiting(Wait::Grace(grace)) => write!(
+                f,
+                "sticky: waiting up to {}s for stdin, where nothing has arrived yet (--stdin skip \
+                 goes on without it; --stdin wait waits however long)",
+                grace.as_secs()
+            ),
+            Self::GaveUp(grace) => write!(
+                f,
+                "sticky: nothing arrived on stdin within {}s, and sticky cannot tell it is this \
+                 command line's own pipe; going on without it (--stdin wait waits for it however \
+                 late; --stdin skip or </dev/null skips this wait)",
+                grace.as_secs()
+            ),
+        }
+    }
+}
+
+/// Whether a turn reads `stdin` (not a terminal), as `mode` says: `skip` never, `wait`
+/// always, and `auto` always when stdin is the prompt (`optional` is false). Optional input
+/// under `auto` is read when it arrives, or ends, within the wait: forever when the pipe is the
+/// user's own pipeline ([`pipeline::is_users_pipeline`]), else `grace`. Some CI runners and
+/// process managers hand a child a pipe that nobody ever writes or closes; reading it to its
+/// end would hang the turn forever, so silence that long from elsewhere means "no context". A
+/// producer that has started writing is read to its end, however slow. `note` hears what the
+/// user should be told.
+pub fn should_read(
+    stdin: &impl AsFd,
+    mode: StdinMode,
+    optional: bool,
+    grace: Duration,
+    note: &mut dyn FnMut(Note),
+) -> bool {
+    let wait = match mode {
+        StdinMode::Skip => return false,
+        StdinMode::Auto if !optional => return true,
+        StdinMode::Wait => Wait::Forever,
+        StdinMode::Auto => {
+            // The common case, `git diff | sticky "review"`, has its input (or its end) at
+            // once and never looks at who writes the pipe.
+            if has_input(stdin, Some(Duration::ZERO)) {
+                return true;
+            }
+            if pipeline::is_users_pipeline(stdin) {
+                Wait::Forever
+            } else {
+                Wait::Grace(grace)
+            }
+        }
+    };
+    let first = match wait {
+        Wait::Forever => NOTICE_AFTER,
+        Wait::Grace(grace) => NOTICE_AFTER.min(grace),
+    };
+    if has_input(stdin, Some(first)) {
+        return true;
+    }
+    if optional {
+        note(Note::Waiting(wait));
+    }
+    match wait {
+        // The read that follows waits for the input or its end.
+        Wait::Forever => true,
+        Wait::Grace(grace) => {
+            let arrived = has_input(stdin, Some(grace.saturating_sub(first)));
+            if !arrived {
+                note(Note::GaveUp(grace));
+            }
+            arrived
+        }
+    }
+}
+
+/// Whether `stdin` has input or its end within `timeout` (`None`: however long it takes).
+fn has_input(stdin: &impl AsFd, timeout: Option<Duration>) -> bool {
+    let timeout = timeout.map_or(PollTimeout::NONE, |timeout| {
+        PollTimeout::try_from(timeout).unwrap_or(PollTimeout::MAX)
+    });
     let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
     loop {
         match poll(&mut fds, timeout) {
@@ -135,18 +239,79 @@ mod tests {
     fn silent_pipes_have_no_input_closed_or_written_ones_do() {
         use std::io::Write;
         let (read, write) = nix::unistd::pipe().unwrap();
-        assert!(
-            !has_input(&read, Duration::from_millis(50)),
-            "silent and open"
-        );
+        let soon = Some(Duration::from_millis(50));
+        assert!(!has_input(&read, soon), "silent and open");
         let mut writer = std::fs::File::from(write);
         writer.write_all(b"x").unwrap();
-        assert!(has_input(&read, Duration::from_millis(50)), "written");
+        assert!(has_input(&read, soon), "written");
+        assert!(has_input(&read, None), "written, however long it takes");
         let (read, write) = nix::unistd::pipe().unwrap();
         drop(write);
+        assert!(has_input(&read, soon), "closed: its end is there");
+    }
+
+    /// What [`should_read`] decides for a pipe this process holds open (silent, or written
+    /// with `piped`), and what it notes.
+    fn decide(mode: StdinMode, optional: bool, piped: Option<&[u8]>) -> (bool, Vec<Note>) {
+        use std::io::Write;
+        let (read, write) = nix::unistd::pipe().unwrap();
+        let mut writer = std::fs::File::from(write);
+        if let Some(bytes) = piped {
+            writer.write_all(bytes).unwrap();
+        }
+        let mut notes = Vec::new();
+        let grace = Duration::from_millis(20);
+        let read_it = should_read(&read, mode, optional, grace, &mut |note| notes.push(note));
+        (read_it, notes)
+    }
+
+    #[test]
+    fn skip_never_reads_wait_always_does() {
+        assert_eq!(decide(StdinMode::Skip, true, Some(b"x")), (false, vec![]));
+        assert_eq!(decide(StdinMode::Skip, false, Some(b"x")), (false, vec![]));
+        assert_eq!(decide(StdinMode::Wait, true, Some(b"x")), (true, vec![]));
+        // Silent: a terminal hears that sticky waits, and the read that follows waits.
+        assert_eq!(
+            decide(StdinMode::Wait, true, None),
+            (true, vec![Note::Waiting(Wait::Forever)])
+        );
+    }
+
+    #[test]
+    fn auto_reads_what_arrives_and_gives_a_silent_pipe_from_elsewhere_its_grace() {
+        assert_eq!(decide(StdinMode::Auto, true, Some(b"x")), (true, vec![]));
+        // This process writes the pipe itself: no pipeline of the user's.
+        let grace = Duration::from_millis(20);
+        assert_eq!(
+            decide(StdinMode::Auto, true, None),
+            (
+                false,
+                vec![Note::Waiting(Wait::Grace(grace)), Note::GaveUp(grace)]
+            )
+        );
+        // Without prompt words stdin is the prompt: always read, nothing to note.
+        assert_eq!(decide(StdinMode::Auto, false, None).1, vec![]);
+        assert!(decide(StdinMode::Auto, false, Some(b"x")).0);
+    }
+
+    #[test]
+    fn notes_name_the_way_out() {
+        let grace = Duration::from_secs(3);
         assert!(
-            has_input(&read, Duration::from_millis(50)),
-            "closed: its end is there"
+            Note::Waiting(Wait::Forever)
+                .to_string()
+                .contains("--stdin skip")
+        );
+        let waiting = Note::Waiting(Wait::Grace(grace)).to_string();
+        assert!(
+            waiting.contains("up to 3s") && waiting.contains("--stdin wait"),
+            "{waiting}"
+        );
+        let gave_up = Note::GaveUp(grace).to_string();
+        assert!(
+            gave_up.contains("nothing arrived on stdin within 3s")
+                && gave_up.contains("--stdin wait"),
+            "{gave_up}"
         );
     }
 

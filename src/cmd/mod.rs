@@ -188,6 +188,7 @@ impl Command {
                 "vault",
                 "carry_on_change",
                 "context_threshold",
+                "stdin",
             ],
             Self::Doctor(_) => &[
                 "project",
@@ -261,6 +262,21 @@ pub struct Context {
     pub agents: Agents,
 }
 
+/// What is wrong with `name` for a new thread, if anything: the one rule for `-t NAME` (a turn
+/// starting a thread) and for the threads `sticky import` adds. A thread an older sticky made
+/// with such a name stays usable; the listings escape it.
+pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
+    if name.trim().is_empty() {
+        Some("is empty or blank; choose a name")
+    } else if name.chars().any(char::is_control) {
+        Some("holds a control character (a newline, tab, escape, ...); choose a name without one")
+    } else if name.trim() != name {
+        Some("starts or ends with a space, which no listing shows; choose a name without one")
+    } else {
+        None
+    }
+}
+
 impl Context {
     /// Locates the project from `-C` (or the current directory) and `STICKY_DB`, and resolves
     /// the settings.
@@ -305,6 +321,17 @@ impl Context {
     /// usual name on PATH.
     fn program(&self, adapter: &dyn crate::agent::Adapter) -> Result<PathBuf, StickyError> {
         self.settings.program(adapter).1
+    }
+
+    /// [`Context::open_store`] for a command that starts the project: where there is no
+    /// database yet, `ready` says first whether the command can go through (a turn: its agent's
+    /// program found, its arguments accepted), so one that cannot creates neither `.sticky/`
+    /// nor the database.
+    fn open_store_when(&self, ready: impl FnOnce() -> Result<()>) -> Result<Store> {
+        if self.project.database == project::Database::Missing {
+            ready()?;
+        }
+        self.open_store()
     }
 
     /// Opens (creating if needed) the project's database, stamping a created one as the

@@ -5,8 +5,9 @@
 //! One command in place of `export` then `import` of the project's own bundle: nothing to name
 //! or keep, and the old files are moved, not copied, so no agent finds two copies of one
 //! session. It refuses when the old directory still exists: that is a copy of the project, not
-//! a move, and both would then write one agent session.
+//! a move, and both would then write one agent session: it names `sticky new --carry` instead.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -94,16 +95,7 @@ fn relocate(
 ) -> Result<()> {
     let from = &live.directory;
     if from.is_dir() {
-        let thread = super::view::escape(thread);
-        return Err(StickyError::Usage(format!(
-            "thread {thread}: its session belongs to {}, which still exists, so this is a copy \
-             of the project rather than a move; run `sticky new` here for a session of its own, \
-             or `sticky -C {} export -t {thread} | sticky import --replace -` to carry the \
-             conversation over (it replaces this copy's record of the thread)",
-            from.display(),
-            from.display()
-        ))
-        .into());
+        return Err(StickyError::Usage(copied(thread, from)).into());
     }
     let Some(id) = live.agent_session_id.as_deref() else {
         // Never named by the agent: nothing of it to move.
@@ -145,4 +137,28 @@ fn relocate(
         }
     }
     Ok(())
+}
+
+/// Why a conversation of a copy of the project is not relocated, and the way to a session of
+/// the copy's own. Agents resume a session by its ID, wherever it runs (issue 23, finding 6):
+/// the original's session carried into the copy (`export` there, `import` here) would be
+/// resumed from both directories, each seeing the other's turns; so the way out is a new
+/// session, with sticky's recap of the conversation so far (`--carry`, whose summary kind
+/// never runs on the original's session from here), and the message says why not the other.
+fn copied(thread: &str, from: &Path) -> String {
+    let shown = super::view::escape(thread);
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" -t {shown}")
+    };
+    let from = super::view::escape(&from.display().to_string()).into_owned();
+    format!(
+        "thread {shown}: its session belongs to {from}, which still exists, so this is a copy \
+         of the project rather than a move; run `sticky{flag} new --carry \"...\"` here for a \
+         session of its own that starts with a recap of the conversation so far (sticky in \
+         {from} goes on with the original's). Carrying the original's session over (export \
+         there, import here) would not make it the copy's: both directories would resume one \
+         agent session, each seeing the other's turns"
+    )
 }

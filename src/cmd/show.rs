@@ -1,15 +1,18 @@
-//! `sticky show [TURN]`: a turn's kept answer, printed again exactly as the turn printed it.
+//! `sticky show [TURN]`: a turn's kept answer, printed again exactly as the turn printed it;
+//! on a terminal, with its control characters shown as escapes (see [`escape_answer`]).
 //!
 //! Reads only. The answer comes from the turn's row (see `store::answer` for how it is kept);
 //! a turn without one (it ran before sticky kept answers, or the agent said nothing) is a
 //! usage error that says so, so a script never takes an empty stdout for an empty answer.
+
+use std::io::IsTerminal;
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
-use super::view::{SessionView, TurnView, escape};
+use super::view::{SessionView, TurnView, escape, escape_answer};
 use crate::cli::ShowArgs;
 use crate::exit::StickyError;
 use crate::store::{MAX_ANSWER, Store, TurnRow};
@@ -61,7 +64,14 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> Result<Report> {
             MAX_ANSWER / (1024 * 1024)
         );
     }
-    let mut text = answer.text.into_bytes();
+    // A stored answer may come from a bundle made elsewhere, and the same bytes a turn printed
+    // raw can, replayed later, clear the screen or write the clipboard (OSC 52): a terminal
+    // gets them escaped, as `log --answers` shows them; a pipe or file the bytes as they are.
+    let mut text = if std::io::stdout().is_terminal() {
+        escape_answer(&answer.text).into_owned().into_bytes()
+    } else {
+        answer.text.into_bytes()
+    };
     // As the turn printed it: a missing final newline was added then too.
     if !text.ends_with(b"\n") {
         text.push(b'\n');

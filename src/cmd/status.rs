@@ -205,6 +205,10 @@ fn print_text(
             out,
             "session   none yet: the next `sticky \"...\"` starts one"
         )?;
+        // Below HOME, whose conversation the user may be looking for.
+        if let Some(note) = ctx.project.passed_over_note() {
+            writeln!(out, "          {}", escape(&note))?;
+        }
         return Ok(());
     };
     let summary = session_summary(session, "(not started yet)");

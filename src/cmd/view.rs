@@ -328,6 +328,27 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// An answer for a terminal (`sticky show`): every character [`escape`] shows as an escape is
+/// shown so here, but newlines and tabs, which lay the answer out, and a backslash, which an
+/// answer's code must show as written. Whatever recorded it (a turn here, or a bundle from
+/// elsewhere), a stored `ESC ] 52` can then neither write to the clipboard nor clear the
+/// screen.
+pub fn escape_answer(text: &str) -> Cow<'_, str> {
+    let shown = |c: char| !matches!(c, '\n' | '\t' | '\\') && needs_escape(c);
+    if !text.chars().any(shown) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if shown(c) {
+            out.push_str(&escape(c.encode_utf8(&mut [0; 4])));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Whether [`escape`] shows `c` as an escape.
 fn needs_escape(c: char) -> bool {
     c == '\\'
@@ -412,6 +433,18 @@ mod tests {
         assert_eq!(one_line("fix it", 20), "fix it");
         assert_eq!(one_line("fix it\nplease", 20), "fix it…");
         assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn an_answer_keeps_its_lines_tabs_and_backslashes_on_a_terminal() {
+        assert_eq!(
+            escape_answer("fn main() {\n\tx\\d\n}"),
+            "fn main() {\n\tx\\d\n}"
+        );
+        assert_eq!(
+            escape_answer("a\x1b]52;c;cHduZWQ=\x07\x1b[2Jb\r\n\u{202e}"),
+            "a\\e]52;c;cHduZWQ=\\x07\\e[2Jb\\r\n\\u{202e}"
+        );
     }
 
     #[test]

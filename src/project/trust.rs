@@ -32,7 +32,9 @@ use crate::state::{DB_FILE, STATE_DIR, State};
 /// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
 /// locks, the vault of the agents' session files): a link among them would send writes
 /// elsewhere just as well, and a linked vault would restore files sticky never copied.
-const COMPANIONS: &[&str] = &["-wal", "-shm", ".locks", ".vault"];
+/// `SQLite` writes `-journal` only while it switches a new database to WAL, through whatever
+/// link is there.
+const COMPANIONS: &[&str] = &["-wal", "-shm", "-journal", ".locks", ".vault"];
 
 /// Refuses a project whose `.sticky/` or database is not safely the user's own, or whose
 /// database the user did not make (see `stamp`).
@@ -50,6 +52,7 @@ pub(super) fn check_owned(project: &Project) -> Result<()> {
     if project.found == Found::StickyDir || !project.db_overridden {
         check_state_dir(&project.dir, &state)?;
     }
+    check_database_kind(project)?;
     if project.db_overridden {
         return Ok(());
     }
@@ -325,23 +328,83 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
     Ok(())
 }
 
-/// Refuses to adopt a database that is not a regular file (sticky only makes regular files): a
-/// planted FIFO would hang every turn on open, a device or a directory is no database at all.
-pub(super) fn check_regular(db: &Path) -> Result<()> {
+/// Refuses a database that is not a regular file, before anything opens it or creates a file
+/// beside it: `SQLite` cannot open a directory (whose names the stamp check would take for hard
+/// links), blocks on a FIFO, and writes its journal beside a device (`STICKY_DB=/dev/null` left a
+/// `/dev/null-journal` any user may write). Under `STICKY_DB` the user named it, so it is a bad
+/// setting (exit 2) with what to name instead; inside `.sticky/` sticky never makes one, so
+/// something else put it there (exit 71, as any state sticky refuses).
+fn check_database_kind(project: &Project) -> Result<()> {
+    let db = &project.state.db;
     let kind = match std::fs::metadata(db) {
         Ok(meta) if meta.is_file() => return Ok(()),
-        Ok(meta) => kind_of(meta.file_type()),
+        Ok(meta) => meta.file_type(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return check_not_dangling(project),
         Err(e) => return Err(crate::store::io_error(db, "look at", &e)),
     };
-    Err(refuse(
-        db,
+    if !project.db_overridden {
+        return Err(refuse(
+            db,
+            format!(
+                "it is {}, not a regular file as sticky's databases are, so there is nothing to \
+                 trust; remove it ({} {}) and the next turn starts a new database, or set \
+                 STICKY_DB to keep the state elsewhere",
+                kind_of(kind),
+                if kind.is_dir() { "rm -r" } else { "rm" },
+                db.display()
+            ),
+        ));
+    }
+    let why = if kind.is_dir() {
         format!(
-            "it is {kind}, not a regular file as sticky's databases are, so there is nothing to \
-             trust; remove it (rm {}) to start afresh, or point STICKY_DB at the database you \
-             mean",
-            db.display()
-        ),
+            "a directory, not a database file; name a file in it (STICKY_DB={}, which sticky \
+             creates)",
+            db.join(DB_FILE).display()
+        )
+    } else {
+        use std::os::unix::fs::FileTypeExt;
+        let problem = if kind.is_fifo() {
+            " (sticky would wait on it forever)"
+        } else if kind.is_block_device() || kind.is_char_device() {
+            " (SQLite would write its journal beside it)"
+        } else {
+            ""
+        };
+        format!(
+            "{}, not a database file{problem}; name a regular file \
+             (STICKY_DB=/path/to/sticky.db, which sticky creates)",
+            kind_of(kind)
+        )
+    };
+    Err(StickyError::Usage(format!(
+        "STICKY_DB names {}, {why}, or unset STICKY_DB to keep the state in the project's \
+         .sticky/",
+        db.display()
     ))
+    .into())
+}
+
+/// Refuses a `STICKY_DB` that is a symbolic link to nothing: `SQLite` would fail to open it
+/// with a message about the directory. (A link in `.sticky/` is checked with the others, see
+/// `entry`.)
+fn check_not_dangling(project: &Project) -> Result<()> {
+    let db = &project.state.db;
+    let dangling = project.db_overridden
+        && db
+            .symlink_metadata()
+            .is_ok_and(|meta| meta.file_type().is_symlink());
+    if !dangling {
+        return Ok(());
+    }
+    let target = std::fs::read_link(db).unwrap_or_default();
+    Err(StickyError::Usage(format!(
+        "STICKY_DB names {}, a symbolic link to {}, which does not exist; point STICKY_DB at \
+         the file itself (sticky creates it), or unset STICKY_DB to keep the state in the \
+         project's .sticky/",
+        db.display(),
+        target.display()
+    ))
+    .into())
 }
 
 /// What a file that is not a regular file is, for a message.

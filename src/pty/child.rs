@@ -180,10 +180,26 @@ fn start(_slave: &dyn SlavePty, tty: &Path, command: &Command) -> Result<Pid> {
     )
 }
 
-/// portable-pty's fork, which makes the slave the controlling terminal with TIOCSCTTY (a BSD
-/// session leader does not get one by opening a terminal).
 #[cfg(not(target_os = "linux"))]
 fn start(slave: &dyn SlavePty, _tty: &Path, command: &Command) -> Result<Pid> {
+    fork_on(slave, command)
+}
+
+/// Starts `command` with portable-pty's fork (macOS and the BSDs): a terminal becomes the
+/// controlling terminal of a session leader there only through ioctl(2) `TIOCSCTTY`, which
+/// `posix_spawn` cannot issue, so the child runs code of its own between fork and exec.
+///
+/// portable-pty's child calls setsid(2), makes the slave its controlling terminal with
+/// `TIOCSCTTY`, closes every descriptor above 2 (a walk of `/dev/fd`) and puts SIGHUP, SIGINT,
+/// SIGQUIT, SIGTERM, SIGCHLD and SIGALRM back to their defaults; std's part of the fork empties
+/// the signal mask and puts SIGPIPE back (the exec resets every signal sticky catches). It also
+/// sets `SHELL` when sticky's environment has none. The program path is absolute and checked by
+/// portable-pty (a missing one is an error naming it); the directory was checked by
+/// [`super::supervise::command`], as portable-pty would start the program in `$HOME` instead.
+///
+/// Compiled on Linux too, where its test shows that the program gets what `spawn.rs` gives it.
+#[cfg(any(test, not(target_os = "linux")))]
+fn fork_on(slave: &dyn SlavePty, command: &Command) -> Result<Pid> {
     let mut builder = portable_pty::CommandBuilder::new(&command.program);
     builder.args(&command.args);
     for (key, value) in &command.env {
@@ -224,5 +240,97 @@ fn wait(pid: Pid) -> Result<Status> {
         (Some(code), _) => Ok(Status::Code(code)),
         (None, Some(signal)) => Ok(Status::Signal(signal)),
         (None, None) => bail!("the program ended with an unknown status {status:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Starts `command` through [`fork_on`] on a terminal of its own and returns how it ended
+    /// and what it wrote (`\r\n` read as `\n`).
+    fn forked(command: &Command) -> Result<(Status, String)> {
+        let pair = open(PtySize::default())?;
+        let mut reader = pair.master.try_clone_reader()?;
+        // Kept until the end: dropping it would type EOF into the program.
+        let _writer = pair.master.take_writer()?;
+        let pid = fork_on(&*pair.slave, command);
+        drop(pair.slave);
+        let pid = pid?;
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let mut output = Vec::new();
+            // Ends at EIO, once the program's copies of the slave are closed.
+            let _ = reader.read_to_end(&mut output);
+            let _ = tx.send(output);
+        });
+        let output = rx
+            .recv_timeout(Duration::from_secs(60))
+            .context("the program's output never ended")?;
+        let status = wait(pid)?;
+        Ok((
+            status,
+            String::from_utf8_lossy(&output).replace("\r\n", "\n"),
+        ))
+    }
+
+    /// Linux only: the program's state as `/proc` shows it, as `supervise.rs` tests the
+    /// `posix_spawn` path.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_fork_path_gives_the_program_a_session_its_terminal_and_nothing_else() {
+        use std::io;
+        use std::os::fd::AsRawFd;
+
+        // A descriptor without close-on-exec, as a careless parent of sticky would leave one.
+        let leaked = nix::unistd::dup(io::stderr()).expect("dup");
+        let fd = leaked.as_raw_fd();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().canonicalize().expect("canonical");
+        let script = format!(
+            r#"read pid comm state ppid pgrp sid tty tpgid rest < /proc/$$/stat
+            [ "$pid" = "$sid" ] && [ "$pid" = "$pgrp" ] && [ "$pid" = "$tpgid" ] && [ "$tty" != 0 ] && echo leader
+            set -- $(grep -E '^Sig(Blk|Ign):' /proc/$$/status)
+            echo blocked $(( 0x$2 & 0x7fffffff )) ignored $(( 0x$4 & 0x7fffffff ))
+            test -e /proc/$$/fd/{fd} && echo leaked {fd} || echo closed
+            pwd -P; echo "$STICKY_TEST_VALUE"; exit 3"#
+        );
+        let command = Command {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![("STICKY_TEST_VALUE".into(), "a b $(c)".into())],
+            cwd: cwd.clone(),
+        };
+        let (status, output) = forked(&command).expect("run");
+        drop(leaked);
+        assert_eq!(
+            (status, output),
+            (
+                Status::Code(3),
+                format!(
+                    "leader\nblocked 0 ignored 0\nclosed\n{}\na b $(c)\n",
+                    cwd.display()
+                )
+            )
+        );
+    }
+
+    #[test]
+    fn the_fork_path_names_a_missing_program() {
+        let command = Command {
+            program: "/nonexistent/agent".into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: std::env::temp_dir(),
+        };
+        let error = forked(&command).expect_err("no such program");
+        assert!(
+            format!("{error:#}").contains("/nonexistent/agent"),
+            "{error:#}"
+        );
     }
 }

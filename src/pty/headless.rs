@@ -8,7 +8,6 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use nix::fcntl::OFlag;
 use nix::unistd;
 
 use super::child::Reaper;
@@ -59,8 +58,7 @@ fn headless(
             command(spec, &exe, &args)?
         }
     };
-    let (wake_read, wake_write) =
-        unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).context("could not create a pipe")?;
+    let (wake_read, wake_write) = super::pipe(true)?;
     // Its writer is never written, only kept.
     let mut setup = Setup::open_polled(
         &FORWARDED,

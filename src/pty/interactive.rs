@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
 use nix::sys::signal::Signal;
 use nix::unistd;
 
@@ -199,8 +198,7 @@ struct KeyRelay {
 
 impl KeyRelay {
     fn start(input: OwnedFd, writer: Arc<Mutex<Box<dyn Write + Send>>>) -> Result<Self> {
-        let (stop_read, stop_write) =
-            unistd::pipe2(OFlag::O_CLOEXEC).context("could not create a pipe")?;
+        let (stop_read, stop_write) = super::pipe(false)?;
         thread::Builder::new()
             .name("sticky-pty-input".into())
             .spawn(move || relay_keys(&input, &stop_read, &writer))
@@ -429,7 +427,7 @@ mod tests {
 
     #[test]
     fn interactive_without_a_terminal_relays_output_at_the_default_size() {
-        let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).expect("pipe");
+        let (read, write) = crate::pty::pipe(false).expect("pipe");
         let input = File::open("/dev/null").expect("/dev/null").into();
         let (finished, tail) = interactive(&sh("stty size; echo hi"), input, File::from(write))
             .expect("interactive run");

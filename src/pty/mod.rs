@@ -28,11 +28,11 @@ mod supervise;
 mod terminal;
 
 use std::ffi::OsString;
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use nix::sys::signal::Signal;
 
 pub use headless::{run_headless, run_headless_meanwhile};
@@ -140,6 +140,46 @@ fn ready<const N: usize>(fds: [RawFd; N], wait: Option<Duration>) -> Option<[boo
     }
 }
 
+/// A pipe (its read end, then its write end) whose ends are close-on-exec and, with
+/// `nonblocking`, non-blocking.
+///
+/// On Linux one pipe2(2) sets the flags as the pipe is made. Apple systems have no pipe2, so
+/// there the flags are set right after (`pipe_then_flags`): a program spawned by another
+/// thread in between could inherit an end. sticky spawns only on the run's own thread, and the
+/// spawn on those systems closes every descriptor above 2 in the child anyway (see `child.rs`).
+fn pipe(nonblocking: bool) -> Result<(OwnedFd, OwnedFd)> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::fcntl::OFlag;
+        let flags = if nonblocking {
+            OFlag::O_CLOEXEC | OFlag::O_NONBLOCK
+        } else {
+            OFlag::O_CLOEXEC
+        };
+        nix::unistd::pipe2(flags).context("could not create a pipe")
+    }
+    #[cfg(not(target_os = "linux"))]
+    pipe_then_flags(nonblocking)
+}
+
+/// [`pipe`] where pipe2(2) is missing: pipe(2), then fcntl(2) on each end. Compiled on Linux
+/// too, for its test.
+#[cfg(any(test, not(target_os = "linux")))]
+fn pipe_then_flags(nonblocking: bool) -> Result<(OwnedFd, OwnedFd)> {
+    use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
+
+    let (read, write) = nix::unistd::pipe().context("could not create a pipe")?;
+    for end in [&read, &write] {
+        fcntl(end, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))
+            .context("could not make a pipe close-on-exec")?;
+        if nonblocking {
+            fcntl(end, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
+                .context("could not make a pipe non-blocking")?;
+        }
+    }
+    Ok((read, write))
+}
+
 /// Debug builds only: panics at the named point when `STICKY_TEST_PANIC` names it, so tests can
 /// show that the terminal and the agent survive a panic in the middle of a run (release builds
 /// never read the variable).
@@ -156,8 +196,41 @@ mod tests {
     //! Helpers shared by the relay's tests.
 
     use std::env;
+    use std::os::fd::OwnedFd;
 
-    use super::{Finished, Spec, Status, run_headless};
+    use anyhow::Result;
+    use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
+
+    use super::{Finished, Spec, Status, pipe, pipe_then_flags, run_headless};
+
+    type MakePipe = fn(bool) -> Result<(OwnedFd, OwnedFd)>;
+
+    #[test]
+    fn both_ends_of_a_pipe_are_close_on_exec_and_non_blocking_as_asked() {
+        // pipe_then_flags is the whole of `pipe` where pipe2 is missing (macOS).
+        let makers: [(&str, MakePipe); 2] = [("pipe", pipe), ("pipe_then_flags", pipe_then_flags)];
+        for (name, make) in makers {
+            for nonblocking in [false, true] {
+                let (read, write) = make(nonblocking).expect("pipe");
+                for (end, fd) in [("read", &read), ("write", &write)] {
+                    let fd_flags = fcntl(fd, FcntlArg::F_GETFD).expect("F_GETFD");
+                    let status = fcntl(fd, FcntlArg::F_GETFL).expect("F_GETFL");
+                    assert_eq!(
+                        (
+                            FdFlag::from_bits_truncate(fd_flags).contains(FdFlag::FD_CLOEXEC),
+                            OFlag::from_bits_truncate(status).contains(OFlag::O_NONBLOCK),
+                        ),
+                        (true, nonblocking),
+                        "{name}({nonblocking}): the {end} end's flags"
+                    );
+                }
+                nix::unistd::write(&write, b"x").expect("write");
+                let mut byte = [0];
+                assert_eq!(nix::unistd::read(&read, &mut byte), Ok(1), "{name}");
+                assert_eq!(byte, *b"x", "{name}: the write end feeds the read end");
+            }
+        }
+    }
 
     pub(super) fn sh(script: &str) -> Spec {
         Spec {

@@ -175,7 +175,7 @@ fn pipe(
     if let Some((read, write)) = slot.get() {
         return Ok((read, write));
     }
-    let (read, write) = unistd::pipe2(OFlag::O_CLOEXEC).context("could not create a pipe")?;
+    let (read, write) = super::pipe(false)?;
     // A handler must never block: with a full pipe (thousands of pending signals) it drops one.
     fcntl(&write, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
         .context("could not make the signal pipe non-blocking")?;
@@ -285,7 +285,6 @@ mod tests {
         no_signal_thread_soon("the signal thread outlives the run");
     }
 
-    #[cfg(target_os = "linux")]
     #[test]
     fn each_run_in_turn_hears_its_signals_despite_the_stop_bytes_before_it() {
         for _ in 0..3 {
@@ -321,7 +320,6 @@ mod tests {
     }
 
     /// Catches SIGWINCH, raises it, and asserts that the listener heard it.
-    #[cfg(target_os = "linux")]
     fn forward_sigwinch_and_hear_it() -> Forwarding {
         let (tx, rx) = mpsc::channel();
         let forwarding = Forwarding::install(&[Signal::SIGWINCH], move |signal| {

@@ -256,9 +256,6 @@ pub(super) fn supervise(
 
 #[cfg(test)]
 mod tests {
-    use std::io;
-    use std::os::fd::AsRawFd;
-
     use nix::sys::signal::raise;
 
     use super::*;
@@ -354,8 +351,14 @@ mod tests {
         );
     }
 
+    /// Linux only: the program's state as `/proc` shows it (`child.rs` tests the same of the
+    /// fork that starts programs elsewhere).
+    #[cfg(target_os = "linux")]
     #[test]
     fn the_program_leads_its_session_on_the_terminal_with_default_signals_and_no_leaked_fds() {
+        use std::io;
+        use std::os::fd::AsRawFd;
+
         // A descriptor without close-on-exec, as a careless parent of sticky would leave one.
         let leaked = unistd::dup(io::stderr()).expect("dup");
         let fd = leaked.as_raw_fd();

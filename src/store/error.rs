@@ -81,6 +81,14 @@ pub(crate) fn sql(file: &Path, doing: &str, error: &rusqlite::Error) -> anyhow::
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
             busy(file, doing, BUSY_TIMEOUT)
         }
+        // Migration 5's index: the commands that can reach it check first and say more.
+        Some(ErrorCode::ConstraintViolation) if why.contains("sessions.agent_session_id") => store(
+            file,
+            format!(
+                "cannot {doing}: another thread already resumes that agent session, and one \
+                 agent session is live in one thread only (`sticky threads` lists them)"
+            ),
+        ),
         _ => store(file, format!("cannot {doing} ({why})")),
     }
 }

@@ -95,6 +95,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     let mut wal = file.as_os_str().to_owned();
     wal.push("-wal");
     let found_wal = Path::new(&wal).exists();
+    ensure_regular(file)?;
     let conn =
         Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
@@ -130,6 +131,8 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     ))
     .map_err(|e| error::sql(file, "configure the connection", &e))?;
     schema::migrate(&conn, file, identity)?;
+    #[cfg(debug_assertions)]
+    limit_growth_if_asked(&conn, file)?;
     // A sticky database keeps its WAL when closed: SQLite's automatic checkpoint (when a commit
     // takes the WAL past WAL_AUTOCHECKPOINT pages) moves it into the file. Checkpointing on
     // every close made each sticky run pay two fsyncs on exit and two more (the new WAL and its
@@ -139,6 +142,30 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Debug builds only (release builds never read the variable): when `STICKY_TEST_DB_ROOM` is a
+/// number of pages, the database may grow by that many and no more, so tests see what a turn
+/// does on a full disk. `SQLite`'s `max_page_count` makes a write that needs another page fail
+/// with `SQLITE_FULL`, as a full file system does, while what fits in the pages there are
+/// still goes in.
+#[cfg(debug_assertions)]
+fn limit_growth_if_asked(conn: &Connection, file: &Path) -> Result<()> {
+    let Some(room) = std::env::var("STICKY_TEST_DB_ROOM")
+        .ok()
+        .and_then(|room| room.parse::<u32>().ok())
+    else {
+        return Ok(());
+    };
+    let pages: u32 = conn
+        .query_row("PRAGMA page_count", [], |row| row.get(0))
+        .map_err(|e| error::sql(file, "count the pages", &e))?;
+    conn.query_row(
+        &format!("PRAGMA max_page_count = {}", pages.saturating_add(room)),
+        [],
+        |_| Ok(()),
+    )
+    .map_err(|e| error::sql(file, "limit the pages", &e))
+}
+
 /// Opens an existing sticky database only to read it, for the commands that only look
 /// (`status`, `log`, `threads`) when the file or its directory cannot be written: a read-only
 /// checkout, a CI cache, another user's project shared read-only. Nothing is switched or
@@ -146,6 +173,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
 /// when its `-wal` and `-shm` files exist (sticky leaves them between runs) or can be created.
 pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    ensure_regular(file)?;
     let conn =
         Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
@@ -166,6 +194,20 @@ pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
         ));
     }
     Ok(conn)
+}
+
+/// Refuses a database that is not a regular file before `SQLite` opens it: it would block on a
+/// FIFO, and write a `-journal` beside a device, in a directory sticky never chose (`/dev`).
+/// `project` says what each kind is and what to name instead; this holds for every caller.
+fn ensure_regular(file: &Path) -> Result<()> {
+    match std::fs::metadata(file) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => Err(error::store(
+            file,
+            "is not a regular file, so no database sticky made; set STICKY_DB to a file",
+        )),
+        Err(e) => Err(error::io(file, "look at the database", &e)),
+    }
 }
 
 /// Whether sticky can write `file` and create files beside it (its WAL, its locks).

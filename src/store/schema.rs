@@ -129,7 +129,43 @@ const MIGRATIONS: &[&str] = &[
         sum(total_input_tokens), sum(total_output_tokens), sum(total_cached_tokens)
         FROM sessions WHERE thread_id = threads.id AND ended_at IS NOT NULL);
     ",
+    // 5 (part 13): one live thread per agent session. Two threads resuming one agent session
+    // run their turns on it at once, each seeing the other's (a bundle imported twice by an
+    // older sticky); the file now refuses it, as it refuses two live sessions in one thread.
+    // Where an older sticky left such threads, the one that took the session first keeps it,
+    // and every later one's session is ended (its totals moved to the thread's past, as a
+    // rotation does), so its next turn starts a session of its own; `migrate` says which.
+    "
+    UPDATE sessions SET ended_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
+    WHERE id IN (SELECT s.id FROM sessions AS s WHERE s.ended_at IS NULL
+        AND s.agent_session_id IS NOT NULL
+        AND s.id > (SELECT min(k.id) FROM sessions AS k WHERE k.ended_at IS NULL
+            AND k.agent = s.agent AND k.agent_session_id = s.agent_session_id));
+    UPDATE threads SET (past_turn_count, past_cost_usd, past_input_tokens, past_output_tokens,
+        past_cached_tokens) = (SELECT coalesce(sum(turn_count), 0), sum(total_cost_usd),
+        sum(total_input_tokens), sum(total_output_tokens), sum(total_cached_tokens)
+        FROM sessions WHERE thread_id = threads.id AND ended_at IS NOT NULL);
+    CREATE UNIQUE INDEX sessions_live_agent ON sessions (agent, agent_session_id)
+        WHERE ended_at IS NULL AND agent_session_id IS NOT NULL;
+    ",
 ];
+
+/// The migration that makes an agent session live in at most one thread (see its comment).
+const ONE_THREAD_PER_SESSION: i64 = 5;
+
+/// The threads whose live session another, earlier thread also resumes: the thread, the agent,
+/// the session ID and the thread that keeps it. Read before migration
+/// [`ONE_THREAD_PER_SESSION`] ends their sessions, to say so.
+const SHARED_SESSIONS: &str = "
+    SELECT t.name, s.agent, s.agent_session_id,
+        (SELECT kt.name FROM sessions AS k JOIN threads AS kt ON kt.id = k.thread_id
+         WHERE k.ended_at IS NULL AND k.agent = s.agent AND k.agent_session_id = s.agent_session_id
+         ORDER BY k.id LIMIT 1)
+    FROM sessions AS s JOIN threads AS t ON t.id = s.thread_id
+    WHERE s.ended_at IS NULL AND s.agent_session_id IS NOT NULL
+        AND EXISTS (SELECT 1 FROM sessions AS k WHERE k.ended_at IS NULL AND k.id < s.id
+            AND k.agent = s.agent AND k.agent_session_id = s.agent_session_id)
+    ORDER BY s.id";
 
 /// The schema version this binary writes.
 #[allow(
@@ -246,13 +282,41 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
     let now = Identity::read(&tx).map_err(|e| error::sql(file, "read the schema version", &e))?;
     now.check(file)?;
     let from = usize::try_from(now.version).unwrap_or(0);
+    let mut shared = Vec::new();
     for (version, migration) in (1_i64..).zip(MIGRATIONS).skip(from) {
+        if version == ONE_THREAD_PER_SESSION {
+            shared =
+                shared_sessions(&tx).map_err(|e| error::sql(file, "read the live sessions", &e))?;
+        }
         tx.execute_batch(migration)
             .and_then(|()| tx.pragma_update(None, "user_version", version))
             .map_err(|e| error::sql(file, &format!("migrate to schema version {version}"), &e))?;
     }
     tx.commit()
-        .map_err(|e| error::sql(file, "commit the schema", &e))
+        .map_err(|e| error::sql(file, "commit the schema", &e))?;
+    // Names quoted as Rust quotes them: a control character in one is shown, not obeyed.
+    for (thread, agent, id, keeper) in shared {
+        eprintln!(
+            "sticky: thread {thread:?} resumed {agent:?} session {id:?}, which thread {keeper:?} \
+             resumes too (a bundle imported twice by an older sticky), so each saw the other's \
+             turns; {keeper:?} keeps it, and {thread:?}'s next turn starts a session of its own \
+             (`sticky -t {thread:?} new --carry` starts it with a recap)"
+        );
+    }
+    Ok(())
+}
+
+/// A thread sharing its live session with an earlier one: its name, the agent, the session ID
+/// and the earlier thread's name.
+type Shared = (String, String, String, String);
+
+/// What [`SHARED_SESSIONS`] finds.
+fn shared_sessions(conn: &Connection) -> rusqlite::Result<Vec<Shared>> {
+    let mut statement = conn.prepare(SHARED_SESSIONS)?;
+    let rows = statement.query_map([], |row| {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+    })?;
+    rows.collect()
 }
 
 #[cfg(test)]
@@ -374,6 +438,72 @@ mod tests {
                 (0, None, None, None, None),
             ],
             "the past of a thread: its ended sessions"
+        );
+    }
+
+    #[test]
+    fn migration_5_leaves_an_agent_session_live_in_its_first_thread_only() {
+        let conn = Connection::open_in_memory().unwrap();
+        for migration in &MIGRATIONS[..4] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 4).unwrap();
+        // `second` and `third` imported one bundle (an older sticky let them); `other` has its
+        // own session, and an ended session of `second`'s ID elsewhere is no conflict.
+        conn.execute_batch(
+            "INSERT INTO threads (name, created_at) VALUES ('second', 0), ('third', 0),
+                 ('other', 0), ('old', 0);
+             INSERT INTO sessions (thread_id, agent, agent_session_id, directory, created_at,
+                 ended_at, turn_count, total_cost_usd)
+             VALUES (1, 'claude', 'S', '/p', 0, NULL, 1, 0.5),
+                    (2, 'claude', 'S', '/p', 0, NULL, 2, 0.25),
+                    (3, 'claude', 'T', '/p', 0, NULL, 0, NULL),
+                    (4, 'claude', 'S', '/p', 0, 1, 0, NULL),
+                    (3, 'codex', 'S', '/p', 0, 1, 0, NULL);",
+        )
+        .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let live: Vec<(i64, bool)> = conn
+            .prepare("SELECT id, ended_at IS NULL FROM sessions ORDER BY id")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            live,
+            [(1, true), (2, false), (3, true), (4, false), (5, false)],
+            "the first thread keeps it"
+        );
+        let past: (i64, Option<f64>) = conn
+            .query_row(
+                "SELECT past_turn_count, past_cost_usd FROM threads WHERE name = 'third'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            past,
+            (2, Some(0.25)),
+            "the ended session's totals are its past"
+        );
+        let again = conn.execute(
+            "INSERT INTO sessions (thread_id, agent, agent_session_id, directory, created_at)
+             VALUES (2, 'claude', 'S', '/p', 0)",
+            [],
+        );
+        let error = again.unwrap_err();
+        assert_eq!(
+            error.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::ConstraintViolation),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("sessions.agent, sessions.agent_session_id"),
+            "the store's error names it by this: {error}"
         );
     }
 }

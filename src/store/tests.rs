@@ -798,6 +798,33 @@ fn a_database_that_is_a_directory_is_a_store_error() {
     assert_eq!(exit_for(&error), Exit::Store, "{error}");
 }
 
+#[test]
+fn a_database_that_is_no_regular_file_is_refused_before_sqlite_writes_beside_it() {
+    let (dir, db) = project_with_state_dir();
+    let fifo = db.with_file_name("fifo.db");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    // A character device stands in for `/dev/null`, whose directory only root may write: a
+    // link to it is what `STICKY_DB=/dev/null` looks like to the store.
+    let device = db.with_file_name("device.db");
+    std::os::unix::fs::symlink("/dev/null", &device).unwrap();
+    for file in [&fifo, &device] {
+        let error = Store::open(file).unwrap_err();
+        assert_eq!(exit_for(&error), Exit::Store, "{error:#}");
+        assert!(
+            error.to_string().contains("not a regular file"),
+            "{error:#}"
+        );
+        assert!(Store::open_existing(file).is_err(), "{}", file.display());
+    }
+    let mut left: Vec<_> = fs::read_dir(db.parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["device.db", "fifo.db"], "no journal beside either");
+    drop(dir);
+}
+
 // --- Many openers at once. ---
 
 #[test]
@@ -989,9 +1016,12 @@ fn status_work_does_not_grow_with_the_number_of_turns() {
             let second = tx.start_session(thread.id, &rotation)?.id;
             tx.begin_turn(second, Some("hi"), Mode::Headless, 1, "host")?;
             let other = tx.ensure_thread("other")?;
-            let elsewhere = tx
-                .start_session(other.id, &session(Path::new("/q"), None))?
-                .id;
+            // Another agent session: one is live in one thread only.
+            let elsewhere = NewSession {
+                agent_session_id: Some("7a2e"),
+                ..session(Path::new("/q"), None)
+            };
+            let elsewhere = tx.start_session(other.id, &elsewhere)?.id;
             tx.begin_turn(elsewhere, Some("hi"), Mode::Headless, 1, "host")?;
             Ok((thread.id, second, elsewhere))
         })

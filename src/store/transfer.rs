@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use anyhow::{Result, bail};
 use rusqlite::params;
 
-use super::rows::turn_columns;
+use super::rows::{thread_columns, turn_columns};
 use super::{
     Millis, RestoreRow, SessionRow, Store, ThreadRow, Tx, WholeTurn, answer, intact, rows, totals,
 };
@@ -40,6 +40,35 @@ impl Store {
             })
             .collect()
     }
+}
+
+impl Store {
+    /// The thread whose live session is `agent`'s session `id`, if one is: an agent session is
+    /// live in one thread only (migration 5's index), so importing it again is refused.
+    pub fn thread_resuming(&self, agent: &str, id: &str) -> Result<Option<ThreadRow>> {
+        self.run("read the live sessions", || {
+            thread_resuming(&self.conn, agent, id)
+        })
+    }
+}
+
+/// The thread whose live session is `agent`'s session `id`.
+fn thread_resuming(
+    conn: &rusqlite::Connection,
+    agent: &str,
+    id: &str,
+) -> rusqlite::Result<Option<ThreadRow>> {
+    rows::one(
+        conn,
+        concat!(
+            "SELECT ",
+            thread_columns!(),
+            " FROM threads WHERE id = (SELECT thread_id FROM sessions WHERE ended_at IS NULL \
+             AND agent = ?1 AND agent_session_id = ?2)"
+        ),
+        [agent, id],
+        rows::thread,
+    )
 }
 
 /// An answer as stored: its bytes and their encoding.
@@ -76,6 +105,12 @@ impl Tx<'_> {
     /// The thread named `name`, if it exists.
     pub fn thread(&self, name: &str) -> Result<Option<ThreadRow>> {
         self.read(rows::thread_by_name(&self.tx, name))
+    }
+
+    /// The thread whose live session is `agent`'s session `id`, if one is
+    /// ([`Store::thread_resuming`]).
+    pub fn thread_resuming(&self, agent: &str, id: &str) -> Result<Option<ThreadRow>> {
+        self.read(thread_resuming(&self.tx, agent, id))
     }
 
     /// Adds thread `name` with `sessions` (oldest first, their ids and `rotated_from` those of
@@ -359,5 +394,49 @@ mod tests {
         assert!(other.thread("copied").unwrap().is_none());
         assert!(other.restores(added.id).unwrap().is_empty());
         assert!(other.turns(added.id).unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_agent_session_is_added_live_to_one_thread_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("a.db")).unwrap();
+        let session = NewSession {
+            agent: "claude",
+            model: None,
+            agent_session_id: Some("x"),
+            directory: Path::new("/a"),
+            rotated_from: None,
+            carried: None,
+        };
+        store
+            .immediate(|tx| {
+                let t = tx.ensure_thread("main")?;
+                tx.start_session(t.id, &session)
+            })
+            .unwrap();
+        let thread = store.thread("main").unwrap().unwrap();
+        let sessions = store.sessions(thread.id).unwrap();
+        let error = store
+            .immediate(|tx| tx.add_thread("second", 5, &sessions, &[]))
+            .unwrap_err();
+        assert!(
+            format!("{error:#}").contains("another thread already resumes that agent session"),
+            "{error:#}"
+        );
+        assert!(store.thread("second").unwrap().is_none(), "rolled back");
+        assert_eq!(
+            store
+                .thread_resuming("claude", "x")
+                .unwrap()
+                .map(|t| t.name),
+            Some("main".to_owned())
+        );
+        assert!(store.thread_resuming("codex", "x").unwrap().is_none());
+        // Ended, the session no longer holds it: a later thread may resume it.
+        let mut ended = sessions.clone();
+        ended[0].ended_at = Some(9);
+        store
+            .immediate(|tx| tx.add_thread("third", 5, &ended, &[]))
+            .unwrap();
     }
 }

@@ -913,10 +913,14 @@ fn a_session_whose_agent_files_are_gone_is_exported_from_the_vault() {
 /// names, run in the copy as printed, carries the conversation over, and the next turn there
 /// goes on with its history (the copy's database has the thread already, so a plain `import`
 /// would be refused).
+/// In a copy of the project (its original still there), relocate's advice leads to a session of
+/// the copy's own, starting with a recap: agents resume a session by its ID wherever it runs,
+/// so carrying the original's session over (its bundle imported here, the advice before issue
+/// 23) put the copy's turns into the original's history.
 #[test]
-fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
+fn the_command_relocate_suggests_in_a_copy_gives_it_a_session_of_its_own() {
     let env = TestEnv::new();
-    env.ok(["-t", "side", "on the side"]);
+    let original = env.ok(["-t", "side", "on the side"]).answer();
     let copy = env.root().join("copy");
     let status = Command::new("cp")
         .args(["-a"])
@@ -933,13 +937,25 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         .sticky(["relocate", "-t", "side"])
         .current_dir(&copy)
         .run();
-    refused.assert_code(2);
+    refused
+        .assert_code(2)
+        .assert_stderr_contains("both directories would resume one agent session");
     let suggested = refused
         .stderr
         .split('`')
-        .find(|part| part.contains(" export "))
-        .unwrap_or_else(|| panic!("no export command in: {}", refused.stderr))
-        .to_owned();
+        .find(|part| part.starts_with("sticky") && part.contains(" new "))
+        .unwrap_or_else(|| panic!("no `sticky new` in: {}", refused.stderr))
+        .replace("\"...\"", "\"in the copy\"");
+    assert!(
+        !refused
+            .stderr
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|command| command.contains("import")),
+        "no command imports the original's session: {}",
+        refused.stderr
+    );
     let bin = Path::new(env!("CARGO_BIN_EXE_sticky"))
         .parent()
         .expect("a dir");
@@ -949,12 +965,24 @@ fn the_command_relocate_suggests_in_a_copy_carries_the_conversation_over() {
         "`{suggested}` failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let answer = env
-        .sticky(["-t", "side", "in the copy"])
+    let answer = Answer::parse(String::from_utf8_lossy(&output.stdout).trim_end())
+        .unwrap_or_else(|| panic!("`{suggested}` printed no answer"));
+    assert_ne!(answer.session, original.session, "a session of its own");
+    assert!(
+        answer.prompt.contains("on the side"),
+        "it starts with the recap: {}",
+        answer.prompt
+    );
+    let next = env
+        .sticky(["-t", "side", "the copy goes on"])
         .current_dir(&copy)
         .run()
         .answer();
-    assert_eq!(answer.saw, ["on the side"]);
+    assert_eq!(next.session, answer.session);
+    // The original's session never saw the copy's turns.
+    let back = env.ok(["-t", "side", "the original goes on"]).answer();
+    assert_eq!(back.session, original.session);
+    assert_eq!(back.saw, ["on the side"]);
 }
 
 /// Copilot keeps a session by its ID alone: a bundle of it imported into a second project of
@@ -1002,4 +1030,439 @@ fn a_copilot_session_imported_into_a_second_project_of_its_home_leaves_the_first
     );
     let next = agent.turn(&env, &["the first goes on"]);
     assert_eq!(next.session, first.session);
+}
+
+/// One bundle imported twice would make two threads resume one agent session, each seeing the
+/// other's turns (issue 23, finding 5): the second import is refused, whatever its name or
+/// `--replace`, naming the thread that has the session and the ways out.
+#[test]
+fn an_agent_session_is_imported_into_one_thread_only() {
+    let a = TestEnv::new();
+    let first = a.turn("in the original");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let file = bundle.to_str().expect("UTF-8");
+
+    let b = TestEnv::new();
+    b.ok(["import", "--as", "second", file]);
+    let log = b.log_json();
+    for args in [
+        &["import", "--as", "third", file][..],
+        &["import", "--replace", file],
+    ] {
+        b.sticky(args)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "thread second of this project resumes claude session {} already",
+                first.session
+            ))
+            .assert_stderr_contains("sticky -t second forget")
+            .assert_stderr_contains("nothing was changed");
+        assert_eq!(b.log_json(), log, "{args:?}");
+    }
+    let threads = b.ok(["threads", "--json"]).json();
+    let names: Vec<&str> = threads["threads"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["second"]);
+    // Its way out: the thread that had the session forgotten, the import goes through.
+    b.ok(["-t", "second", "forget", "--yes"]);
+    b.ok(["import", "--as", "third", file]);
+    let answer = b.ok(["-t", "third", "go on"]).answer();
+    assert_eq!(answer.session, first.session);
+
+    // Where the thread with the session has the bundle's name, --replace imports over it.
+    a.sticky(["import", "--as", "other", file])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("thread main of this project resumes")
+        .assert_stderr_contains("(import --replace)");
+    a.ok(["import", "--replace", file]);
+    assert_eq!(a.turn("the original goes on").saw, ["in the original"]);
+}
+
+/// A bundle's thread name and models are checked as `-t` and `-m` check them: a name with a
+/// control character or a space at an end, or a model the agent would read as an option (and
+/// so take every later turn's `--model` for one of its flags), is refused with nothing
+/// changed (issue 23).
+#[test]
+fn a_bundle_name_or_model_the_command_line_refuses_is_refused() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let cases: Vec<(&str, Vec<u8>, &[&str], &str)> = vec![
+        (
+            "a name with an escape",
+            rebuilt(&good, |m| m["thread"]["name"] = "x\u{1b}[2J".into(), |_| {}),
+            &[],
+            "holds a control character",
+        ),
+        (
+            "a name with a space at its end",
+            rebuilt(&good, |m| m["thread"]["name"] = "main ".into(), |_| {}),
+            &[],
+            "starts or ends with a space",
+        ),
+        (
+            "--as with a newline",
+            good.clone(),
+            &["--as", "a\nb"],
+            "holds a control character",
+        ),
+        (
+            "a model like an option",
+            rebuilt(
+                &good,
+                |m| m["sessions"][0]["model"] = "--dangerously-skip".into(),
+                |_| {},
+            ),
+            &["--as", "fine"],
+            "starts with `-`",
+        ),
+        (
+            "a model with a control character",
+            rebuilt(
+                &good,
+                |m| m["sessions"][0]["model"] = "opus\u{7}".into(),
+                |_| {},
+            ),
+            &["--as", "fine"],
+            "holds a control character",
+        ),
+    ];
+    for (what, bytes, args, says) in cases {
+        let b = TestEnv::new();
+        let file = b.scratch.join("bad.sticky");
+        std::fs::write(&file, &bytes).expect("write the bundle");
+        let mut all = vec!["import"];
+        all.extend_from_slice(args);
+        all.push(file.to_str().expect("UTF-8"));
+        let refused = b.sticky(&all).run();
+        refused
+            .assert_code(2)
+            .assert_stderr_contains(says)
+            .assert_stderr_contains("nothing was changed");
+        assert!(
+            !b.project.join(".sticky/sticky.db").exists()
+                || b.log_json()["sessions"]
+                    .as_array()
+                    .is_none_or(Vec::is_empty),
+            "{what}: {}",
+            refused.describe()
+        );
+        assert!(
+            tree(&b.home)
+                .keys()
+                .all(|p| !p.to_string_lossy().contains(".claude/projects")),
+            "{what}: files placed"
+        );
+    }
+}
+
+/// The peak resident memory of sticky run as `run` would (in bytes), its exit code and its
+/// stderr: Python's `getrusage(RUSAGE_CHILDREN)` sees only the one child it waited for, on
+/// Linux and macOS alike (in KiB on Linux, bytes on macOS).
+fn peak_memory(run: &Run<'_>) -> (u64, i32, String) {
+    const MEASURE: &str = "import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(r.returncode, peak * (1 if sys.platform == 'darwin' else 1024))
+sys.stdout.flush()
+sys.stderr.buffer.write(r.stderr)
+";
+    let sticky = run.command();
+    let mut python = Command::new(crate::support::python());
+    python
+        .arg("-c")
+        .arg(MEASURE)
+        .arg(sticky.get_program())
+        .args(sticky.get_args());
+    if let Some(dir) = sticky.get_current_dir() {
+        python.current_dir(dir);
+    }
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => python.env(key, value),
+            None => python.env_remove(key),
+        };
+    }
+    let output = python.output().expect("run python3");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut fields = stdout.split_whitespace();
+    let code = fields
+        .next()
+        .and_then(|f| f.parse().ok())
+        .expect("an exit code");
+    let peak = fields.next().and_then(|f| f.parse().ok()).expect("a peak");
+    (
+        peak,
+        code,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A transcript that is one line of 256 MiB compresses to almost nothing; import holds a line
+/// to rewrite the directory it names, so it must cap the line rather than hold it all (issue
+/// 23, finding 4: 265 MiB of memory for a bundle of a few KB).
+#[test]
+fn a_small_bundle_with_one_huge_line_is_refused_within_a_memory_bound() {
+    use sha2::Digest as _;
+    use std::io::{Read as _, Write as _};
+    const LONG: u64 = 256 << 20;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let tar_bytes = unpacked(&good);
+    let mut archive = tar::Archive::new(tar_bytes.as_slice());
+    let mut entries: Vec<(String, Vec<u8>)> = archive
+        .entries()
+        .expect("entries")
+        .map(|entry| {
+            let mut entry = entry.expect("an entry");
+            let path = entry.path().expect("a path").display().to_string();
+            let mut bytes = Vec::new();
+            entry.read_to_end(&mut bytes).expect("read");
+            (path, bytes)
+        })
+        .collect();
+    assert_eq!(entries.len(), 2, "the manifest and the transcript");
+    // The transcript, then a line naming the old directory whose newline comes 256 MiB later.
+    let mut head = entries[1].1.clone();
+    head.extend_from_slice(format!("{{\"cwd\":\"{}\",\"x\":\"", a.project.display()).as_bytes());
+    let tail = b"\"}\n";
+    let long = || {
+        head.as_slice()
+            .chain(std::io::repeat(b'y').take(LONG))
+            .chain(tail.as_slice())
+    };
+    let mut hasher = sha2::Sha256::new();
+    let mut reader = long();
+    let mut buffer = vec![0; 1 << 20];
+    loop {
+        let read = reader.read(&mut buffer).expect("read");
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    let size = head.len() as u64 + LONG + tail.len() as u64;
+    let mut manifest: serde_json::Value = serde_json::from_slice(&entries[0].1).expect("JSON");
+    manifest["files"][0]["size"] = size.into();
+    manifest["files"][0]["sha256"] = hasher
+        .finalize()
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"))
+        .into();
+    entries[0].1 = serde_json::to_vec(&manifest).expect("JSON");
+    let crafted = a.scratch.join("long.sticky");
+    let out = std::fs::File::create(&crafted).expect("create the bundle");
+    let mut builder = tar::Builder::new(zstd::Encoder::new(out, 1).expect("zstd"));
+    for (index, (path, bytes)) in entries.iter().enumerate() {
+        let mut header = tar::Header::new_gnu();
+        header.set_mode(0o600);
+        header.set_entry_type(tar::EntryType::Regular);
+        if index == 0 {
+            header.set_size(bytes.len() as u64);
+            builder
+                .append_data(&mut header, path, bytes.as_slice())
+                .expect("append");
+        } else {
+            header.set_size(size);
+            builder
+                .append_data(&mut header, path, long())
+                .expect("append");
+        }
+    }
+    builder
+        .into_inner()
+        .expect("tar")
+        .finish()
+        .expect("zstd")
+        .flush()
+        .expect("write");
+    let bundle_size = std::fs::metadata(&crafted).expect("the bundle").len();
+    assert!(bundle_size < 1 << 20, "a small bundle: {bundle_size} bytes");
+
+    let b = TestEnv::new();
+    let (peak, code, stderr) = peak_memory(&b.sticky(["import", crafted.to_str().expect("UTF-8")]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("cannot be imported: it has a line of more than 64 MiB"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was changed"), "{stderr}");
+    // The line is capped at 64 MiB (74 MiB in all, measured); held whole it took 267 MiB.
+    assert!(peak < 200 << 20, "import took {} MiB of memory", peak >> 20);
+    assert!(
+        tree(&b.home)
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".claude/projects")),
+        "no file placed"
+    );
+}
+
+/// An answer that came in a bundle is text from elsewhere: `show` on a terminal shows its
+/// control characters as escapes, as `log --answers` does, so it can neither write to the
+/// clipboard (OSC 52) nor clear the screen; piped, its bytes stay exactly the answer's. A size
+/// the answer does not have is refused (issue 23).
+#[test]
+fn show_escapes_an_imported_answer_on_a_terminal_and_import_checks_its_size() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let evil = "before\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J after\n\tindented \\d";
+    let with_answer = |bytes: usize| {
+        rebuilt(
+            &good,
+            |m| {
+                m["turns"][0]["answer"] = evil.into();
+                m["turns"][0]["answer_bytes"] = bytes.into();
+            },
+            |_| {},
+        )
+    };
+    let b = TestEnv::new();
+    let inflated = b.scratch.join("inflated.sticky");
+    std::fs::write(&inflated, with_answer(1 << 30)).expect("write the bundle");
+    b.sticky(["import", inflated.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("says its answer was 1073741824 bytes, but carries all of it");
+    let file = b.scratch.join("evil.sticky");
+    std::fs::write(&file, with_answer(evil.len())).expect("write the bundle");
+    b.ok(["import", file.to_str().expect("UTF-8")]);
+
+    let mut terminal = b.sticky(["show"]).on_terminal();
+    let shown = terminal.expect("indented \\d");
+    assert_eq!(terminal.wait(), 0);
+    assert!(
+        shown.contains("before\\e]52;c;cHduZWQ=\\x07\\e[2J after"),
+        "{shown:?}"
+    );
+    assert!(
+        !shown.contains('\u{1b}'),
+        "no escape reaches the terminal: {shown:?}"
+    );
+    assert!(
+        shown.contains("\tindented \\d"),
+        "tabs and backslashes as written: {shown:?}"
+    );
+    let piped = b.ok(["show"]);
+    assert_eq!(piped.stdout, format!("{evil}\n"), "a pipe gets the bytes");
+}
+
+/// Runs `run` with `dir` mounted read-only (a bind mount remounted `ro` in a mount namespace of
+/// its own, as `unshare -rm` makes one without privileges); `None` where this machine allows no
+/// such namespace (a container without the capability, user namespaces turned off).
+fn on_read_only_mount(run: &Run<'_>, dir: &Path) -> Option<std::process::Output> {
+    const SCRIPT: &str = "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" || exit 97; shift; exec \"$@\"";
+    let sticky = run.command();
+    let mut command = Command::new("unshare");
+    command
+        .args(["-rm", "sh", "-c", SCRIPT, "sh"])
+        .arg(dir)
+        .arg(sticky.get_program())
+        .args(sticky.get_args())
+        .stdin(Stdio::null());
+    if let Some(cwd) = sticky.get_current_dir() {
+        command.current_dir(cwd);
+    }
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let output = command.output().ok()?;
+    // unshare's own failure (1, with its message) or the mount's (97): no read-only mount here.
+    let refused = output.status.code() == Some(97)
+        || String::from_utf8_lossy(&output.stderr).starts_with("unshare:");
+    (!refused).then_some(output)
+}
+
+/// `export` only reads: on a read-only mount (a CI cache, a shared checkout) it exports, whether
+/// the thread's lock file exists (locked through a read-only descriptor) or not (none can be
+/// made, so no turn runs); it failed on the lock file it could not open for writing (issue 23).
+#[test]
+fn export_reads_a_state_on_a_read_only_mount() {
+    let env = TestEnv::new();
+    let first = env.turn("on a mount made read-only later");
+    let locks = env.project.join(".sticky/sticky.db.locks");
+    for lock_file in [true, false] {
+        if !lock_file {
+            for entry in std::fs::read_dir(&locks).expect("the locks").flatten() {
+                std::fs::remove_file(entry.path()).expect("remove a lock file");
+            }
+        }
+        let bundle = env.scratch.join(format!("ro-{lock_file}.sticky"));
+        let run = env.sticky(["export", "-o", bundle.to_str().expect("UTF-8")]);
+        let Some(output) = on_read_only_mount(&run, &env.project) else {
+            crate::support::skip::skip_untested(
+                "no read-only bind mount in a namespace of its own here (unshare -rm)",
+            );
+            return;
+        };
+        assert!(
+            output.status.success(),
+            "lock file {lock_file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let other = TestEnv::new();
+        other.ok(["import", bundle.to_str().expect("UTF-8")]);
+        assert_eq!(other.turn("elsewhere").session, first.session);
+    }
+}
+
+/// A database in which an older sticky let two threads resume one agent session (one bundle
+/// imported twice): the thread that took it first keeps it, the other's next turn starts a
+/// session of its own, and the upgrade says so once (issue 23, finding 5).
+#[test]
+fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
+    let a = TestEnv::new();
+    let first = a.turn("in the original");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let b = TestEnv::new();
+    b.ok(["import", "--as", "second", bundle.to_str().expect("UTF-8")]);
+    // What the older sticky's second import left: another thread with the same live session,
+    // in a file at the schema before the index.
+    let db = b.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    conn.execute_batch(
+        "DROP INDEX sessions_live_agent;
+         INSERT INTO threads (name, created_at) VALUES ('third', 1);
+         INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, created_at,
+             confirmed_at, turn_count)
+         SELECT (SELECT id FROM threads WHERE name = 'third'), agent, model, agent_session_id,
+             directory, created_at, confirmed_at, 0 FROM sessions WHERE ended_at IS NULL;
+         PRAGMA user_version = 4;",
+    )
+    .expect("make the older file");
+    drop(conn);
+    let upgraded = b.ok(["threads"]);
+    upgraded.assert_stderr_contains(&format!(
+        "thread \"third\" resumed \"claude\" session \"{}\", which thread \"second\" resumes too",
+        first.session
+    ));
+    upgraded.assert_stderr_contains("sticky -t \"third\" new --carry");
+    assert!(
+        !b.ok(["threads"]).stderr.contains("resumes too"),
+        "said once, when the file is upgraded"
+    );
+    let kept = b.ok(["-t", "second", "go on"]).answer();
+    assert_eq!(kept.session, first.session);
+    assert_eq!(kept.saw, ["in the original"]);
+    let parted = b.ok(["-t", "third", "go on"]).answer();
+    assert_ne!(parted.session, first.session, "a session of its own");
+    assert!(parted.saw.is_empty());
 }

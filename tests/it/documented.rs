@@ -11,7 +11,10 @@
 //! and what reached stdout. A documented command without a row fails the test (so a new
 //! example must be made to run), and so does a row no document shows any more.
 //!
-//! Stand-ins: `ssh HOST COMMAND` runs COMMAND here, in the project. `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
+//! Stand-ins: `ssh HOST COMMAND` runs COMMAND in a second project of the same HOME, the
+//! host's, which has a turn of its own (an agent session is live in one thread of a project
+//! only, so the project's own conversation would not import again), and `../review` is a third,
+//! empty directory. `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
 //! README's install command for real), which records its arguments and, as `cargo clippy`,
 //! prints two warnings on stderr; the rows assert both. `git diff` and `jq` are the real ones,
 //! on a file the set-up commits and then changes. The bare `sticky` (the agent's own UI) runs on
@@ -523,12 +526,18 @@ fn rows() -> Vec<Row> {
             ..Row::report("sticky import conversation.sticky")
         }
         .stderr("thread named main already"),
+        // A bundle of a conversation from elsewhere: one whose session this project does not
+        // resume (its own session is live in one thread only).
         Row {
-            before: vec![vec!["export", "-o", "conversation.sticky"]],
+            before: vec![
+                vec!["-t", "elsewhere", "a conversation from elsewhere"],
+                vec!["-t", "elsewhere", "export", "-o", "conversation.sticky"],
+                vec!["-t", "elsewhere", "forget", "--yes"],
+            ],
             ..Row::report("sticky import --as review conversation.sticky")
         }
         .stderr("imported thread review"),
-        Row::report("sticky export | sticky import --as copy -").stderr("imported thread copy"),
+        Row::report("sticky export | sticky -C ../review import -").stderr("imported thread main"),
         Row::report("ssh host sticky export | sticky import --as from-host -")
             .stderr("imported thread from-host"),
         Row::report("sticky relocate").stderr("nothing to relocate"),
@@ -606,9 +615,28 @@ fn project() -> (TestEnv, PathBuf) {
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sticky"), bin.join("sticky"))
         .expect("link sticky");
     env.script("doc-bin/cargo", CARGO);
-    // `ssh HOST COMMAND...` runs the command here, as the host would in its project.
-    env.script("doc-bin/ssh", "#!/bin/sh\nshift\nexec \"$@\"\n");
+    // `ssh HOST COMMAND...` runs the command in the host's project (see `host`).
+    env.script(
+        "doc-bin/ssh",
+        &format!(
+            "#!/bin/sh\nshift\ncd '{}' && exec \"$@\"\n",
+            env.root().join("host").display()
+        ),
+    );
+    std::fs::create_dir_all(env.root().join("review")).expect("create ../review");
     (env, bin)
+}
+
+/// The host's project of the `ssh` stand-in, with a turn of its own: made only for the lines
+/// that reach it, since a turn costs every row's set-up.
+fn host(env: &TestEnv) {
+    let host = env.root().join("host");
+    std::fs::create_dir_all(&host).expect("create the host's project");
+    env.git(&host, &["init", "-q"]);
+    env.sticky(["on the host"])
+        .current_dir(&host)
+        .run()
+        .assert_success();
 }
 
 /// What one documented line did.
@@ -862,6 +890,9 @@ fn every_documented_command_runs_as_written() {
             .as_str()
             .expect("the earlier turn's session")
             .to_owned();
+        if row.text.starts_with("ssh ") {
+            host(&env);
+        }
         for args in &row.before {
             env.ok(args);
         }

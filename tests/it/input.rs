@@ -2,8 +2,12 @@
 //! truncation, and inputs beyond Linux's 128 KiB limit for one argument go through stdin.
 
 use std::fmt::Write as _;
+use std::io::{Read, Write as _};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, wait_for};
 
 /// Text of `len` bytes whose every line is numbered, so a lost, doubled or reordered chunk shows.
 fn numbered_text(len: usize, tag: &str) -> String {
@@ -146,6 +150,286 @@ fn a_1_mib_piped_context_arrives_whole() {
     );
 }
 
+/// A stderr on a pseudo-terminal, as a person's: what sticky wrote there so far.
+struct TerminalStderr {
+    text: Arc<Mutex<Vec<u8>>>,
+}
+
+impl TerminalStderr {
+    /// Gives `command` a stderr on a new pseudo-terminal, read on a thread.
+    fn attach(command: &mut Command) -> Self {
+        let pty = nix::pty::openpty(None, None).expect("open a pseudo-terminal");
+        command.stderr(Stdio::from(pty.slave));
+        let text = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::clone(&text);
+        let mut master = std::fs::File::from(pty.master);
+        std::thread::spawn(move || {
+            let mut chunk = [0_u8; 4096];
+            // EIO once every holder of the terminal's other side is gone.
+            while let Ok(read @ 1..) = master.read(&mut chunk) {
+                shared
+                    .lock()
+                    .expect("lock")
+                    .extend_from_slice(&chunk[..read]);
+            }
+        });
+        Self { text }
+    }
+
+    fn so_far(&self) -> String {
+        String::from_utf8_lossy(&self.text.lock().expect("lock")).into_owned()
+    }
+}
+
+/// Waits for `child` to exit (within the harness's deadline) and returns its status.
+#[track_caller]
+fn wait_exit(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let mut status = None;
+    wait_for(what, || {
+        status = child.try_wait().expect("wait");
+        status.is_some()
+    });
+    status.expect("exited")
+}
+
+/// A command line run by bash in the project, with the environment sticky's runs get and
+/// `$STICKY` the built sticky.
+#[cfg(target_os = "linux")]
+fn bash(env: &TestEnv, script: &str) -> Command {
+    let sticky = env.sticky(Vec::<&str>::new()).command();
+    let mut command = Command::new("bash");
+    command.arg("-c").arg(script);
+    for (key, value) in sticky.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command
+        .env("STICKY", sticky.get_program())
+        .current_dir(sticky.get_current_dir().expect("a directory"));
+    command
+}
+
+/// How late a producer starts in these tests: longer than the 3 seconds sticky used to give
+/// any pipe, so the old behaviour fails them; the new one reads it whatever the delay.
+const LATER_THAN_THE_OLD_GRACE: Duration = Duration::from_millis(3500);
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_late_producer_in_a_shell_pipeline_is_read_whatever_its_delay() {
+    // The README's CI example: `cargo clippy 2>&1 | sticky "these remain, fix them too"`, with
+    // a producer that writes only when the test says so, after sticky is seen waiting.
+    let env = TestEnv::new();
+    let go = env.scratch.join("go");
+    let mut command = bash(
+        &env,
+        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo "warning: x") | "$STICKY" "these remain, fix them too""#,
+    );
+    command
+        .env("GO", &go)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    let stderr = TerminalStderr::attach(&mut command);
+    let started = Instant::now();
+    let mut child = command.spawn().expect("start bash");
+    drop(command);
+    wait_for("sticky to say it waits for stdin", || {
+        stderr.so_far().contains("waiting for stdin")
+    });
+    wait_for("the producer to be later than the old grace", || {
+        started.elapsed() > LATER_THAN_THE_OLD_GRACE
+    });
+    assert!(
+        child.try_wait().expect("poll").is_none(),
+        "{}",
+        stderr.so_far()
+    );
+    std::fs::write(&go, "").expect("let the producer write");
+    let status = wait_exit(&mut child, "the pipeline to end");
+    let text = stderr.so_far();
+    assert!(status.success(), "{text}");
+    assert!(!text.contains("nothing arrived"), "{text}");
+    assert_eq!(
+        text.matches("waiting for stdin").count(),
+        1,
+        "said once: {text}"
+    );
+    assert!(text.contains("--stdin skip"), "{text}");
+    assert_eq!(
+        env.last_agent_run().prompt(),
+        "these remain, fix them too\n\nwarning: x\n"
+    );
+}
+
+#[test]
+fn a_silent_pipe_from_another_process_group_ends_after_the_grace_with_the_note() {
+    // The pipe's only writer is a process of its own group (a runner's helper), not sticky's
+    // parent: a pipe from elsewhere, which keeps the grace period.
+    use std::os::unix::process::CommandExt;
+    let env = TestEnv::new();
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    let mut holder = Command::new("cat");
+    holder
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(write))
+        .process_group(0);
+    let mut holder = holder.spawn().expect("start the holder");
+    let mut command = env.sticky(["are you there?"]).command();
+    command.stdin(Stdio::from(read)).stdout(Stdio::null());
+    let stderr = TerminalStderr::attach(&mut command);
+    let mut sticky = command.spawn().expect("start sticky");
+    drop(command);
+    let status = wait_exit(&mut sticky, "sticky to end without stdin's end");
+    drop(holder.stdin.take());
+    holder.wait().expect("the holder ends");
+    let text = stderr.so_far();
+    assert!(status.success(), "{text}");
+    assert!(text.contains("waiting up to 3s for stdin"), "{text}");
+    assert!(
+        text.contains("nothing arrived on stdin within 3s"),
+        "{text}"
+    );
+    assert!(text.contains("--stdin wait"), "{text}");
+    assert_eq!(env.last_agent_run().prompt(), "are you there?");
+}
+
+#[test]
+fn stdin_wait_reads_a_pipe_from_elsewhere_however_late() {
+    let env = TestEnv::new();
+    let started = env
+        .sticky(["--stdin", "wait", "summarize"])
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut sticky = started.expect("start sticky");
+    // This test, sticky's parent, holds the pipe: without `--stdin wait`, a pipe from elsewhere.
+    let mut pipe = sticky.stdin.take().expect("stdin");
+    let since = Instant::now();
+    wait_for("the input to be later than the grace", || {
+        since.elapsed() > LATER_THAN_THE_OLD_GRACE
+    });
+    assert!(
+        sticky.try_wait().expect("poll").is_none(),
+        "sticky still waits"
+    );
+    pipe.write_all(b"the late log\n").expect("write");
+    drop(pipe);
+    let status = wait_exit(&mut sticky, "sticky to end");
+    let mut stderr = String::new();
+    sticky
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    assert!(status.success(), "{stderr}");
+    assert!(
+        !stderr.contains("waiting"),
+        "a note for a terminal only: {stderr}"
+    );
+    assert_eq!(env.last_agent_run().prompt(), "summarize\n\nthe late log\n");
+}
+
+#[test]
+fn stdin_skip_never_reads_stdin() {
+    let mut env = TestEnv::without_git();
+    // Written and held open: skip neither reads it nor waits for it.
+    for (args, var) in [
+        (&["--stdin", "skip", "only the words"][..], None),
+        (&["only the words"], Some("skip")),
+        (&["--stdin", "skip", "new", "only the words"], Some("wait")),
+    ] {
+        let mut command = env.sticky(args).command();
+        if let Some(value) = var {
+            command.env("STICKY_STDIN", value);
+        }
+        let mut sticky = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start sticky");
+        let mut pipe = sticky.stdin.take().expect("stdin");
+        pipe.write_all(b"not this").expect("write");
+        let status = wait_exit(&mut sticky, "sticky to end with stdin open");
+        let mut stderr = String::new();
+        let _ = sticky
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut stderr);
+        assert!(status.success(), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("stdin"),
+            "{args:?}: no wait, no note: {stderr}"
+        );
+        assert_eq!(env.last_agent_run().prompt(), "only the words", "{args:?}");
+    }
+    // Without words stdin would be the prompt: skipped, there is none, and the error says why.
+    env.set_var("STICKY_STDIN", "skip");
+    env.sticky(Vec::<&str>::new())
+        .stdin("the prompt")
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("no prompt: stdin is skipped (--stdin skip, from STICKY_STDIN)");
+}
+
+#[test]
+fn the_stdin_setting_and_its_source_show_in_config() {
+    let env = TestEnv::new();
+    let stdin = |output: &crate::support::Output| output.json()["stdin"].clone();
+    assert_eq!(
+        stdin(&env.ok(["config", "--json"])),
+        serde_json::json!({"value": "auto", "source": "default", "origin": "built-in default"})
+    );
+    let config = env.scratch.join("config.toml");
+    std::fs::write(&config, "stdin = \"skip\"\n").expect("write the config");
+    let from_file = env
+        .sticky(["config", "--json"])
+        .env("STICKY_CONFIG", &config)
+        .run();
+    from_file.assert_success();
+    assert_eq!(
+        stdin(&from_file),
+        serde_json::json!({"value": "skip", "source": "config", "origin": config.to_str().unwrap()})
+    );
+    let from_env = env
+        .sticky(["config", "--json"])
+        .env("STICKY_CONFIG", &config)
+        .env("STICKY_STDIN", "wait")
+        .run();
+    from_env.assert_success();
+    assert_eq!(
+        stdin(&from_env),
+        serde_json::json!({"value": "wait", "source": "environment", "origin": "STICKY_STDIN"})
+    );
+    let text = env.sticky(["config"]).env("STICKY_STDIN", "wait").run();
+    text.assert_success();
+    assert!(
+        text.stdout
+            .lines()
+            .any(|line| line.starts_with("stdin") && line.contains("wait  (STICKY_STDIN)")),
+        "{}",
+        text.describe()
+    );
+    // A value sticky cannot use stops the commands it changes, naming the way out.
+    for args in [&["config"][..], &["hi"]] {
+        env.sticky(args)
+            .env("STICKY_STDIN", "later")
+            .stdin("x")
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains("STICKY_STDIN \"later\" is not what a turn can do with stdin");
+    }
+    env.sticky(["status"])
+        .env("STICKY_STDIN", "later")
+        .run()
+        .assert_success();
+}
+
 #[test]
 fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_with_a_prompt() {
     // Some CI runners hand their steps such a stdin; the turn goes on without context.
@@ -167,6 +451,10 @@ fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_with_a_prompt() {
     let stderr = std::fs::read_to_string(&stderr_path).unwrap();
     assert!(status.success(), "{stderr}");
     assert!(stderr.contains("nothing arrived on stdin"), "{stderr}");
+    assert!(
+        !stderr.contains("waiting"),
+        "the wait is told on a terminal only: {stderr}"
+    );
     assert_eq!(env.last_agent_run().text("prompt"), Some("are you there?"));
 }
 

@@ -191,10 +191,20 @@ enum Ending {
     Signal(nix::sys::signal::Signal),
 }
 
-/// The pid of sticky, the one child of the shell on the terminal (Linux: /proc).
+/// The pid of sticky, the one child of the shell on the terminal: from `/proc` on Linux, from
+/// `pgrep` elsewhere (macOS has no `/proc`; Debian's minimal images have no `pgrep`).
 fn child_of(shell: u32) -> i32 {
+    #[cfg(target_os = "linux")]
     let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
         .expect("the shell's children");
+    #[cfg(not(target_os = "linux"))]
+    let children = {
+        let pgrep = std::process::Command::new("pgrep")
+            .args(["-P", &shell.to_string()])
+            .output()
+            .expect("pgrep");
+        String::from_utf8(pgrep.stdout).expect("pgrep's pids")
+    };
     children
         .split_whitespace()
         .next()

@@ -252,3 +252,200 @@ fn a_relative_sticky_db_is_taken_from_the_project_directory_in_every_subdirector
         "config names the same file"
     );
 }
+
+#[test]
+fn a_sticky_db_that_is_no_file_says_what_it_is_and_creates_nothing() {
+    let env = TestEnv::new();
+    let fifo = env.scratch.join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("make a FIFO");
+    let journal = Path::new("/dev/null-journal");
+    let journal_before = journal.exists();
+    let cases = [
+        (
+            env.scratch.clone(),
+            "a directory, not a database file; name a file in it",
+        ),
+        (fifo, "a FIFO (named pipe), not a database file"),
+        ("/dev/null".into(), "a device, not a database file"),
+    ];
+    for (db, says) in cases {
+        let output = env.sticky(["hello"]).env("STICKY_DB", &db).run();
+        output
+            .assert_code(2)
+            .assert_stderr_contains(&format!("STICKY_DB names {}, {says}", db.display()));
+        assert!(
+            !output.stderr.contains("hard links"),
+            "{}",
+            output.describe()
+        );
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    let mut left: Vec<_> = std::fs::read_dir(&env.scratch)
+        .expect("read the scratch directory")
+        .map(|entry| entry.expect("an entry").file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["fifo"], "nothing was created beside them");
+    assert!(!env.project.join(".sticky").exists());
+    assert_eq!(journal.exists(), journal_before, "no /dev/null-journal");
+}
+
+#[test]
+fn a_turn_below_home_starts_its_own_project_and_says_why_once() {
+    let env = TestEnv::without_git();
+    let at_home = env.sticky(["at home"]).current_dir(&env.home).run();
+    at_home.assert_success();
+    assert_ran_in(&env, &env.home);
+    let below = env.home.join("Downloads/unrelated");
+    std::fs::create_dir_all(&below).expect("create a directory below HOME");
+
+    let status = env.sticky(["status"]).current_dir(&below).run();
+    status.assert_success();
+    assert!(
+        status.stdout.contains(&format!(
+            "a new project starts in {}: HOME's own .sticky/",
+            below.display()
+        )),
+        "{}",
+        status.describe()
+    );
+    // On a pipe too: the user may expect the home conversation to go on.
+    let first = env.sticky(["where am i"]).current_dir(&below).run();
+    first.assert_success().assert_stderr_contains(&format!(
+        "sticky: a new project starts in {}: HOME's own .sticky/ (in {}) serves turns run in \
+         HOME itself, not in the directories below it",
+        below.display(),
+        env.home.display()
+    ));
+    let answer = first.answer();
+    assert_ne!(answer.session, at_home.answer().session);
+    assert!(answer.saw.is_empty(), "a conversation of its own");
+    assert_ran_in(&env, &below);
+    assert!(below.join(".sticky/sticky.db").is_file());
+
+    let again = env.sticky(["and now"]).current_dir(&below).run();
+    again.assert_success();
+    assert!(
+        !again.stderr.contains("new project"),
+        "once: {}",
+        again.describe()
+    );
+    assert_eq!(again.answer().saw, ["where am i"]);
+
+    // HOME's own conversation goes on in HOME.
+    let home_again = env.sticky(["home again"]).current_dir(&env.home).run();
+    home_again.assert_success();
+    assert_eq!(home_again.answer().saw, ["at home"]);
+    assert_ran_in(&env, &env.home);
+}
+
+/// A run's arguments, its environment and the exit code it must end with.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a Path)], i32);
+
+#[test]
+fn a_turn_that_cannot_start_creates_no_state() {
+    let env = TestEnv::new();
+    let db = env.scratch.join("cache/state.db");
+    let missing = env.scratch.join("no-such-claude");
+    let cases: [Case<'_>; 5] = [
+        (&["hello"], &[("STICKY_CLAUDE_BIN", &missing)], 72),
+        (&["new"], &[("STICKY_CLAUDE_BIN", &missing)], 72),
+        (
+            &["hello"],
+            &[("STICKY_CLAUDE_BIN", &missing), ("STICKY_DB", &db)],
+            72,
+        ),
+        (&["hello", "--", "--resume", "x"], &[], 2),
+        (&["new", "--carry"], &[], 2),
+    ];
+    for (args, vars, code) in cases {
+        let mut run = env.sticky(args);
+        for (key, value) in vars {
+            run = run.env(key, value);
+        }
+        let output = run.run();
+        output.assert_code(code);
+        assert!(
+            !env.project.join(".sticky").exists(),
+            "{args:?} created .sticky/: {}",
+            output.describe()
+        );
+        assert!(
+            !env.scratch.join("cache").exists(),
+            "{args:?} made STICKY_DB's"
+        );
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    // Once the agent is there, the first turn makes the state.
+    env.turn("hello");
+    assert!(env.project.join(".sticky/sticky.db").is_file());
+}
+
+#[test]
+fn commands_that_only_read_create_no_state_and_say_there_is_none() {
+    let env = TestEnv::without_git();
+    let bundle = env.scratch.join("x.sticky");
+    let bundle = bundle.to_str().expect("a UTF-8 path");
+    let commands: &[&[&str]] = &[
+        &["status"],
+        &["log"],
+        &["sessions"],
+        &["threads"],
+        &["show"],
+        &["doctor"],
+        &["config"],
+        &["export", "-o", bundle],
+        &["forget"],
+        &["relocate"],
+        &["trust"],
+    ];
+    for args in commands {
+        let output = env.sticky(*args).run();
+        let said = format!("{}{}", output.stdout, output.stderr).to_lowercase();
+        assert!(
+            [
+                "no turns",
+                "no sessions",
+                "no threads",
+                "none yet",
+                "not created yet",
+                "no session",
+                "does not exist",
+                "no sticky conversations",
+                "no database",
+                "none"
+            ]
+            .iter()
+            .any(|words| said.contains(words)),
+            "{args:?} says there is no state: {}",
+            output.describe()
+        );
+        assert!(
+            !env.project.join(".sticky").exists(),
+            "{args:?} created .sticky/: {}",
+            output.describe()
+        );
+    }
+    assert!(!Path::new(bundle).exists(), "export wrote nothing");
+}
+
+#[test]
+fn the_note_of_a_new_project_below_home_escapes_its_directory() {
+    let env = TestEnv::without_git();
+    env.sticky(["at home"])
+        .current_dir(&env.home)
+        .run()
+        .assert_success();
+    // A directory name can hold a terminal's escape sequences (here: clear the screen).
+    let below = env.home.join("x\u{1b}[2Jy");
+    std::fs::create_dir_all(&below).expect("create a directory below HOME");
+    let output = env.sticky(["hello"]).current_dir(&below).run();
+    output
+        .assert_success()
+        .assert_stderr_contains("a new project starts in");
+    assert!(
+        !output.stderr.contains('\u{1b}'),
+        "no escape sequence reaches the terminal: {}",
+        output.describe()
+    );
+}

@@ -1010,3 +1010,49 @@ fn a_store_error_at_the_end_still_records_the_turns_end() {
         .expect("the turn's row");
     assert_eq!((status.as_str(), ended.is_some()), ("ok", true));
 }
+
+/// Text that deflate cannot shrink much: `len` letters from a linear congruential generator.
+fn noise(len: usize) -> String {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'a' + u8::try_from((state >> 33) % 26).expect("a letter"))
+        })
+        .collect()
+}
+
+#[test]
+fn on_a_full_disk_a_turn_records_its_end_prints_its_answer_and_says_it_was_not_kept() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let answer = noise(100_000);
+    // The database may grow by two pages: the turn's row goes in, its answer (about 60 KB
+    // deflated) does not (see `store::open`, debug builds only).
+    let output = env
+        .sticky(["second"])
+        .env("FAKE_CLAUDE_ANSWER", &answer)
+        .env("STICKY_TEST_DB_ROOM", "2")
+        .run();
+    output
+        .assert_code(71)
+        .assert_stderr_contains(
+            "claude ran turn #2 and its end is recorded, but sticky could not record its \
+             answer, for `sticky show` (it was printed all the same)",
+        )
+        .assert_stderr_contains("database or disk is full");
+    assert_eq!(
+        output.stdout,
+        format!("{answer}\n"),
+        "the answer is printed all the same"
+    );
+    // The turn is recorded as it ended, not left running to be marked abandoned.
+    env.turn("third");
+    assert_eq!(statuses(&env), ["ok", "ok", "ok"]);
+    let turns = turns(&env);
+    assert_eq!(turns[1]["exit_code"], 0, "{}", turns[1]);
+    let show = env.sticky(["show", "2"]).run();
+    assert!(!show.stdout.contains(&answer[..100]), "{}", show.describe());
+}

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -475,6 +476,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
             "vault",
             "carry_on_change",
             "context_threshold",
+            "stdin",
         ],
     );
     assert_keys(&json["vault"], SETTING_KEYS);
@@ -489,6 +491,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
         "database",
         "carry_on_change",
         "context_threshold",
+        "stdin",
     ] {
         assert_keys(&json[key], SETTING_KEYS);
     }
@@ -527,6 +530,64 @@ fn config_shows_each_setting_and_where_it_came_from() {
     let text = env.ok(["config"]);
     assert!(text.stdout.contains(file), "{}", text.describe());
     assert!(!text.stdout.contains("sk-secret"), "{}", text.describe());
+}
+
+#[test]
+fn a_relative_bin_is_the_one_beside_the_configuration_never_the_current_directorys() {
+    let env = TestEnv::new();
+    let config = write_config(&env, "[agents.claude]\nbin = \"./agents/claude\"\n");
+    let beside = config.parent().expect("a directory").join("agents/claude");
+    let trap = env.project.join("agents/claude");
+    for (path, marker) in [(&beside, "configured-ran"), (&trap, "project-ran")] {
+        std::fs::create_dir_all(path.parent().expect("a directory")).expect("create a dir");
+        let body = format!(
+            "#!/bin/sh\ntouch '{}'\nexec '{}' \"$@\"\n",
+            env.scratch.join(marker).display(),
+            crate::support::fake_claude().display()
+        );
+        std::fs::write(path, body).expect("write a wrapper");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+            .expect("make it executable");
+    }
+    env.turn("which one runs?");
+    assert!(
+        env.scratch.join("configured-ran").exists(),
+        "the configured one ran"
+    );
+    assert!(
+        !env.scratch.join("project-ran").exists(),
+        "the project's ./agents/claude never runs"
+    );
+    let json = env.ok(["config", "--json"]).json();
+    assert_eq!(
+        json["agents"][0]["program"]["value"],
+        beside.to_str().expect("utf-8 path")
+    );
+}
+
+#[test]
+fn a_configuration_named_by_sticky_config_must_exist() {
+    let env = TestEnv::new();
+    let missing = env.scratch.join("no-such-config.toml");
+    for args in [&["hi"][..], &["config"], &["status"]] {
+        env.sticky(args)
+            .env("STICKY_CONFIG", &missing)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "STICKY_CONFIG names {}, which does not exist",
+                missing.display()
+            ));
+    }
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    // The default place may hold no file: that is an empty configuration, and `config` says so.
+    let shown = env.ok(["config"]);
+    assert!(shown.stdout.contains("not found"), "{}", shown.describe());
+    // An empty STICKY_CONFIG is unset, as shells and CI files leave variables empty.
+    env.sticky(["config"])
+        .env("STICKY_CONFIG", "")
+        .run()
+        .assert_success();
 }
 
 #[test]
@@ -1136,6 +1197,33 @@ fn a_blank_model_or_a_misspelt_command_is_a_usage_error_and_no_turn() {
 }
 
 #[test]
+fn a_bad_model_or_wait_value_is_a_usage_error_before_anything_is_opened() {
+    let env = TestEnv::new();
+    env.sticky(["-m", "op\u{1}us", "hi"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("--model \"op\\u{1}us\" holds a control character");
+    env.sticky(["hi"])
+        .env("STICKY_MODEL", "opus\nrm -rf")
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("STICKY_MODEL \"opus\\nrm -rf\" holds a control character");
+    let wait = env.sticky(["--wait", "-1", "hi"]).run();
+    wait.assert_code(2)
+        .assert_stderr_contains("--wait takes a whole number of seconds, 0 or more");
+    assert!(
+        !wait.stderr.contains("-p '-1"),
+        "not a hint about prompts: {}",
+        wait.describe()
+    );
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+    assert!(
+        !env.project.join(".sticky").exists(),
+        "nothing was opened or created"
+    );
+}
+
+#[test]
 fn agent_arguments_that_fight_stickys_own_are_refused_before_anything_runs() {
     let env = TestEnv::new();
     let cases: &[(&[&str], &str)] = &[
@@ -1248,7 +1336,8 @@ fn counts_of_one_are_singular_in_doctor_export_and_import() {
         .assert_success()
         .assert_stderr_contains("(claude session ")
         .assert_stderr_contains(", 1 turn, 1 file, ");
-    env.sticky(["import", "--as", "copy", bundle])
+    // Over the thread itself: its session is live in one thread only.
+    env.sticky(["import", "--replace", bundle])
         .run()
         .assert_success()
         .assert_stderr_contains(", 1 turn) from ");

@@ -192,9 +192,10 @@ fn record(
         None => (None, None),
     };
     let figures = ledger(turn, store, observed);
-    let end = store.finish_turn(
+    let (end, answer) = finish_turn(
+        store,
         turn.begun.turn_id,
-        &TurnEnd {
+        TurnEnd {
             status: Some(verdict.status),
             exit_code,
             signal,
@@ -218,7 +219,37 @@ fn record(
         turn.begun.adapter.name(),
         turn.begun.turn_id
     );
+    let session = match (session, answer) {
+        (Ok(()), Err(error)) => Err((
+            "its answer, for `sticky show` (it was printed all the same)".to_owned(),
+            error,
+        )),
+        (Err((what, error)), Err(_)) => Err((format!("{what} nor its answer"), error)),
+        (session, Ok(())) => session,
+    };
     not_recorded(&ran, session, end)
+}
+
+/// Records the turn's end, and when that fails with an answer in it, the end without the
+/// answer: on a full disk the answer is most of what the end writes, and the rest (status, exit
+/// code, tokens) may still fit, where a turn with no end recorded would be marked abandoned by
+/// the next. Returns whether the end was recorded, then whether its answer was kept.
+fn finish_turn(store: &Store, turn_id: i64, end: TurnEnd) -> (Result<()>, Result<()>) {
+    let Err(error) = store.finish_turn(turn_id, &end) else {
+        return (Ok(()), Ok(()));
+    };
+    // A database another process holds would only make the second try wait as long again.
+    if end.answer.is_none() || exit_for(&error) == Exit::Busy {
+        return (Err(error), Ok(()));
+    }
+    let without = TurnEnd {
+        answer: None,
+        ..end
+    };
+    match store.finish_turn(turn_id, &without) {
+        Ok(()) => (Ok(()), Err(error)),
+        Err(_) => (Err(error), Ok(())),
+    }
 }
 
 /// The turn's own tokens and cost (see `agent::ledger`): the agent's running totals less

@@ -20,6 +20,7 @@ use super::output::Report;
 use super::view::{SessionView, escape, format_time, one_line};
 use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::TurnArgs;
+use crate::config::StdinMode;
 use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
 use crate::session::{self, Action, CarryKind, Plan, Request, Thread};
@@ -51,27 +52,43 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
 }
 
 /// The prompt from the arguments and piped stdin. Piped input is optional when there is a
-/// prompt, and for `sticky new` (which only rotates without one): never hang on a pipe nobody
-/// closes.
+/// prompt, and for `sticky new` (which only rotates without one): `--stdin` and the pipe's
+/// writer decide how long it is waited for (`input::should_read`).
 fn read_prompt(
     ctx: &Context,
     args: &TurnArgs,
     fresh: bool,
     stdin_is_terminal: bool,
 ) -> Result<Option<Prompt>> {
-    let mut read_stdin = !stdin_is_terminal;
-    let mut stdin = std::io::stdin();
+    let stdin = std::io::stdin();
     let optional = !args.prompt.is_empty() || fresh;
-    if read_stdin && optional && !input::has_input(&stdin, input::STDIN_GRACE) {
-        read_stdin = false;
-        if !ctx.quiet {
-            eprintln!(
-                "sticky: nothing arrived on stdin within {}s; going on without it \
-                 (run with </dev/null to skip this wait)",
-                input::STDIN_GRACE.as_secs()
-            );
+    let mut read_stdin = false;
+    if !stdin_is_terminal {
+        let mode = ctx.settings.stdin(args.stdin)?;
+        if mode.value == StdinMode::Skip && !optional {
+            return Err(StickyError::Usage(format!(
+                "no prompt: stdin is skipped (--stdin skip, from {}); give the prompt as \
+                 arguments",
+                mode.origin
+            ))
+            .into());
         }
+        let on_terminal = !ctx.quiet && std::io::stderr().is_terminal();
+        let mut note = |note: input::Note| {
+            // The wait is said once, and only to a person; giving up is said anywhere, since
+            // a turn without the input the user meant to send must not pass unremarked.
+            let tell = match note {
+                input::Note::Waiting(_) => on_terminal,
+                input::Note::GaveUp(_) => !ctx.quiet,
+            };
+            if tell {
+                eprintln!("{note}");
+            }
+        };
+        read_stdin =
+            input::should_read(&stdin, mode.value, optional, input::STDIN_GRACE, &mut note);
     }
+    let mut stdin = stdin;
     Ok(input::gather(
         &args.prompt,
         read_stdin.then_some(&mut stdin as _),
@@ -126,7 +143,7 @@ fn run_turn(
     mode: Mode,
     prompt: Option<Prompt>,
 ) -> Result<Report> {
-    let mut store = ctx.open_store()?;
+    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, fresh, prompt.as_ref()))?;
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
@@ -155,9 +172,37 @@ fn run_turn(
     report
 }
 
+/// Refuses, before a new project's state is created, a first turn (or `sticky new`) that could
+/// not start: the agent it would run (`-a`, else the default) unknown or its program missing,
+/// an argument for it that sticky reserves, a prompt that cannot reach it. `begin` checks each
+/// again on the session it plans; this only keeps a failed first try from leaving a `.sticky/`
+/// behind.
+fn ensure_startable(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    prompt: Option<&Prompt>,
+) -> Result<()> {
+    let request = request(ctx, args, fresh)?;
+    let adapter = ctx
+        .agents
+        .get(request.agent.unwrap_or(request.default_agent))?;
+    ctx.program(adapter)?;
+    ensure_own_arguments(ctx, adapter, args)?;
+    if let Some(prompt) = prompt {
+        prompt_via(adapter, prompt)?;
+    }
+    Ok(())
+}
+
 /// Names the project once when it was found above the current directory outside git (a
-/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise.
+/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise. A new
+/// project started below HOME (or a ceiling) whose own `.sticky/` was passed over says so
+/// wherever stderr goes, once: the user may expect that conversation to go on.
 fn announce_project(ctx: &Context) {
+    if let Some(note) = ctx.project.passed_over_note().filter(|_| !ctx.quiet) {
+        eprintln!("sticky: {}", escape(&note));
+    }
     if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
         eprintln!(
             "sticky: using the project {} (the nearest .sticky/ above this directory); \
@@ -275,20 +320,14 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
 /// after it: `-t "main "` would start a thread that every listing shows as `main`. An empty or
 /// blank name is refused for every command by [`Context`].
 fn ensure_thread_name(ctx: &Context) -> Result<()> {
-    let control = ctx.thread.chars().any(char::is_control);
-    if !control && ctx.thread.trim() == ctx.thread {
+    let Some(problem) = super::thread_name_problem(&ctx.thread) else {
         return Ok(());
-    }
+    };
     if let Some(store) = ctx.existing_store()? {
         if store.thread(&ctx.thread)?.is_some() {
             return Ok(());
         }
     }
-    let problem = if control {
-        "holds a control character (a newline, tab, escape, ...); choose a name without one"
-    } else {
-        "starts or ends with a space, which no listing shows; choose a name without one"
-    };
     Err(StickyError::Usage(format!(
         "the thread name \"{}\" {problem} (-t NAME, STICKY_THREAD)",
         ctx.thread
@@ -365,17 +404,19 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
         )
         .into());
     }
-    let mut store = ctx.open_store()?;
-    if args.no_wait {
-        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
-    }
     if matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary)) {
         return Err(StickyError::Usage(
-            "--carry puts the recap before the new session's first prompt: give one              (sticky new --carry \"PROMPT\")"
+            "--carry puts the recap before the new session's first prompt: give one \
+             (sticky new --carry \"PROMPT\")"
                 .into(),
         )
         .into());
     }
+    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, true, None))?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
+    announce_project(ctx);
     let request = request(ctx, args, true)?;
     let session = store.immediate(|tx| {
         let (thread, plan) = decide(ctx, tx, request)?;

@@ -1,0 +1,229 @@
+//! Whether the pipe on stdin is fed by the user's own pipeline (`cargo clippy 2>&1 | sticky
+//! "fix these"`), whose input a turn waits for however late it comes, or by something else (a
+//! CI runner or process manager that hands its child a pipe nobody writes or closes), which
+//! only gets a grace period.
+//!
+//! A shell runs every process of a pipeline in one process group: with job control (an
+//! interactive shell) the pipeline is a job with a group of its own, and without it (a script,
+//! `bash -c`) every process stays in the shell's group. So stdin is the user's pipeline when a
+//! process of sticky's own process group holds the pipe's write end and is neither sticky nor
+//! one of its ancestors: a runner that keeps the write end of the pipe it gave its step is an
+//! ancestor (its group or not), and a writer in another group is someone else's. (A shell
+//! that writes into the pipe itself, from a builtin run in its own process, is an ancestor too:
+//! while no program of the pipeline holds the pipe, such input gets the grace period.)
+//!
+//! On Linux this is read from `/proc`: every process's group and parent in `/proc/PID/stat`,
+//! and for the members of sticky's group, which of their descriptors is this pipe
+//! (`/proc/PID/fd/N`, the same device and inode) opened for writing (`/proc/PID/fdinfo/N`).
+//! Elsewhere (macOS has no `/proc`, and its `libproc` calls would need `unsafe`, which this
+//! crate denies) the writer cannot be told, and [`is_users_pipeline`] says `false`: the grace
+//! period applies there, and `--stdin wait` waits however long.
+
+use std::os::fd::AsFd;
+
+/// Whether `stdin` is a pipe whose writer is part of the user's pipeline, as the module
+/// explains; `false` when it cannot be told (not Linux, `/proc` hidden, another user's writer).
+pub fn is_users_pipeline(stdin: &impl AsFd) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        linux::is_users_pipeline(stdin.as_fd())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = stdin.as_fd();
+        false
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::collections::HashMap;
+    use std::fs::{self, File};
+    use std::os::fd::BorrowedFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+    /// A pipe's identity: its device and inode, as `stat(2)` of any descriptor of it says.
+    type PipeId = (u64, u64);
+
+    /// A process as `/proc/PID/stat` names it.
+    #[derive(Debug, Clone, Copy)]
+    struct Process {
+        parent: u32,
+        group: i32,
+    }
+
+    pub fn is_users_pipeline(stdin: BorrowedFd<'_>) -> bool {
+        let Some(pipe) = pipe_id(stdin) else {
+            return false;
+        };
+        let me = std::process::id();
+        // A pipe sticky itself may write never ends while sticky waits: not a pipeline's.
+        if writes(me, pipe) {
+            return false;
+        }
+        let Some(processes) = processes() else {
+            return false;
+        };
+        let group = nix::unistd::getpgrp().as_raw();
+        let ancestors = ancestors(me, &processes);
+        processes
+            .iter()
+            .filter(|(pid, process)| {
+                process.group == group && **pid != me && !ancestors.contains(pid)
+            })
+            .any(|(pid, _)| writes(*pid, pipe))
+    }
+
+    /// The identity of `fd` when it is a pipe (or FIFO).
+    fn pipe_id(fd: BorrowedFd<'_>) -> Option<PipeId> {
+        let metadata = File::from(fd.try_clone_to_owned().ok()?).metadata().ok()?;
+        metadata
+            .file_type()
+            .is_fifo()
+            .then(|| (metadata.dev(), metadata.ino()))
+    }
+
+    /// Every process `/proc` shows, by pid; `None` when `/proc` cannot be listed.
+    fn processes() -> Option<HashMap<u32, Process>> {
+        let mut found = HashMap::new();
+        for entry in fs::read_dir("/proc").ok()?.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            // A process that ended since the listing is simply not there.
+            if let Some(process) = fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| parse_stat(&stat))
+            {
+                found.insert(pid, process);
+            }
+        }
+        Some(found)
+    }
+
+    /// The parent and process group of a `/proc/PID/stat` line: `pid (comm) state ppid pgrp
+    /// ...`, where `comm` may hold spaces and parentheses, so the fields are counted from the
+    /// last `)`.
+    fn parse_stat(stat: &str) -> Option<Process> {
+        let mut fields = stat[stat.rfind(')')? + 1..].split_ascii_whitespace();
+        let _state = fields.next()?;
+        Some(Process {
+            parent: fields.next()?.parse().ok()?,
+            group: fields.next()?.parse().ok()?,
+        })
+    }
+
+    /// The pids of `pid`'s parent, its parent's parent, and so on.
+    fn ancestors(pid: u32, processes: &HashMap<u32, Process>) -> Vec<u32> {
+        let mut found = Vec::new();
+        let mut at = pid;
+        while let Some(process) = processes.get(&at) {
+            at = process.parent;
+            // pid 0 is the kernel; a loop would mean a reused pid read mid-change.
+            if at == 0 || found.contains(&at) {
+                break;
+            }
+            found.push(at);
+        }
+        found
+    }
+
+    /// Whether process `pid` holds `pipe` open for writing. Another user's process cannot be
+    /// read, and counts as not writing: it is no part of this user's pipeline.
+    fn writes(pid: u32, pipe: PipeId) -> bool {
+        let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+            return false;
+        };
+        fds.flatten().any(|fd| {
+            let is_pipe = fs::metadata(fd.path()).is_ok_and(|m| (m.dev(), m.ino()) == pipe);
+            is_pipe
+                && fs::read_to_string(format!(
+                    "/proc/{pid}/fdinfo/{}",
+                    fd.file_name().to_string_lossy()
+                ))
+                .is_ok_and(|info| opened_for_writing(&info))
+        })
+    }
+
+    /// Whether the `flags:` line (octal) of a `/proc/PID/fdinfo/N` opens for writing:
+    /// `O_WRONLY` or `O_RDWR` in its access mode.
+    fn opened_for_writing(fdinfo: &str) -> bool {
+        fdinfo
+            .lines()
+            .find_map(|line| line.strip_prefix("flags:"))
+            .and_then(|flags| u32::from_str_radix(flags.trim(), 8).ok())
+            .is_some_and(|flags| matches!(flags & 0o3, 1 | 2))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn stat_lines_are_read_from_the_last_parenthesis() {
+            let process = parse_stat("42 (a (b) c) S 7 9 9 0 -1 4194560 1 0").unwrap();
+            assert_eq!((process.parent, process.group), (7, 9));
+            assert!(parse_stat("42 (x").is_none());
+        }
+
+        #[test]
+        fn the_access_mode_of_fdinfo_says_who_writes() {
+            assert!(opened_for_writing("pos:\t0\nflags:\t01\nmnt_id:\t15\n"));
+            assert!(opened_for_writing("pos:\t0\nflags:\t02000002\n"));
+            assert!(!opened_for_writing("pos:\t0\nflags:\t02000000\n"));
+            assert!(!opened_for_writing("pos:\t0\n"));
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::process::{Command, Stdio};
+
+    use super::*;
+
+    /// Starts `cat` writing into a new pipe (until the test closes cat's own stdin), in this
+    /// process's group or in one of its own; returns the pipe's read end and `cat`.
+    fn pipe_written_by_cat(own_group: bool) -> (std::os::fd::OwnedFd, std::process::Child) {
+        use std::os::unix::process::CommandExt;
+        // Close-on-exec, so no other test's child inherits either end.
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        let mut cat = Command::new("cat");
+        cat.stdin(Stdio::piped()).stdout(Stdio::from(write));
+        if own_group {
+            cat.process_group(0);
+        }
+        // The test's own copy of the write end went into `Stdio` and is closed by now.
+        (read, cat.spawn().expect("start cat"))
+    }
+
+    #[test]
+    fn a_writer_in_this_group_is_the_pipeline_one_in_another_group_is_not() {
+        let (read, mut sibling) = pipe_written_by_cat(false);
+        assert!(
+            is_users_pipeline(&read),
+            "cat in this process group writes it"
+        );
+        let (other, mut stranger) = pipe_written_by_cat(true);
+        assert!(
+            !is_users_pipeline(&other),
+            "cat in a group of its own writes it"
+        );
+        for cat in [&mut sibling, &mut stranger] {
+            drop(cat.stdin.take());
+            cat.wait().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_pipe_this_process_writes_itself_or_no_pipe_is_not_a_pipeline() {
+        let (read, _write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        assert!(!is_users_pipeline(&read), "written by this process only");
+        let file = tempfile::tempfile().unwrap();
+        assert!(!is_users_pipeline(&file), "a regular file");
+    }
+}
