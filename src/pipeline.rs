@@ -3,21 +3,28 @@
 //! CI runner or process manager that hands its child a pipe nobody writes or closes), which
 //! only gets a grace period.
 //!
-//! A shell runs every process of a pipeline in one process group: with job control (an
-//! interactive shell) the pipeline is a job with a group of its own, and without it (a script,
-//! `bash -c`) every process stays in the shell's group. So stdin is the user's pipeline when a
-//! process of sticky's own process group holds the pipe's write end and is neither sticky nor
-//! one of its ancestors: a runner that keeps the write end of the pipe it gave its step is an
-//! ancestor (its group or not), and a writer in another group is someone else's. (A shell
-//! that writes into the pipe itself, from a builtin run in its own process, is an ancestor too:
-//! while no program of the pipeline holds the pipe, such input gets the grace period.)
+//! A shell runs every process of a pipeline in its own session: with job control (an
+//! interactive shell) the pipeline is a job with a process group of its own, without it (a
+//! script, `bash -c`) every process stays in the shell's group, and a program of the pipeline
+//! may move itself and its children to a group of their own (GNU `timeout` does, on either
+//! side of the pipe); none of them leaves the session, which only `setsid` does. So stdin is
+//! the user's pipeline when a process of sticky's own session holds the pipe's write end and
+//! is neither sticky nor one of its ancestors. A runner that keeps the write end of the pipe it
+//! gave its step is an ancestor (in whatever group or session), and a writer in another
+//! session (a daemon, a helper the runner started with `setsid`) is someone else's. What this
+//! admits beyond a pipeline is a write end that leaked into another process of the session
+//! (a runner's helper started without its own session, holding the pipe it never writes):
+//! such a turn waits for that helper, and `--stdin skip` or `</dev/null` is the way out. (A
+//! shell that writes into the pipe itself, from a builtin run in its own process, is an
+//! ancestor too: while no program of the pipeline holds the pipe, such input gets the grace
+//! period.)
 //!
-//! On Linux this is read from `/proc`: every process's group and parent in `/proc/PID/stat`,
-//! and for the members of sticky's group, which of their descriptors is this pipe
-//! (`/proc/PID/fd/N`, the same device and inode) opened for writing (`/proc/PID/fdinfo/N`).
-//! Elsewhere (macOS has no `/proc`, and its `libproc` calls would need `unsafe`, which this
-//! crate denies) the writer cannot be told, and [`is_users_pipeline`] says `false`: the grace
-//! period applies there, and `--stdin wait` waits however long.
+//! On Linux this is read from `/proc`: every process's session and parent in
+//! `/proc/PID/stat`, and for the members of sticky's session, which of their descriptors is
+//! this pipe (`/proc/PID/fd/N`, the same device and inode) opened for writing
+//! (`/proc/PID/fdinfo/N`). Elsewhere (macOS has no `/proc`, and its `libproc` calls would need
+//! `unsafe`, which this crate denies) the writer cannot be told, and [`is_users_pipeline`]
+//! says `false`: the grace period applies there, and `--stdin wait` waits however long.
 
 use std::os::fd::AsFd;
 
@@ -49,7 +56,7 @@ mod linux {
     #[derive(Debug, Clone, Copy)]
     struct Process {
         parent: u32,
-        group: i32,
+        session: i32,
     }
 
     pub fn is_users_pipeline(stdin: BorrowedFd<'_>) -> bool {
@@ -64,12 +71,14 @@ mod linux {
         let Some(processes) = processes() else {
             return false;
         };
-        let group = nix::unistd::getpgrp().as_raw();
+        let Ok(session) = nix::unistd::getsid(None) else {
+            return false;
+        };
         let ancestors = ancestors(me, &processes);
         processes
             .iter()
             .filter(|(pid, process)| {
-                process.group == group && **pid != me && !ancestors.contains(pid)
+                process.session == session.as_raw() && **pid != me && !ancestors.contains(pid)
             })
             .any(|(pid, _)| writes(*pid, pipe))
     }
@@ -105,15 +114,17 @@ mod linux {
         Some(found)
     }
 
-    /// The parent and process group of a `/proc/PID/stat` line: `pid (comm) state ppid pgrp
+    /// The parent and session of a `/proc/PID/stat` line: `pid (comm) state ppid pgrp session
     /// ...`, where `comm` may hold spaces and parentheses, so the fields are counted from the
     /// last `)`.
     fn parse_stat(stat: &str) -> Option<Process> {
         let mut fields = stat[stat.rfind(')')? + 1..].split_ascii_whitespace();
         let _state = fields.next()?;
+        let parent = fields.next()?.parse().ok()?;
+        let _group = fields.next()?;
         Some(Process {
-            parent: fields.next()?.parse().ok()?,
-            group: fields.next()?.parse().ok()?,
+            parent,
+            session: fields.next()?.parse().ok()?,
         })
     }
 
@@ -165,8 +176,8 @@ mod linux {
 
         #[test]
         fn stat_lines_are_read_from_the_last_parenthesis() {
-            let process = parse_stat("42 (a (b) c) S 7 9 9 0 -1 4194560 1 0").unwrap();
-            assert_eq!((process.parent, process.group), (7, 9));
+            let process = parse_stat("42 (a (b) c) S 7 9 8 0 -1 4194560 1 0").unwrap();
+            assert_eq!((process.parent, process.session), (7, 8));
             assert!(parse_stat("42 (x").is_none());
         }
 
@@ -186,34 +197,67 @@ mod tests {
 
     use super::*;
 
-    /// Starts `cat` writing into a new pipe (until the test closes cat's own stdin), in this
-    /// process's group or in one of its own; returns the pipe's read end and `cat`.
-    fn pipe_written_by_cat(own_group: bool) -> (std::os::fd::OwnedFd, std::process::Child) {
+    /// Where the `cat` of [`pipe_written_by_cat`] runs, relative to this process.
+    #[derive(Clone, Copy)]
+    enum Place {
+        /// This process's group.
+        ThisGroup,
+        /// A group of its own in this session, as GNU `timeout` puts its command.
+        OwnGroup,
+        /// A session of its own (util-linux's `setsid`, which execs it there).
+        OwnSession,
+    }
+
+    /// Starts `cat` writing into a new pipe (until the test closes cat's own stdin), where
+    /// `place` says; returns the pipe's read end and `cat`.
+    fn pipe_written_by_cat(place: Place) -> (std::os::fd::OwnedFd, std::process::Child) {
         use std::os::unix::process::CommandExt;
         // Close-on-exec, so no other test's child inherits either end.
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
-        let mut cat = Command::new("cat");
+        let mut cat = match place {
+            Place::OwnSession => {
+                let mut setsid = Command::new("setsid");
+                setsid.arg("cat");
+                setsid
+            }
+            Place::ThisGroup | Place::OwnGroup => Command::new("cat"),
+        };
         cat.stdin(Stdio::piped()).stdout(Stdio::from(write));
-        if own_group {
+        if matches!(place, Place::OwnGroup) {
             cat.process_group(0);
         }
         // The test's own copy of the write end went into `Stdio` and is closed by now.
-        (read, cat.spawn().expect("start cat"))
+        let cat = cat.spawn().expect("start cat");
+        if matches!(place, Place::OwnSession) {
+            // `setsid` runs before it calls setsid(2): wait until it has.
+            let pid = nix::unistd::Pid::from_raw(i32::try_from(cat.id()).unwrap());
+            let started = std::time::Instant::now();
+            while nix::unistd::getsid(Some(pid)) == nix::unistd::getsid(None) {
+                assert!(started.elapsed().as_secs() < 60, "setsid never ran");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+        (read, cat)
     }
 
     #[test]
-    fn a_writer_in_this_group_is_the_pipeline_one_in_another_group_is_not() {
-        let (read, mut sibling) = pipe_written_by_cat(false);
+    fn a_writer_in_this_session_is_the_pipeline_one_in_another_session_is_not() {
+        let (read, mut sibling) = pipe_written_by_cat(Place::ThisGroup);
         assert!(
             is_users_pipeline(&read),
             "cat in this process group writes it"
         );
-        let (other, mut stranger) = pipe_written_by_cat(true);
+        let (timed, mut timeout) = pipe_written_by_cat(Place::OwnGroup);
+        assert!(
+            is_users_pipeline(&timed),
+            "cat in a group of its own in this session writes it"
+        );
+        let (other, mut stranger) = pipe_written_by_cat(Place::OwnSession);
         assert!(
             !is_users_pipeline(&other),
-            "cat in a group of its own writes it"
+            "cat in a session of its own writes it"
         );
-        for cat in [&mut sibling, &mut stranger] {
+        for cat in [&mut sibling, &mut timeout, &mut stranger] {
             drop(cat.stdin.take());
             cat.wait().unwrap();
         }

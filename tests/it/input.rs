@@ -215,17 +215,14 @@ fn bash(env: &TestEnv, script: &str) -> Command {
 /// any pipe, so the old behaviour fails them; the new one reads it whatever the delay.
 const LATER_THAN_THE_OLD_GRACE: Duration = Duration::from_millis(3500);
 
+/// Runs `script` (bash, in the project) whose producer writes `warning: x` into sticky's stdin
+/// only once `$GO` exists, which the test creates after sticky is seen waiting for it however
+/// long and the producer is later than the old grace; the turn must get the input.
 #[cfg(target_os = "linux")]
-#[test]
-fn a_late_producer_in_a_shell_pipeline_is_read_whatever_its_delay() {
-    // The README's CI example: `cargo clippy 2>&1 | sticky "these remain, fix them too"`, with
-    // a producer that writes only when the test says so, after sticky is seen waiting.
+fn a_late_producer_is_read(script: &str) {
     let env = TestEnv::new();
     let go = env.scratch.join("go");
-    let mut command = bash(
-        &env,
-        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo "warning: x") | "$STICKY" "these remain, fix them too""#,
-    );
+    let mut command = bash(&env, script);
     command
         .env("GO", &go)
         .stdin(Stdio::null())
@@ -235,8 +232,13 @@ fn a_late_producer_in_a_shell_pipeline_is_read_whatever_its_delay() {
     let mut child = command.spawn().expect("start bash");
     drop(command);
     wait_for("sticky to say it waits for stdin", || {
-        stderr.so_far().contains("waiting for stdin")
+        stderr.so_far().contains("for stdin")
     });
+    assert!(
+        stderr.so_far().contains("waiting for stdin"),
+        "waiting however long, not for a grace period: {}",
+        stderr.so_far()
+    );
     wait_for("the producer to be later than the old grace", || {
         started.elapsed() > LATER_THAN_THE_OLD_GRACE
     });
@@ -258,23 +260,62 @@ fn a_late_producer_in_a_shell_pipeline_is_read_whatever_its_delay() {
     assert!(text.contains("--stdin skip"), "{text}");
     assert_eq!(
         env.last_agent_run().prompt(),
-        "these remain, fix them too\n\nwarning: x\n"
+        "fix them too\n\nwarning: x\n"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_late_producer_in_a_shell_pipeline_is_read_whatever_its_delay() {
+    // The README's CI example: `cargo clippy 2>&1 | sticky "these remain, fix them too"`.
+    a_late_producer_is_read(
+        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo "warning: x") | "$STICKY" "fix them too""#,
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_late_producer_under_timeout_is_read_whatever_its_delay() {
+    // GNU `timeout` runs its command in a process group of its own (the same session): a CI
+    // step bounded with it is still the user's pipeline.
+    a_late_producer_is_read(
+        r#"timeout 600 bash -c 'until [ -e "$GO" ]; do sleep 0.05; done; echo "warning: x"' | "$STICKY" "fix them too""#,
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_late_producer_into_sticky_under_timeout_is_read_whatever_its_delay() {
+    a_late_producer_is_read(
+        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo "warning: x") | timeout 600 "$STICKY" "fix them too""#,
     );
 }
 
 #[test]
-fn a_silent_pipe_from_another_process_group_ends_after_the_grace_with_the_note() {
-    // The pipe's only writer is a process of its own group (a runner's helper), not sticky's
-    // parent: a pipe from elsewhere, which keeps the grace period.
-    use std::os::unix::process::CommandExt;
+fn a_silent_pipe_from_another_session_ends_after_the_grace_with_the_note() {
+    // The pipe's only writer is a process of another session (a runner's helper), not
+    // sticky's parent: a pipe from elsewhere, which keeps the grace period.
     let env = TestEnv::new();
-    let (read, write) = nix::unistd::pipe().expect("a pipe");
-    let mut holder = Command::new("cat");
-    holder
-        .stdin(Stdio::piped())
-        .stdout(Stdio::from(write))
-        .process_group(0);
+    // Close-on-exec, so no other test's child (of this session) inherits the write end.
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("a pipe");
+    // util-linux's `setsid`, which execs `cat` in a session of its own; elsewhere sticky
+    // cannot tell who writes a pipe, and any holder will do.
+    let mut holder = if cfg!(target_os = "linux") {
+        let mut setsid = Command::new("setsid");
+        setsid.arg("cat");
+        setsid
+    } else {
+        Command::new("cat")
+    };
+    holder.stdin(Stdio::piped()).stdout(Stdio::from(write));
     let mut holder = holder.spawn().expect("start the holder");
+    #[cfg(target_os = "linux")]
+    {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(holder.id()).expect("a pid"));
+        wait_for("the holder to have a session of its own", || {
+            nix::unistd::getsid(Some(pid)) != nix::unistd::getsid(None)
+        });
+    }
     let mut command = env.sticky(["are you there?"]).command();
     command.stdin(Stdio::from(read)).stdout(Stdio::null());
     let stderr = TerminalStderr::attach(&mut command);
