@@ -743,7 +743,7 @@ pub struct TurnArgs {
     /// writer in sticky's session, not its parent, which sticky can tell on Linux), and gives any other pipe 3 seconds to start before going on
     /// without it, with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
     /// its end however long that takes; `skip` never reads it. Without prompt words stdin is the
-    /// prompt, read to its end unless `skip`.
+    /// prompt, read to its end unless `skip`. More than 32 MiB on stdin is refused (exit 2).
     #[arg(long, value_name = "WHEN", value_enum)]
     pub stdin: Option<StdinMode>,
 

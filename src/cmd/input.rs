@@ -40,12 +40,10 @@ pub fn gather(
         ));
     }
     let mut summary = String::from_utf8_lossy(&text).into_owned();
-    let mut context = Vec::new();
-    if let Some(stdin) = stdin {
-        stdin
-            .read_to_end(&mut context)
-            .map_err(|error| StickyError::Usage(format!("could not read stdin: {error}")))?;
-    }
+    let context = match stdin {
+        Some(stdin) => read_capped(stdin, STDIN_CAP)?,
+        None => Vec::new(),
+    };
     if context.iter().all(u8::is_ascii_whitespace) {
         return Ok((!text.is_empty()).then_some(Prompt { text, summary }));
     }
@@ -58,6 +56,30 @@ pub fn gather(
         text.extend_from_slice(&context);
     }
     Ok(Some(Prompt { text, summary }))
+}
+
+/// The most piped input a turn takes: several times the largest context window of any agent
+/// (about a million tokens, some 4 MiB of text), so no real input is cut, while `yes | sticky
+/// x` stops here instead of taking the machine's memory.
+pub const STDIN_CAP: u64 = 32 << 20;
+
+/// Reads `stdin` to its end, refusing more than `cap` bytes: at most `cap + 1` are read, and
+/// the refusal says how much was too much and how to send less.
+fn read_capped(stdin: &mut dyn Read, cap: u64) -> Result<Vec<u8>, StickyError> {
+    let mut context = Vec::new();
+    stdin
+        .take(cap + 1)
+        .read_to_end(&mut context)
+        .map_err(|error| StickyError::Usage(format!("could not read stdin: {error}")))?;
+    if context.len() as u64 > cap {
+        return Err(StickyError::Usage(format!(
+            "more than {} MiB on stdin, more than any agent's context holds; send a part \
+             (`head -c 1000000 build.log | sticky ...`, `tail -n 500`), or write it to a file \
+             and name the file in the prompt for the agent to read (nothing was sent)",
+            cap >> 20
+        )));
+    }
+    Ok(context)
 }
 
 /// How long piped input from elsewhere may keep silent before a turn with prompt words goes on
@@ -312,6 +334,20 @@ mod tests {
             gave_up.contains("nothing arrived on stdin within 3s")
                 && gave_up.contains("--stdin wait"),
             "{gave_up}"
+        );
+    }
+
+    #[test]
+    fn stdin_is_read_up_to_its_cap_and_no_further() {
+        let mut exact: &[u8] = b"12345678";
+        assert_eq!(read_capped(&mut exact, 8).unwrap(), b"12345678");
+        let mut endless = std::io::repeat(b'y');
+        let Err(StickyError::Usage(message)) = read_capped(&mut endless, 1 << 20) else {
+            panic!("endless input is refused");
+        };
+        assert!(
+            message.contains("more than 1 MiB on stdin") && message.contains("head -c"),
+            "{message}"
         );
     }
 

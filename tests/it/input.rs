@@ -554,3 +554,44 @@ fn a_prompt_goes_before_the_agent_arguments_or_with_p() {
         .assert_stderr_contains("give the prompt before `--`");
     assert_eq!(env.agent_runs().len(), runs);
 }
+
+#[test]
+fn endless_piped_input_stops_at_the_cap_with_a_usage_error() {
+    // `yes | sticky x`: sticky stops reading past its cap instead of growing without bound.
+    let env = TestEnv::new();
+    let mut sticky = env
+        .sticky(["summarize"])
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sticky");
+    let mut pipe = sticky.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = b"y\n".repeat(32 * 1024);
+        let mut written: u64 = 0;
+        // Until sticky closes its end; a bound, so a sticky that reads forever fails the test
+        // rather than filling the memory.
+        while written < 256 << 20 && pipe.write_all(&chunk).is_ok() {
+            written += chunk.len() as u64;
+        }
+        written
+    });
+    let status = wait_exit(&mut sticky, "sticky to stop reading");
+    let written = writer.join().expect("the writer");
+    let mut stderr = String::new();
+    sticky
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("more than 32 MiB on stdin") && stderr.contains("head -c"),
+        "{stderr}"
+    );
+    assert!(written < 256 << 20, "sticky read {written} bytes");
+    assert!(env.agent_runs().is_empty(), "no turn ran");
+}
