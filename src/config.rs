@@ -2,7 +2,13 @@
 //! is, `settings` decides).
 //!
 //! A relative `bin` path (`./my-agent`) is taken from the file's own directory, so what runs
-//! never depends on the directory sticky is started in; a bare name is looked up on PATH.
+//! never depends on the directory sticky is started in; a bare name is looked up on PATH. A
+//! leading `~/` is the user's home directory (HOME), as in a shell; `~user/` is refused, since
+//! sticky looks up no other user's home.
+//!
+//! The file must be a regular file of at most 1 MiB: a FIFO, a device or a directory is refused
+//! by what it is before anything is read from it (a FIFO nobody writes would hang every run,
+//! `/dev/zero` would fill the memory).
 //!
 //! It sets the default agent, each agent's program, extra arguments and environment, and
 //! defines agents sticky does not know. It is read from the user's config directory only,
@@ -167,54 +173,72 @@ pub enum IdSource {
 impl Config {
     /// Reads one file; a missing file is an empty configuration.
     pub fn read(path: &Path) -> Result<Self, StickyError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self::default());
-            }
-            Err(error) => {
-                return Err(StickyError::Usage(format!(
-                    "cannot read the configuration {}: {error}",
-                    path.display()
-                )));
-            }
+        let Some(text) = read_text(path)? else {
+            return Ok(Self::default());
         };
-        let mut config = Self::parse(&text).map_err(|message| {
+        let invalid = |message| {
             StickyError::Usage(format!(
                 "invalid configuration {}: {message}",
                 path.display()
             ))
-        })?;
-        let path = std::path::absolute(path).map_err(|error| {
+        };
+        let mut config = Self::parse(&text).map_err(invalid)?;
+        let absolute = std::path::absolute(path).map_err(|error| {
             StickyError::Usage(format!(
                 "cannot use the configuration {}: {error}",
                 path.display()
             ))
         })?;
-        config.anchor_bins(path.parent().unwrap_or(Path::new("/")));
-        config.source = Some(path);
+        config
+            .anchor_bins(
+                absolute.parent().unwrap_or(Path::new("/")),
+                dirs::home_dir().as_deref(),
+            )
+            .map_err(invalid)?;
+        config.source = Some(absolute);
         Ok(config)
     }
 
-    /// Takes each relative `bin` path from `dir`, the configuration file's directory: the file
-    /// is written once and read from wherever sticky runs, so `./my-agent` means the one beside
-    /// it, never whatever a project (a cloned repository) puts in the current directory. A bare
-    /// name (`my-agent`) stays a name looked up on PATH.
-    fn anchor_bins(&mut self, dir: &Path) {
-        for settings in self.agents.values_mut() {
-            if let Some(bin) = settings
-                .bin
-                .as_mut()
-                .filter(|bin| bin.is_relative() && bin.components().count() > 1)
+    /// Takes each `bin` path that starts with `~/` from `home`, and each other relative one
+    /// from `dir`, the configuration file's directory: the file is written once and read from
+    /// wherever sticky runs, so `./my-agent` means the one beside it, never whatever a project
+    /// (a cloned repository) puts in the current directory. A bare name (`my-agent`) stays a
+    /// name looked up on PATH. `~user` is refused: which home it means is a shell's lookup.
+    fn anchor_bins(&mut self, dir: &Path, home: Option<&Path>) -> Result<(), String> {
+        use std::path::Component;
+        for (agent, settings) in &mut self.agents {
+            let Some(bin) = settings.bin.as_mut() else {
+                continue;
+            };
+            let first = bin.components().next();
+            if first == Some(Component::Normal("~".as_ref())) {
+                let Some(home) = home else {
+                    return Err(format!(
+                        "`bin = \"{}\"` of agent {agent} starts with ~, and HOME is not set; \
+                         write the full path",
+                        bin.display()
+                    ));
+                };
+                *bin = home.join(bin.components().skip(1).collect::<PathBuf>());
+            } else if let Some(Component::Normal(name)) = first
+                && name.as_encoded_bytes().starts_with(b"~")
             {
+                return Err(format!(
+                    "`bin = \"{}\"` of agent {agent} names another user's home, which sticky \
+                     does not look up (only a leading ~/ is expanded, to HOME); write the full \
+                     path",
+                    bin.display()
+                ));
+            } else if bin.is_relative() && bin.components().count() > 1 {
                 // `./x` is shown as `<dir>/x`, not `<dir>/./x`.
                 let relative: PathBuf = bin
                     .components()
-                    .filter(|part| *part != std::path::Component::CurDir)
+                    .filter(|part| *part != Component::CurDir)
                     .collect();
                 *bin = dir.join(relative);
             }
         }
+        Ok(())
     }
 
     /// Parses the text of a configuration file; the error names the line and the key.
@@ -233,6 +257,81 @@ impl Config {
     /// The settings of `agent`, if the file has any.
     pub fn agent(&self, agent: &str) -> Option<&AgentConfig> {
         self.agents.get(agent)
+    }
+}
+
+/// The most a configuration file may hold: a hand-written file is a few KiB.
+const MAX_SIZE: u64 = 1 << 20;
+
+/// The text of the configuration file at `path` (`None` when there is none), refused when it
+/// is no regular file or larger than [`MAX_SIZE`], before anything is read from it.
+fn read_text(path: &Path) -> Result<Option<String>, StickyError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |error: std::io::Error| {
+        StickyError::Usage(format!(
+            "cannot read the configuration {}: {error}",
+            path.display()
+        ))
+    };
+    let refuse = |what: &str| {
+        StickyError::Usage(format!(
+            "the configuration {} is {what}; it must be a TOML file of at most 1 MiB (STICKY_CONFIG \
+             names another)",
+            path.display()
+        ))
+    };
+    let check = |metadata: &std::fs::Metadata| {
+        if !metadata.is_file() {
+            let kind = kind_of(metadata.file_type());
+            return Err(refuse(&format!("{kind}, not a configuration file")));
+        }
+        if metadata.len() > MAX_SIZE {
+            return Err(refuse(&format!(
+                "larger than 1 MiB ({} bytes)",
+                metadata.len()
+            )));
+        }
+        Ok(())
+    };
+    // Checked before it is opened (opening some devices acts on them), and again once open,
+    // in case it changed in between; O_NONBLOCK so that even then a FIFO cannot hang the open.
+    match std::fs::metadata(path) {
+        Ok(metadata) => check(&metadata)?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(cannot(error)),
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(cannot)?;
+    check(&file.metadata().map_err(cannot)?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_SIZE {
+        return Err(refuse("larger than 1 MiB"));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| refuse("not UTF-8 text"))
+}
+
+/// What a file that is not a regular file is, for a message.
+fn kind_of(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "something else"
     }
 }
 
@@ -314,6 +413,51 @@ mod tests {
         assert_eq!(bin("gemini"), Path::new("gemini-nightly"));
         assert_eq!(bin("qwen"), Path::new("/opt/qwen"));
         assert_eq!(config.source.as_deref(), Some(file.as_path()));
+    }
+
+    #[test]
+    fn a_bin_starting_with_tilde_slash_is_under_home_tilde_user_is_refused() {
+        let mut config = Config::parse("[agents.claude]\nbin = \"~/bin/claude\"\n").unwrap();
+        config
+            .anchor_bins(Path::new("/etc/sticky"), Some(Path::new("/home/me")))
+            .unwrap();
+        let bin = config.agent("claude").unwrap().bin.clone().unwrap();
+        assert_eq!(bin, Path::new("/home/me/bin/claude"));
+        let mut config = Config::parse("[agents.claude]\nbin = \"~/claude\"\n").unwrap();
+        let error = config.anchor_bins(Path::new("/etc"), None).unwrap_err();
+        assert!(error.contains("HOME is not set"), "{error}");
+        for other in ["~root/bin/claude", "~root"] {
+            let mut config =
+                Config::parse(&format!("[agents.claude]\nbin = \"{other}\"\n")).unwrap();
+            let error = config
+                .anchor_bins(Path::new("/etc"), Some(Path::new("/home/me")))
+                .unwrap_err();
+            assert!(error.contains("another user's home"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_configuration_is_a_regular_file_of_at_most_1_mib() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let error = Config::read(&fifo).unwrap_err().to_string();
+        assert!(
+            error.contains("a FIFO (named pipe), not a configuration"),
+            "{error}"
+        );
+        let error = Config::read(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("a directory, not a configuration"),
+            "{error}"
+        );
+        let large = dir.path().join("large.toml");
+        let size = usize::try_from(MAX_SIZE).unwrap();
+        std::fs::write(&large, vec![b'#'; size + 1]).unwrap();
+        let error = Config::read(&large).unwrap_err().to_string();
+        assert!(error.contains("larger than 1 MiB"), "{error}");
+        std::fs::write(&large, vec![b'#'; size]).unwrap();
+        Config::read(&large).unwrap();
     }
 
     #[test]

@@ -1440,3 +1440,73 @@ fn an_unknown_option_tips_at_p_and_at_the_agents_arguments_not_at_a_value_after_
     }
     assert!(env.agent_runs().is_empty(), "no turn ran");
 }
+
+#[test]
+fn a_bin_under_the_home_directory_may_start_with_a_tilde() {
+    // A TOML file is no shell, but `~/` is what a user writes for their home directory.
+    let env = TestEnv::new();
+    let bin = env.home.join("bin");
+    std::fs::create_dir_all(&bin).expect("create ~/bin");
+    std::os::unix::fs::symlink(crate::support::fake_claude(), bin.join("claude"))
+        .expect("link the fake claude into ~/bin");
+    write_config(&env, "[agents.claude]\nbin = \"~/bin/claude\"\n");
+    env.ok(["hello"]);
+    assert_eq!(env.agent_runs().len(), 1, "the agent in ~/bin ran");
+    let shown = env.ok(["config", "--json"]).json();
+    assert_eq!(
+        shown["agents"][0]["program"]["value"],
+        bin.join("claude").to_str().expect("utf-8 path")
+    );
+
+    // Another user's home is a shell's expansion sticky does not make.
+    let file = write_config(&env, "[agents.claude]\nbin = \"~nobody/bin/claude\"\n");
+    env.sticky(["hello"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "invalid configuration {}: `bin = \"~nobody/bin/claude\"` of agent claude names \
+             another user's home",
+            file.display()
+        ));
+    assert_eq!(env.agent_runs().len(), 1, "no other run");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_configuration_that_is_no_regular_file_or_too_large_is_refused_at_once() {
+    let env = TestEnv::new();
+    let fifo = env.scratch.join("config.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    let large = env.scratch.join("large.toml");
+    std::fs::write(&large, format!("# {}\n", "x".repeat(1 << 20))).expect("write");
+    let cases = [
+        (
+            env.scratch.as_path(),
+            "a directory, not a configuration file",
+        ),
+        (large.as_path(), "larger than 1 MiB"),
+        (
+            fifo.as_path(),
+            "a FIFO (named pipe), not a configuration file",
+        ),
+        (Path::new("/dev/zero"), "a device, not a configuration file"),
+    ];
+    for (path, problem) in cases {
+        // A FIFO nobody writes would hang the read: the run must end by itself.
+        env.sticky(["config"])
+            .env("STICKY_CONFIG", path)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(problem)
+            .assert_stderr_contains(&path.display().to_string());
+    }
+    // The default place is checked the same way.
+    let default = write_config(&env, "");
+    std::fs::remove_file(&default).expect("remove it");
+    nix::unistd::mkfifo(&default, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    env.sticky(["hello"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("a FIFO (named pipe), not a configuration file");
+    assert!(env.agent_runs().is_empty(), "no agent ran");
+}
