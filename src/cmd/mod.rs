@@ -272,6 +272,12 @@ pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
         Some("holds a control character (a newline, tab, escape, ...); choose a name without one")
     } else if name.trim() != name {
         Some("starts or ends with a space, which no listing shows; choose a name without one")
+    } else if name.starts_with('-') {
+        // `-t -rf` is read as options: such a thread could be named only as `-t=-rf`, and
+        // every hint that shows `-t NAME` would fail.
+        Some(
+            "starts with `-`, which a command line reads as an option (`-t -rf`); choose a name              that starts otherwise",
+        )
     } else {
         None
     }

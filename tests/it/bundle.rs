@@ -1110,6 +1110,18 @@ fn a_bundle_name_or_model_the_command_line_refuses_is_refused() {
             "starts or ends with a space",
         ),
         (
+            "a name like an option",
+            rebuilt(&good, |m| m["thread"]["name"] = "-rf".into(), |_| {}),
+            &[],
+            "starts with `-`",
+        ),
+        (
+            "--as like an option",
+            good.clone(),
+            &["--as=--all"],
+            "starts with `-`",
+        ),
+        (
             "--as with a newline",
             good.clone(),
             &["--as", "a\nb"],

@@ -200,3 +200,38 @@ fn thread_names_with_a_space_around_them_are_refused() {
     let threads = env.ok(["threads", "--json"]).json();
     assert_eq!(threads["threads"].as_array().map(Vec::len), Some(1));
 }
+
+/// `-t -rf` is read as options, so a thread named `-rf` could be reached only as `-t=-rf`, and
+/// every hint sticky prints (`sticky -t -rf "..."`) would fail: a new thread whose name starts
+/// with `-` is refused (`-t=NAME`, `--thread=NAME`, `STICKY_THREAD`), while one an older sticky
+/// made stays reachable with `-t=NAME`.
+#[test]
+fn thread_names_starting_with_a_dash_are_refused_old_ones_stay_reachable() {
+    let env = TestEnv::new();
+    for args in [
+        vec!["-t=-rf", "hello"],
+        vec!["--thread=-x", "hello"],
+        vec!["-t=-rf", "new"],
+    ] {
+        env.sticky(&args)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains("starts with `-`");
+    }
+    env.sticky(["hello"])
+        .env("STICKY_THREAD", "--all")
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("starts with `-`");
+    assert!(env.agent_runs().is_empty(), "the agent never ran");
+
+    // A thread named so by an older sticky (crafted in the database).
+    env.ok(["-t", "old", "first"]);
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(db).expect("open the database");
+    conn.execute("UPDATE threads SET name = '-rf' WHERE name = 'old'", [])
+        .expect("rename the thread");
+    drop(conn);
+    let next = env.ok(["-t=-rf", "second"]);
+    assert_eq!(next.answer().saw, ["first"], "{}", next.describe());
+}
