@@ -29,12 +29,21 @@ use super::{Database, Found, Project};
 use crate::exit::StickyError;
 use crate::state::{DB_FILE, STATE_DIR, State};
 
-/// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
-/// locks, the vault of the agents' session files): a link among them would send writes
-/// elsewhere just as well, and a linked vault would restore files sticky never copied.
-/// `SQLite` writes `-journal` only while it switches a new database to WAL, through whatever
-/// link is there.
-const COMPANIONS: &[&str] = &["-wal", "-shm", "-journal", ".locks", ".vault"];
+/// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the stamp, the
+/// turn locks, the vault of the agents' session files): a link among them would send writes
+/// elsewhere just as well, and a linked vault would restore files sticky never copied. Each must
+/// be the user's and closed to others, in `.sticky/` as under `STICKY_DB` (issue 23: a vault
+/// another user made beside a database in a shared directory fed the agent their transcript,
+/// and removing a lock there let two turns run one session). `SQLite` writes `-journal` only
+/// while it switches a new database to WAL, through whatever link is there.
+const COMPANIONS: &[&str] = &["-wal", "-shm", "-journal", ".stamp", ".locks", ".vault"];
+
+/// The stamp's suffix (see `stamp::path`).
+const STAMP: &str = ".stamp";
+
+/// The companions opened through `confined`, which follows no link at all: a link there is
+/// refused at once, named, whatever it leads to.
+const CONFINED: &[&str] = &[".locks", ".vault"];
 
 /// Refuses a project whose `.sticky/` or database is not safely the user's own, or whose
 /// database the user did not make (see `stamp`).
@@ -54,17 +63,154 @@ pub(super) fn check_owned(project: &Project) -> Result<()> {
     }
     check_database_kind(project)?;
     if project.db_overridden {
-        return Ok(());
+        return check_chosen(&project.state.db);
     }
     check_project_dir(&project.dir)?;
     let db = state.join(DB_FILE);
-    check_file(&project.dir, &db, true)?;
+    check_file(&project.dir, &db)?;
     for suffix in COMPANIONS {
-        let mut name = DB_FILE.to_owned();
-        name.push_str(suffix);
-        check_file(&project.dir, &state.join(name), false)?;
+        let path = companion(&db, suffix);
+        if *suffix == STAMP {
+            check_stamp(&path)?;
+            continue;
+        }
+        if CONFINED.contains(suffix) {
+            refuse_link(&path)?;
+        }
+        check_file(&project.dir, &path)?;
     }
     Ok(())
+}
+
+/// Checks the stamp's owner and mode. A stamp that is a link is left to `stamp`, which never
+/// follows it and calls it no stamp of sticky's: `sticky trust` replaces it.
+fn check_stamp(path: &Path) -> Result<()> {
+    match path.symlink_metadata() {
+        Ok(meta) if !meta.file_type().is_symlink() => check_owner(path, &meta),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(crate::store::io_error(path, "look at", &e)),
+    }
+}
+
+/// `<db><suffix>`: a file sticky keeps beside the database `db`.
+fn companion(db: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Refuses the state `STICKY_DB` names when others could choose what it holds: the user named
+/// the database (a link there is theirs, followed), but not what others may put beside it. Its
+/// directory must not be open to every user without the sticky bit (they could swap the
+/// database itself), nor another user's; the database and every companion must be the user's,
+/// closed to others, and no companion a link (the user named the database, not a link beside
+/// it). A few `lstat`s a turn.
+fn check_chosen(db: &Path) -> Result<()> {
+    check_chosen_dir(db)?;
+    match std::fs::metadata(db) {
+        Ok(meta) => check_owner(db, &meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(crate::store::io_error(db, "look at", &e)),
+    }
+    for suffix in COMPANIONS {
+        let path = companion(db, suffix);
+        if *suffix == STAMP {
+            check_stamp(&path)?;
+            continue;
+        }
+        match path.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(linked_companion(&path)),
+            Ok(meta) => check_owner(&path, &meta)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(crate::store::io_error(&path, "look at", &e)),
+        }
+    }
+    Ok(())
+}
+
+/// Refuses the directory of a `STICKY_DB` (or, while it does not exist, the nearest one above
+/// it, where sticky will create it) that every user may write without the sticky bit, or that
+/// another user (not root) owns: either could rename the database and the files beside it, and
+/// put their own in their place.
+fn check_chosen_dir(db: &Path) -> Result<()> {
+    let mut meta = None;
+    let mut dir = db.parent().unwrap_or(Path::new("/"));
+    for ancestor in dir.ancestors() {
+        match std::fs::metadata(ancestor) {
+            Ok(found) => {
+                (dir, meta) = (ancestor, Some(found));
+                break;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(crate::store::io_error(ancestor, "look at", &e)),
+        }
+    }
+    let Some(meta) = meta else {
+        return Ok(());
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    let why = if meta.uid() != me && meta.uid() != 0 {
+        format!(
+            "it is owned by another user (uid {}, you are uid {me}), who could swap the \
+             database and the files beside it for their own",
+            meta.uid()
+        )
+    } else if let Some(mode) = open_to_all(&meta) {
+        format!(
+            "every user may write it (mode {mode:04o}) and it has no sticky bit, so another \
+             could swap the database and the files beside it for their own"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(refuse(
+        dir,
+        format!(
+            "STICKY_DB ({}) keeps sticky's state in it, but {why}; set STICKY_DB to a file in a \
+             directory of your own ({}), or unset it to keep the state in the project's .sticky/",
+            db.display(),
+            own_place()
+        ),
+    ))
+}
+
+/// Where sticky suggests keeping a database of the user's own: under `$XDG_STATE_HOME` (or
+/// `~/.local/state`), never a shared directory such as `/tmp`, where others may plant the
+/// files that go beside it.
+pub(super) fn own_place() -> String {
+    let state_home = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| Path::new(dir).is_absolute())
+        .map(std::path::PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|home| home.join(".local/state")));
+    match state_home {
+        Some(dir) => format!("STICKY_DB={}", dir.join("sticky").join(DB_FILE).display()),
+        None => "STICKY_DB=~/.local/state/sticky/sticky.db".to_owned(),
+    }
+}
+
+/// Refuses a companion sticky opens through `confined` (see [`CONFINED`]) that is a link.
+fn refuse_link(path: &Path) -> Result<()> {
+    match path.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => Err(linked_companion(path)),
+        _ => Ok(()),
+    }
+}
+
+/// The refusal of a companion of the database that is a symbolic link: sticky follows no link
+/// beside its database, so the way out is removing the link, not another path.
+fn linked_companion(path: &Path) -> anyhow::Error {
+    let target = std::fs::read_link(path).unwrap_or_default();
+    refuse(
+        path,
+        format!(
+            "is a symbolic link to {}, and sticky follows no link among the files beside its \
+             database (it would read or write what the link leads to); remove the link (rm {}) \
+             and sticky makes its own there, or move what it leads to in its place",
+            target.display(),
+            path.display()
+        ),
+    )
 }
 
 /// Refuses a database the user did not make, and a missing one whose conversations are still
@@ -205,10 +351,9 @@ fn check_not_orphaned(state: &State) -> Result<()> {
 /// has) others cannot rename what is the user's.
 fn check_project_dir(dir: &Path) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| crate::store::io_error(dir, "look at", &e))?;
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o002 == 0 || mode & 0o1000 != 0 {
+    let Some(mode) = open_to_all(&meta) else {
         return Ok(());
-    }
+    };
     Err(refuse(
         dir,
         format!(
@@ -218,6 +363,13 @@ fn check_project_dir(dir: &Path) -> Result<()> {
             dir.display()
         ),
     ))
+}
+
+/// The mode of a directory every user may write and that has no sticky bit (with it, as `/tmp`
+/// has, others cannot rename what is the user's); `None` for any other.
+fn open_to_all(meta: &Metadata) -> Option<u32> {
+    let mode = meta.mode() & 0o7777;
+    (mode & 0o002 != 0 && mode & 0o1000 == 0).then_some(mode)
 }
 
 /// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one
@@ -236,12 +388,12 @@ fn check_state_dir(dir: &Path, state: &Path) -> Result<()> {
     check_owner(state, &meta)
 }
 
-/// Checks a file sticky opens inside `.sticky/`; `owned` also checks its owner and mode (the
-/// database: its companions are created with its mode by `SQLite`).
-fn check_file(dir: &Path, path: &Path, owned: bool) -> Result<()> {
+/// Checks a file sticky opens inside `.sticky/`: a link must stay inside the project, and what
+/// is there must be the user's and closed to others.
+fn check_file(dir: &Path, path: &Path) -> Result<()> {
     match entry(dir, path)? {
-        Some(meta) if owned => check_owner(path, &meta),
-        _ => Ok(()),
+        Some(meta) => check_owner(path, &meta),
+        None => Ok(()),
     }
 }
 
@@ -356,11 +508,24 @@ fn check_database_kind(project: &Project) -> Result<()> {
         ));
     }
     let why = if kind.is_dir() {
-        format!(
-            "a directory, not a database file; name a file in it (STICKY_DB={}, which sticky \
-             creates)",
-            db.join(DB_FILE).display()
-        )
+        // A file in the directory only when it is the user's alone: in a shared one (`/tmp`)
+        // others may plant the files that go beside the database.
+        let own = std::fs::metadata(db).is_ok_and(|meta| {
+            meta.uid() == nix::unistd::geteuid().as_raw() && meta.mode() & 0o022 == 0
+        });
+        if own {
+            format!(
+                "a directory, not a database file; name a file in it (STICKY_DB={}, which \
+                 sticky creates)",
+                db.join(DB_FILE).display()
+            )
+        } else {
+            format!(
+                "a directory, and one that is not yours alone; name a file in a directory of \
+                 your own ({}, which sticky creates)",
+                own_place()
+            )
+        }
     } else {
         use std::os::unix::fs::FileTypeExt;
         let problem = if kind.is_fifo() {

@@ -38,6 +38,7 @@ mod readme;
 mod real;
 mod report;
 mod robust;
+mod shared_state;
 mod support;
 mod trust;
 mod turns;
