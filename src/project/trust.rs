@@ -14,8 +14,9 @@
 //! A clone passes all of that, so the database must also carry the user's stamp (see `stamp`):
 //! a `.sticky/` committed to a repository and cloned to the same path, or a state copied from
 //! another HOME, is refused until the user adopts it (`sticky trust`). And a database that is
-//! gone while its vault is still beside it is refused rather than started afresh: the
-//! conversations are somewhere, and a new empty database would hide them.
+//! gone while its vault or its stamp is still beside it, or emptied to zero bytes (which
+//! `SQLite` takes for a new database), is refused rather than started afresh: the conversations
+//! are somewhere, and a new empty database would hide them.
 
 use std::fs::Metadata;
 use std::io;
@@ -219,6 +220,9 @@ fn check_made_here(project: &Project) -> Result<Database> {
     let state = &project.state;
     let verdict = stamp::verdict(state)?;
     let way_out = || way_out(project);
+    if verdict != Verdict::NoDatabase {
+        check_not_emptied(state, verdict == Verdict::Mine)?;
+    }
     match verdict {
         Verdict::Mine => Ok(Database::Stamped),
         Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
@@ -325,24 +329,113 @@ fn check_untracked(project: &Project) -> Result<()> {
 }
 
 /// Refuses to start afresh where the database is missing but its vault still holds copies of
-/// its sessions' files: it was deleted or moved, and a new database would silently start new
-/// conversations in its place. (A WAL left without its database is no such sign: `SQLite`
-/// deletes it when it creates the file, so it cannot plant a conversation either.)
+/// its sessions' files, or its stamp says sticky made it here: it was deleted or moved, and a
+/// new database would silently start new conversations in its place. (A WAL left without its
+/// database is no such sign: `SQLite` deletes it when it creates the file, so it cannot plant a
+/// conversation either.)
 fn check_not_orphaned(state: &State) -> Result<()> {
-    if !std::fs::read_dir(&state.vault).is_ok_and(|mut dir| dir.next().is_some()) {
+    let stamp = stamp::path(state);
+    let sign = if has_copies(state) {
+        format!(
+            "its vault {} still holds its sessions' files",
+            state.vault.display()
+        )
+    } else if stamp.symlink_metadata().is_ok() {
+        format!(
+            "its stamp {} says sticky made one here (the vault is off or empty)",
+            stamp.display()
+        )
+    } else {
         return Ok(());
-    }
+    };
     Err(StickyError::store(
         &state.db,
         format!(
-            "refusing to start a fresh conversation: the database is missing, but its vault {} \
-             still holds its sessions' files, so it was deleted or moved; put it back (from \
-             where you moved it, or a backup), or, to start over, remove the vault (rm -r {})",
-            state.vault.display(),
-            state.vault.display()
+            "refusing to start a fresh conversation: the database is missing, but {sign}, so it \
+             was deleted or moved; put it back (from where you moved it, or a backup), or, to \
+             start over, {}",
+            start_over(state, false)
         ),
     )
     .into())
+}
+
+/// Refuses to start afresh on a database of zero bytes (and no WAL holding its pages) that
+/// sticky wrote before: `SQLite` takes an empty file for an empty database, so a truncated one
+/// would silently begin new conversations. Sticky wrote it when its stamp records it (`mine`:
+/// sticky stamps a database only once its schema is written) or its vault holds copies of its
+/// sessions' files. A zero-byte file with neither is one sticky created and stopped before
+/// stamping: nothing is lost by starting there. Costs a `stat` a turn; more only for an empty
+/// file.
+fn check_not_emptied(state: &State, mine: bool) -> Result<()> {
+    let empty = |path: &Path| std::fs::metadata(path).map_or(true, |meta| meta.len() == 0);
+    if !std::fs::metadata(&state.db).is_ok_and(|meta| meta.len() == 0) {
+        return Ok(());
+    }
+    let mut wal = state.db.as_os_str().to_owned();
+    wal.push("-wal");
+    if !empty(Path::new(&wal)) {
+        return Ok(());
+    }
+    let sign = if has_copies(state) {
+        format!(
+            "its vault {} still holds its sessions' files",
+            state.vault.display()
+        )
+    } else if mine {
+        format!(
+            "its stamp {} says sticky made it and wrote it",
+            stamp::path(state).display()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(StickyError::store(
+        &state.db,
+        format!(
+            "refusing to start a fresh conversation: the database is empty (0 bytes), but \
+             {sign}, so it was truncated or emptied; put it back from a backup, or, to start \
+             over, {}",
+            start_over(state, true)
+        ),
+    )
+    .into())
+}
+
+/// Whether the vault holds anything.
+fn has_copies(state: &State) -> bool {
+    std::fs::read_dir(&state.vault).is_ok_and(|mut dir| dir.next().is_some())
+}
+
+/// The command that starts a refused state over: removes what is there of the database (`db`:
+/// the file itself too), its stamp and its vault, so that nothing left says a conversation was
+/// lost.
+fn start_over(state: &State, db: bool) -> String {
+    let stamp = stamp::path(state);
+    let mut files: Vec<String> = Vec::new();
+    if db {
+        files.push(state.db.display().to_string());
+    }
+    if stamp.symlink_metadata().is_ok() {
+        files.push(stamp.display().to_string());
+    }
+    let mut steps = Vec::new();
+    if state.vault.symlink_metadata().is_ok() {
+        steps.push(format!(
+            "remove the vault (rm -r {})",
+            state.vault.display()
+        ));
+    }
+    if !files.is_empty() {
+        let what = if db { "the database" } else { "the stamp" };
+        let what = if db && files.len() > 1 {
+            "the database and its stamp"
+        } else {
+            what
+        };
+        steps.push(format!("remove {what} (rm -f {})", files.join(" ")));
+    }
+    steps.join(" and ")
 }
 
 /// Refuses a project directory every user may write without the sticky bit (mode 0777): any of

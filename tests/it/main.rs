@@ -24,6 +24,7 @@ mod carry;
 mod concurrency;
 mod display;
 mod documented;
+mod emptied;
 mod fake;
 mod hostile;
 mod input;

@@ -1009,6 +1009,9 @@ fn a_deleted_database_with_its_vault_beside_it_is_refused_not_started_afresh() {
         fs::remove_file(state.join(name)).expect("delete the database");
     }
     fs::remove_dir_all(&vault).expect("remove the vault");
+    // Its stamp still says sticky made a database here: removed too, the user starts over.
+    env.sticky(["afresh"]).run().assert_code(71);
+    fs::remove_file(state.join("sticky.db.stamp")).expect("remove the stamp");
     assert_ne!(env.turn("afresh").session, first.session);
 }
 
