@@ -288,7 +288,8 @@ pub enum Adopted {
 /// Locates the project of `cwd` as [`locate`] does, and stamps its database as the user's
 /// (`sticky trust`): a state the user copied, restored or cloned on purpose. What the stamp
 /// cannot vouch for is still refused: a `.sticky/` of another user, writable by others, or a
-/// link out of the project.
+/// link out of the project; and a state git tracks, which came with the repository (whoever
+/// committed it chose its conversation and its vault's transcripts), until the user untracks it.
 pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
     let cwd = canonical(cwd)?;
     let (dir, found, _) = project_dir(&cwd, &Bounds::from_env());
@@ -299,6 +300,7 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
         stamp::Verdict::Mine => Adopted::Already,
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
+            trust::check_not_committed(&project)?;
             stamp::write(&project.state)?;
             Adopted::Now
         }

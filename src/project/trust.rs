@@ -301,6 +301,40 @@ pub(super) fn way_out(project: &Project) -> String {
     )
 }
 
+/// Refuses to adopt (`sticky trust`) a state git tracks: it came with the repository, and its
+/// vault would put back transcripts whoever committed it wrote, for the agent to read as the
+/// user's own conversation. A user who committed their own state by mistake untracks it first,
+/// which says the files are theirs. Whether git can be asked or not is the user's choice here:
+/// they asked to adopt it.
+pub(super) fn check_not_committed(project: &Project) -> Result<()> {
+    if stamp::tracked_by_git(&project.state) != Ok(true) {
+        return Ok(());
+    }
+    Err(refuse(
+        &project.state.db,
+        format!(
+            "`sticky trust` does not adopt it: git tracks it, so it came with the repository, \
+             and whoever committed it chose the conversation sticky would continue, the agent it \
+             runs and the transcripts its vault puts back for the agent to read; if you \
+             committed it yourself, untrack it (git rm -r --cached {}), then run `sticky trust`; \
+             {}",
+            untrack_path(project),
+            way_out(project)
+        ),
+    ))
+}
+
+/// What `git rm -r --cached` untracks: the project's `.sticky/`, or the `STICKY_DB` database
+/// and the files beside it (a glob quoted for git to match, since the shell would also name
+/// the untracked ones, which git refuses).
+fn untrack_path(project: &Project) -> String {
+    if project.db_overridden {
+        format!("'{}*'", project.state.db.display())
+    } else {
+        project.dir.join(STATE_DIR).display().to_string()
+    }
+}
+
 /// Refuses a database without a stamp that git tracks (it came with the repository) or may
 /// track but cannot be asked about. Asks git only here, on this rare path.
 fn check_untracked(project: &Project) -> Result<()> {
@@ -311,14 +345,9 @@ fn check_untracked(project: &Project) -> Result<()> {
         Ok(true) => format!(
             "git tracks it (it was committed, so it came with the repository, and whoever \
              committed it would choose the conversation sticky continues and the agent it runs); \
-             if you made it and trust it, run `sticky trust` and untrack it (git rm -r --cached \
-             {})",
-            if project.db_overridden {
-                state.db.clone()
-            } else {
-                project.dir.join(STATE_DIR)
-            }
-            .display()
+             if you made it and trust it, untrack it (git rm -r --cached {}), then run `sticky \
+             trust`",
+            untrack_path(project)
         ),
         Err(cannot) => format!(
             "it has no stamp saying you made it, and whether git tracks it cannot be told \

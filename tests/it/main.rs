@@ -26,6 +26,7 @@ mod display;
 mod documented;
 mod emptied;
 mod fake;
+mod git_state;
 mod hostile;
 mod input;
 mod interactive;

@@ -908,15 +908,33 @@ fn a_sticky_dir_planted_by_a_repository_is_refused_until_trusted() {
         "nothing of the planted state changed"
     );
 
-    // The way out, for a state the user means to continue: adopt it.
+    // `sticky trust` does not adopt what git tracks: it came with the repository.
+    let refused = env.sticky(["trust"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: `sticky trust` does not adopt it: git tracks it, so it came \
+         with the repository",
+        state.join("sticky.db").display()
+    ));
+    refused.assert_stderr_contains(&format!(
+        "untrack it (git rm -r --cached {}), then run `sticky trust`",
+        state.display()
+    ));
+    assert_eq!(snapshot(&state), before, "nothing stamped");
+    // The way out, for a state the user means to continue: untrack it, then adopt it.
+    env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     let trusted = env.ok(["--json", "trust"]).json();
     assert_eq!(trusted["trusted"], true, "{trusted}");
     assert_eq!(trusted["stamped"], true, "{trusted}");
     let again = env.ok(["trust"]);
     again.assert_stderr_contains("is already yours");
-    let resumed = env.turn("go on");
+    // The first turn puts the adopted vault's transcript back, and says so on a pipe too.
+    let resumed = env.sticky(["go on"]).run();
+    resumed.assert_success();
+    resumed.assert_stderr_contains("restored 1 file from sticky's vault");
     assert_eq!(
-        resumed.session, their_session,
+        resumed.answer().session,
+        their_session,
         "the adopted conversation continues"
     );
 }
@@ -954,13 +972,19 @@ fn an_unstamped_database_git_tracks_is_refused_until_trusted() {
         refused.assert_code(71);
         refused.assert_stderr_contains("refusing to use it: git tracks it");
         refused.assert_stderr_contains(&format!(
-            "run `sticky trust` and untrack it (git rm -r --cached {})",
+            "untrack it (git rm -r --cached {}), then run `sticky trust`",
             env.project.join(".sticky").display()
         ));
     }
     assert_eq!(env.agent_runs().len(), 1, "only the first turn ran");
     assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
 
+    env.sticky(["trust"])
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("`sticky trust` does not adopt it: git tracks it");
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+    env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     env.ok(["trust"]).assert_stderr_contains("is yours now");
     assert_eq!(env.turn("go on").session, first.session);
 }
