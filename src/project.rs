@@ -105,6 +105,16 @@ impl Project {
         stamp::write(&self.state)
     }
 
+    /// Says whether the store may create the database [`locate`] found missing: a `STICKY_DB`
+    /// inside a git worktree must be ignored by git (see `trust::check_ignored`). Does nothing
+    /// when the database exists or is the project's own `.sticky/` one.
+    pub fn check_creatable(&self) -> Result<()> {
+        if self.database != Database::Missing || !self.db_overridden {
+            return Ok(());
+        }
+        trust::check_ignored(self)
+    }
+
     /// Adopts (stamps) a database made by a sticky older than stamps only when the agent has the
     /// files of every live session of it in this HOME: else only sticky's vault could continue
     /// that conversation, which is what a state planted from a cache or an archive needs. A live

@@ -335,6 +335,86 @@ fn untrack_path(project: &Project) -> String {
     }
 }
 
+/// Refuses to create a `STICKY_DB` database inside a git worktree where git would not ignore it
+/// or the files beside it: the conversation (the database, the vault's copies of the agent's
+/// transcripts) would be left for `git add`, and one commit would publish it. `.sticky/` ignores
+/// itself; a directory the user named is theirs, holding their own files, so sticky writes no
+/// `.gitignore` into it (one would itself be a new file for git, and could hide theirs):
+/// nothing is created yet, and the refusal names the one line that ignores sticky's files.
+/// Asks git once, when the database is about to be created, never on a turn that finds it.
+pub(super) fn check_ignored(project: &Project) -> Result<()> {
+    use std::io::Write as _;
+    let db = &project.state.db;
+    let (Some(parent), Some(name)) = (db.parent(), db.file_name()) else {
+        return Ok(());
+    };
+    let Some(existing) = parent.ancestors().find(|dir| dir.is_dir()) else {
+        return Ok(());
+    };
+    let name = name.to_string_lossy();
+    let paths = [
+        db.clone(),
+        companion(db, "-wal"),
+        companion(db, ".stamp"),
+        companion(db, ".locks").join("l"),
+        companion(db, ".vault").join("v"),
+    ];
+    let child = std::process::Command::new("git")
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "check-ignore",
+            "-z",
+            "--stdin",
+        ])
+        .current_dir(existing)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    // No git, or no worktree here: nothing would be committed by it.
+    let Ok(mut child) = child else {
+        return Ok(());
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let mut list = Vec::new();
+        for path in &paths {
+            list.extend_from_slice(path.as_os_str().as_encoded_bytes());
+            list.push(0);
+        }
+        let _ = stdin.write_all(&list);
+    }
+    let Ok(output) = child.wait_with_output() else {
+        return Ok(());
+    };
+    // 0: some are ignored, 1: none; anything else (outside any worktree): nothing to commit.
+    if !matches!(output.status.code(), Some(0 | 1)) {
+        return Ok(());
+    }
+    let ignored = output
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .count();
+    if ignored == paths.len() {
+        return Ok(());
+    }
+    Err(StickyError::Usage(format!(
+        "STICKY_DB names {}, inside a git worktree, and git does not ignore it and the files \
+         sticky keeps beside it (its vault holds the agent's transcripts), so the conversation \
+         would be left for `git add`; ignore them (mkdir -p {dir} && echo '{name}*' >> \
+         {dir}/.gitignore), or keep the state outside the worktree ({}), or unset STICKY_DB to \
+         keep it in the project's .sticky/, which git ignores",
+        db.display(),
+        own_place(),
+        dir = parent.display(),
+    ))
+    .into())
+}
+
 /// Refuses a database without a stamp that git tracks (it came with the repository) or may
 /// track but cannot be asked about. Asks git only here, on this rare path.
 fn check_untracked(project: &Project) -> Result<()> {
