@@ -105,6 +105,16 @@ impl Project {
         stamp::write(&self.state)
     }
 
+    /// Says whether the store may create the database [`locate`] found missing: a `STICKY_DB`
+    /// inside a git worktree must be ignored by git (see `trust::check_ignored`). Does nothing
+    /// when the database exists or is the project's own `.sticky/` one.
+    pub fn check_creatable(&self) -> Result<()> {
+        if self.database != Database::Missing || !self.db_overridden {
+            return Ok(());
+        }
+        trust::check_ignored(self)
+    }
+
     /// Adopts (stamps) a database made by a sticky older than stamps only when the agent has the
     /// files of every live session of it in this HOME: else only sticky's vault could continue
     /// that conversation, which is what a state planted from a cache or an archive needs. A live
@@ -288,7 +298,8 @@ pub enum Adopted {
 /// Locates the project of `cwd` as [`locate`] does, and stamps its database as the user's
 /// (`sticky trust`): a state the user copied, restored or cloned on purpose. What the stamp
 /// cannot vouch for is still refused: a `.sticky/` of another user, writable by others, or a
-/// link out of the project.
+/// link out of the project; and a state git tracks, which came with the repository (whoever
+/// committed it chose its conversation and its vault's transcripts), until the user untracks it.
 pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
     let cwd = canonical(cwd)?;
     let (dir, found, _) = project_dir(&cwd, &Bounds::from_env());
@@ -299,6 +310,7 @@ pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)>
         stamp::Verdict::Mine => Adopted::Already,
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
+            trust::check_not_committed(&project)?;
             stamp::write(&project.state)?;
             Adopted::Now
         }

@@ -115,7 +115,7 @@ pub fn create(dir: &Path) -> io::Result<bool> {
 pub fn companion(dir: &Path) -> io::Result<Dir> {
     let (parent, name) = split(dir)?;
     create(parent)?;
-    Dir::open_top(parent)?.create_dir_all(Path::new(name))
+    owned(Dir::open_top(parent)?.create_dir_all(Path::new(name))?)
 }
 
 /// Opens the directory `dir` beside the database as [`companion`] does, without creating it:
@@ -124,10 +124,36 @@ pub fn open_companion(dir: &Path) -> io::Result<Option<Dir>> {
     let (parent, name) = split(dir)?;
     let opened = Dir::open_top(parent).and_then(|top| top.open_dir(Path::new(name)));
     match opened {
-        Ok(dir) => Ok(Some(dir)),
+        Ok(dir) => owned(dir).map(Some),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// `dir`, a companion just opened, when it is the user's and closed to others. `project/trust.rs`
+/// refused any other before the turn began; this holds for one another user made in a shared
+/// directory (`STICKY_DB` under `/tmp`) after that check and before sticky's `mkdir`, which
+/// then found it there: they could plant files in the vault or remove a turn's lock. One
+/// `fstat` of the open descriptor.
+fn owned(dir: Dir) -> io::Result<Dir> {
+    let (uid, mode) = dir.owner_and_mode()?;
+    let me = nix::unistd::geteuid().as_raw();
+    let why = if uid != me {
+        format!("is owned by another user (uid {uid}, you are uid {me})")
+    } else if mode & 0o022 != 0 {
+        format!("can be written by other users (mode {mode:04o})")
+    } else {
+        return Ok(dir);
+    };
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "{} {why}, who could plant or remove sticky's files in it; remove it (rm -r {}) \
+             and keep STICKY_DB in a directory of your own",
+            dir.path().display(),
+            dir.path().display()
+        ),
+    ))
 }
 
 /// The parent and the name of a companion directory.
@@ -199,6 +225,42 @@ mod tests {
         let locks = root.path().join("cache/x.db.locks");
         assert!(create(&locks).unwrap());
         assert!(!locks.join(".gitignore").exists());
+    }
+
+    #[test]
+    fn a_companion_others_may_write_or_another_user_owns_is_refused_when_opened() {
+        let root = tempfile::tempdir().unwrap();
+        let state = State::beside(root.path().join("shared/sticky.db"));
+        create(&root.path().join("shared")).unwrap();
+        // Made by another before sticky's mkdir, in a directory all may write (as /tmp).
+        std::fs::create_dir(&state.vault).unwrap();
+        std::fs::set_permissions(&state.vault, std::fs::Permissions::from_mode(0o777)).unwrap();
+        for error in [
+            companion(&state.vault).unwrap_err(),
+            open_companion(&state.vault).unwrap_err(),
+        ] {
+            let text = error.to_string();
+            assert!(
+                text.contains("can be written by other users (mode 0777)"),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("rm -r {}", state.vault.display())),
+                "{text}"
+            );
+        }
+        std::fs::set_permissions(&state.vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+        companion(&state.vault).unwrap();
+        if nix::unistd::geteuid().is_root() {
+            std::os::unix::fs::chown(&state.vault, Some(65_534), Some(65_534)).unwrap();
+            let error = companion(&state.vault).unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains("is owned by another user (uid 65534"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

@@ -343,6 +343,7 @@ impl Context {
     /// Opens (creating if needed) the project's database, stamping a created one as the
     /// user's.
     fn open_store(&self) -> Result<Store> {
+        self.project.check_creatable()?;
         let store = Store::open(&self.project.state.db)?;
         // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
         // turn: the database is then checked as one from before stamps, every run.

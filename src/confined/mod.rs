@@ -98,6 +98,14 @@ impl Dir {
         &self.path
     }
 
+    /// The owner (uid) and the permission bits of this directory, read from the open
+    /// descriptor: what is checked is what is used, whatever happens to the path meanwhile.
+    pub fn owner_and_mode(&self) -> io::Result<(u32, u32)> {
+        let stat = nix::sys::stat::fstat(self.fd.as_fd()).map_err(io::Error::from)?;
+        #[allow(clippy::useless_conversion)] // mode_t is u16 on macOS, u32 on Linux
+        Ok((stat.st_uid, u32::from(stat.st_mode) & 0o7777))
+    }
+
     /// Opens the directory `relative` below this one, no component of it a link.
     pub fn open_dir(&self, relative: &Path) -> io::Result<Self> {
         let mut dir = self.duplicate()?;

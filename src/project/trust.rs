@@ -14,8 +14,9 @@
 //! A clone passes all of that, so the database must also carry the user's stamp (see `stamp`):
 //! a `.sticky/` committed to a repository and cloned to the same path, or a state copied from
 //! another HOME, is refused until the user adopts it (`sticky trust`). And a database that is
-//! gone while its vault is still beside it is refused rather than started afresh: the
-//! conversations are somewhere, and a new empty database would hide them.
+//! gone while its vault or its stamp is still beside it, or emptied to zero bytes (which
+//! `SQLite` takes for a new database), is refused rather than started afresh: the conversations
+//! are somewhere, and a new empty database would hide them.
 
 use std::fs::Metadata;
 use std::io;
@@ -29,12 +30,21 @@ use super::{Database, Found, Project};
 use crate::exit::StickyError;
 use crate::state::{DB_FILE, STATE_DIR, State};
 
-/// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the turn
-/// locks, the vault of the agents' session files): a link among them would send writes
-/// elsewhere just as well, and a linked vault would restore files sticky never copied.
-/// `SQLite` writes `-journal` only while it switches a new database to WAL, through whatever
-/// link is there.
-const COMPANIONS: &[&str] = &["-wal", "-shm", "-journal", ".locks", ".vault"];
+/// The files sticky keeps next to its database (`SQLite`'s WAL and shared memory, the stamp, the
+/// turn locks, the vault of the agents' session files): a link among them would send writes
+/// elsewhere just as well, and a linked vault would restore files sticky never copied. Each must
+/// be the user's and closed to others, in `.sticky/` as under `STICKY_DB` (issue 23: a vault
+/// another user made beside a database in a shared directory fed the agent their transcript,
+/// and removing a lock there let two turns run one session). `SQLite` writes `-journal` only
+/// while it switches a new database to WAL, through whatever link is there.
+const COMPANIONS: &[&str] = &["-wal", "-shm", "-journal", ".stamp", ".locks", ".vault"];
+
+/// The stamp's suffix (see `stamp::path`).
+const STAMP: &str = ".stamp";
+
+/// The companions opened through `confined`, which follows no link at all: a link there is
+/// refused at once, named, whatever it leads to.
+const CONFINED: &[&str] = &[".locks", ".vault"];
 
 /// Refuses a project whose `.sticky/` or database is not safely the user's own, or whose
 /// database the user did not make (see `stamp`).
@@ -54,17 +64,154 @@ pub(super) fn check_owned(project: &Project) -> Result<()> {
     }
     check_database_kind(project)?;
     if project.db_overridden {
-        return Ok(());
+        return check_chosen(&project.state.db);
     }
     check_project_dir(&project.dir)?;
     let db = state.join(DB_FILE);
-    check_file(&project.dir, &db, true)?;
+    check_file(&project.dir, &db)?;
     for suffix in COMPANIONS {
-        let mut name = DB_FILE.to_owned();
-        name.push_str(suffix);
-        check_file(&project.dir, &state.join(name), false)?;
+        let path = companion(&db, suffix);
+        if *suffix == STAMP {
+            check_stamp(&path)?;
+            continue;
+        }
+        if CONFINED.contains(suffix) {
+            refuse_link(&path)?;
+        }
+        check_file(&project.dir, &path)?;
     }
     Ok(())
+}
+
+/// Checks the stamp's owner and mode. A stamp that is a link is left to `stamp`, which never
+/// follows it and calls it no stamp of sticky's: `sticky trust` replaces it.
+fn check_stamp(path: &Path) -> Result<()> {
+    match path.symlink_metadata() {
+        Ok(meta) if !meta.file_type().is_symlink() => check_owner(path, &meta),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(crate::store::io_error(path, "look at", &e)),
+    }
+}
+
+/// `<db><suffix>`: a file sticky keeps beside the database `db`.
+fn companion(db: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Refuses the state `STICKY_DB` names when others could choose what it holds: the user named
+/// the database (a link there is theirs, followed), but not what others may put beside it. Its
+/// directory must not be open to every user without the sticky bit (they could swap the
+/// database itself), nor another user's; the database and every companion must be the user's,
+/// closed to others, and no companion a link (the user named the database, not a link beside
+/// it). A few `lstat`s a turn.
+fn check_chosen(db: &Path) -> Result<()> {
+    check_chosen_dir(db)?;
+    match std::fs::metadata(db) {
+        Ok(meta) => check_owner(db, &meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(crate::store::io_error(db, "look at", &e)),
+    }
+    for suffix in COMPANIONS {
+        let path = companion(db, suffix);
+        if *suffix == STAMP {
+            check_stamp(&path)?;
+            continue;
+        }
+        match path.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(linked_companion(&path)),
+            Ok(meta) => check_owner(&path, &meta)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(crate::store::io_error(&path, "look at", &e)),
+        }
+    }
+    Ok(())
+}
+
+/// Refuses the directory of a `STICKY_DB` (or, while it does not exist, the nearest one above
+/// it, where sticky will create it) that every user may write without the sticky bit, or that
+/// another user (not root) owns: either could rename the database and the files beside it, and
+/// put their own in their place.
+fn check_chosen_dir(db: &Path) -> Result<()> {
+    let mut meta = None;
+    let mut dir = db.parent().unwrap_or(Path::new("/"));
+    for ancestor in dir.ancestors() {
+        match std::fs::metadata(ancestor) {
+            Ok(found) => {
+                (dir, meta) = (ancestor, Some(found));
+                break;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(crate::store::io_error(ancestor, "look at", &e)),
+        }
+    }
+    let Some(meta) = meta else {
+        return Ok(());
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    let why = if meta.uid() != me && meta.uid() != 0 {
+        format!(
+            "it is owned by another user (uid {}, you are uid {me}), who could swap the \
+             database and the files beside it for their own",
+            meta.uid()
+        )
+    } else if let Some(mode) = open_to_all(&meta) {
+        format!(
+            "every user may write it (mode {mode:04o}) and it has no sticky bit, so another \
+             could swap the database and the files beside it for their own"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(refuse(
+        dir,
+        format!(
+            "STICKY_DB ({}) keeps sticky's state in it, but {why}; set STICKY_DB to a file in a \
+             directory of your own ({}), or unset it to keep the state in the project's .sticky/",
+            db.display(),
+            own_place()
+        ),
+    ))
+}
+
+/// Where sticky suggests keeping a database of the user's own: under `$XDG_STATE_HOME` (or
+/// `~/.local/state`), never a shared directory such as `/tmp`, where others may plant the
+/// files that go beside it.
+pub(super) fn own_place() -> String {
+    let state_home = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| Path::new(dir).is_absolute())
+        .map(std::path::PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|home| home.join(".local/state")));
+    match state_home {
+        Some(dir) => format!("STICKY_DB={}", dir.join("sticky").join(DB_FILE).display()),
+        None => "STICKY_DB=~/.local/state/sticky/sticky.db".to_owned(),
+    }
+}
+
+/// Refuses a companion sticky opens through `confined` (see [`CONFINED`]) that is a link.
+fn refuse_link(path: &Path) -> Result<()> {
+    match path.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => Err(linked_companion(path)),
+        _ => Ok(()),
+    }
+}
+
+/// The refusal of a companion of the database that is a symbolic link: sticky follows no link
+/// beside its database, so the way out is removing the link, not another path.
+fn linked_companion(path: &Path) -> anyhow::Error {
+    let target = std::fs::read_link(path).unwrap_or_default();
+    refuse(
+        path,
+        format!(
+            "is a symbolic link to {}, and sticky follows no link among the files beside its \
+             database (it would read or write what the link leads to); remove the link (rm {}) \
+             and sticky makes its own there, or move what it leads to in its place",
+            target.display(),
+            path.display()
+        ),
+    )
 }
 
 /// Refuses a database the user did not make, and a missing one whose conversations are still
@@ -73,6 +220,9 @@ fn check_made_here(project: &Project) -> Result<Database> {
     let state = &project.state;
     let verdict = stamp::verdict(state)?;
     let way_out = || way_out(project);
+    if verdict != Verdict::NoDatabase {
+        check_not_emptied(state, verdict == Verdict::Mine)?;
+    }
     match verdict {
         Verdict::Mine => Ok(Database::Stamped),
         Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
@@ -151,6 +301,120 @@ pub(super) fn way_out(project: &Project) -> String {
     )
 }
 
+/// Refuses to adopt (`sticky trust`) a state git tracks: it came with the repository, and its
+/// vault would put back transcripts whoever committed it wrote, for the agent to read as the
+/// user's own conversation. A user who committed their own state by mistake untracks it first,
+/// which says the files are theirs. Whether git can be asked or not is the user's choice here:
+/// they asked to adopt it.
+pub(super) fn check_not_committed(project: &Project) -> Result<()> {
+    if stamp::tracked_by_git(&project.state) != Ok(true) {
+        return Ok(());
+    }
+    Err(refuse(
+        &project.state.db,
+        format!(
+            "`sticky trust` does not adopt it: git tracks it, so it came with the repository, \
+             and whoever committed it chose the conversation sticky would continue, the agent it \
+             runs and the transcripts its vault puts back for the agent to read; if you \
+             committed it yourself, untrack it (git rm -r --cached {}), then run `sticky trust`; \
+             {}",
+            untrack_path(project),
+            way_out(project)
+        ),
+    ))
+}
+
+/// What `git rm -r --cached` untracks: the project's `.sticky/`, or the `STICKY_DB` database
+/// and the files beside it (a glob quoted for git to match, since the shell would also name
+/// the untracked ones, which git refuses).
+fn untrack_path(project: &Project) -> String {
+    if project.db_overridden {
+        format!("'{}*'", project.state.db.display())
+    } else {
+        project.dir.join(STATE_DIR).display().to_string()
+    }
+}
+
+/// Refuses to create a `STICKY_DB` database inside a git worktree where git would not ignore it
+/// or the files beside it: the conversation (the database, the vault's copies of the agent's
+/// transcripts) would be left for `git add`, and one commit would publish it. `.sticky/` ignores
+/// itself; a directory the user named is theirs, holding their own files, so sticky writes no
+/// `.gitignore` into it (one would itself be a new file for git, and could hide theirs):
+/// nothing is created yet, and the refusal names the one line that ignores sticky's files.
+/// Asks git once, when the database is about to be created, never on a turn that finds it.
+pub(super) fn check_ignored(project: &Project) -> Result<()> {
+    use std::io::Write as _;
+    let db = &project.state.db;
+    let (Some(parent), Some(name)) = (db.parent(), db.file_name()) else {
+        return Ok(());
+    };
+    let Some(existing) = parent.ancestors().find(|dir| dir.is_dir()) else {
+        return Ok(());
+    };
+    let name = name.to_string_lossy();
+    let paths = [
+        db.clone(),
+        companion(db, "-wal"),
+        companion(db, ".stamp"),
+        companion(db, ".locks").join("l"),
+        companion(db, ".vault").join("v"),
+    ];
+    let child = std::process::Command::new("git")
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "check-ignore",
+            "-z",
+            "--stdin",
+        ])
+        .current_dir(existing)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    // No git, or no worktree here: nothing would be committed by it.
+    let Ok(mut child) = child else {
+        return Ok(());
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let mut list = Vec::new();
+        for path in &paths {
+            list.extend_from_slice(path.as_os_str().as_encoded_bytes());
+            list.push(0);
+        }
+        let _ = stdin.write_all(&list);
+    }
+    let Ok(output) = child.wait_with_output() else {
+        return Ok(());
+    };
+    // 0: some are ignored, 1: none; anything else (outside any worktree): nothing to commit.
+    if !matches!(output.status.code(), Some(0 | 1)) {
+        return Ok(());
+    }
+    let ignored = output
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .count();
+    if ignored == paths.len() {
+        return Ok(());
+    }
+    Err(StickyError::Usage(format!(
+        "STICKY_DB names {}, inside a git worktree, and git does not ignore it and the files \
+         sticky keeps beside it (its vault holds the agent's transcripts), so the conversation \
+         would be left for `git add`; ignore them (mkdir -p {dir} && echo '{name}*' >> \
+         {dir}/.gitignore), or keep the state outside the worktree ({}), or unset STICKY_DB to \
+         keep it in the project's .sticky/, which git ignores",
+        db.display(),
+        own_place(),
+        dir = parent.display(),
+    ))
+    .into())
+}
+
 /// Refuses a database without a stamp that git tracks (it came with the repository) or may
 /// track but cannot be asked about. Asks git only here, on this rare path.
 fn check_untracked(project: &Project) -> Result<()> {
@@ -161,14 +425,9 @@ fn check_untracked(project: &Project) -> Result<()> {
         Ok(true) => format!(
             "git tracks it (it was committed, so it came with the repository, and whoever \
              committed it would choose the conversation sticky continues and the agent it runs); \
-             if you made it and trust it, run `sticky trust` and untrack it (git rm -r --cached \
-             {})",
-            if project.db_overridden {
-                state.db.clone()
-            } else {
-                project.dir.join(STATE_DIR)
-            }
-            .display()
+             if you made it and trust it, untrack it (git rm -r --cached {}), then run `sticky \
+             trust`",
+            untrack_path(project)
         ),
         Err(cannot) => format!(
             "it has no stamp saying you made it, and whether git tracks it cannot be told \
@@ -179,24 +438,113 @@ fn check_untracked(project: &Project) -> Result<()> {
 }
 
 /// Refuses to start afresh where the database is missing but its vault still holds copies of
-/// its sessions' files: it was deleted or moved, and a new database would silently start new
-/// conversations in its place. (A WAL left without its database is no such sign: `SQLite`
-/// deletes it when it creates the file, so it cannot plant a conversation either.)
+/// its sessions' files, or its stamp says sticky made it here: it was deleted or moved, and a
+/// new database would silently start new conversations in its place. (A WAL left without its
+/// database is no such sign: `SQLite` deletes it when it creates the file, so it cannot plant a
+/// conversation either.)
 fn check_not_orphaned(state: &State) -> Result<()> {
-    if !std::fs::read_dir(&state.vault).is_ok_and(|mut dir| dir.next().is_some()) {
+    let stamp = stamp::path(state);
+    let sign = if has_copies(state) {
+        format!(
+            "its vault {} still holds its sessions' files",
+            state.vault.display()
+        )
+    } else if stamp.symlink_metadata().is_ok() {
+        format!(
+            "its stamp {} says sticky made one here (the vault is off or empty)",
+            stamp.display()
+        )
+    } else {
         return Ok(());
-    }
+    };
     Err(StickyError::store(
         &state.db,
         format!(
-            "refusing to start a fresh conversation: the database is missing, but its vault {} \
-             still holds its sessions' files, so it was deleted or moved; put it back (from \
-             where you moved it, or a backup), or, to start over, remove the vault (rm -r {})",
-            state.vault.display(),
-            state.vault.display()
+            "refusing to start a fresh conversation: the database is missing, but {sign}, so it \
+             was deleted or moved; put it back (from where you moved it, or a backup), or, to \
+             start over, {}",
+            start_over(state, false)
         ),
     )
     .into())
+}
+
+/// Refuses to start afresh on a database of zero bytes (and no WAL holding its pages) that
+/// sticky wrote before: `SQLite` takes an empty file for an empty database, so a truncated one
+/// would silently begin new conversations. Sticky wrote it when its stamp records it (`mine`:
+/// sticky stamps a database only once its schema is written) or its vault holds copies of its
+/// sessions' files. A zero-byte file with neither is one sticky created and stopped before
+/// stamping: nothing is lost by starting there. Costs a `stat` a turn; more only for an empty
+/// file.
+fn check_not_emptied(state: &State, mine: bool) -> Result<()> {
+    let empty = |path: &Path| std::fs::metadata(path).map_or(true, |meta| meta.len() == 0);
+    if !std::fs::metadata(&state.db).is_ok_and(|meta| meta.len() == 0) {
+        return Ok(());
+    }
+    let mut wal = state.db.as_os_str().to_owned();
+    wal.push("-wal");
+    if !empty(Path::new(&wal)) {
+        return Ok(());
+    }
+    let sign = if has_copies(state) {
+        format!(
+            "its vault {} still holds its sessions' files",
+            state.vault.display()
+        )
+    } else if mine {
+        format!(
+            "its stamp {} says sticky made it and wrote it",
+            stamp::path(state).display()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(StickyError::store(
+        &state.db,
+        format!(
+            "refusing to start a fresh conversation: the database is empty (0 bytes), but \
+             {sign}, so it was truncated or emptied; put it back from a backup, or, to start \
+             over, {}",
+            start_over(state, true)
+        ),
+    )
+    .into())
+}
+
+/// Whether the vault holds anything.
+fn has_copies(state: &State) -> bool {
+    std::fs::read_dir(&state.vault).is_ok_and(|mut dir| dir.next().is_some())
+}
+
+/// The command that starts a refused state over: removes what is there of the database (`db`:
+/// the file itself too), its stamp and its vault, so that nothing left says a conversation was
+/// lost.
+fn start_over(state: &State, db: bool) -> String {
+    let stamp = stamp::path(state);
+    let mut files: Vec<String> = Vec::new();
+    if db {
+        files.push(state.db.display().to_string());
+    }
+    if stamp.symlink_metadata().is_ok() {
+        files.push(stamp.display().to_string());
+    }
+    let mut steps = Vec::new();
+    if state.vault.symlink_metadata().is_ok() {
+        steps.push(format!(
+            "remove the vault (rm -r {})",
+            state.vault.display()
+        ));
+    }
+    if !files.is_empty() {
+        let what = if db { "the database" } else { "the stamp" };
+        let what = if db && files.len() > 1 {
+            "the database and its stamp"
+        } else {
+            what
+        };
+        steps.push(format!("remove {what} (rm -f {})", files.join(" ")));
+    }
+    steps.join(" and ")
 }
 
 /// Refuses a project directory every user may write without the sticky bit (mode 0777): any of
@@ -205,10 +553,9 @@ fn check_not_orphaned(state: &State) -> Result<()> {
 /// has) others cannot rename what is the user's.
 fn check_project_dir(dir: &Path) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| crate::store::io_error(dir, "look at", &e))?;
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o002 == 0 || mode & 0o1000 != 0 {
+    let Some(mode) = open_to_all(&meta) else {
         return Ok(());
-    }
+    };
     Err(refuse(
         dir,
         format!(
@@ -218,6 +565,13 @@ fn check_project_dir(dir: &Path) -> Result<()> {
             dir.display()
         ),
     ))
+}
+
+/// The mode of a directory every user may write and that has no sticky bit (with it, as `/tmp`
+/// has, others cannot rename what is the user's); `None` for any other.
+fn open_to_all(meta: &Metadata) -> Option<u32> {
+    let mode = meta.mode() & 0o7777;
+    (mode & 0o002 != 0 && mode & 0o1000 == 0).then_some(mode)
 }
 
 /// Checks `dir/.sticky`: absent is fine (it will be created), a directory or a link to one
@@ -236,12 +590,12 @@ fn check_state_dir(dir: &Path, state: &Path) -> Result<()> {
     check_owner(state, &meta)
 }
 
-/// Checks a file sticky opens inside `.sticky/`; `owned` also checks its owner and mode (the
-/// database: its companions are created with its mode by `SQLite`).
-fn check_file(dir: &Path, path: &Path, owned: bool) -> Result<()> {
+/// Checks a file sticky opens inside `.sticky/`: a link must stay inside the project, and what
+/// is there must be the user's and closed to others.
+fn check_file(dir: &Path, path: &Path) -> Result<()> {
     match entry(dir, path)? {
-        Some(meta) if owned => check_owner(path, &meta),
-        _ => Ok(()),
+        Some(meta) => check_owner(path, &meta),
+        None => Ok(()),
     }
 }
 
@@ -356,11 +710,24 @@ fn check_database_kind(project: &Project) -> Result<()> {
         ));
     }
     let why = if kind.is_dir() {
-        format!(
-            "a directory, not a database file; name a file in it (STICKY_DB={}, which sticky \
-             creates)",
-            db.join(DB_FILE).display()
-        )
+        // A file in the directory only when it is the user's alone: in a shared one (`/tmp`)
+        // others may plant the files that go beside the database.
+        let own = std::fs::metadata(db).is_ok_and(|meta| {
+            meta.uid() == nix::unistd::geteuid().as_raw() && meta.mode() & 0o022 == 0
+        });
+        if own {
+            format!(
+                "a directory, not a database file; name a file in it (STICKY_DB={}, which \
+                 sticky creates)",
+                db.join(DB_FILE).display()
+            )
+        } else {
+            format!(
+                "a directory, and one that is not yours alone; name a file in a directory of \
+                 your own ({}, which sticky creates)",
+                own_place()
+            )
+        }
     } else {
         use std::os::unix::fs::FileTypeExt;
         let problem = if kind.is_fifo() {

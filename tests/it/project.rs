@@ -220,6 +220,8 @@ fn status_without_a_database_creates_nothing() {
 fn a_relative_sticky_db_is_taken_from_the_project_directory_in_every_subdirectory() {
     let env = TestEnv::new();
     let deep = env.project_dir("src/deep");
+    // Inside the worktree, git must ignore it (see git_state.rs).
+    std::fs::write(env.project.join(".gitignore"), "/cache/\n").expect("ignore cache/");
     let first = env
         .sticky(["first"])
         .env("STICKY_DB", "cache/state.db")

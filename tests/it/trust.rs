@@ -221,10 +221,9 @@ fn a_vault_linked_out_of_the_project_is_refused_and_never_restored_from() {
         let output = env.sticky(args).run();
         output.assert_code(71);
         output.assert_stderr_contains(&format!(
-            "{}: refusing to use it: is a symbolic link to {}, outside the project {}",
+            "{}: refusing to use it: is a symbolic link to {}, and sticky follows no link",
             vault.display(),
             elsewhere.display(),
-            env.project.display()
         ));
     }
     assert_eq!(
@@ -909,15 +908,33 @@ fn a_sticky_dir_planted_by_a_repository_is_refused_until_trusted() {
         "nothing of the planted state changed"
     );
 
-    // The way out, for a state the user means to continue: adopt it.
+    // `sticky trust` does not adopt what git tracks: it came with the repository.
+    let refused = env.sticky(["trust"]).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: `sticky trust` does not adopt it: git tracks it, so it came \
+         with the repository",
+        state.join("sticky.db").display()
+    ));
+    refused.assert_stderr_contains(&format!(
+        "untrack it (git rm -r --cached {}), then run `sticky trust`",
+        state.display()
+    ));
+    assert_eq!(snapshot(&state), before, "nothing stamped");
+    // The way out, for a state the user means to continue: untrack it, then adopt it.
+    env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     let trusted = env.ok(["--json", "trust"]).json();
     assert_eq!(trusted["trusted"], true, "{trusted}");
     assert_eq!(trusted["stamped"], true, "{trusted}");
     let again = env.ok(["trust"]);
     again.assert_stderr_contains("is already yours");
-    let resumed = env.turn("go on");
+    // The first turn puts the adopted vault's transcript back, and says so on a pipe too.
+    let resumed = env.sticky(["go on"]).run();
+    resumed.assert_success();
+    resumed.assert_stderr_contains("restored 1 file from sticky's vault");
     assert_eq!(
-        resumed.session, their_session,
+        resumed.answer().session,
+        their_session,
         "the adopted conversation continues"
     );
 }
@@ -955,13 +972,19 @@ fn an_unstamped_database_git_tracks_is_refused_until_trusted() {
         refused.assert_code(71);
         refused.assert_stderr_contains("refusing to use it: git tracks it");
         refused.assert_stderr_contains(&format!(
-            "run `sticky trust` and untrack it (git rm -r --cached {})",
+            "untrack it (git rm -r --cached {}), then run `sticky trust`",
             env.project.join(".sticky").display()
         ));
     }
     assert_eq!(env.agent_runs().len(), 1, "only the first turn ran");
     assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
 
+    env.sticky(["trust"])
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("`sticky trust` does not adopt it: git tracks it");
+    assert!(!env.project.join(".sticky/sticky.db.stamp").exists());
+    env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     env.ok(["trust"]).assert_stderr_contains("is yours now");
     assert_eq!(env.turn("go on").session, first.session);
 }
@@ -1010,6 +1033,9 @@ fn a_deleted_database_with_its_vault_beside_it_is_refused_not_started_afresh() {
         fs::remove_file(state.join(name)).expect("delete the database");
     }
     fs::remove_dir_all(&vault).expect("remove the vault");
+    // Its stamp still says sticky made a database here: removed too, the user starts over.
+    env.sticky(["afresh"]).run().assert_code(71);
+    fs::remove_file(state.join("sticky.db.stamp")).expect("remove the stamp");
     assert_ne!(env.turn("afresh").session, first.session);
 }
 

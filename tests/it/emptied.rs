@@ -1,0 +1,131 @@
+//! A database emptied or deleted where sticky had written it (issue 23): `SQLite` takes a
+//! zero-byte file for an empty database, so without a check a truncated `sticky.db` silently
+//! started a new conversation. Beside its vault or its stamp, it is damage (exit 71), the file
+//! left as it is, and the way out sticky names works.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::support::TestEnv;
+
+/// `.sticky/<name>` of `env`'s project.
+fn state(env: &TestEnv, name: &str) -> PathBuf {
+    env.project.join(".sticky").join(name)
+}
+
+/// Runs the `rm` commands sticky named as the way out in `stderr` (in parentheses, `rm -r ...`
+/// or `rm -f ...`), as a user would paste them.
+fn run_way_out(stderr: &str) {
+    let mut ran = 0;
+    for part in stderr.split('(').skip(1) {
+        let Some(command) = part.split(')').next() else {
+            continue;
+        };
+        if !command.starts_with("rm ") {
+            continue;
+        }
+        let status = std::process::Command::new("sh")
+            .args(["-c", command])
+            .status()
+            .expect("run the way out");
+        assert!(status.success(), "{command}");
+        ran += 1;
+    }
+    assert!(ran > 0, "a way out to run in {stderr}");
+}
+
+/// A turn is refused (71) with `says`, the agent does not run and the database stays as it was.
+#[track_caller]
+fn assert_refused(env: &TestEnv, args: &[&str], config: Option<&Path>, says: &str) -> String {
+    let runs = env.agent_runs().len();
+    let db = state(env, "sticky.db");
+    let before = fs::read(&db).ok();
+    let mut run = env.sticky(args);
+    if let Some(config) = config {
+        run = run.env("STICKY_CONFIG", config);
+    }
+    let refused = run.run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!("{}: {says}", db.display()));
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    assert_eq!(fs::read(&db).ok(), before, "the database untouched");
+    refused.stderr.clone()
+}
+
+#[test]
+fn a_truncated_database_beside_its_vault_is_71_untouched_and_the_way_out_starts_over() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    for name in ["sticky.db-wal", "sticky.db-shm"] {
+        let _ = fs::remove_file(state(&env, name));
+    }
+    fs::write(state(&env, "sticky.db"), b"").expect("truncate the database");
+    let mut stderr = String::new();
+    for args in [&["after truncate"][..], &["status"]] {
+        stderr = assert_refused(
+            &env,
+            args,
+            None,
+            &format!(
+                "refusing to start a fresh conversation: the database is empty (0 bytes), but \
+                 its vault {} still holds its sessions' files, so it was truncated or emptied",
+                state(&env, "sticky.db.vault").display()
+            ),
+        );
+    }
+    assert!(stderr.contains("rm -r "), "{stderr}");
+    // Without the vault, the stamp still records the file sticky wrote.
+    fs::remove_dir_all(state(&env, "sticky.db.vault")).expect("remove the vault");
+    let stderr = assert_refused(
+        &env,
+        &["after truncate"],
+        None,
+        &format!(
+            "refusing to start a fresh conversation: the database is empty (0 bytes), but its \
+             stamp {} says sticky made it and wrote it",
+            state(&env, "sticky.db.stamp").display()
+        ),
+    );
+    run_way_out(&stderr);
+    let fresh = env.turn("afresh");
+    assert_ne!(fresh.session, first.session, "started over, as asked");
+    assert_eq!(env.turn("and on").session, fresh.session);
+}
+
+#[test]
+fn a_deleted_database_beside_its_stamp_with_the_vault_off_is_71_and_the_way_out_works() {
+    let env = TestEnv::new();
+    let config = env.scratch.join("config.toml");
+    fs::write(&config, "vault = false\n").expect("write the config");
+    let first = env.sticky(["first"]).env("STICKY_CONFIG", &config).run();
+    first.assert_success();
+    for name in ["sticky.db", "sticky.db-wal", "sticky.db-shm"] {
+        let _ = fs::remove_file(state(&env, name));
+    }
+    let stderr = assert_refused(
+        &env,
+        &["after delete"],
+        Some(&config),
+        &format!(
+            "refusing to start a fresh conversation: the database is missing, but its stamp {} \
+             says sticky made one here",
+            state(&env, "sticky.db.stamp").display()
+        ),
+    );
+    assert!(!state(&env, "sticky.db").exists(), "no database made");
+    run_way_out(&stderr);
+    let fresh = env.sticky(["afresh"]).env("STICKY_CONFIG", &config).run();
+    fresh.assert_success();
+    assert_ne!(fresh.answer().session, first.answer().session);
+}
+
+#[test]
+fn a_zero_byte_database_sticky_never_stamped_starts_as_a_new_one() {
+    // What a first run leaves when it dies between creating the file and writing its schema:
+    // no stamp, no vault, nothing lost.
+    let env = TestEnv::new();
+    fs::create_dir_all(state(&env, "")).expect("create .sticky");
+    fs::write(state(&env, "sticky.db"), b"").expect("an empty database file");
+    let first = env.turn("first");
+    assert_eq!(env.turn("second").session, first.session);
+}

@@ -1,0 +1,121 @@
+//! sticky's state and git (issue 23): a state git tracks came with the repository, so `sticky
+//! trust` does not adopt it until the user untracks it; and a `STICKY_DB` inside the worktree
+//! that git does not ignore would leave the conversation for `git add`.
+
+use std::fs;
+
+use crate::support::TestEnv;
+
+/// Runs `command` with `sh` in `dir`, as a user pasting what sticky advised.
+fn paste(dir: &std::path::Path, command: &str) {
+    let status = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .status()
+        .expect("run sh");
+    assert!(status.success(), "{command}");
+}
+
+/// The command in parentheses after `after` in `text`.
+fn advised(text: &str, after: &str) -> String {
+    let at = text
+        .find(after)
+        .unwrap_or_else(|| panic!("{after:?} in {text}"));
+    let rest = &text[at + after.len()..];
+    rest[..rest.find(')').expect("a closing parenthesis")].to_owned()
+}
+
+#[test]
+fn trust_refuses_a_sticky_db_git_tracks_and_its_way_out_works_as_pasted() {
+    let env = TestEnv::new();
+    let db = env.project.join("state/sticky.db");
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    fs::write(env.project.join("state/.gitignore"), "sticky.db*\n").unwrap();
+    let first = env.sticky(["mine"]).env("STICKY_DB", &db).run();
+    first.assert_success();
+    // Committed (by force, past the .gitignore) and then not the file sticky stamped: a copy.
+    let copy = env.scratch.join("copy.db");
+    fs::copy(&db, &copy).unwrap();
+    fs::rename(&copy, &db).unwrap();
+    env.git(&env.project, &["add", "--force", "state"]);
+    let refused = env.sticky(["trust"]).env("STICKY_DB", &db).run();
+    refused.assert_code(71);
+    refused.assert_stderr_contains(&format!(
+        "{}: refusing to use it: `sticky trust` does not adopt it: git tracks it",
+        db.display()
+    ));
+    let stamp = fs::read(env.project.join("state/sticky.db.stamp")).unwrap();
+    let untrack = advised(&refused.stderr, "untrack it (");
+    assert!(untrack.starts_with("git rm -r --cached "), "{untrack}");
+    paste(&env.project, &untrack);
+    assert_eq!(
+        fs::read(env.project.join("state/sticky.db.stamp")).unwrap(),
+        stamp,
+        "the refusal stamped nothing"
+    );
+    env.sticky(["trust"])
+        .env("STICKY_DB", &db)
+        .run()
+        .assert_success()
+        .assert_stderr_contains("is yours now");
+    let resumed = env.sticky(["go on"]).env("STICKY_DB", &db).run();
+    assert_eq!(resumed.answer().session, first.answer().session);
+}
+
+#[test]
+fn a_sticky_db_inside_the_worktree_git_does_not_ignore_is_refused_before_it_is_made() {
+    let env = TestEnv::new();
+    let state = env.project.join("state");
+    for sticky_db in [
+        "state/sticky.db",
+        &state.join("sticky.db").display().to_string(),
+    ] {
+        let refused = env.sticky(["secret"]).env("STICKY_DB", sticky_db).run();
+        refused.assert_code(2);
+        refused.assert_stderr_contains(&format!(
+            "STICKY_DB names {}, inside a git worktree, and git does not ignore it",
+            state.join("sticky.db").display()
+        ));
+        refused.assert_stderr_contains("would be left for `git add`");
+        assert!(!state.exists(), "nothing created");
+        assert_eq!(env.agent_runs().len(), 0, "the agent never ran");
+    }
+    // Ignoring only the database leaves its vault and stamp for `git add`: still refused.
+    fs::write(env.project.join(".gitignore"), "state/sticky.db\n").unwrap();
+    let refused = env
+        .sticky(["secret"])
+        .env("STICKY_DB", "state/sticky.db")
+        .run();
+    refused.assert_code(2);
+    // The advice, pasted as it stands, makes the turn go, and nothing of it shows in git.
+    fs::remove_file(env.project.join(".gitignore")).unwrap();
+    let ignore = advised(&refused.stderr, "ignore them (");
+    paste(&env.project, &ignore);
+    let first = env
+        .sticky(["secret"])
+        .env("STICKY_DB", "state/sticky.db")
+        .run();
+    first.assert_success();
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain", "-uall"])
+        .current_dir(&env.project)
+        .output()
+        .expect("git status");
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "?? state/.gitignore\n",
+        "only the user's own .gitignore"
+    );
+    // Outside the worktree, or once it exists, git is not asked.
+    let outside = env.scratch.join("outside/sticky.db");
+    env.sticky(["elsewhere"])
+        .env("STICKY_DB", &outside)
+        .run()
+        .assert_success();
+    fs::remove_file(state.join(".gitignore")).unwrap();
+    let again = env
+        .sticky(["again"])
+        .env("STICKY_DB", "state/sticky.db")
+        .run();
+    assert_eq!(again.answer().session, first.answer().session);
+}
