@@ -464,3 +464,19 @@ fn files_the_disk_has_no_room_for_are_refused_first() {
         "nothing written"
     );
 }
+
+/// Export writes no rows file import would refuse for its size: over the cap, it says so and
+/// names the way on (issue 23, finding 7 lowered the cap to 64 MiB).
+#[test]
+fn rows_over_what_import_takes_are_not_exported() {
+    let over = Limits::default().rows + 1;
+    let rows = vec![b' '; usize::try_from(over).unwrap()];
+    let files = [("opencode.db/s.json".to_owned(), Source::Bytes(rows), true)];
+    let refused = write(Vec::new(), manifest(), &files, |_| {}).unwrap_err();
+    let text = refused.to_string();
+    assert!(
+        text.contains(&format!("are {over} bytes, over the {} bytes", over - 1)),
+        "{text}"
+    );
+    assert!(text.contains("sticky new --carry"), "{text}");
+}
