@@ -133,8 +133,9 @@ pub trait Relocate: Adapter + Sync {
         false
     }
 
-    /// Files of session `id` this HOME's agent would resume by its ID alone that are not
-    /// `destinations` (relative to `agent_home`): another directory's copy of the session,
+    /// Files of session `id` this HOME's agent would resume by its ID alone that are neither
+    /// `destinations` (relative to `agent_home`) nor kept for directory `to`: another
+    /// directory's copy of the session,
     /// which an import into `to` would make two projects resume at once (issue 23). None for
     /// an agent that finds a session only under the directory it runs in (Gemini, Qwen) or
     /// keeps it in one place per HOME (Copilot: there the destination itself is checked).
@@ -142,9 +143,9 @@ pub trait Relocate: Adapter + Sync {
         &self,
         agent_home: &Path,
         id: &str,
-        destinations: &[PathBuf],
+        (destinations, to): (&[PathBuf], &Path),
     ) -> Result<Vec<PathBuf>> {
-        let _ = (agent_home, id, destinations);
+        let _ = (agent_home, id, destinations, to);
         Ok(Vec::new())
     }
 
@@ -311,12 +312,13 @@ impl Relocate for Claude {
         &self,
         agent_home: &Path,
         id: &str,
-        destinations: &[PathBuf],
+        (destinations, to): (&[PathBuf], &Path),
     ) -> Result<Vec<PathBuf>> {
         let mut found = Vec::new();
+        let here = super::claude::encode_project_dir(&to.to_string_lossy());
         for project in entries(agent_home, Path::new("projects"))? {
             let dir = Path::new("projects").join(&project);
-            if destinations.iter().any(|d| d.starts_with(&dir)) {
+            if project == here || destinations.iter().any(|d| d.starts_with(&dir)) {
                 continue;
             }
             for name in [format!("{id}.jsonl"), id.to_owned()] {
@@ -372,7 +374,7 @@ impl Relocate for Codex {
         &self,
         agent_home: &Path,
         id: &str,
-        destinations: &[PathBuf],
+        (destinations, _): (&[PathBuf], &Path),
     ) -> Result<Vec<PathBuf>> {
         let mut found = Vec::new();
         let sessions = Path::new("sessions");
@@ -676,6 +678,52 @@ mod tests {
         assert!(ok("copilot", &format!("session-state/{id}/events.jsonl")).is_ok());
         assert!(never_moved(Path::new("x/.credentials.json")));
         assert!(!never_moved(Path::new("x/events.jsonl")));
+    }
+
+    /// Where the agent would resume a session from besides where an import places it: Claude
+    /// from any project directory, Codex from any day's rollout (issue 23, finding 5).
+    #[test]
+    fn the_session_is_found_where_the_agent_would_resume_it_from() {
+        let home = tempfile::tempdir().unwrap();
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let put = |relative: &str| {
+            let path = home.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "{}\n").unwrap();
+        };
+        let (a, b) = (
+            format!("projects/-a-p/{id}.jsonl"),
+            format!("projects/-b-q/{id}.jsonl"),
+        );
+        put(&a);
+        put(&b);
+        put("projects/-c-r/other.jsonl");
+        let found = |to: &str| {
+            Claude
+                .elsewhere(home.path(), id, (&[], Path::new(to)))
+                .unwrap()
+        };
+        assert_eq!(found("/b/q"), [PathBuf::from(&a)]);
+        assert_eq!(found("/a/p"), [PathBuf::from(&b)]);
+        assert_eq!(found("/c/r").len(), 2);
+
+        let (first, second) = (
+            format!("sessions/2026/11/30/rollout-t-{id}.jsonl"),
+            format!("sessions/2026/12/01/rollout-u-{id}.jsonl"),
+        );
+        put(&first);
+        put(&second);
+        put("sessions/2026/12/01/rollout-u-other.jsonl");
+        let destinations = [PathBuf::from(&first)];
+        let found = Codex
+            .elsewhere(home.path(), id, (&destinations, Path::new("/b/q")))
+            .unwrap();
+        assert_eq!(found, [PathBuf::from(&second)]);
+        assert!(
+            Qwen.elsewhere(home.path(), id, (&[], Path::new("/b/q")))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -136,9 +136,9 @@ impl Move<'_> {
     /// directory as well as at `destinations`: it resumes a session by its ID alone, so the
     /// project there and this one would both resume it, each seeing the other's turns.
     pub fn refuse_shared(&self, destinations: &[PathBuf]) -> Result<()> {
-        let found = self
-            .relocate
-            .elsewhere(&self.agent_home, &self.id, destinations)?;
+        let found =
+            self.relocate
+                .elsewhere(&self.agent_home, &self.id, (destinations, &self.to))?;
         let Some(first) = found.first() else {
             return Ok(());
         };
