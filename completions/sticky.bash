@@ -653,7 +653,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__import)
-            opts="-C -t -q -h --as --replace --thread --json --quiet --help"
+            opts="-y -C -t -q -h --as --replace --yes --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

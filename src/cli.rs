@@ -151,9 +151,9 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the conversation and its session's files in one file",
             ),
             (
-                "sticky export | sticky -C ../review import -",
-                "through a pipe, into another directory (across machines: ssh host sticky export \
-                 | sticky import -)",
+                "sticky export | ssh host sticky import --as from-laptop -",
+                "through a pipe, to another machine (or HOME: one agent session runs in one \
+                 project of a HOME; the other way, ssh host sticky export | sticky import -)",
             ),
         ],
     ),
@@ -873,7 +873,11 @@ pub enum Command {
     /// (no links, no absolute or `..` paths). The files are then placed where the agent in this
     /// HOME looks for a session run in this directory, rewriting what names the old directory,
     /// and the thread is added under its own name; a name in use is refused unless --as or
-    /// --replace says otherwise. A bad or truncated bundle changes nothing (exit 2). `show`,
+    /// --replace says otherwise. An agent session runs in one project of a HOME: one this
+    /// HOME's agent already has for another directory, or whose files here hold turns the
+    /// bundle lacks, is refused (exit 2), --replace or not. A bundle declaring more than the
+    /// free disk space is refused before anything is written. A bad or truncated bundle changes
+    /// nothing (exit 2). `show`,
     /// `log` and `status` read the same here as where it was exported; a bundle of an older
     /// sticky imports too, what it did not record (answers, the newer ledger figures) shown as
     /// not recorded.
@@ -945,10 +949,16 @@ pub struct ImportArgs {
     #[arg(long = "as", value_name = "NAME", conflicts_with = "replace")]
     pub as_name: Option<String>,
 
-    /// Replace a thread of the same name in this project (its sessions and turns are removed)
-    /// and agent files of the same session in this HOME.
+    /// Replace a thread of the same name in this project: its sessions, turns and vault copies
+    /// are removed (asked first when stdin is a terminal). The agent's files of the bundle's
+    /// session are placed over only where they hold nothing the bundle lacks, and a session
+    /// another project of this HOME resumes is never taken.
     #[arg(long)]
     pub replace: bool,
+
+    /// Replace without asking.
+    #[arg(short, long, requires = "replace")]
+    pub yes: bool,
 }
 
 /// Options of `sticky log`.

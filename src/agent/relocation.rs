@@ -133,6 +133,22 @@ pub trait Relocate: Adapter + Sync {
         false
     }
 
+    /// Files of session `id` this HOME's agent would resume by its ID alone that are neither
+    /// `destinations` (relative to `agent_home`) nor kept for directory `to`: another
+    /// directory's copy of the session,
+    /// which an import into `to` would make two projects resume at once (issue 23). None for
+    /// an agent that finds a session only under the directory it runs in (Gemini, Qwen) or
+    /// keeps it in one place per HOME (Copilot: there the destination itself is checked).
+    fn elsewhere(
+        &self,
+        agent_home: &Path,
+        id: &str,
+        (destinations, to): (&[PathBuf], &Path),
+    ) -> Result<Vec<PathBuf>> {
+        let _ = (agent_home, id, destinations, to);
+        Ok(Vec::new())
+    }
+
     /// What inside `relative` names directory `from`, to be rewritten to `to`.
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
         let _ = relative;
@@ -146,17 +162,18 @@ pub trait Relocate: Adapter + Sync {
         Ok(())
     }
 
-    /// Adds exported rows (a [`Stored::Rows`] file) to the agent's database for a session run in
-    /// `to`; with `replace`, a session of the same ID there is replaced, else refused.
+    /// Adds exported rows of session `id` (a [`Stored::Rows`] file, read from `rows`) to the
+    /// agent's database for a session run in `to`; with `replace`, a session of the same ID
+    /// there is replaced, else it must be this directory's with no row the bundle lacks.
     fn insert_rows(
         &self,
         agent_home: &Path,
-        rows: &[u8],
-        from: &Path,
-        to: &Path,
+        rows: &mut dyn std::io::Read,
+        id: &str,
+        (from, to): (&Path, &Path),
         replace: bool,
     ) -> Result<()> {
-        let _ = (agent_home, rows, from, to, replace);
+        let _ = (agent_home, rows, id, from, to, replace);
         bail!("this agent keeps no session in a database")
     }
 
@@ -288,6 +305,48 @@ impl Relocate for Claude {
             None,
         ))
     }
+
+    /// Claude Code resumes an ID from any `projects/<dir>/` (agents.md: resume is global):
+    /// the session's transcript or sidecar directory under another directory's name.
+    fn elsewhere(
+        &self,
+        agent_home: &Path,
+        id: &str,
+        (destinations, to): (&[PathBuf], &Path),
+    ) -> Result<Vec<PathBuf>> {
+        let mut found = Vec::new();
+        let here = super::claude::encode_project_dir(&to.to_string_lossy());
+        for project in entries(agent_home, Path::new("projects"))? {
+            let dir = Path::new("projects").join(&project);
+            if project == here || destinations.iter().any(|d| d.starts_with(&dir)) {
+                continue;
+            }
+            for name in [format!("{id}.jsonl"), id.to_owned()] {
+                let path = dir.join(name);
+                if std::fs::symlink_metadata(agent_home.join(&path)).is_ok() {
+                    found.push(path);
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The entries of `dir` (relative to `agent_home`), by name; none when it does not exist.
+fn entries(agent_home: &Path, dir: &Path) -> Result<Vec<String>> {
+    let path = agent_home.join(dir);
+    let read = match std::fs::read_dir(&path) {
+        Ok(read) => read,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut names = Vec::new();
+    for entry in read {
+        let entry = entry.with_context(|| format!("cannot read {}", path.display()))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
 }
 
 /// Qwen Code: `projects/<dir with [^A-Za-z0-9] -> ->/chats/<id>.jsonl` under `QWEN_RUNTIME_DIR`,
@@ -307,6 +366,34 @@ impl Relocate for Codex {
     fn owns(&self, parts: &[&str], id: &str) -> bool {
         matches!(parts, ["sessions", _, _, _, name]
             if name.starts_with("rollout-") && name.ends_with(&format!("-{id}.jsonl")))
+    }
+
+    /// Codex resumes a thread by its rollout file in any day's directory: one of the thread
+    /// under another date than the bundle's.
+    fn elsewhere(
+        &self,
+        agent_home: &Path,
+        id: &str,
+        (destinations, _): (&[PathBuf], &Path),
+    ) -> Result<Vec<PathBuf>> {
+        let mut found = Vec::new();
+        let sessions = Path::new("sessions");
+        for year in entries(agent_home, sessions)? {
+            for month in entries(agent_home, &sessions.join(&year))? {
+                for day in entries(agent_home, &sessions.join(&year).join(&month))? {
+                    let dir = sessions.join(&year).join(&month).join(&day);
+                    for name in entries(agent_home, &dir)? {
+                        let path = dir.join(&name);
+                        if self.owns(&["sessions", &year, &month, &day, &name], id)
+                            && !destinations.contains(&path)
+                        {
+                            found.push(path);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// Only the `session_meta` line's `cwd`, which says where the thread belongs (sticky's
@@ -521,12 +608,12 @@ impl Relocate for Opencode {
     fn insert_rows(
         &self,
         agent_home: &Path,
-        json: &[u8],
-        from: &Path,
-        to: &Path,
+        json: &mut dyn std::io::Read,
+        id: &str,
+        moving: (&Path, &Path),
         replace: bool,
     ) -> Result<()> {
-        rows::import(&agent_home.join("opencode.db"), json, (from, to), replace)
+        rows::import(&agent_home.join("opencode.db"), json, id, moving, replace)
     }
 
     fn vault_rows(&self, id: &str, document: &[u8]) -> Result<Option<MovingFile>> {
@@ -591,6 +678,52 @@ mod tests {
         assert!(ok("copilot", &format!("session-state/{id}/events.jsonl")).is_ok());
         assert!(never_moved(Path::new("x/.credentials.json")));
         assert!(!never_moved(Path::new("x/events.jsonl")));
+    }
+
+    /// Where the agent would resume a session from besides where an import places it: Claude
+    /// from any project directory, Codex from any day's rollout (issue 23, finding 5).
+    #[test]
+    fn the_session_is_found_where_the_agent_would_resume_it_from() {
+        let home = tempfile::tempdir().unwrap();
+        let id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+        let put = |relative: &str| {
+            let path = home.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "{}\n").unwrap();
+        };
+        let (a, b) = (
+            format!("projects/-a-p/{id}.jsonl"),
+            format!("projects/-b-q/{id}.jsonl"),
+        );
+        put(&a);
+        put(&b);
+        put("projects/-c-r/other.jsonl");
+        let found = |to: &str| {
+            Claude
+                .elsewhere(home.path(), id, (&[], Path::new(to)))
+                .unwrap()
+        };
+        assert_eq!(found("/b/q"), [PathBuf::from(&a)]);
+        assert_eq!(found("/a/p"), [PathBuf::from(&b)]);
+        assert_eq!(found("/c/r").len(), 2);
+
+        let (first, second) = (
+            format!("sessions/2026/11/30/rollout-t-{id}.jsonl"),
+            format!("sessions/2026/12/01/rollout-u-{id}.jsonl"),
+        );
+        put(&first);
+        put(&second);
+        put("sessions/2026/12/01/rollout-u-other.jsonl");
+        let destinations = [PathBuf::from(&first)];
+        let found = Codex
+            .elsewhere(home.path(), id, (&destinations, Path::new("/b/q")))
+            .unwrap();
+        assert_eq!(found, [PathBuf::from(&second)]);
+        assert!(
+            Qwen.elsewhere(home.path(), id, (&[], Path::new("/b/q")))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -62,7 +62,8 @@ pub struct Limits {
     pub manifest: u64,
     /// One carried file.
     pub file: u64,
-    /// One file of database rows (opencode's), read and parsed whole when it is placed.
+    /// One file of database rows (opencode's), parsed a row at a time as it is placed: a
+    /// session's rows are small, and a bigger file is refused before it is read.
     pub rows: u64,
     /// One line of a file whose text is rewritten, held whole while it is.
     pub line: usize,
@@ -77,7 +78,7 @@ impl Default for Limits {
         Self {
             manifest: 64 << 20,
             file: 8 << 30,
-            rows: 256 << 20,
+            rows: 64 << 20,
             line: rewrite::MAX_LINE,
             total: 32 << 30,
             files: 100_000,

@@ -92,13 +92,32 @@ impl Move<'_> {
             .to_owned()
     }
 
-    /// Places `files`: refuses (before moving anything) a destination holding other bytes
-    /// unless `replace`, then renames each staged file into place and inserts the rows, then
-    /// lets the agent register the new directory.
+    /// Refuses a bundle whose files (`total` bytes, as its manifest declares them) the file
+    /// systems of the staging directory and of the agent's home have no room for, with
+    /// [`ROOM_MARGIN`] to spare: zstd makes gigabytes of one byte a few kilobytes, and a small
+    /// bundle must not fill the disk (issue 23) before its checksum is even known to be wrong.
+    pub fn check_room(&self, total: u64) -> Result<()> {
+        let staging = self.staging_root();
+        let home = self
+            .agent_home
+            .ancestors()
+            .find(|dir| dir.is_dir())
+            .unwrap_or(&staging)
+            .to_owned();
+        for dir in [staging, home] {
+            room(&dir, total)?;
+        }
+        Ok(())
+    }
+
+    /// Places `files`: refuses (before moving anything), unless `replace` (`sticky relocate`,
+    /// moving the session it has), a destination holding bytes the staged file does not begin
+    /// with, then renames each staged file into place and inserts the rows, then lets the agent
+    /// register the new directory.
     pub fn place(&self, files: &[Staging], replace: bool) -> Result<Placed> {
         for file in files.iter().filter(|file| !file.rows) {
             let destination = self.agent_home.join(&file.relative);
-            if !replace && self.holds_other(file)? {
+            if !replace && self.holds_more(file)? {
                 return Err(StickyError::Usage(self.taken(&destination)).into());
             }
         }
@@ -113,32 +132,60 @@ impl Move<'_> {
         }
     }
 
-    /// Why `destination`, holding other bytes, stops the import, and the way out. An agent
-    /// that keys a session by its ID alone (not under its directory's name: Codex, Copilot)
-    /// has it in one place per HOME, so the file is another project's live session, and
-    /// `--replace` would take it from there: the way out is the other HOME.
+    /// Refuses an import that would leave this HOME's agent with the session under another
+    /// directory as well as at `destinations`: it resumes a session by its ID alone, so the
+    /// project there and this one would both resume it, each seeing the other's turns.
+    pub fn refuse_shared(&self, destinations: &[PathBuf]) -> Result<()> {
+        let found =
+            self.relocate
+                .elsewhere(&self.agent_home, &self.id, (destinations, &self.to))?;
+        let Some(first) = found.first() else {
+            return Ok(());
+        };
+        let (agent, id) = (self.relocate.name(), &self.id);
+        Err(StickyError::Usage(format!(
+            "this HOME has {agent} session {id} already, for another directory ({}), and {agent} \
+            resumes a session by its ID alone: imported here, two projects would resume one \
+            session, each seeing the other's turns (import --replace does not change that); go \
+            on with it in the project that has it (a copy of that project gets a session of its \
+            own with `sticky new --carry`), or import the bundle in another HOME or on another \
+            machine (nothing was changed)",
+            self.agent_home.join(first).display()
+        ))
+        .into())
+    }
+
+    /// Why `destination`, holding bytes the bundle's copy lacks, stops the import, and the way
+    /// out. An agent that keeps a session under its directory's name has it there for this
+    /// directory, with turns taken since the export; one that keys a session by its ID alone
+    /// (Codex, Copilot) has it in one place per HOME, so it may be another project's live
+    /// session. Either way overwriting it would lose those turns, `--replace` or not.
     fn taken(&self, destination: &Path) -> String {
         let (agent, id) = (self.relocate.name(), &self.id);
         if self.relocate.encoded_projects().is_some() {
             return format!(
-                "{} exists already with other content (this HOME has session {id} already); \
-                 import --replace (without --as) to overwrite it (nothing was changed)",
+                "{} holds {agent} session {id} with turns the bundle lacks (taken here after the \
+                bundle was exported): sticky does not overwrite them, --replace or not; go on \
+                with the session here as it is, or import a bundle exported since (nothing was \
+                changed)",
                 destination.display()
             );
         }
         format!(
-            "{} exists already with other content: this HOME has {agent} session {id} already, \
-             and {agent} keeps a session by its ID alone, so that is the session of another \
-             project (perhaps the one this bundle came from), and one session cannot run in two \
-             directories; go on with it there, or import the bundle in another HOME (import \
-             --replace would take the session from there) (nothing was changed)",
+            "{} holds what the bundle lacks: this HOME has {agent} session {id} already, and \
+            {agent} keeps a session by its ID alone, so that is the session of another project \
+            (perhaps the one this bundle came from) or holds turns taken after the export; one \
+            session cannot run in two directories, and sticky does not overwrite turns \
+            (--replace or not): go on with it there, or import the bundle in another HOME or on \
+            another machine (nothing was changed)",
             destination.display()
         )
     }
 
-    /// Whether the destination of `file` holds something other than its staged bytes (a file
-    /// of other content, a link, anything not a regular file); a link on the way is an error.
-    fn holds_other(&self, file: &Staging) -> Result<bool> {
+    /// Whether the destination of `file` holds something its staged bytes do not begin with (a
+    /// file of other or more content, a link, anything not a regular file): an identical file
+    /// or one the bundle's copy only adds to is placed over; a link on the way is an error.
+    fn holds_more(&self, file: &Staging) -> Result<bool> {
         let top = match Dir::open_top(&self.agent_home) {
             Ok(top) => top,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
@@ -151,7 +198,7 @@ impl Move<'_> {
         };
         Ok(match dir.kind(name)? {
             None => false,
-            Some(Kind::File) => !same_bytes(
+            Some(Kind::File) => !begins_with(
                 &mut open_staged(&file.staged)?,
                 &mut dir.open_here(name, Access::Read)?,
             ),
@@ -164,13 +211,11 @@ impl Move<'_> {
             .with_context(|| format!("cannot create {}", self.agent_home.display()))?;
         for file in files {
             if file.rows {
-                let mut rows = Vec::new();
-                open_staged(&file.staged)?.read_to_end(&mut rows)?;
                 self.relocate.insert_rows(
                     &self.agent_home,
-                    &rows,
-                    &self.from,
-                    &self.to,
+                    &mut open_staged(&file.staged)?,
+                    &self.id,
+                    (&self.from, &self.to),
                     replace,
                 )?;
                 continue;
@@ -223,6 +268,35 @@ impl Move<'_> {
             })
             .collect()
     }
+}
+
+/// What an import leaves free on a file system beyond the bundle's files: 64 MiB, and a tenth
+/// of what the files take.
+pub const ROOM_MARGIN: u64 = 64 << 20;
+
+/// Refuses `total` bytes more on the file system of `dir` unless it has them free with
+/// [`ROOM_MARGIN`] and a tenth more to spare, naming both numbers.
+pub fn room(dir: &Path, total: u64) -> Result<()> {
+    let stats = nix::sys::statvfs::statvfs(dir)
+        .with_context(|| format!("cannot read the free space of {}", dir.display()))?;
+    #[allow(
+        clippy::useless_conversion,
+        reason = "the field types differ between systems"
+    )]
+    let free = u64::from(stats.blocks_available()).saturating_mul(u64::from(stats.fragment_size()));
+    let needed = total.saturating_add(total / 10).saturating_add(ROOM_MARGIN);
+    if free < needed {
+        bail!(StickyError::Usage(format!(
+            "the bundle's files add up to {total} bytes ({} MiB), and the file system of {} has \
+             {free} bytes ({} MiB) free, short of that and the {} MiB sticky leaves free: free \
+             some space there, or import the bundle on another machine (nothing was changed)",
+            total >> 20,
+            dir.display(),
+            free >> 20,
+            ROOM_MARGIN >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// A new file only its owner can read (a transcript is as private as the agent keeps it).
@@ -280,28 +354,31 @@ fn refuse_link(error: io::Error) -> anyhow::Error {
     error.into()
 }
 
-/// Whether two open files hold the same bytes.
-fn same_bytes(left: &mut std::fs::File, right: &mut std::fs::File) -> bool {
-    let sizes = (left.metadata(), right.metadata());
-    let (Ok(left_meta), Ok(right_meta)) = sizes else {
+/// Whether the bytes of `whole` begin with all of `prefix`'s (the same bytes, or more after).
+fn begins_with(whole: &mut std::fs::File, prefix: &mut std::fs::File) -> bool {
+    let sizes = (whole.metadata(), prefix.metadata());
+    let (Ok(whole_meta), Ok(prefix_meta)) = sizes else {
         return false;
     };
-    if left_meta.len() != right_meta.len() {
+    if prefix_meta.len() > whole_meta.len() {
         return false;
     }
     let mut buffers = (vec![0; 1 << 16], vec![0; 1 << 16]);
     loop {
         let read = (
-            read_full(left, &mut buffers.0),
-            read_full(right, &mut buffers.1),
+            read_full(prefix, &mut buffers.1),
+            read_full(whole, &mut buffers.0),
         );
-        let (Ok(got), Ok(want)) = read else {
+        let (Ok(want), Ok(got)) = read else {
             return false;
         };
-        if got != want || buffers.0[..got] != buffers.1[..want] {
+        if want == 0 {
+            return true;
+        }
+        if got < want || buffers.0[..want] != buffers.1[..want] {
             return false;
         }
-        if got == 0 {
+        if want < buffers.1.len() {
             return true;
         }
     }

@@ -438,3 +438,45 @@ fn what_import_holds_in_memory_is_capped() {
     assert!(error.contains("manifest is"), "{error}");
     assert!(error.contains("over the limit of 50 bytes"), "{error}");
 }
+
+/// A bundle declaring more than the free space of where it would be staged is refused with
+/// both numbers before anything is written; one that fits, with room to spare, is not (issue
+/// 23, finding 6: a 67 KB bundle placed 2 GiB).
+#[test]
+fn files_the_disk_has_no_room_for_are_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = nix::sys::statvfs::statvfs(dir.path()).unwrap();
+    #[allow(
+        clippy::useless_conversion,
+        reason = "the field types differ between systems"
+    )]
+    let free = u64::from(stats.blocks_available()) * u64::from(stats.fragment_size());
+    place::room(dir.path(), 4096).unwrap();
+    let refused = place::room(dir.path(), free).unwrap_err();
+    assert_eq!(crate::exit::exit_for(&refused), crate::exit::Exit::Usage);
+    let text = refused.to_string();
+    assert!(text.contains(&format!("add up to {free} bytes")), "{text}");
+    assert!(text.contains("MiB) free"), "{text}");
+    assert!(text.contains("nothing was changed"), "{text}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+/// Export writes no rows file import would refuse for its size: over the cap, it says so and
+/// names the way on (issue 23, finding 7 lowered the cap to 64 MiB).
+#[test]
+fn rows_over_what_import_takes_are_not_exported() {
+    let over = Limits::default().rows + 1;
+    let rows = vec![b' '; usize::try_from(over).unwrap()];
+    let files = [("opencode.db/s.json".to_owned(), Source::Bytes(rows), true)];
+    let refused = write(Vec::new(), manifest(), &files, |_| {}).unwrap_err();
+    let text = refused.to_string();
+    assert!(
+        text.contains(&format!("are {over} bytes, over the {} bytes", over - 1)),
+        "{text}"
+    );
+    assert!(text.contains("sticky new --carry"), "{text}");
+}

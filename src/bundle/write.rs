@@ -86,6 +86,16 @@ pub fn write<W: Write>(
 /// The manifest's entry of one carried file: its path, size and hash.
 fn hashed_entry((path, source, rows): &Carried) -> Result<File> {
     let (size, sha256) = digest(source)?;
+    // Import refuses rows over its cap before reading them: a bundle it would refuse is not
+    // written.
+    let limit = super::Limits::default().rows;
+    if *rows && size > limit {
+        bail!(
+            "the session's database rows ({path}) are {size} bytes, over the {limit} bytes a \
+             bundle carries of them; `sticky new --carry` goes on in a new session with a \
+             recap, which exports"
+        );
+    }
     Ok(File {
         path: path.clone(),
         size,

@@ -2,7 +2,7 @@
 //! session's files verified, rewritten for this directory and placed where the agent in this
 //! HOME looks for them, so the next turn resumes the same agent session with its history.
 
-use std::io::{IsTerminal, Read};
+use std::io::{BufRead as _, IsTerminal, Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -15,6 +15,8 @@ use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
 use crate::cli::ImportArgs;
 use crate::exit::StickyError;
+use crate::store::SessionRow;
+use crate::vault::Vault;
 
 /// How long import waits for a turn running on a thread of the same name to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -24,6 +26,12 @@ struct Plan<'a> {
     moving: Move<'a>,
     name: String,
     destinations: Vec<PathBuf>,
+}
+
+/// The thread `--replace` removes: its sessions and how many turns it had.
+struct Replaced {
+    sessions: Vec<SessionRow>,
+    turns: usize,
 }
 
 /// Verifies the bundle, places its files, then adds the thread.
@@ -42,6 +50,13 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
         anyhow::bail!("the bundle was read without its manifest being seen");
     };
     let manifest = &staged.manifest;
+    let replaced = replaced(args, existing.as_ref(), &plan.name)?;
+    if let Some(replaced) = &replaced {
+        if !args.yes && !confirmed(&describe(&plan.name, replaced))? {
+            eprintln!("sticky: nothing imported");
+            return Ok(Report::nothing());
+        }
+    }
     let _lock = crate::lock::lock(&ctx.project.state.locks, &plan.name, WAIT, &mut || {})?
         .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", plan.name)))?;
     let stagings: Vec<Staging> = staged
@@ -55,12 +70,90 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
             rows: file.rows,
         })
         .collect();
-    let placed = plan.moving.place(&stagings, args.replace)?;
+    // Never over what holds more than the bundle, `--replace` or not: that replaces a thread
+    // of this project, not turns of the agent's own files.
+    let placed = plan.moving.place(&stagings, false)?;
     if let Err(error) = add_thread(ctx, &plan, manifest, args.replace) {
         placed.undo();
         return Err(error);
     }
-    report(ctx, &plan, manifest)
+    let copies = match &replaced {
+        Some(replaced) => remove_copies(ctx, replaced)?,
+        None => 0,
+    };
+    report(ctx, &plan, manifest, replaced.as_ref().map(|r| (r, copies)))
+}
+
+/// The thread of this project `--replace` would remove, if there is one.
+fn replaced(
+    args: &ImportArgs,
+    existing: Option<&crate::store::Store>,
+    name: &str,
+) -> Result<Option<Replaced>> {
+    let (true, Some(store)) = (args.replace, existing) else {
+        return Ok(None);
+    };
+    let Some(thread) = store.thread(name)? else {
+        return Ok(None);
+    };
+    Ok(Some(Replaced {
+        sessions: store.sessions(thread.id)?,
+        turns: store.turns(thread.id)?.len(),
+    }))
+}
+
+/// What `--replace` removes, as the question and the report name it.
+fn describe(name: &str, replaced: &Replaced) -> String {
+    let sessions: Vec<String> = replaced
+        .sessions
+        .iter()
+        .map(|s| {
+            format!(
+                "{} session {}",
+                s.agent,
+                s.agent_session_id.as_deref().unwrap_or("(none yet)")
+            )
+        })
+        .collect();
+    format!(
+        "thread {} ({}; {} turn{})",
+        super::view::escape(name),
+        if sessions.is_empty() {
+            "no session".to_owned()
+        } else {
+            sessions.join(", ")
+        },
+        replaced.turns,
+        if replaced.turns == 1 { "" } else { "s" }
+    )
+}
+
+/// Asks on the terminal whether to replace `what`, as `forget` asks; without a terminal to
+/// ask on, `--replace` given on the command line is the user's choice, and goes on.
+fn confirmed(what: &str) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        return Ok(true);
+    }
+    eprint!("sticky: import --replace removes {what} and its vault copies for good. Go on? [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// Removes the vault copies of the replaced thread's sessions, as `forget` does; returns how
+/// many there were.
+fn remove_copies(ctx: &Context, replaced: &Replaced) -> Result<usize> {
+    let vault = Vault::new(&ctx.project.state.vault);
+    let mut removed = 0;
+    for session in &replaced.sessions {
+        if let Some(id) = &session.agent_session_id {
+            if vault.delete(&session.agent, id)? {
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
 }
 
 /// The bundle's bytes: a file, or stdin for `-`.
@@ -146,6 +239,8 @@ fn inspect<'a>(
         id,
     };
     let (destinations, rewrites) = placed(&moving, manifest)?;
+    moving.refuse_shared(&destinations)?;
+    moving.check_room(manifest.files.iter().map(|file| file.size).sum())?;
     let staging = moving.staging_root();
     Ok((
         Plan {
@@ -186,7 +281,7 @@ fn thread_name(
         if store.thread(&name)?.is_some() && !args.replace {
             return Err(StickyError::Usage(format!(
                 "this project has a thread named {name} already; import --as NAME to add the \
-                 bundle's under another name, or --replace to overwrite it (nothing was changed)"
+                 bundle's under another name, or --replace to replace it (its sessions and turns are removed) (nothing was changed)"
             ))
             .into());
         }
@@ -284,8 +379,25 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
         .context("cannot add the imported thread")
 }
 
-fn report(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest) -> Result<Report> {
+fn report(
+    ctx: &Context,
+    plan: &Plan<'_>,
+    manifest: &Manifest,
+    replaced: Option<(&Replaced, usize)>,
+) -> Result<Report> {
     if ctx.json {
+        let replaced = replaced.map(|(replaced, copies)| {
+            serde_json::json!({
+                "thread": plan.name,
+                "agent_session_ids": replaced
+                    .sessions
+                    .iter()
+                    .filter_map(|s| s.agent_session_id.clone())
+                    .collect::<Vec<_>>(),
+                "turns": replaced.turns,
+                "vault_copies": copies,
+            })
+        });
         return Report::json(&serde_json::json!({
             "thread": plan.name,
             "project": plan.moving.to.display().to_string(),
@@ -295,9 +407,17 @@ fn report(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest) -> Result<Report>
             "sessions": manifest.sessions.len(),
             "turns": manifest.turns.len(),
             "files": manifest.files.len(),
+            "replaced": replaced,
         }));
     }
     if !ctx.quiet {
+        if let Some((replaced, copies)) = replaced {
+            eprintln!(
+                "sticky: replaced {} and {copies} vault cop{}",
+                describe(&plan.name, replaced),
+                if copies == 1 { "y" } else { "ies" }
+            );
+        }
         let thread = if plan.name == "main" {
             String::new()
         } else {

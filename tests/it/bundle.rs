@@ -668,11 +668,13 @@ fn export_import_and_relocate_print_their_json_objects() {
         "files",
         "from",
         "project",
+        "replaced",
         "sessions",
         "thread",
         "turns",
     ];
     assert_eq!(keys(&imported), expected);
+    assert_eq!(imported["replaced"], serde_json::Value::Null);
     assert_eq!(imported["from"], a.project.to_str().expect("UTF-8"));
     assert_eq!(imported["project"], b.project.to_str().expect("UTF-8"));
 
@@ -1477,4 +1479,347 @@ fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
     let parted = b.ok(["-t", "third", "go on"]).answer();
     assert_ne!(parted.session, first.session, "a session of its own");
     assert!(parted.saw.is_empty());
+}
+
+/// `import --replace` of a Codex bundle into a second project of the same HOME, the way out an
+/// earlier refusal offered, overwrote the rollout file with the bundle's older copy and left
+/// both projects resuming one thread (issue 23, finding 4). Refused now, `--replace` or not,
+/// without offering `--replace`, and the first project goes on with all it had.
+#[test]
+fn import_replace_never_rolls_back_nor_shares_another_projects_session() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "codex")
+        .expect("codex");
+    let env = TestEnv::new();
+    let first = agent.turn(&env, &["-a", "codex", "codex first"]);
+    let bundle = env.scratch.join("cx.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&env, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    agent.turn(&env, &["cx1 turn"]);
+    let second = env.scratch.join("cx2");
+    std::fs::create_dir_all(&second).expect("create the second project");
+    env.git(&second, &["init", "-q"]);
+    env.sticky(["local claude work"])
+        .current_dir(&second)
+        .run()
+        .assert_success();
+    let home = tree(&env.home);
+    for args in [
+        &["import", "--as", "cx", bundle][..],
+        &["import", "--replace", bundle],
+    ] {
+        let refused = agent.sticky(&env, args).current_dir(&second).run();
+        refused
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "this HOME has codex session {} already",
+                first.session
+            ))
+            .assert_stderr_contains("--replace or not")
+            .assert_stderr_contains("import the bundle in another HOME")
+            .assert_stderr_contains("nothing was changed");
+        assert!(
+            !refused.stderr.contains("import --replace would take"),
+            "{}",
+            refused.describe()
+        );
+        assert!(tree(&env.home) == home, "{args:?}: HOME is as it was");
+    }
+    let next = agent.turn(&env, &["cx1 again"]);
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["codex first", "cx1 turn"]);
+    let threads = env.sticky(["threads", "--json"]).current_dir(&second).run();
+    assert_eq!(threads.json()["threads"][0]["name"], "main");
+    assert_eq!(threads.json()["threads"][0]["turns"], 1, "cx2's own thread");
+}
+
+/// Claude Code resumes a session by its ID from any project directory: a bundle imported into
+/// a second project of the same HOME would have both resume it, each seeing the other's
+/// turns (issue 23, finding 5). Refused, as Codex and opencode refuse it.
+#[test]
+fn a_claude_session_imported_into_a_second_project_of_its_home_is_refused() {
+    let env = TestEnv::new();
+    let first = env.turn("hello");
+    let bundle = env.scratch.join("b.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    env.ok(["export", "-o", bundle]);
+    let third = env.scratch.join("p3");
+    std::fs::create_dir_all(&third).expect("create the project");
+    env.git(&third, &["init", "-q"]);
+    let home = tree(&env.home);
+    env.sticky(["import", "--as", "second", bundle])
+        .current_dir(&third)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "this HOME has claude session {} already, for another directory",
+            first.session
+        ))
+        .assert_stderr_contains("import the bundle in another HOME")
+        .assert_stderr_contains("nothing was changed");
+    assert!(tree(&env.home) == home, "HOME is as it was");
+    assert!(
+        !third.join(".sticky/sticky.db").exists() || {
+            let log = env.sticky(["log", "--json"]).current_dir(&third).run();
+            log.json()["sessions"].as_array().is_none_or(Vec::is_empty)
+        }
+    );
+    let next = env.turn("p1 turn");
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["hello"]);
+}
+
+/// `import --replace` names what it removed (the thread, its session, its turns) and removes
+/// the replaced session's vault copy with it, as `forget` does (issue 23, finding 4).
+#[test]
+fn import_replace_names_what_it_removed_and_its_vault_copy() {
+    let a = TestEnv::new();
+    let theirs = a.turn("in the original");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+
+    let b = TestEnv::new();
+    let local = b.turn("local work");
+    let vault = b.project.join(".sticky/sticky.db.vault/claude");
+    let copied = |id: &str| vault.join(id).exists();
+    assert!(copied(&local.session), "the vault has a copy");
+    // On a terminal it asks first, as `forget` does; "n" keeps everything.
+    let log = b.log_json();
+    let mut terminal = b
+        .sticky(["import", "--replace", bundle.to_str().expect("UTF-8")])
+        .on_terminal();
+    let asked = terminal.expect("[y/N]");
+    assert!(
+        asked.contains(&format!(
+            "import --replace removes thread main (claude session {}; 1 turn)",
+            local.session
+        )),
+        "{asked}"
+    );
+    terminal.send("n\r");
+    terminal.expect("nothing imported");
+    assert_eq!(terminal.wait(), 0);
+    assert_eq!(b.log_json(), log, "nothing replaced");
+    assert!(copied(&local.session), "the vault copy is kept");
+    // Not on a terminal, the flag given is the choice.
+    let imported = b
+        .sticky(["import", "--replace", bundle.to_str().expect("UTF-8")])
+        .run();
+    imported.assert_success().assert_stderr_contains(&format!(
+        "replaced thread main (claude session {}; 1 turn) and 1 vault copy",
+        local.session
+    ));
+    assert!(
+        !copied(&local.session),
+        "the replaced session's copy is gone"
+    );
+    let next = b.turn("goes on");
+    assert_eq!(next.session, theirs.session);
+    assert_eq!(next.saw, ["in the original"]);
+}
+
+/// opencode's rows came whole into memory and were parsed as a JSON tree (about nine times
+/// their size): a bundle of 20 KB declaring 240 MB of `[],` took 2.1 GB, and was refused only
+/// afterwards, as an internal error (issue 23, finding 7). Now a rows file over 64 MiB is
+/// refused before it is read, and one within it is parsed a row at a time, so 60 MiB of
+/// nesting in one row's unknown column costs next to nothing.
+#[test]
+fn a_small_opencode_bundle_with_huge_rows_imports_within_a_memory_bound() {
+    use sha2::Digest as _;
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "opencode")
+        .expect("opencode");
+    let a = TestEnv::new();
+    let first = agent.turn(&a, &["-a", "opencode", "first"]);
+    let bundle = a.scratch.join("good.sticky");
+    agent
+        .sticky(&a, &["export", "-o", bundle.to_str().expect("UTF-8")])
+        .run()
+        .assert_success();
+    let good = std::fs::read(&bundle).expect("read the bundle");
+    let padding = format!("\"pad\":[{}[]],", "[],".repeat(20 << 20));
+    let crafted = rebuilt(
+        &good,
+        |_| {},
+        |entries| {
+            let rows = String::from_utf8(entries[1].2.clone()).expect("UTF-8 rows");
+            assert!(rows.contains("\"session_id\":"), "{rows}");
+            entries[1].2 = rows
+                .replacen("\"session_id\":", &format!("{padding}\"session_id\":"), 1)
+                .into_bytes();
+        },
+    );
+    // The manifest's size and checksum of the padded rows.
+    let padded = {
+        let tar_bytes = zstd::decode_all(crafted.as_slice()).expect("decompress");
+        let mut archive = tar::Archive::new(tar_bytes.as_slice());
+        let mut entry = archive
+            .entries()
+            .expect("entries")
+            .nth(1)
+            .expect("rows")
+            .expect("rows");
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read");
+        bytes
+    };
+    let sha = sha2::Sha256::digest(&padded)
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"));
+    let crafted = rebuilt(
+        &crafted,
+        |m| {
+            m["files"][0]["size"] = padded.len().into();
+            m["files"][0]["sha256"] = sha.clone().into();
+        },
+        |_| {},
+    );
+    assert!(
+        crafted.len() < 1 << 20,
+        "a small bundle: {} bytes",
+        crafted.len()
+    );
+    let file = a.scratch.join("padded.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    agent.prepare(&b);
+    let (peak, code, stderr) =
+        peak_memory(&agent.sticky(&b, &["import", file.to_str().expect("UTF-8")]));
+    assert_eq!(code, 0, "{stderr}");
+    // Parsed whole as a tree, these 60 MiB took over 600 MiB.
+    assert!(peak < 150 << 20, "import took {} MiB of memory", peak >> 20);
+    let next = agent.turn(&b, &["goes on"]);
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["first"]);
+
+    // Rows declared over the cap are refused before they are read, as a bad bundle (exit 2).
+    let huge = rebuilt(
+        &good,
+        |m| m["files"][0]["size"] = 240_000_000.into(),
+        |_| {},
+    );
+    let file = a.scratch.join("huge.sticky");
+    std::fs::write(&file, &huge).expect("write the bundle");
+    let c = TestEnv::new();
+    agent.prepare(&c);
+    let (peak, code, stderr) =
+        peak_memory(&agent.sticky(&c, &["import", file.to_str().expect("UTF-8")]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("over the limit of 67108864 bytes"),
+        "{stderr}"
+    );
+    assert!(peak < 100 << 20, "import took {} MiB of memory", peak >> 20);
+}
+
+/// opencode keeps a session by its ID alone: a bundle of it imported into a second project of
+/// the same HOME is refused as a usage error (exit 2, as Codex's is), not an internal one
+/// (issue 23, findings 5 and 11).
+#[test]
+fn an_opencode_session_imported_into_a_second_project_of_its_home_is_exit_2() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "opencode")
+        .expect("opencode");
+    let env = TestEnv::new();
+    let first = agent.turn(&env, &["-a", "opencode", "first"]);
+    let bundle = env.scratch.join("o.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&env, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    let second = env.scratch.join("second");
+    std::fs::create_dir_all(&second).expect("create the second project");
+    env.git(&second, &["init", "-q"]);
+    agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&second)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "this HOME has opencode session {} already, for another directory",
+            first.session
+        ))
+        .assert_stderr_contains("nothing was changed");
+    let next = agent.turn(&env, &["first goes on"]);
+    assert_eq!(next.session, first.session);
+}
+
+/// Unmounts the tmpfs of a test when it ends, however it ends.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A bundle of a few KB whose transcript is 48 MiB of newlines: on a HOME with 32 MiB free it
+/// is refused before a byte is staged, naming both sizes; it filled the disk before (issue 23,
+/// finding 6). Needs a tmpfs to mount (root on Linux), else it is skipped as untested.
+#[test]
+fn a_bundle_larger_than_the_free_space_is_refused_before_staging() {
+    use sha2::Digest as _;
+    const SIZE: usize = 48 << 20;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&good).expect("read the bundle");
+    let mut transcript = Vec::new();
+    let crafted = rebuilt(
+        &good,
+        |_| {},
+        |entries| {
+            entries[1].2.resize(SIZE, b'\n');
+            transcript.clone_from(&entries[1].2);
+        },
+    );
+    let sha = sha2::Sha256::digest(&transcript)
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"));
+    let crafted = rebuilt(
+        &crafted,
+        |m| {
+            m["files"][0]["size"] = SIZE.into();
+            m["files"][0]["sha256"] = sha.clone().into();
+        },
+        |_| {},
+    );
+    assert!(
+        crafted.len() < 1 << 20,
+        "a small bundle: {} bytes",
+        crafted.len()
+    );
+    let file = a.scratch.join("big.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=32m", "tmpfs"])
+        .arg(&b.home)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !mounted {
+        crate::support::skip::skip_untested("cannot mount a tmpfs here (needs root on Linux)");
+        return;
+    }
+    let _mounted = Mounted(b.home.clone());
+    b.sticky(["import", file.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "the bundle's files add up to {SIZE} bytes (48 MiB)"
+        ))
+        .assert_stderr_contains("MiB) free")
+        .assert_stderr_contains("nothing was changed");
+    assert!(tree(&b.home).is_empty(), "nothing staged nor placed");
 }

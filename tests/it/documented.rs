@@ -11,10 +11,10 @@
 //! and what reached stdout. A documented command without a row fails the test (so a new
 //! example must be made to run), and so does a row no document shows any more.
 //!
-//! Stand-ins: `ssh HOST COMMAND` runs COMMAND in a second project of the same HOME, the
-//! host's, which has a turn of its own (an agent session is live in one thread of a project
-//! only, so the project's own conversation would not import again), and `../review` is a third,
-//! empty directory. `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
+//! Stand-ins: `ssh HOST COMMAND` runs COMMAND in the host's project, in a HOME of its own (an
+//! agent session runs in one project of a HOME), which has a turn of its own (an agent session
+//! is live in one thread of a project only, so the project's own conversation would not import
+//! again). `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
 //! README's install command for real), which records its arguments and, as `cargo clippy`,
 //! prints two warnings on stderr; the rows assert both. `git diff` and `jq` are the real ones,
 //! on a file the set-up commits and then changes. The bare `sticky` (the agent's own UI) runs on
@@ -537,7 +537,8 @@ fn rows() -> Vec<Row> {
             ..Row::report("sticky import --as review conversation.sticky")
         }
         .stderr("imported thread review"),
-        Row::report("sticky export | sticky -C ../review import -").stderr("imported thread main"),
+        Row::report("sticky export | ssh host sticky import --as from-laptop -")
+            .stderr("imported thread from-laptop"),
         Row::report("ssh host sticky export | sticky import --as from-host -")
             .stderr("imported thread from-host"),
         Row::report("sticky relocate").stderr("nothing to relocate"),
@@ -615,15 +616,18 @@ fn project() -> (TestEnv, PathBuf) {
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sticky"), bin.join("sticky"))
         .expect("link sticky");
     env.script("doc-bin/cargo", CARGO);
-    // `ssh HOST COMMAND...` runs the command in the host's project (see `host`).
+    // `ssh HOST COMMAND...` runs the command in the host's project and HOME (see `host`).
+    let home = host_home(&env);
     env.script(
         "doc-bin/ssh",
         &format!(
-            "#!/bin/sh\nshift\ncd '{}' && exec \"$@\"\n",
-            env.root().join("host").display()
+            "#!/bin/sh\nshift\nexport HOME='{home}' XDG_CONFIG_HOME='{home}/.config' \
+             XDG_DATA_HOME='{home}/.local/share' XDG_STATE_HOME='{home}/.local/state' \
+             XDG_CACHE_HOME='{home}/.cache'\ncd '{}' && exec \"$@\"\n",
+            env.root().join("host").display(),
+            home = home.display(),
         ),
     );
-    std::fs::create_dir_all(env.root().join("review")).expect("create ../review");
     (env, bin)
 }
 
@@ -633,10 +637,22 @@ fn host(env: &TestEnv) {
     let host = env.root().join("host");
     std::fs::create_dir_all(&host).expect("create the host's project");
     env.git(&host, &["init", "-q"]);
+    let home = host_home(env);
+    std::fs::create_dir_all(&home).expect("create the host's HOME");
     env.sticky(["on the host"])
         .current_dir(&host)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
         .run()
         .assert_success();
+}
+
+/// The HOME of the `ssh` stand-in's host: another machine's.
+fn host_home(env: &TestEnv) -> PathBuf {
+    env.root().join("host-home")
 }
 
 /// What one documented line did.
@@ -890,7 +906,7 @@ fn every_documented_command_runs_as_written() {
             .as_str()
             .expect("the earlier turn's session")
             .to_owned();
-        if row.text.starts_with("ssh ") {
+        if row.text.contains("ssh host ") {
             host(&env);
         }
         for args in &row.before {
