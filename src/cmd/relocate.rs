@@ -225,7 +225,7 @@ pub fn standing(live: &SessionRow) -> Standing {
     // directory its files name tells whether another copy relocated it.
     let named = files.iter().find_map(|file| match &file.stored {
         Stored::File(_) => named_directory(relocate, &agent_home, &file.relative, from),
-        Stored::Rows(_) => None,
+        Stored::Rows(json) => rows_directory(json),
     });
     match named {
         Some(dir) if dir != *from => Standing::Taken(Some(dir)),
@@ -295,6 +295,17 @@ fn named_directory(
         let len = head[at..].iter().position(|&b| b == field.end)?;
         value(field, &head[at..at + len])
     })
+}
+
+/// The directory the session row of a rows document names (opencode's `session.directory`,
+/// as `relocation::rows::export` writes them: `{"session": ID, "tables": {"session": [...]}}`).
+fn rows_directory(json: &[u8]) -> Option<PathBuf> {
+    let rows: serde_json::Value = serde_json::from_slice(json).ok()?;
+    rows["tables"]["session"]
+        .as_array()?
+        .iter()
+        .find_map(|row| row["directory"].as_str())
+        .map(PathBuf::from)
 }
 
 /// Where `needle` first occurs in `haystack`.
