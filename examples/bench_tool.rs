@@ -447,7 +447,7 @@ fn vault_cost(dir: &Path, sizes: &[usize], rounds: usize, grow: usize) -> Result
         }
         let vault = sticky::vault::Vault::new(base.join("vault"));
         let started = Instant::now();
-        vault.copy(&Claude, &home, &project, id)?;
+        vault.copy(&Claude, &home, &project, id, 1)?;
         let first = started.elapsed().as_secs_f64() * 1e6;
         setups.push((mib, home, project, file, vault, n, first));
     }
@@ -460,7 +460,7 @@ fn vault_cost(dir: &Path, sizes: &[usize], rounds: usize, grow: usize) -> Result
             file.write_all(text.as_bytes())?;
             results[index].0.push(started.elapsed().as_secs_f64() * 1e6);
             let started = Instant::now();
-            let copied = vault.copy(&Claude, home, project, id)?;
+            let copied = vault.copy(&Claude, home, project, id, 1)?;
             results[index].1.push(started.elapsed().as_secs_f64() * 1e6);
             results[index].2.push(copied.written);
         }

@@ -239,7 +239,9 @@ fn session_problems(
 ) -> Vec<(Exit, String)> {
     let mut problems = Vec::new();
     if let Err(error) = session::ensure_in_project(live, &ctx.thread, &ctx.project.dir) {
-        problems.push((error.exit(), error.to_string()));
+        // The same advice a turn gives (another copy took the session, or the project moved).
+        let advice = super::relocate::advice(&ctx.thread, live, &ctx.project.dir);
+        problems.push((error.exit(), advice.unwrap_or_else(|| error.to_string())));
     }
     // The turn refuses a stored ID or model it would pass as an option, or an ID of another
     // shape than the agent's, before it runs.

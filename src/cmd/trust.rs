@@ -5,16 +5,17 @@
 //! next turn would refuse it (exit 73), so trust names the next step, `sticky relocate` for a
 //! move, `sticky new` for a copy.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use anyhow::Result;
 
 use super::output::Report;
+use super::relocate::{self, Standing};
 use super::view::escape;
 use super::{start_dir, sticky_db};
 use crate::cli::GlobalArgs;
 use crate::project::{self, Adopted, Project};
-use crate::store::Store;
+use crate::store::{SessionRow, Store};
 
 /// Stamps the database of the project of the current directory (or `-C DIR`) as the user's.
 pub fn run(global: &GlobalArgs) -> Result<Report> {
@@ -23,8 +24,8 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
     if global.json {
         let elsewhere: Vec<_> = elsewhere
             .iter()
-            .map(|(thread, dir)| {
-                serde_json::json!({"thread": thread, "directory": dir.display().to_string()})
+            .map(|(thread, live)| {
+                serde_json::json!({"thread": thread, "directory": live.directory.display().to_string()})
             })
             .collect();
         return Report::json(&serde_json::json!({
@@ -46,17 +47,18 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
             Adopted::Already => eprintln!("sticky: {db} is already yours"),
             Adopted::Nothing => eprintln!("sticky: no database at {db}: nothing to trust"),
         }
-        for (thread, dir) in &elsewhere {
-            eprintln!("sticky: {}", next_step(thread, dir));
+        for (thread, live) in &elsewhere {
+            eprintln!("sticky: {}", next_step(thread, live, &project.dir));
         }
     }
     Ok(Report::nothing())
 }
 
 /// The conversations whose live session was recorded for another directory than the project's:
-/// (thread, directory). A database that cannot be read names none (the next turn says why).
-fn elsewhere(project: &Project) -> Vec<(String, PathBuf)> {
-    let read = || -> Result<Vec<(String, PathBuf)>> {
+/// (thread, its live session). A database that cannot be read names none (the next turn says
+/// why).
+fn elsewhere(project: &Project) -> Vec<(String, SessionRow)> {
+    let read = || -> Result<Vec<(String, SessionRow)>> {
         let Some(store) = Store::open_existing(&project.state.db)? else {
             return Ok(Vec::new());
         };
@@ -64,7 +66,7 @@ fn elsewhere(project: &Project) -> Vec<(String, PathBuf)> {
         for thread in store.threads()? {
             if let Some(live) = store.live_session(thread.id)? {
                 if live.directory != project.dir {
-                    found.push((thread.name, live.directory));
+                    found.push((thread.name, live));
                 }
             }
         }
@@ -73,9 +75,15 @@ fn elsewhere(project: &Project) -> Vec<(String, PathBuf)> {
     read().unwrap_or_default()
 }
 
-/// What to run for thread `thread`, whose live session belongs to `dir`: `sticky relocate` when
-/// `dir` is gone (the project moved here), else `sticky new` (this is a copy of it).
-fn next_step(thread: &str, dir: &std::path::Path) -> String {
+/// What to run for thread `thread`, whose live session `live` belongs to another directory than
+/// `project`: `sticky relocate` when that directory is gone (the project moved here), `sticky
+/// new` when it exists (this is a copy of it), and `sticky new --carry` when it is gone but
+/// another copy of the project took the session since (`relocate` would refuse it).
+fn next_step(thread: &str, live: &SessionRow, project: &Path) -> String {
+    if let Standing::Taken(now) = relocate::standing(live) {
+        return relocate::taken(thread, live, now.as_deref(), project);
+    }
+    let dir = &live.directory;
     let shown = dir.display().to_string();
     let (thread, shown) = (escape(thread), escape(&shown));
     if dir.exists() {

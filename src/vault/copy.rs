@@ -32,14 +32,16 @@ pub struct Copied {
 
 impl Vault {
     /// Copies what changed of agent session `id` (run in `directory`; the agent's files under
-    /// the user's `home`) into the vault. A file the agent no longer lists keeps its copy; when
-    /// it lists none, the vault is left as it is.
+    /// the user's `home`) into the vault, after turn `turn` (its row id), which the manifest
+    /// then records as the last the copy holds. A file the agent no longer lists keeps its
+    /// copy; when it lists none, the vault is left as it is.
     pub fn copy(
         &self,
         adapter: &dyn Adapter,
         home: &Path,
         directory: &Path,
         id: &str,
+        turn: i64,
     ) -> Result<Copied> {
         let listed = adapter.session_files(home, directory, id);
         let rows = match adapter.session_rows(home, id) {
@@ -62,6 +64,7 @@ impl Vault {
                 session: id.to_owned(),
                 directory: directory.to_owned(),
                 copied_at: 0,
+                turn: None,
                 files: Vec::new(),
                 rows: None,
             });
@@ -103,6 +106,7 @@ impl Vault {
             copied.written += keep_rows(&session, &mut manifest, relative, &dump)?;
         }
         manifest.copied_at = crate::store::now();
+        manifest.turn = Some(turn);
         write_manifest(&session, &manifest)?;
         Ok(copied)
     }

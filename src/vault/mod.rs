@@ -21,7 +21,10 @@
 //! same sample hash of its first and last 4 KiB); a rewritten file is copied whole only when its
 //! size or modification time moved and its hash changed. A file the agent no longer lists keeps
 //! its copy: that is what the vault is for. `restore.rs` puts the copies back into the agent's
-//! home when the agent reports the session lost.
+//! home when the agent reports the session lost. Each manifest records the last turn whose end
+//! its copy holds ([`Manifest::turn`]), so a turn can tell a copy that stopped short of the
+//! session (a copy that failed since) from a whole one before it puts it back
+//! (`cmd/turn/vault.rs`, which reads the session's turns from the database).
 //!
 //! Every copy's full SHA-256 is in the manifest, written from the bytes sticky wrote into the
 //! copy (an appended copy's carried on from the midstate after its last whole block,
@@ -90,6 +93,13 @@ pub struct Manifest {
     pub directory: PathBuf,
     /// When the last copy was made, in milliseconds since 1970.
     pub copied_at: i64,
+    /// The last turn (its row id in the project's database) whose end the copy holds: a
+    /// restore compares it with the turns the database records on the session, so a copy that
+    /// stopped short (a copy that failed since) is never put back as if whole (issue 23,
+    /// finding 9). Absent in a manifest of an older sticky, whose `copied_at` is compared with
+    /// the turns' ends instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<i64>,
     /// The files, in the order the agent listed them first.
     pub files: Vec<Entry>,
     /// The session's database rows (`rows.json`), for an agent that keeps rows.

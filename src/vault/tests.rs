@@ -99,7 +99,7 @@ impl Setup {
     }
     fn copy(&self) -> Copied {
         self.vault
-            .copy(&FILES, &self.home, Path::new("/p"), "s1")
+            .copy(&FILES, &self.home, Path::new("/p"), "s1", 1)
             .unwrap()
     }
     /// Writes `bytes` over `relative`, copies the session into the vault and returns how many
@@ -272,7 +272,11 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     )
     .unwrap();
     drop(conn);
-    let copy = |s: &Setup| s.vault.copy(&ROWS, &s.home, Path::new("/p"), "s1").unwrap();
+    let copy = |s: &Setup| {
+        s.vault
+            .copy(&ROWS, &s.home, Path::new("/p"), "s1", 1)
+            .unwrap()
+    };
     assert!(copy(&s).written > 0);
     assert_eq!(copy(&s).written, 0, "unchanged rows are not written again");
     let rows = s

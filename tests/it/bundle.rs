@@ -470,6 +470,54 @@ fn a_moved_project_goes_on_after_sticky_relocate() {
     }
 }
 
+/// Issue 23 review, finding 16, for every agent: in a second copy of a moved project, after the
+/// first copy relocated the session, `relocate` must not carry it a second time (two projects
+/// would resume one agent session, each seeing the other's turns, as opencode's rows and
+/// Copilot's session state, found by the session's ID alone, allowed): it refuses, naming where
+/// the session went and `sticky new --carry`, and the first copy's session stays its own.
+#[test]
+fn relocate_in_a_second_copy_of_a_moved_project_leaves_the_first_copys_session_alone() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let first = agent.turn(&env, &["-a", agent.name, "before the move"]);
+        let copy = |name: &str| {
+            let to = env.root().join(name);
+            let copied = Command::new("cp")
+                .arg("-a")
+                .arg(&env.project)
+                .arg(&to)
+                .status();
+            assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+            to
+        };
+        let (q2, q3) = (copy("q2"), copy("q3"));
+        std::fs::remove_dir_all(&env.project).expect("remove the original");
+        for step in ["trust", "relocate"] {
+            agent
+                .sticky(&env, &[step])
+                .current_dir(&q2)
+                .run()
+                .assert_success();
+        }
+        agent
+            .sticky(&env, &["trust"])
+            .current_dir(&q3)
+            .run()
+            .assert_success();
+
+        let refused = agent.sticky(&env, &["relocate"]).current_dir(&q3).run();
+        refused
+            .assert_code(73)
+            .assert_stderr_contains("another copy of this project")
+            .assert_stderr_contains("sticky new --carry");
+        let original = agent.sticky(&env, &["q2 goes on"]).current_dir(&q2).run();
+        original.assert_success();
+        let next = agent.answer(&original);
+        assert_eq!(next.session, first.session, "{}", agent.name);
+        assert_eq!(next.saw, ["before the move"], "{}", agent.name);
+    }
+}
+
 #[test]
 fn relocate_refuses_a_copy_whose_original_still_exists() {
     let env = TestEnv::new();

@@ -1383,6 +1383,89 @@ fn a_project_moved_to_another_file_system_is_trusted_then_relocated_and_goes_on(
     );
 }
 
+/// Issue 23 review, finding 16: two copies of a moved project. Once the first is trusted and
+/// relocated, the session lives there; in the second, `trust`, a turn and `relocate` each say it
+/// is a copy whose session now belongs to the first, and name `sticky new --carry`, which,
+/// followed, gets the second going with a recap (no advice loops back to `relocate`, nor to
+/// the gone original), while the first goes on with its own session undisturbed.
+#[test]
+fn a_second_copy_of_a_moved_project_is_told_where_the_session_went_and_how_to_go_on() {
+    let env = TestEnv::new();
+    let first = env.turn("remember kumquat").session;
+    let copy = |name: &str| {
+        let to = env.scratch.join(name);
+        let copied = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&env.project)
+            .arg(&to)
+            .status();
+        assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+        to
+    };
+    let (q2, q3) = (copy("q2"), copy("q3"));
+    fs::remove_dir_all(&env.project).expect("remove the original");
+    env.sticky(["trust"])
+        .current_dir(&q2)
+        .run()
+        .assert_success();
+    env.sticky(["relocate"])
+        .current_dir(&q2)
+        .run()
+        .assert_success();
+
+    let lives = format!(
+        "another copy of this project took it since: it now belongs to {}",
+        q2.display()
+    );
+    let trusted = env.sticky(["trust"]).current_dir(&q3).run();
+    trusted.assert_success();
+    trusted.assert_stderr_contains(&lives);
+    trusted.assert_stderr_contains("run `sticky new --carry");
+    let runs = env.agent_runs().len();
+    // `doctor` last: it asks the agent for its version.
+    for args in [&["go on"][..], &["relocate"], &["doctor"]] {
+        let refused = env.sticky(args).current_dir(&q3).run();
+        refused.assert_code(73);
+        let said = format!("{}{}", refused.stdout, refused.stderr);
+        assert!(said.contains(&lives), "{args:?}: {}", refused.describe());
+        assert!(
+            said.contains("run `sticky new --carry"),
+            "{args:?}: {}",
+            refused.describe()
+        );
+        for loops in ["run `sticky relocate`", "run sticky in"] {
+            assert!(!said.contains(loops), "{args:?}: {}", refused.describe());
+        }
+        if args != ["doctor"] {
+            assert_eq!(
+                env.agent_runs().len(),
+                runs,
+                "{args:?}: the agent never ran"
+            );
+        }
+    }
+
+    // The advice, followed: a session of q3's own, starting with the recap.
+    let carried = env
+        .sticky(["new", "--carry", "go on"])
+        .current_dir(&q3)
+        .run();
+    carried.assert_success();
+    let own = carried.answer().session;
+    assert_ne!(own, first);
+    assert!(
+        env.last_agent_run().prompt().contains("remember kumquat"),
+        "the recap is carried"
+    );
+    let next = env.sticky(["and then"]).current_dir(&q3).run();
+    next.assert_success();
+    assert_eq!(next.answer().session, own);
+    let original = env.sticky(["q2 goes on"]).current_dir(&q2).run();
+    original.assert_success();
+    assert_eq!(original.answer().session, first);
+    assert_eq!(original.answer().saw, ["remember kumquat"]);
+}
+
 #[test]
 fn trust_of_a_copy_whose_original_still_exists_names_sticky_new() {
     let env = TestEnv::new();

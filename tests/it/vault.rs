@@ -579,3 +579,80 @@ fn a_copy_from_before_checksums_is_hashed_again_or_refused_with_the_way_out() {
     lost.assert_stderr_contains("has no checksum");
     lost.assert_stderr_contains("sticky new");
 }
+
+/// Issue 23, finding 9: a vault copy that ends before the session's last turns (a copy that
+/// failed after them) is never put back as if whole. The reviewer's reproduction: the copy
+/// after "turn two" fails (a link where the copy's directory was), the directory comes back,
+/// the agent's transcript goes; the next turn must not resume the session with turn two
+/// forgotten. It is the lost session's exit 73, naming the missing turn by its number and
+/// prompt, in the `--json` object too; the way out it names, `sticky new --carry`, starts a
+/// session whose recap holds that turn.
+#[test]
+fn a_vault_copy_older_than_the_session_is_not_restored_and_names_the_missing_turns() {
+    let env = TestEnv::new();
+    let first = env.turn("turn one");
+    let projects = session_copy(&env, &first.session).join("files/projects");
+    let away = env.scratch.join("away");
+    std::fs::rename(&projects, &away).expect("move the copy's directory away");
+    std::os::unix::fs::symlink("/nonexistent", &projects).expect("plant the link");
+    let second = env.sticky(["turn two: the key decision"]).run();
+    second.assert_success();
+    second.assert_stderr_contains("could not keep a copy of session");
+    std::fs::remove_file(&projects).expect("remove the link");
+    std::fs::rename(&away, &projects).expect("put the copy's directory back");
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+
+    let lost = env.sticky(["turn three"]).run();
+    lost.assert_code(73);
+    lost.assert_stderr_contains("ends before turn #2 \"turn two: the key decision\"");
+    lost.assert_stderr_contains("sticky new --carry");
+    assert!(
+        !lost.stderr.contains("restored 1 file"),
+        "{}",
+        lost.describe()
+    );
+    assert!(
+        env.transcripts().is_empty(),
+        "nothing was put into the agent's home: {:?}",
+        env.transcripts()
+    );
+    let json = env.sticky(["--json", "turn four"]).run();
+    json.assert_code(73);
+    let error = json.json()["error"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        error.contains("ends before turn #2 \"turn two: the key decision\""),
+        "{error}"
+    );
+
+    // The way out: a new session whose recap carries every turn, the missing one included.
+    let carried = env.ok(["new", "--carry", "go on"]);
+    assert_ne!(carried.answer().session, first.session);
+    let run = env.last_agent_run();
+    let sent = run.prompt();
+    for turn in ["turn one", "turn two: the key decision"] {
+        assert!(sent.contains(turn), "{turn:?} missing from {sent}");
+    }
+}
+
+/// The same for a manifest written before sticky recorded the last turn a copy holds: the
+/// turns that ended after its `copied_at` are the missing ones.
+#[test]
+fn a_copy_from_before_turns_were_recorded_is_compared_by_time() {
+    let env = TestEnv::new();
+    let first = env.turn("turn one");
+    let manifest = session_copy(&env, &first.session).join("manifest.json");
+    let old = std::fs::read(&manifest).expect("read the manifest");
+    env.turn("turn two: the key decision");
+    let mut older: serde_json::Value = serde_json::from_slice(&old).unwrap();
+    older.as_object_mut().unwrap().remove("turn");
+    let transcript = transcript_copy(&env, &first.session);
+    let len = older["files"][0]["len"].as_u64().unwrap();
+    let bytes = std::fs::read(&transcript).unwrap();
+    std::fs::write(&transcript, &bytes[..usize::try_from(len).unwrap()]).unwrap();
+    std::fs::write(&manifest, serde_json::to_vec(&older).unwrap()).unwrap();
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+
+    let lost = env.sticky(["turn three"]).run();
+    lost.assert_code(73);
+    lost.assert_stderr_contains("ends before turn #2 \"turn two: the key decision\"");
+}

@@ -249,7 +249,12 @@ fn begin<'a>(
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
         if let Some(live) = thread.live.as_ref().filter(|_| !fresh) {
-            session::ensure_in_project(live, &ctx.thread, &ctx.project.dir)?;
+            session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
+                // Where the session stands now (another copy took it, or the project moved
+                // here) decides the way out; the policy's words are a copy's.
+                super::relocate::advice(&ctx.thread, live, &ctx.project.dir)
+                    .map_or(error, StickyError::Elsewhere)
+            })?;
         }
         let resume = plan.action == Action::Resume;
         let carried = start.carried.filter(|_| plan.carry.is_some());

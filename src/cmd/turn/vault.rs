@@ -1,14 +1,24 @@
 //! The vault in a turn: the live session's files copied after the turn, and put back when the
 //! agent reports the pinned session lost, so the turn resumes it once more (see
-//! `crate::vault`).
+//! `crate::vault`); but only a copy that holds every turn the database records on the
+//! session: an older one would resume a conversation with its latest turns forgotten, which
+//! the user would not see (issue 23, finding 9).
 
 use std::path::PathBuf;
+
+use anyhow::Result;
 
 use super::super::view::{escape, fresh_line};
 use super::end::lost;
 use super::run::{Outcome, Running};
-use crate::store::Store;
-use crate::vault::{Restored, Vault};
+use crate::store::{Mode, Store, TurnRow, TurnStatus};
+use crate::vault::{Manifest, Restored, Vault};
+
+/// The most missing turns a message names (the rest are counted).
+const NAMED: usize = 3;
+
+/// The most characters of a missing turn's prompt a message shows.
+const PROMPT_WORDS: usize = 40;
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -21,6 +31,9 @@ pub(super) enum Restore {
     Done(Restored),
     /// Every file of the copy is in place already: the agent refused it as it is.
     InPlace,
+    /// The copy ends before turns the database records on the session: not put back. The
+    /// text names them and the way out.
+    Behind(String),
     /// Putting the copy back failed.
     Failed(String),
 }
@@ -33,6 +46,7 @@ impl Restore {
             Self::NoCopy => "sticky's vault holds no copy of it".into(),
             Self::Done(_) => "the copy restored from sticky's vault was refused too".into(),
             Self::InPlace => "the copy in sticky's vault is in place and was refused too".into(),
+            Self::Behind(missing) => missing.clone(),
             Self::Failed(error) => format!("restoring it from sticky's vault failed: {error}"),
         }
     }
@@ -63,7 +77,13 @@ pub(super) fn restore_if_lost(
     if !turn.ctx.settings.vault.value {
         return (outcome, Some(Restore::Off));
     }
-    let restored = match vault(turn).restore(adapter, &home(), &id) {
+    let vault = vault(turn);
+    match behind(&vault, store, turn, &id) {
+        Ok(None) => {}
+        Ok(Some(missing)) => return (outcome, Some(Restore::Behind(missing))),
+        Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
+    }
+    let restored = match vault.restore(adapter, &home(), &id) {
         Ok(None) => return (outcome, Some(Restore::NoCopy)),
         Ok(Some(restored)) if restored.files == 0 => return (outcome, Some(Restore::InPlace)),
         Ok(Some(restored)) => restored,
@@ -82,6 +102,72 @@ pub(super) fn restore_if_lost(
     (again(), Some(Restore::Done(restored)))
 }
 
+/// What the vault's copy of session `id` lacks of the turns the database records on the
+/// turn's session (`None` when it holds them all, or holds no copy): the turns named, and the
+/// way out. The database says which turns count; the copy's manifest says which it reaches.
+fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<Option<String>> {
+    let session = &turn.begun.session;
+    let Some(manifest) = vault.manifest(&session.agent, id)? else {
+        return Ok(None);
+    };
+    let turns = store.turns(session.thread_id)?;
+    let missing = missing(
+        &manifest,
+        turns.iter().filter(|row| row.session_id == session.id),
+    );
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let mut named: Vec<String> = missing.iter().take(NAMED).map(|row| name(row)).collect();
+    if missing.len() > NAMED {
+        named.push(format!("{} more", missing.len() - NAMED));
+    }
+    let thread = &turn.ctx.thread;
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" -t {}", escape(thread))
+    };
+    let (one, turns) = (missing.len() == 1, named.join(", "));
+    Ok(Some(format!(
+        "sticky's vault holds a copy of it that ends before turn{} {turns} (copying {} into the \
+         vault failed), so it was not put back: resumed, the agent would go on with {} \
+         forgotten; run `sticky{flag} new --carry \"...\"` for a new session that starts with \
+         sticky's recap of the conversation, {} included",
+        if one { "" } else { "s" },
+        if one { "it" } else { "them" },
+        if one { "that turn" } else { "those turns" },
+        if one { "that turn" } else { "those turns" },
+    )))
+}
+
+/// The turns among `turns` (the session's, from the database) that the copy `manifest`
+/// describes does not hold: every finished turn after the last one it records, or, for a
+/// manifest of an older sticky that records none, every one that ended after the copy was made.
+/// Only turns that ended well count: a failed one may never have reached the agent's files.
+fn missing<'a>(manifest: &Manifest, turns: impl Iterator<Item = &'a TurnRow>) -> Vec<&'a TurnRow> {
+    turns
+        .filter(|row| row.status == TurnStatus::Ok)
+        .filter(|row| match manifest.turn {
+            Some(last) => row.id > last,
+            None => row.ended_at.unwrap_or(row.started_at) > manifest.copied_at,
+        })
+        .collect()
+}
+
+/// A turn as a message names it: its number and the first words of its prompt.
+fn name(row: &TurnRow) -> String {
+    let Some(prompt) = row.prompt.as_deref().filter(|_| row.mode == Mode::Headless) else {
+        return format!("#{} (interactive)", row.id);
+    };
+    let line = prompt.lines().next().unwrap_or_default();
+    let mut words: String = line.chars().take(PROMPT_WORDS).collect();
+    if words.len() < prompt.len() {
+        words.push('…');
+    }
+    format!("#{} \"{}\"", row.id, escape(&words))
+}
+
 /// After the turn: what changed of the thread's live session's files goes into the vault
 /// (when it is on). A copy that fails is said on stderr; the turn stands.
 pub(super) fn keep(turn: &Running<'_>, store: &Store) {
@@ -95,7 +181,8 @@ pub(super) fn keep(turn: &Running<'_>, store: &Store) {
     let (Some(id), Ok(adapter)) = (&live.agent_session_id, turn.ctx.agents.get(&live.agent)) else {
         return;
     };
-    if let Err(error) = vault(turn).copy(adapter, &home(), &live.directory, id) {
+    let copied = vault(turn).copy(adapter, &home(), &live.directory, id, turn.begun.turn_id);
+    if let Err(error) = copied {
         if !turn.ctx.quiet {
             eprintln!(
                 "{}sticky: could not keep a copy of session {} in the vault: {}",
