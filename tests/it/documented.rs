@@ -327,20 +327,6 @@ impl Row {
     }
 }
 
-/// Whether the ELF executable at `path` names a dynamic loader (a `PT_INTERP` program header):
-/// read from the file itself, not from `ldd`, whose output the row checks.
-fn loads_shared_libraries(path: &Path) -> bool {
-    let elf = std::fs::read(path).expect("read the built sticky");
-    let field = |at: usize, size: usize| {
-        elf[at..at + size]
-            .iter()
-            .rev()
-            .fold(0usize, |value, &byte| value << 8 | usize::from(byte))
-    };
-    let (table, entry, count) = (field(0x20, 8), field(0x36, 2), field(0x38, 2));
-    (0..count).any(|index| field(table + index * entry, 4) == 3)
-}
-
 /// The expectation of every documented command, keyed by its text as the documents show it.
 #[allow(clippy::too_many_lines)] // one row per documented command: a table, not logic
 fn rows() -> Vec<Row> {
@@ -353,15 +339,6 @@ fn rows() -> Vec<Row> {
             ..Row::report("cargo install --locked --path . && sticky --help")
         }
         .stdout("Usage: sticky"),
-        // README: Install: which link the built sticky has (static where glibc's libc.a exists,
-        // see build.rs).
-        Row::report("ldd \"$(command -v sticky)\"").stdout(if loads_shared_libraries(
-            Path::new(env!("CARGO_BIN_EXE_sticky")),
-        ) {
-            "libc.so"
-        } else {
-            "statically linked"
-        }),
         // README: Use.
         Row::turn(
             "sticky \"why does the build fail?\"",
