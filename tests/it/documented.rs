@@ -11,8 +11,8 @@
 //! and what reached stdout. A documented command without a row fails the test (so a new
 //! example must be made to run), and so does a row no document shows any more.
 //!
-//! Stand-ins: `ssh HOST COMMAND` runs COMMAND here, in the project. `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
-//! README's install command for real), which records its arguments and, as `cargo clippy`,
+//! Stand-ins: `ssh HOST COMMAND` runs COMMAND here, in the project. `cargo` is a script on PATH (`cargo install` and `cargo binstall` are not run here; `.ci/run`
+//! runs the README's install command for real, and `install` serves the release they download), which records its arguments and, as `cargo clippy`,
 //! prints two warnings on stderr; the rows assert both. `git diff` and `jq` are the real ones,
 //! on a file the set-up commits and then changes. The bare `sticky` (the agent's own UI) runs on
 //! a test terminal and leaves the fake's UI with `/exit`.
@@ -339,6 +339,12 @@ fn rows() -> Vec<Row> {
             ..Row::report("cargo install --locked --path . && sticky --help")
         }
         .stdout("Usage: sticky"),
+        // README: Install: cargo-binstall (cargo is the stand-in; what it downloads is held to
+        // the release by install::the_release_install_sh_the_readme_and_binstall_name_the_same_assets).
+        Row {
+            cargo: Some("binstall sticky"),
+            ..Row::report("cargo binstall sticky")
+        },
         // README: Use.
         Row::turn(
             "sticky \"why does the build fail?\"",
