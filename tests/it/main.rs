@@ -29,6 +29,7 @@ mod fake;
 mod git_state;
 mod hostile;
 mod input;
+mod install;
 mod interactive;
 mod ledger;
 mod links;
