@@ -14,8 +14,9 @@
 //! Stand-ins: `ssh HOST COMMAND` runs COMMAND in a second project of the same HOME, the
 //! host's, which has a turn of its own (an agent session is live in one thread of a project
 //! only, so the project's own conversation would not import again), and `../review` is a third,
-//! empty directory. `cargo` is a script on PATH (`cargo install` is not run here; `.ci/run` runs the
-//! README's install command for real), which records its arguments and, as `cargo clippy`,
+//! empty directory. `cargo` is a script on PATH (`cargo install` and `cargo binstall` are not
+//! run here; `.ci/run` runs the README's install command for real, and `install` serves the
+//! release they download), which records its arguments and, as `cargo clippy`,
 //! prints two warnings on stderr; the rows assert both. `git diff` and `jq` are the real ones,
 //! on a file the set-up commits and then changes. The bare `sticky` (the agent's own UI) runs on
 //! a test terminal and leaves the fake's UI with `/exit`.
@@ -330,20 +331,6 @@ impl Row {
     }
 }
 
-/// Whether the ELF executable at `path` names a dynamic loader (a `PT_INTERP` program header):
-/// read from the file itself, not from `ldd`, whose output the row checks.
-fn loads_shared_libraries(path: &Path) -> bool {
-    let elf = std::fs::read(path).expect("read the built sticky");
-    let field = |at: usize, size: usize| {
-        elf[at..at + size]
-            .iter()
-            .rev()
-            .fold(0usize, |value, &byte| value << 8 | usize::from(byte))
-    };
-    let (table, entry, count) = (field(0x20, 8), field(0x36, 2), field(0x38, 2));
-    (0..count).any(|index| field(table + index * entry, 4) == 3)
-}
-
 /// The expectation of every documented command, keyed by its text as the documents show it.
 #[allow(clippy::too_many_lines)] // one row per documented command: a table, not logic
 fn rows() -> Vec<Row> {
@@ -356,15 +343,12 @@ fn rows() -> Vec<Row> {
             ..Row::report("cargo install --locked --path . && sticky --help")
         }
         .stdout("Usage: sticky"),
-        // README: Install: which link the built sticky has (static where glibc's libc.a exists,
-        // see build.rs).
-        Row::report("ldd \"$(command -v sticky)\"").stdout(if loads_shared_libraries(
-            Path::new(env!("CARGO_BIN_EXE_sticky")),
-        ) {
-            "libc.so"
-        } else {
-            "statically linked"
-        }),
+        // README: Install: cargo-binstall (cargo is the stand-in; what it downloads is held to
+        // the release by install::the_release_install_sh_the_readme_and_binstall_name_the_same_assets).
+        Row {
+            cargo: Some("binstall sticky"),
+            ..Row::report("cargo binstall sticky")
+        },
         // README: Use.
         Row::turn(
             "sticky \"why does the build fail?\"",

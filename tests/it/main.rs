@@ -27,6 +27,7 @@ mod documented;
 mod fake;
 mod hostile;
 mod input;
+mod install;
 mod interactive;
 mod ledger;
 mod links;

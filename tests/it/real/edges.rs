@@ -48,7 +48,7 @@ pub fn a_prompt_over_128_kib_reaches_the_model_whole_and_the_next_turn_carries_i
     std::fs::write(&file, &prompt).expect("write the prompt");
     let mut command = tier
         .world
-        .command(env!("CARGO_BIN_EXE_sticky"), &tier.world.project);
+        .command(super::sticky_binary(), &tier.world.project);
     command.stdin(File::open(&file).expect("open the prompt"));
     let finished = run(command);
     finished.assert_success();
@@ -133,14 +133,14 @@ fn logged_turns(tier: &Tier) -> Vec<Value> {
 /// The pid of the sticky process running a turn in this world, once it has started.
 #[track_caller]
 fn sticky_process(tier: &Tier) -> Pid {
-    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let sticky = super::sticky_binary().to_string_lossy().into_owned();
     let started = Instant::now();
     loop {
         let found = tier
             .world
             .processes()
             .into_iter()
-            .find(|(_, cmdline)| cmdline.starts_with(sticky));
+            .find(|(_, cmdline)| cmdline.starts_with(sticky.as_str()));
         if let Some((pid, _)) = found {
             return Pid::from_raw(pid);
         }
@@ -164,7 +164,7 @@ pub fn ctrl_c_mid_turn_exits_130_and_the_next_turn_continues_the_session(agent: 
     let held = format!("{DELAY}600000 this turn is interrupted");
     let mut command = tier
         .world
-        .command(env!("CARGO_BIN_EXE_sticky"), &tier.world.project);
+        .command(super::sticky_binary(), &tier.world.project);
     command.arg(&held);
     let background = thread::spawn(move || run(command));
     let request = tier.request_for_eventually(&held);

@@ -38,7 +38,7 @@ fn logged_turns(tier: &Tier) -> Vec<Value> {
 fn sticky_in_background(tier: &Tier, prompt: &str) -> thread::JoinHandle<Finished> {
     let mut command = tier
         .world
-        .command(env!("CARGO_BIN_EXE_sticky"), &tier.world.project);
+        .command(super::sticky_binary(), &tier.world.project);
     command.arg(prompt);
     thread::spawn(move || run(command))
 }

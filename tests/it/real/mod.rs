@@ -133,6 +133,18 @@ impl Agent {
     }
 }
 
+/// The sticky the tier runs: `$STICKY_TIER_BIN` (`.ci/run` names the static musl release
+/// binary, to run the real agents through the binary users download), else the one this test
+/// build made.
+pub fn sticky_binary() -> PathBuf {
+    std::env::var_os("STICKY_TIER_BIN")
+        .filter(|bin| !bin.is_empty())
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_sticky")),
+            PathBuf::from,
+        )
+}
+
 /// Where `.ci/install-agents` puts the agents: `$STICKY_AGENTS_DIR`, else
 /// `$HOME/.cache/sticky/agents` (the developer's real HOME, outside the clone).
 pub fn agents_dir() -> PathBuf {
@@ -450,7 +462,7 @@ trust_level = "trusted"
         command
     }
 
-    /// Runs the built sticky with `args` in `cwd`, the real agents found through
+    /// Runs the tier's sticky ([`sticky_binary`]) with `args` in `cwd`, the real agents found through
     /// `STICKY_<AGENT>_BIN`.
     #[track_caller]
     pub fn sticky<I, S>(&self, cwd: &Path, args: I) -> Finished
@@ -458,7 +470,7 @@ trust_level = "trusted"
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut command = self.command(env!("CARGO_BIN_EXE_sticky"), cwd);
+        let mut command = self.command(sticky_binary(), cwd);
         command.args(args);
         run(command)
     }

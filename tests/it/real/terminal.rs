@@ -36,7 +36,7 @@ impl Terminal {
                 pixel_height: 0,
             })
             .expect("open a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_sticky"));
+        let mut command = CommandBuilder::new(super::sticky_binary());
         command.args(args);
         command.cwd(cwd);
         command.env_clear();

@@ -158,8 +158,19 @@ impl TestEnv {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.program(env!("CARGO_BIN_EXE_sticky"), args)
+    }
+
+    /// Starts describing a run of another `program` (an installer, a sticky it installed) in
+    /// this env's world, as [`TestEnv::sticky`] does for the built sticky.
+    pub fn program<I, S>(&self, program: impl Into<PathBuf>, args: I) -> Run<'_>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         Run {
             env: self,
+            program: program.into(),
             args: args.into_iter().map(|a| a.as_ref().to_owned()).collect(),
             cwd: self.project.clone(),
             stdin: None,
@@ -306,6 +317,7 @@ impl TestEnv {
 /// One sticky invocation being described; [`Run::run`] executes it.
 pub struct Run<'a> {
     env: &'a TestEnv,
+    program: PathBuf,
     args: Vec<OsString>,
     cwd: PathBuf,
     stdin: Option<Vec<u8>>,
@@ -375,7 +387,7 @@ impl Run<'_> {
             self.args,
             self.cwd.display()
         );
-        let mut command = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_sticky"));
+        let mut command = portable_pty::CommandBuilder::new(&self.program);
         command.args(&self.args);
         self.configure(&mut command);
         terminal::Terminal::spawn(what, command)
@@ -415,7 +427,7 @@ impl Run<'_> {
     /// The command this run would execute (arguments, directory, environment), for a test that
     /// wires sticky's stdio itself; stdin, stdout and stderr are left to the caller.
     pub fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        let mut command = Command::new(&self.program);
         command.args(&self.args).current_dir(&self.cwd);
         for (key, value) in self.environment() {
             match value {
