@@ -18,6 +18,7 @@
 //! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
 //! sticky.
 
+mod action;
 mod agents;
 mod bundle;
 mod carry;
