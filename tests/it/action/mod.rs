@@ -14,6 +14,7 @@
 //! Claude Code and Codex against the mock.
 
 pub mod expr;
+pub mod lint;
 pub mod runs;
 pub mod store;
 
@@ -103,6 +104,8 @@ pub struct Run {
     pub env: Vec<(String, String)>,
     /// The runner's own environment (PATH, and what a test's agents need), without HOME.
     pub base_env: Vec<(OsString, OsString)>,
+    /// The repository's secrets (`secrets.NAME`); none unless a test gives them.
+    pub secrets: Value,
 }
 
 impl Run {
@@ -141,6 +144,7 @@ impl Run {
             with: Vec::new(),
             env: Vec::new(),
             base_env: Vec::new(),
+            secrets: json!({}),
         }
     }
 
@@ -223,6 +227,24 @@ impl Runner {
     }
 }
 
+impl Runner {
+    /// A runner on an existing HOME and checkout (a real-agent world's, seeded for its
+    /// agents), with a temporary directory of its own.
+    pub fn within(home: &Path, workspace: &Path) -> Runner {
+        let dir = tempfile::Builder::new()
+            .prefix("sticky-action-")
+            .tempdir()
+            .expect("create a runner directory");
+        let temp = dir.path().canonicalize().expect("canonicalize");
+        Runner {
+            _dir: dir,
+            home: home.to_owned(),
+            workspace: workspace.to_owned(),
+            temp,
+        }
+    }
+}
+
 /// What a step left.
 #[derive(Debug, Clone, Default)]
 pub struct StepResult {
@@ -263,11 +285,14 @@ impl Played {
 pub fn play(action: &Value, run: &Run, runner: &Runner, store: &Store) -> Played {
     let event_path = runner.temp.join("event.json");
     std::fs::write(&event_path, run.event.to_string()).expect("write the event");
+    let github = run.github(&runner.workspace);
+    let workflow = json!({"github": github, "secrets": run.secrets});
     let mut contexts = json!({
-        "github": run.github(&runner.workspace),
+        "github": github,
+        "secrets": run.secrets,
         "runner": {"os": runner_os(), "temp": runner.temp},
         "steps": {},
-        "inputs": inputs(action, run, &json!({"github": run.github(&runner.workspace)})),
+        "inputs": inputs(action, run, &workflow),
     });
     let env = runner_env(run, runner, &contexts, &event_path);
     let mut played = Played {

@@ -5,7 +5,7 @@
 //! pull request runs nothing, and no input reaches a shell as code.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -37,12 +37,17 @@ pub struct Release {
 }
 
 impl Release {
-    /// Packs and serves the built sticky.
+    /// Packs and serves the sticky this test build made.
     pub fn serve(tamper: bool) -> Release {
+        Release::of(Path::new(env!("CARGO_BIN_EXE_sticky")), tamper)
+    }
+
+    /// Packs and serves `sticky`.
+    pub fn of(sticky: &Path, tamper: bool) -> Release {
         let dir = tempfile::tempdir().expect("a release directory");
         let staging = dir.path().join("staging");
         std::fs::create_dir_all(&staging).expect("create the staging directory");
-        std::fs::copy(env!("CARGO_BIN_EXE_sticky"), staging.join("sticky")).expect("copy sticky");
+        std::fs::copy(sticky, staging.join("sticky")).expect("copy sticky");
         let asset = format!("sticky-{}.tar.gz", release_target());
         let packed = Command::new("tar")
             .arg("-czf")
