@@ -180,6 +180,7 @@ impl Run {
             "action_path": action_path(),
             "action_ref": self.action_ref,
             "workspace": workspace,
+            "token": "ghs_the-runs-token",
         })
     }
 }
@@ -347,7 +348,13 @@ fn inputs(action: &Value, run: &Run, contexts: &Value) -> Value {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| expr::interpolate(v, contexts, Status { failed: false }));
-        let value = given.unwrap_or_else(|| expr::to_string(&spec["default"]));
+        let value = given.unwrap_or_else(|| {
+            expr::interpolate(
+                &expr::to_string(&spec["default"]),
+                contexts,
+                Status { failed: false },
+            )
+        });
         inputs.insert(name.clone(), Value::String(value));
     }
     for (name, _) in &run.with {
@@ -641,6 +648,19 @@ fn play_uses(
             ) {
                 "success"
             } else {
+                "failure"
+            }
+        }
+        "actions/download-artifact" => {
+            assert!(
+                !get("github-token").is_empty(),
+                "another run's artifact needs a token"
+            );
+            let target = expand(get("path"), runner);
+            if store.download(get("run-id"), get("name"), &target) {
+                "success"
+            } else {
+                log.push_str("== download-artifact: Artifact not found\n");
                 "failure"
             }
         }

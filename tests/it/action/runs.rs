@@ -124,6 +124,50 @@ fn sha256_hex(bytes: &[u8]) -> String {
     panic!("no sha256sum or shasum");
 }
 
+/// A fake `gh` for the one call the action makes, `gh api -X GET
+/// repos/OWNER/REPO/actions/artifacts -f name=NAME -f per_page=N --jq EXPR`: the REST API's
+/// answer (`artifacts`, newest first, each with `name`, `expired` and `workflow_run.id`) built
+/// from the store's artifact index (`FAKE_GH_ARTIFACTS`), `--jq` applied by the real jq as gh
+/// applies it. `FAKE_GH_FORBIDDEN` answers as GitHub does to a token without `actions: read`.
+const FAKE_GH: &str = r#"#!/usr/bin/env python3
+import json, os, subprocess, sys
+args = sys.argv[1:]
+if os.environ.get("FAKE_GH_FORBIDDEN"):
+    sys.stderr.write("gh: Resource not accessible by integration (HTTP 403)\n")
+    sys.exit(1)
+if not os.environ.get("GH_TOKEN"):
+    sys.stderr.write("gh: set the GH_TOKEN environment variable in a GitHub Actions workflow\n")
+    sys.exit(4)
+assert args[0] == "api", args
+fields, jq, path, i = {}, None, None, 1
+while i < len(args):
+    if args[i] == "-X":
+        assert args[i + 1] == "GET", args
+        i += 2
+    elif args[i] == "-f":
+        key, value = args[i + 1].split("=", 1)
+        fields[key] = value
+        i += 2
+    elif args[i] == "--jq":
+        jq = args[i + 1]
+        i += 2
+    else:
+        path = args[i]
+        i += 1
+assert path.startswith("repos/") and path.endswith("/actions/artifacts"), path
+index = os.environ["FAKE_GH_ARTIFACTS"]
+rows = [json.loads(line) for line in open(index)] if os.path.exists(index) else []
+found = [r for r in reversed(rows) if r["name"] == fields.get("name", r["name"])]
+page = found[: int(fields.get("per_page", "30"))]
+answer = {"total_count": len(found), "artifacts": [
+    {"name": r["name"], "expired": False, "workflow_run": {"id": int(r["run"])}} for r in page]}
+text = json.dumps(answer)
+if jq is None:
+    print(text)
+else:
+    sys.exit(subprocess.run(["jq", "-r", jq], input=text.encode()).returncode)
+"#;
+
 /// The tools every fake runner has: the fake agents, python3 for them, and a fake `cargo`
 /// that records its arguments in `cargo.log` and "builds" the sticky under test into
 /// `--root`/bin (a real `cargo install` takes minutes; its arguments are what the fallback
@@ -153,6 +197,10 @@ impl Tools {
         .expect("write the fake cargo");
         std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .expect("make the fake cargo executable");
+        let gh = bin.join("gh");
+        std::fs::write(&gh, FAKE_GH).expect("write the fake gh");
+        std::fs::set_permissions(&gh, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("make the fake gh executable");
         Tools { dir }
     }
 
@@ -180,8 +228,14 @@ impl Tools {
             .collect()
     }
 
-    /// The runner's environment: PATH with the fakes and the fake cargo first.
-    pub fn env(&self) -> Vec<(OsString, OsString)> {
+    /// The directory of the fake `cargo` and `gh`.
+    pub fn bin(&self) -> PathBuf {
+        self.dir.path().join("bin")
+    }
+
+    /// The runner's environment: PATH with the fakes, the fake cargo and gh first, the fake
+    /// gh reading `store`'s artifacts.
+    pub fn env(&self, store: &Store) -> Vec<(OsString, OsString)> {
         let system = std::env::var_os("PATH").unwrap_or_default();
         let dirs = [self.dir.path().join("bin"), fakes_dir()]
             .into_iter()
@@ -190,6 +244,7 @@ impl Tools {
             ("PATH".into(), std::env::join_paths(dirs).expect("a PATH")),
             ("LANG".into(), "C.UTF-8".into()),
             ("FAKE_CLAUDE_LOG".into(), self.agent_log().into()),
+            ("FAKE_GH_ARTIFACTS".into(), store.artifact_index().into()),
         ]
     }
 }
@@ -253,7 +308,7 @@ pub fn comment_run(
         workflow.starts(&run),
         "the workflow's if: lets a member's comment start it"
     );
-    run.base_env = tools.env();
+    run.base_env = tools.env(store);
     match install {
         Install::Release(release) => run = run.env("STICKY_RELEASE_URL", release.url.clone()),
         Install::FromSource => run.action_ref = "main".into(),
@@ -459,7 +514,7 @@ fn the_nightly_workflow_keeps_its_conversation() {
     for id in [501, 502] {
         let runner = Runner::new(&format!("night-{id}"));
         let mut run = workflow.run("schedule", json!({"schedule": "17 3 * * *"}), id);
-        run.base_env = tools.env();
+        run.base_env = tools.env(&store);
         run.base_env
             .push(("FAKE_CODEX_LOG".into(), tools.agent_log().into()));
         run.action_ref = "main".into();
@@ -547,7 +602,7 @@ fn a_forks_pull_request_runs_nothing_and_says_so_in_one_line() {
         },
     });
     let mut run = Run::new("pull_request", event, 301).with("prompt", "review this");
-    run.base_env = tools.env();
+    run.base_env = tools.env(&store);
     let played = play(&action, &run, &runner, &store);
     assert!(!played.failed, "{}", played.log);
     let notices: Vec<&str> = played
@@ -591,7 +646,7 @@ fn inputs_reach_the_agent_as_data_never_as_code() {
             "agent-args",
             &format!("--permission-mode 'accept edits' --append-system-prompt '{hostile}'"),
         );
-    run.base_env = tools.env();
+    run.base_env = tools.env(&store);
     run.action_ref = "main".into();
     let played = play(&action, &run, &runner, &store);
     assert!(!played.failed, "{}", played.log);
@@ -609,4 +664,85 @@ fn inputs_reach_the_agent_as_data_never_as_code() {
         turn["thread"], "feature/x",
         "a push names the thread by its branch"
     );
+}
+
+/// When the cache evicted the thread's entries (unused for 7 days), the next run continues
+/// from the artifact of the thread's last run, found through the REST API.
+#[test]
+fn a_conversation_the_cache_evicted_continues_from_its_last_artifact() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let run = |pull, body: &str, id, env: &[(&str, &str)]| {
+        comment_run(
+            &action,
+            &workflow,
+            &store,
+            &tools,
+            Install::FromSource,
+            pull,
+            body,
+            id,
+            env,
+        )
+    };
+    assert!(!run(7, "@sticky remember kumquat", 601, &[]).failed);
+    assert!(!run(8, "@sticky another pull request", 602, &[]).failed);
+    assert!(!run(7, "@sticky and remember fig", 603, &[]).failed);
+    store.evict_cache();
+
+    let later = run(7, "@sticky a week later: which words?", 604, &[]);
+    assert!(!later.failed, "{}", later.log);
+    assert_eq!(later.outcome("download"), "success", "{}", later.log);
+    assert!(
+        later
+            .log
+            .contains("continuing from the artifact of run 603"),
+        "{}",
+        later.log
+    );
+    assert_eq!(
+        saw(later.output("answer")),
+        ["@sticky remember kumquat", "@sticky and remember fig"],
+        "the newest artifact of pr-7's thread, not pr-8's"
+    );
+}
+
+/// A job whose token may not read the artifacts (no `actions: read`) and whose cache has no
+/// entry gets a warning that says so and what it means, then a turn of a new conversation.
+#[test]
+fn without_actions_read_a_cache_miss_warns_before_starting_afresh() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let forbidden = [("FAKE_GH_FORBIDDEN", "1")];
+    let played = comment_run(
+        &action,
+        &workflow,
+        &store,
+        &tools,
+        Install::FromSource,
+        7,
+        "@sticky hi",
+        701,
+        &forbidden,
+    );
+    assert!(!played.failed, "{}", played.log);
+    let warnings: Vec<&str> = played
+        .log
+        .lines()
+        .filter(|l| l.starts_with("::warning::"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", played.log);
+    assert!(warnings[0].contains("actions: read"), "{}", warnings[0]);
+    assert_eq!(played.outcome("download"), "skipped");
+    assert!(saw(played.output("answer")).is_empty());
 }

@@ -10,7 +10,9 @@
 //!   version), so a changed path is a miss;
 //! - a key is written once per scope: saving it again is a warning, and nothing changes;
 //! - an artifact belongs to its run, by name; a second upload of the name fails unless
-//!   `overwrite`.
+//!   `overwrite`; the REST API lists a name's artifacts newest first (`artifacts.jsonl`
+//!   records the order, which the fake `gh` of the tests reads), and download-artifact fetches
+//!   one by run and name.
 
 use std::path::{Path, PathBuf};
 
@@ -137,7 +139,35 @@ impl Store {
         std::fs::create_dir_all(&dir).expect("create an artifact");
         let base = file.file_name().expect("an artifact file has a name");
         std::fs::copy(file, dir.join(base)).expect("upload an artifact");
+        let line = json!({"run": run_id, "name": name}).to_string() + "\n";
+        let mut index = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.artifact_index())
+            .expect("open the artifact index");
+        std::io::Write::write_all(&mut index, line.as_bytes()).expect("index an artifact");
         true
+    }
+
+    /// The artifacts in upload order, one JSON line each (`run`, `name`).
+    pub fn artifact_index(&self) -> PathBuf {
+        self.root.join("artifacts.jsonl")
+    }
+
+    /// Downloads artifact `name` of run `run_id` into `target`; `false` when there is none.
+    pub fn download(&self, run_id: &str, name: &str, target: &Path) -> bool {
+        let dir = self.root.join("artifacts").join(run_id).join(name);
+        if !dir.is_dir() {
+            return false;
+        }
+        copy_tree(&dir, target);
+        true
+    }
+
+    /// Evicts every cache entry, as GitHub does with entries unused for 7 days.
+    pub fn evict_cache(&self) {
+        std::fs::remove_dir_all(self.root.join("cache")).expect("evict the cache");
+        std::fs::create_dir_all(self.root.join("cache")).expect("an empty cache");
     }
 
     /// The file `file_name` of artifact `name` of run `run_id`, if it was uploaded.

@@ -10,7 +10,7 @@
 use super::{
     API_KEY, Agent, AgentHome, assert_fresh, mentions, request_for, require, sticky_binary,
 };
-use crate::action::runs::{Release, comment_event};
+use crate::action::runs::{Release, Tools, comment_event};
 use crate::action::store::Store;
 use crate::action::{Played, Runner, Workflow, action, play, readme_workflows};
 use crate::mock::{FAIL, MockServer, Request};
@@ -50,10 +50,12 @@ fn session_of(request: &Request, setup: &Setup) -> String {
 }
 
 /// One run of the README's comment workflow on a fresh world.
+#[allow(clippy::too_many_arguments)] // a run's whole description, as the tests vary it
 fn comment_run(
     setup: &Setup,
     mock: &MockServer,
     store: &Store,
+    tools: &Tools,
     release: &Release,
     pull: u64,
     body: &str,
@@ -79,11 +81,22 @@ fn comment_run(
     run.with.push(("agent".into(), setup.agent.name().into()));
     // The README's step gives Claude Code its key from the repository's secrets.
     run.secrets = serde_json::json!({"ANTHROPIC_API_KEY": API_KEY});
+    // The world's environment, with the fake gh (GitHub's runners have gh) first on PATH.
     run.base_env = world
         .env()
         .into_iter()
         .filter(|(k, _)| k != "HOME")
+        .map(|(k, v)| {
+            if k == "PATH" {
+                let dirs = std::iter::once(tools.bin()).chain(std::env::split_paths(&v));
+                (k, std::env::join_paths(dirs).expect("a PATH"))
+            } else {
+                (k, v)
+            }
+        })
         .collect();
+    run.base_env
+        .push(("FAKE_GH_ARTIFACTS".into(), store.artifact_index().into()));
     let played = play(&action, &run, &runner, store);
     drop(world);
     played
@@ -98,9 +111,10 @@ fn three_runs(setup: &Setup) {
     let store_dir = tempfile::tempdir().expect("a store");
     let store = Store::new(store_dir.path());
     let release = Release::of(&sticky_binary(), false);
+    let tools = Tools::new();
 
     let remember = "@sticky remember the word kumquat";
-    let first = comment_run(setup, &mock, &store, &release, 7, remember, 1);
+    let first = comment_run(setup, &mock, &store, &tools, &release, 7, remember, 1);
     assert!(!first.failed, "run 1: {}", first.log);
     let first_request = request_for(&mock, remember);
     assert_fresh(&first_request);
@@ -115,7 +129,7 @@ fn three_runs(setup: &Setup) {
     // Its request and the one retry fail; Claude Code sends the failed prompt again with the
     // next one, which then gets through.
     let failing = format!("@sticky {FAIL}500x2 this request fails");
-    let second = comment_run(setup, &mock, &store, &release, 7, &failing, 2);
+    let second = comment_run(setup, &mock, &store, &tools, &release, 7, &failing, 2);
     assert!(
         second.failed,
         "run 2's failed model request fails the action: {}",
@@ -135,7 +149,7 @@ fn three_runs(setup: &Setup) {
     assert_eq!(session_of(&request_for(&mock, &failing), setup), session);
 
     let ask = "@sticky which word did I ask you to remember?";
-    let third = comment_run(setup, &mock, &store, &release, 7, ask, 3);
+    let third = comment_run(setup, &mock, &store, &tools, &release, 7, ask, 3);
     assert!(!third.failed, "run 3: {}", third.log);
     let third_request = mock
         .turns()
@@ -163,7 +177,7 @@ fn three_runs(setup: &Setup) {
     }
 
     let other = "@sticky hello from another pull request";
-    let eighth = comment_run(setup, &mock, &store, &release, 8, other, 4);
+    let eighth = comment_run(setup, &mock, &store, &tools, &release, 8, other, 4);
     assert!(!eighth.failed, "{}", eighth.log);
     let other_request = request_for(&mock, other);
     assert_fresh(&other_request);
