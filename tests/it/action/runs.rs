@@ -746,3 +746,110 @@ fn without_actions_read_a_cache_miss_warns_before_starting_afresh() {
     assert_eq!(played.outcome("download"), "skipped");
     assert!(saw(played.output("answer")).is_empty());
 }
+
+/// Plays a `push` run on a fresh runner with `with`, installing from the action's checkout.
+fn push_run(
+    action: &Value,
+    store: &Store,
+    tools: &Tools,
+    id: u64,
+    with: &[(&str, &str)],
+) -> Played {
+    let runner = Runner::new(&format!("push-{id}"));
+    let mut run = Run::new("push", json!({"ref": "refs/heads/main"}), id);
+    for (name, value) in with {
+        run = run.with(name, value);
+    }
+    run.base_env = tools.env(store);
+    run.action_ref = "main".into();
+    play(action, &run, &runner, store)
+}
+
+/// `continue: false` starts a new conversation on the thread, and the next run continues that
+/// one, the newest; a thread and a prompt that look like options stay values.
+#[test]
+fn continue_false_starts_afresh_and_the_next_run_continues_the_new_conversation() {
+    let Some(action) = action() else { return };
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let thread = "--help";
+    let first = push_run(
+        &action,
+        &store,
+        &tools,
+        801,
+        &[("thread", thread), ("prompt", "-v is broken")],
+    );
+    assert!(!first.failed, "{}", first.log);
+    let turn: Value = serde_json::from_str(first.output("turn")).expect("JSON");
+    assert_eq!(
+        turn["thread"], thread,
+        "a thread that looks like an option is a thread"
+    );
+    assert_eq!(tools.agent_runs()[0]["prompt"], "-v is broken");
+
+    let fresh = push_run(
+        &action,
+        &store,
+        &tools,
+        802,
+        &[
+            ("thread", thread),
+            ("prompt", "start over"),
+            ("continue", "false"),
+        ],
+    );
+    assert!(!fresh.failed, "{}", fresh.log);
+    assert!(
+        saw(fresh.output("answer")).is_empty(),
+        "{}",
+        fresh.output("answer")
+    );
+    assert_eq!(fresh.outcome("restore"), "skipped");
+    assert_ne!(fresh.output("session-id"), first.output("session-id"));
+
+    let next = push_run(
+        &action,
+        &store,
+        &tools,
+        803,
+        &[("thread", thread), ("prompt", "go on")],
+    );
+    assert!(!next.failed, "{}", next.log);
+    assert_eq!(
+        saw(next.output("answer")),
+        ["start over"],
+        "the newest conversation"
+    );
+    assert_eq!(next.output("session-id"), fresh.output("session-id"));
+}
+
+/// Agent arguments that do not split into words (an unmatched quote) fail the action before
+/// anything is installed or run, naming the input.
+#[test]
+fn agent_args_with_an_unmatched_quote_fail_before_anything_runs() {
+    let Some(action) = action() else { return };
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let played = push_run(
+        &action,
+        &store,
+        &tools,
+        901,
+        &[
+            ("prompt", "hi"),
+            ("agent-args", "--append-system-prompt 'unclosed"),
+        ],
+    );
+    assert!(played.failed);
+    assert_eq!(played.outcome("plan"), "failure", "{}", played.log);
+    assert!(
+        played.log.contains("::error::input agent-args"),
+        "{}",
+        played.log
+    );
+    assert_eq!(played.outcome("install"), "skipped");
+    assert!(tools.agent_runs().is_empty());
+}
