@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::store::Store;
-use super::{Played, Run, Runner, Workflow, action, play, readme_workflows};
+use super::{Played, Run, Runner, Workflow, action, expr, play, readme_workflows};
 use crate::support::{fakes_dir, python};
 
 /// The release target `install.sh` picks on this machine.
@@ -419,12 +419,45 @@ fn three_runs_on_fresh_runners_continue_one_conversation_per_pull_request() {
         "each run saved its own entry"
     );
     let artifact = &third.steps["plan"].outputs["artifact"];
-    assert!(
-        store
-            .artifact("103", artifact, "conversation.sticky")
-            .is_some(),
-        "run 3 uploaded its bundle as {artifact}"
-    );
+    let bundle = store
+        .artifact("103", artifact, "conversation.sticky")
+        .unwrap_or_else(|| panic!("run 3 uploaded its bundle as {artifact}"));
+    assert_reviewer_sees_each_run(&bundle);
+}
+
+/// What the README tells a reviewer: `sticky import` of a run's bundle, anywhere, then
+/// `sticky log -t pr-7` lists the turn of each run, the failed one included.
+#[track_caller]
+fn assert_reviewer_sees_each_run(bundle: &std::path::Path) {
+    let reviewer = Runner::new("reviewer");
+    let sticky = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_sticky"))
+            .args(args)
+            .current_dir(&reviewer.workspace)
+            .env("HOME", &reviewer.home)
+            .env("PATH", std::env::join_paths([fakes_dir()]).expect("a PATH"))
+            .output()
+            .expect("run sticky");
+        assert!(output.status.success(), "sticky {args:?}: {output:?}");
+        output.stdout
+    };
+    sticky(&["import", "--replace", &bundle.to_string_lossy()]);
+    let log: Value =
+        serde_json::from_slice(&sticky(&["log", "-t", "pr-7", "--json"])).expect("log --json");
+    let turns: Vec<(String, String)> = log["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .flat_map(|s| s["turns"].as_array().cloned().unwrap_or_default())
+        .map(|t| (expr::to_string(&t["prompt"]), expr::to_string(&t["status"])))
+        .collect();
+    let expected = [
+        ("@sticky remember the word kumquat", "ok"),
+        ("@sticky and now fail", "failed"),
+        ("@sticky what was the word?", "ok"),
+    ]
+    .map(|(p, s)| (p.to_owned(), s.to_owned()));
+    assert_eq!(turns, expected, "{log}");
 }
 
 /// A run on pull request 8 is a conversation of its own: none of pr-7's turns, another session.
