@@ -558,7 +558,9 @@ fn readme_jobs() -> Vec<(String, Vec<String>)> {
         .find(|body| body.contains("upload-artifact"))
         .expect("the README's GitHub Actions example uploads an artifact");
     let mut jobs: Vec<(String, Vec<String>)> = Vec::new();
-    for line in yaml.lines() {
+    // The jobs are what follows `jobs:` (the events under `on:` are indented alike).
+    let body = yaml.split_once("\njobs:\n").map_or(yaml, |(_, jobs)| jobs);
+    for line in body.lines() {
         let indent = line.len() - line.trim_start().len();
         let text = line.trim();
         if indent == 2 && text.ends_with(':') {

@@ -523,6 +523,20 @@ fn rows() -> Vec<Row> {
         .stderr("imported thread review"),
         Row::report("sticky export | ssh host sticky import --as from-laptop -")
             .stderr("imported thread from-laptop"),
+        // README: the GitHub Action: a run's bundle of thread pr-7 imported, and its log read.
+        Row {
+            before: vec![
+                vec!["-t", "pr-7", "a review turn"],
+                vec!["-t", "pr-7", "export", "-o", "conversation.sticky"],
+            ],
+            ..Row::report("sticky import --replace conversation.sticky")
+        }
+        .stderr("imported thread pr-7"),
+        Row {
+            before: vec![vec!["-t", "pr-7", "a review turn"]],
+            ..Row::report("sticky log -t pr-7")
+        }
+        .stdout("a review turn"),
         Row::report("ssh host sticky export | sticky import --as from-host -")
             .stderr("imported thread from-host"),
         Row::report("sticky relocate").stderr("nothing to relocate"),

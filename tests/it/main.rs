@@ -16,8 +16,10 @@
 //! `properties` (property tests of the policy and the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
 //! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
-//! sticky.
+//! sticky. `action` plays the GitHub Action (`action.yml`) as a runner does, and lints it with
+//! the README's workflows.
 
+mod action;
 mod agents;
 mod bundle;
 mod carry;

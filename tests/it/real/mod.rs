@@ -14,13 +14,15 @@
 //! session, a tool-using turn and the progress line naming the tool (`tools`), a failing model
 //! API (`faults`)); `sticky_<agent>` holds what each agent supplies to that table (its
 //! [`scenarios::Profile`]) and its own tests (`/clear`, Codex's exit codes); `faults` also kills
-//! the real Claude Code mid-turn; `edges` runs a prompt over 128 KiB and one starting with `-`
+//! the real Claude Code mid-turn; `action` plays the GitHub Action's three runs with Claude Code
+//! and Codex; `edges` runs a prompt over 128 KiB and one starting with `-`
 //! on every agent, Ctrl-C mid-turn on Claude Code and Codex, and two threads. [`tier::Tier`]
 //! holds what they share.
 //!
 //! When an agent is not installed, a test skips with a loud message and is counted as skipped;
 //! under `CI` it fails, so a broken install can never pass as a green run.
 
+pub mod action;
 pub mod carry;
 pub mod direct;
 pub mod edges;
