@@ -240,6 +240,9 @@ fn a_committed_database_of_another_checkout_is_refused() {
     clone_into_project(&env, &origin);
     assert!(env.project.join(".sticky/sticky.db").is_file());
     crate::trust::assert_refused_as_copy(&env);
+    // trust adopts no state git tracks (it came with the repository): untracked first.
+    env.sticky(["trust"]).run().assert_code(71);
+    env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     env.ok(["trust"]);
 
     let refused = env.sticky(["hello"]).run();
