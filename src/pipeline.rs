@@ -3,7 +3,7 @@
 //! CI runner or process manager that hands its child a pipe nobody writes or closes), which
 //! only gets a grace period.
 //!
-//! A shell runs every process of a pipeline in its own session: with job control (an
+//! A shell runs every process of a pipeline in the shell's own session: with job control (an
 //! interactive shell) the pipeline is a job with a process group of its own, without it (a
 //! script, `bash -c`) every process stays in the shell's group, and a program of the pipeline
 //! may move itself and its children to a group of their own (GNU `timeout` does, on either
