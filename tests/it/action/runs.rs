@@ -886,3 +886,31 @@ fn agent_args_with_an_unmatched_quote_fail_before_anything_runs() {
     assert_eq!(played.outcome("install"), "skipped");
     assert!(tools.agent_runs().is_empty());
 }
+
+/// A `version` that is no release tag fails the install with an error naming the input; nothing
+/// is downloaded, built or run.
+#[test]
+fn a_version_that_is_no_release_tag_fails_the_install_saying_so() {
+    let Some(action) = action() else { return };
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let played = push_run(
+        &action,
+        &store,
+        &tools,
+        951,
+        &[("prompt", "hi"), ("version", "../../latest")],
+    );
+    assert!(played.failed);
+    assert_eq!(played.outcome("install"), "failure", "{}", played.log);
+    assert!(
+        played
+            .log
+            .contains("::error::input version must be a release tag"),
+        "{}",
+        played.log
+    );
+    assert!(tools.cargo_calls().is_empty());
+    assert!(tools.agent_runs().is_empty());
+}
