@@ -296,8 +296,16 @@ fn a_silent_pipe_from_another_session_ends_after_the_grace_with_the_note() {
     // The pipe's only writer is a process of another session (a runner's helper), not
     // sticky's parent: a pipe from elsewhere, which keeps the grace period.
     let env = TestEnv::new();
-    // Close-on-exec, so no other test's child (of this session) inherits the write end.
-    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("a pipe");
+    // Close-on-exec, so no other test's child (of this session) inherits the write end
+    // (pipe2(2) is Linux's: pipe(2) and fcntl(2) build on macOS too).
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    for end in [&read, &write] {
+        nix::fcntl::fcntl(
+            end,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+        )
+        .expect("a close-on-exec pipe");
+    }
     // util-linux's `setsid`, which execs `cat` in a session of its own; elsewhere sticky
     // cannot tell who writes a pipe, and any holder will do.
     let mut holder = if cfg!(target_os = "linux") {
