@@ -16,6 +16,7 @@ mod prompt;
 mod relocate;
 mod sessions;
 mod show;
+mod standing;
 mod status;
 mod threads;
 mod trust;

@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::output::Report;
-use super::relocate::{self, Standing};
+use super::standing::{self, Standing};
 use super::view::escape;
 use super::{start_dir, sticky_db};
 use crate::cli::GlobalArgs;
@@ -80,8 +80,8 @@ fn elsewhere(project: &Project) -> Vec<(String, SessionRow)> {
 /// new` when it exists (this is a copy of it), and `sticky new --carry` when it is gone but
 /// another copy of the project took the session since (`relocate` would refuse it).
 fn next_step(thread: &str, live: &SessionRow, project: &Path) -> String {
-    if let Standing::Taken(now) = relocate::standing(live) {
-        return relocate::taken(thread, live, now.as_deref(), project);
+    if let Standing::Taken(now) = standing::standing(live) {
+        return standing::taken(thread, live, now.as_deref(), project);
     }
     let dir = &live.directory;
     let shown = dir.display().to_string();

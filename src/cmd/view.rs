@@ -362,7 +362,7 @@ mod tests {
 
     /// The modules of `cmd/` that are no command but serve them all.
     const HELPERS: &[&str] = &[
-        "input", "listing", "mod", "output", "probe", "vault", "view",
+        "input", "listing", "mod", "output", "probe", "standing", "vault", "view",
     ];
 
     /// Every `.rs` file under `dir`.

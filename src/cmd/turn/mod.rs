@@ -252,7 +252,7 @@ fn begin<'a>(
             session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
                 // Where the session stands now (another copy took it, or the project moved
                 // here) decides the way out; the policy's words are a copy's.
-                super::relocate::advice(&ctx.thread, live, &ctx.project.dir)
+                super::standing::advice(&ctx.thread, live, &ctx.project.dir)
                     .map_or(error, StickyError::Elsewhere)
             })?;
         }
