@@ -277,7 +277,7 @@ pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
         // `-t -rf` is read as options: such a thread could be named only as `-t=-rf`, and
         // every hint that shows `-t NAME` would fail.
         Some(
-            "starts with `-`, which a command line reads as an option (`-t -rf`); choose a name              that starts otherwise",
+            "starts with `-`, which a command line reads as an option (`-t -rf`); choose a name that starts otherwise",
         )
     } else {
         None

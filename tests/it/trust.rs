@@ -82,6 +82,8 @@ fn an_unused_session_committed_for_another_directory_is_refused_by_turns_and_doc
     // A copy of a state sticky made for this user is not the file it stamped: refused until
     // the user adopts it; then the session's directory is checked.
     assert_refused_as_copy(&env);
+    // `trust` adopts no state git tracks: the user untracks it first, as its refusal says.
+    env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     env.ok(["trust"]);
 
     for args in [

@@ -806,7 +806,8 @@ fn continue_false_starts_afresh_and_the_next_run_continues_the_new_conversation(
     let store_dir = tempfile::tempdir().expect("a store");
     let store = Store::new(store_dir.path());
     let tools = Tools::new();
-    let thread = "--help";
+    // Not a leading `-`: sticky refuses such a new thread name (`-t -rf` reads as options).
+    let thread = "$(touch pwned) --help";
     let first = push_run(
         &action,
         &store,
