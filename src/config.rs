@@ -283,7 +283,7 @@ fn read_text(path: &Path) -> Result<Option<String>, StickyError> {
     };
     let check = |metadata: &std::fs::Metadata| {
         if !metadata.is_file() {
-            let kind = kind_of(metadata.file_type());
+            let kind = crate::confined::describe(metadata.file_type());
             return Err(refuse(&format!("{kind}, not a configuration file")));
         }
         if metadata.len() > MAX_SIZE {
@@ -317,22 +317,6 @@ fn read_text(path: &Path) -> Result<Option<String>, StickyError> {
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| refuse("not UTF-8 text"))
-}
-
-/// What a file that is not a regular file is, for a message.
-fn kind_of(kind: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else {
-        "something else"
-    }
 }
 
 #[cfg(test)]

@@ -322,6 +322,23 @@ impl std::fmt::Display for Linked {
 
 impl std::error::Error for Linked {}
 
+/// What a file that is not a regular file is, for a message (the
+/// configuration file, a database path).
+pub fn describe(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "something else"
+    }
+}
+
 /// Whether `error` is the refusal of a link ([`Linked`]).
 pub fn is_link(error: &io::Error) -> bool {
     error

@@ -703,7 +703,7 @@ fn check_database_kind(project: &Project) -> Result<()> {
                 "it is {}, not a regular file as sticky's databases are, so there is nothing to \
                  trust; remove it ({} {}) and the next turn starts a new database, or set \
                  STICKY_DB to keep the state elsewhere",
-                kind_of(kind),
+                crate::confined::describe(kind),
                 if kind.is_dir() { "rm -r" } else { "rm" },
                 db.display()
             ),
@@ -740,7 +740,7 @@ fn check_database_kind(project: &Project) -> Result<()> {
         format!(
             "{}, not a database file{problem}; name a regular file \
              (STICKY_DB=/path/to/sticky.db, which sticky creates)",
-            kind_of(kind)
+            crate::confined::describe(kind)
         )
     };
     Err(StickyError::Usage(format!(
@@ -772,22 +772,6 @@ fn check_not_dangling(project: &Project) -> Result<()> {
         target.display()
     ))
     .into())
-}
-
-/// What a file that is not a regular file is, for a message.
-fn kind_of(kind: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else {
-        "something else"
-    }
 }
 
 pub(super) fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
