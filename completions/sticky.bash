@@ -67,6 +67,9 @@ _sticky() {
             sticky,trust)
                 cmd="sticky__subcmd__trust"
                 ;;
+            sticky,usage)
+                cmd="sticky__subcmd__usage"
+                ;;
             sticky__subcmd__help,agents)
                 cmd="sticky__subcmd__help__subcmd__agents"
                 ;;
@@ -118,6 +121,9 @@ _sticky() {
             sticky__subcmd__help,trust)
                 cmd="sticky__subcmd__help__subcmd__trust"
                 ;;
+            sticky__subcmd__help,usage)
+                cmd="sticky__subcmd__help__subcmd__usage"
+                ;;
             *)
                 ;;
         esac
@@ -125,7 +131,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -401,7 +407,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
+            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -639,6 +645,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1005,6 +1025,47 @@ _sticky() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__usage)
+            opts="-C -t -q -h --by --since --until --all --prune --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -W "day week month thread session model agent" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

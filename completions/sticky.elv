@@ -56,6 +56,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand show 'Print a turn''s answer again, exactly as it was printed'
             cand trust 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose'
+            cand usage 'Sum the tokens and cost of the turns by day, week, month, thread, session, model or agent'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
@@ -250,6 +251,21 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;usage'= {
+            cand --by 'What each row sums: a day, week or month, a thread, an agent session, a model or an agent'
+            cand --since 'Count only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a duration back from now (`90m`, `2h`, `7d`, `1w`)'
+            cand --until 'Count only the turns started before WHEN (a date alone counts that day whole)'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --all 'Every project you ran sticky in, not only this one'
+            cand --prune 'With --all: drop the projects that are gone from the list'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
@@ -267,6 +283,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand forget 'Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the copies of its sessions'' files in sticky''s vault'
             cand show 'Print a turn''s answer again, exactly as it was printed'
             cand trust 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose'
+            cand usage 'Sum the tokens and cost of the turns by day, week, month, thread, session, model or agent'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
@@ -300,6 +317,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;show'= {
         }
         &'sticky;help;trust'= {
+        }
+        &'sticky;help;usage'= {
         }
         &'sticky;help;help'= {
         }

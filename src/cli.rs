@@ -195,6 +195,23 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "usage",
+        &[
+            (
+                "sticky usage",
+                "tokens and cost of this project, day by day",
+            ),
+            (
+                "sticky usage --by model --since 7d",
+                "the last seven days, by model",
+            ),
+            (
+                "sticky usage --all --by month --json",
+                "every project you ran sticky in, month by month, as JSON",
+            ),
+        ],
+    ),
+    (
         "trust",
         &[(
             "sticky trust",
@@ -443,7 +460,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// prompt a letter or two away from one is refused (see [`refuse_misspelt_command`]).
 const COMMANDS: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "forget", "show", "trust",
+    "export", "import", "relocate", "forget", "show", "trust", "usage",
 ];
 
 /// The top level of the command line as [`Cli::command`] defines it, with each command only
@@ -928,6 +945,18 @@ pub enum Command {
     /// which copies its database), it names the next step: `sticky relocate` after a move,
     /// `sticky new` in a copy.
     Trust,
+
+    /// Sum the tokens and cost of the turns by day, week, month, thread, session, model or
+    /// agent.
+    ///
+    /// Over this project's conversations, or with --all over every project you ran sticky in
+    /// (sticky lists each project in your data directory, `sticky/projects`, at its first
+    /// turn). Each listed project is checked as a turn there would be: one that is not yours
+    /// is skipped with the reason, and one that is gone is skipped and dropped from the list
+    /// with --prune. A turn imported into several threads or projects (`sticky import`) counts
+    /// once. Times are days in UTC, as `log` shows them; weeks start on Monday. Figures are what
+    /// the agents reported; `-` where none did.
+    Usage(UsageArgs),
 }
 
 /// Where `sticky export` writes the bundle.
@@ -976,6 +1005,66 @@ pub struct LogArgs {
     /// Show each turn's kept answer under it.
     #[arg(long)]
     pub answers: bool,
+}
+
+/// Options of `sticky usage`.
+#[derive(Debug, Args, Clone)]
+pub struct UsageArgs {
+    /// What each row sums: a day, week or month, a thread, an agent session, a model or an
+    /// agent.
+    #[arg(long, value_enum, default_value_t = Grouping::Day, value_name = "WHAT")]
+    pub by: Grouping,
+
+    /// Count only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC)
+    /// or a duration back from now (`90m`, `2h`, `7d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Count only the turns started before WHEN (a date alone counts that day whole).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Every project you ran sticky in, not only this one.
+    #[arg(long)]
+    pub all: bool,
+
+    /// With --all: drop the projects that are gone from the list.
+    #[arg(long, requires = "all")]
+    pub prune: bool,
+}
+
+/// What a row of `sticky usage` sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Grouping {
+    /// A day (UTC).
+    Day,
+    /// A week, Monday to Sunday.
+    Week,
+    /// A month.
+    Month,
+    /// A thread (of its project).
+    Thread,
+    /// An agent session.
+    Session,
+    /// A model.
+    Model,
+    /// An agent.
+    Agent,
+}
+
+impl Grouping {
+    /// The value's name, as `--by` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Day => "day",
+            Self::Week => "week",
+            Self::Month => "month",
+            Self::Thread => "thread",
+            Self::Session => "session",
+            Self::Model => "model",
+            Self::Agent => "agent",
+        }
+    }
 }
 
 /// Options of `sticky show`.

@@ -20,6 +20,7 @@
 //! `/tmp/x/anything`). What it finds is then checked by `trust`, and its database by `stamp`
 //! (made by this user, or adopted with `sticky trust`).
 
+pub mod registry;
 mod stamp;
 mod trust;
 

@@ -1,5 +1,6 @@
 //! The commands: one file each, orchestration only (build the context, plan, act).
 
+mod across;
 mod agents;
 mod config;
 mod doctor;
@@ -21,6 +22,7 @@ mod status;
 mod threads;
 mod trust;
 mod turn;
+mod usage;
 mod vault;
 mod view;
 
@@ -133,6 +135,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
         Some(Command::Trust) => trust::run(&global),
+        Some(Command::Usage(args)) => usage::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -152,6 +155,10 @@ fn refuse_thread_flag(command: &Command, origins: Origins) -> Result<()> {
         Command::Agents => ("agents", "it lists the agents, not a conversation's"),
         Command::Import(_) => ("import", "--as NAME names the thread it adds"),
         Command::Trust => ("trust", "it adopts the whole project's state"),
+        Command::Usage(_) => (
+            "usage",
+            "it sums every thread of the project (`--by thread` shows each)",
+        ),
         _ => return Ok(()),
     };
     Err(StickyError::Usage(format!("-t does not apply to `sticky {name}`: {why}")).into())
@@ -232,6 +239,16 @@ impl Command {
             Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
             Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
             Self::Trust => &["project", "database", "trusted", "stamped", "elsewhere"],
+            Self::Usage(_) => &[
+                "by",
+                "since",
+                "until",
+                "rows",
+                "total",
+                "duplicates",
+                "projects",
+                "skipped",
+            ],
         }
     }
 
@@ -346,6 +363,7 @@ impl Context {
     fn open_store(&self) -> Result<Store> {
         self.project.check_creatable()?;
         let store = Store::open(&self.project.state.db)?;
+        project::registry::note(&self.project);
         // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
         // turn: the database is then checked as one from before stamps, every run.
         if let Err(error) = self.project.stamp_created() {

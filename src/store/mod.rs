@@ -20,6 +20,7 @@ mod schema;
 mod tests;
 mod totals;
 mod transfer;
+mod usage;
 mod vault;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::ledger::Figures;
 
 use rows::{session_columns, thread_columns, turn_columns};
+pub use usage::{UsageSession, UsageTurn};
 pub use vault::{Forgotten, RestoreRow};
 
 pub(crate) use error::io as io_error;

@@ -563,6 +563,11 @@ fn rows() -> Vec<Row> {
             .starts_with(RECAP),
         // README: where state lives (and the trust man page): the project's own state.
         Row::report("sticky trust").stderr("is already yours"),
+        // Issue 27: usage reports (README and the usage man page).
+        Row::report("sticky usage").stdout("day ").stdout("$0.0042"),
+        Row::report("sticky usage --all").stdout("$0.0042"),
+        Row::report("sticky usage --by model --since 7d").stdout("(default)"),
+        Row::report("sticky usage --all --by month --json").stdout("\"by\":\"month\""),
     ];
     for row in &mut rows {
         let claude = row.turn.as_ref().is_some_and(|turn| turn.agent == "claude");

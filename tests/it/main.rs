@@ -47,5 +47,6 @@ mod shared_state;
 mod support;
 mod trust;
 mod turns;
+mod usage;
 mod ux;
 mod vault;
