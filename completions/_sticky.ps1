@@ -60,6 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Sum the tokens and cost of the turns by day, week, month, thread, session, model or agent')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find the turns whose prompt or kept answer holds every word of TEXT')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -287,6 +288,21 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'sticky;search' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a duration back from now (`90m`, `2h`, `7d`, `1w`)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N turns, the newest')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N turns, the newest')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project you ran sticky in, not only this one')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'sticky;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
@@ -305,6 +321,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a turn''s answer again, exactly as it was printed')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Sum the tokens and cost of the turns by day, week, month, thread, session, model or agent')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find the turns whose prompt or kept answer holds every word of TEXT')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -357,6 +374,9 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;help;usage' {
+            break
+        }
+        'sticky;help;search' {
             break
         }
         'sticky;help;help' {

@@ -52,6 +52,9 @@ _sticky() {
             sticky,relocate)
                 cmd="sticky__subcmd__relocate"
                 ;;
+            sticky,search)
+                cmd="sticky__subcmd__search"
+                ;;
             sticky,sessions)
                 cmd="sticky__subcmd__sessions"
                 ;;
@@ -106,6 +109,9 @@ _sticky() {
             sticky__subcmd__help,relocate)
                 cmd="sticky__subcmd__help__subcmd__relocate"
                 ;;
+            sticky__subcmd__help,search)
+                cmd="sticky__subcmd__help__subcmd__search"
+                ;;
             sticky__subcmd__help,sessions)
                 cmd="sticky__subcmd__help__subcmd__sessions"
                 ;;
@@ -131,7 +137,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -407,7 +413,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage help"
+            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -575,6 +581,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__relocate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -880,6 +900,47 @@ _sticky() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__search)
+            opts="-n -C -t -q -h --since --all --limit --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

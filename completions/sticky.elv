@@ -57,6 +57,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand show 'Print a turn''s answer again, exactly as it was printed'
             cand trust 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose'
             cand usage 'Sum the tokens and cost of the turns by day, week, month, thread, session, model or agent'
+            cand search 'Find the turns whose prompt or kept answer holds every word of TEXT'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;new'= {
@@ -266,6 +267,20 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sticky;search'= {
+            cand --since 'Only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a duration back from now (`90m`, `2h`, `7d`, `1w`)'
+            cand -n 'Show at most N turns, the newest'
+            cand --limit 'Show at most N turns, the newest'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use'
+            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --all 'Every project you ran sticky in, not only this one'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
@@ -284,6 +299,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand show 'Print a turn''s answer again, exactly as it was printed'
             cand trust 'Adopt this project''s state as yours: a `.sticky/` (or a database kept elsewhere) you copied, restored or cloned on purpose'
             cand usage 'Sum the tokens and cost of the turns by day, week, month, thread, session, model or agent'
+            cand search 'Find the turns whose prompt or kept answer holds every word of TEXT'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
@@ -319,6 +335,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;help;trust'= {
         }
         &'sticky;help;usage'= {
+        }
+        &'sticky;help;search'= {
         }
         &'sticky;help;help'= {
         }

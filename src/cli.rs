@@ -212,6 +212,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "search",
+        &[
+            (
+                "sticky search migration",
+                "the turns of this project that mention a migration",
+            ),
+            (
+                "sticky search --all --since 30d \"rate limit\"",
+                "the last month's turns of every project that hold both words",
+            ),
+        ],
+    ),
+    (
         "trust",
         &[(
             "sticky trust",
@@ -460,7 +473,7 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// prompt a letter or two away from one is refused (see [`refuse_misspelt_command`]).
 const COMMANDS: &[&str] = &[
     "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "forget", "show", "trust", "usage",
+    "export", "import", "relocate", "forget", "show", "trust", "usage", "search",
 ];
 
 /// The top level of the command line as [`Cli::command`] defines it, with each command only
@@ -957,6 +970,16 @@ pub enum Command {
     /// once. Times are days in UTC, as `log` shows them; weeks start on Monday. Figures are what
     /// the agents reported; `-` where none did.
     Usage(UsageArgs),
+
+    /// Find the turns whose prompt or kept answer holds every word of TEXT.
+    ///
+    /// Over every conversation of this project (`-t NAME`: that one), or with --all every
+    /// project you ran sticky in (see `sticky usage`). Words match whole, in any order, case and
+    /// accents ignored; a word ending in `*` matches every word it begins (`migrat*`). Each turn
+    /// found is shown with its thread, its number (for `sticky show`), when it started, its
+    /// agent, and a few words around the match, escaped as `log` shows stored text, the match
+    /// in bold on a terminal (between `**` otherwise). The newest first.
+    Search(SearchArgs),
 }
 
 /// Where `sticky export` writes the bundle.
@@ -1031,6 +1054,27 @@ pub struct UsageArgs {
     /// With --all: drop the projects that are gone from the list.
     #[arg(long, requires = "all")]
     pub prune: bool,
+}
+
+/// Options of `sticky search`.
+#[derive(Debug, Args, Clone)]
+pub struct SearchArgs {
+    /// The words to find.
+    #[arg(value_name = "TEXT", required = true)]
+    pub text: Vec<String>,
+
+    /// Only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a
+    /// duration back from now (`90m`, `2h`, `7d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Every project you ran sticky in, not only this one.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Show at most N turns, the newest.
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
 }
 
 /// What a row of `sticky usage` sums.

@@ -15,6 +15,7 @@ mod output;
 mod probe;
 mod prompt;
 mod relocate;
+mod search;
 mod sessions;
 mod show;
 mod standing;
@@ -136,6 +137,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
         Some(Command::Trust) => trust::run(&global),
         Some(Command::Usage(args)) => usage::run(&ctx()?, &args),
+        Some(Command::Search(args)) => search::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -249,6 +251,7 @@ impl Command {
                 "projects",
                 "skipped",
             ],
+            Self::Search(_) => &["query", "results", "skipped"],
         }
     }
 

@@ -16,6 +16,7 @@ mod intact;
 mod open;
 mod rows;
 mod schema;
+mod search;
 #[cfg(test)]
 mod tests;
 mod totals;
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::ledger::Figures;
 
 use rows::{session_columns, thread_columns, turn_columns};
+pub use search::{Found, MATCH_END, MATCH_START, query as search_query};
 pub use usage::{UsageSession, UsageTurn};
 pub use vault::{Forgotten, RestoreRow};
 
@@ -466,7 +468,12 @@ impl Store {
     /// the way to the caller's prompt (BENCHMARKS.md). Best effort: a statement that does not
     /// compile now fails again, and is reported, where it runs.
     pub fn compile_turn_end(&self) {
-        for sql in [CONFIRMED_AT, totals::ADD_TO_LIVE_SESSION, FINISH_TURN] {
+        for sql in [
+            CONFIRMED_AT,
+            totals::ADD_TO_LIVE_SESSION,
+            FINISH_TURN,
+            search::INDEX_ANSWER,
+        ] {
             let _ = self.conn.prepare_cached(sql);
         }
     }
@@ -540,6 +547,12 @@ impl Store {
                 ledger.context_window,
                 end.reported_totals,
             ])?;
+            if let Some(text) = &end.answer {
+                search::write(&tx, || {
+                    tx.prepare_cached(search::INDEX_ANSWER)?
+                        .execute(params![turn_id, answer::kept(text)])
+                })?;
+            }
             tx.commit()?;
             Ok(changed)
         })?;
@@ -883,7 +896,12 @@ impl Tx<'_> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running')",
             params![session_id, prompt, mode, pid, host, now()],
         ))?;
-        Ok(self.tx.last_insert_rowid())
+        let id = self.tx.last_insert_rowid();
+        self.write(search::write(&self.tx, || {
+            self.tx
+                .execute(search::INDEX_TURN, params![id, prompt, None::<&str>])
+        }))?;
+        Ok(id)
     }
 
     /// Records why sticky ran a turn itself (`handoff`), in the transaction that began it.

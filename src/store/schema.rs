@@ -148,7 +148,28 @@ const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX sessions_live_agent ON sessions (agent, agent_session_id)
         WHERE ended_at IS NULL AND agent_session_id IS NOT NULL;
     ",
+    // 6 (part 17): `sticky usage` and `sticky search`. Usage reads every turn's time, session,
+    // pid and figures: from an index holding just those, a tenth of the pages of the turns
+    // themselves (their prompts and answers), which `sticky usage --all` at 100,000 turns
+    // could not afford to read. Search: an FTS5 index of every turn's prompt and kept answer,
+    // its rowid the turn's id, kept in step by the statements that write turns (see
+    // store/search.rs). Its own copy of the text, so snippets need no answer inflated. No
+    // per-column sizes (`columnsize = 0`): nothing ranks by them, and it is one table less
+    // for every process to parse. The answers stored as text are indexed here; the deflated
+    // ones by `search::index_deflated`, in the same transaction.
+    "
+    CREATE INDEX turns_usage ON turns (started_at, session_id, pid, cost_usd, input_tokens,
+        output_tokens, cached_tokens);
+    CREATE VIRTUAL TABLE turns_text USING fts5 (prompt, answer, columnsize = 0,
+        tokenize = 'unicode61 remove_diacritics 2');
+    INSERT INTO turns_text (rowid, prompt, answer)
+        SELECT id, prompt, CASE WHEN answer_encoding IS NULL THEN CAST(answer AS TEXT) END
+        FROM turns;
+    ",
 ];
+
+/// The migration that indexes the turns' text for `sticky search` (see its comment).
+const SEARCH_INDEX: i64 = 6;
 
 /// The migration that makes an agent session live in at most one thread (see its comment).
 const ONE_THREAD_PER_SESSION: i64 = 5;
@@ -289,7 +310,12 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
                 shared_sessions(&tx).map_err(|e| error::sql(file, "read the live sessions", &e))?;
         }
         tx.execute_batch(migration)
-            .and_then(|()| tx.pragma_update(None, "user_version", version))
+            .and_then(|()| {
+                if version == SEARCH_INDEX {
+                    super::search::index_deflated(&tx)?;
+                }
+                tx.pragma_update(None, "user_version", version)
+            })
             .map_err(|e| error::sql(file, &format!("migrate to schema version {version}"), &e))?;
     }
     tx.commit()
@@ -505,5 +531,68 @@ mod tests {
                 .contains("sessions.agent, sessions.agent_session_id"),
             "the store's error names it by this: {error}"
         );
+    }
+
+    #[test]
+    fn migration_6_indexes_the_prompts_and_answers_an_older_database_holds() {
+        let conn = Connection::open_in_memory().unwrap();
+        for migration in &MIGRATIONS[..5] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 5).unwrap();
+        conn.execute_batch(
+            "INSERT INTO threads (name, created_at) VALUES ('main', 0);
+             INSERT INTO sessions (thread_id, agent, directory, created_at)
+                 VALUES (1, 'claude', '/p', 0);",
+        )
+        .unwrap();
+        let long = format!("{} the deflated zeppelin\n", "filler words ".repeat(500));
+        let deflated = super::super::answer::encode(&long);
+        assert_eq!(deflated.encoding, Some("deflate"));
+        let plain = super::super::answer::encode("a plain albatross");
+        let insert = "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status, \
+                      answer, answer_encoding, answer_bytes) \
+                      VALUES (1, ?1, 'headless', 1, 'h', 0, 'ok', ?2, ?3, ?4)";
+        for (prompt, answer) in [
+            (Some("the first walrus"), Some(&plain)),
+            (Some("the second"), Some(&deflated)),
+            (None, None),
+        ] {
+            conn.execute(
+                insert,
+                rusqlite::params![
+                    prompt,
+                    answer.map(|a| &a.stored),
+                    answer.and_then(|a| a.encoding),
+                    answer.map(|a| a.bytes)
+                ],
+            )
+            .unwrap();
+        }
+        // A deflated answer that does not inflate is left out, not a failed migration.
+        conn.execute(
+            "INSERT INTO turns (session_id, mode, pid, host, started_at, status, answer, \
+             answer_encoding) VALUES (1, 'interactive', 1, 'h', 0, 'ok', x'ffff', 'deflate')",
+            [],
+        )
+        .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let found = |words: &str| -> Vec<i64> {
+            conn.prepare("SELECT rowid FROM turns_text WHERE turns_text MATCH ?1 ORDER BY rowid")
+                .unwrap()
+                .query_map([words], |row| row.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        assert_eq!(found("walrus"), [1], "a prompt");
+        assert_eq!(found("albatross"), [1], "an answer kept as text");
+        assert_eq!(found("zeppelin"), [2], "a deflated answer, inflated");
+        assert_eq!(found("the"), [1, 2]);
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM turns_text", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(rows, 4, "every turn has its row, for its end to update");
     }
 }

@@ -37,9 +37,13 @@ pub struct UsageTurn {
     pub figures: Figures,
 }
 
+/// The turns started in `[?1, ?2)`: their session, start, pid and figures.
+pub(super) const USAGE_TURNS: &str = "SELECT session_id, started_at, pid, cost_usd, input_tokens, \
+     output_tokens, cached_tokens FROM turns WHERE started_at >= ?1 AND started_at < ?2";
+
 impl Store {
     /// Every session, and the turns started in `[since, until)` (either end open when `None`),
-    /// each list in row order.
+    /// the oldest first: read from migration 6's index `turns_usage` alone.
     pub fn usage(
         &self,
         since: Option<Millis>,
@@ -65,8 +69,7 @@ impl Store {
         let turns = self.run("read the turns", || {
             rows::all(
                 &self.conn,
-                "SELECT session_id, started_at, pid, cost_usd, input_tokens, output_tokens, \
-                 cached_tokens FROM turns WHERE started_at >= ?1 AND started_at < ?2 ORDER BY id",
+                USAGE_TURNS,
                 params![since.unwrap_or(Millis::MIN), until.unwrap_or(Millis::MAX)],
                 |row| {
                     Ok(UsageTurn {

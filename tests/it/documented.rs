@@ -566,6 +566,21 @@ fn rows() -> Vec<Row> {
         // Issue 27: usage reports (README and the usage man page).
         Row::report("sticky usage").stdout("day ").stdout("$0.0042"),
         Row::report("sticky usage --all").stdout("$0.0042"),
+        Row {
+            before: vec![vec!["a rate limit question"]],
+            ..Row::report("sticky search \"rate limit\"")
+        }
+        .stdout("**rate** **limit**"),
+        Row {
+            before: vec![vec!["a migration question"]],
+            ..Row::report("sticky search migration")
+        }
+        .stdout("**migration**"),
+        Row {
+            before: vec![vec!["hit the rate limit"]],
+            ..Row::report("sticky search --all --since 30d \"rate limit\"")
+        }
+        .stdout("**rate** **limit**"),
         Row::report("sticky usage --by model --since 7d").stdout("(default)"),
         Row::report("sticky usage --all --by month --json").stdout("\"by\":\"month\""),
     ];

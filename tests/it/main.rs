@@ -43,6 +43,7 @@ mod readme;
 mod real;
 mod report;
 mod robust;
+mod search;
 mod shared_state;
 mod support;
 mod trust;
