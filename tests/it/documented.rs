@@ -381,6 +381,11 @@ fn rows() -> Vec<Row> {
             "start on the changelog\n",
         )
         .fresh(),
+        // README: a `while read` loop keeps its list from the turns (one changed file here).
+        Row::turn(
+            "git diff --name-only | while read -r f; do sticky \"review $f\" </dev/null; done",
+            "review notes.txt",
+        ),
         Row::turn(
             "sticky \"apply the fix\" -- --permission-mode acceptEdits",
             "apply the fix",
