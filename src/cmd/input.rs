@@ -230,18 +230,13 @@ pub fn holds_skipped_input(stdin: &impl AsFd) -> bool {
             || metadata.len() > 0)
 }
 
-/// What a turn that skips stdin says when stdin holds input (see [`holds_skipped_input`]):
-/// which setting skips it (`origin`: `--stdin`, `STICKY_STDIN`, or the configuration file) and
-/// how to send it.
+/// What a turn that skips stdin by a setting says when stdin holds input (see
+/// [`holds_skipped_input`]): which setting skips it (`origin`: `STICKY_STDIN` or the
+/// configuration file) and how to send it.
 pub fn skipped_note(origin: &str) -> String {
-    let setting = if origin == "--stdin" {
-        "--stdin skip".to_owned()
-    } else {
-        format!("skip, from {origin}")
-    };
     format!(
-        "sticky: stdin holds input that this turn does not send: stdin is skipped ({setting}); \
-         --stdin wait sends it after the prompt"
+        "sticky: stdin holds input that this turn does not send: stdin is skipped (skip, from \
+         {origin}); --stdin wait sends it after the prompt"
     )
 }
 
@@ -466,13 +461,12 @@ mod tests {
 
     #[test]
     fn the_skip_note_names_the_setting_and_the_way_to_send_it() {
-        let flag = skipped_note("--stdin");
-        assert!(
-            flag.contains("(--stdin skip)") && flag.contains("--stdin wait sends it"),
-            "{flag}"
-        );
         let variable = skipped_note("STICKY_STDIN");
-        assert!(variable.contains("(skip, from STICKY_STDIN)"), "{variable}");
+        assert!(
+            variable.contains("(skip, from STICKY_STDIN)")
+                && variable.contains("--stdin wait sends it"),
+            "{variable}"
+        );
     }
 
     #[test]

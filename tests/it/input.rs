@@ -443,23 +443,13 @@ fn stdin_skip_never_reads_stdin_and_says_once_what_it_drops() {
     let config = env.script("config.toml", "stdin = \"skip\"\n");
     let config = config.to_str().expect("a UTF-8 path");
     let from_config = format!("(skip, from {config})");
-    // Written and held open: skip neither reads it nor waits for it, and says once that it
-    // drops it, by which setting, and how to send it.
+    // Written and held open: skip by a setting neither reads it nor waits for it, and says
+    // once that it drops it, by which setting, and how to send it.
     for (args, vars, setting) in [
         (
-            &["--stdin", "skip", "only the words"][..],
-            &[][..],
-            "(--stdin skip)",
-        ),
-        (
-            &["only the words"],
-            &[("STICKY_STDIN", "skip")],
+            &["only the words"][..],
+            &[("STICKY_STDIN", "skip")][..],
             "(skip, from STICKY_STDIN)",
-        ),
-        (
-            &["--stdin", "skip", "new", "only the words"],
-            &[("STICKY_STDIN", "wait")],
-            "(--stdin skip)",
         ),
         (
             &["only the words"],
@@ -478,16 +468,30 @@ fn stdin_skip_never_reads_stdin_and_says_once_what_it_drops() {
         assert_eq!(env.last_agent_run().prompt(), "only the words", "{args:?}");
     }
     // Written and closed: said all the same. Silent and held open by no pipeline of the user's
-    // (this test), at its end, or with --quiet: nothing is dropped or nothing is said.
-    let skip = ["--stdin", "skip", "only the words"];
-    let quiet = ["--quiet", "--stdin", "skip", "only the words"];
-    for (args, piped, closed, said) in [
-        (&skip[..], &b"not this"[..], true, true),
-        (&skip, b"", false, false),
-        (&skip, b"", true, false),
-        (&quiet, b"not this", false, false),
+    // (this test), at its end, or with --quiet: nothing is dropped or nothing is said. Skipped
+    // by `--stdin skip` on the command line itself: never read, and not said (the user just
+    // typed it; a `while read` loop's turns would say it each round).
+    let words = ["only the words"];
+    let quiet = ["--quiet", "only the words"];
+    let flag = ["--stdin", "skip", "only the words"];
+    let flag_new = ["--stdin", "skip", "new", "only the words"];
+    let setting = &[("STICKY_STDIN", "skip")][..];
+    for (args, vars, piped, closed, said) in [
+        (&words[..], setting, &b"not this"[..], true, true),
+        (&words, setting, b"", false, false),
+        (&words, setting, b"", true, false),
+        (&quiet, setting, b"not this", false, false),
+        (&flag, &[][..], b"not this", false, false),
+        (&flag, &[][..], b"not this", true, false),
+        (
+            &flag_new,
+            &[("STICKY_STDIN", "wait")][..],
+            b"not this",
+            false,
+            false,
+        ),
     ] {
-        let (ok, stderr) = on_a_held_pipe(&env, args, &[], piped, closed);
+        let (ok, stderr) = on_a_held_pipe(&env, args, vars, piped, closed);
         assert!(ok, "{args:?}: {stderr}");
         assert_eq!(
             stderr.contains(SKIPPED),
@@ -544,10 +548,11 @@ fn stdin_skip_says_it_drops_what_the_users_pipeline_will_write() {
     let go = env.scratch.join("go");
     let mut command = bash(
         &env,
-        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo late) | "$STICKY" --stdin skip "only the words""#,
+        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo late) | "$STICKY" "only the words""#,
     );
     command
         .env("GO", &go)
+        .env("STICKY_STDIN", "skip")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -564,7 +569,7 @@ fn stdin_skip_says_it_drops_what_the_users_pipeline_will_write() {
         .expect("stderr")
         .read_to_string(&mut stderr);
     assert_eq!(stderr.matches(SKIPPED).count(), 1, "{stderr}");
-    assert!(stderr.contains("(--stdin skip)"), "{stderr}");
+    assert!(stderr.contains("(skip, from STICKY_STDIN)"), "{stderr}");
     // bash reports the pipeline's last command: sticky's exit.
     assert!(status.success(), "{stderr}");
     assert_eq!(env.last_agent_run().prompt(), "only the words");

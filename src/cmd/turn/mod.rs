@@ -75,8 +75,13 @@ fn read_prompt(
             .into());
         }
         // Skipped input that is there (or is coming) is dropped: said once, wherever stderr
-        // goes, since a setting the user forgot would lose it without a word.
-        if mode.value == StdinMode::Skip && !ctx.quiet && input::holds_skipped_input(&stdin) {
+        // goes, when a setting the user may have forgot (STICKY_STDIN, the configuration)
+        // skips it. `--stdin skip` on this very command line is said already.
+        if mode.value == StdinMode::Skip
+            && mode.origin != "--stdin"
+            && !ctx.quiet
+            && input::holds_skipped_input(&stdin)
+        {
             eprintln!("{}", escape(&input::skipped_note(&mode.origin)));
         }
         let on_terminal = !ctx.quiet && std::io::stderr().is_terminal();
