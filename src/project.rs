@@ -23,6 +23,8 @@
 mod stamp;
 mod trust;
 
+pub(crate) use trust::{Shared, shared_dir, shared_file};
+
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
