@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::super::view::{escape, fresh_line};
+use super::super::view::{escape, format_time, fresh_line};
 use super::end::lost;
 use super::run::{Outcome, Running};
 use crate::store::{Mode, Store, TurnRow, TurnStatus};
@@ -90,8 +90,18 @@ pub(super) fn restore_if_lost(
         Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
     };
     if !turn.ctx.quiet {
+        // A copy that came with a state `sticky trust` adopted was written elsewhere: the
+        // agent here never had that transcript, and now reads it as its own.
+        let adopted = restored.adopted_at.map_or_else(String::new, |at| {
+            format!(
+                " adopted by `sticky trust` on {} (the copy came with that state: this HOME's \
+                 agent never had it)",
+                format_time(at)
+            )
+        });
         eprintln!(
-            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault, resuming it again",
+            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault{adopted}, \
+             resuming it again",
             fresh_line(),
             adapter.name(),
             escape(&id),
