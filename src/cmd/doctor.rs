@@ -366,11 +366,11 @@ fn write_problem(state: &state::State) -> Option<(Exit, String)> {
     Some((
         Exit::Store,
         format!(
-            "{}: the next turn cannot write {} ({}); set STICKY_DB=/writable/path to keep \
-             sticky's state elsewhere",
+            "{}: the next turn cannot write {} ({}); {}",
             db.display(),
             path.display(),
-            errno.desc().to_lowercase()
+            errno.desc().to_lowercase(),
+            crate::store::UNWRITABLE
         ),
     ))
 }
