@@ -375,6 +375,46 @@ fn forget_asks_on_a_terminal_and_keeps_everything_unless_told_yes() {
     );
 }
 
+#[test]
+fn forget_refuses_while_a_turn_runs_and_holds_the_thread_while_it_asks() {
+    let env = TestEnv::new();
+    let session = env.ok(["-t", "scratch", "first"]).answer().session;
+    let release = env.scratch.join("release");
+    let mut held = env
+        .sticky(["-t", "scratch", "held turn"])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the agent got the held prompt", || {
+        std::fs::read_to_string(env.transcript(&session))
+            .is_ok_and(|text| text.contains("held turn"))
+    });
+    // --yes while a turn runs: refused, the running turn's record kept.
+    let refused = env.sticky(["forget", "-t", "scratch", "--yes"]).run();
+    refused.assert_code(75);
+    refused.assert_stderr_contains("thread scratch is running a turn");
+    std::fs::write(&release, "").expect("release the held turn");
+    held.wait().assert_success();
+    assert!(
+        env.ok(["-t", "scratch", "log"])
+            .stdout
+            .contains("held turn")
+    );
+    // While forget asks, no turn starts on the thread: it would be deleted unnamed.
+    let mut asking = env.sticky(["forget", "-t", "scratch"]).on_terminal();
+    asking.expect("2 turns and 1 vault copy? This cannot be undone. [y/N]");
+    let turn = env
+        .sticky(["-t", "scratch", "--no-wait", "meanwhile"])
+        .run();
+    turn.assert_code(75);
+    asking.send("y\r");
+    assert_eq!(asking.wait(), 0);
+    assert!(
+        env.ok(["-t", "scratch", "log"])
+            .stdout
+            .contains("no turns yet")
+    );
+}
+
 /// Every file under `dir` with its bytes, links not followed (a link is listed by its target).
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut found = Vec::new();
