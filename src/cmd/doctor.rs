@@ -177,7 +177,12 @@ fn doctor_vault(ctx: &Context, state: &State) -> DoctorVault {
         view: VaultView::read(ctx),
         session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
         warning: live.and_then(|live| {
-            vault::retention_warning(ctx, live, state.last_turn.as_ref(), crate::store::now())
+            vault::retention_warning(
+                ctx,
+                live,
+                (state.last_turn.as_ref(), &state.session_turns),
+                crate::store::now(),
+            )
         }),
     }
 }
@@ -313,6 +318,8 @@ struct State {
     live: Option<SessionRow>,
     turns: i64,
     last_turn: Option<TurnRow>,
+    /// The live session's turns.
+    session_turns: Vec<TurnRow>,
     turn_running: bool,
 }
 
@@ -336,6 +343,10 @@ fn read_state(ctx: &Context) -> Result<State> {
     }
     if let Some(live) = &state.live {
         state.turns = store.turn_count(live.id)?;
+        state.session_turns = store.turns(thread.id)?;
+        state
+            .session_turns
+            .retain(|turn| turn.session_id == live.id);
     }
     state.last_turn = store.last_turn(thread.id)?;
     state.turn_running = crate::lock::is_held(&ctx.project.state.locks, &ctx.thread);

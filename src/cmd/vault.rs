@@ -78,11 +78,12 @@ pub fn copied_at(ctx: &Context, live: &SessionRow) -> Option<i64> {
 
 /// The warning when the agent deletes sessions older than its retention (Claude Code's
 /// `cleanupPeriodDays`) and the last turn is older than that: the agent may have deleted the
-/// session's files by now.
+/// session's files by now. `turns`: the thread's last turn, and the live session's turns, which
+/// say whether the vault's copy holds them all (a copy that lacks one is not restored).
 pub fn retention_warning(
     ctx: &Context,
     live: &SessionRow,
-    last: Option<&TurnRow>,
+    (last, turns): (Option<&TurnRow>, &[TurnRow]),
     now: i64,
 ) -> Option<String> {
     const DAY: i64 = 86_400_000;
@@ -94,11 +95,31 @@ pub fn retention_warning(
     if since <= limit {
         return None;
     }
+    let lacks = || {
+        let id = live.agent_session_id.as_deref()?;
+        let manifest = Vault::new(&ctx.project.state.vault)
+            .manifest(&live.agent, id)
+            .ok()??;
+        let lacks: Vec<String> = manifest
+            .lacks(turns.iter())
+            .iter()
+            .map(|turn| format!("#{}", turn.id))
+            .collect();
+        (!lacks.is_empty()).then(|| lacks.join(", "))
+    };
     let kept = match copied_at(ctx, live) {
-        Some(at) if ctx.settings.vault.value => format!(
-            "sticky's vault has a copy from {}, which the next turn restores",
-            format_time(at)
-        ),
+        Some(at) if ctx.settings.vault.value => match lacks() {
+            None => format!(
+                "sticky's vault has a copy from {}, which the next turn restores",
+                format_time(at)
+            ),
+            Some(lacks) => format!(
+                "sticky's vault has a copy from {}, but it lacks turn {lacks} (copying into the \
+                 vault failed since), so the next turn would not put it back; `sticky new \
+                 --carry \"...\"` starts a new session with sticky's recap of the conversation",
+                format_time(at)
+            ),
+        },
         Some(_) => "sticky's vault has a copy, but it is off (vault = false)".to_owned(),
         None => "sticky's vault has no copy of it".to_owned(),
     };

@@ -257,7 +257,7 @@ fn status_and_doctor_show_the_vault() {
 #[test]
 fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
     let env = TestEnv::new();
-    env.turn("first");
+    let first = env.turn("first");
     // The last turn was two days ago: older than a retention of one day.
     let db = rusqlite::Connection::open(env.project.join(".sticky/sticky.db")).unwrap();
     let two_days = 2 * 86_400_000_i64;
@@ -285,6 +285,20 @@ fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
     );
     let text = env.sticky(["doctor"]).run().stdout;
     assert!(text.contains("warning: claude deletes sessions"), "{text}");
+    // A copy that lacks a turn (a copy failed since) is not restored: the warning says so.
+    let manifest = session_copy(&env, &first.session).join("manifest.json");
+    let mut recorded: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    recorded["turn"] = 0.into();
+    std::fs::write(&manifest, recorded.to_string()).unwrap();
+    let report = env.sticky(["doctor", "--json"]).run().json();
+    let warning = report["vault"]["warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("but it lacks turn #1")
+            && warning.contains("the next turn would not put it back")
+            && !warning.contains("which the next turn restores"),
+        "{warning}"
+    );
 
     // Within the retention: no warning.
     std::fs::write(
