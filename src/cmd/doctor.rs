@@ -55,6 +55,10 @@ struct DoctorVault {
     session_copied_at: Option<i64>,
     /// The agent may have deleted the session by its own retention (`cleanupPeriodDays`).
     warning: Option<String>,
+    /// Whether the next turn would put the copy back: the vault is on and holds a copy of
+    /// every turn of the session.
+    #[serde(skip)]
+    restorable: bool,
 }
 
 /// A setting for something that may not exist yet.
@@ -114,13 +118,12 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let transcript = live.and_then(|live| transcript(ctx, live));
     let vault = doctor_vault(ctx, &state);
     if let Some(live) = live {
-        let restorable = vault.view.enabled && vault.session_copied_at.is_some();
         problems.extend(session_problems(
             ctx,
             &plan,
             live,
             transcript.as_ref(),
-            restorable,
+            vault.restorable,
         ));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
@@ -173,9 +176,15 @@ fn state_and_problems(ctx: &Context) -> (State, Vec<(Exit, String)>) {
 /// The vault, what it holds of the live session and the agent's retention warning.
 fn doctor_vault(ctx: &Context, state: &State) -> DoctorVault {
     let live = state.live.as_ref();
+    let view = VaultView::read(ctx);
+    let session_copied_at = live.and_then(|live| vault::copied_at(ctx, live));
+    let restorable = view.enabled
+        && session_copied_at.is_some()
+        && live.is_some_and(|live| vault::lacking(ctx, live, &state.session_turns).is_none());
     DoctorVault {
-        view: VaultView::read(ctx),
-        session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
+        view,
+        session_copied_at,
+        restorable,
         warning: live.and_then(|live| {
             vault::retention_warning(
                 ctx,
@@ -519,8 +528,7 @@ fn print_program(out: &mut impl Write, program: &Program) -> std::io::Result<()>
 /// retention warning.
 fn print_vault(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     if let Some(transcript) = &report.transcript {
-        let restorable = report.vault.view.enabled && report.vault.session_copied_at.is_some();
-        let state = match (transcript.exists, restorable) {
+        let state = match (transcript.exists, report.vault.restorable) {
             (true, _) => "exists",
             (false, true) => "missing; the next turn restores it from sticky's vault",
             (false, false) => "missing",

@@ -76,6 +76,22 @@ pub fn copied_at(ctx: &Context, live: &SessionRow) -> Option<i64> {
     (!vault.files(&live.agent, id).ok()?.is_empty()).then_some(manifest.copied_at)
 }
 
+/// The turns of session `live` (among `turns`, its own) that the vault's copy of it lacks, as
+/// `#3, #4`: a turn does not put such a copy back (see `Manifest::lacks`). `None` when the copy
+/// holds them all, or there is none.
+pub fn lacking(ctx: &Context, live: &SessionRow, turns: &[TurnRow]) -> Option<String> {
+    let id = live.agent_session_id.as_deref()?;
+    let manifest = Vault::new(&ctx.project.state.vault)
+        .manifest(&live.agent, id)
+        .ok()??;
+    let lacks: Vec<String> = manifest
+        .lacks(turns.iter())
+        .iter()
+        .map(|turn| format!("#{}", turn.id))
+        .collect();
+    (!lacks.is_empty()).then(|| lacks.join(", "))
+}
+
 /// The warning when the agent deletes sessions older than its retention (Claude Code's
 /// `cleanupPeriodDays`) and the last turn is older than that: the agent may have deleted the
 /// session's files by now. `turns`: the thread's last turn, and the live session's turns, which
@@ -95,20 +111,8 @@ pub fn retention_warning(
     if since <= limit {
         return None;
     }
-    let lacks = || {
-        let id = live.agent_session_id.as_deref()?;
-        let manifest = Vault::new(&ctx.project.state.vault)
-            .manifest(&live.agent, id)
-            .ok()??;
-        let lacks: Vec<String> = manifest
-            .lacks(turns.iter())
-            .iter()
-            .map(|turn| format!("#{}", turn.id))
-            .collect();
-        (!lacks.is_empty()).then(|| lacks.join(", "))
-    };
     let kept = match copied_at(ctx, live) {
-        Some(at) if ctx.settings.vault.value => match lacks() {
+        Some(at) if ctx.settings.vault.value => match lacking(ctx, live, turns) {
             None => format!(
                 "sticky's vault has a copy from {}, which the next turn restores",
                 format_time(at)

@@ -299,6 +299,15 @@ fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
             && !warning.contains("which the next turn restores"),
         "{warning}"
     );
+    // Its transcript gone, doctor does not promise the restore the turn would refuse.
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let doctor = env.sticky(["doctor"]).run();
+    doctor.assert_code(73);
+    assert!(
+        !doctor.stdout.contains("the next turn restores it"),
+        "{}",
+        doctor.stdout
+    );
 
     // Within the retention: no warning.
     std::fs::write(
