@@ -197,11 +197,12 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;export' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
             [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')

@@ -183,11 +183,12 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'sticky;export'= {
-            cand -o 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)'
-            cand --output 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)'
+            cand -o 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)'
+            cand --output 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
             cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand --force 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'

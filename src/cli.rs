@@ -862,7 +862,9 @@ pub enum Command {
     /// ledger, each file's size and SHA-256) and the live session's files as the agent keeps
     /// them; never the agent's settings
     /// or credentials. Written to -o FILE (whole, or not at all), or to stdout when -o is `-` or
-    /// stdout is a pipe; never to a terminal. Waits for a turn running on the conversation.
+    /// stdout is a pipe; never to a terminal. -o replaces an earlier bundle, but not a file that
+    /// is not one (unless --force), and never writes into sticky's own state. Waits for a turn
+    /// running on the conversation.
     Export(ExportArgs),
 
     /// Add a conversation written by `sticky export` to this project: the next turn resumes the
@@ -934,8 +936,14 @@ pub enum Command {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExportArgs {
     /// Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal).
+    /// FILE may be a new file, an empty one or an earlier bundle; never a directory nor a
+    /// path in sticky's own state (`.sticky/`, the database and its companions).
     #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
+
+    /// Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// What `sticky import` reads and how it names the thread.

@@ -46,7 +46,7 @@ pub use write::{Carried, Source, write};
 pub const FORMAT: u32 = 1;
 
 /// The name of the manifest entry, first in the archive.
-const MANIFEST: &str = "manifest.json";
+pub const MANIFEST: &str = "manifest.json";
 
 /// The directory of the carried files inside the archive.
 const FILES: &str = "files";

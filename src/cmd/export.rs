@@ -22,6 +22,9 @@ const WAIT: Duration = Duration::from_secs(600);
 /// Writes the bundle of the conversation to `-o FILE`, or to stdout when it is not a terminal.
 pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
     let to_stdout = to_stdout(ctx, args)?;
+    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+        check_output(ctx, path, args.force)?;
+    }
     // The lock stays held until the bundle is written: no turn appends meanwhile.
     let (manifest, sources, program, _lock) = gather(ctx)?;
     let written = write_bundle(args, to_stdout, manifest, &sources, program)?;
@@ -50,6 +53,134 @@ fn to_stdout(ctx: &Context, args: &ExportArgs) -> Result<bool> {
         .into());
     }
     Ok(to_stdout)
+}
+
+/// The first bytes of a zstd frame, which every bundle starts with.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Refuses an output `-o` must not write: a directory; a path among sticky's own state (the
+/// project's `.sticky/`, the database and its companions, whatever links lead there), which
+/// the bundle would replace; anything but a regular file; and, unless `force`, a file that is
+/// not a bundle (an empty file is taken: `mktemp` makes one). A bundle is replaced, as a new
+/// export of the same thread does.
+fn check_output(ctx: &Context, path: &Path, force: bool) -> Result<()> {
+    let shown = super::view::escape(&path.display().to_string()).into_owned();
+    let refuse = |why: String| Err(StickyError::Usage(why).into());
+    if path.is_dir() {
+        return refuse(format!(
+            "{shown} is a directory; give the bundle a file name in it (sticky export -o \
+             {}/NAME.sticky)",
+            shown.trim_end_matches('/')
+        ));
+    }
+    if let Some(what) = in_state(ctx, path) {
+        return refuse(format!(
+            "{shown} is inside {what}, sticky's own state, which a bundle written there would \
+             overwrite (--force or not); write the bundle elsewhere (sticky export -o \
+             ../NAME.sticky)"
+        ));
+    }
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {shown}")),
+    };
+    if meta.file_type().is_symlink() {
+        if force {
+            return Ok(());
+        }
+        return refuse(format!(
+            "{shown} is a symbolic link; export would replace the link itself with the bundle: \
+             give --force to do so, or another file name"
+        ));
+    }
+    if !meta.is_file() {
+        return refuse(format!(
+            "{shown} is not a regular file (a device, a pipe or a socket); give a file name, or \
+             write the bundle to stdout (sticky export > FILE)"
+        ));
+    }
+    if force || meta.len() == 0 || is_bundle(path) {
+        return Ok(());
+    }
+    refuse(format!(
+        "{shown} exists and is not a sticky bundle; export replaces only a bundle: give --force \
+         to overwrite it, or another file name (nothing was written)"
+    ))
+}
+
+/// Which of sticky's state `path` would be written into, if any: the project's `.sticky/`,
+/// the database's lock and vault directories, or a file beside the database named after it
+/// (the database, its journal and write-ahead files). Compared as the paths resolve, so a link
+/// to any of them counts as the place it leads to.
+fn in_state(ctx: &Context, path: &Path) -> Option<String> {
+    let target = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => resolved(parent).join(name),
+        _ => resolved(path),
+    };
+    let state = &ctx.project.state;
+    let dirs = [
+        ctx.project.dir.join(crate::state::STATE_DIR),
+        state.locks.clone(),
+        state.vault.clone(),
+    ];
+    if let Some(dir) = dirs.iter().find(|dir| target.starts_with(resolved(dir))) {
+        return Some(dir.display().to_string());
+    }
+    let db = resolved(&state.db);
+    let named_after = match (target.file_name(), db.file_name()) {
+        (Some(name), Some(db_name)) => name
+            .as_encoded_bytes()
+            .starts_with(db_name.as_encoded_bytes()),
+        _ => false,
+    };
+    (named_after && target.parent() == db.parent())
+        .then(|| format!("the database {} and its companions", state.db.display()))
+}
+
+/// `path` made absolute with its longest existing ancestor resolved (links and `..`), the
+/// rest as written.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut rest = Vec::new();
+    let mut current = absolute.as_path();
+    loop {
+        if let Ok(canonical) = current.canonicalize() {
+            return rest
+                .iter()
+                .rev()
+                .fold(canonical, |path, name| path.join(name));
+        }
+        match (current.parent(), current.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                current = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// Whether the file at `path` is a sticky bundle: a zstd frame whose archive starts with the
+/// manifest's entry.
+fn is_bundle(path: &Path) -> bool {
+    use std::io::Read as _;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut magic = [0; 4];
+    if file.read_exact(&mut magic).is_err() || magic != ZSTD_MAGIC {
+        return false;
+    }
+    let Ok(mut decoder) = zstd::stream::read::Decoder::new((&magic[..]).chain(file)) else {
+        return false;
+    };
+    let mut header = [0; 512];
+    if decoder.read_exact(&mut header).is_err() {
+        return false;
+    }
+    let name = bundle::MANIFEST.as_bytes();
+    header.starts_with(name) && header[name.len()] == 0
 }
 
 /// Writes the bundle to its file or stdout, probing the agent's version meanwhile; returns

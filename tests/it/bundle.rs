@@ -1875,3 +1875,88 @@ fn a_bundle_larger_than_the_free_space_is_refused_before_staging() {
         .assert_stderr_contains("nothing was changed");
     assert!(tree(&b.home).is_empty(), "nothing staged nor placed");
 }
+
+/// `export -o` writes only a bundle's own file (issue 23, second review): never into sticky's
+/// state (the database `-o .sticky/sticky.db` replaced, and every later command failed), not
+/// through a link into it, not over a file that is not a bundle unless `--force`, and a
+/// directory gets a message naming the way out. An earlier bundle and an empty file are
+/// replaced.
+#[test]
+fn export_writes_neither_into_stickys_state_nor_over_a_file_that_is_not_a_bundle() {
+    let mut env = TestEnv::new();
+    env.turn("first");
+    std::os::unix::fs::symlink(env.project.join(".sticky"), env.scratch.join("state"))
+        .expect("link to the state");
+    for target in [
+        ".sticky/sticky.db",
+        ".sticky/new.sticky",
+        ".sticky/sticky.db.vault/x.sticky",
+        "../scratch/state/sticky.db",
+    ] {
+        for force in [false, true] {
+            let mut args = vec!["export", "-o", target];
+            if force {
+                args.push("--force");
+            }
+            env.sticky(&args)
+                .run()
+                .assert_code(2)
+                .assert_stderr_contains("sticky's own state")
+                .assert_stderr_contains("write the bundle elsewhere");
+        }
+    }
+    let db = std::fs::read(env.project.join(".sticky/sticky.db")).expect("the database");
+    assert!(
+        db.starts_with(b"SQLite format 3\0"),
+        "the database is whole"
+    );
+    assert!(!env.project.join(".sticky/new.sticky").exists());
+    assert_eq!(env.turn("second").saw, ["first"]);
+
+    let notes = env.scratch.join("notes.txt");
+    std::fs::write(&notes, "precious\n").expect("write the notes");
+    let notes_arg = notes.to_str().expect("UTF-8");
+    env.sticky(["export", "-o", notes_arg])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("exists and is not a sticky bundle")
+        .assert_stderr_contains("--force");
+    assert_eq!(std::fs::read_to_string(&notes).expect("read"), "precious\n");
+    env.ok(["export", "-o", notes_arg, "--force"]);
+    assert!(unpacked(&notes).len() > 512, "now a bundle");
+    // A bundle is replaced, as is an empty file.
+    env.ok(["export", "-o", notes_arg]);
+    let empty = env.scratch.join("empty.sticky");
+    std::fs::write(&empty, "").expect("an empty file");
+    env.ok(["export", "-o", empty.to_str().expect("UTF-8")]);
+    assert!(unpacked(&empty).len() > 512, "a bundle");
+
+    env.sticky(["export", "-o", "."])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(". is a directory")
+        .assert_stderr_contains("give the bundle a file name");
+
+    // A database kept elsewhere (STICKY_DB): its companions are refused, its directory's
+    // other files are not.
+    let elsewhere = env.scratch.join("db");
+    std::fs::create_dir_all(&elsewhere).expect("a directory");
+    env.set_var("STICKY_DB", elsewhere.join("my.db"));
+    env.turn("kept elsewhere");
+    for companion in ["my.db", "my.db-wal", "my.db.vault/x"] {
+        env.sticky([
+            "export",
+            "-o",
+            elsewhere.join(companion).to_str().expect("UTF-8"),
+        ])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("sticky's own state");
+    }
+    env.ok([
+        "export",
+        "-o",
+        elsewhere.join("b.sticky").to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(env.turn("still there").saw, ["kept elsewhere"]);
+}
