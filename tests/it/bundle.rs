@@ -1960,3 +1960,105 @@ fn export_writes_neither_into_stickys_state_nor_over_a_file_that_is_not_a_bundle
     ]);
     assert_eq!(env.turn("still there").saw, ["kept elsewhere"]);
 }
+
+/// A part of a hand-made zstd frame: bytes as they are, or a run of one byte.
+enum Part<'a> {
+    Bytes(&'a [u8]),
+    Run(u8, u64),
+}
+
+/// A zstd frame of `parts` in zstd's raw blocks and RLE blocks (a run of one byte, 128 KiB a
+/// block in 4 bytes): gigabytes of one byte in a few dozen KB, as a crafted bundle has them,
+/// made without compressing anything.
+fn zstd_frame(parts: &[Part<'_>]) -> Vec<u8> {
+    const BLOCK: u32 = 128 << 10;
+    // (RLE, size, the raw bytes or the one byte)
+    let mut blocks: Vec<(bool, u32, &[u8])> = Vec::new();
+    for part in parts {
+        match part {
+            Part::Bytes(bytes) => {
+                for chunk in bytes.chunks(BLOCK as usize) {
+                    let size = u32::try_from(chunk.len()).expect("a block");
+                    blocks.push((false, size, chunk));
+                }
+            }
+            Part::Run(byte, run) => {
+                let mut left = *run;
+                while left > 0 {
+                    let size = u32::try_from(left.min(u64::from(BLOCK))).expect("a block");
+                    blocks.push((true, size, std::slice::from_ref(byte)));
+                    left -= u64::from(size);
+                }
+            }
+        }
+    }
+    // The magic number, a frame header without content size or checksum, a 128 KiB window.
+    let mut out = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3];
+    if blocks.is_empty() {
+        blocks.push((false, 0, &[]));
+    }
+    let last = blocks.len() - 1;
+    for (index, (rle, size, bytes)) in blocks.into_iter().enumerate() {
+        let header = u32::from(index == last) | (u32::from(rle) << 1) | (size << 3);
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.extend_from_slice(bytes);
+    }
+    out
+}
+
+/// The archive of a real bundle split where its second entry's header starts.
+fn split_at_second_entry(good: &Path) -> (Vec<u8>, usize) {
+    let tar_bytes = unpacked(good);
+    let mut archive = tar::Archive::new(tar_bytes.as_slice());
+    let at = archive
+        .entries()
+        .expect("entries")
+        .nth(1)
+        .expect("a second entry")
+        .expect("an entry")
+        .raw_header_position();
+    (tar_bytes, usize::try_from(at).expect("a position"))
+}
+
+/// A GNU long name (or PAX) header declaring 1.5 GiB made the tar crate read it whole: a 49 KB
+/// bundle took 4.6 GB of memory (issue 23, second review). Such a header is refused before it
+/// is read.
+#[test]
+fn a_small_bundle_declaring_a_huge_long_name_is_refused_within_a_memory_bound() {
+    const HUGE: u64 = 3 << 29;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let (tar_bytes, at) = split_at_second_entry(&good);
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::GNULongName);
+    header.set_size(HUGE);
+    header.set_mode(0o600);
+    header.set_path("././@LongLink").expect("a name");
+    header.set_cksum();
+    let crafted = zstd_frame(&[
+        Part::Bytes(&tar_bytes[..at]),
+        Part::Bytes(header.as_bytes()),
+        Part::Run(b'a', HUGE),
+        Part::Bytes(&tar_bytes[at..]),
+    ]);
+    assert!(crafted.len() < 100 << 10, "{} bytes", crafted.len());
+    let file = a.scratch.join("long-name.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    let (peak, code, stderr) = peak_memory(&b.sticky(["import", file.to_str().expect("UTF-8")]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("damaged or crafted: it has a GNU long name header of 1610612736 bytes"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was changed"), "{stderr}");
+    assert!(peak < 256 << 20, "import took {} MiB of memory", peak >> 20);
+    assert!(
+        tree(&b.home)
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".claude/projects"))
+    );
+}
