@@ -2,6 +2,7 @@
 //! staging directory while it is hashed (and its old directory rewritten), nothing placed until
 //! every byte is proved.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -37,8 +38,18 @@ pub fn read(
     limits: Limits,
     inspect: &mut dyn FnMut(&Manifest) -> Result<Inspected>,
 ) -> Result<Staged> {
+    let read_so_far = Cell::new(0);
+    let counted = Counted {
+        inner: input,
+        count: &read_so_far,
+    };
+    let mut expansion = limits.expansion.map(|limit| Expanding {
+        limit,
+        read: &read_so_far,
+        staged: 0,
+    });
     let decoder =
-        zstd::stream::read::Decoder::new(input).context("cannot start reading the bundle")?;
+        zstd::stream::read::Decoder::new(counted).context("cannot start reading the bundle")?;
     let mut archive = tar::Archive::new(decoder);
     let (manifest, files, dir) = {
         // Raw: the tar crate would read a long name or extended header whole, whatever size it
@@ -63,7 +74,14 @@ pub fn read(
                 );
             };
             let staged = dir.path().join(index.to_string());
-            stage(entry, &name, file, &staged, rewrites, limits)?;
+            stage(
+                entry,
+                &name,
+                (file, &staged),
+                rewrites,
+                limits,
+                expansion.as_mut(),
+            )?;
             files.push(staged);
         }
         if let Some((_, name)) = next_entry(&mut entries)? {
@@ -392,10 +410,10 @@ fn check_path(path: &str) -> Result<()> {
 fn stage<R: Read>(
     mut entry: tar::Entry<'_, R>,
     name: &[u8],
-    file: &super::File,
-    staged: &Path,
+    (file, staged): (&super::File, &Path),
     rewrites: Vec<Rewrite>,
     limits: Limits,
+    expansion: Option<&mut Expanding<'_>>,
 ) -> Result<()> {
     let expected = format!("{FILES}/{}", file.path);
     let matches = name == expected.as_bytes();
@@ -427,9 +445,10 @@ fn stage<R: Read>(
     let mut hasher = Sha256::new();
     let mut writer =
         Rewriter::new(BufWriter::with_capacity(1 << 20, out), rewrites).max_line(limits.line);
-    let copied = match copy_hashing(&mut entry, &mut hasher, &mut writer) {
+    let copied = match copy_hashing(&mut entry, &mut hasher, &mut writer, expansion) {
         Ok(copied) => copied,
         Err(Copying::Read(error)) => return Err(damaged(error)),
+        Err(Copying::Expanding(why)) => bail!(why),
         Err(Copying::Write(error)) => {
             if let Some(long) = error
                 .get_ref()
@@ -469,13 +488,37 @@ fn stage<R: Read>(
 enum Copying {
     Read(io::Error),
     Write(io::Error),
+    Expanding(String),
 }
 
-/// Copies `from` into `to`, hashing every byte; returns how many.
+/// The files staged so far against the bundle's bytes read so far ([`Limits::expansion`]).
+struct Expanding<'a> {
+    limit: super::Expansion,
+    read: &'a Cell<u64>,
+    staged: u64,
+}
+
+/// A reader that counts what it gave into a cell another reader above it does not hide.
+struct Counted<'a, R> {
+    inner: R,
+    count: &'a Cell<u64>,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.count.set(self.count.get() + read as u64);
+        Ok(read)
+    }
+}
+
+/// Copies `from` into `to`, hashing every byte, within `expansion` when given; returns how
+/// many.
 fn copy_hashing(
     from: &mut dyn Read,
     hasher: &mut Sha256,
     to: &mut dyn Write,
+    mut expansion: Option<&mut Expanding<'_>>,
 ) -> Result<u64, Copying> {
     let mut buffer = vec![0; 1 << 20];
     let mut total = 0;
@@ -486,6 +529,13 @@ fn copy_hashing(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Copying::Read(e)),
         };
+        if let Some(expanding) = expansion.as_deref_mut() {
+            expanding.staged += read as u64;
+            let so_far = (expanding.staged, expanding.read.get());
+            if let Some(why) = expanding.limit.exceeded_so_far(so_far.0, so_far.1) {
+                return Err(Copying::Expanding(why));
+            }
+        }
         hasher.update(&buffer[..read]);
         to.write_all(&buffer[..read]).map_err(Copying::Write)?;
         total += read as u64;

@@ -1358,7 +1358,9 @@ fn a_small_bundle_with_one_huge_line_is_refused_within_a_memory_bound() {
     assert!(bundle_size < 1 << 20, "a small bundle: {bundle_size} bytes");
 
     let b = TestEnv::new();
-    let (peak, code, stderr) = peak_memory(&b.sticky(["import", crafted.to_str().expect("UTF-8")]));
+    // --yes: past what import places without asking, as it is.
+    let (peak, code, stderr) =
+        peak_memory(&b.sticky(["import", "--yes", crafted.to_str().expect("UTF-8")]));
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("cannot be imported: it has a line of more than 64 MiB"),
@@ -1741,8 +1743,9 @@ fn a_small_opencode_bundle_with_huge_rows_imports_within_a_memory_bound() {
 
     let b = TestEnv::new();
     agent.prepare(&b);
+    // --yes: 60 MiB from a bundle of a few KB is past what import places without asking.
     let (peak, code, stderr) =
-        peak_memory(&agent.sticky(&b, &["import", file.to_str().expect("UTF-8")]));
+        peak_memory(&agent.sticky(&b, &["import", "--yes", file.to_str().expect("UTF-8")]));
     assert_eq!(code, 0, "{stderr}");
     // Parsed whole as a tree, these 60 MiB took over 600 MiB.
     assert!(peak < 150 << 20, "import took {} MiB of memory", peak >> 20);
@@ -2061,4 +2064,84 @@ fn a_small_bundle_declaring_a_huge_long_name_is_refused_within_a_memory_bound() 
             .keys()
             .all(|p| !p.to_string_lossy().contains(".claude/projects"))
     );
+}
+
+/// A bundle of a few KB placed gigabytes, up to the free space (issue 23, second review): files
+/// past 256 MiB, or past 8 MiB and 200 times the bundle, are placed only with `--yes` (or a yes
+/// on a terminal), from a file and from a pipe alike.
+#[test]
+fn a_bundle_expanding_far_past_its_size_is_placed_only_with_yes() {
+    use sha2::Digest as _;
+    const SIZE: usize = 48 << 20;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&good).expect("read the bundle");
+    let mut transcript = Vec::new();
+    let padded = rebuilt(
+        &good,
+        |_| {},
+        |entries| {
+            entries[1].2.resize(SIZE, b'\n');
+            transcript.clone_from(&entries[1].2);
+        },
+    );
+    let sha = sha2::Sha256::digest(&transcript)
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"));
+    let crafted = rebuilt(
+        &padded,
+        |m| {
+            m["files"][0]["size"] = SIZE.into();
+            m["files"][0]["sha256"] = sha.clone().into();
+        },
+        |_| {},
+    );
+    assert!(crafted.len() < 200 << 10, "{} bytes", crafted.len());
+    let file = a.scratch.join("expanding.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+    let file = file.to_str().expect("UTF-8");
+
+    let b = TestEnv::new();
+    b.sticky(["import", file])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "the bundle's files add up to {SIZE} bytes (48 MiB), over 200 times the {} bytes of \
+             the bundle",
+            crafted.len()
+        ))
+        .assert_stderr_contains("import --yes places it")
+        .assert_stderr_contains("nothing was changed");
+    b.sticky(["import", "-"])
+        .stdin(crafted.clone())
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("the bundle's files expand to")
+        .assert_stderr_contains("bytes of it read so far")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        tree(&b.home)
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".claude/projects")),
+        "nothing placed"
+    );
+    assert!(
+        b.ok(["threads", "--json"]).json()["threads"]
+            .as_array()
+            .expect("a list")
+            .is_empty()
+    );
+
+    b.sticky(["import", "--yes", "-"])
+        .stdin(crafted.clone())
+        .run()
+        .assert_success();
+    let c = TestEnv::new();
+    c.ok(["import", "--yes", file]);
+    for env in [&b, &c] {
+        let threads = env.ok(["threads", "--json"]).json();
+        assert_eq!(threads["threads"][0]["name"], "main");
+    }
 }
