@@ -356,6 +356,7 @@ fn check_models(manifest: &Manifest) -> Result<()> {
 /// holder's name (`bundled`).
 fn resumed_already(holder: &str, bundled: &str, agent: &str, id: &str) -> anyhow::Error {
     let shown = super::view::escape(holder);
+    let option = super::view::thread_option(holder);
     let replace = if holder == bundled {
         ", import over it (import --replace)"
     } else {
@@ -365,8 +366,8 @@ fn resumed_already(holder: &str, bundled: &str, agent: &str, id: &str) -> anyhow
         "thread {shown} of this project resumes {agent} session {id} already (the bundle was \
          imported before, or this is the project it came from); an agent session is live in one \
          thread only, or turns on both threads would run on it at once, each seeing the \
-         other's: go on with it there (sticky -t {shown} \"...\"){replace}, or `sticky -t \
-         {shown} forget` it first (nothing was changed)"
+         other's: go on with it there (sticky {option} \"...\"){replace}, or `sticky \
+         {option} forget` it first (nothing was changed)"
     ))
     .into()
 }
@@ -467,7 +468,7 @@ fn report(
         let thread = if plan.name == "main" {
             String::new()
         } else {
-            format!("-t {} ", super::view::escape(&plan.name))
+            format!("{} ", super::view::thread_option(&plan.name))
         };
         eprintln!(
             "sticky: imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \

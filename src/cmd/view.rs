@@ -328,6 +328,17 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `-t NAME` as a hint shows it: `-t=NAME` for a thread an older sticky let start with `-`
+/// (`-t -rf` reads `-rf` as options, `-t=-rf` names the thread).
+pub fn thread_option(name: &str) -> String {
+    let shown = escape(name);
+    if name.starts_with('-') {
+        format!("-t={shown}")
+    } else {
+        format!("-t {shown}")
+    }
+}
+
 /// An answer for a terminal (`sticky show`): every character [`escape`] shows as an escape is
 /// shown so here, but newlines and tabs, which lay the answer out, and a backslash, which an
 /// answer's code must show as written. Whatever recorded it (a turn here, or a bundle from

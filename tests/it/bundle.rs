@@ -2145,3 +2145,48 @@ fn a_bundle_expanding_far_past_its_size_is_placed_only_with_yes() {
         assert_eq!(threads["threads"][0]["name"], "main");
     }
 }
+
+/// A thread an older sticky let start with `-` is named in import's and relocate's hints as
+/// `-t=NAME`, which the command line reads as the thread (`-t -rf` reads `-rf` as options).
+#[test]
+fn hints_name_a_thread_starting_with_a_dash_so_the_command_line_takes_it() {
+    let env = TestEnv::new();
+    env.ok(["-t", "old", "first"]);
+    let conn = rusqlite::Connection::open(env.project.join(".sticky/sticky.db"))
+        .expect("open the database");
+    conn.execute("UPDATE threads SET name = '-rf' WHERE name = 'old'", [])
+        .expect("rename the thread");
+    drop(conn);
+    let bundle = env.scratch.join("b.sticky");
+    env.ok(["-t=-rf", "export", "-o", bundle.to_str().expect("UTF-8")]);
+
+    let refused = env
+        .sticky(["import", "--as", "other", bundle.to_str().expect("UTF-8")])
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains("(sticky -t=-rf \"...\")")
+        .assert_stderr_contains("`sticky -t=-rf forget`");
+
+    let copy = env.root().join("copy");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
+    env.sticky(["relocate", "-t=-rf"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("`sticky -t=-rf new --carry \"...\"`");
+
+    // The hint as printed does what it says.
+    env.ok(["-t=-rf", "forget", "--yes"]);
+    env.ok(["import", "--as", "other", bundle.to_str().expect("UTF-8")]);
+}
