@@ -272,7 +272,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(live) = sessions.iter().rev().find(|s| s.ended_at.is_none()) else {
         return Err(no_thread(ctx));
     };
-    let files = session_files(ctx, live)?;
+    let files = session_files(ctx, live, &turns)?;
     let program = ctx
         .agents
         .get(&live.agent)
@@ -316,7 +316,7 @@ fn lock_thread(ctx: &Context) -> Result<crate::lock::ReadLock> {
 
 /// The live session's files: the agent's own, else the vault's copy; refuses a session
 /// without an id, of an agent whose files sticky cannot move, or whose files are missing.
-fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<MovingFile>> {
+fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Result<Vec<MovingFile>> {
     let Some(id) = live.agent_session_id.as_deref() else {
         return Err(StickyError::Usage(format!(
             "thread {}: the agent has not named its session yet, so there is nothing to export",
@@ -336,6 +336,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<MovingFile>> {
     let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;
+        refuse_behind(ctx, live, id, turns)?;
     }
     place::require_files(&files, &live.agent, id, &live.directory)?;
     Ok(files)
@@ -378,6 +379,51 @@ fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<MovingFile>> {
         files.extend(relocate.vault_rows(id, &document)?);
     }
     Ok(files)
+}
+
+/// Refuses a vault copy of session `id` that ends before turns the database records on it
+/// (`turns`), as a restore does (`cmd/turn/vault.rs`): imported, the agent would resume the
+/// session with those turns forgotten, and nobody would see it.
+fn refuse_behind(ctx: &Context, live: &SessionRow, id: &str, turns: &[WholeTurn]) -> Result<()> {
+    let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
+    let Some(manifest) = vault.manifest(&live.agent, id)? else {
+        return Ok(());
+    };
+    let rows = turns
+        .iter()
+        .map(|turn| &turn.row)
+        .filter(|row| row.session_id == live.id);
+    let missing = super::turn::vault::missing(&manifest, rows);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = missing
+        .iter()
+        .take(3)
+        .map(|row| super::turn::vault::name(row))
+        .chain((missing.len() > 3).then(|| format!("{} more", missing.len() - 3)))
+        .collect();
+    let one = missing.len() == 1;
+    Err(StickyError::SessionLost {
+        agent: live.agent.clone(),
+        session: id.to_owned(),
+        reason: format!(
+            "its files are gone from this HOME, and sticky's vault copy of them ends before \
+             turn{} {} (copying {} into the vault failed), so a bundle of it would resume \
+             without {}; nothing was written. `sticky{} new --carry \"...\"` goes on in a new \
+             session that starts with a recap of the whole conversation, which exports",
+            if one { "" } else { "s" },
+            named.join(", "),
+            if one { "it" } else { "them" },
+            if one { "that turn" } else { "those turns" },
+            if ctx.thread == "main" {
+                String::new()
+            } else {
+                format!(" {}", super::view::thread_option(&ctx.thread))
+            },
+        ),
+    }
+    .into())
 }
 
 fn no_thread(ctx: &Context) -> anyhow::Error {

@@ -2190,3 +2190,29 @@ fn hints_name_a_thread_starting_with_a_dash_so_the_command_line_takes_it() {
     env.ok(["-t=-rf", "forget", "--yes"]);
     env.ok(["import", "--as", "other", bundle.to_str().expect("UTF-8")]);
 }
+
+/// Export bundles the vault's copy of a session whose agent files are gone; a copy that ends
+/// before turns the database records on the session (a turn whose copy failed, or was not
+/// made) is refused as a restore refuses it, naming the turns: imported, the agent would
+/// resume the session with them forgotten (issue 23, second review).
+#[test]
+fn export_refuses_a_vault_copy_that_ends_before_the_sessions_last_turns() {
+    let env = TestEnv::new();
+    env.turn("turn one");
+    let config = env.scratch.join("config.toml");
+    std::fs::write(&config, "vault = false\n").expect("write the config");
+    env.sticky(["turn two: the key decision"])
+        .env("STICKY_CONFIG", &config)
+        .run()
+        .assert_success();
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let bundle = env.scratch.join("b.sticky");
+    env.sticky(["export", "-o", bundle.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains(
+            "sticky's vault copy of them ends before turn #2 \"turn two: the key decision\"",
+        )
+        .assert_stderr_contains("`sticky new --carry \"...\"`");
+    assert!(!bundle.exists(), "no bundle written");
+}

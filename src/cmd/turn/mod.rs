@@ -32,7 +32,7 @@ mod carry;
 mod end;
 mod implicit;
 mod run;
-mod vault;
+pub(super) mod vault;
 
 use run::Running;
 

@@ -145,7 +145,10 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
 /// describes does not hold: every finished turn after the last one it records, or, for a
 /// manifest of an older sticky that records none, every one that ended after the copy was made.
 /// Only turns that ended well count: a failed one may never have reached the agent's files.
-fn missing<'a>(manifest: &Manifest, turns: impl Iterator<Item = &'a TurnRow>) -> Vec<&'a TurnRow> {
+pub(in crate::cmd) fn missing<'a>(
+    manifest: &Manifest,
+    turns: impl Iterator<Item = &'a TurnRow>,
+) -> Vec<&'a TurnRow> {
     turns
         .filter(|row| row.status == TurnStatus::Ok)
         .filter(|row| match manifest.turn {
@@ -156,7 +159,7 @@ fn missing<'a>(manifest: &Manifest, turns: impl Iterator<Item = &'a TurnRow>) ->
 }
 
 /// A turn as a message names it: its number and the first words of its prompt.
-fn name(row: &TurnRow) -> String {
+pub(in crate::cmd) fn name(row: &TurnRow) -> String {
     let Some(prompt) = row.prompt.as_deref().filter(|_| row.mode == Mode::Headless) else {
         return format!("#{} (interactive)", row.id);
     };
