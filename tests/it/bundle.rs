@@ -1068,8 +1068,10 @@ fn a_copilot_session_imported_into_a_second_project_of_its_home_leaves_the_first
     refused
         .assert_code(2)
         .assert_stderr_contains(&format!(
-            "this HOME has copilot session {} already, and copilot keeps a session by its ID alone",
-            first.session
+            "holds copilot session {} as it runs in {}, the same turns as the bundle's: copilot \
+             keeps a session by its ID alone",
+            first.session,
+            env.project.display()
         ))
         .assert_stderr_contains("import the bundle in another HOME")
         .assert_stderr_contains("nothing was changed");
@@ -2215,4 +2217,116 @@ fn export_refuses_a_vault_copy_that_ends_before_the_sessions_last_turns() {
         )
         .assert_stderr_contains("`sticky new --carry \"...\"`");
     assert!(!bundle.exists(), "no bundle written");
+}
+
+/// Codex keeps a session by its ID alone: its bundle imported into a second project of the same
+/// HOME finds the same session's file, the same turns for the first project's directory. The
+/// refusal says so, not that the file holds what the bundle lacks; a file holding turns taken
+/// after the export is told as such.
+#[test]
+fn a_codex_session_imported_into_a_second_project_of_its_home_is_told_as_the_same_session() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "codex")
+        .expect("codex");
+    let env = TestEnv::new();
+    let first = agent.turn(&env, &["-a", "codex", "in the first project"]);
+    let bundle = env.scratch.join("codex.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&env, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    let second = env.scratch.join("second");
+    std::fs::create_dir_all(&second).expect("create the second project");
+    env.git(&second, &["init", "-q"]);
+    let home = tree(&env.home);
+    let refused = agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&second)
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "holds codex session {} as it runs in {}, the same turns as the bundle's",
+            first.session,
+            env.project.display()
+        ))
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !refused.stderr.contains("holds what the bundle lacks"),
+        "{}",
+        refused.describe()
+    );
+    assert!(tree(&env.home) == home, "nothing changed");
+
+    agent.turn(&env, &["after the export"]);
+    agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&second)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("holds what the bundle lacks");
+}
+
+/// A newer export of a Copilot session imported over the one placed before goes on with it,
+/// as every other agent's does: Copilot rewrites `workspace.yaml` (its timestamps) at every
+/// turn, so the placed one is judged by `events.jsonl`, which the newer bundle's extends. One
+/// whose events hold turns the bundle lacks is still refused.
+#[test]
+fn a_newer_copilot_export_imports_over_the_one_placed_before() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "copilot")
+        .expect("copilot");
+    let (a, b) = (TestEnv::new(), TestEnv::new());
+    let first = agent.turn(&a, &["-a", "copilot", "first"]);
+    let bundle = a.scratch.join("copilot.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&a, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    agent.sticky(&b, &["import", bundle]).run().assert_success();
+    agent.turn(&a, &["second"]);
+    // As the real Copilot does at every turn.
+    let workspace = a
+        .home
+        .join(".copilot/session-state")
+        .join(&first.session)
+        .join("workspace.yaml");
+    let yaml = std::fs::read_to_string(&workspace).expect("workspace.yaml");
+    std::fs::write(
+        &workspace,
+        format!("updated_at: 2026-12-06T20:00:00Z\n{yaml}"),
+    )
+    .expect("rewrite workspace.yaml");
+    agent
+        .sticky(&a, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+
+    agent
+        .sticky(&b, &["import", "--replace", "--yes", bundle])
+        .run()
+        .assert_success();
+    let next = agent.turn(&b, &["third"]);
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["first", "second"]);
+
+    // b's events now hold a turn the bundle lacks: refused.
+    std::fs::write(&workspace, "id: x\n").expect("rewrite workspace.yaml");
+    agent
+        .sticky(&a, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    agent
+        .sticky(&b, &["import", "--replace", "--yes", bundle])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("holds what the bundle lacks");
+    assert_eq!(
+        agent.turn(&b, &["fourth"]).saw,
+        ["first", "second", "third"]
+    );
 }
