@@ -2330,3 +2330,38 @@ fn a_newer_copilot_export_imports_over_the_one_placed_before() {
         ["first", "second", "third"]
     );
 }
+
+/// A newer export of a session imported over the one placed before (`import --replace`) goes
+/// on with the newer history, for every agent.
+#[test]
+fn every_agent_takes_a_newer_export_over_the_one_placed_before() {
+    for agent in AGENTS {
+        let (a, b) = (TestEnv::new(), TestEnv::new());
+        let first = agent.turn(&a, &["-a", agent.name, "first"]);
+        let bundle = a.scratch.join("b.sticky");
+        let bundle = bundle.to_str().expect("UTF-8");
+        agent
+            .sticky(&a, &["export", "-o", bundle])
+            .run()
+            .assert_success();
+        agent.prepare(&b);
+        agent.sticky(&b, &["import", bundle]).run().assert_success();
+        agent.turn(&a, &["second"]);
+        agent
+            .sticky(&a, &["export", "-o", bundle])
+            .run()
+            .assert_success();
+        let again = agent
+            .sticky(&b, &["import", "--replace", "--yes", bundle])
+            .run();
+        assert!(
+            again.code == Some(0),
+            "{}: {}",
+            agent.name,
+            again.describe()
+        );
+        let next = agent.turn(&b, &["third"]);
+        assert_eq!(next.session, first.session, "{}", agent.name);
+        assert_eq!(next.saw, ["first", "second"], "{}", agent.name);
+    }
+}
