@@ -2136,13 +2136,36 @@ fn a_bundle_expanding_far_past_its_size_is_placed_only_with_yes() {
             .is_empty()
     );
 
+    // On a terminal it asks; "n" places nothing, "y" places it.
+    let mut terminal = b.sticky(["import", file]).on_terminal();
+    let asked = terminal.expect("[y/N]");
+    assert!(
+        asked.contains("more than sticky places without asking") && asked.contains("Place it?"),
+        "{asked}"
+    );
+    terminal.send("n\r");
+    terminal.expect("nothing imported");
+    assert_eq!(terminal.wait(), 0);
+    assert!(
+        b.ok(["threads", "--json"]).json()["threads"]
+            .as_array()
+            .expect("a list")
+            .is_empty()
+    );
+    let d = TestEnv::new();
+    let mut terminal = d.sticky(["import", file]).on_terminal();
+    terminal.expect("[y/N]");
+    terminal.send("y\r");
+    terminal.expect("imported thread main");
+    assert_eq!(terminal.wait(), 0);
+
     b.sticky(["import", "--yes", "-"])
         .stdin(crafted.clone())
         .run()
         .assert_success();
     let c = TestEnv::new();
     c.ok(["import", "--yes", file]);
-    for env in [&b, &c] {
+    for env in [&b, &c, &d] {
         let threads = env.ok(["threads", "--json"]).json();
         assert_eq!(threads["threads"][0]["name"], "main");
     }
