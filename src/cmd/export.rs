@@ -115,6 +115,9 @@ fn check_output(ctx: &Context, path: &Path, force: bool) -> Result<()> {
 /// to any of them counts as the place it leads to.
 fn in_state(ctx: &Context, path: &Path) -> Option<String> {
     let target = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if parent.as_os_str().is_empty() => {
+            resolved(Path::new(".")).join(name)
+        }
         (Some(parent), Some(name)) => resolved(parent).join(name),
         _ => resolved(path),
     };

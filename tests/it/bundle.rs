@@ -1910,6 +1910,12 @@ fn export_writes_neither_into_stickys_state_nor_over_a_file_that_is_not_a_bundle
                 .assert_stderr_contains("write the bundle elsewhere");
         }
     }
+    // A bare name, from inside the state directory.
+    env.sticky(["export", "-o", "sticky.db"])
+        .current_dir(env.project.join(".sticky"))
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("sticky's own state");
     let db = std::fs::read(env.project.join(".sticky/sticky.db")).expect("the database");
     assert!(
         db.starts_with(b"SQLite format 3\0"),
