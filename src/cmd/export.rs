@@ -396,14 +396,14 @@ fn refuse_behind(ctx: &Context, live: &SessionRow, id: &str, turns: &[WholeTurn]
         .iter()
         .map(|turn| &turn.row)
         .filter(|row| row.session_id == live.id);
-    let missing = super::turn::vault::missing(&manifest, rows);
+    let missing = manifest.lacks(rows);
     if missing.is_empty() {
         return Ok(());
     }
     let named: Vec<String> = missing
         .iter()
         .take(3)
-        .map(|row| super::turn::vault::name(row))
+        .map(|row| super::view::turn_name(row))
         .chain((missing.len() > 3).then(|| format!("{} more", missing.len() - 3)))
         .collect();
     let one = missing.len() == 1;

@@ -107,6 +107,26 @@ pub struct Manifest {
     pub rows: Option<RowsEntry>,
 }
 
+impl Manifest {
+    /// The turns among `turns` (the session's, from the database) this copy does not hold:
+    /// every finished turn after the last one it records, or, for a manifest of an older sticky
+    /// that records none, every one that ended after the copy was made. Only turns that ended
+    /// well count: a failed one may never have reached the agent's files. A restore and an
+    /// export from the vault refuse a copy that lacks any.
+    pub fn lacks<'a>(
+        &self,
+        turns: impl Iterator<Item = &'a crate::store::TurnRow>,
+    ) -> Vec<&'a crate::store::TurnRow> {
+        turns
+            .filter(|row| row.status == crate::store::TurnStatus::Ok)
+            .filter(|row| match self.turn {
+                Some(last) => row.id > last,
+                None => row.ended_at.unwrap_or(row.started_at) > self.copied_at,
+            })
+            .collect()
+    }
+}
+
 /// The copy of a session's database rows in a [`Manifest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowsEntry {

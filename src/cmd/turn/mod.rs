@@ -32,7 +32,7 @@ mod carry;
 mod end;
 mod implicit;
 mod run;
-pub(super) mod vault;
+mod vault;
 
 use run::Running;
 
