@@ -122,7 +122,11 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
     if missing.is_empty() {
         return Ok(None);
     }
-    let mut named: Vec<String> = missing.iter().take(NAMED).map(|row| turn_name(row)).collect();
+    let mut named: Vec<String> = missing
+        .iter()
+        .take(NAMED)
+        .map(|row| turn_name(row))
+        .collect();
     if missing.len() > NAMED {
         named.push(format!("{} more", missing.len() - NAMED));
     }
