@@ -5,9 +5,9 @@
 //! keeps the three standard streams open, ignores `SIGPIPE` (a write to a closed pipe fails
 //! with `EPIPE`, which `cmd::listing` reports, instead of killing sticky), prints std's message
 //! on a stack overflow and flushes stdout at the end. A C `main` in its place (`#![no_main]`)
-//! once saved 0.18 ms of `--version` (BENCHMARKS.md, "Seventh session"); it was given up for
-//! the plain build every Rust user expects, with what that costs a turn measured (BENCHMARKS.md,
-//! "Ninth session: RELEASE").
+//! once saved 0.18 ms of `--version` (commit 63fd019); it was given up for the plain build
+//! every Rust user expects, with what that costs a turn measured (BENCHMARKS.md, "What moved
+//! each figure").
 
 use std::ffi::{OsStr, OsString};
 use std::process::ExitCode;

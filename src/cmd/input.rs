@@ -188,6 +188,58 @@ pub fn should_read(
     }
 }
 
+/// Whether `stdin`, which the turn skips (`--stdin skip` or its setting), holds input it drops,
+/// or will: a file with bytes left to read, a pipe with bytes in it, or an open pipe the user's
+/// own pipeline writes (`slow | sticky --stdin skip ...`). Looked at without reading a byte
+/// (a `while read` loop's next lines stay the loop's) and without waiting: a pipe nobody writes
+/// or closes, or one at its end, holds nothing. A terminal, `/dev/null`, a socket: nothing.
+pub fn holds_skipped_input(stdin: &impl AsFd) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(metadata) = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata())
+    else {
+        return false;
+    };
+    if metadata.is_file() {
+        let position = nix::unistd::lseek(stdin.as_fd(), 0, nix::unistd::Whence::SeekCur);
+        return position.is_ok_and(|at| u64::try_from(at).is_ok_and(|at| at < metadata.len()));
+    }
+    if !metadata.file_type().is_fifo() {
+        return false;
+    }
+    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+    let ready = loop {
+        match poll(&mut fds, PollTimeout::ZERO) {
+            Err(nix::errno::Errno::EINTR) => {}
+            Ok(ready) => break ready,
+            Err(_) => return false,
+        }
+    };
+    let revents = fds[0].revents().unwrap_or(PollFlags::empty());
+    if ready == 0 {
+        // Open, and nothing in it yet: the user's pipeline will write it.
+        return pipeline::is_users_pipeline(stdin);
+    }
+    // Linux says POLLIN on a pipe only with bytes in it; macOS says it at the pipe's end too,
+    // where the size `fstat(2)` gives a pipe is the bytes in it.
+    revents.contains(PollFlags::POLLIN)
+        && (cfg!(target_os = "linux")
+            || !revents.contains(PollFlags::POLLHUP)
+            || metadata.len() > 0)
+}
+
+/// What a turn that skips stdin by a setting says when stdin holds input (see
+/// [`holds_skipped_input`]): which setting skips it (`origin`: `STICKY_STDIN` or the
+/// configuration file) and how to send it.
+pub fn skipped_note(origin: &str) -> String {
+    format!(
+        "sticky: stdin holds input that this turn does not send: stdin is skipped (skip, from \
+         {origin}); --stdin wait sends it after the prompt"
+    )
+}
+
 /// Whether `stdin` has input or its end within `timeout` (`None`: however long it takes).
 fn has_input(stdin: &impl AsFd, timeout: Option<Duration>) -> bool {
     let timeout = timeout.map_or(PollTimeout::NONE, |timeout| {
@@ -334,6 +386,86 @@ mod tests {
             gave_up.contains("nothing arrived on stdin within 3s")
                 && gave_up.contains("--stdin wait"),
             "{gave_up}"
+        );
+    }
+
+    /// A pipe no other test's child inherits: close-on-exec from the start on Linux
+    /// (pipe2(2)), made so at once elsewhere.
+    fn private_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+        #[cfg(target_os = "linux")]
+        {
+            nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+            let (read, write) = nix::unistd::pipe().unwrap();
+            for end in [&read, &write] {
+                fcntl(end, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).unwrap();
+            }
+            (read, write)
+        }
+    }
+
+    #[test]
+    fn skipped_input_is_seen_without_reading_it() {
+        use std::io::{Seek, Write};
+        let (read, write) = private_pipe();
+        let mut writer = std::fs::File::from(write);
+        assert!(
+            !holds_skipped_input(&read),
+            "open, silent, written by no pipeline"
+        );
+        writer.write_all(b"line two\n").unwrap();
+        assert!(holds_skipped_input(&read), "bytes in it");
+        assert!(
+            holds_skipped_input(&read),
+            "and still there: nothing was read"
+        );
+        drop(writer);
+        assert!(holds_skipped_input(&read), "closed with bytes in it");
+        let (read, write) = private_pipe();
+        drop(write);
+        assert!(!holds_skipped_input(&read), "closed and empty");
+
+        let mut file = tempfile::tempfile().unwrap();
+        assert!(!holds_skipped_input(&file), "an empty file");
+        file.write_all(b"one\ntwo\n").unwrap();
+        file.rewind().unwrap();
+        assert!(holds_skipped_input(&file), "a file to read");
+        file.seek(std::io::SeekFrom::End(0)).unwrap();
+        assert!(!holds_skipped_input(&file), "a file read to its end");
+        let null = std::fs::File::open("/dev/null").unwrap();
+        assert!(!holds_skipped_input(&null), "/dev/null");
+    }
+
+    /// A pipe the user's pipeline writes holds input to come, before any of it arrives.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pipe_of_the_users_pipeline_holds_input_to_come() {
+        use std::process::{Command, Stdio};
+        let (read, write) = private_pipe();
+        let mut cat = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::from(write))
+            .spawn()
+            .expect("start cat");
+        assert!(
+            holds_skipped_input(&read),
+            "cat, of this session, writes it"
+        );
+        drop(cat.stdin.take());
+        cat.wait().unwrap();
+        assert!(!holds_skipped_input(&read), "cat ended, writing nothing");
+    }
+
+    #[test]
+    fn the_skip_note_names_the_setting_and_the_way_to_send_it() {
+        let variable = skipped_note("STICKY_STDIN");
+        assert!(
+            variable.contains("(skip, from STICKY_STDIN)")
+                && variable.contains("--stdin wait sends it"),
+            "{variable}"
         );
     }
 

@@ -30,6 +30,8 @@ pub struct Observed {
     pub usage: Usage,
     /// Its lines that were no events (its own error messages), up to [`MAX_AGENT_OUTPUT`].
     pub agent_output: String,
+    /// Whether any of its lines was one of its events (headless runs).
+    pub heard_events: bool,
     /// What its lines said for the ledger beyond `usage` (see `agent::ledger`).
     pub ledger: Ledger,
     /// Interactive runs: the last assistant message of the agent's transcript, kept as the
@@ -54,6 +56,7 @@ pub enum Effect {
 impl Observed {
     /// Folds one event in; `expected` is the session ID sticky asked for, when it chose one.
     pub fn fold(&mut self, event: Event, expected: Option<&str>) -> Option<Effect> {
+        self.heard_events = true;
         match event {
             Event::Session(id) => {
                 let first = self.reported.is_none();
@@ -93,6 +96,13 @@ impl Observed {
             self.agent_output.push_str(line);
             self.agent_output.push('\n');
         }
+    }
+
+    /// Whether the agent printed something and none of it was one of its events: what a
+    /// program that is not the agent sticky expects prints (a wrapper script's plain text or
+    /// error, a release that changed its output format). Interactive runs keep no output here.
+    pub fn only_foreign_output(&self) -> bool {
+        !self.heard_events && !self.agent_output.is_empty()
     }
 
     /// The answer: the result event's, else the assistant's messages.
@@ -241,9 +251,14 @@ mod tests {
     #[test]
     fn output_without_events_is_kept_within_its_bound() {
         let mut observed = Observed::default();
+        assert!(!observed.only_foreign_output(), "nothing printed");
         observed.unparsed("Error: no such session");
         observed.unparsed("   ");
         assert_eq!(observed.agent_output, "Error: no such session\n");
+        assert!(observed.only_foreign_output(), "text and no event");
+        let mut heard = observed.clone();
+        heard.fold(Event::Model("m".into()), None);
+        assert!(!heard.only_foreign_output(), "an event among the text");
         let line = "x".repeat(1024);
         for _ in 0..100 {
             observed.unparsed(&line);

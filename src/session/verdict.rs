@@ -298,7 +298,10 @@ fn classify(observed: &Observed, ended: &Ended, amnesia: bool) -> (TurnStatus, E
         // and exits 1, which a script cannot tell from a failure.
         (_, Some(signal)) | (Status::Signal(signal), None) => Exit::Signal(signal),
         // Claude reports API errors in its result event; such a turn failed whatever rc says.
-        (Status::Code(0), None) if observed.is_error => Exit::Agent(1),
+        // So did one whose output held none of the agent's events: no answer, no session.
+        (Status::Code(0), None) if observed.is_error || observed.only_foreign_output() => {
+            Exit::Agent(1)
+        }
         (Status::Code(0), None) => Exit::Success,
         (Status::Code(code), None) => Exit::Agent(code),
     };
@@ -322,9 +325,16 @@ fn agent_failure(
     unsaved: Option<&str>,
 ) -> Option<String> {
     let agent = asked.agent;
-    let how = match (status, ended.as_ref().ok()?.status) {
+    let code = ended.as_ref().ok()?.status;
+    // An exit 0 with output that held none of the agent's events: a program that is not the
+    // agent (a wrapper printing plain text), or a release whose output sticky cannot read.
+    let foreign = code == Status::Code(0) && !observed.is_error && observed.only_foreign_output();
+    let how = match (status, code) {
         (TurnStatus::Ok, _) => return None,
         (TurnStatus::Interrupted, _) => "was interrupted".to_owned(),
+        (_, Status::Code(0)) if foreign => {
+            "exited with code 0 without printing any of its events".to_owned()
+        }
         (_, Status::Code(0)) => "reported an error".to_owned(),
         (_, Status::Code(code)) if exit::is_reserved(code) => format!(
             "exited with code {code} (sticky exits {} instead: {code} is one of its own codes)",
@@ -333,25 +343,31 @@ fn agent_failure(
         (_, Status::Code(code)) => format!("exited with code {code}"),
         (_, Status::Signal(signal)) => format!("was killed by signal {signal}"),
     };
-    if let Some(id) = unsaved {
-        return Some(format!(
+    let mut error = if let Some(id) = unsaved {
+        format!(
             "{agent} {how} before it saved session {id}; the turn failed and nothing of it was \
              kept, so the next turn starts afresh"
-        ));
-    }
-    if asked.target == Target::CreateUnnamed && observed.reported.is_none() {
-        return Some(format!(
+        )
+    } else if asked.target == Target::CreateUnnamed && observed.reported.is_none() {
+        format!(
             "{agent} {how} before it named its new session; the turn failed and the next turn \
              starts afresh"
+        )
+    } else {
+        let session = asked.target.expected_id().map_or_else(
+            || "its new session".to_owned(),
+            |id| format!("session {id}"),
+        );
+        format!("{agent} {how}; the turn failed, {session} stays (run sticky again to continue it)")
+    };
+    if foreign {
+        error.push_str(&format!(
+            "; its output is not in {agent}'s event format: `sticky agents` shows the program \
+             sticky runs for {agent} and its version ({} chooses another)",
+            crate::agent::program::override_var(agent)
         ));
     }
-    let session = asked.target.expected_id().map_or_else(
-        || "its new session".to_owned(),
-        |id| format!("session {id}"),
-    );
-    Some(format!(
-        "{agent} {how}; the turn failed, {session} stays (run sticky again to continue it)"
-    ))
+    Some(error)
 }
 
 #[cfg(test)]
@@ -435,6 +451,8 @@ mod tests {
         reported: Option<&'static str>,
         ended_in: Option<&'static str>,
         is_error: bool,
+        /// The agent printed plain text and none of its events.
+        foreign: bool,
         ended: Ended,
         facts: Facts,
         status: TurnStatus,
@@ -452,6 +470,7 @@ mod tests {
             reported: None,
             ended_in: None,
             is_error: false,
+            foreign: false,
             ended: code(0),
             facts: Facts::default(),
             status: TurnStatus::Ok,
@@ -729,6 +748,64 @@ mod tests {
                 error: Some("exited with code 71 (sticky exits 76 instead"),
                 ..case("an exit code of sticky's own is named", Resume("a"))
             },
+            // a headless run whose output held none of the agent's events (a wrapper script
+            // printing plain text, a version that changed its format) fails though it exited 0,
+            // with the way out; with another code, the agent's own error stands
+            Case {
+                foreign: true,
+                facts: transcripts(&[("a", true)]),
+                status: fail,
+                exit: agent1,
+                session: Confirm,
+                error: Some(
+                    "claude exited with code 0 without printing any of its events; the turn \
+                     failed, session a stays",
+                ),
+                ..case("plain text and exit 0: failed", Resume("a"))
+            },
+            Case {
+                foreign: true,
+                status: fail,
+                exit: agent1,
+                error: Some(
+                    "its output is not in claude's event format: `sticky agents` shows the \
+                     program sticky runs for claude and its version (STICKY_CLAUDE_BIN chooses \
+                     another)",
+                ),
+                ..case(
+                    "plain text on a new session: nothing confirmed",
+                    Create("a"),
+                )
+            },
+            Case {
+                foreign: true,
+                facts: unsaved(&["a"]),
+                status: fail,
+                exit: agent1,
+                session: SessionAction::Unsaved {
+                    id: "a".into(),
+                    forget: false,
+                },
+                error: Some("without printing any of its events before it saved session a"),
+                ..case(
+                    "plain text, never saved: the next turn starts afresh",
+                    Create("a"),
+                )
+            },
+            Case {
+                foreign: true,
+                ended: code(3),
+                status: fail,
+                exit: Exit::Agent(3),
+                error: Some(
+                    "claude exited with code 3; the turn failed, session a stays (run \
+                             sticky again to continue it)",
+                ),
+                ..case(
+                    "plain text and a failure: the agent's own error",
+                    Resume("a"),
+                )
+            },
         ]
     }
 
@@ -739,6 +816,11 @@ mod tests {
                 reported: case.reported.map(str::to_owned),
                 ended_in: case.ended_in.map(str::to_owned),
                 is_error: case.is_error,
+                agent_output: if case.foreign {
+                    "Usage: claude [options]\n".into()
+                } else {
+                    String::new()
+                },
                 ..Observed::default()
             };
             let asked = Asked {

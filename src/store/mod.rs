@@ -38,6 +38,7 @@ pub use search::{Found, MATCH_END, MATCH_START, query as search_query};
 pub use usage::{UsageSession, UsageTurn};
 pub use vault::{Forgotten, RestoreRow};
 
+pub(crate) use error::UNWRITABLE;
 pub(crate) use error::io as io_error;
 
 pub use answer::MAX_ANSWER;

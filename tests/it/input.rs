@@ -194,7 +194,6 @@ fn wait_exit(child: &mut std::process::Child, what: &str) -> std::process::ExitS
 
 /// A command line run by bash in the project, with the environment sticky's runs get and
 /// `$STICKY` the built sticky.
-#[cfg(target_os = "linux")]
 fn bash(env: &TestEnv, script: &str) -> Command {
     let sticky = env.sticky(Vec::<&str>::new()).command();
     let mut command = Command::new("bash");
@@ -382,38 +381,122 @@ fn stdin_wait_reads_a_pipe_from_elsewhere_however_late() {
     assert_eq!(env.last_agent_run().prompt(), "summarize\n\nthe late log\n");
 }
 
+/// A pipe no child inherits by accident (close-on-exec; pipe2(2) is Linux's only).
+fn private_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    for end in [&read, &write] {
+        nix::fcntl::fcntl(
+            end,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+        )
+        .expect("a close-on-exec pipe");
+    }
+    (read, write)
+}
+
+/// Runs sticky with `args` and `vars` on a pipe that holds `piped` before sticky starts, which
+/// this test (sticky's parent, so no pipeline of the user's) holds open until sticky ends, or
+/// closes first (`closed`); returns whether it succeeded and its stderr.
+fn on_a_held_pipe(
+    env: &TestEnv,
+    args: &[&str],
+    vars: &[(&str, &str)],
+    piped: &[u8],
+    closed: bool,
+) -> (bool, String) {
+    let (read, write) = private_pipe();
+    let mut writer = Some(std::fs::File::from(write));
+    if let Some(writer) = writer.as_mut() {
+        writer.write_all(piped).expect("write");
+    }
+    if closed {
+        writer = None;
+    }
+    let mut command = env.sticky(args).command();
+    for (key, value) in vars {
+        command.env(key, value);
+    }
+    let mut sticky = command
+        .stdin(Stdio::from(read))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sticky");
+    drop(command);
+    let status = wait_exit(&mut sticky, "sticky to end with stdin open");
+    drop(writer);
+    let mut stderr = String::new();
+    let _ = sticky
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr);
+    (status.success(), stderr)
+}
+
+/// What a turn says when it skips stdin that holds input.
+const SKIPPED: &str = "sticky: stdin holds input that this turn does not send";
+
 #[test]
-fn stdin_skip_never_reads_stdin() {
+fn stdin_skip_never_reads_stdin_and_says_once_what_it_drops() {
     let mut env = TestEnv::without_git();
-    // Written and held open: skip neither reads it nor waits for it.
-    for (args, var) in [
-        (&["--stdin", "skip", "only the words"][..], None),
-        (&["only the words"], Some("skip")),
-        (&["--stdin", "skip", "new", "only the words"], Some("wait")),
+    let config = env.script("config.toml", "stdin = \"skip\"\n");
+    let config = config.to_str().expect("a UTF-8 path");
+    let from_config = format!("(skip, from {config})");
+    // Written and held open: skip by a setting neither reads it nor waits for it, and says
+    // once that it drops it, by which setting, and how to send it.
+    for (args, vars, setting) in [
+        (
+            &["only the words"][..],
+            &[("STICKY_STDIN", "skip")][..],
+            "(skip, from STICKY_STDIN)",
+        ),
+        (
+            &["only the words"],
+            &[("STICKY_CONFIG", config)],
+            from_config.as_str(),
+        ),
     ] {
-        let mut command = env.sticky(args).command();
-        if let Some(value) = var {
-            command.env("STICKY_STDIN", value);
-        }
-        let mut sticky = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start sticky");
-        let mut pipe = sticky.stdin.take().expect("stdin");
-        pipe.write_all(b"not this").expect("write");
-        let status = wait_exit(&mut sticky, "sticky to end with stdin open");
-        let mut stderr = String::new();
-        let _ = sticky
-            .stderr
-            .take()
-            .expect("stderr")
-            .read_to_string(&mut stderr);
-        assert!(status.success(), "{args:?}: {stderr}");
+        let (ok, stderr) = on_a_held_pipe(&env, args, vars, b"not this\n", false);
+        assert!(ok, "{args:?}: {stderr}");
+        assert_eq!(stderr.matches(SKIPPED).count(), 1, "{args:?}: {stderr}");
         assert!(
-            !stderr.contains("stdin"),
-            "{args:?}: no wait, no note: {stderr}"
+            stderr.contains(setting) && stderr.contains("--stdin wait sends it"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("waiting"), "{args:?}: no wait: {stderr}");
+        assert_eq!(env.last_agent_run().prompt(), "only the words", "{args:?}");
+    }
+    // Written and closed: said all the same. Silent and held open by no pipeline of the user's
+    // (this test), at its end, or with --quiet: nothing is dropped or nothing is said. Skipped
+    // by `--stdin skip` on the command line itself: never read, and not said (the user just
+    // typed it; a `while read` loop's turns would say it each round).
+    let words = ["only the words"];
+    let quiet = ["--quiet", "only the words"];
+    let flag = ["--stdin", "skip", "only the words"];
+    let flag_new = ["--stdin", "skip", "new", "only the words"];
+    let setting = &[("STICKY_STDIN", "skip")][..];
+    for (args, vars, piped, closed, said) in [
+        (&words[..], setting, &b"not this"[..], true, true),
+        (&words, setting, b"", false, false),
+        (&words, setting, b"", true, false),
+        (&quiet, setting, b"not this", false, false),
+        (&flag, &[][..], b"not this", false, false),
+        (&flag, &[][..], b"not this", true, false),
+        (
+            &flag_new,
+            &[("STICKY_STDIN", "wait")][..],
+            b"not this",
+            false,
+            false,
+        ),
+    ] {
+        let (ok, stderr) = on_a_held_pipe(&env, args, vars, piped, closed);
+        assert!(ok, "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.contains(SKIPPED),
+            said,
+            "{args:?} {piped:?} closed {closed}: {stderr}"
         );
         assert_eq!(env.last_agent_run().prompt(), "only the words", "{args:?}");
     }
@@ -424,6 +507,72 @@ fn stdin_skip_never_reads_stdin() {
         .run()
         .assert_code(2)
         .assert_stderr_contains("no prompt: stdin is skipped (--stdin skip, from STICKY_STDIN)");
+}
+
+/// The README's `while read` loop: each turn given `</dev/null` (or `--stdin skip`) leaves the
+/// loop its list; without either, the first turn takes the rest of the list as its context and
+/// the loop ends after one round.
+#[test]
+fn a_while_read_loop_keeps_its_list_when_its_turns_do_not_read_stdin() {
+    let env = TestEnv::new();
+    let each = ["review a.rs", "review b.rs"];
+    for (redirect, prompts) in [
+        (" </dev/null", &each[..]),
+        (" --stdin skip", &each),
+        ("", &["review a.rs\n\nb.rs\n"]),
+    ] {
+        let before = env.agent_runs().len();
+        let script = format!(
+            r#"printf 'a.rs\nb.rs\n' | while read -r f; do "$STICKY" "review $f"{redirect}; done"#
+        );
+        let output = bash(&env, &script)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the loop");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{script}: {stderr}");
+        let got: Vec<String> = env.agent_runs()[before..]
+            .iter()
+            .map(|run| run.prompt().to_owned())
+            .collect();
+        assert_eq!(got, prompts, "{script}: {stderr}");
+    }
+}
+
+/// A producer of the user's pipeline that has not written yet is input to come: skipped, and
+/// said at once, without waiting for it.
+#[cfg(target_os = "linux")]
+#[test]
+fn stdin_skip_says_it_drops_what_the_users_pipeline_will_write() {
+    let env = TestEnv::new();
+    let go = env.scratch.join("go");
+    let mut command = bash(
+        &env,
+        r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo late) | "$STICKY" "only the words""#,
+    );
+    command
+        .env("GO", &go)
+        .env("STICKY_STDIN", "skip")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("start bash");
+    drop(command);
+    // The turn runs while the producer still waits: skip never waits for it.
+    wait_for("the turn to run", || env.agent_runs().len() == 1);
+    std::fs::write(&go, "").expect("let the producer end");
+    let status = wait_exit(&mut child, "the pipeline to end");
+    let mut stderr = String::new();
+    let _ = child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr);
+    assert_eq!(stderr.matches(SKIPPED).count(), 1, "{stderr}");
+    assert!(stderr.contains("(skip, from STICKY_STDIN)"), "{stderr}");
+    // bash reports the pipeline's last command: sticky's exit.
+    assert!(status.success(), "{stderr}");
+    assert_eq!(env.last_agent_run().prompt(), "only the words");
 }
 
 #[test]

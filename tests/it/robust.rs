@@ -938,6 +938,52 @@ fn an_agent_the_kernel_will_not_run_fails_with_72_in_its_json_and_its_exit() {
     assert_eq!(after.saw, ["first"]);
 }
 
+/// A program that prints plain text (a wrapper script, an error of its own, a release that
+/// changed its format) and exits 0 has answered nothing: the turn fails, what it printed goes
+/// to stderr with a line saying it is not the agent's event format and where to look, and the
+/// session stays for the next turn.
+#[test]
+fn an_agent_that_prints_only_plain_text_and_exits_0_fails_and_shows_what_it_printed() {
+    let env = TestEnv::new();
+    let first = env.turn("first").session;
+    let wrapper = env.script(
+        "bin/claude-wrapper",
+        "#!/bin/sh\necho 'wrapper: claude is not set up here'\nexit 0\n",
+    );
+    let output = env
+        .sticky(["second"])
+        .env("STICKY_CLAUDE_BIN", &wrapper)
+        .run();
+    output
+        .assert_code(1)
+        .assert_stderr_contains("wrapper: claude is not set up here")
+        .assert_stderr_contains("claude exited with code 0 without printing any of its events")
+        .assert_stderr_contains("its output is not in claude's event format")
+        .assert_stderr_contains("`sticky agents`")
+        .assert_stderr_contains("STICKY_CLAUDE_BIN");
+    assert_eq!(output.stdout, "", "no answer\n{}", output.describe());
+
+    let json = env
+        .sticky(["--json", "third"])
+        .env("STICKY_CLAUDE_BIN", &wrapper)
+        .run();
+    json.assert_code(1);
+    let object = json.json();
+    assert_eq!(object["exit_code"], 1, "{object}");
+    assert_eq!(object["turn"]["status"], "failed", "{object}");
+    assert!(
+        object["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("not in claude's event format")),
+        "{object}"
+    );
+    assert_eq!(statuses(&env), ["ok", "failed", "failed"]);
+
+    let after = env.turn("fourth");
+    assert_eq!(after.session, first);
+    assert_eq!(after.saw, ["first"]);
+}
+
 #[test]
 fn a_panic_exits_70_with_one_line_saying_it_is_a_bug() {
     let env = TestEnv::new();

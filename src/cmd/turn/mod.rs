@@ -53,7 +53,8 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
 
 /// The prompt from the arguments and piped stdin. Piped input is optional when there is a
 /// prompt, and for `sticky new` (which only rotates without one): `--stdin` and the pipe's
-/// writer decide how long it is waited for (`input::should_read`).
+/// writer decide how long it is waited for (`input::should_read`); input that `skip` drops is
+/// said (`input::holds_skipped_input`).
 fn read_prompt(
     ctx: &Context,
     args: &TurnArgs,
@@ -72,6 +73,16 @@ fn read_prompt(
                 mode.origin
             ))
             .into());
+        }
+        // Skipped input that is there (or is coming) is dropped: said once, wherever stderr
+        // goes, when a setting the user may have forgot (STICKY_STDIN, the configuration)
+        // skips it. `--stdin skip` on this very command line is said already.
+        if mode.value == StdinMode::Skip
+            && mode.origin != "--stdin"
+            && !ctx.quiet
+            && input::holds_skipped_input(&stdin)
+        {
+            eprintln!("{}", escape(&input::skipped_note(&mode.origin)));
         }
         let on_terminal = !ctx.quiet && std::io::stderr().is_terminal();
         let mut note = |note: input::Note| {

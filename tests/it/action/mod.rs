@@ -4,8 +4,9 @@
 //! `GITHUB_EVENT_PATH`, `RUNNER_OS`, `RUNNER_TEMP` and the rest set as the runner sets them, `if:`
 //! conditions with GitHub's implicit `success()`, and the `uses:` steps (actions/cache's
 //! restore and save, actions/upload-artifact) played by [`store::Store`], a directory that keys
-//! and scopes entries as GitHub's store does. Each [`Run`] is a fresh runner: its own HOME,
-//! checkout path and temporary directory.
+//! and scopes entries as GitHub's store does, and records the runs and pull requests that the
+//! fake `gh` of `runs` serves as the REST API does. Each [`Run`] is a fresh runner: its own
+//! HOME, checkout path and temporary directory.
 //!
 //! What cannot be played here (GitHub's own scheduling, `concurrency`, secrets, a fork's
 //! restrictions as GitHub applies them) the README lists as tested only on GitHub.
@@ -35,6 +36,9 @@ const STEP_DEADLINE: Duration = Duration::from_secs(240);
 
 /// The repository the runs belong to.
 pub const REPOSITORY: &str = "octo/widgets";
+
+/// Its ID (`GITHUB_REPOSITORY_ID`).
+pub const REPOSITORY_ID: u64 = 4242;
 
 /// The repository root: the action's own checkout (`GITHUB_ACTION_PATH`).
 pub fn action_path() -> PathBuf {
@@ -106,6 +110,10 @@ pub struct Run {
     pub base_env: Vec<(OsString, OsString)>,
     /// The repository's secrets (`secrets.NAME`); none unless a test gives them.
     pub secrets: Value,
+    /// The workflow's file (`.github/workflows/NAME.yml`).
+    pub workflow: String,
+    /// The repository of the run's head: a fork's for a fork's pull request, else this one.
+    pub head_repository: String,
 }
 
 impl Run {
@@ -133,7 +141,13 @@ impl Run {
                 String::new(),
             ),
         };
+        let head_repository = match event.pointer("/pull_request/head/repo/full_name") {
+            Some(Value::String(head)) if event_name.starts_with("pull_request") => head.clone(),
+            _ => REPOSITORY.to_owned(),
+        };
         Run {
+            head_repository,
+            workflow: ".github/workflows/sticky.yml".to_owned(),
             event_name: event_name.to_owned(),
             event,
             git_ref,
@@ -160,6 +174,20 @@ impl Run {
         self
     }
 
+    /// `github.workflow_ref`: the workflow's file at the run's ref.
+    fn workflow_ref(&self) -> String {
+        format!("{REPOSITORY}/{}@{}", self.workflow, self.git_ref)
+    }
+
+    /// The branch the run's head is on: the pull request's head branch, else the ref's.
+    fn head_branch(&self) -> String {
+        if self.head_ref.is_empty() {
+            self.git_ref.trim_start_matches("refs/heads/").to_owned()
+        } else {
+            self.head_ref.clone()
+        }
+    }
+
     /// The `github` context of this run.
     fn github(&self, workspace: &Path) -> Value {
         let ref_name = self
@@ -175,6 +203,8 @@ impl Run {
             "head_ref": self.head_ref,
             "base_ref": self.base_ref,
             "repository": REPOSITORY,
+            "repository_id": REPOSITORY_ID.to_string(),
+            "workflow_ref": self.workflow_ref(),
             "run_id": self.id.to_string(),
             "run_attempt": "1",
             "action_path": action_path(),
@@ -284,6 +314,12 @@ impl Played {
 /// artifact store.
 #[track_caller]
 pub fn play(action: &Value, run: &Run, runner: &Runner, store: &Store) -> Played {
+    store.begin_run(
+        run.id,
+        &run.workflow,
+        &run.head_repository,
+        &run.head_branch(),
+    );
     let event_path = runner.temp.join("event.json");
     std::fs::write(&event_path, run.event.to_string()).expect("write the event");
     let github = run.github(&runner.workspace);
@@ -388,6 +424,8 @@ fn runner_env(
         ("GITHUB_EVENT_NAME", run.event_name.clone().into()),
         ("GITHUB_EVENT_PATH", event_path.into()),
         ("GITHUB_REPOSITORY", REPOSITORY.into()),
+        ("GITHUB_REPOSITORY_ID", REPOSITORY_ID.to_string().into()),
+        ("GITHUB_WORKFLOW_REF", run.workflow_ref().into()),
         ("GITHUB_REF", run.git_ref.clone().into()),
         (
             "GITHUB_REF_NAME",
@@ -780,6 +818,8 @@ impl Workflow {
             self.name
         );
         let mut run = Run::new(event_name, event, id);
+        // The README names each workflow's file after the workflow (`# .github/workflows/...`).
+        run.workflow = format!(".github/workflows/{}.yml", self.name);
         run.with.clone_from(&self.with);
         run.env.clone_from(&self.env);
         run

@@ -2,7 +2,8 @@
 //! conversation (the second failing), another pull request's thread sees none of it, the
 //! install goes through `install.sh` against a release served on 127.0.0.1 or falls back to
 //! `cargo install` from the action's checkout, a tampered release installs nothing, a fork's
-//! pull request runs nothing, and no input reaches a shell as code.
+//! pull request (or a comment on one) runs nothing, an artifact a fork's run or another workflow
+//! uploaded under a thread's name is never continued, and no input reaches a shell as code.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -124,25 +125,29 @@ fn sha256_hex(bytes: &[u8]) -> String {
     panic!("no sha256sum or shasum");
 }
 
-/// A fake `gh` for the one call the action makes, `gh api -X GET
-/// repos/OWNER/REPO/actions/artifacts -f name=NAME -f per_page=N --jq EXPR`: the REST API's
-/// answer (`artifacts`, newest first, each with `name`, `expired` and `workflow_run.id`) built
-/// from the store's artifact index (`FAKE_GH_ARTIFACTS`), `--jq` applied by the real jq as gh
-/// applies it. `FAKE_GH_FORBIDDEN` answers as GitHub does to a token without `actions: read`.
+/// A fake `gh` for the calls the action makes, `gh api [--paginate] [-X GET] PATH [-f
+/// KEY=VALUE]... [--jq EXPR]`, answered as the REST API answers from the store's directory
+/// (`FAKE_GH_STORE`, [`Store`]):
+/// - `repos/R/actions/artifacts` (fields `name`, `per_page`, `page`): the artifacts, newest
+///   first, each with `name`, `expired`, `created_at` and `workflow_run` (`id`,
+///   `repository_id`, `head_repository_id`, `head_branch`, `head_sha`) from its run's record;
+///   `--paginate` prints every page, one JSON document after another, as gh does;
+/// - `repos/R/actions/runs/ID`: the run's record (`workflow_id`, `path`, ...), else 404;
+/// - `repos/R/pulls/N`: the pull request's record (`head.repo.full_name`), else 404.
+///
+/// `--jq` is applied by the real jq as gh applies it. A path containing `FAKE_GH_FORBIDDEN`
+/// gets GitHub's answer to a token without the permission it needs.
 const FAKE_GH: &str = r#"#!/usr/bin/env python3
-import json, os, subprocess, sys
+import datetime, json, os, re, subprocess, sys
 args = sys.argv[1:]
-if os.environ.get("FAKE_GH_FORBIDDEN"):
-    sys.stderr.write("gh: Resource not accessible by integration (HTTP 403)\n")
-    sys.exit(1)
 if not os.environ.get("GH_TOKEN"):
     sys.stderr.write("gh: set the GH_TOKEN environment variable in a GitHub Actions workflow\n")
     sys.exit(4)
 assert args[0] == "api", args
-fields, jq, path, i = {}, None, None, 1
+fields, jq, path, method, paginate, i = {}, None, None, None, False, 1
 while i < len(args):
     if args[i] == "-X":
-        assert args[i + 1] == "GET", args
+        method = args[i + 1]
         i += 2
     elif args[i] == "-f":
         key, value = args[i + 1].split("=", 1)
@@ -151,21 +156,73 @@ while i < len(args):
     elif args[i] == "--jq":
         jq = args[i + 1]
         i += 2
+    elif args[i] == "--paginate":
+        paginate = True
+        i += 1
     else:
+        assert path is None, args
         path = args[i]
         i += 1
-assert path.startswith("repos/") and path.endswith("/actions/artifacts"), path
-index = os.environ["FAKE_GH_ARTIFACTS"]
-rows = [json.loads(line) for line in open(index)] if os.path.exists(index) else []
-found = [r for r in reversed(rows) if r["name"] == fields.get("name", r["name"])]
-page = found[: int(fields.get("per_page", "30"))]
-answer = {"total_count": len(found), "artifacts": [
-    {"name": r["name"], "expired": False, "workflow_run": {"id": int(r["run"])}} for r in page]}
-text = json.dumps(answer)
-if jq is None:
-    print(text)
+# gh sends fields in a POST's body unless told -X GET.
+assert method == "GET" or (method is None and not fields), args
+forbidden = os.environ.get("FAKE_GH_FORBIDDEN")
+if forbidden and forbidden in path:
+    sys.stderr.write("gh: Resource not accessible by integration (HTTP 403)\n")
+    sys.exit(1)
+store = os.environ["FAKE_GH_STORE"]
+repository = os.environ["GITHUB_REPOSITORY"]
+
+def record(kind, key):
+    file = os.path.join(store, kind, key + ".json")
+    if not os.path.exists(file):
+        sys.stderr.write("gh: Not Found (HTTP 404)\n")
+        sys.exit(1)
+    return json.load(open(file))
+
+def answer(documents):
+    for document in documents:
+        text = json.dumps(document)
+        if jq is None:
+            sys.stdout.write(text)
+        else:
+            done = subprocess.run(["jq", "-r", jq], input=text.encode())
+            if done.returncode:
+                sys.exit(done.returncode)
+    sys.stdout.flush()
+    sys.exit(0)
+
+prefix = "repos/" + repository + "/"
+assert path.startswith(prefix), path
+rest = path[len(prefix):]
+if rest == "actions/artifacts":
+    index = os.path.join(store, "artifacts.jsonl")
+    rows = [json.loads(line) for line in open(index)] if os.path.exists(index) else []
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    listed = []
+    for order, row in enumerate(rows):
+        if row["name"] != fields.get("name", row["name"]):
+            continue
+        run = record("runs", row["run"])
+        created = (start + datetime.timedelta(minutes=order)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        listed.append({"name": row["name"], "expired": False, "created_at": created,
+            "workflow_run": {"id": run["id"], "repository_id": run["repository"]["id"],
+                "head_repository_id": run["head_repository"]["id"],
+                "head_branch": run["head_branch"], "head_sha": run["head_sha"]}})
+    listed.reverse()
+    size = int(fields.get("per_page", "30"))
+    first = int(fields.get("page", "1"))
+    last = max(first, -(-len(listed) // size)) if paginate else first
+    pages = []
+    for page in range(first, last + 1):
+        chunk = listed[(page - 1) * size : page * size]
+        pages.append({"total_count": len(listed), "artifacts": chunk})
+    answer(pages)
+elif re.fullmatch(r"actions/runs/[0-9]+", rest):
+    answer([record("runs", rest.split("/")[-1])])
+elif re.fullmatch(r"pulls/[0-9]+", rest):
+    answer([record("pulls", rest.split("/")[-1])])
 else:
-    sys.exit(subprocess.run(["jq", "-r", jq], input=text.encode()).returncode)
+    raise SystemExit("the fake gh does not answer " + path)
 "#;
 
 /// The tools every fake runner has: the fake agents, python3 for them, and a fake `cargo`
@@ -234,7 +291,7 @@ impl Tools {
     }
 
     /// The runner's environment: PATH with the fakes, the fake cargo and gh first, the fake
-    /// gh reading `store`'s artifacts.
+    /// gh answering from `store`.
     pub fn env(&self, store: &Store) -> Vec<(OsString, OsString)> {
         let system = std::env::var_os("PATH").unwrap_or_default();
         let dirs = [self.dir.path().join("bin"), fakes_dir()]
@@ -244,7 +301,7 @@ impl Tools {
             ("PATH".into(), std::env::join_paths(dirs).expect("a PATH")),
             ("LANG".into(), "C.UTF-8".into()),
             ("FAKE_CLAUDE_LOG".into(), self.agent_log().into()),
-            ("FAKE_GH_ARTIFACTS".into(), store.artifact_index().into()),
+            ("FAKE_GH_STORE".into(), store.root().into()),
         ]
     }
 }
@@ -303,6 +360,8 @@ pub fn comment_run(
     extra_env: &[(&str, &str)],
 ) -> Played {
     let runner = Runner::new(&format!("checkout-{id}"));
+    // A pull request of this repository's own branch, unless a test opened it from a fork.
+    store.open_pull(pull, super::REPOSITORY);
     let mut run = workflow.run("issue_comment", comment_event(pull, body), id);
     assert!(
         workflow.starts(&run),
@@ -756,7 +815,7 @@ fn without_actions_read_a_cache_miss_warns_before_starting_afresh() {
     let store_dir = tempfile::tempdir().expect("a store");
     let store = Store::new(store_dir.path());
     let tools = Tools::new();
-    let forbidden = [("FAKE_GH_FORBIDDEN", "1")];
+    let forbidden = [("FAKE_GH_FORBIDDEN", "/actions/")];
     let played = comment_run(
         &action,
         &workflow,
@@ -778,6 +837,229 @@ fn without_actions_read_a_cache_miss_warns_before_starting_afresh() {
     assert!(warnings[0].contains("actions: read"), "{}", warnings[0]);
     assert_eq!(played.outcome("download"), "skipped");
     assert!(saw(played.output("answer")).is_empty());
+}
+
+/// Uploads into `store`, as run `id` of `workflow` whose head is in `head_repository`, an
+/// artifact under the name of pull request `pull`'s thread holding a real conversation whose
+/// one prompt is `prompt`: what a fork's pull request (its workflow is the fork's own) or
+/// another workflow of the repository can upload.
+#[allow(clippy::too_many_arguments)] // the uploading run's whole description
+fn upload_foreign_artifact(
+    action: &Value,
+    store: &Store,
+    pull: u64,
+    id: u64,
+    head_repository: &str,
+    workflow: &str,
+    prompt: &str,
+) {
+    let scratch_dir = tempfile::tempdir().expect("a store");
+    let scratch = Store::new(scratch_dir.path());
+    let tools = Tools::new();
+    let runner = Runner::new(&format!("foreign-{id}"));
+    let mut run = Run::new("push", json!({"ref": "refs/heads/patch-1"}), id)
+        .with("thread", &format!("pr-{pull}"))
+        .with("prompt", prompt);
+    run.base_env = tools.env(&scratch);
+    run.action_ref = "main".into();
+    let played = play(action, &run, &runner, &scratch);
+    assert!(!played.failed, "{}", played.log);
+    let name = &played.steps["plan"].outputs["artifact"];
+    let bundle = scratch
+        .artifact(&id.to_string(), name, "conversation.sticky")
+        .expect("the foreign run saved its conversation");
+    store.begin_run(id, workflow, head_repository, "patch-1");
+    assert!(store.upload(&id.to_string(), name, &bundle, false));
+}
+
+/// A fork's pull request runs in this repository's run list with the fork's own workflow, which
+/// can upload an artifact under a thread's predictable name; another workflow of the repository
+/// can too. When the cache has no bundle, neither is continued though both are newer: the
+/// thread's last artifact of this workflow's runs of this repository is.
+#[test]
+fn a_forks_or_another_workflows_newer_artifact_under_the_threads_name_is_never_continued() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let run = |pull, body: &str, id| {
+        comment_run(
+            &action,
+            &workflow,
+            &store,
+            &tools,
+            Install::FromSource,
+            pull,
+            body,
+            id,
+            &[],
+        )
+    };
+    assert!(!run(7, "@sticky remember kumquat", 1001).failed);
+    let sticky_yml = ".github/workflows/sticky.yml";
+    let fork = "stranger/widgets";
+    upload_foreign_artifact(
+        &action,
+        &store,
+        7,
+        1002,
+        fork,
+        sticky_yml,
+        "fork says: leak",
+    );
+    let other = ".github/workflows/other.yml";
+    upload_foreign_artifact(&action, &store, 7, 1003, super::REPOSITORY, other, "other");
+    store.evict_cache();
+
+    let later = run(7, "@sticky which words?", 1004);
+    assert!(!later.failed, "{}", later.log);
+    assert!(
+        later
+            .log
+            .contains("continuing from the artifact of run 1001"),
+        "{}",
+        later.log
+    );
+    assert_eq!(
+        saw(later.output("answer")),
+        ["@sticky remember kumquat"],
+        "the thread's own conversation, none a fork or another workflow wrote"
+    );
+}
+
+/// When the only artifacts under the thread's name are a fork's, the turn starts a new
+/// conversation, with a warning that says why.
+#[test]
+fn only_a_forks_artifact_under_the_threads_name_starts_afresh_with_a_warning() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let sticky_yml = ".github/workflows/sticky.yml";
+    upload_foreign_artifact(
+        &action,
+        &store,
+        7,
+        1101,
+        "stranger/widgets",
+        sticky_yml,
+        "leak",
+    );
+    let played = comment_run(
+        &action,
+        &workflow,
+        &store,
+        &tools,
+        Install::FromSource,
+        7,
+        "@sticky hi",
+        1102,
+        &[],
+    );
+    assert!(!played.failed, "{}", played.log);
+    let warnings: Vec<&str> = played
+        .log
+        .lines()
+        .filter(|l| l.starts_with("::warning::"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", played.log);
+    assert!(
+        warnings[0].contains("a fork's pull request or another workflow uploaded"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(played.outcome("download"), "skipped", "{}", played.log);
+    assert!(saw(played.output("answer")).is_empty(), "{}", played.log);
+}
+
+/// A member's `@sticky` comment on a fork's pull request: the run would have the repository's
+/// secrets and work on the fork's code, so the action says so in one line and runs nothing.
+#[test]
+fn a_comment_on_a_forks_pull_request_runs_nothing_and_says_so_in_one_line() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    store.open_pull(9, "stranger/widgets");
+    let played = comment_run(
+        &action,
+        &workflow,
+        &store,
+        &tools,
+        Install::FromSource,
+        9,
+        "@sticky review this",
+        1201,
+        &[],
+    );
+    assert!(!played.failed, "{}", played.log);
+    let notices: Vec<&str> = played
+        .log
+        .lines()
+        .filter(|l| l.starts_with("::notice::"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{}", played.log);
+    assert!(
+        notices[0].contains("pull request #9 comes from a fork (stranger/widgets)"),
+        "{}",
+        notices[0]
+    );
+    for step in [
+        "install",
+        "restore",
+        "find-artifact",
+        "import",
+        "turn",
+        "export",
+        "save",
+        "upload",
+    ] {
+        assert_eq!(played.outcome(step), "skipped", "{step}: {}", played.log);
+    }
+    assert!(tools.agent_runs().is_empty());
+    assert!(store.cache_keys("refs/heads/main").is_empty());
+}
+
+/// A comment whose pull request the token may not read (no `pull-requests: read`): whether it
+/// comes from a fork is unknown, so the action fails before anything runs, saying what it needs.
+#[test]
+fn a_comment_whose_pull_request_cannot_be_read_fails_before_anything_runs() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let played = comment_run(
+        &action,
+        &workflow,
+        &store,
+        &tools,
+        Install::FromSource,
+        7,
+        "@sticky hi",
+        1301,
+        &[("FAKE_GH_FORBIDDEN", "/pulls/")],
+    );
+    assert!(played.failed);
+    assert_eq!(played.outcome("plan"), "failure", "{}", played.log);
+    assert!(
+        played.log.contains("permissions: pull-requests: read"),
+        "{}",
+        played.log
+    );
+    assert_eq!(played.outcome("install"), "skipped");
+    assert!(tools.agent_runs().is_empty());
 }
 
 /// Plays a `push` run on a fresh runner with `with`, installing from the action's checkout.

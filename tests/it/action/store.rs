@@ -11,8 +11,11 @@
 //! - a key is written once per scope: saving it again is a warning, and nothing changes;
 //! - an artifact belongs to its run, by name; a second upload of the name fails unless
 //!   `overwrite`; the REST API lists a name's artifacts newest first (`artifacts.jsonl`
-//!   records the order, which the fake `gh` of the tests reads), and download-artifact fetches
-//!   one by run and name.
+//!   records the order, which the fake `gh` of the tests reads), each with its run's
+//!   repository and head repository, and download-artifact fetches one by run and name;
+//! - a run is recorded when it starts (`runs/<id>.json`: its workflow, and its head repository,
+//!   a fork's for a fork's pull request), and a pull request when it is opened
+//!   (`pulls/<n>.json`: its head repository), as the REST API serves them to the fake `gh`.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +59,45 @@ impl Store {
             .collect();
         entries.sort_by_key(|(order, _)| *order);
         entries
+    }
+
+    /// The store's directory, which the fake `gh` reads.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Records run `id` of workflow file `workflow` (`.github/workflows/NAME.yml`), its head
+    /// in repository `head_repository` on `head_branch`, as GitHub records a run when it starts.
+    pub fn begin_run(&self, id: u64, workflow: &str, head_repository: &str, head_branch: &str) {
+        let run = json!({
+            "id": id,
+            "workflow_id": numeric_id(workflow),
+            "path": workflow,
+            "repository": {"id": repository_id(super::REPOSITORY), "full_name": super::REPOSITORY},
+            "head_repository": {"id": repository_id(head_repository), "full_name": head_repository},
+            "head_branch": head_branch,
+            "head_sha": format!("{:040x}", numeric_id(&format!("{id}"))),
+        });
+        let dir = self.root.join("runs");
+        std::fs::create_dir_all(&dir).expect("create the run store");
+        std::fs::write(dir.join(format!("{id}.json")), run.to_string()).expect("record a run");
+    }
+
+    /// Opens pull request `number` from `head_repository` (this repository's own branch, or a
+    /// fork); a pull request opened already keeps its head.
+    pub fn open_pull(&self, number: u64, head_repository: &str) {
+        let dir = self.root.join("pulls");
+        std::fs::create_dir_all(&dir).expect("create the pull request store");
+        let file = dir.join(format!("{number}.json"));
+        if file.exists() {
+            return;
+        }
+        let pull = json!({
+            "number": number,
+            "head": {"ref": format!("patch-{number}"), "repo": {"id": repository_id(head_repository), "full_name": head_repository}},
+            "base": {"ref": "main", "repo": {"id": repository_id(super::REPOSITORY), "full_name": super::REPOSITORY}},
+        });
+        std::fs::write(file, pull.to_string()).expect("open a pull request");
     }
 
     /// Every cache key saved in `scope`, oldest first.
@@ -180,6 +222,24 @@ impl Store {
             .join(file_name);
         path.exists().then_some(path)
     }
+}
+
+/// The ID GitHub gives repository `full_name`: [`super::REPOSITORY_ID`] for the repository
+/// the runs belong to, another for any other (a fork).
+pub fn repository_id(full_name: &str) -> u64 {
+    if full_name == super::REPOSITORY {
+        super::REPOSITORY_ID
+    } else {
+        numeric_id(full_name)
+    }
+}
+
+/// A stable ID for `name` (FNV-1a, nine digits): a workflow's, a fork's.
+fn numeric_id(name: &str) -> u64 {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    100_000_000 + hash % 900_000_000
 }
 
 /// Copies the directory tree `from` into `to` (created), files and directories only.

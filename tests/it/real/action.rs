@@ -96,7 +96,8 @@ fn comment_run(
         })
         .collect();
     run.base_env
-        .push(("FAKE_GH_ARTIFACTS".into(), store.artifact_index().into()));
+        .push(("FAKE_GH_STORE".into(), store.root().into()));
+    store.open_pull(pull, crate::action::REPOSITORY);
     let played = play(&action, &run, &runner, store);
     drop(world);
     played
