@@ -1,5 +1,6 @@
 //! What `sticky usage` reads: every session (with its thread) and every turn's figures in a
-//! time range, in two scans. The turns carry what identifies them across copies (their
+//! time range, in two scans (the sessions of every project first, so the report knows which
+//! agent sessions have copies before it counts a turn). The turns carry what identifies them across copies (their
 //! session's agent and ID, when they started and which process ran them), so the report counts
 //! a turn imported into several threads or projects once.
 
@@ -42,14 +43,9 @@ pub(super) const USAGE_TURNS: &str = "SELECT session_id, started_at, pid, cost_u
      output_tokens, cached_tokens FROM turns WHERE started_at >= ?1 AND started_at < ?2";
 
 impl Store {
-    /// Every session, and the turns started in `[since, until)` (either end open when `None`),
-    /// the oldest first: read from migration 6's index `turns_usage` alone.
-    pub fn usage(
-        &self,
-        since: Option<Millis>,
-        until: Option<Millis>,
-    ) -> Result<(Vec<UsageSession>, Vec<UsageTurn>)> {
-        let sessions = self.run("read the sessions", || {
+    /// Every session, with its thread, in the order of their row ids.
+    pub fn usage_sessions(&self) -> Result<Vec<UsageSession>> {
+        self.run("read the sessions", || {
             rows::all(
                 &self.conn,
                 "SELECT s.id, t.name, s.agent, s.model, s.agent_session_id FROM sessions AS s \
@@ -65,8 +61,17 @@ impl Store {
                     })
                 },
             )
-        })?;
-        let turns = self.run("read the turns", || {
+        })
+    }
+
+    /// The turns started in `[since, until)` (either end open when `None`), read from
+    /// migration 6's index `turns_usage` alone.
+    pub fn usage_turns(
+        &self,
+        since: Option<Millis>,
+        until: Option<Millis>,
+    ) -> Result<Vec<UsageTurn>> {
+        self.run("read the turns", || {
             rows::all(
                 &self.conn,
                 USAGE_TURNS,
@@ -85,7 +90,6 @@ impl Store {
                     })
                 },
             )
-        })?;
-        Ok((sessions, turns))
+        })
     }
 }
