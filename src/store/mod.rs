@@ -549,7 +549,7 @@ impl Store {
                 end.reported_totals,
             ])?;
             if let Some(text) = &end.answer {
-                search::write(&tx, || {
+                search::index(&tx, || {
                     tx.prepare_cached(search::INDEX_ANSWER)?
                         .execute(params![turn_id, answer::kept(text)])
                 })?;
@@ -898,7 +898,7 @@ impl Tx<'_> {
             params![session_id, prompt, mode, pid, host, now()],
         ))?;
         let id = self.tx.last_insert_rowid();
-        self.write(search::write(&self.tx, || {
+        self.write(search::index(&self.tx, || {
             self.tx
                 .execute(search::INDEX_TURN, params![id, prompt, None::<&str>])
         }))?;

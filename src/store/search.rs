@@ -17,10 +17,11 @@ use rusqlite::{Connection, params};
 
 use super::{Millis, Store, answer};
 
-/// Inserts turn `id`'s row into the index (a turn beginning, or imported); a row left there by
-/// a [`repair`] that already indexed the turn is replaced.
+/// Inserts turn `id`'s row into the index (a turn beginning, or imported). A plain insert: `OR
+/// REPLACE` first looked for a row to delete, a tenth of what indexing adds to a turn; a row
+/// already there (a stale index) fails it, and [`index`] then makes the index again.
 pub(super) const INDEX_TURN: &str =
-    "INSERT OR REPLACE INTO turns_text (rowid, prompt, answer) VALUES (?1, ?2, ?3)";
+    "INSERT INTO turns_text (rowid, prompt, answer) VALUES (?1, ?2, ?3)";
 
 /// Indexes turn `?1`'s answer `?2` (the turn's end).
 pub(super) const INDEX_ANSWER: &str = "UPDATE turns_text SET answer = ?2 WHERE rowid = ?1";
@@ -120,11 +121,31 @@ impl Store {
     }
 }
 
-/// Runs `write` (one of the statements above) on the index; when the index is damaged (a copy
-/// of the file taken while a checkpoint wrote it, torn between two states, can hold
-/// sticky's tables whole and FTS5's pages from another time), rebuilds it from the turns and
-/// runs `write` again: the index is sticky's own copy of what the turns hold, and a damaged
-/// copy must not fail the turn it is written for. Other errors are the caller's.
+/// Runs `write`, which indexes what a turn row written before it in the transaction holds
+/// ([`INDEX_TURN`], [`INDEX_ANSWER`]); when the index is damaged (a copy of the file taken
+/// while a checkpoint wrote it, torn between two states, can hold sticky's tables whole and
+/// FTS5's pages from another time) or holds a row at the turn's id already (stale), rebuilds it
+/// from the turns, which indexes this turn too: the index is sticky's own copy of what the
+/// turns hold, and a damaged copy must not fail the turn it is written for. Other errors are
+/// the caller's.
+pub(super) fn index(
+    conn: &Connection,
+    write: impl FnOnce() -> rusqlite::Result<usize>,
+) -> rusqlite::Result<()> {
+    match write() {
+        Ok(_) => Ok(()),
+        Err(error)
+            if is_damage(&error)
+                || error.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation) =>
+        {
+            repair(conn)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Runs `write`, which takes turns out of the index ([`UNINDEX_THREAD`]) before they go; when
+/// the index is damaged (see [`index`]), rebuilds it from the turns and runs `write` again.
 pub(super) fn write(
     conn: &Connection,
     write: impl Fn() -> rusqlite::Result<usize>,

@@ -1386,3 +1386,31 @@ fn a_damaged_search_index_is_made_again_by_the_next_write() {
         .collect();
     assert_eq!(found, [second, first], "both turns, the index made again");
 }
+
+#[test]
+fn a_stale_row_at_a_new_turns_id_is_replaced_by_the_index_made_again() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (_, first) = start_turn(&mut store, 1).unwrap();
+    // A row the index holds for a turn that is gone (an index from another time than the
+    // turns): the next turn's id is taken, and its plain insert fails.
+    store
+        .conn
+        .execute(
+            "INSERT INTO turns_text (rowid, prompt) VALUES (?1, 'a stale walrus')",
+            [first + 1],
+        )
+        .unwrap();
+    let (_, second) = start_turn(&mut store, 2).unwrap();
+    assert_eq!(second, first + 1);
+    let found = |words: &str| -> Vec<i64> {
+        store
+            .search(&search::query(words).unwrap(), None, None, 10)
+            .unwrap()
+            .into_iter()
+            .map(|found| found.turn)
+            .collect()
+    };
+    assert_eq!(found("hi"), [second, first], "the turn begins, indexed");
+    assert!(found("walrus").is_empty(), "the stale row is gone");
+}

@@ -243,7 +243,7 @@ impl Tx<'_> {
             |row| row.get(0),
         ))?;
         let text = whole.answer.as_ref().map(|kept| answer::kept(&kept.text));
-        self.write(search::write(&self.tx, || {
+        self.write(search::index(&self.tx, || {
             self.tx
                 .execute(search::INDEX_TURN, params![id, turn.prompt, text])
         }))?;
