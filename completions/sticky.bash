@@ -313,7 +313,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__export)
-            opts="-o -C -t -q -h --output --force --thread --json --quiet --help"
+            opts="-o -C -t -q -h --output --force --format --no-redact --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,6 +347,10 @@ _sticky() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "bundle markdown json" -- "${cur}"))
                     return 0
                     ;;
                 -C)

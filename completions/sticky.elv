@@ -185,10 +185,12 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;export'= {
             cand -o 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)'
             cand --output 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)'
+            cand --format 'What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads: each turn''s prompt, answer, agent, model, time and cost, and the rotations and carries between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no agent files, go to a terminal too, and have secrets replaced by `[redacted]`'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use'
             cand --thread 'The conversation (thread) of the project to use; created on first use'
             cand --force 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)'
+            cand --no-redact 'Keep what looks like a secret (API keys, tokens, passwords, the values of environment variables named like secrets) in a markdown or JSON export'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'

@@ -131,9 +131,13 @@ complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print 
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s o -l output -d 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky\'s own state (`.sticky/`, the database and its companions)' -r -F
+complete -c sticky -n "__fish_sticky_using_subcommand export" -l format -d 'What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads: each turn\'s prompt, answer, agent, model, time and cost, and the rotations and carries between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no agent files, go to a terminal too, and have secrets replaced by `[redacted]`' -r -f -a "bundle\t'The conversation and its agent session\'s files, for `sticky import`'
+markdown\t'A document to read'
+json\t'The document as JSON'"
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_using_subcommand export" -l force -d 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)'
+complete -c sticky -n "__fish_sticky_using_subcommand export" -l no-redact -d 'Keep what looks like a secret (API keys, tokens, passwords, the values of environment variables named like secrets) in a markdown or JSON export'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'

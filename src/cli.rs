@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
-use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
+use clap::{
+    ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
+};
 
 use crate::config::{CarryKind, StdinMode};
 
@@ -154,6 +156,11 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "sticky export | ssh host sticky import --as from-laptop -",
                 "through a pipe, to another machine (or HOME: one agent session runs in one \
                  project of a HOME; the other way, ssh host sticky export | sticky import -)",
+            ),
+            (
+                "sticky export --format markdown -o review.md",
+                "the conversation as a document to read: prompts, answers, models, costs and \
+                 rotations, secrets redacted",
             ),
         ],
     ),
@@ -865,6 +872,11 @@ pub enum Command {
     /// stdout is a pipe; never to a terminal. -o replaces an earlier bundle, but not a file that
     /// is not one (unless --force), and never writes into sticky's own state. Waits for a turn
     /// running on the conversation.
+    ///
+    /// With --format markdown or json, writes the conversation as a document to read instead
+    /// (to stdout, a terminal included, or -o FILE): each turn's prompt, answer, agent, model,
+    /// time and cost, and the rotations and carries between sessions, with secrets replaced by
+    /// `[redacted]` unless --no-redact.
     Export(ExportArgs),
 
     /// Add a conversation written by `sticky export` to this project: the next turn resumes the
@@ -945,6 +957,41 @@ pub struct ExportArgs {
     /// Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced).
     #[arg(long)]
     pub force: bool,
+
+    /// What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads:
+    /// each turn's prompt, answer, agent, model, time and cost, and the rotations and carries
+    /// between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no
+    /// agent files, go to a terminal too, and have secrets replaced by `[redacted]`.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ExportFormat::Bundle)]
+    pub format: ExportFormat,
+
+    /// Keep what looks like a secret (API keys, tokens, passwords, the values of environment
+    /// variables named like secrets) in a markdown or JSON export.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// What `sticky export` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The conversation and its agent session's files, for `sticky import`.
+    #[default]
+    Bundle,
+    /// A document to read.
+    Markdown,
+    /// The document as JSON.
+    Json,
+}
+
+impl ExportFormat {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bundle => "bundle",
+            Self::Markdown => "markdown",
+            Self::Json => "json",
+        }
+    }
 }
 
 /// What `sticky import` reads and how it names the thread.

@@ -214,6 +214,7 @@ impl Command {
                 "agent",
                 "agent_session_id",
                 "file",
+                "format",
                 "files",
                 "bytes",
                 "turns",

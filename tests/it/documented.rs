@@ -544,6 +544,16 @@ fn rows() -> Vec<Row> {
         .stdout("a review turn"),
         Row::report("ssh host sticky export | sticky import --as from-host -")
             .stderr("imported thread from-host"),
+        // Issue 27 point 5: the conversation as a document (README, docs/conversations.md
+        // and the export man page).
+        Row::report("sticky export --format markdown -o review.md")
+            .stderr("bytes of markdown) to review.md"),
+        Row {
+            before: vec![vec!["-t", "pr-7", "a review turn"]],
+            ..Row::report("sticky -t pr-7 export --format json -o pr-7.json")
+        }
+        .stderr("bytes of json) to pr-7.json"),
+        Row::report("sticky export --format markdown").stdout("> earlier work"),
         Row::report("sticky relocate").stderr("nothing to relocate"),
         // README: the vault (and the forget man page).
         Row {

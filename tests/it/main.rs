@@ -25,6 +25,7 @@ mod bundle;
 mod carry;
 mod concurrency;
 mod display;
+mod document;
 mod documented;
 mod emptied;
 mod fake;
