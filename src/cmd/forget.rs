@@ -74,7 +74,7 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
 }
 
 /// What forget deletes, as the question and the report name it.
-fn describe(thread: &str, sessions: usize, turns: usize, copies: usize) -> String {
+pub(super) fn describe(thread: &str, sessions: usize, turns: usize, copies: usize) -> String {
     format!(
         "thread {}: {sessions} session{}, {turns} turn{} and {copies} vault cop{}",
         escape(thread),
@@ -101,14 +101,14 @@ fn lock_idle(ctx: &Context) -> Result<lock::TurnLock> {
 }
 
 /// Whether the vault holds a copy of `session`.
-fn copied(vault: &Vault, session: &SessionRow) -> bool {
+pub(super) fn copied(vault: &Vault, session: &SessionRow) -> bool {
     session
         .agent_session_id
         .as_deref()
         .is_some_and(|id| vault.session_dir(&session.agent, id).exists())
 }
 
-fn plural(count: usize) -> &'static str {
+pub(super) fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
 

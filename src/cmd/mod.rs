@@ -13,6 +13,7 @@ mod log;
 mod output;
 mod probe;
 mod prompt;
+mod prune;
 mod relocate;
 mod sessions;
 mod show;
@@ -124,7 +125,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Status) => status::run(&ctx()?),
         Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
-        Some(Command::Threads) => threads::run(&ctx()?),
+        Some(Command::Threads(args)) => threads::run(&ctx()?, &args),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
         Some(Command::Export(args)) => export::run(&ctx()?, &args),
@@ -175,7 +176,8 @@ impl Command {
                 "context",
             ],
             Self::Log(_) | Self::Sessions => &["thread", "sessions"],
-            Self::Threads => &["current", "threads"],
+            Self::Threads(args) if args.prune => &["pruned", "busy"],
+            Self::Threads(_) => &["current", "threads"],
             Self::Init => &["project", "database"],
             Self::Agents => &[],
             Self::Config(_) => &[
@@ -240,7 +242,7 @@ impl Command {
         !matches!(
             self,
             Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_) | Self::Trust
-        )
+        ) && !matches!(self, Self::Threads(args) if args.prune)
     }
 }
 
@@ -251,6 +253,9 @@ pub struct Context {
     pub project: Project,
     /// The conversation.
     pub thread: String,
+    /// The git branch the conversation is named after (`-t @branch`, `-t @pr`, the
+    /// configuration's `thread = "branch"`), which a turn records on the thread.
+    pub branch: Option<String>,
     /// `--json`.
     pub json: bool,
     /// `--quiet`.
@@ -273,6 +278,11 @@ pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
         Some("holds a control character (a newline, tab, escape, ...); choose a name without one")
     } else if name.trim() != name {
         Some("starts or ends with a space, which no listing shows; choose a name without one")
+    } else if name.starts_with('@') {
+        // `-t @branch` and `-t @pr` name a thread after git; `-t @brnach` is a typo.
+        Some(
+            "starts with `@`, which names a thread after git (-t @branch, -t @pr); choose a name that starts otherwise",
+        )
     } else if name.starts_with('-') {
         // `-t -rf` is read as options: such a thread could be named only as `-t=-rf`, and
         // every hint that shows `-t NAME` would fail.
@@ -307,12 +317,22 @@ impl Context {
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
         })?;
-        let settings = Settings::new(global, origins, &project, config);
+        let chosen = settings::resolve_thread(global, origins, &config.0, &project.dir)?;
+        if let Some(note) = chosen
+            .note
+            .as_deref()
+            .filter(|_| !global.quiet && !global.json)
+        {
+            eprintln!("sticky: {}", view::escape(note));
+        }
+        let thread = chosen.setting.value.clone();
+        let settings = Settings::new(global, chosen.setting, &project, config);
         Ok(Self {
             settings,
             agents,
             project,
-            thread: global.thread.clone(),
+            thread,
+            branch: chosen.branch,
             json: global.json,
             quiet: global.quiet,
             origins,
