@@ -385,20 +385,21 @@ fn resolve_thread_with(
 ) -> Result<ThreadChoice, StickyError> {
     let (source, origin, follow) = match origins.thread {
         Origin::Flag | Origin::Environment => {
-            let (source, origin) = if origins.thread == Origin::Flag {
-                (Source::Flag, format!("--thread {}", global.thread))
-            } else {
-                (
-                    Source::Environment,
-                    format!("STICKY_THREAD={}", global.thread),
-                )
-            };
             let follow = match global.thread.as_str() {
                 FOLLOW_BRANCH => Some(Follow::Branch),
                 FOLLOW_PR => Some(Follow::Pr),
                 _ => None,
             };
-            (source, origin, follow)
+            // A name followed says which (`--thread @branch`); a plain one, the flag.
+            let shown = |flag: &str, joiner: &str| match follow {
+                Some(_) => format!("{flag}{joiner}{}", global.thread),
+                None => flag.to_owned(),
+            };
+            if origins.thread == Origin::Flag {
+                (Source::Flag, shown("--thread", " "), follow)
+            } else {
+                (Source::Environment, shown("STICKY_THREAD", "="), follow)
+            }
         }
         Origin::Default => match (config.thread, &config.source) {
             (Some(chosen), Some(file)) => {
