@@ -82,6 +82,14 @@ fn at_branch_names_the_thread_after_the_branch_and_threads_shows_it() {
     let shown = env.ok(["config", "--json"]).json();
     assert_eq!(shown["thread"]["value"], "feature/login", "{shown}");
     assert_eq!(shown["thread"]["source"], "config", "{shown}");
+    // The shell prompt follows the branch when the variable asks it to.
+    let prompt = env.sticky(["prompt"]).env("STICKY_THREAD", "@branch").run();
+    prompt.assert_success();
+    assert!(
+        prompt.stdout.starts_with("feature/login:claude "),
+        "{}",
+        prompt.describe()
+    );
     // A flag still wins over the configuration.
     env.ok(["-t", "review", "look elsewhere"]);
     assert_eq!(names(&env), ["feature/login", "review"]);
