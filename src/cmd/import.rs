@@ -295,8 +295,8 @@ fn check_models(manifest: &Manifest) -> Result<()> {
     for session in &manifest.sessions {
         if let Some(problem) = session.model.as_deref().and_then(crate::cli::model_problem) {
             return Err(StickyError::Usage(format!(
-                "the bundle's {} session #{} has the model {problem}; sticky imports no \
-                 session whose model it would not take from -m (nothing was changed)",
+                "the bundle's {} session #{} cannot be imported: its model {problem}; sticky \
+                 imports no session whose model it would not take from -m (nothing was changed)",
                 session.agent, session.id
             ))
             .into());

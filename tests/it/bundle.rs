@@ -1189,7 +1189,8 @@ fn a_bundle_name_or_model_the_command_line_refuses_is_refused() {
                 |_| {},
             ),
             &["--as", "fine"],
-            "starts with `-`",
+            "cannot be imported: its model \"--dangerously-skip\" starts with `-`, which the \
+             agent would take for an option; sticky imports no session",
         ),
         (
             "a model with a control character",

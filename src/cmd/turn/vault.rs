@@ -8,10 +8,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::super::view::{escape, fresh_line};
+use super::super::view::{escape, format_time, fresh_line};
 use super::end::lost;
 use super::run::{Outcome, Running};
-use crate::store::{Mode, Store, TurnRow, TurnStatus};
+use crate::store::{Mode, Store, TurnRow};
 use crate::vault::{Manifest, Restored, Vault};
 
 /// The most missing turns a message names (the rest are counted).
@@ -90,8 +90,18 @@ pub(super) fn restore_if_lost(
         Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
     };
     if !turn.ctx.quiet {
+        // A copy that came with a state `sticky trust` adopted was written elsewhere: the
+        // agent here never had that transcript, and now reads it as its own.
+        let adopted = restored.adopted_at.map_or_else(String::new, |at| {
+            format!(
+                " adopted by `sticky trust` on {} (the copy came with that state: this HOME's \
+                 agent never had it)",
+                format_time(at)
+            )
+        });
         eprintln!(
-            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault, resuming it again",
+            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault{adopted}, \
+             resuming it again",
             fresh_line(),
             adapter.name(),
             escape(&id),
@@ -141,18 +151,10 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
     )))
 }
 
-/// The turns among `turns` (the session's, from the database) that the copy `manifest`
-/// describes does not hold: every finished turn after the last one it records, or, for a
-/// manifest of an older sticky that records none, every one that ended after the copy was made.
-/// Only turns that ended well count: a failed one may never have reached the agent's files.
+/// The turns among `turns` (the session's) that the copy `manifest` describes does not hold
+/// (see [`Manifest::lacks`]).
 fn missing<'a>(manifest: &Manifest, turns: impl Iterator<Item = &'a TurnRow>) -> Vec<&'a TurnRow> {
-    turns
-        .filter(|row| row.status == TurnStatus::Ok)
-        .filter(|row| match manifest.turn {
-            Some(last) => row.id > last,
-            None => row.ended_at.unwrap_or(row.started_at) > manifest.copied_at,
-        })
-        .collect()
+    manifest.lacks(turns)
 }
 
 /// A turn as a message names it: its number and the first words of its prompt.
