@@ -345,6 +345,23 @@ pub struct ThreadChoice {
     pub note: Option<String>,
 }
 
+impl ThreadChoice {
+    /// The thread as `-t` or `STICKY_THREAD` gives it, `@branch` not followed: for a command
+    /// that uses no thread.
+    pub fn as_given(global: &GlobalArgs, origins: Origins) -> Self {
+        let (source, origin) = match origins.thread {
+            Origin::Flag => (Source::Flag, "--thread"),
+            Origin::Environment => (Source::Environment, "STICKY_THREAD"),
+            Origin::Default => (Source::Default, "built-in default"),
+        };
+        Self {
+            setting: Setting::new(global.thread.clone(), source, origin),
+            branch: None,
+            note: None,
+        }
+    }
+}
+
 /// The name `-t` and `STICKY_THREAD` take for the current git branch's thread.
 pub const FOLLOW_BRANCH: &str = "@branch";
 /// The name `-t` and `STICKY_THREAD` take for the pull request's thread in GitHub Actions.

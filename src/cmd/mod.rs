@@ -113,14 +113,16 @@ fn dispatch(cli: Cli) -> Result<Report> {
     } = cli;
     // The context is built here only: `init` makes the project it would locate, and `prompt`
     // reads no configuration.
-    let ctx = || Context::new(&global, origins);
+    let ctx = || Context::new(&global, origins, true);
+    // `agents` and `import` use no thread: `STICKY_THREAD=@branch` outside git stops neither.
+    let unthreaded = || Context::new(&global, origins, false);
     if let Some(command) = &command {
         refuse_thread_flag(command, origins)?;
     }
     match command {
         Some(Command::Init) => init::run(&global),
         Some(Command::Prompt) => prompt::run(&global),
-        Some(Command::Agents) => agents::run(&ctx()?),
+        Some(Command::Agents) => agents::run(&unthreaded()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
         Some(Command::Status) => status::run(&ctx()?),
         Some(Command::Log(args)) => log::run(&ctx()?, &args),
@@ -129,7 +131,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
         Some(Command::Export(args)) => export::run(&ctx()?, &args),
-        Some(Command::Import(args)) => import::run(&ctx()?, &args),
+        Some(Command::Import(args)) => import::run(&unthreaded()?, &args),
         Some(Command::Relocate) => relocate::run(&ctx()?),
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
@@ -303,8 +305,8 @@ pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
 
 impl Context {
     /// Locates the project from `-C` (or the current directory) and `STICKY_DB`, and resolves
-    /// the settings.
-    fn new(global: &GlobalArgs, origins: Origins) -> Result<Self> {
+    /// the settings; the thread (`@branch` asks git) only for a command that `uses_thread`.
+    fn new(global: &GlobalArgs, origins: Origins, uses_thread: bool) -> Result<Self> {
         let cwd = start_dir(global)?;
         if global.thread.trim().is_empty() {
             return Err(StickyError::Usage(
@@ -324,7 +326,11 @@ impl Context {
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
         })?;
-        let chosen = settings::resolve_thread(global, origins, &config.0, &project.dir)?;
+        let chosen = if uses_thread {
+            settings::resolve_thread(global, origins, &config.0, &project.dir)?
+        } else {
+            settings::ThreadChoice::as_given(global, origins)
+        };
         if let Some(note) = chosen
             .note
             .as_deref()

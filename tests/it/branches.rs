@@ -166,6 +166,9 @@ fn at_branch_outside_git_is_a_usage_error_with_the_way_out() {
     let run = env.sticky(["status"]).env("STICKY_THREAD", "@branch").run();
     run.assert_code(2);
     run.assert_stderr_contains("STICKY_THREAD=@branch names the thread");
+    // A command that uses no thread leaves the variable unread.
+    let run = env.sticky(["agents"]).env("STICKY_THREAD", "@branch").run();
+    run.assert_success();
     // From the configuration, which holds everywhere: main.
     let config = env.scratch.join("config.toml");
     std::fs::write(&config, "thread = \"branch\"\n").unwrap();
