@@ -114,11 +114,11 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// The turns among `turns` (the session's, from the database) that this copy does not
-    /// hold: every finished turn after the last one it records, or, for a manifest of an older
-    /// sticky that records none, every one that ended after the copy was made. Only turns that
-    /// ended well count: a failed one may never have reached the agent's files. A copy that
-    /// lacks any is not put back (resumed, the agent would go on with them forgotten).
+    /// The turns among `turns` (the session's, from the database) this copy does not hold:
+    /// every finished turn after the last one it records, or, for a manifest of an older sticky
+    /// that records none, every one that ended after the copy was made. Only turns that ended
+    /// well count: a failed one may never have reached the agent's files. A restore and an
+    /// export from the vault refuse a copy that lacks any.
     pub fn lacks<'a>(
         &self,
         turns: impl Iterator<Item = &'a crate::store::TurnRow>,

@@ -8,17 +8,14 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::super::view::{escape, format_time, fresh_line};
+use super::super::view::{escape, format_time, fresh_line, turn_name};
 use super::end::lost;
 use super::run::{Outcome, Running};
-use crate::store::{Mode, Store, TurnRow};
-use crate::vault::{Manifest, Restored, Vault};
+use crate::store::Store;
+use crate::vault::{Restored, Vault};
 
 /// The most missing turns a message names (the rest are counted).
 const NAMED: usize = 3;
-
-/// The most characters of a missing turn's prompt a message shows.
-const PROMPT_WORDS: usize = 40;
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -121,14 +118,15 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
         return Ok(None);
     };
     let turns = store.turns(session.thread_id)?;
-    let missing = missing(
-        &manifest,
-        turns.iter().filter(|row| row.session_id == session.id),
-    );
+    let missing = manifest.lacks(turns.iter().filter(|row| row.session_id == session.id));
     if missing.is_empty() {
         return Ok(None);
     }
-    let mut named: Vec<String> = missing.iter().take(NAMED).map(|row| name(row)).collect();
+    let mut named: Vec<String> = missing
+        .iter()
+        .take(NAMED)
+        .map(|row| turn_name(row))
+        .collect();
     if missing.len() > NAMED {
         named.push(format!("{} more", missing.len() - NAMED));
     }
@@ -149,25 +147,6 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
         if one { "that turn" } else { "those turns" },
         if one { "that turn" } else { "those turns" },
     )))
-}
-
-/// The turns among `turns` (the session's) that the copy `manifest` describes does not hold
-/// (see [`Manifest::lacks`]).
-fn missing<'a>(manifest: &Manifest, turns: impl Iterator<Item = &'a TurnRow>) -> Vec<&'a TurnRow> {
-    manifest.lacks(turns)
-}
-
-/// A turn as a message names it: its number and the first words of its prompt.
-fn name(row: &TurnRow) -> String {
-    let Some(prompt) = row.prompt.as_deref().filter(|_| row.mode == Mode::Headless) else {
-        return format!("#{} (interactive)", row.id);
-    };
-    let line = prompt.lines().next().unwrap_or_default();
-    let mut words: String = line.chars().take(PROMPT_WORDS).collect();
-    if words.len() < prompt.len() {
-        words.push('…');
-    }
-    format!("#{} \"{}\"", row.id, escape(&words))
 }
 
 /// After the turn: what changed of the thread's live session's files goes into the vault
