@@ -281,13 +281,24 @@ pub struct Context {
 /// starting a thread) and for the threads `sticky import` adds. A thread an older sticky made
 /// with such a name stays usable; the listings escape it.
 pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
+    name_problem(name, false)
+}
+
+/// [`thread_name_problem`] for a name git gave (`-t @branch`, `-t @pr`): a branch git names
+/// `@x` is no misspelt `@branch`, so its thread is `@x` as it is. git refuses a branch with a
+/// control character, a space or a leading `-`, so no other rule is waived.
+pub(crate) fn followed_name_problem(name: &str) -> Option<&'static str> {
+    name_problem(name, true)
+}
+
+fn name_problem(name: &str, from_git: bool) -> Option<&'static str> {
     if name.trim().is_empty() {
         Some("is empty or blank; choose a name")
     } else if name.chars().any(char::is_control) {
         Some("holds a control character (a newline, tab, escape, ...); choose a name without one")
     } else if name.trim() != name {
         Some("starts or ends with a space, which no listing shows; choose a name without one")
-    } else if name.starts_with('@') {
+    } else if name.starts_with('@') && !from_git {
         // `-t @branch` and `-t @pr` name a thread after git; `-t @brnach` is a typo.
         Some(
             "starts with `@`, which names a thread after git (-t @branch, -t @pr); choose a name that starts otherwise",

@@ -111,6 +111,21 @@ fn at_branch_names_the_thread_after_the_branch_and_threads_shows_it() {
 }
 
 #[test]
+fn a_branch_named_with_an_at_sign_is_its_threads_name_as_it_is() {
+    let env = project();
+    env.git(&env.project, &["checkout", "-q", "-b", "@wip"]);
+    let first = env.ok(["-t", "@branch", "half done"]).answer();
+    assert_eq!(names(&env), ["@wip"]);
+    assert_eq!(listed(&env, "@wip")["branch"]["name"], "@wip");
+    // Typed, the existing thread is used as any other; a new `@` name is still a typo.
+    let again = env.ok(["-t", "@wip", "and the rest"]).answer();
+    assert_eq!(again.session, first.session);
+    let run = env.sticky(["-t", "@wop", "hello"]).run();
+    run.assert_code(2);
+    run.assert_stderr_contains("starts with `@`");
+}
+
+#[test]
 fn a_detached_head_says_which_thread_it_used() {
     let env = project();
     env.git(&env.project, &["checkout", "-q", "--detach"]);

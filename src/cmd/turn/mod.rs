@@ -345,7 +345,12 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
 /// after it: `-t "main "` would start a thread that every listing shows as `main`. An empty or
 /// blank name is refused for every command by [`Context`].
 fn ensure_thread_name(ctx: &Context) -> Result<()> {
-    let Some(problem) = super::thread_name_problem(&ctx.thread) else {
+    let problem = if ctx.branch.is_some() {
+        super::followed_name_problem(&ctx.thread)
+    } else {
+        super::thread_name_problem(&ctx.thread)
+    };
+    let Some(problem) = problem else {
         return Ok(());
     };
     if let Some(store) = ctx.existing_store()? {
