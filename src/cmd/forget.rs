@@ -16,6 +16,9 @@ use crate::lock;
 use crate::store::SessionRow;
 use crate::vault::Vault;
 
+/// `sticky threads --prune`: forget, for many threads at once.
+pub(super) mod prune;
+
 /// The `--json` object.
 #[derive(Serialize)]
 struct Forgot<'a> {
@@ -75,7 +78,7 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
 }
 
 /// What forget deletes, as the question and the report name it.
-pub(super) fn describe(thread: &str, sessions: usize, turns: usize, copies: usize) -> String {
+fn describe(thread: &str, sessions: usize, turns: usize, copies: usize) -> String {
     format!(
         "thread {}: {sessions} session{}, {turns} turn{} and {copies} vault cop{}",
         escape(thread),
@@ -102,14 +105,14 @@ fn lock_idle(ctx: &Context) -> Result<lock::TurnLock> {
 }
 
 /// Whether the vault holds a copy of `session`.
-pub(super) fn copied(vault: &Vault, session: &SessionRow) -> bool {
+fn copied(vault: &Vault, session: &SessionRow) -> bool {
     session
         .agent_session_id
         .as_deref()
         .is_some_and(|id| vault.session_dir(&session.agent, id).exists())
 }
 
-pub(super) fn plural(count: usize) -> &'static str {
+fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
 

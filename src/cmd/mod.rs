@@ -13,7 +13,6 @@ mod log;
 mod output;
 mod probe;
 mod prompt;
-mod prune;
 mod relocate;
 mod sessions;
 mod show;
@@ -127,7 +126,8 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Status) => status::run(&ctx()?),
         Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
-        Some(Command::Threads(args)) => threads::run(&ctx()?, &args),
+        Some(Command::Threads(args)) if args.prune => forget::prune::run(&ctx()?, &args),
+        Some(Command::Threads(_)) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
         Some(Command::Export(args)) => export::run(&ctx()?, &args),

@@ -4,7 +4,7 @@
 //! Reads only: without a database it lists nothing and creates nothing. Every figure is an
 //! index lookup per thread (live session, turn counts per session, last turn), so the listing
 //! stays fast whatever the number of turns. git runs only when a thread is named after a
-//! branch, to say whether the branch still exists (`git.rs`). `--prune` is `prune.rs`.
+//! branch, to say whether the branch still exists (`git.rs`). `--prune` is `forget/prune.rs`.
 
 use std::io::Write;
 
@@ -14,7 +14,6 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::{SessionView, escape, format_time, short_id};
-use crate::cli::ThreadsArgs;
 use crate::git::{BranchState, Branches};
 use crate::store::{Millis, SessionRow, Store, ThreadRow};
 
@@ -60,11 +59,8 @@ struct BranchView<'a> {
     merged: Option<bool>,
 }
 
-/// Prints the project's threads, oldest first (or prunes them: `--prune`).
-pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
-    if args.prune {
-        return super::prune::run(ctx, args);
-    }
+/// Prints the project's threads, oldest first.
+pub fn run(ctx: &Context) -> Result<Report> {
     let summaries: Vec<Summary> = match ctx.existing_store()? {
         None => Vec::new(),
         Some(store) => store

@@ -11,11 +11,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::Result;
 use serde::Serialize;
 
-use super::Context;
-use super::forget::{copied, describe, plural};
-use super::output::Report;
-use super::view::escape;
+use super::{copied, describe, plural};
 use crate::cli::ThreadsArgs;
+use crate::cmd::Context;
+use crate::cmd::output::Report;
+use crate::cmd::view::escape;
 use crate::exit::StickyError;
 use crate::git::{BranchState, Branches, GitError};
 use crate::lock::{self, TurnLock};
