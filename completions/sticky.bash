@@ -974,7 +974,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__threads)
-            opts="-C -t -q -h --thread --json --quiet --help"
+            opts="-y -C -t -q -h --prune --yes --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

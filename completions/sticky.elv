@@ -29,8 +29,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --carry-max 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit'
             cand --stdin 'What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the configuration''s `stdin`, else auto)'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
             cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
             cand --json 'Print one JSON object on stdout instead of text'
@@ -70,8 +70,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --carry-max 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit'
             cand --stdin 'What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the configuration''s `stdin`, else auto)'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
             cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
             cand --json 'Print one JSON object on stdout instead of text'
@@ -82,8 +82,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;status'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -95,8 +95,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --limit 'Show only the last N turns'
             cand --since 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --answers 'Show each turn''s kept answer under it'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
@@ -106,8 +106,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;sessions'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -116,8 +116,11 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;threads'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --prune 'Forget the threads whose git branch was deleted, or merged into the default branch (and is checked out nowhere), with their sessions, turns and vault copies, as `sticky forget` does. Lists them and asks first when stdin is a terminal; `--yes` confirms without asking, and is needed when stdin is not a terminal. A thread running a turn is left'
+            cand -y 'Prune without asking'
+            cand --yes 'Prune without asking'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -126,8 +129,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;init'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -136,8 +139,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;agents'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -150,8 +153,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -m 'Report as if the turn was run with `--model MODEL`'
             cand --model 'Report as if the turn was run with `--model MODEL`'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -164,8 +167,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -m 'Report as if the turn was run with `--model MODEL`'
             cand --model 'Report as if the turn was run with `--model MODEL`'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -174,8 +177,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;prompt'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -187,8 +190,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --output 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky''s own state (`.sticky/`, the database and its companions)'
             cand --format 'What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads: each turn''s prompt, answer, agent, model, time and cost, and the rotations and carries between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no agent files, go to a terminal too, and have secrets replaced by `[redacted]`'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --force 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)'
             cand --no-redact 'Keep what looks like a secret (API keys, tokens, passwords, the values of environment variables named like secrets) in a markdown or JSON export'
             cand --json 'Print one JSON object on stdout instead of text'
@@ -200,8 +203,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         &'sticky;import'= {
             cand --as 'Add the conversation as thread NAME instead of the name it had'
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --replace 'Replace a thread of the same name in this project: its sessions, turns and vault copies are removed (asked first when stdin is a terminal). The agent''s files of the bundle''s session are placed over only where they hold nothing the bundle lacks, and a session another project of this HOME resumes is never taken'
             cand -y 'Answer yes to what import asks: replacing a thread (--replace), and placing a bundle whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle''s size (what no real session comes near; refused without --yes when there is no terminal to ask on)'
             cand --yes 'Answer yes to what import asks: replacing a thread (--replace), and placing a bundle whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle''s size (what no real session comes near; refused without --yes when there is no terminal to ask on)'
@@ -213,8 +216,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;relocate'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -223,8 +226,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;forget'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand -y 'Delete without asking (needed when stdin is not a terminal)'
             cand --yes 'Delete without asking (needed when stdin is not a terminal)'
             cand --json 'Print one JSON object on stdout instead of text'
@@ -235,8 +238,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;show'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -245,8 +248,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;trust'= {
             cand -C 'Run as if sticky was started in DIR'
-            cand -t 'The conversation (thread) of the project to use; created on first use'
-            cand --thread 'The conversation (thread) of the project to use; created on first use'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'

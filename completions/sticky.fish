@@ -36,7 +36,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -l stdin -d 'What a turn doe
 wait\t'Read stdin to its end, however long that takes'
 skip\t'Never read stdin'"
 complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
 complete -c sticky -n "__fish_sticky_needs_command" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
 complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON object on stdout instead of text'
@@ -72,61 +72,63 @@ complete -c sticky -n "__fish_sticky_using_subcommand new" -l stdin -d 'What a t
 wait\t'Read stdin to its end, however long that takes'
 skip\t'Never read stdin'"
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand status" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand status" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand status" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand status" -s h -l help -d 'Print help'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s n -l limit -d 'Show only the last N turns' -r
 complete -c sticky -n "__fish_sticky_using_subcommand log" -l since -d 'Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand log" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand log" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand log" -l answers -d 'Show each turn\'s kept answer under it'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand sessions" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand threads" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand threads" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -l prune -d 'Forget the threads whose git branch was deleted, or merged into the default branch (and is checked out nowhere), with their sessions, turns and vault copies, as `sticky forget` does. Lists them and asks first when stdin is a terminal; `--yes` confirms without asking, and is needed when stdin is not a terminal. A thread running a turn is left'
+complete -c sticky -n "__fish_sticky_using_subcommand threads" -s y -l yes -d 'Prune without asking'
 complete -c sticky -n "__fish_sticky_using_subcommand threads" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand threads" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand threads" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand init" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand init" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand init" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand init" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand init" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand init" -s h -l help -d 'Print help'
 complete -c sticky -n "__fish_sticky_using_subcommand agents" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand agents" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand agents" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand agents" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand agents" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand agents" -s h -l help -d 'Print help'
 complete -c sticky -n "__fish_sticky_using_subcommand config" -s a -l agent -d 'Report as if the turn was run with `--agent NAME`' -r
 complete -c sticky -n "__fish_sticky_using_subcommand config" -s m -l model -d 'Report as if the turn was run with `--model MODEL`' -r
 complete -c sticky -n "__fish_sticky_using_subcommand config" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand config" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand config" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand config" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand config" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s a -l agent -d 'Report as if the turn was run with `--agent NAME`' -r
 complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s m -l model -d 'Report as if the turn was run with `--model MODEL`' -r
 complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand doctor" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -135,7 +137,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand export" -l format -d 'What
 markdown\t'A document to read'
 json\t'The document as JSON'"
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand export" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand export" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand export" -l force -d 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -l no-redact -d 'Keep what looks like a secret (API keys, tokens, passwords, the values of environment variables named like secrets) in a markdown or JSON export'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -l json -d 'Print one JSON object on stdout instead of text'
@@ -143,30 +145,30 @@ complete -c sticky -n "__fish_sticky_using_subcommand export" -s q -l quiet -d '
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -l as -d 'Add the conversation as thread NAME instead of the name it had' -r
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand import" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand import" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand import" -l replace -d 'Replace a thread of the same name in this project: its sessions, turns and vault copies are removed (asked first when stdin is a terminal). The agent\'s files of the bundle\'s session are placed over only where they hold nothing the bundle lacks, and a session another project of this HOME resumes is never taken'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s y -l yes -d 'Answer yes to what import asks: replacing a thread (--replace), and placing a bundle whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle\'s size (what no real session comes near; refused without --yes when there is no terminal to ask on)'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand forget" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand forget" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand forget" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand forget" -s y -l yes -d 'Delete without asking (needed when stdin is not a terminal)'
 complete -c sticky -n "__fish_sticky_using_subcommand forget" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand forget" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand forget" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand show" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand show" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand show" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand show" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand show" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sticky -n "__fish_sticky_using_subcommand trust" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
-complete -c sticky -n "__fish_sticky_using_subcommand trust" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand trust" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand trust" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand trust" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand trust" -s h -l help -d 'Print help (see more with \'--help\')'

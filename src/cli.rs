@@ -60,6 +60,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "a turn on another conversation of the project",
             ),
             (
+                "sticky -t @branch \"plan the login form\"",
+                "a turn on the current git branch's conversation",
+            ),
+            (
                 "sticky --json \"summarise the diff\" | jq -r .answer",
                 "one JSON object on stdout, for scripts",
             ),
@@ -114,7 +118,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "threads",
-        &[("sticky threads", "the conversations of the project")],
+        &[
+            ("sticky threads", "the conversations of the project"),
+            (
+                "sticky threads --prune",
+                "forget the threads of deleted and merged branches, after asking",
+            ),
+        ],
     ),
     (
         "init",
@@ -224,7 +234,8 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "STICKY_THREAD",
-        "the conversation to use, as --thread does (a flag wins over it)",
+        "the conversation to use, as --thread does (a flag wins over it); @branch follows the \
+         git branch, @pr the pull request in GitHub Actions",
     ),
     (
         "STICKY_DB",
@@ -649,7 +660,10 @@ pub struct GlobalArgs {
     #[arg(short = 'C', value_name = "DIR", global = true, value_hint = ValueHint::DirPath)]
     pub directory: Option<PathBuf>,
 
-    /// The conversation (thread) of the project to use; created on first use.
+    /// The conversation (thread) of the project to use; created on first use. `@branch` is
+    /// the current git branch's thread (`feature/login`; on a detached HEAD, `main`, said on
+    /// stderr), `@pr` the pull request's in GitHub Actions (`pr-N`, as the sticky action names
+    /// it; else the branch's).
     #[arg(
         short = 't',
         long,
@@ -826,9 +840,11 @@ pub enum Command {
     /// List the conversations (threads) of this project.
     ///
     /// One line per thread: its name, its live session (agent, model, short ID), how many turns
-    /// it has and when it was last active. `*` marks the thread in use (`-t NAME`). Paged on a
-    /// terminal (see PAGER).
-    Threads,
+    /// it has and when it was last active. `*` marks the thread in use (`-t NAME`). A thread
+    /// named after a git branch (`-t @branch`, `-t @pr`, the configuration's `thread =
+    /// "branch"`) shows the branch, and whether it was deleted or merged into the default
+    /// branch. Paged on a terminal (see PAGER).
+    Threads(ThreadsArgs),
 
     /// Make the current directory (or `-C DIR`) a sticky project of its own.
     Init,
@@ -1043,6 +1059,21 @@ pub struct ShowArgs {
     /// The turn (`12` or `#12`, as `log` numbers them); default: the conversation's last turn.
     #[arg(value_name = "TURN")]
     pub turn: Option<String>,
+}
+
+/// The options of `sticky threads`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ThreadsArgs {
+    /// Forget the threads whose git branch was deleted, or merged into the default branch (and
+    /// is checked out nowhere), with their sessions, turns and vault copies, as `sticky forget`
+    /// does. Lists them and asks first when stdin is a terminal; `--yes` confirms without
+    /// asking, and is needed when stdin is not a terminal. A thread running a turn is left.
+    #[arg(long)]
+    pub prune: bool,
+
+    /// Prune without asking.
+    #[arg(short, long, requires = "prune")]
+    pub yes: bool,
 }
 
 /// The options of `sticky forget`.

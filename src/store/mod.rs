@@ -78,6 +78,8 @@ pub struct ThreadRow {
     pub name: String,
     /// When it was created.
     pub created_at: Millis,
+    /// The git branch it is named after, recorded by its turns (`-t @branch`).
+    pub branch: Option<String>,
 }
 
 /// An agent session attached to a thread. Serialized as a bundle carries it ([`crate::bundle`]:
@@ -719,6 +721,19 @@ impl Tx<'_> {
             }
         }
         Ok(thread)
+    }
+
+    /// Records that thread `thread_id` is named after git branch `branch`.
+    pub fn record_branch(&self, thread_id: i64, branch: &str) -> Result<()> {
+        let changed = self.write(self.tx.execute(
+            "UPDATE threads SET branch = ?2 WHERE id = ?1",
+            params![thread_id, branch],
+        ))?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            bail!("thread {thread_id} vanished inside its own transaction")
+        }
     }
 
     /// The live session of a thread, if any.

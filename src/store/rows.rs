@@ -118,7 +118,7 @@ fn path_from_sql(row: &Row<'_>, index: usize) -> rusqlite::Result<PathBuf> {
 /// The columns of [`ThreadRow`], in field order.
 macro_rules! thread_columns {
     () => {
-        "id, name, created_at"
+        "id, name, created_at, branch"
     };
 }
 
@@ -147,6 +147,7 @@ pub(crate) fn thread(row: &Row<'_>) -> rusqlite::Result<ThreadRow> {
         id: row.get(0)?,
         name: row.get(1)?,
         created_at: row.get(2)?,
+        branch: row.get(3)?,
     })
 }
 

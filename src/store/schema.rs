@@ -148,6 +148,13 @@ const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX sessions_live_agent ON sessions (agent, agent_session_id)
         WHERE ended_at IS NULL AND agent_session_id IS NOT NULL;
     ",
+    // 8 (part 17): the git branch a thread is named after (`-t @branch`, `-t @pr`, the
+    // configuration's `thread = "branch"`), recorded by its turns, so `sticky threads` shows
+    // it and `sticky threads --prune` finds the threads of deleted and merged branches. NULL:
+    // named otherwise (every thread before it).
+    "
+    ALTER TABLE threads ADD COLUMN branch TEXT;
+    ",
 ];
 
 /// The migration that makes an agent session live in at most one thread (see its comment).
@@ -439,6 +446,29 @@ mod tests {
             ],
             "the past of a thread: its ended sessions"
         );
+    }
+
+    #[test]
+    fn the_branch_migration_leaves_every_older_thread_named_otherwise() {
+        // Found by what it does, not by number: other migrations may land before it.
+        let at = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains("ADD COLUMN branch"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        for migration in &MIGRATIONS[..at] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(at).unwrap())
+            .unwrap();
+        conn.execute_batch("INSERT INTO threads (name, created_at) VALUES ('feature/x', 0);")
+            .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let branch: Option<String> = conn
+            .query_row("SELECT branch FROM threads", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(branch, None, "named by -t, not after a branch");
     }
 
     #[test]

@@ -392,6 +392,19 @@ fn rows() -> Vec<Row> {
         )
         .args(&["--permission-mode", "acceptEdits"]),
         Row::turn("sticky -p \"-v prints nothing; why?\"", "-v prints nothing; why?"),
+        // README: threads that follow git (the project is on branch feature/login).
+        Row::turn(
+            "sticky -t @branch \"plan the login form\"",
+            "plan the login form",
+        )
+        .fresh(),
+        Row {
+            before: vec![vec!["-t", "@branch", "plan the login form"]],
+            ..Row::report("sticky threads")
+        }
+        .stdout("feature/login"),
+        // No thread's branch is gone here: it asks nothing.
+        Row::report("sticky threads --prune").stderr("nothing to prune"),
         // README: from an alias, a script.
         Row {
             then: "ask \"is it done?\"",
@@ -467,7 +480,6 @@ fn rows() -> Vec<Row> {
         Row::report("sticky init").stderr("is a project of its own"),
         Row::report("sticky prompt").stdout("claude ").stdout(" ok\n"),
         Row::report("sticky sessions").stdout("claude"),
-        Row::report("sticky threads").stdout("main"),
         Row::report("sticky config").stdout("claude"),
         Row::report("sticky doctor").stdout("resume"),
         Row::report("sticky log | head").stdout("earlier work"),
@@ -621,6 +633,8 @@ fn project() -> (TestEnv, PathBuf) {
             "notes",
         ],
     );
+    // A branch of its own, for `-t @branch`.
+    env.git(&env.project, &["checkout", "-q", "-b", "feature/login"]);
     std::fs::write(env.project.join("notes.txt"), "one\ntwo\n").expect("change the file");
     std::fs::write(env.project.join("build.log"), "error: linking failed\n").expect("a log");
     env.ok(["earlier work"]);

@@ -405,6 +405,7 @@ fn threads_lists_every_conversation_with_its_live_session() {
                 "turns",
                 "last_activity",
                 "current",
+                "branch",
             ],
         );
         assert_keys(&thread["session"], SESSION_KEYS);

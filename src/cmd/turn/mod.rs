@@ -324,6 +324,15 @@ fn request<'a>(ctx: &'a Context, args: &'a TurnArgs, fresh: bool) -> Result<Requ
 /// session.
 fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, Plan)> {
     let row = tx.ensure_thread(&ctx.thread)?;
+    // The branch the thread follows, for `sticky threads` and `--prune`: written when it
+    // changes, so a resumed turn writes nothing more.
+    if let Some(branch) = ctx
+        .branch
+        .as_deref()
+        .filter(|b| row.branch.as_deref() != Some(*b))
+    {
+        tx.record_branch(row.id, branch)?;
+    }
     let thread = Thread::read(tx, row.id)?;
     let plan = session::plan(thread.live(&ctx.agents), request);
     implicit::note(ctx, &thread, &plan);
@@ -336,7 +345,12 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
 /// after it: `-t "main "` would start a thread that every listing shows as `main`. An empty or
 /// blank name is refused for every command by [`Context`].
 fn ensure_thread_name(ctx: &Context) -> Result<()> {
-    let Some(problem) = super::thread_name_problem(&ctx.thread) else {
+    let problem = if ctx.branch.is_some() {
+        super::followed_name_problem(&ctx.thread)
+    } else {
+        super::thread_name_problem(&ctx.thread)
+    };
+    let Some(problem) = problem else {
         return Ok(());
     };
     if let Some(store) = ctx.existing_store()? {
