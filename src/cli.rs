@@ -251,7 +251,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
-         directory; a file it names must exist (exit 2 otherwise)",
+         directory; an absolute path to a file that must exist (exit 2 otherwise)",
     ),
     (
         "STICKY_STDIN",

@@ -1,5 +1,5 @@
-//! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`; where it
-//! is, `settings` decides).
+//! The user's configuration: `<config dir>/sticky/config.toml` (or the absolute path
+//! `STICKY_CONFIG` names; where it is, `settings` decides).
 //!
 //! A relative `bin` path (`./my-agent`) is taken from the file's own directory, so what runs
 //! never depends on the directory sticky is started in; a bare name is looked up on PATH. A

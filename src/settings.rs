@@ -300,11 +300,15 @@ pub fn model(
 }
 
 /// Reads the user's configuration and says where it is: `STICKY_CONFIG` (read here, once;
-/// a file it names must exist), else the user's configuration directory (where a missing file
-/// is an empty configuration).
+/// an absolute path to a file that must exist), else the user's configuration directory (where
+/// a missing file is an empty configuration).
 pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
     let (path, source, origin) = match std::env::var_os(CONFIG_VAR).filter(|v| !v.is_empty()) {
-        Some(path) => (Some(PathBuf::from(path)), Source::Environment, CONFIG_VAR),
+        Some(path) => (
+            Some(absolute_config(PathBuf::from(path))?),
+            Source::Environment,
+            CONFIG_VAR,
+        ),
         None => (
             dirs::config_dir().map(|dir| dir.join("sticky").join("config.toml")),
             Source::Default,
@@ -330,6 +334,26 @@ pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
         exists: config.source.is_some(),
     };
     Ok((config, file))
+}
+
+/// `STICKY_CONFIG` as given, when it is absolute. A relative one would be read from whatever
+/// directory sticky runs in (a cloned repository's file), which would then choose the agent's
+/// program and arguments: refused as a relative `STICKY_<AGENT>_BIN` is.
+fn absolute_config(path: PathBuf) -> Result<PathBuf, StickyError> {
+    if path.is_absolute() {
+        return Ok(path);
+    }
+    let plain: PathBuf = path
+        .components()
+        .filter(|part| *part != std::path::Component::CurDir)
+        .collect();
+    Err(StickyError::Usage(format!(
+        "{CONFIG_VAR}={} is a relative path, which would read whatever the current directory \
+         holds under that name and let it choose what sticky runs; give an absolute path \
+         ({CONFIG_VAR}=\"$PWD/{}\")",
+        path.display(),
+        plain.display()
+    )))
 }
 
 /// The thread of the run, resolved: its name with what chose it, the git branch it follows

@@ -340,10 +340,13 @@ pub trait Adapter: Sync + Send {
     }
 
     /// Whether `relative` (under [`Adapter::agent_home`]) may be one of session `id`'s files, so
-    /// sticky's vault (which sits in the project, where a repository could plant one) puts back
-    /// only such files, never the agent's settings. By default: its path names the session.
+    /// sticky's vault (which sits in the project, where a repository or a copied vault could
+    /// plant one) puts back only such files, never the agent's settings nor another file that
+    /// merely names the session (`~/.claude/agents/<id>.md`, a subagent of every project). By
+    /// default: what import would place ([`relocation::Relocate::own_file`]); nothing for an
+    /// agent sticky does not know.
     fn restorable(&self, relative: &Path, id: &str) -> bool {
-        !id.is_empty() && relative.to_string_lossy().contains(id)
+        relocation::for_agent(self.name()).is_some_and(|relocate| relocate.own_file(relative, id))
     }
 
     /// The last assistant message of session `id` as the agent's transcript holds it: what an
@@ -703,7 +706,20 @@ mod tests {
         assert!(ok(&Claude, &format!("projects/-p/{id}.jsonl")));
         assert!(ok(&Claude, &format!("projects/-p/{id}/subagents/a.jsonl")));
         assert!(!ok(&Claude, "settings.json"));
+        assert!(!ok(&Claude, &format!("agents/{id}.md")));
+        assert!(!ok(&Claude, &format!("projects/{id}.jsonl")));
+        assert!(!ok(&Claude, &format!("projects/-p/{id}.md")));
+        assert!(!ok(&Claude, &format!("projects/-p/../agents/{id}.jsonl")));
+        assert!(ok(&Qwen, &format!("projects/-p/chats/{id}.jsonl")));
+        assert!(!ok(&Qwen, &format!("projects/-p/{id}.jsonl")));
         assert!(ok(&Copilot, &format!("session-state/{id}/workspace.yaml")));
+        assert!(!ok(&Copilot, &format!("session-state/{id}/config.json")));
+        assert!(!ok(&Copilot, &format!("agents/{id}.md")));
+        assert!(ok(
+            &Codex,
+            &format!("sessions/2026/12/01/rollout-2026-12-01T22-10-00-{id}.jsonl")
+        ));
+        assert!(!ok(&Codex, &format!("prompts/{id}.md")));
         assert!(!ok(&Codex, "config.toml"));
         assert!(ok(
             &Gemini,
