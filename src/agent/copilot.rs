@@ -47,6 +47,8 @@ const PROFILE: Profile<'static> = Profile {
         model: "--model",
         output: &["--output-format", "json"],
         prompt: Prompt::Flag("--prompt="),
+        // No fork of its own: a fork starts with sticky's recap (`Forking::Recap`).
+        fork: None,
     }),
     prompts: Prompts::FittingArguments,
     exit_line: Some(("copilot --resume=", is_uuid)),

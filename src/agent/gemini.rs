@@ -54,6 +54,8 @@ pub(super) const COMMAND_LINE: CommandLine = CommandLine {
     model: "-m",
     output: &["-o", "stream-json"],
     prompt: Prompt::Flag("-p"),
+    // No fork of its own (0.61.0): a fork starts with sticky's recap (`Forking::Recap`).
+    fork: None,
 };
 
 const PROFILE: Profile<'static> = Profile {

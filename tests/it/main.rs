@@ -28,6 +28,7 @@ mod display;
 mod documented;
 mod emptied;
 mod fake;
+mod fork;
 mod git_state;
 mod hostile;
 mod input;
