@@ -319,7 +319,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__export)
-            opts="-o -C -t -q -h --output --thread --json --quiet --help"
+            opts="-o -C -t -q -h --output --force --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -152,9 +152,10 @@ complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s t -l thread -d 
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sticky -n "__fish_sticky_using_subcommand export" -s o -l output -d 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal)' -r -F
+complete -c sticky -n "__fish_sticky_using_subcommand export" -s o -l output -d 'Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal). FILE may be a new file, an empty one or an earlier bundle; never a directory nor a path in sticky\'s own state (`.sticky/`, the database and its companions)' -r -F
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
+complete -c sticky -n "__fish_sticky_using_subcommand export" -l force -d 'Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced)'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -162,7 +163,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand import" -l as -d 'Add the 
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use' -r
 complete -c sticky -n "__fish_sticky_using_subcommand import" -l replace -d 'Replace a thread of the same name in this project: its sessions, turns and vault copies are removed (asked first when stdin is a terminal). The agent\'s files of the bundle\'s session are placed over only where they hold nothing the bundle lacks, and a session another project of this HOME resumes is never taken'
-complete -c sticky -n "__fish_sticky_using_subcommand import" -s y -l yes -d 'Replace without asking'
+complete -c sticky -n "__fish_sticky_using_subcommand import" -s y -l yes -d 'Answer yes to what import asks: replacing a thread (--replace), and placing a bundle whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle\'s size (what no real session comes near; refused without --yes when there is no terminal to ask on)'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'

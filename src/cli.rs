@@ -910,7 +910,9 @@ pub enum Command {
     /// ledger, each file's size and SHA-256) and the live session's files as the agent keeps
     /// them; never the agent's settings
     /// or credentials. Written to -o FILE (whole, or not at all), or to stdout when -o is `-` or
-    /// stdout is a pipe; never to a terminal. Waits for a turn running on the conversation.
+    /// stdout is a pipe; never to a terminal. -o replaces an earlier bundle, but not a file that
+    /// is not one (unless --force), and never writes into sticky's own state. Waits for a turn
+    /// running on the conversation.
     Export(ExportArgs),
 
     /// Add a conversation written by `sticky export` to this project: the next turn resumes the
@@ -924,8 +926,9 @@ pub enum Command {
     /// --replace says otherwise. An agent session runs in one project of a HOME: one this
     /// HOME's agent already has for another directory, or whose files here hold turns the
     /// bundle lacks, is refused (exit 2), --replace or not. A bundle declaring more than the
-    /// free disk space is refused before anything is written. A bad or truncated bundle changes
-    /// nothing (exit 2). `show`,
+    /// free disk space is refused before anything is written, and one whose files add up to more
+    /// than 256 MiB, or more than 8 MiB and 200 times the bundle's size, is placed only with
+    /// --yes (or a yes on a terminal). A bad or truncated bundle changes nothing (exit 2). `show`,
     /// `log` and `status` read the same here as where it was exported; a bundle of an older
     /// sticky imports too, what it did not record (answers, the newer ledger figures) shown as
     /// not recorded.
@@ -982,8 +985,14 @@ pub enum Command {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExportArgs {
     /// Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal).
+    /// FILE may be a new file, an empty one or an earlier bundle; never a directory nor a
+    /// path in sticky's own state (`.sticky/`, the database and its companions).
     #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
+
+    /// Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// What `sticky import` reads and how it names the thread.
@@ -1004,8 +1013,11 @@ pub struct ImportArgs {
     #[arg(long)]
     pub replace: bool,
 
-    /// Replace without asking.
-    #[arg(short, long, requires = "replace")]
+    /// Answer yes to what import asks: replacing a thread (--replace), and placing a bundle
+    /// whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
+    /// size (what no real session comes near; refused without --yes when there is no terminal
+    /// to ask on).
+    #[arg(short, long)]
     pub yes: bool,
 }
 

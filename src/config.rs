@@ -8,7 +8,9 @@
 //!
 //! The file must be a regular file of at most 1 MiB: a FIFO, a device or a directory is refused
 //! by what it is before anything is read from it (a FIFO nobody writes would hang every run,
-//! `/dev/zero` would fill the memory).
+//! `/dev/zero` would fill the memory). And it must be the user's (or root's) and closed to
+//! others, in a directory no other user can change: whoever can write it chooses the programs
+//! sticky runs (`project/trust.rs` holds the rule, shared with sticky's state).
 //!
 //! It sets the default agent, each agent's program, extra arguments and environment, and
 //! defines agents sticky does not know. It is read from the user's config directory only,
@@ -301,12 +303,15 @@ fn read_text(path: &Path) -> Result<Option<String>, StickyError> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(cannot(error)),
     }
+    check_dirs(path)?;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
         .map_err(cannot)?;
-    check(&file.metadata().map_err(cannot)?)?;
+    let metadata = file.metadata().map_err(cannot)?;
+    check(&metadata)?;
+    check_owner(path, &metadata)?;
     let mut bytes = Vec::new();
     file.take(MAX_SIZE + 1)
         .read_to_end(&mut bytes)
@@ -317,6 +322,62 @@ fn read_text(path: &Path) -> Result<Option<String>, StickyError> {
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| refuse("not UTF-8 text"))
+}
+
+/// Refuses a configuration file another user could have written: it chooses the programs
+/// sticky runs (`bin`) and their arguments, so it must be the user's (or root's, who installs
+/// system files) and closed to others, as sticky's own state is (`project/trust.rs` holds the
+/// one rule for both).
+fn check_owner(path: &Path, metadata: &std::fs::Metadata) -> Result<(), StickyError> {
+    use crate::project::Shared;
+    let shown = path.display();
+    let why = match crate::project::shared_file(metadata, true) {
+        None => return Ok(()),
+        Some(Shared::Owner { uid, me }) => format!(
+            "is owned by another user (uid {uid}, you are uid {me}), who could choose the \
+             programs sticky runs (`bin`) and their arguments; if it is yours, take it over \
+             (chown {me} {shown}), else remove it or set STICKY_CONFIG to a file of your own"
+        ),
+        Some(Shared::Writable { mode }) => format!(
+            "can be written by other users (mode {mode:04o}), who could choose the programs \
+             sticky runs (`bin`) and their arguments; make it yours alone (chmod go-w {shown})"
+        ),
+    };
+    Err(StickyError::Usage(format!(
+        "refusing the configuration {shown}: it {why}"
+    )))
+}
+
+/// Refuses a configuration file in a directory another user could change (theirs, or one every
+/// user may write without the sticky bit): they could put a file of their own in its place. The
+/// directory of the name given and, when that is a link, the one of the file it leads to.
+fn check_dirs(path: &Path) -> Result<(), StickyError> {
+    let given = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut dirs: Vec<PathBuf> = given.parent().map(Path::to_owned).into_iter().collect();
+    if let Some(real) = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|real| real.parent().map(Path::to_owned))
+        .filter(|real| !dirs.contains(real))
+    {
+        dirs.push(real);
+    }
+    for dir in dirs {
+        let Some(why) = std::fs::metadata(&dir)
+            .ok()
+            .and_then(|meta| crate::project::shared_dir(&meta))
+        else {
+            continue;
+        };
+        return Err(StickyError::Usage(format!(
+            "refusing the configuration {}: it is in {}, and {why}, so another user could put a \
+             configuration of their own in its place, choosing the programs sticky runs; make \
+             the directory yours alone (chmod o-w, or chown it), or keep the file in a directory \
+             of your own (STICKY_CONFIG names it)",
+            path.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -442,6 +503,93 @@ mod tests {
         assert!(error.contains("larger than 1 MiB"), "{error}");
         std::fs::write(&large, vec![b'#'; size]).unwrap();
         Config::read(&large).unwrap();
+    }
+
+    /// Whether the tests run as root, who can give a file to another user.
+    fn is_root() -> bool {
+        nix::unistd::geteuid().is_root()
+    }
+
+    #[test]
+    fn a_configuration_others_may_write_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path, mode: u32| {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "default_agent = \"codex\"\n").unwrap();
+        mode(&file, 0o664);
+        let error = Config::read(&file).unwrap_err().to_string();
+        assert!(
+            error.contains("can be written by other users (mode 0664)")
+                && error.contains(&format!("chmod go-w {}", file.display())),
+            "{error}"
+        );
+        assert_eq!(
+            crate::exit::exit_for(&error_of(&file)),
+            crate::exit::Exit::Usage
+        );
+        mode(&file, 0o644);
+        Config::read(&file).unwrap();
+        // A directory every user may write: another could swap the file; with the sticky bit
+        // (as /tmp has) they cannot.
+        mode(dir.path(), 0o777);
+        let error = Config::read(&file).unwrap_err().to_string();
+        assert!(
+            error.contains(&format!("it is in {}", dir.path().display()))
+                && error.contains("every user may write it (mode 0777)")
+                && error.contains("chmod o-w"),
+            "{error}"
+        );
+        mode(dir.path(), 0o1777);
+        Config::read(&file).unwrap();
+        // STICKY_CONFIG named as a link: the directory of the file it leads to counts too.
+        let open = tempfile::tempdir().unwrap();
+        let real = open.path().join("real.toml");
+        std::fs::write(&real, "").unwrap();
+        mode(open.path(), 0o777);
+        mode(dir.path(), 0o700);
+        let link = dir.path().join("link.toml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let error = Config::read(&link).unwrap_err().to_string();
+        assert!(
+            error.contains(&format!("it is in {}", open.path().display())),
+            "{error}"
+        );
+        mode(open.path(), 0o700);
+    }
+
+    /// The error of reading `file`, as `main` maps it to an exit code.
+    fn error_of(file: &Path) -> anyhow::Error {
+        Config::read(file).unwrap_err().into()
+    }
+
+    #[test]
+    fn a_configuration_of_another_user_is_refused_one_of_root_is_not() {
+        if !is_root() {
+            eprintln!("skipped: needs root to give a file to another user (CI runs as root)");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "").unwrap();
+        std::os::unix::fs::chown(&file, Some(65_534), Some(65_534)).unwrap();
+        let error = Config::read(&file).unwrap_err().to_string();
+        assert!(
+            error.contains("is owned by another user (uid 65534, you are uid 0)")
+                && error.contains(&format!("chown 0 {}", file.display())),
+            "{error}"
+        );
+        std::os::unix::fs::chown(&file, Some(0), Some(0)).unwrap();
+        Config::read(&file).unwrap();
+        // A directory of another user's: they could replace the file.
+        std::os::unix::fs::chown(dir.path(), Some(65_534), Some(65_534)).unwrap();
+        let error = Config::read(&file).unwrap_err().to_string();
+        assert!(
+            error.contains("it is owned by another user (uid 65534, you are uid 0)"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -199,11 +199,15 @@ fn parts(path: &Path) -> std::io::Result<(&Path, &std::ffi::OsStr)> {
     }
 }
 
+/// The failure to open a lock file: the way to a writable place only when the place is not
+/// writable (EACCES, EPERM, EROFS), since a state elsewhere cures nothing else.
 fn cannot_open(path: &Path, error: &std::io::Error) -> StickyError {
-    StickyError::store(
-        path,
-        format!("cannot open the lock file: {error}; set STICKY_DB to a writable path"),
-    )
+    let advice = if unwritable(error) {
+        format!("; {}", crate::store::UNWRITABLE)
+    } else {
+        String::new()
+    };
+    StickyError::store(path, format!("cannot open the lock file: {error}{advice}"))
 }
 
 #[cfg(test)]
@@ -285,6 +289,28 @@ mod tests {
         let reader = lock_to_read(locks, "main", Duration::ZERO, &mut || {}).unwrap();
         assert!(reader.is_some_and(|r| !r.held()));
         assert!(!locks.exists());
+    }
+
+    /// Only a place that cannot be written is told to move the state elsewhere.
+    #[test]
+    fn a_lock_that_cannot_be_opened_suggests_sticky_db_only_when_unwritable() {
+        let dir = tempfile::tempdir().unwrap();
+        // The locks directory is a file: nothing a writable STICKY_DB would cure.
+        let locks = dir.path().join("sticky.db.locks");
+        std::fs::write(&locks, "").unwrap();
+        let error = try_lock(&locks, "main").unwrap_err().to_string();
+        assert!(error.contains("cannot open the lock file"), "{error}");
+        assert!(!error.contains("STICKY_DB"), "{error}");
+        let denied = std::io::Error::from_raw_os_error(nix::libc::EROFS);
+        let error = cannot_open(&locks, &denied).to_string();
+        assert!(
+            error.contains("set STICKY_DB=/writable/path") && error.contains("sticky export"),
+            "{error}"
+        );
+        for errno in [nix::libc::EACCES, nix::libc::EPERM] {
+            let error = cannot_open(&locks, &std::io::Error::from_raw_os_error(errno));
+            assert!(error.to_string().contains("STICKY_DB"), "{error}");
+        }
     }
 
     #[test]

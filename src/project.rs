@@ -17,11 +17,15 @@
 //! new project where such a `.sticky/` was passed over says so once (see
 //! [`Project::passed_over_note`]). The walk never steps into a directory owned by another user
 //! either (a `.sticky/` planted in a shared `/tmp/x` must not capture other users' runs in
-//! `/tmp/x/anything`). What it finds is then checked by `trust`, and its database by `stamp`
+//! `/tmp/x/anything`), and it passes over another user's `.sticky/` above a directory outside
+//! git as it passes over HOME's, with the same note (`sticky` would refuse it, and with it
+//! every directory below). What it finds is then checked by `trust`, and its database by `stamp`
 //! (made by this user, or adopted with `sticky trust`).
 
 mod stamp;
 mod trust;
+
+pub(crate) use trust::{Shared, shared_dir, shared_file};
 
 use std::io;
 use std::os::unix::fs::MetadataExt;
@@ -78,6 +82,9 @@ pub enum Limit {
     Root,
     /// Another user owns it.
     Stranger,
+    /// Its `.sticky/` is another user's (this uid): sticky would refuse it, and it must not
+    /// stop every directory below it that is not in git (another user's `/tmp/.sticky`).
+    Foreign(u32),
 }
 
 /// What [`locate`] found of the project's database.
@@ -169,6 +176,15 @@ impl Project {
                 "{above} is in STICKY_CEILING_DIRECTORIES, so its .sticky/ serves turns run there"
             ),
             Limit::Root => "the .sticky/ in / serves turns run in /".to_owned(),
+            Limit::Foreign(uid) => {
+                return Some(format!(
+                    "a new project starts in {}: the .sticky/ in {above} belongs to another user \
+                     (uid {uid}), and sticky uses no other user's state (if it is yours, take \
+                     it over: chown -R {} {above}/.sticky)",
+                    self.dir.display(),
+                    nix::unistd::geteuid().as_raw()
+                ));
+            }
             Limit::Stranger => return None,
         };
         Some(format!(
@@ -442,10 +458,23 @@ fn project_dir(cwd: &Path, bounds: &Bounds) -> (PathBuf, Found, Option<PassedOve
                 });
             break;
         }
-        from = Some(dir);
-        if is_state_dir(&dir.join(STATE_DIR)) {
+        let state = dir.join(STATE_DIR);
+        if is_state_dir(&state) {
+            // Above the start, another user's `.sticky/` outside git is passed over, as HOME's
+            // is: taken, it would be refused, and so would every directory below it.
+            let owner = state.metadata().map(|meta| meta.uid()).ok();
+            if let Some(uid) = owner.filter(|uid| from.is_some() && *uid != bounds.uid)
+                && dir.join(".git").symlink_metadata().is_err()
+            {
+                passed_over = Some(PassedOver {
+                    dir: dir.to_owned(),
+                    why: Limit::Foreign(uid),
+                });
+                break;
+            }
             return (dir.to_owned(), Found::StickyDir, None);
         }
+        from = Some(dir);
         // A `.git` of any kind (directory, worktree file, even a dangling link) marks the root.
         if dir.join(".git").symlink_metadata().is_ok() {
             return (dir.to_owned(), Found::GitRoot, None);
@@ -900,6 +929,61 @@ mod tests {
         let mut started = below;
         started.database = Database::Stamped;
         assert_eq!(started.passed_over_note(), None);
+    }
+
+    #[test]
+    fn another_users_sticky_dir_above_is_passed_over_with_a_note() {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipped: needs root to give a directory to another user (CI runs as root)");
+            return;
+        }
+        let root = tree(&[
+            "tmp/.sticky/",
+            "tmp/x/y/",
+            "repo/.git/",
+            "repo/.sticky/",
+            "repo/z/",
+        ]);
+        let base = root.path().canonicalize().unwrap();
+        for theirs in ["tmp/.sticky", "repo/.sticky"] {
+            std::os::unix::fs::chown(base.join(theirs), Some(65_534), Some(65_534)).unwrap();
+        }
+        let bounds = Bounds::new(None, None, 0);
+        // Below it, a project of its own starts, and the first turn says why.
+        let below = locate_within(&base.join("tmp/x/y"), None, &bounds).unwrap();
+        assert_eq!(
+            (&below.dir, below.found),
+            (&base.join("tmp/x/y"), Found::CurrentDir)
+        );
+        assert_eq!(
+            below.passed_over,
+            Some(PassedOver {
+                dir: base.join("tmp"),
+                why: Limit::Foreign(65_534)
+            })
+        );
+        let note = below.passed_over_note().expect("a note");
+        assert!(
+            note.contains(&format!(
+                "a new project starts in {}: the .sticky/ in {} belongs to another user (uid \
+                 65534)",
+                base.join("tmp/x/y").display(),
+                base.join("tmp").display()
+            )),
+            "{note}"
+        );
+        // In that directory itself, it is refused, saying whose it is.
+        let error = locate_within(&base.join("tmp"), None, &bounds).unwrap_err();
+        assert!(
+            error.to_string().contains("is owned by another user"),
+            "{error}"
+        );
+        // At a git root, the project's own .sticky/ is still refused from below.
+        let error = locate_within(&base.join("repo/z"), None, &bounds).unwrap_err();
+        assert!(
+            error.to_string().contains("is owned by another user"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -66,7 +66,26 @@ pub fn resolve(
     chosen: Option<Chosen>,
     path: Option<&OsStr>,
 ) -> Result<PathBuf, StickyError> {
+    let from_env = chosen
+        .as_ref()
+        .is_some_and(|chosen| chosen.by == ChosenBy::Environment);
     let (wanted, source, other_way) = wanted(agent, default, chosen);
+    if from_env && wanted.is_relative() && wanted.components().count() > 1 {
+        // `./x` or `bin/x` would run whatever the current directory holds under that name (a
+        // cloned repository's file): only an absolute path, or a bare name on PATH, is taken.
+        let var = override_var(agent);
+        return Err(StickyError::Usage(format!(
+            "{var}={} is a relative path, which would run whatever the current directory \
+             holds under that name; give an absolute path ({var}=\"$PWD/{}\"), or a bare \
+             name to look up on PATH",
+            wanted.display(),
+            wanted
+                .components()
+                .filter(|part| *part != std::path::Component::CurDir)
+                .collect::<PathBuf>()
+                .display()
+        )));
+    }
     let missing = |what: String| StickyError::AgentMissing {
         agent: agent.to_owned(),
         reason: format!("`{}`{source} {what}, or {other_way}", wanted.display()),
@@ -230,6 +249,44 @@ mod tests {
             resolve("claude", "claude", Some(from_env(plain)), path.as_deref()).unwrap_err();
         assert!(error.to_string().contains("not executable"), "{error}");
         assert!(error.to_string().contains("STICKY_CLAUDE_BIN"), "{error}");
+    }
+
+    #[test]
+    fn a_relative_path_in_the_override_variable_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = script(dir.path(), "claude", "#!/bin/sh\n");
+        for relative in ["./claude", "bin/claude", "../x/claude"] {
+            let error = resolve(
+                "claude",
+                "claude",
+                Some(from_env(PathBuf::from(relative))),
+                None,
+            )
+            .unwrap_err();
+            assert!(matches!(error, StickyError::Usage(_)), "{error}");
+            let text = error.to_string();
+            assert!(
+                text.contains(&format!("STICKY_CLAUDE_BIN={relative} is a relative path"))
+                    && text.contains("give an absolute path"),
+                "{text}"
+            );
+        }
+        let error = resolve("claude", "claude", Some(from_env("./claude".into())), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("STICKY_CLAUDE_BIN=\"$PWD/claude\""),
+            "{error}"
+        );
+        // A bare name is looked up on PATH, as before.
+        let path = Some(dir.path().as_os_str().to_owned());
+        let found = resolve(
+            "claude",
+            "nope",
+            Some(from_env("claude".into())),
+            path.as_deref(),
+        );
+        assert_eq!(found.unwrap(), exe);
     }
 
     #[test]

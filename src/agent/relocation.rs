@@ -149,6 +149,14 @@ pub trait Relocate: Adapter + Sync {
         Ok(Vec::new())
     }
 
+    /// Whether the agent only appends to `relative` (a session file's path under its home), so
+    /// a newer copy begins with an older one's bytes; a file it rewrites (Copilot's
+    /// `workspace.yaml`) is judged by the appended ones when an import finds it in place.
+    fn appended(&self, relative: &Path) -> bool {
+        let _ = relative;
+        true
+    }
+
     /// What inside `relative` names directory `from`, to be rewritten to `to`.
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {
         let _ = relative;
@@ -417,6 +425,14 @@ impl Relocate for Codex {
 impl Relocate for Copilot {
     fn owns(&self, parts: &[&str], id: &str) -> bool {
         matches!(parts, ["session-state", session, _, ..] if *session == id)
+    }
+
+    /// `events.jsonl` only: Copilot rewrites `workspace.yaml` (its timestamps) and the
+    /// checkpoints, as `Adapter::session_files` says.
+    fn appended(&self, relative: &Path) -> bool {
+        relative
+            .file_name()
+            .is_some_and(|name| name == "events.jsonl")
     }
 
     fn rewrites(&self, relative: &Path, from: &Path, to: &Path) -> Vec<Rewrite> {

@@ -1,5 +1,5 @@
 //! The agent versions sticky was tested with: the pins of `.ci/install-agents`, which the
-//! real-agent tier runs through sticky (a test keeps the two in step, and the README lists them).
+//! real-agent tier runs through sticky (a test keeps the two in step, and docs/agents.md lists them).
 //! `sticky agents` and `sticky doctor` say when an installed agent is newer than its tested
 //! version: its flags, output or error texts may have changed since (`.ci/run-latest` runs the
 //! real-agent tier against the newest releases to find out).
@@ -99,11 +99,11 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lists_every_tested_version() {
-        let readme = include_str!("../../README.md");
+    fn the_agents_page_lists_every_tested_version() {
+        let page = include_str!("../../docs/agents.md");
         for (name, version) in TESTED {
             let listed = format!("`{name}` {version}");
-            assert!(readme.contains(&listed), "README.md lacks {listed}");
+            assert!(page.contains(&listed), "docs/agents.md lacks {listed}");
         }
     }
 

@@ -46,7 +46,7 @@ pub use write::{Carried, Source, write};
 pub const FORMAT: u32 = 1;
 
 /// The name of the manifest entry, first in the archive.
-const MANIFEST: &str = "manifest.json";
+pub const MANIFEST: &str = "manifest.json";
 
 /// The directory of the carried files inside the archive.
 const FILES: &str = "files";
@@ -71,6 +71,75 @@ pub struct Limits {
     pub total: u64,
     /// How many files.
     pub files: usize,
+    /// When given, how far the files may expand over the bundle's bytes read so far while
+    /// they are staged: for a bundle whose size is not known before (a pipe).
+    pub expansion: Option<Expansion>,
+}
+
+/// What an import places without asking (`import --yes`, or a yes on a terminal): zstd makes
+/// gigabytes of one byte a few KB, so a small bundle could fill a disk up to what it has free.
+/// Real sessions stay far below: a long session's transcript is tens of MiB, and compresses
+/// about ten times (JSON lines of text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expansion {
+    /// The most the files may add up to.
+    pub total: u64,
+    /// How many times the bundle's own size they may add up to ...
+    pub ratio: u64,
+    /// ... once they add up to more than this.
+    pub from: u64,
+}
+
+/// The limits of [`Expansion`]: 256 MiB in all, or 200 times the bundle past 8 MiB.
+pub const EXPANSION: Expansion = Expansion {
+    total: 256 << 20,
+    ratio: 200,
+    from: 8 << 20,
+};
+
+impl Expansion {
+    /// Why files adding up to `total` bytes, from a bundle of `compressed` bytes (`None` when
+    /// not known yet), are more than an import places without asking; `None` when they are not.
+    pub fn exceeded(&self, total: u64, compressed: Option<u64>) -> Option<String> {
+        let (mib, ratio) = (total >> 20, self.ratio);
+        if total > self.total {
+            return Some(self.refusal(&format!(
+                "the bundle's files add up to {total} bytes ({mib} MiB)"
+            )));
+        }
+        let compressed = compressed?;
+        (total > self.from && total / ratio > compressed).then(|| {
+            self.refusal(&format!(
+                "the bundle's files add up to {total} bytes ({mib} MiB), over {ratio} times the \
+                 {compressed} bytes of the bundle"
+            ))
+        })
+    }
+
+    /// Why a bundle being read (its size not known before) expands too far: `staged` bytes of
+    /// files from the `read` bytes of it read so far.
+    pub fn exceeded_so_far(&self, staged: u64, read: u64) -> Option<String> {
+        let ratio = self.ratio;
+        (staged > self.total || (staged > self.from && staged / ratio > read)).then(|| {
+            self.refusal(&format!(
+                "the bundle's files expand to {staged} bytes ({} MiB) from the {read} bytes of it \
+                 read so far",
+                staged >> 20
+            ))
+        })
+    }
+
+    fn refusal(&self, what: &str) -> String {
+        format!(
+            "{what}, more than sticky places without asking (files past {} MiB in all, or past \
+             {} MiB and {} times the bundle's size; a long session's transcript is tens of MiB \
+             and compresses about ten times): import --yes places it, if you trust where the \
+             bundle came from (nothing was changed)",
+            self.total >> 20,
+            self.from >> 20,
+            self.ratio
+        )
+    }
 }
 
 impl Default for Limits {
@@ -82,6 +151,7 @@ impl Default for Limits {
             line: rewrite::MAX_LINE,
             total: 32 << 30,
             files: 100_000,
+            expansion: None,
         }
     }
 }

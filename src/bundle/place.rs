@@ -115,11 +115,8 @@ impl Move<'_> {
     /// with, then renames each staged file into place and inserts the rows, then lets the agent
     /// register the new directory.
     pub fn place(&self, files: &[Staging], replace: bool) -> Result<Placed> {
-        for file in files.iter().filter(|file| !file.rows) {
-            let destination = self.agent_home.join(&file.relative);
-            if !replace && self.holds_more(file)? {
-                return Err(StickyError::Usage(self.taken(&destination)).into());
-            }
+        if !replace {
+            self.refuse_held(files)?;
         }
         let mut placed = Placed::default();
         let done = self.put(files, replace, &mut placed);
@@ -155,6 +152,52 @@ impl Move<'_> {
         .into())
     }
 
+    /// Refuses files whose destinations hold something their staged copies do not begin with.
+    /// A file the agent rewrites (Copilot's `workspace.yaml`: its timestamps) is judged by the
+    /// session's appended files instead: when they are all here and the bundle's extend them,
+    /// it is a newer export of the session placed before, and the rewritten files are its own.
+    fn refuse_held(&self, files: &[Staging]) -> Result<()> {
+        let mut held = Vec::new();
+        for file in files.iter().filter(|file| !file.rows) {
+            held.push((file, self.holding(file)?));
+        }
+        let appended: Vec<_> = held
+            .iter()
+            .filter(|(file, _)| self.relocate.appended(&file.relative))
+            .collect();
+        let newer = !appended.is_empty()
+            && appended
+                .iter()
+                .all(|(_, holding)| *holding == Holding::Extended);
+        for (file, holding) in &held {
+            let destination = self.agent_home.join(&file.relative);
+            let why = match holding {
+                Holding::Absent | Holding::Extended => continue,
+                _ if newer && !self.relocate.appended(&file.relative) => continue,
+                Holding::Same => self.same_elsewhere(&destination),
+                Holding::More => self.taken(&destination),
+            };
+            return Err(StickyError::Usage(why).into());
+        }
+        Ok(())
+    }
+
+    /// Why `destination`, the session's same turns as they run in the bundle's own directory,
+    /// stops the import: an agent that keeps a session by its ID alone has one place for it in
+    /// a HOME.
+    fn same_elsewhere(&self, destination: &Path) -> String {
+        let (agent, id) = (self.relocate.name(), &self.id);
+        format!(
+            "{} holds {agent} session {id} as it runs in {}, the same turns as the bundle's: \
+            {agent} keeps a session by its ID alone, so this HOME has it for that directory \
+            already, and one session cannot run in two directories (each would see the other's \
+            turns): go on with it there, or import the bundle in another HOME or on another \
+            machine (nothing was changed)",
+            destination.display(),
+            self.from.display()
+        )
+    }
+
     /// Why `destination`, holding bytes the bundle's copy lacks, stops the import, and the way
     /// out. An agent that keeps a session under its directory's name has it there for this
     /// directory, with turns taken since the export; one that keys a session by its ID alone
@@ -182,27 +225,48 @@ impl Move<'_> {
         )
     }
 
-    /// Whether the destination of `file` holds something its staged bytes do not begin with (a
-    /// file of other or more content, a link, anything not a regular file): an identical file
-    /// or one the bundle's copy only adds to is placed over; a link on the way is an error.
-    fn holds_more(&self, file: &Staging) -> Result<bool> {
+    /// What the destination of `file` holds against its staged bytes: nothing, a file they
+    /// begin with (identical, or one the bundle's copy only adds to: placed over), the same
+    /// bytes but for the bundle's own directory, or more (other content, a link, anything not a
+    /// regular file); a link on the way is an error.
+    fn holding(&self, file: &Staging) -> Result<Holding> {
         let top = match Dir::open_top(&self.agent_home) {
             Ok(top) => top,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Holding::Absent),
             Err(e) => return Err(e.into()),
         };
         let (dir, name) = match top.parent_of(&file.relative, false) {
             Ok(found) => found,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Holding::Absent),
             Err(e) => return Err(refuse_link(e)),
         };
-        Ok(match dir.kind(name)? {
-            None => false,
-            Some(Kind::File) => !begins_with(
-                &mut open_staged(&file.staged)?,
-                &mut dir.open_here(name, Access::Read)?,
-            ),
-            Some(_) => true,
+        match dir.kind(name)? {
+            None => return Ok(Holding::Absent),
+            Some(Kind::File) => {}
+            Some(_) => return Ok(Holding::More),
+        }
+        if begins_with(
+            &mut open_staged(&file.staged)?,
+            &mut dir.open_here(name, Access::Read)?,
+        ) {
+            return Ok(Holding::Extended);
+        }
+        // Rewritten for this directory as the bundle's copy was, does the file read as its
+        // beginning? Then it is the same session where the bundle came from.
+        let mut sink = PrefixOf {
+            whole: BufReader::new(open_staged(&file.staged)?),
+            same: true,
+        };
+        let mut rewriter = Rewriter::new(&mut sink, self.rewrites(&file.relative));
+        let copied = io::copy(
+            &mut BufReader::new(dir.open_here(name, Access::Read)?),
+            &mut rewriter,
+        )
+        .and_then(|_| rewriter.finish().map(|_| ()));
+        Ok(if copied.is_ok() && sink.same {
+            Holding::Same
+        } else {
+            Holding::More
         })
     }
 
@@ -354,6 +418,40 @@ fn refuse_link(error: io::Error) -> anyhow::Error {
     error.into()
 }
 
+/// What a destination holds against the staged copy of its file ([`Move::holding`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holding {
+    /// Nothing.
+    Absent,
+    /// A file the staged copy begins with.
+    Extended,
+    /// The staged copy's bytes (or their beginning) for the directory the bundle came from.
+    Same,
+    /// Something the staged copy lacks.
+    More,
+}
+
+/// A writer that checks what it is given is the beginning of `whole`'s bytes.
+struct PrefixOf<R> {
+    whole: R,
+    same: bool,
+}
+
+impl<R: Read> Write for PrefixOf<R> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.same {
+            let mut theirs = vec![0; buf.len()];
+            let read = read_full(&mut self.whole, &mut theirs)?;
+            self.same = read == buf.len() && theirs == buf;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Whether the bytes of `whole` begin with all of `prefix`'s (the same bytes, or more after).
 fn begins_with(whole: &mut std::fs::File, prefix: &mut std::fs::File) -> bool {
     let sizes = (whole.metadata(), prefix.metadata());
@@ -384,7 +482,7 @@ fn begins_with(whole: &mut std::fs::File, prefix: &mut std::fs::File) -> bool {
     }
 }
 
-fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
+fn read_full(file: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buffer.len() {
         match file.read(&mut buffer[filled..])? {

@@ -2,6 +2,7 @@
 //! staging directory while it is hashed (and its old directory rewritten), nothing placed until
 //! every byte is proved.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -37,15 +38,27 @@ pub fn read(
     limits: Limits,
     inspect: &mut dyn FnMut(&Manifest) -> Result<Inspected>,
 ) -> Result<Staged> {
+    let read_so_far = Cell::new(0);
+    let counted = Counted {
+        inner: input,
+        count: &read_so_far,
+    };
+    let mut expansion = limits.expansion.map(|limit| Expanding {
+        limit,
+        read: &read_so_far,
+        staged: 0,
+    });
     let decoder =
-        zstd::stream::read::Decoder::new(input).context("cannot start reading the bundle")?;
+        zstd::stream::read::Decoder::new(counted).context("cannot start reading the bundle")?;
     let mut archive = tar::Archive::new(decoder);
     let (manifest, files, dir) = {
-        let mut entries = archive.entries().map_err(damaged)?;
-        let Some(first) = entries.next() else {
+        // Raw: the tar crate would read a long name or extended header whole, whatever size it
+        // declares; `next_entry` caps them first.
+        let mut entries = archive.entries().map_err(damaged)?.raw(true);
+        let Some((first, name)) = next_entry(&mut entries)? else {
             bail!("the bundle is empty (or not a sticky bundle)");
         };
-        let manifest = read_manifest(first.map_err(damaged)?, limits)?;
+        let manifest = read_manifest(first, &name, limits)?;
         check(&manifest, limits)?;
         let (rewrites, staging) = inspect(&manifest)?;
         let dir = tempfile::Builder::new()
@@ -54,21 +67,27 @@ pub fn read(
             .with_context(|| format!("cannot stage the bundle's files in {}", staging.display()))?;
         let mut files = Vec::new();
         for (index, (file, rewrites)) in manifest.files.iter().zip(rewrites).enumerate() {
-            let Some(entry) = entries.next() else {
+            let Some((entry, name)) = next_entry(&mut entries)? else {
                 bail!(
                     "the bundle is truncated: it ends before {} (nothing was changed)",
                     file.path
                 );
             };
             let staged = dir.path().join(index.to_string());
-            stage(entry.map_err(damaged)?, file, &staged, rewrites, limits)?;
+            stage(
+                entry,
+                &name,
+                (file, &staged),
+                rewrites,
+                limits,
+                expansion.as_mut(),
+            )?;
             files.push(staged);
         }
-        if let Some(extra) = entries.next() {
-            let extra = extra.map_err(damaged)?;
+        if let Some((_, name)) = next_entry(&mut entries)? {
             bail!(
                 "the bundle holds {}, which its manifest does not list (nothing was changed)",
-                String::from_utf8_lossy(&extra.path_bytes())
+                shown(&name)
             );
         }
         (manifest, files, dir)
@@ -83,6 +102,110 @@ pub fn read(
     })
 }
 
+/// The most a GNU long name or a PAX extended header may hold: a path is at most a few KiB
+/// (`PATH_MAX` is 4 KiB on Linux), and a header declaring gigabytes (which the tar crate would
+/// read whole) comes from a crafted bundle.
+pub(super) const MAX_EXTENSION: u64 = 64 << 10;
+
+/// The longest name or path a message shows whole; a longer one is cut, with its size.
+const SHOWN: usize = 160;
+
+/// The next entry of the raw archive with its name: a GNU long name (`L`) or a PAX extended
+/// header (`x`, with `path`) before it names it, each read only when it declares at most
+/// [`MAX_EXTENSION`] bytes; a global PAX header (`g`) is read the same way and skipped. A long
+/// link name (`K`) is refused (a bundle carries no links), as is a PAX `size` other than the
+/// entry's.
+fn next_entry<'a, R: Read>(
+    entries: &mut tar::Entries<'a, R>,
+) -> Result<Option<(tar::Entry<'a, R>, Vec<u8>)>> {
+    let mut long_name: Option<Vec<u8>> = None;
+    let mut pax_size: Option<u64> = None;
+    loop {
+        let Some(entry) = entries.next() else {
+            if long_name.is_some() || pax_size.is_some() {
+                bail!(
+                    "the bundle is truncated: it ends after a header naming an entry (nothing \
+                     was changed)"
+                );
+            }
+            return Ok(None);
+        };
+        let mut entry = entry.map_err(damaged)?;
+        let kind = entry.header().entry_type();
+        let what = match kind.as_byte() {
+            b'L' => "GNU long name",
+            b'K' => "GNU long link name",
+            b'x' => "PAX extended",
+            b'g' => "PAX global",
+            _ => {
+                if let Some(size) = pax_size.filter(|size| *size != entry.size()) {
+                    bail!(
+                        "the bundle is damaged or crafted: an extended header gives {} a size \
+                         of {size} bytes, its own header {} (nothing was changed)",
+                        shown(&entry.path_bytes()),
+                        entry.size()
+                    );
+                }
+                let name = long_name.unwrap_or_else(|| entry.path_bytes().into_owned());
+                return Ok(Some((entry, name)));
+            }
+        };
+        let size = entry.size();
+        if size > MAX_EXTENSION {
+            bail!(
+                "the bundle is damaged or crafted: it has a {what} header of {size} bytes, where \
+                 a name takes at most {MAX_EXTENSION} (nothing was changed)"
+            );
+        }
+        if kind.is_gnu_longlink() {
+            bail!(
+                "the bundle holds a link name; sticky carries only regular files (nothing was \
+                 changed)"
+            );
+        }
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).map_err(damaged)?;
+        if bytes.len() as u64 != size {
+            bail!("the bundle is truncated in a {what} header (nothing was changed)");
+        }
+        if kind.is_gnu_longname() {
+            while bytes.last() == Some(&0) {
+                bytes.pop();
+            }
+            long_name = Some(bytes);
+        } else if kind.is_pax_local_extensions() {
+            for extension in tar::PaxExtensions::new(&bytes) {
+                let extension = extension.map_err(damaged)?;
+                match extension.key_bytes() {
+                    b"path" => long_name = Some(extension.value_bytes().to_vec()),
+                    b"size" => {
+                        let size = extension.value().ok().and_then(|v| v.parse().ok());
+                        let Some(size) = size else {
+                            bail!(
+                                "the bundle is damaged or crafted: an extended header gives a \
+                                 size that is not a number (nothing was changed)"
+                            );
+                        };
+                        pax_size = Some(size);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// A name or path from a bundle as a message shows it: lossy UTF-8, cut to [`SHOWN`]
+/// characters with its size when longer (a crafted one may be 64 KiB).
+fn shown(name: &[u8]) -> String {
+    let text = String::from_utf8_lossy(name);
+    if text.chars().count() <= SHOWN {
+        return text.into_owned();
+    }
+    let cut: String = text.chars().take(SHOWN).collect();
+    format!("{cut}… ({} bytes)", name.len())
+}
+
 /// A read error of the archive or the compressed stream: a bundle cut off or damaged.
 #[allow(clippy::needless_pass_by_value, reason = "it is given to map_err")]
 fn damaged(error: io::Error) -> anyhow::Error {
@@ -91,11 +214,15 @@ fn damaged(error: io::Error) -> anyhow::Error {
     )
 }
 
-fn read_manifest<R: Read>(mut entry: tar::Entry<'_, R>, limits: Limits) -> Result<Manifest> {
-    if entry.path_bytes().as_ref() != MANIFEST.as_bytes() {
+fn read_manifest<R: Read>(
+    mut entry: tar::Entry<'_, R>,
+    name: &[u8],
+    limits: Limits,
+) -> Result<Manifest> {
+    if name != MANIFEST.as_bytes() {
         bail!(
             "not a sticky bundle: its first entry is {}, not {MANIFEST}",
-            String::from_utf8_lossy(&entry.path_bytes())
+            shown(name)
         );
     }
     if entry.header().entry_type() != tar::EntryType::Regular {
@@ -247,8 +374,20 @@ fn check_turn((index, turn): (usize, &WholeTurn)) -> Result<()> {
     Ok(())
 }
 
-/// A carried path must be plain and relative: no root, no `..`, no `.`, UTF-8.
+/// The longest path a bundle may name: `PATH_MAX` on Linux.
+const MAX_PATH: usize = 4096;
+
+/// A carried path must be plain and relative: no root, no `..`, no `.`, UTF-8, at most
+/// [`MAX_PATH`] bytes.
 fn check_path(path: &str) -> Result<()> {
+    if path.len() > MAX_PATH {
+        bail!(
+            "the bundle names a path of {} bytes ({}), longer than a file system takes \
+             (nothing was changed)",
+            path.len(),
+            shown(path.as_bytes())
+        );
+    }
     let plain = !path.is_empty()
         && Path::new(path)
             .components()
@@ -270,12 +409,15 @@ fn check_path(path: &str) -> Result<()> {
 /// writing it rewritten.
 fn stage<R: Read>(
     mut entry: tar::Entry<'_, R>,
-    file: &super::File,
-    staged: &Path,
+    name: &[u8],
+    (file, staged): (&super::File, &Path),
     rewrites: Vec<Rewrite>,
     limits: Limits,
+    expansion: Option<&mut Expanding<'_>>,
 ) -> Result<()> {
-    let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+    let expected = format!("{FILES}/{}", file.path);
+    let matches = name == expected.as_bytes();
+    let name = shown(name);
     let kind = entry.header().entry_type();
     if kind.is_symlink() || kind.is_hard_link() {
         bail!(
@@ -285,7 +427,7 @@ fn stage<R: Read>(
     if kind != tar::EntryType::Regular {
         bail!("the bundle holds {name}, which is not a regular file (nothing was changed)");
     }
-    if name != format!("{FILES}/{}", file.path) {
+    if !matches {
         bail!(
             "the bundle holds {name} where its manifest lists files/{} (nothing was changed)",
             file.path
@@ -303,9 +445,10 @@ fn stage<R: Read>(
     let mut hasher = Sha256::new();
     let mut writer =
         Rewriter::new(BufWriter::with_capacity(1 << 20, out), rewrites).max_line(limits.line);
-    let copied = match copy_hashing(&mut entry, &mut hasher, &mut writer) {
+    let copied = match copy_hashing(&mut entry, &mut hasher, &mut writer, expansion) {
         Ok(copied) => copied,
         Err(Copying::Read(error)) => return Err(damaged(error)),
+        Err(Copying::Expanding(why)) => bail!(why),
         Err(Copying::Write(error)) => {
             if let Some(long) = error
                 .get_ref()
@@ -345,13 +488,37 @@ fn stage<R: Read>(
 enum Copying {
     Read(io::Error),
     Write(io::Error),
+    Expanding(String),
 }
 
-/// Copies `from` into `to`, hashing every byte; returns how many.
+/// The files staged so far against the bundle's bytes read so far ([`Limits::expansion`]).
+struct Expanding<'a> {
+    limit: super::Expansion,
+    read: &'a Cell<u64>,
+    staged: u64,
+}
+
+/// A reader that counts what it gave into a cell another reader above it does not hide.
+struct Counted<'a, R> {
+    inner: R,
+    count: &'a Cell<u64>,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.count.set(self.count.get() + read as u64);
+        Ok(read)
+    }
+}
+
+/// Copies `from` into `to`, hashing every byte, within `expansion` when given; returns how
+/// many.
 fn copy_hashing(
     from: &mut dyn Read,
     hasher: &mut Sha256,
     to: &mut dyn Write,
+    mut expansion: Option<&mut Expanding<'_>>,
 ) -> Result<u64, Copying> {
     let mut buffer = vec![0; 1 << 20];
     let mut total = 0;
@@ -362,6 +529,13 @@ fn copy_hashing(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Copying::Read(e)),
         };
+        if let Some(expanding) = expansion.as_deref_mut() {
+            expanding.staged += read as u64;
+            let so_far = (expanding.staged, expanding.read.get());
+            if let Some(why) = expanding.limit.exceeded_so_far(so_far.0, so_far.1) {
+                return Err(Copying::Expanding(why));
+            }
+        }
         hasher.update(&buffer[..read]);
         to.write_all(&buffer[..read]).map_err(Copying::Write)?;
         total += read as u64;

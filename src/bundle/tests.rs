@@ -481,3 +481,132 @@ fn rows_over_what_import_takes_are_not_exported() {
     );
     assert!(text.contains("sticky new --carry"), "{text}");
 }
+
+/// A bundle of `manifest` whose one file entry (`body`, its own name `short`) is named by the
+/// headers `before` (kind and bytes, each declaring `declared` bytes when given, else its
+/// own length).
+fn named_by(
+    manifest: &Manifest,
+    body: &[u8],
+    before: &[(tar::EntryType, &[u8], Option<u64>)],
+) -> Vec<u8> {
+    let mut archive = tar::Builder::new(Vec::new());
+    let text = serde_json::to_vec(manifest).unwrap();
+    let mut header = tar::Header::new_gnu();
+    header.set_size(text.len() as u64);
+    header.set_mode(0o600);
+    archive
+        .append_data(&mut header, MANIFEST, text.as_slice())
+        .unwrap();
+    for (kind, bytes, declared) in before {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(*kind);
+        header.set_size(declared.unwrap_or(bytes.len() as u64));
+        header.set_mode(0o600);
+        header.set_path("././@LongLink").unwrap();
+        header.set_cksum();
+        archive.append(&header, *bytes).unwrap();
+    }
+    let mut header = tar::Header::new_gnu();
+    header.set_size(body.len() as u64);
+    header.set_mode(0o600);
+    header.as_gnu_mut().unwrap().name[..5].copy_from_slice(b"short");
+    header.set_cksum();
+    archive.append(&header, body).unwrap();
+    zstd::encode_all(archive.into_inner().unwrap().as_slice(), 3).unwrap()
+}
+
+/// Headers before an entry, as [`named_by`] takes them.
+type Before<'a> = Vec<(tar::EntryType, &'a [u8], Option<u64>)>;
+
+/// PAX records of `key=value`.
+fn pax(records: &[(&str, &str)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (key, value) in records {
+        let rest = format!(" {key}={value}\n");
+        let mut len = rest.len() + 1;
+        while format!("{len}{rest}").len() != len {
+            len += 1;
+        }
+        out.extend_from_slice(format!("{len}{rest}").as_bytes());
+    }
+    out
+}
+
+/// Long names (a GNU `L` header, as the tar crate writes for a path past 100 bytes, or a PAX
+/// `path`, as `tar --format=posix` writes) name the entry after them; one declaring more than a
+/// name takes is refused before it is read, since the tar crate would read it whole (a 49 KB
+/// bundle declaring 1.5 GiB took 4.6 GB), as is a PAX size other than the entry's, and a long
+/// link name.
+#[test]
+fn long_names_are_read_within_a_cap() {
+    let long = format!("projects/-a-p/{}/id.jsonl", "d".repeat(300));
+    let body = b"{\"cwd\":\"/a/p\"}\n";
+    let written = bundle(&[(long.as_str(), body.as_slice())]);
+    let (staged, _dir) = read_all(&written, Limits::default()).unwrap();
+    assert_eq!(std::fs::read(&staged.files[0]).unwrap(), body);
+
+    let manifest = with_file(&long, body);
+    let entry = format!("files/{long}");
+    let by_pax = pax(&[("path", &entry), ("mtime", "1")]);
+    let (staged, _dir) = read_all(
+        &named_by(
+            &manifest,
+            body,
+            &[
+                (tar::EntryType::XGlobalHeader, b"", None),
+                (tar::EntryType::XHeader, &by_pax, None),
+            ],
+        ),
+        Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(&staged.files[0]).unwrap(), body);
+
+    let huge = Some(3 << 29);
+    let other_size = pax(&[("path", &entry), ("size", "99")]);
+    let cases: Vec<(&str, Before<'_>, &str)> = vec![
+        (
+            "a GNU long name of 1.5 GiB",
+            vec![(tar::EntryType::GNULongName, entry.as_bytes(), huge)],
+            "GNU long name header of 1610612736 bytes",
+        ),
+        (
+            "a PAX header of 1.5 GiB",
+            vec![(tar::EntryType::XHeader, &by_pax, huge)],
+            "PAX extended header of 1610612736 bytes",
+        ),
+        (
+            "a global PAX header of 1.5 GiB",
+            vec![(tar::EntryType::XGlobalHeader, &by_pax, huge)],
+            "PAX global header of",
+        ),
+        (
+            "a long link name",
+            vec![(tar::EntryType::GNULongLink, b"/etc/passwd", None)],
+            "a link name",
+        ),
+        (
+            "a PAX size",
+            vec![(tar::EntryType::XHeader, &other_size, None)],
+            "a size of 99 bytes",
+        ),
+    ];
+    for (what, before, says) in cases {
+        let error = read_all(&named_by(&manifest, body, &before), Limits::default()).unwrap_err();
+        assert!(error.contains(says), "{what}: {error}");
+        assert!(error.len() < 1000, "{what}: a short message: {error}");
+    }
+    // A name past what a message shows is cut.
+    let error = read_all(
+        &named_by(
+            &manifest,
+            body,
+            &[(tar::EntryType::GNULongName, &vec![b'n'; 60_000], None)],
+        ),
+        Limits::default(),
+    )
+    .unwrap_err();
+    assert!(error.contains("… (60000 bytes)"), "{error}");
+    assert!(error.len() < 1000, "{error}");
+}

@@ -55,6 +55,10 @@ struct DoctorVault {
     session_copied_at: Option<i64>,
     /// The agent may have deleted the session by its own retention (`cleanupPeriodDays`).
     warning: Option<String>,
+    /// Whether the next turn would put the copy back: the vault is on and holds a copy of
+    /// every turn of the session.
+    #[serde(skip)]
+    restorable: bool,
 }
 
 /// A setting for something that may not exist yet.
@@ -114,13 +118,12 @@ pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let transcript = live.and_then(|live| transcript(ctx, live));
     let vault = doctor_vault(ctx, &state);
     if let Some(live) = live {
-        let restorable = vault.view.enabled && vault.session_copied_at.is_some();
         problems.extend(session_problems(
             ctx,
             &plan,
             live,
             transcript.as_ref(),
-            restorable,
+            vault.restorable,
         ));
     }
     let exit = problems.first().map_or(Exit::Success, |(exit, _)| *exit);
@@ -173,11 +176,22 @@ fn state_and_problems(ctx: &Context) -> (State, Vec<(Exit, String)>) {
 /// The vault, what it holds of the live session and the agent's retention warning.
 fn doctor_vault(ctx: &Context, state: &State) -> DoctorVault {
     let live = state.live.as_ref();
+    let view = VaultView::read(ctx);
+    let session_copied_at = live.and_then(|live| vault::copied_at(ctx, live));
+    let restorable = view.enabled
+        && session_copied_at.is_some()
+        && live.is_some_and(|live| vault::lacking(ctx, live, &state.session_turns).is_none());
     DoctorVault {
-        view: VaultView::read(ctx),
-        session_copied_at: live.and_then(|live| vault::copied_at(ctx, live)),
+        view,
+        session_copied_at,
+        restorable,
         warning: live.and_then(|live| {
-            vault::retention_warning(ctx, live, state.last_turn.as_ref(), crate::store::now())
+            vault::retention_warning(
+                ctx,
+                live,
+                (state.last_turn.as_ref(), &state.session_turns),
+                crate::store::now(),
+            )
         }),
     }
 }
@@ -313,6 +327,8 @@ struct State {
     live: Option<SessionRow>,
     turns: i64,
     last_turn: Option<TurnRow>,
+    /// The live session's turns.
+    session_turns: Vec<TurnRow>,
     turn_running: bool,
 }
 
@@ -336,6 +352,10 @@ fn read_state(ctx: &Context) -> Result<State> {
     }
     if let Some(live) = &state.live {
         state.turns = store.turn_count(live.id)?;
+        state.session_turns = store.turns(thread.id)?;
+        state
+            .session_turns
+            .retain(|turn| turn.session_id == live.id);
     }
     state.last_turn = store.last_turn(thread.id)?;
     state.turn_running = crate::lock::is_held(&ctx.project.state.locks, &ctx.thread);
@@ -366,11 +386,11 @@ fn write_problem(state: &state::State) -> Option<(Exit, String)> {
     Some((
         Exit::Store,
         format!(
-            "{}: the next turn cannot write {} ({}); set STICKY_DB=/writable/path to keep \
-             sticky's state elsewhere",
+            "{}: the next turn cannot write {} ({}); {}",
             db.display(),
             path.display(),
-            errno.desc().to_lowercase()
+            errno.desc().to_lowercase(),
+            crate::store::UNWRITABLE
         ),
     ))
 }
@@ -508,8 +528,7 @@ fn print_program(out: &mut impl Write, program: &Program) -> std::io::Result<()>
 /// retention warning.
 fn print_vault(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     if let Some(transcript) = &report.transcript {
-        let restorable = report.vault.view.enabled && report.vault.session_copied_at.is_some();
-        let state = match (transcript.exists, restorable) {
+        let state = match (transcript.exists, report.vault.restorable) {
             (true, _) => "exists",
             (false, true) => "missing; the next turn restores it from sticky's vault",
             (false, false) => "missing",

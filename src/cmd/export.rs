@@ -22,6 +22,9 @@ const WAIT: Duration = Duration::from_secs(600);
 /// Writes the bundle of the conversation to `-o FILE`, or to stdout when it is not a terminal.
 pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
     let to_stdout = to_stdout(ctx, args)?;
+    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+        check_output(ctx, path, args.force)?;
+    }
     // The lock stays held until the bundle is written: no turn appends meanwhile.
     let (manifest, sources, program, _lock) = gather(ctx)?;
     let written = write_bundle(args, to_stdout, manifest, &sources, program)?;
@@ -50,6 +53,137 @@ fn to_stdout(ctx: &Context, args: &ExportArgs) -> Result<bool> {
         .into());
     }
     Ok(to_stdout)
+}
+
+/// The first bytes of a zstd frame, which every bundle starts with.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Refuses an output `-o` must not write: a directory; a path among sticky's own state (the
+/// project's `.sticky/`, the database and its companions, whatever links lead there), which
+/// the bundle would replace; anything but a regular file; and, unless `force`, a file that is
+/// not a bundle (an empty file is taken: `mktemp` makes one). A bundle is replaced, as a new
+/// export of the same thread does.
+fn check_output(ctx: &Context, path: &Path, force: bool) -> Result<()> {
+    let shown = super::view::escape(&path.display().to_string()).into_owned();
+    let refuse = |why: String| Err(StickyError::Usage(why).into());
+    if path.is_dir() {
+        return refuse(format!(
+            "{shown} is a directory; give the bundle a file name in it (sticky export -o \
+             {}/NAME.sticky)",
+            shown.trim_end_matches('/')
+        ));
+    }
+    if let Some(what) = in_state(ctx, path) {
+        return refuse(format!(
+            "{shown} is inside {what}, sticky's own state, which a bundle written there would \
+             overwrite (--force or not); write the bundle elsewhere (sticky export -o \
+             ../NAME.sticky)"
+        ));
+    }
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {shown}")),
+    };
+    if meta.file_type().is_symlink() {
+        if force {
+            return Ok(());
+        }
+        return refuse(format!(
+            "{shown} is a symbolic link; export would replace the link itself with the bundle: \
+             give --force to do so, or another file name"
+        ));
+    }
+    if !meta.is_file() {
+        return refuse(format!(
+            "{shown} is not a regular file (a device, a pipe or a socket); give a file name, or \
+             write the bundle to stdout (sticky export > FILE)"
+        ));
+    }
+    if force || meta.len() == 0 || is_bundle(path) {
+        return Ok(());
+    }
+    refuse(format!(
+        "{shown} exists and is not a sticky bundle; export replaces only a bundle: give --force \
+         to overwrite it, or another file name (nothing was written)"
+    ))
+}
+
+/// Which of sticky's state `path` would be written into, if any: the project's `.sticky/`,
+/// the database's lock and vault directories, or a file beside the database named after it
+/// (the database, its journal and write-ahead files). Compared as the paths resolve, so a link
+/// to any of them counts as the place it leads to.
+fn in_state(ctx: &Context, path: &Path) -> Option<String> {
+    let target = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if parent.as_os_str().is_empty() => {
+            resolved(Path::new(".")).join(name)
+        }
+        (Some(parent), Some(name)) => resolved(parent).join(name),
+        _ => resolved(path),
+    };
+    let state = &ctx.project.state;
+    let dirs = [
+        ctx.project.dir.join(crate::state::STATE_DIR),
+        state.locks.clone(),
+        state.vault.clone(),
+    ];
+    if let Some(dir) = dirs.iter().find(|dir| target.starts_with(resolved(dir))) {
+        return Some(dir.display().to_string());
+    }
+    let db = resolved(&state.db);
+    let named_after = match (target.file_name(), db.file_name()) {
+        (Some(name), Some(db_name)) => name
+            .as_encoded_bytes()
+            .starts_with(db_name.as_encoded_bytes()),
+        _ => false,
+    };
+    (named_after && target.parent() == db.parent())
+        .then(|| format!("the database {} and its companions", state.db.display()))
+}
+
+/// `path` made absolute with its longest existing ancestor resolved (links and `..`), the
+/// rest as written.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut rest = Vec::new();
+    let mut current = absolute.as_path();
+    loop {
+        if let Ok(canonical) = current.canonicalize() {
+            return rest
+                .iter()
+                .rev()
+                .fold(canonical, |path, name| path.join(name));
+        }
+        match (current.parent(), current.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                current = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// Whether the file at `path` is a sticky bundle: a zstd frame whose archive starts with the
+/// manifest's entry.
+fn is_bundle(path: &Path) -> bool {
+    use std::io::Read as _;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut magic = [0; 4];
+    if file.read_exact(&mut magic).is_err() || magic != ZSTD_MAGIC {
+        return false;
+    }
+    let Ok(mut decoder) = zstd::stream::read::Decoder::new((&magic[..]).chain(file)) else {
+        return false;
+    };
+    let mut header = [0; 512];
+    if decoder.read_exact(&mut header).is_err() {
+        return false;
+    }
+    let name = bundle::MANIFEST.as_bytes();
+    header.starts_with(name) && header[name.len()] == 0
 }
 
 /// Writes the bundle to its file or stdout, probing the agent's version meanwhile; returns
@@ -141,7 +275,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(live) = sessions.iter().rev().find(|s| s.ended_at.is_none()) else {
         return Err(no_thread(ctx));
     };
-    let files = session_files(ctx, live)?;
+    let files = session_files(ctx, live, &turns)?;
     let program = ctx
         .agents
         .get(&live.agent)
@@ -185,7 +319,7 @@ fn lock_thread(ctx: &Context) -> Result<crate::lock::ReadLock> {
 
 /// The live session's files: the agent's own, else the vault's copy; refuses a session
 /// without an id, of an agent whose files sticky cannot move, or whose files are missing.
-fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<MovingFile>> {
+fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Result<Vec<MovingFile>> {
     let Some(id) = live.agent_session_id.as_deref() else {
         return Err(StickyError::Usage(format!(
             "thread {}: the agent has not named its session yet, so there is nothing to export",
@@ -205,6 +339,7 @@ fn session_files(ctx: &Context, live: &SessionRow) -> Result<Vec<MovingFile>> {
     let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;
+        refuse_behind(ctx, live, id, turns)?;
     }
     place::require_files(&files, &live.agent, id, &live.directory)?;
     Ok(files)
@@ -247,6 +382,51 @@ fn from_vault(ctx: &Context, agent: &str, id: &str) -> Result<Vec<MovingFile>> {
         files.extend(relocate.vault_rows(id, &document)?);
     }
     Ok(files)
+}
+
+/// Refuses a vault copy of session `id` that ends before turns the database records on it
+/// (`turns`), as a restore does (`cmd/turn/vault.rs`): imported, the agent would resume the
+/// session with those turns forgotten, and nobody would see it.
+fn refuse_behind(ctx: &Context, live: &SessionRow, id: &str, turns: &[WholeTurn]) -> Result<()> {
+    let vault = crate::vault::Vault::new(ctx.project.state.vault.clone());
+    let Some(manifest) = vault.manifest(&live.agent, id)? else {
+        return Ok(());
+    };
+    let rows = turns
+        .iter()
+        .map(|turn| &turn.row)
+        .filter(|row| row.session_id == live.id);
+    let missing = manifest.lacks(rows);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = missing
+        .iter()
+        .take(3)
+        .map(|row| super::view::turn_name(row))
+        .chain((missing.len() > 3).then(|| format!("{} more", missing.len() - 3)))
+        .collect();
+    let one = missing.len() == 1;
+    Err(StickyError::SessionLost {
+        agent: live.agent.clone(),
+        session: id.to_owned(),
+        reason: format!(
+            "its files are gone from this HOME, and sticky's vault copy of them ends before \
+             turn{} {} (copying {} into the vault failed), so a bundle of it would resume \
+             without {}; nothing was written. `sticky{} new --carry \"...\"` goes on in a new \
+             session that starts with a recap of the whole conversation, which exports",
+            if one { "" } else { "s" },
+            named.join(", "),
+            if one { "it" } else { "them" },
+            if one { "that turn" } else { "those turns" },
+            if ctx.thread == "main" {
+                String::new()
+            } else {
+                format!(" {}", super::view::thread_option(&ctx.thread))
+            },
+        ),
+    }
+    .into())
 }
 
 fn no_thread(ctx: &Context) -> anyhow::Error {

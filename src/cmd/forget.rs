@@ -38,6 +38,9 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
     };
     let mut store = ctx.existing_store()?.ok_or_else(unknown)?;
     let thread = store.thread(&ctx.thread)?.ok_or_else(unknown)?;
+    // No turn may run on the conversation from the count to the end: a turn that began after
+    // the question would be deleted without having been named in it.
+    let _lock = lock_idle(ctx)?;
     let sessions = store.sessions(thread.id)?;
     let turns = store.turns(thread.id)?.len();
     let vault = Vault::new(&ctx.project.state.vault);
@@ -50,8 +53,6 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
         eprintln!("sticky: nothing forgotten");
         return Ok(Report::nothing());
     }
-    // No turn may run on the conversation while it goes.
-    let _lock = lock_idle(ctx)?;
     for session in &copies {
         if let Some(id) = &session.agent_session_id {
             vault.delete(&session.agent, id)?;

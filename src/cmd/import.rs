@@ -3,6 +3,7 @@
 //! HOME looks for them, so the next turn resumes the same agent session with its history.
 
 use std::io::{BufRead as _, IsTerminal, Read, Write as _};
+use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -36,16 +37,34 @@ struct Replaced {
 
 /// Verifies the bundle, places its files, then adds the thread.
 pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
-    let input = open(&args.file)?;
+    let (input, size) = open(&args.file)?;
     let home = dirs::home_dir().unwrap_or_default();
     let existing = ctx.existing_store()?;
     let mut plan = None;
-    let staged = bundle::read(input, Limits::default(), &mut |manifest| {
+    let mut declined = false;
+    // A bundle whose size is not known before (a pipe) is held to the expansion limits as it
+    // is read; one whose size is known, before anything is read of its files.
+    let limits = Limits {
+        expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
+        ..Limits::default()
+    };
+    let staged = bundle::read(input, limits, &mut |manifest| {
         let (decided, inspected) = inspect(ctx, args, &home, existing.as_ref(), manifest)?;
+        let total = manifest.files.iter().map(|file| file.size).sum();
+        if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
+            if !args.yes && !confirmed_expansion(&args.file, &why)? {
+                declined = true;
+                anyhow::bail!("declined");
+            }
+        }
         plan = Some(decided);
         Ok(inspected)
-    })
-    .map_err(|error| usage(&args.file, error))?;
+    });
+    if declined {
+        eprintln!("sticky: nothing imported");
+        return Ok(Report::nothing());
+    }
+    let staged = staged.map_err(|error| usage(&args.file, error))?;
     let Some(plan) = plan else {
         anyhow::bail!("the bundle was read without its manifest being seen");
     };
@@ -141,6 +160,23 @@ fn confirmed(what: &str) -> Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
 }
 
+/// Asks on the terminal whether to place a bundle that expands past [`bundle::EXPANSION`]
+/// (`why`); refuses it with `why` when there is no terminal to ask on (stdin piped, or the
+/// bundle itself).
+fn confirmed_expansion(file: &Path, why: &str) -> Result<bool> {
+    if file == Path::new("-") || !std::io::stdin().is_terminal() {
+        return Err(StickyError::Usage(why.to_owned()).into());
+    }
+    let question = why
+        .split_once(": import --yes")
+        .map_or(why, |(what, _)| what);
+    eprint!("sticky: {question}. Place it? [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
 /// Removes the vault copies of the replaced thread's sessions, as `forget` does; returns how
 /// many there were.
 fn remove_copies(ctx: &Context, replaced: &Replaced) -> Result<usize> {
@@ -156,8 +192,9 @@ fn remove_copies(ctx: &Context, replaced: &Replaced) -> Result<usize> {
     Ok(removed)
 }
 
-/// The bundle's bytes: a file, or stdin for `-`.
-fn open(file: &Path) -> Result<Box<dyn Read>> {
+/// The bundle's bytes: a file, or stdin for `-`; and its size when known (a file, stdin
+/// redirected from one).
+fn open(file: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     if file == Path::new("-") {
         let stdin = std::io::stdin();
         if stdin.is_terminal() {
@@ -168,7 +205,12 @@ fn open(file: &Path) -> Result<Box<dyn Read>> {
             )
             .into());
         }
-        return Ok(Box::new(stdin.lock()));
+        let size = std::fs::File::from(stdin.as_fd().try_clone_to_owned()?)
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|meta| meta.len());
+        return Ok((Box::new(stdin.lock()), size));
     }
     let opened = std::fs::File::open(file).map_err(|error| {
         StickyError::Usage(format!(
@@ -176,7 +218,11 @@ fn open(file: &Path) -> Result<Box<dyn Read>> {
             file.display()
         ))
     })?;
-    Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, opened)))
+    let size = opened.metadata().ok().map(|meta| meta.len());
+    Ok((
+        Box::new(std::io::BufReader::with_capacity(1 << 20, opened)),
+        size,
+    ))
 }
 
 /// A bundle that cannot be imported: a usage error (exit 2) naming it.
@@ -295,8 +341,8 @@ fn check_models(manifest: &Manifest) -> Result<()> {
     for session in &manifest.sessions {
         if let Some(problem) = session.model.as_deref().and_then(crate::cli::model_problem) {
             return Err(StickyError::Usage(format!(
-                "the bundle's {} session #{} has the model {problem}; sticky imports no \
-                 session whose model it would not take from -m (nothing was changed)",
+                "the bundle's {} session #{} cannot be imported: its model {problem}; sticky \
+                 imports no session whose model it would not take from -m (nothing was changed)",
                 session.agent, session.id
             ))
             .into());
@@ -310,6 +356,7 @@ fn check_models(manifest: &Manifest) -> Result<()> {
 /// holder's name (`bundled`).
 fn resumed_already(holder: &str, bundled: &str, agent: &str, id: &str) -> anyhow::Error {
     let shown = super::view::escape(holder);
+    let option = super::view::thread_option(holder);
     let replace = if holder == bundled {
         ", import over it (import --replace)"
     } else {
@@ -319,8 +366,8 @@ fn resumed_already(holder: &str, bundled: &str, agent: &str, id: &str) -> anyhow
         "thread {shown} of this project resumes {agent} session {id} already (the bundle was \
          imported before, or this is the project it came from); an agent session is live in one \
          thread only, or turns on both threads would run on it at once, each seeing the \
-         other's: go on with it there (sticky -t {shown} \"...\"){replace}, or `sticky -t \
-         {shown} forget` it first (nothing was changed)"
+         other's: go on with it there (sticky {option} \"...\"){replace}, or `sticky \
+         {option} forget` it first (nothing was changed)"
     ))
     .into()
 }
@@ -421,7 +468,7 @@ fn report(
         let thread = if plan.name == "main" {
             String::new()
         } else {
-            format!("-t {} ", super::view::escape(&plan.name))
+            format!("{} ", super::view::thread_option(&plan.name))
         };
         eprintln!(
             "sticky: imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \

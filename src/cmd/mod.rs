@@ -236,7 +236,14 @@ impl Command {
             Self::Relocate => &["project", "relocated"],
             Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
             Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
-            Self::Trust => &["project", "database", "trusted", "stamped", "elsewhere"],
+            Self::Trust => &[
+                "project",
+                "database",
+                "trusted",
+                "stamped",
+                "elsewhere",
+                "adopted_copies",
+            ],
         }
     }
 

@@ -167,7 +167,7 @@ fn copied(thread: &str, from: &Path) -> String {
     let flag = if thread == "main" {
         String::new()
     } else {
-        format!(" -t {shown}")
+        format!(" {}", super::view::thread_option(thread))
     };
     let from = super::view::escape(&from.display().to_string()).into_owned();
     format!(

@@ -174,7 +174,7 @@ pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Path
     let flag = if thread == "main" {
         String::new()
     } else {
-        format!(" -t {shown}")
+        format!(" {}", super::view::thread_option(thread))
     };
     let from = escape(&live.directory.display().to_string()).into_owned();
     let id = escape(live.agent_session_id.as_deref().unwrap_or_default()).into_owned();

@@ -4,6 +4,11 @@
 //! project that moved (to another file system, which copies the database) or was copied: the
 //! next turn would refuse it (exit 73), so trust names the next step, `sticky relocate` for a
 //! move, `sticky new` for a copy.
+//!
+//! Adopting a state adopts its vault too: the copies of sessions the agents in this HOME do not
+//! have were written elsewhere (a tarball, a CI cache), and a turn whose session is lost puts
+//! one back for the agent to read as its own. Trust names them, and marks them adopted
+//! (`Vault::adopt`), so the restore of one names the adoption and its date.
 
 use std::path::Path;
 
@@ -13,15 +18,28 @@ use super::output::Report;
 use super::standing::{self, Standing};
 use super::view::escape;
 use super::{start_dir, sticky_db};
+use crate::agent::Agents;
 use crate::cli::GlobalArgs;
 use crate::project::{self, Adopted, Project};
 use crate::store::{SessionRow, Store};
+use crate::vault::{Manifest, Vault};
 
 /// Stamps the database of the project of the current directory (or `-C DIR`) as the user's.
 pub fn run(global: &GlobalArgs) -> Result<Report> {
+    let (config, _) = crate::settings::read_config()?;
+    let agents = Agents::new(&config)?;
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
     let elsewhere = elsewhere(&project);
+    let copies = if adopted == Adopted::Now {
+        adopt_copies(&project, &agents, global.quiet)
+    } else {
+        Vec::new()
+    };
     if global.json {
+        let copies: Vec<_> = copies
+            .iter()
+            .map(|copy| serde_json::json!({"agent": copy.agent, "session": copy.session}))
+            .collect();
         let elsewhere: Vec<_> = elsewhere
             .iter()
             .map(|(thread, live)| {
@@ -34,6 +52,7 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
             "trusted": adopted != Adopted::Nothing,
             "stamped": adopted == Adopted::Now,
             "elsewhere": elsewhere,
+            "adopted_copies": copies,
         }));
     }
     if !global.quiet {
@@ -50,8 +69,71 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
         for (thread, live) in &elsewhere {
             eprintln!("sticky: {}", next_step(thread, live, &project.dir));
         }
+        if !copies.is_empty() {
+            eprintln!(
+                "sticky: {}",
+                foreign_copies(&copies, &project, config.vault == Some(false))
+            );
+        }
     }
     Ok(Report::nothing())
+}
+
+/// Marks the vault's copies of the sessions whose files the agents in this HOME do not have
+/// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, written
+/// elsewhere, and a restore of one says so (`Vault::adopt`). Those copies. A copy that cannot
+/// be marked is said on stderr: the state is adopted all the same.
+fn adopt_copies(project: &Project, agents: &Agents, quiet: bool) -> Vec<Manifest> {
+    let home = dirs::home_dir().unwrap_or_default();
+    let vault = Vault::new(&project.state.vault);
+    let marked = vault.adopt(crate::store::now(), |copy| {
+        agents
+            .find(&copy.agent)
+            .and_then(|agent| agent.saved(&home, &copy.directory, &copy.session))
+            != Some(true)
+    });
+    marked.unwrap_or_else(|error| {
+        if !quiet {
+            eprintln!(
+                "sticky: could not mark the vault's copies as adopted (a restore of one will not \
+                 say it came with this state): {}",
+                escape(&format!("{error:#}"))
+            );
+        }
+        Vec::new()
+    })
+}
+
+/// What `sticky trust` says of the vault's copies the agents in this HOME never had (`copies`):
+/// a lost session is put back from them, so the agent reads a transcript written elsewhere as
+/// its own.
+fn foreign_copies(copies: &[Manifest], project: &Project, off: bool) -> String {
+    const NAMED: usize = 3;
+    let mut named: Vec<String> = copies
+        .iter()
+        .take(NAMED)
+        .map(|copy| format!("{} {}", escape(&copy.agent), escape(&copy.session)))
+        .collect();
+    if copies.len() > NAMED {
+        named.push(format!("{} more", copies.len() - NAMED));
+    }
+    let count = copies.len();
+    let off = if off {
+        " (while the vault is off, vault = false, nothing is put back)"
+    } else {
+        ""
+    };
+    format!(
+        "its vault holds the transcripts of {count} session{} ({}) that the agents in this HOME \
+         do not have: they were written elsewhere and came with this state, and when the agent \
+         reports such a session lost, the next turn puts the vault's copy back into the agent's \
+         home and resumes it, so the agent reads that transcript as its own (the turn names \
+         it){off}; if you do not know those conversations, remove the copies (rm -r {}/<agent>/<session>) \
+         or forget their threads (sticky forget -t THREAD)",
+        if count == 1 { "" } else { "s" },
+        named.join(", "),
+        escape(&project.state.vault.display().to_string())
+    )
 }
 
 /// The conversations whose live session was recorded for another directory than the project's:

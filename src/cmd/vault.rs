@@ -76,13 +76,30 @@ pub fn copied_at(ctx: &Context, live: &SessionRow) -> Option<i64> {
     (!vault.files(&live.agent, id).ok()?.is_empty()).then_some(manifest.copied_at)
 }
 
+/// The turns of session `live` (among `turns`, its own) that the vault's copy of it lacks, as
+/// `#3, #4`: a turn does not put such a copy back (see `Manifest::lacks`). `None` when the copy
+/// holds them all, or there is none.
+pub fn lacking(ctx: &Context, live: &SessionRow, turns: &[TurnRow]) -> Option<String> {
+    let id = live.agent_session_id.as_deref()?;
+    let manifest = Vault::new(&ctx.project.state.vault)
+        .manifest(&live.agent, id)
+        .ok()??;
+    let lacks: Vec<String> = manifest
+        .lacks(turns.iter())
+        .iter()
+        .map(|turn| format!("#{}", turn.id))
+        .collect();
+    (!lacks.is_empty()).then(|| lacks.join(", "))
+}
+
 /// The warning when the agent deletes sessions older than its retention (Claude Code's
 /// `cleanupPeriodDays`) and the last turn is older than that: the agent may have deleted the
-/// session's files by now.
+/// session's files by now. `turns`: the thread's last turn, and the live session's turns, which
+/// say whether the vault's copy holds them all (a copy that lacks one is not restored).
 pub fn retention_warning(
     ctx: &Context,
     live: &SessionRow,
-    last: Option<&TurnRow>,
+    (last, turns): (Option<&TurnRow>, &[TurnRow]),
     now: i64,
 ) -> Option<String> {
     const DAY: i64 = 86_400_000;
@@ -95,10 +112,18 @@ pub fn retention_warning(
         return None;
     }
     let kept = match copied_at(ctx, live) {
-        Some(at) if ctx.settings.vault.value => format!(
-            "sticky's vault has a copy from {}, which the next turn restores",
-            format_time(at)
-        ),
+        Some(at) if ctx.settings.vault.value => match lacking(ctx, live, turns) {
+            None => format!(
+                "sticky's vault has a copy from {}, which the next turn restores",
+                format_time(at)
+            ),
+            Some(lacks) => format!(
+                "sticky's vault has a copy from {}, but it lacks turn {lacks} (copying into the \
+                 vault failed since), so the next turn would not put it back; `sticky new \
+                 --carry \"...\"` starts a new session with sticky's recap of the conversation",
+                format_time(at)
+            ),
+        },
         Some(_) => "sticky's vault has a copy, but it is off (vault = false)".to_owned(),
         None => "sticky's vault has no copy of it".to_owned(),
     };

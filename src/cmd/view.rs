@@ -332,6 +332,34 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The most characters of a turn's prompt [`turn_name`] shows.
+const PROMPT_WORDS: usize = 40;
+
+/// A turn as a message names it: its number and the first words of its prompt.
+pub fn turn_name(row: &crate::store::TurnRow) -> String {
+    let headless = row.mode == crate::store::Mode::Headless;
+    let Some(prompt) = row.prompt.as_deref().filter(|_| headless) else {
+        return format!("#{} (interactive)", row.id);
+    };
+    let line = prompt.lines().next().unwrap_or_default();
+    let mut words: String = line.chars().take(PROMPT_WORDS).collect();
+    if words.len() < prompt.len() {
+        words.push('…');
+    }
+    format!("#{} \"{}\"", row.id, escape(&words))
+}
+
+/// `-t NAME` as a hint shows it: `-t=NAME` for a thread an older sticky let start with `-`
+/// (`-t -rf` reads `-rf` as options, `-t=-rf` names the thread).
+pub fn thread_option(name: &str) -> String {
+    let shown = escape(name);
+    if name.starts_with('-') {
+        format!("-t={shown}")
+    } else {
+        format!("-t {shown}")
+    }
+}
+
 /// An answer for a terminal (`sticky show`): every character [`escape`] shows as an escape is
 /// shown so here, but newlines and tabs, which lay the answer out, and a backslash, which an
 /// answer's code must show as written. Whatever recorded it (a turn here, or a bundle from

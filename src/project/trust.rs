@@ -150,30 +150,73 @@ fn check_chosen_dir(db: &Path) -> Result<()> {
     let Some(meta) = meta else {
         return Ok(());
     };
-    let me = nix::unistd::geteuid().as_raw();
-    let why = if meta.uid() != me && meta.uid() != 0 {
-        format!(
-            "it is owned by another user (uid {}, you are uid {me}), who could swap the \
-             database and the files beside it for their own",
-            meta.uid()
-        )
-    } else if let Some(mode) = open_to_all(&meta) {
-        format!(
-            "every user may write it (mode {mode:04o}) and it has no sticky bit, so another \
-             could swap the database and the files beside it for their own"
-        )
-    } else {
+    let Some(why) = shared_dir(&meta) else {
         return Ok(());
     };
     Err(refuse(
         dir,
         format!(
-            "STICKY_DB ({}) keeps sticky's state in it, but {why}; set STICKY_DB to a file in a \
+            "STICKY_DB ({}) keeps sticky's state in it, but {why}, so another could swap the \
+             database and the files beside it for their own; set STICKY_DB to a file in a \
              directory of your own ({}), or unset it to keep the state in the project's .sticky/",
             db.display(),
             own_place()
         ),
     ))
+}
+
+/// Why others could rename or replace what a directory holds: another user owns it (root
+/// aside, who owns `/` and `/etc`), or every user may write it and it has no sticky bit. `None`
+/// for a directory whose entries only the user (and root) can change. The one rule for the
+/// directory of a `STICKY_DB` and of the configuration file (`crate::config`).
+pub(crate) fn shared_dir(meta: &Metadata) -> Option<String> {
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me && meta.uid() != 0 {
+        Some(format!(
+            "it is owned by another user (uid {}, you are uid {me})",
+            meta.uid()
+        ))
+    } else {
+        open_to_all(meta).map(|mode| {
+            format!("every user may write it (mode {mode:04o}) and it has no sticky bit")
+        })
+    }
+}
+
+/// Why others could change the file `meta` describes: another user owns it (root too, unless
+/// `root_ok`), or its group or every user may write it. `None` when it is the user's alone. The
+/// one rule for the files of sticky's state (root owns none of them: [`check_owner`]) and for
+/// the configuration file (`crate::config`, where a file root installed is fine).
+pub(crate) fn shared_file(meta: &Metadata, root_ok: bool) -> Option<Shared> {
+    let me = nix::unistd::geteuid().as_raw();
+    let mode = meta.mode() & 0o777;
+    if meta.uid() != me && !(root_ok && meta.uid() == 0) {
+        Some(Shared::Owner {
+            uid: meta.uid(),
+            me,
+        })
+    } else if mode & 0o022 != 0 {
+        Some(Shared::Writable { mode })
+    } else {
+        None
+    }
+}
+
+/// What [`shared_file`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shared {
+    /// Another user owns it.
+    Owner {
+        /// Its owner.
+        uid: u32,
+        /// The user.
+        me: u32,
+    },
+    /// Others may write it.
+    Writable {
+        /// Its permission bits.
+        mode: u32,
+    },
 }
 
 /// Where sticky suggests keeping a database of the user's own: under `$XDG_STATE_HOME` (or
@@ -653,23 +696,19 @@ fn resolve_inside(dir: &Path, path: &Path) -> Result<Metadata> {
 
 /// Refuses what another user owns or may write.
 fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
-    let me = nix::unistd::geteuid().as_raw();
-    if meta.uid() != me {
-        return Err(refuse(
+    match shared_file(meta, false) {
+        None => Ok(()),
+        Some(Shared::Owner { uid, me }) => Err(refuse(
             path,
             format!(
-                "is owned by another user (uid {}, you are uid {me}), who could choose where \
+                "is owned by another user (uid {uid}, you are uid {me}), who could choose where \
                  sticky runs the agent and what it resumes; if it is yours, take it over \
                  (chown -R {me} {}), else remove it or set STICKY_DB to keep your state \
                  elsewhere",
-                meta.uid(),
                 path.display()
             ),
-        ));
-    }
-    let mode = meta.mode() & 0o777;
-    if mode & 0o022 != 0 {
-        return Err(refuse(
+        )),
+        Some(Shared::Writable { mode }) => Err(refuse(
             path,
             format!(
                 "can be written by other users (mode {mode:04o}), who could choose where \
@@ -677,9 +716,8 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
                  (chmod go-w {}) or set STICKY_DB to keep your state elsewhere",
                 path.display()
             ),
-        ));
+        )),
     }
-    Ok(())
 }
 
 /// Refuses a database that is not a regular file, before anything opens it or creates a file

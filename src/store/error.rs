@@ -20,8 +20,12 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The way out when the file is not ours: sticky moves nothing and deletes nothing by itself.
 const NOT_OURS: &str = "move it away or point STICKY_DB elsewhere; sticky never deletes it";
 
-/// The way out when the location cannot be written.
-const UNWRITABLE: &str = "set STICKY_DB=/writable/path to keep sticky's state elsewhere";
+/// The way out when the location cannot be written (a read-only mount, a directory of another
+/// user's). A database elsewhere starts new conversations, so it says how to take these along
+/// (`export` only reads, and works on a read-only mount) rather than lose them silently.
+pub(crate) const UNWRITABLE: &str = "set STICKY_DB=/writable/path to keep sticky's state \
+     elsewhere (a new database there starts new conversations: to go on with one of these, \
+     first `sticky export -t THREAD -o FILE` here, then `sticky import FILE` with that STICKY_DB)";
 
 /// A store error about `file`.
 pub(crate) fn store(file: &Path, what: impl std::fmt::Display) -> anyhow::Error {

@@ -34,6 +34,7 @@ use crate::agent::ledger::Figures;
 use rows::{session_columns, thread_columns, turn_columns};
 pub use vault::{Forgotten, RestoreRow};
 
+pub(crate) use error::UNWRITABLE;
 pub(crate) use error::io as io_error;
 
 pub use answer::MAX_ANSWER;

@@ -113,8 +113,10 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     if conn.is_readonly("main").unwrap_or(false) {
         return Err(error::store(
             file,
-            "cannot write the database (it is read-only); set STICKY_DB=/writable/path to keep \
-             sticky's state elsewhere",
+            format!(
+                "cannot write the database (it is read-only); {}",
+                error::UNWRITABLE
+            ),
         ));
     }
 

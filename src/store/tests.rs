@@ -1268,4 +1268,9 @@ fn assert_unwritable(error: &anyhow::Error, db: &Path) {
     assert_eq!(exit_for(error), Exit::Store, "{text}");
     assert!(text.starts_with(&format!("{}: ", db.display())), "{text}");
     assert!(text.contains("STICKY_DB=/writable/path"), "{text}");
+    // The advice does not lose the conversation: a new database starts new ones.
+    assert!(
+        text.contains("starts new conversations") && text.contains("sticky export -t THREAD"),
+        "{text}"
+    );
 }

@@ -67,6 +67,7 @@ impl Vault {
                 turn: None,
                 files: Vec::new(),
                 rows: None,
+                adopted_at: None,
             });
         directory.clone_into(&mut manifest.directory);
         let mut copied = Copied {
@@ -107,6 +108,8 @@ impl Vault {
         }
         manifest.copied_at = crate::store::now();
         manifest.turn = Some(turn);
+        // Copied from the agent's own files in this HOME now, not adopted with the state.
+        manifest.adopted_at = None;
         write_manifest(&session, &manifest)?;
         Ok(copied)
     }

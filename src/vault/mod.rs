@@ -105,6 +105,32 @@ pub struct Manifest {
     /// The session's database rows (`rows.json`), for an agent that keeps rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<RowsEntry>,
+    /// When `sticky trust` adopted the state this copy came with, while the agent in the
+    /// user's HOME had none of the session's files (milliseconds since 1970): a copy made
+    /// elsewhere, which a restore names as such. The next copy, made from the agent's own files
+    /// here, clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted_at: Option<i64>,
+}
+
+impl Manifest {
+    /// The turns among `turns` (the session's, from the database) this copy does not hold:
+    /// every finished turn after the last one it records, or, for a manifest of an older sticky
+    /// that records none, every one that ended after the copy was made. Only turns that ended
+    /// well count: a failed one may never have reached the agent's files. A restore and an
+    /// export from the vault refuse a copy that lacks any.
+    pub fn lacks<'a>(
+        &self,
+        turns: impl Iterator<Item = &'a crate::store::TurnRow>,
+    ) -> Vec<&'a crate::store::TurnRow> {
+        turns
+            .filter(|row| row.status == crate::store::TurnStatus::Ok)
+            .filter(|row| match self.turn {
+                Some(last) => row.id > last,
+                None => row.ended_at.unwrap_or(row.started_at) > self.copied_at,
+            })
+            .collect()
+    }
 }
 
 /// The copy of a session's database rows in a [`Manifest`].
@@ -340,6 +366,31 @@ impl Vault {
             }
         }
         found
+    }
+
+    /// Marks, as adopted at `at` (`sticky trust`), each session's copy that `foreign` calls
+    /// foreign (the agent in this HOME has none of its files): a restore of it then says it
+    /// came with an adopted state. The sessions marked; a manifest that cannot be read is
+    /// skipped (a restore refuses it anyway).
+    pub fn adopt(&self, at: i64, foreign: impl Fn(&Manifest) -> bool) -> Result<Vec<Manifest>> {
+        let mut marked = Vec::new();
+        let Some(vault) = self.open()? else {
+            return Ok(marked);
+        };
+        for agent in subdirs(&vault) {
+            for session in subdirs(&agent) {
+                let Ok(Some(mut manifest)) = read_manifest(&session) else {
+                    continue;
+                };
+                if !foreign(&manifest) {
+                    continue;
+                }
+                manifest.adopted_at = Some(at);
+                write_manifest(&session, &manifest)?;
+                marked.push(manifest);
+            }
+        }
+        Ok(marked)
     }
 
     /// The most recent copy, `None` when the vault is empty.

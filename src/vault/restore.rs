@@ -23,6 +23,9 @@ pub struct Restored {
     pub files: usize,
     /// Their bytes.
     pub bytes: u64,
+    /// When `sticky trust` adopted the state the copy came with, if it was made elsewhere
+    /// ([`super::Manifest::adopted_at`]).
+    pub adopted_at: Option<i64>,
 }
 
 /// A copy proved and written beside its place, waiting to be renamed into it.
@@ -67,15 +70,7 @@ impl Vault {
                 adapter.name()
             )
         })?;
-        for (entry, _) in &copies {
-            anyhow::ensure!(
-                adapter.restorable(&entry.relative, id),
-                "the vault names {} as a file of session {id}, which {} does not keep there; \
-                 nothing was restored (was the vault copied from elsewhere?)",
-                entry.relative.display(),
-                adapter.name()
-            );
-        }
+        check_restorable(adapter, copies.iter().map(|(entry, _)| *entry), id)?;
         let mut proved = Vec::new();
         let staged = (|| {
             let top = Dir::create_top(&root)
@@ -112,7 +107,10 @@ impl Vault {
             }
             return Err(error);
         }
-        let mut restored = Restored::default();
+        let mut restored = Restored {
+            adopted_at: manifest.adopted_at,
+            ..Restored::default()
+        };
         for file in &proved {
             file.dir
                 .rename(&file.temporary, &file.dir, &file.name)
@@ -145,4 +143,23 @@ impl Vault {
         }
         Ok(Some(restored))
     }
+}
+
+/// Refuses a manifest that names a file the agent does not keep for session `id` there: a
+/// restore puts back only the agent's own files of that session.
+fn check_restorable<'a>(
+    adapter: &dyn Adapter,
+    entries: impl Iterator<Item = &'a super::Entry>,
+    id: &str,
+) -> Result<()> {
+    for entry in entries {
+        anyhow::ensure!(
+            adapter.restorable(&entry.relative, id),
+            "the vault names {} as a file of session {id}, which {} does not keep there; \
+             nothing was restored (was the vault copied from elsewhere?)",
+            entry.relative.display(),
+            adapter.name()
+        );
+    }
+    Ok(())
 }

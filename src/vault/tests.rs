@@ -193,7 +193,8 @@ fn restore_puts_back_what_is_missing_and_nothing_else() {
         restored,
         Restored {
             files: 2,
-            bytes: 9 + 4
+            bytes: 9 + 4,
+            adopted_at: None,
         }
     );
     assert_eq!(
@@ -213,6 +214,29 @@ fn restore_puts_back_what_is_missing_and_nothing_else() {
     // Nothing missing now: nothing put back.
     let again = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
     assert_eq!(again.files, 0);
+}
+
+#[test]
+fn a_copy_adopted_by_trust_is_named_by_its_restore_until_the_next_copy() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"made elsewhere\n");
+    s.copy();
+    std::fs::remove_dir_all(s.path("sessions")).unwrap();
+    // Only what `foreign` picks is marked.
+    assert!(s.vault.adopt(1_000, |_| false).unwrap().is_empty());
+    let marked = s.vault.adopt(2_000, |m| m.session == "s1").unwrap();
+    assert_eq!(marked.len(), 1);
+    assert_eq!(marked[0].agent, "agent");
+    let restored = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
+    assert_eq!((restored.files, restored.adopted_at), (1, Some(2_000)));
+    // The agent here goes on with it, and the next copy is its own: no longer adopted.
+    s.append("sessions/s1.jsonl", b"turn here\n");
+    s.copy();
+    let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
+    assert_eq!(manifest.adopted_at, None);
+    std::fs::remove_dir_all(s.path("sessions")).unwrap();
+    let restored = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
+    assert_eq!(restored.adopted_at, None);
 }
 
 #[test]

@@ -1068,8 +1068,10 @@ fn a_copilot_session_imported_into_a_second_project_of_its_home_leaves_the_first
     refused
         .assert_code(2)
         .assert_stderr_contains(&format!(
-            "this HOME has copilot session {} already, and copilot keeps a session by its ID alone",
-            first.session
+            "holds copilot session {} as it runs in {}, the same turns as the bundle's: copilot \
+             keeps a session by its ID alone",
+            first.session,
+            env.project.display()
         ))
         .assert_stderr_contains("import the bundle in another HOME")
         .assert_stderr_contains("nothing was changed");
@@ -1189,7 +1191,8 @@ fn a_bundle_name_or_model_the_command_line_refuses_is_refused() {
                 |_| {},
             ),
             &["--as", "fine"],
-            "starts with `-`",
+            "cannot be imported: its model \"--dangerously-skip\" starts with `-`, which the \
+             agent would take for an option; sticky imports no session",
         ),
         (
             "a model with a control character",
@@ -1358,7 +1361,9 @@ fn a_small_bundle_with_one_huge_line_is_refused_within_a_memory_bound() {
     assert!(bundle_size < 1 << 20, "a small bundle: {bundle_size} bytes");
 
     let b = TestEnv::new();
-    let (peak, code, stderr) = peak_memory(&b.sticky(["import", crafted.to_str().expect("UTF-8")]));
+    // --yes: past what import places without asking, as it is.
+    let (peak, code, stderr) =
+        peak_memory(&b.sticky(["import", "--yes", crafted.to_str().expect("UTF-8")]));
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("cannot be imported: it has a line of more than 64 MiB"),
@@ -1741,8 +1746,9 @@ fn a_small_opencode_bundle_with_huge_rows_imports_within_a_memory_bound() {
 
     let b = TestEnv::new();
     agent.prepare(&b);
+    // --yes: 60 MiB from a bundle of a few KB is past what import places without asking.
     let (peak, code, stderr) =
-        peak_memory(&agent.sticky(&b, &["import", file.to_str().expect("UTF-8")]));
+        peak_memory(&agent.sticky(&b, &["import", "--yes", file.to_str().expect("UTF-8")]));
     assert_eq!(code, 0, "{stderr}");
     // Parsed whole as a tree, these 60 MiB took over 600 MiB.
     assert!(peak < 150 << 20, "import took {} MiB of memory", peak >> 20);
@@ -1874,4 +1880,518 @@ fn a_bundle_larger_than_the_free_space_is_refused_before_staging() {
         .assert_stderr_contains("MiB) free")
         .assert_stderr_contains("nothing was changed");
     assert!(tree(&b.home).is_empty(), "nothing staged nor placed");
+}
+
+/// `export -o` writes only a bundle's own file (issue 23, second review): never into sticky's
+/// state (the database `-o .sticky/sticky.db` replaced, and every later command failed), not
+/// through a link into it, not over a file that is not a bundle unless `--force`, and a
+/// directory gets a message naming the way out. An earlier bundle and an empty file are
+/// replaced.
+#[test]
+fn export_writes_neither_into_stickys_state_nor_over_a_file_that_is_not_a_bundle() {
+    let mut env = TestEnv::new();
+    env.turn("first");
+    std::os::unix::fs::symlink(env.project.join(".sticky"), env.scratch.join("state"))
+        .expect("link to the state");
+    for target in [
+        ".sticky/sticky.db",
+        ".sticky/new.sticky",
+        ".sticky/sticky.db.vault/x.sticky",
+        "../scratch/state/sticky.db",
+    ] {
+        for force in [false, true] {
+            let mut args = vec!["export", "-o", target];
+            if force {
+                args.push("--force");
+            }
+            env.sticky(&args)
+                .run()
+                .assert_code(2)
+                .assert_stderr_contains("sticky's own state")
+                .assert_stderr_contains("write the bundle elsewhere");
+        }
+    }
+    // A bare name, from inside the state directory.
+    env.sticky(["export", "-o", "sticky.db"])
+        .current_dir(env.project.join(".sticky"))
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("sticky's own state");
+    let db = std::fs::read(env.project.join(".sticky/sticky.db")).expect("the database");
+    assert!(
+        db.starts_with(b"SQLite format 3\0"),
+        "the database is whole"
+    );
+    assert!(!env.project.join(".sticky/new.sticky").exists());
+    assert_eq!(env.turn("second").saw, ["first"]);
+
+    let notes = env.scratch.join("notes.txt");
+    std::fs::write(&notes, "precious\n").expect("write the notes");
+    let notes_arg = notes.to_str().expect("UTF-8");
+    env.sticky(["export", "-o", notes_arg])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("exists and is not a sticky bundle")
+        .assert_stderr_contains("--force");
+    assert_eq!(std::fs::read_to_string(&notes).expect("read"), "precious\n");
+    env.ok(["export", "-o", notes_arg, "--force"]);
+    assert!(unpacked(&notes).len() > 512, "now a bundle");
+    // A bundle is replaced, as is an empty file.
+    env.ok(["export", "-o", notes_arg]);
+    let empty = env.scratch.join("empty.sticky");
+    std::fs::write(&empty, "").expect("an empty file");
+    env.ok(["export", "-o", empty.to_str().expect("UTF-8")]);
+    assert!(unpacked(&empty).len() > 512, "a bundle");
+
+    env.sticky(["export", "-o", "."])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(". is a directory")
+        .assert_stderr_contains("give the bundle a file name");
+
+    // A database kept elsewhere (STICKY_DB): its companions are refused, its directory's
+    // other files are not.
+    let elsewhere = env.scratch.join("db");
+    std::fs::create_dir_all(&elsewhere).expect("a directory");
+    env.set_var("STICKY_DB", elsewhere.join("my.db"));
+    env.turn("kept elsewhere");
+    for companion in ["my.db", "my.db-wal", "my.db.vault/x"] {
+        env.sticky([
+            "export",
+            "-o",
+            elsewhere.join(companion).to_str().expect("UTF-8"),
+        ])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("sticky's own state");
+    }
+    env.ok([
+        "export",
+        "-o",
+        elsewhere.join("b.sticky").to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(env.turn("still there").saw, ["kept elsewhere"]);
+}
+
+/// A part of a hand-made zstd frame: bytes as they are, or a run of one byte.
+enum Part<'a> {
+    Bytes(&'a [u8]),
+    Run(u8, u64),
+}
+
+/// A zstd frame of `parts` in zstd's raw blocks and RLE blocks (a run of one byte, 128 KiB a
+/// block in 4 bytes): gigabytes of one byte in a few dozen KB, as a crafted bundle has them,
+/// made without compressing anything.
+fn zstd_frame(parts: &[Part<'_>]) -> Vec<u8> {
+    const BLOCK: u32 = 128 << 10;
+    // (RLE, size, the raw bytes or the one byte)
+    let mut blocks: Vec<(bool, u32, &[u8])> = Vec::new();
+    for part in parts {
+        match part {
+            Part::Bytes(bytes) => {
+                for chunk in bytes.chunks(BLOCK as usize) {
+                    let size = u32::try_from(chunk.len()).expect("a block");
+                    blocks.push((false, size, chunk));
+                }
+            }
+            Part::Run(byte, run) => {
+                let mut left = *run;
+                while left > 0 {
+                    let size = u32::try_from(left.min(u64::from(BLOCK))).expect("a block");
+                    blocks.push((true, size, std::slice::from_ref(byte)));
+                    left -= u64::from(size);
+                }
+            }
+        }
+    }
+    // The magic number, a frame header without content size or checksum, a 128 KiB window.
+    let mut out = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3];
+    if blocks.is_empty() {
+        blocks.push((false, 0, &[]));
+    }
+    let last = blocks.len() - 1;
+    for (index, (rle, size, bytes)) in blocks.into_iter().enumerate() {
+        let header = u32::from(index == last) | (u32::from(rle) << 1) | (size << 3);
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.extend_from_slice(bytes);
+    }
+    out
+}
+
+/// The archive of a real bundle split where its second entry's header starts.
+fn split_at_second_entry(good: &Path) -> (Vec<u8>, usize) {
+    let tar_bytes = unpacked(good);
+    let mut archive = tar::Archive::new(tar_bytes.as_slice());
+    let at = archive
+        .entries()
+        .expect("entries")
+        .nth(1)
+        .expect("a second entry")
+        .expect("an entry")
+        .raw_header_position();
+    (tar_bytes, usize::try_from(at).expect("a position"))
+}
+
+/// A GNU long name (or PAX) header declaring 1.5 GiB made the tar crate read it whole: a 49 KB
+/// bundle took 4.6 GB of memory (issue 23, second review). Such a header is refused before it
+/// is read.
+#[test]
+fn a_small_bundle_declaring_a_huge_long_name_is_refused_within_a_memory_bound() {
+    const HUGE: u64 = 3 << 29;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let (tar_bytes, at) = split_at_second_entry(&good);
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::GNULongName);
+    header.set_size(HUGE);
+    header.set_mode(0o600);
+    header.set_path("././@LongLink").expect("a name");
+    header.set_cksum();
+    let crafted = zstd_frame(&[
+        Part::Bytes(&tar_bytes[..at]),
+        Part::Bytes(header.as_bytes()),
+        Part::Run(b'a', HUGE),
+        Part::Bytes(&tar_bytes[at..]),
+    ]);
+    assert!(crafted.len() < 100 << 10, "{} bytes", crafted.len());
+    let file = a.scratch.join("long-name.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    let (peak, code, stderr) = peak_memory(&b.sticky(["import", file.to_str().expect("UTF-8")]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("damaged or crafted: it has a GNU long name header of 1610612736 bytes"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was changed"), "{stderr}");
+    assert!(peak < 256 << 20, "import took {} MiB of memory", peak >> 20);
+    assert!(
+        tree(&b.home)
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".claude/projects"))
+    );
+}
+
+/// A bundle of a few KB placed gigabytes, up to the free space (issue 23, second review): files
+/// past 256 MiB, or past 8 MiB and 200 times the bundle, are placed only with `--yes` (or a yes
+/// on a terminal), from a file and from a pipe alike.
+#[test]
+fn a_bundle_expanding_far_past_its_size_is_placed_only_with_yes() {
+    use sha2::Digest as _;
+    const SIZE: usize = 48 << 20;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&good).expect("read the bundle");
+    let mut transcript = Vec::new();
+    let padded = rebuilt(
+        &good,
+        |_| {},
+        |entries| {
+            entries[1].2.resize(SIZE, b'\n');
+            transcript.clone_from(&entries[1].2);
+        },
+    );
+    let sha = sha2::Sha256::digest(&transcript)
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"));
+    let crafted = rebuilt(
+        &padded,
+        |m| {
+            m["files"][0]["size"] = SIZE.into();
+            m["files"][0]["sha256"] = sha.clone().into();
+        },
+        |_| {},
+    );
+    assert!(crafted.len() < 200 << 10, "{} bytes", crafted.len());
+    let file = a.scratch.join("expanding.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+    let file = file.to_str().expect("UTF-8");
+
+    let b = TestEnv::new();
+    b.sticky(["import", file])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "the bundle's files add up to {SIZE} bytes (48 MiB), over 200 times the {} bytes of \
+             the bundle",
+            crafted.len()
+        ))
+        .assert_stderr_contains("import --yes places it")
+        .assert_stderr_contains("nothing was changed");
+    b.sticky(["import", "-"])
+        .stdin(crafted.clone())
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("the bundle's files expand to")
+        .assert_stderr_contains("bytes of it read so far")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        tree(&b.home)
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".claude/projects")),
+        "nothing placed"
+    );
+    assert!(
+        b.ok(["threads", "--json"]).json()["threads"]
+            .as_array()
+            .expect("a list")
+            .is_empty()
+    );
+
+    // On a terminal it asks; "n" places nothing, "y" places it.
+    let mut terminal = b.sticky(["import", file]).on_terminal();
+    let asked = terminal.expect("[y/N]");
+    assert!(
+        asked.contains("more than sticky places without asking") && asked.contains("Place it?"),
+        "{asked}"
+    );
+    terminal.send("n\r");
+    terminal.expect("nothing imported");
+    assert_eq!(terminal.wait(), 0);
+    assert!(
+        b.ok(["threads", "--json"]).json()["threads"]
+            .as_array()
+            .expect("a list")
+            .is_empty()
+    );
+    let d = TestEnv::new();
+    let mut terminal = d.sticky(["import", file]).on_terminal();
+    terminal.expect("[y/N]");
+    terminal.send("y\r");
+    terminal.expect("imported thread main");
+    assert_eq!(terminal.wait(), 0);
+
+    b.sticky(["import", "--yes", "-"])
+        .stdin(crafted.clone())
+        .run()
+        .assert_success();
+    let c = TestEnv::new();
+    c.ok(["import", "--yes", file]);
+    for env in [&b, &c, &d] {
+        let threads = env.ok(["threads", "--json"]).json();
+        assert_eq!(threads["threads"][0]["name"], "main");
+    }
+}
+
+/// A thread an older sticky let start with `-` is named in import's and relocate's hints as
+/// `-t=NAME`, which the command line reads as the thread (`-t -rf` reads `-rf` as options).
+#[test]
+fn hints_name_a_thread_starting_with_a_dash_so_the_command_line_takes_it() {
+    let env = TestEnv::new();
+    env.ok(["-t", "old", "first"]);
+    let conn = rusqlite::Connection::open(env.project.join(".sticky/sticky.db"))
+        .expect("open the database");
+    conn.execute("UPDATE threads SET name = '-rf' WHERE name = 'old'", [])
+        .expect("rename the thread");
+    drop(conn);
+    let bundle = env.scratch.join("b.sticky");
+    env.ok(["-t=-rf", "export", "-o", bundle.to_str().expect("UTF-8")]);
+
+    let refused = env
+        .sticky(["import", "--as", "other", bundle.to_str().expect("UTF-8")])
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains("(sticky -t=-rf \"...\")")
+        .assert_stderr_contains("`sticky -t=-rf forget`");
+
+    let copy = env.root().join("copy");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
+    env.sticky(["relocate", "-t=-rf"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("`sticky -t=-rf new --carry \"...\"`");
+
+    // The hint as printed does what it says.
+    env.ok(["-t=-rf", "forget", "--yes"]);
+    env.ok(["import", "--as", "other", bundle.to_str().expect("UTF-8")]);
+}
+
+/// Export bundles the vault's copy of a session whose agent files are gone; a copy that ends
+/// before turns the database records on the session (a turn whose copy failed, or was not
+/// made) is refused as a restore refuses it, naming the turns: imported, the agent would
+/// resume the session with them forgotten (issue 23, second review).
+#[test]
+fn export_refuses_a_vault_copy_that_ends_before_the_sessions_last_turns() {
+    let env = TestEnv::new();
+    env.turn("turn one");
+    let config = env.scratch.join("config.toml");
+    std::fs::write(&config, "vault = false\n").expect("write the config");
+    env.sticky(["turn two: the key decision"])
+        .env("STICKY_CONFIG", &config)
+        .run()
+        .assert_success();
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let bundle = env.scratch.join("b.sticky");
+    env.sticky(["export", "-o", bundle.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains(
+            "sticky's vault copy of them ends before turn #2 \"turn two: the key decision\"",
+        )
+        .assert_stderr_contains("`sticky new --carry \"...\"`");
+    assert!(!bundle.exists(), "no bundle written");
+}
+
+/// Codex keeps a session by its ID alone: its bundle imported into a second project of the same
+/// HOME finds the same session's file, the same turns for the first project's directory. The
+/// refusal says so, not that the file holds what the bundle lacks; a file holding turns taken
+/// after the export is told as such.
+#[test]
+fn a_codex_session_imported_into_a_second_project_of_its_home_is_told_as_the_same_session() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "codex")
+        .expect("codex");
+    let env = TestEnv::new();
+    let first = agent.turn(&env, &["-a", "codex", "in the first project"]);
+    let bundle = env.scratch.join("codex.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&env, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    let second = env.scratch.join("second");
+    std::fs::create_dir_all(&second).expect("create the second project");
+    env.git(&second, &["init", "-q"]);
+    let home = tree(&env.home);
+    let refused = agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&second)
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains(&format!(
+            "holds codex session {} as it runs in {}, the same turns as the bundle's",
+            first.session,
+            env.project.display()
+        ))
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !refused.stderr.contains("holds what the bundle lacks"),
+        "{}",
+        refused.describe()
+    );
+    assert!(tree(&env.home) == home, "nothing changed");
+
+    agent.turn(&env, &["after the export"]);
+    agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&second)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("holds what the bundle lacks");
+}
+
+/// A newer export of a Copilot session imported over the one placed before goes on with it,
+/// as every other agent's does: Copilot rewrites `workspace.yaml` (its timestamps) at every
+/// turn, so the placed one is judged by `events.jsonl`, which the newer bundle's extends. One
+/// whose events hold turns the bundle lacks is still refused.
+#[test]
+fn a_newer_copilot_export_imports_over_the_one_placed_before() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "copilot")
+        .expect("copilot");
+    let (a, b) = (TestEnv::new(), TestEnv::new());
+    let first = agent.turn(&a, &["-a", "copilot", "first"]);
+    let bundle = a.scratch.join("copilot.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&a, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    agent.sticky(&b, &["import", bundle]).run().assert_success();
+    agent.turn(&a, &["second"]);
+    // As the real Copilot does at every turn.
+    let workspace = a
+        .home
+        .join(".copilot/session-state")
+        .join(&first.session)
+        .join("workspace.yaml");
+    let yaml = std::fs::read_to_string(&workspace).expect("workspace.yaml");
+    std::fs::write(
+        &workspace,
+        format!("updated_at: 2026-12-06T20:00:00Z\n{yaml}"),
+    )
+    .expect("rewrite workspace.yaml");
+    agent
+        .sticky(&a, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+
+    agent
+        .sticky(&b, &["import", "--replace", "--yes", bundle])
+        .run()
+        .assert_success();
+    let next = agent.turn(&b, &["third"]);
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["first", "second"]);
+
+    // b's events now hold a turn the bundle lacks: refused.
+    std::fs::write(&workspace, "id: x\n").expect("rewrite workspace.yaml");
+    agent
+        .sticky(&a, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    agent
+        .sticky(&b, &["import", "--replace", "--yes", bundle])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("holds what the bundle lacks");
+    assert_eq!(
+        agent.turn(&b, &["fourth"]).saw,
+        ["first", "second", "third"]
+    );
+}
+
+/// A newer export of a session imported over the one placed before (`import --replace`) goes
+/// on with the newer history, for every agent.
+#[test]
+fn every_agent_takes_a_newer_export_over_the_one_placed_before() {
+    for agent in AGENTS {
+        let (a, b) = (TestEnv::new(), TestEnv::new());
+        let first = agent.turn(&a, &["-a", agent.name, "first"]);
+        let bundle = a.scratch.join("b.sticky");
+        let bundle = bundle.to_str().expect("UTF-8");
+        agent
+            .sticky(&a, &["export", "-o", bundle])
+            .run()
+            .assert_success();
+        agent.prepare(&b);
+        agent.sticky(&b, &["import", bundle]).run().assert_success();
+        agent.turn(&a, &["second"]);
+        agent
+            .sticky(&a, &["export", "-o", bundle])
+            .run()
+            .assert_success();
+        let again = agent
+            .sticky(&b, &["import", "--replace", "--yes", bundle])
+            .run();
+        assert!(
+            again.code == Some(0),
+            "{}: {}",
+            agent.name,
+            again.describe()
+        );
+        let next = agent.turn(&b, &["third"]);
+        assert_eq!(next.session, first.session, "{}", agent.name);
+        assert_eq!(next.saw, ["first", "second"], "{}", agent.name);
+    }
 }

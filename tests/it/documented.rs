@@ -244,7 +244,7 @@ struct Row {
     cargo: Option<&'static str>,
     /// A file the line writes in the project, and what it must contain.
     file: Option<(&'static str, &'static str)>,
-    /// The README's user-defined agent (`my-agent`) is configured.
+    /// docs/agents.md's user-defined agent (`my-agent`) is configured.
     my_agent: bool,
 }
 
@@ -744,14 +744,14 @@ fn run_on_terminal(env: &TestEnv) -> Ran {
     }
 }
 
-/// The README's user-defined agent, configured as its "Adding an agent" section says.
+/// docs/agents.md's user-defined agent, configured as its "Adding an agent" section says.
 fn my_agent(env: &TestEnv) -> Vec<(String, PathBuf)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("read the README");
-    let section = readme
+    let page = std::fs::read_to_string(root().join("docs/agents.md")).expect("read docs/agents.md");
+    let section = page
         .split("```toml\n")
         .filter_map(|rest| rest.split("```").next())
         .find(|body| body.contains("[agents.my-agent]"))
-        .expect("the README configures my-agent");
+        .expect("docs/agents.md configures my-agent");
     let config = env.script("my-agent.toml", section);
     let program = env.script(
         "my-agent",

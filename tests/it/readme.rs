@@ -1,5 +1,6 @@
 //! The README's promises, exercised so they cannot rot: its exit-code table is the one `--help`
-//! prints, and its "Adding an agent" configuration, copied as it stands, makes an agent sticky.
+//! prints, and the "Adding an agent" configuration of docs/agents.md, copied as it stands, makes
+//! an agent sticky.
 //! (Its quickstart commands run in `.ci/run`; every command it shows runs in `documented`.)
 
 use std::collections::BTreeSet;
@@ -9,17 +10,20 @@ use sticky::cli::EXIT_CODES;
 use crate::support::TestEnv;
 
 const README: &str = include_str!("../../README.md");
+const AGENTS: &str = include_str!("../../docs/agents.md");
 
-/// The fenced block of `lang` in the README that contains `marker`.
+/// The fenced block of `lang` in the README or docs/agents.md that contains `marker`.
 #[track_caller]
 fn block(lang: &str, marker: &str) -> String {
     let fence = format!("```{lang}\n");
-    README
-        .split(&fence)
-        .skip(1)
+    [README, AGENTS]
+        .iter()
+        .flat_map(|document| document.split(&fence).skip(1))
         .filter_map(|rest| rest.split("```").next())
         .find(|body| body.contains(marker))
-        .unwrap_or_else(|| panic!("the README has a {lang} block with {marker:?}"))
+        .unwrap_or_else(|| {
+            panic!("the README or docs/agents.md has a {lang} block with {marker:?}")
+        })
         .to_owned()
 }
 

@@ -928,6 +928,11 @@ fn a_sticky_dir_planted_by_a_repository_is_refused_until_trusted() {
     let trusted = env.ok(["--json", "trust"]).json();
     assert_eq!(trusted["trusted"], true, "{trusted}");
     assert_eq!(trusted["stamped"], true, "{trusted}");
+    assert_eq!(
+        trusted["adopted_copies"],
+        serde_json::json!([{"agent": "claude", "session": their_session}]),
+        "{trusted}"
+    );
     let again = env.ok(["trust"]);
     again.assert_stderr_contains("is already yours");
     // The first turn puts the adopted vault's transcript back, and says so on a pipe too.
@@ -1070,17 +1075,41 @@ fn an_unstamped_state_only_the_vault_could_continue_is_refused_until_trusted() {
     assert_eq!(env.agent_runs().len(), 1, "only the author's turn ran");
     assert!(!env.scratch.join("cache/sticky.db.stamp").exists());
 
+    // trust says plainly that the vault holds a transcript this HOME's agent never had, and
+    // that a lost session is put back from it...
     env.sticky(["trust"])
         .env("STICKY_DB", &cache)
         .run()
         .assert_success()
-        .assert_stderr_contains("is yours now");
+        .assert_stderr_contains("is yours now")
+        .assert_stderr_contains(&format!(
+            "its vault holds the transcripts of 1 session (claude {their_session}) that the \
+             agents in this HOME do not have: they were written elsewhere and came with this \
+             state, and when the agent reports such a session lost, the next turn puts the \
+             vault's copy back into the agent's home"
+        ));
+    // ...and the restore names the adoption it comes from.
     let resumed = env.sticky(["go on"]).env("STICKY_DB", &cache).run();
     resumed.assert_success();
+    resumed.assert_stderr_contains(
+        "restored 1 file from sticky's vault adopted by `sticky trust` on ",
+    );
+    resumed.assert_stderr_contains("this HOME's agent never had it");
     assert_eq!(
         resumed.answer().session,
         their_session,
         "restored from the vault"
+    );
+    // The copy is this HOME's own from then on: a later restore is an ordinary one.
+    let transcripts = env.home.join(".claude/projects");
+    fs::remove_dir_all(&transcripts).expect("the agent loses the session again");
+    let again = env.sticky(["and again"]).env("STICKY_DB", &cache).run();
+    again.assert_success();
+    again.assert_stderr_contains("from sticky's vault, resuming it again");
+    assert!(
+        !again.stderr.contains("adopted by `sticky trust`"),
+        "{}",
+        again.stderr
     );
 }
 

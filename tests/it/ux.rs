@@ -592,6 +592,40 @@ fn a_configuration_named_by_sticky_config_must_exist() {
 }
 
 #[test]
+fn a_configuration_others_may_write_stops_every_command_before_anything_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let marker = env.scratch.join("ran");
+    let planted = env.script(
+        "planted",
+        &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    let file = write_config(
+        &env,
+        &format!("[agents.claude]\nbin = \"{}\"\n", planted.display()),
+    );
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    for args in [&["hi"][..], &["config"], &["status"]] {
+        env.sticky(args)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "refusing the configuration {}: it can be written by other users (mode 0666)",
+                file.display()
+            ))
+            .assert_stderr_contains(&format!("chmod go-w {}", file.display()));
+    }
+    // STICKY_CONFIG is held to the same rule.
+    env.sticky(["hi"])
+        .env("STICKY_CONFIG", &file)
+        .run()
+        .assert_code(2);
+    assert!(!marker.exists(), "the planted program never ran");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    env.ok(["config"]);
+}
+
+#[test]
 fn a_missing_program_error_names_what_chose_it() {
     let env = TestEnv::new();
     let gone = env.scratch.join("no-such-claude");

@@ -257,7 +257,7 @@ fn status_and_doctor_show_the_vault() {
 #[test]
 fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
     let env = TestEnv::new();
-    env.turn("first");
+    let first = env.turn("first");
     // The last turn was two days ago: older than a retention of one day.
     let db = rusqlite::Connection::open(env.project.join(".sticky/sticky.db")).unwrap();
     let two_days = 2 * 86_400_000_i64;
@@ -285,6 +285,29 @@ fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
     );
     let text = env.sticky(["doctor"]).run().stdout;
     assert!(text.contains("warning: claude deletes sessions"), "{text}");
+    // A copy that lacks a turn (a copy failed since) is not restored: the warning says so.
+    let manifest = session_copy(&env, &first.session).join("manifest.json");
+    let mut recorded: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    recorded["turn"] = 0.into();
+    std::fs::write(&manifest, recorded.to_string()).unwrap();
+    let report = env.sticky(["doctor", "--json"]).run().json();
+    let warning = report["vault"]["warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("but it lacks turn #1")
+            && warning.contains("the next turn would not put it back")
+            && !warning.contains("which the next turn restores"),
+        "{warning}"
+    );
+    // Its transcript gone, doctor does not promise the restore the turn would refuse.
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let doctor = env.sticky(["doctor"]).run();
+    doctor.assert_code(73);
+    assert!(
+        !doctor.stdout.contains("the next turn restores it"),
+        "{}",
+        doctor.stdout
+    );
 
     // Within the retention: no warning.
     std::fs::write(
@@ -368,6 +391,46 @@ fn forget_asks_on_a_terminal_and_keeps_everything_unless_told_yes() {
     agreed.expect("[y/N]");
     agreed.send("y\r");
     assert_eq!(agreed.wait(), 0);
+    assert!(
+        env.ok(["-t", "scratch", "log"])
+            .stdout
+            .contains("no turns yet")
+    );
+}
+
+#[test]
+fn forget_refuses_while_a_turn_runs_and_holds_the_thread_while_it_asks() {
+    let env = TestEnv::new();
+    let session = env.ok(["-t", "scratch", "first"]).answer().session;
+    let release = env.scratch.join("release");
+    let mut held = env
+        .sticky(["-t", "scratch", "held turn"])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the agent got the held prompt", || {
+        std::fs::read_to_string(env.transcript(&session))
+            .is_ok_and(|text| text.contains("held turn"))
+    });
+    // --yes while a turn runs: refused, the running turn's record kept.
+    let refused = env.sticky(["forget", "-t", "scratch", "--yes"]).run();
+    refused.assert_code(75);
+    refused.assert_stderr_contains("thread scratch is running a turn");
+    std::fs::write(&release, "").expect("release the held turn");
+    held.wait().assert_success();
+    assert!(
+        env.ok(["-t", "scratch", "log"])
+            .stdout
+            .contains("held turn")
+    );
+    // While forget asks, no turn starts on the thread: it would be deleted unnamed.
+    let mut asking = env.sticky(["forget", "-t", "scratch"]).on_terminal();
+    asking.expect("2 turns and 1 vault copy? This cannot be undone. [y/N]");
+    let turn = env
+        .sticky(["-t", "scratch", "--no-wait", "meanwhile"])
+        .run();
+    turn.assert_code(75);
+    asking.send("y\r");
+    assert_eq!(asking.wait(), 0);
     assert!(
         env.ok(["-t", "scratch", "log"])
             .stdout

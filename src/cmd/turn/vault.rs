@@ -8,17 +8,14 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::super::view::{escape, fresh_line};
+use super::super::view::{escape, format_time, fresh_line, turn_name};
 use super::end::lost;
 use super::run::{Outcome, Running};
-use crate::store::{Mode, Store, TurnRow, TurnStatus};
-use crate::vault::{Manifest, Restored, Vault};
+use crate::store::Store;
+use crate::vault::{Restored, Vault};
 
 /// The most missing turns a message names (the rest are counted).
 const NAMED: usize = 3;
-
-/// The most characters of a missing turn's prompt a message shows.
-const PROMPT_WORDS: usize = 40;
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -90,8 +87,18 @@ pub(super) fn restore_if_lost(
         Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
     };
     if !turn.ctx.quiet {
+        // A copy that came with a state `sticky trust` adopted was written elsewhere: the
+        // agent here never had that transcript, and now reads it as its own.
+        let adopted = restored.adopted_at.map_or_else(String::new, |at| {
+            format!(
+                " adopted by `sticky trust` on {} (the copy came with that state: this HOME's \
+                 agent never had it)",
+                format_time(at)
+            )
+        });
         eprintln!(
-            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault, resuming it again",
+            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault{adopted}, \
+             resuming it again",
             fresh_line(),
             adapter.name(),
             escape(&id),
@@ -111,14 +118,15 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
         return Ok(None);
     };
     let turns = store.turns(session.thread_id)?;
-    let missing = missing(
-        &manifest,
-        turns.iter().filter(|row| row.session_id == session.id),
-    );
+    let missing = manifest.lacks(turns.iter().filter(|row| row.session_id == session.id));
     if missing.is_empty() {
         return Ok(None);
     }
-    let mut named: Vec<String> = missing.iter().take(NAMED).map(|row| name(row)).collect();
+    let mut named: Vec<String> = missing
+        .iter()
+        .take(NAMED)
+        .map(|row| turn_name(row))
+        .collect();
     if missing.len() > NAMED {
         named.push(format!("{} more", missing.len() - NAMED));
     }
@@ -139,33 +147,6 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
         if one { "that turn" } else { "those turns" },
         if one { "that turn" } else { "those turns" },
     )))
-}
-
-/// The turns among `turns` (the session's, from the database) that the copy `manifest`
-/// describes does not hold: every finished turn after the last one it records, or, for a
-/// manifest of an older sticky that records none, every one that ended after the copy was made.
-/// Only turns that ended well count: a failed one may never have reached the agent's files.
-fn missing<'a>(manifest: &Manifest, turns: impl Iterator<Item = &'a TurnRow>) -> Vec<&'a TurnRow> {
-    turns
-        .filter(|row| row.status == TurnStatus::Ok)
-        .filter(|row| match manifest.turn {
-            Some(last) => row.id > last,
-            None => row.ended_at.unwrap_or(row.started_at) > manifest.copied_at,
-        })
-        .collect()
-}
-
-/// A turn as a message names it: its number and the first words of its prompt.
-fn name(row: &TurnRow) -> String {
-    let Some(prompt) = row.prompt.as_deref().filter(|_| row.mode == Mode::Headless) else {
-        return format!("#{} (interactive)", row.id);
-    };
-    let line = prompt.lines().next().unwrap_or_default();
-    let mut words: String = line.chars().take(PROMPT_WORDS).collect();
-    if words.len() < prompt.len() {
-        words.push('…');
-    }
-    format!("#{} \"{}\"", row.id, escape(&words))
 }
 
 /// After the turn: what changed of the thread's live session's files goes into the vault
