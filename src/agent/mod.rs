@@ -11,6 +11,7 @@ mod copilot;
 mod custom;
 mod events;
 mod flags;
+pub mod fork_copy;
 mod gemini;
 pub mod ledger;
 mod opencode;
@@ -91,8 +92,13 @@ pub enum Forking {
         /// Whether the new session takes the ID sticky mints ([`Adapter::mint_id`]).
         chosen_id: bool,
     },
-    /// No fork sticky can ask for: the fork starts a new session with sticky's recap of the
-    /// source (`--carry recap`), and sticky says so.
+    /// No fork of its own, but the agent resumes a copy of the session's files under a new
+    /// session ID with the whole history (Gemini CLI, Copilot CLI): `sticky fork` makes that
+    /// copy at once ([`fork_copy`]), and the fork is a session the agent has.
+    Copy,
+    /// No fork sticky can ask for or make (an agent of the configuration, whose files sticky
+    /// does not know; a source whose files are gone): the fork starts a new session with
+    /// sticky's recap of the source (`--carry recap`), and sticky says so.
     Recap,
 }
 
@@ -736,9 +742,10 @@ mod tests {
     }
 
     /// The first turn of a fork, headless and interactive, on every built-in agent: the agent's
-    /// own fork of session `src` (with the ID sticky chose where the fork takes one), or, for
-    /// Gemini CLI and Copilot CLI, which have none, a new session (sticky's recap goes before
-    /// the prompt instead).
+    /// own fork of session `src` (with the ID sticky chose where the fork takes one); Gemini CLI
+    /// and Copilot CLI have none: `sticky fork` copies their session at once (the first turn
+    /// resumes the copy), and where there was nothing to copy the first turn starts a new
+    /// session, sticky's recap before the prompt (the rows below).
     #[test]
     fn a_forks_first_turn_asks_for_the_agents_own_fork() {
         let rows: &[(&dyn Adapter, Forking, &str, &str)] = &[
@@ -769,13 +776,13 @@ mod tests {
             ),
             (
                 &Gemini,
-                Forking::Recap,
+                Forking::Copy,
                 "--session-id u1 -m m -o stream-json -p go",
                 "--session-id u1 -m m",
             ),
             (
                 &Copilot,
-                Forking::Recap,
+                Forking::Copy,
                 "--session-id u1 --model m --output-format json --prompt=go",
                 "--session-id u1 --model m",
             ),

@@ -804,16 +804,29 @@ impl Tx<'_> {
         ))
     }
 
-    /// Records that the new session `session_id` is a fork of `from` (`sticky fork`).
-    pub fn mark_fork(&self, session_id: i64, from: &ForkedFrom) -> Result<SessionRow> {
+    /// Records that the new session `session_id` is a fork of `from` (`sticky fork`);
+    /// `confirmed` when the agent has the fork already (a copy of the source's files).
+    pub fn mark_fork(
+        &self,
+        session_id: i64,
+        from: &ForkedFrom,
+        confirmed: bool,
+    ) -> Result<SessionRow> {
         let sql = concat!(
-            "UPDATE sessions SET forked_from = ?2, forked_from_thread = ?3, forked_from_id = ?4 \
-             WHERE id = ?1 RETURNING ",
+            "UPDATE sessions SET forked_from = ?2, forked_from_thread = ?3, forked_from_id = ?4, \
+             confirmed_at = ?5 WHERE id = ?1 RETURNING ",
             session_columns!()
         );
+        let confirmed_at = confirmed.then(now);
         self.write(self.tx.query_row(
             sql,
-            params![session_id, from.session, from.thread, from.agent_session_id],
+            params![
+                session_id,
+                from.session,
+                from.thread,
+                from.agent_session_id,
+                confirmed_at
+            ],
             rows::session,
         ))
     }

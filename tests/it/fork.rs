@@ -2,7 +2,10 @@
 //! current thread's live session. Its first turn has the whole history; afterwards neither
 //! thread sees the other's turns. Every agent's fake reproduces its CLI's own fork (Claude
 //! Code's `--fork-session`, Codex's `exec fork`, Qwen Code's `--fork-session`, opencode's
-//! `--fork`); Gemini CLI and Copilot CLI have none, so their fork starts with sticky's recap.
+//! `--fork`); Gemini CLI and Copilot CLI have none but resume a copy of a session's files under
+//! a new ID (the fakes find a session as the CLIs do: Gemini's chat file by its header's
+//! `sessionId`, Copilot's `session-state/<id>/`), which sticky makes; where the source's files
+//! are gone, the fork starts with sticky's recap.
 
 use serde_json::Value;
 
@@ -11,6 +14,23 @@ use crate::support::TestEnv;
 
 /// The agents whose CLI has a fork of its own.
 const OWN_FORK: &[&str] = &["claude", "codex", "qwen", "opencode"];
+
+/// Every file under the test's HOME, with its bytes.
+fn home_files(env: &TestEnv) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.push((path, bytes));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&env.home, &mut out);
+    out
+}
 
 /// The sessions of thread `thread` (`sessions --json`).
 fn sessions(agent: &Agent, env: &TestEnv, thread: &str) -> Vec<Value> {
@@ -55,20 +75,18 @@ fn a_fork_starts_with_the_history_and_then_goes_its_own_way_on_every_agent() {
                 run.argv()
             );
         } else {
-            assert!(fork.saw.is_empty(), "{name}: a new session: {fork:?}");
-            for text in ["alpha", "beta", source.session.as_str()] {
-                assert!(
-                    fork.prompt.contains(text),
-                    "{name}: recap lacks {text}: {}",
-                    fork.prompt
-                );
-            }
-            assert!(
-                fork.prompt.ends_with("\n\ngamma"),
-                "{name}: {}",
-                fork.prompt
+            assert_eq!(
+                fork.saw,
+                ["alpha", "beta"],
+                "{name}: the copy has the history"
             );
-            forked.assert_stderr_contains("has no fork of its own");
+            assert_eq!(fork.prompt, "gamma", "{name}");
+            let argv = run.argv().join(" ");
+            assert!(
+                argv.contains(&format!("--resume {}", fork.session))
+                    || argv.contains(&format!("--resume={}", fork.session)),
+                "{name}: the copy is resumed: {argv}"
+            );
         }
         // The source goes on without the fork's turn, and the fork without the source's.
         let main = agent.turn(&env, &["delta"]);
@@ -214,4 +232,60 @@ fn a_fork_refuses_what_it_cannot_make() {
         .map(|thread| thread["name"].as_str().unwrap())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
+}
+
+/// Gemini CLI and Copilot CLI: `sticky fork NAME` copies the session at once (no agent runs),
+/// the source's files left as they were; where the agent kept no file of the source, the fork's
+/// first turn starts a new session with sticky's recap, and says why.
+#[test]
+fn a_copy_fork_is_made_at_once_and_a_recap_stands_in_for_a_source_without_files() {
+    for name in ["gemini", "copilot"] {
+        let agent = AGENTS.iter().find(|agent| agent.name == name).unwrap();
+        let env = TestEnv::new();
+        let source = agent.turn(&env, &["-a", name, "alpha"]);
+        let files_before = home_files(&env);
+        let made = agent.sticky(&env, &["fork", "idea"]).run();
+        made.assert_success().assert_clean_stdout();
+        made.assert_stderr_contains("made now, a copy of its files as session");
+        assert_eq!(env.agent_runs().len(), 1, "{name}: no agent ran");
+        let row = sessions(agent, &env, "idea").pop().unwrap();
+        let copy = row["agent_session_id"].as_str().unwrap().to_owned();
+        assert_ne!(copy, source.session, "{name}");
+        for (path, bytes) in &files_before {
+            assert_eq!(
+                std::fs::read(path).ok().as_ref(),
+                Some(bytes),
+                "{name}: {} changed",
+                path.display()
+            );
+        }
+        let fork = agent.turn(&env, &["-t", "idea", "beta"]);
+        assert_eq!(
+            (fork.session.as_str(), &fork.saw[..]),
+            (copy.as_str(), &["alpha".to_owned()][..]),
+            "{name}"
+        );
+        assert_eq!(
+            agent.turn(&env, &["gamma"]).saw,
+            ["alpha"],
+            "{name}: no leak"
+        );
+
+        // The source's files gone (the agent cleaned them up): a recap stands in.
+        for (path, _) in home_files(&env) {
+            if path.to_string_lossy().contains(&source.session[..8]) {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+        let forked = agent.sticky(&env, &["fork", "late", "delta"]).run();
+        forked.assert_success();
+        forked.assert_stderr_contains("kept no file of the session it forks");
+        let late = agent.answer(&forked);
+        assert!(late.saw.is_empty(), "{name}: {late:?}");
+        assert!(
+            late.prompt.contains("alpha") && late.prompt.ends_with("\n\ndelta"),
+            "{name}: {}",
+            late.prompt
+        );
+    }
 }

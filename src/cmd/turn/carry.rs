@@ -122,13 +122,20 @@ pub(super) fn fork_recap(
         return Ok(prompt);
     };
     let adapter = ctx.agents.get(&plan.agent)?;
-    if adapter.forking() != crate::agent::Forking::Recap {
+    if matches!(adapter.forking(), crate::agent::Forking::Own { .. }) {
         return Ok(prompt);
     }
+    // An agent that forks by a copy (`Forking::Copy`) had none made: the source's files were
+    // gone when the fork was recorded, so it starts with the recap too.
+    let why = match adapter.forking() {
+        crate::agent::Forking::Copy => "kept no file of the session it forks",
+        _ => "has no fork of its own",
+    };
     let Some(mut prompt) = prompt else {
         if !ctx.quiet {
             eprintln!(
-                "sticky: {} has no fork of its own, and an interactive run takes no recap:                  this fork starts without thread {}'s history (give a prompt to carry it)",
+                "sticky: {} {why}, and an interactive run takes no recap: this fork starts \
+                 without thread {}'s history (give a prompt to carry it)",
                 adapter.name(),
                 escape(&from.thread)
             );
@@ -137,7 +144,8 @@ pub(super) fn fork_recap(
     };
     let source = store.session(from.session)?.ok_or_else(|| {
         StickyError::Usage(format!(
-            "this thread forks session #{} of thread {}, which is gone (forgotten?); start it              afresh with `sticky new`",
+            "this thread forks session #{} of thread {}, which is gone (forgotten?); start it \
+             afresh with `sticky new`",
             from.session,
             escape(&from.thread)
         ))
@@ -145,7 +153,8 @@ pub(super) fn fork_recap(
     let recap = recap(store, &source, args.carry_max.max(MIN_CARRY))?;
     if !ctx.quiet {
         eprintln!(
-            "sticky: {} has no fork of its own; the fork starts a new session with sticky's              recap of thread {}'s session ({} bytes, as --carry does)",
+            "sticky: {} {why}; the fork starts a new session with sticky's recap of thread \
+             {}'s session ({} bytes, as --carry does)",
             adapter.name(),
             escape(&from.thread),
             recap.len()

@@ -2,16 +2,20 @@
 //! live session of the current thread.
 //!
 //! The fork is recorded at once (one transaction: the new thread, its session marked
-//! `forked_from` the source); the agent makes it at the fork's first turn, which passes the
-//! source's ID to the agent's own fork (`agent::Forking::Own`) or, for an agent without one,
-//! puts sticky's recap of the source before the prompt (`turn::carry::fork_recap`). A fork the
-//! agent has not made yet is made again by the next turn however the last one failed
-//! (`session::plan`'s `forking`). Forking at once would need a turn anyway for every agent but
-//! Claude Code, whose fork is made by the turn that sends it a prompt, so the rule is one.
+//! `forked_from` the source). An agent with a fork of its own (`agent::Forking::Own`) makes it
+//! at the fork's first turn, which passes it the source's ID: their forks are made by a turn
+//! that sends a prompt (Claude Code's too), so the fork waits for one. A fork the agent has not
+//! made yet is made again by the next turn however the last one failed (`session::plan`'s
+//! `forking`). An agent that resumes a copy of a session's files under a new ID
+//! (`agent::Forking::Copy`: Gemini CLI, Copilot CLI) gets that copy now, and the fork is a
+//! confirmed session its first turn resumes. Where neither is possible (an agent of the
+//! configuration; a source whose files are gone), the first turn puts sticky's recap of the
+//! source before the prompt (`turn::carry::fork_recap`) and says so.
 
 use anyhow::Result;
 
 use super::Context;
+use crate::agent::{Forking, fork_copy};
 use crate::cli::{ForkArgs, TurnArgs};
 use crate::cmd::output::Report;
 use crate::cmd::view::{SessionView, escape};
@@ -58,9 +62,16 @@ pub fn run(
         }));
     }
     if !ctx.quiet {
+        let how = if session.confirmed_at.is_some() {
+            format!(
+                "made now, a copy of its files as session {}",
+                session.agent_session_id.as_deref().unwrap_or("?")
+            )
+        } else {
+            "its first turn makes the fork".to_owned()
+        };
         eprintln!(
-            "sticky: thread {} forks thread {}'s {} session; its first turn makes the fork \
-             (sticky -t {} \"PROMPT\")",
+            "sticky: thread {} forks thread {}'s {} session; {how} (sticky -t {} \"PROMPT\")",
             escape(&args.name),
             escape(&ctx.thread),
             session.agent,
@@ -125,24 +136,41 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
         }
         let thread = tx.ensure_thread(name)?;
         let id = adapter.fork_id();
-        let session = tx.start_session(
-            thread.id,
-            &NewSession {
-                agent: &live.agent,
-                model: live.model.as_deref(),
-                agent_session_id: id.as_deref(),
-                directory: &ctx.project.dir,
-                rotated_from: None,
-                carried: None,
-            },
-        )?;
-        tx.mark_fork(
-            session.id,
-            &ForkedFrom {
-                session: live.id,
-                thread: source.to_owned(),
-                agent_session_id: from_id,
-            },
-        )
+        // An agent that resumes a copy of the session's files: the copy is the fork, made now.
+        let copy = match (adapter.forking(), id.as_deref()) {
+            (Forking::Copy, Some(new_id)) => {
+                let home = dirs::home_dir().unwrap_or_default();
+                let copied =
+                    fork_copy::copy_session(adapter, &home, &live.directory, (&from_id, new_id))?;
+                (!copied.files.is_empty()).then_some(copied)
+            }
+            _ => None,
+        };
+        let recorded = (|| {
+            let session = tx.start_session(
+                thread.id,
+                &NewSession {
+                    agent: &live.agent,
+                    model: args.model.as_deref().or(live.model.as_deref()),
+                    agent_session_id: id.as_deref(),
+                    directory: &ctx.project.dir,
+                    rotated_from: None,
+                    carried: None,
+                },
+            )?;
+            tx.mark_fork(
+                session.id,
+                &ForkedFrom {
+                    session: live.id,
+                    thread: source.to_owned(),
+                    agent_session_id: from_id.clone(),
+                },
+                copy.is_some(),
+            )
+        })();
+        if let (Err(_), Some(copy)) = (&recorded, copy) {
+            copy.discard();
+        }
+        recorded
     })
 }

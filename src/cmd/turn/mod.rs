@@ -45,7 +45,7 @@ const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
     if args.fork {
-        fork_first(ctx, fresh)?;
+        fork_first(ctx, args, fresh)?;
     }
     ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
@@ -58,10 +58,11 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
 
 /// `-t NAME --fork`: makes thread NAME a fork of the thread the turn would use without `-t`
 /// (`STICKY_THREAD`, else `main`) before the turn runs on it.
-fn fork_first(ctx: &Context, fresh: bool) -> Result<()> {
+fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
     if fresh {
         return Err(StickyError::Usage(
-            "--fork makes a thread that goes on from another, and `sticky new` starts afresh;              use one of them"
+            "--fork makes a thread that goes on from another, and `sticky new` starts afresh; \
+             use one of them"
                 .into(),
         )
         .into());
@@ -78,7 +79,13 @@ fn fork_first(ctx: &Context, fresh: bool) -> Result<()> {
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "main".to_owned());
-    let args = TurnArgs::default();
+    // The agent and model the turn asks for: the fork is made with them (another agent is
+    // refused), as `sticky fork NAME` makes it.
+    let args = TurnArgs {
+        agent: turn.agent.clone(),
+        model: turn.model.clone(),
+        ..TurnArgs::default()
+    };
     fork::make(ctx, &source, &ctx.thread, &args).map(drop)
 }
 
