@@ -840,10 +840,13 @@ pub enum Command {
     /// The fork's first turn has the whole history of the session it forks; from then on
     /// neither thread sees the other's turns. sticky uses the agent's own fork (Claude Code's
     /// --fork-session, Codex's `exec fork`, Qwen Code's --fork-session, opencode's --fork);
-    /// Gemini CLI and Copilot CLI have none, so their fork starts a new session with sticky's
-    /// recap of the source (as --carry does) and says so. Without a prompt the thread is made
-    /// and the fork happens at its first turn. `sessions` and `log` show where a fork came
-    /// from. `sticky -t NAME --fork PROMPT` does the same in one step.
+    /// Gemini CLI and Copilot CLI have none, so sticky copies the session's files under a new
+    /// session ID, which they resume with its history. Where no fork can be made (an agent of
+    /// the configuration, a session whose files are gone), the fork starts a new session with
+    /// sticky's recap of the source (as --carry does) and says so. Without a prompt the thread
+    /// is made, and the fork happens at its first turn (at once for a copy). `sessions` and
+    /// `log` show where a fork came from. `sticky -t NAME --fork PROMPT` does the same in one
+    /// step.
     #[command(mut_arg("fork", |arg| arg.hide(true)))]
     Fork(ForkArgs),
 

@@ -367,6 +367,13 @@ fn rows() -> Vec<Row> {
             "try it with a trie instead",
         )
         .args(&["--fork-session"]),
+        // README and docs/conversations.md: forks.
+        Row::report("sticky fork idea").stderr("its first turn makes the fork"),
+        Row::turn(
+            "sticky -t idea --fork \"try a trie instead\"",
+            "try a trie instead",
+        )
+        .args(&["--fork-session"]),
         Row::turn(
             "sticky -t idea2 --fork \"or with a hash map\"",
             "or with a hash map",
