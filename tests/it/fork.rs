@@ -277,7 +277,10 @@ fn a_copy_fork_is_made_at_once_and_a_recap_stands_in_for_a_source_without_files(
                 std::fs::remove_file(path).unwrap();
             }
         }
-        let forked = agent.sticky(&env, &["fork", "late", "delta"]).run();
+        let recorded = agent.sticky(&env, &["fork", "late"]).run();
+        recorded.assert_success();
+        recorded.assert_stderr_contains("keeps no file of it to copy");
+        let forked = agent.sticky(&env, &["-t", "late", "delta"]).run();
         forked.assert_success();
         forked.assert_stderr_contains("kept no file of the session it forks");
         let late = agent.answer(&forked);

@@ -67,6 +67,11 @@ pub fn run(
                 "made now, a copy of its files as session {}",
                 session.agent_session_id.as_deref().unwrap_or("?")
             )
+        } else if ctx.agents.get(&session.agent)?.forking() == Forking::Copy {
+            // Nothing to copy: the source's files are gone (see `make`).
+            "the agent keeps no file of it to copy, so the fork's first turn starts with \
+             sticky's recap of it"
+                .to_owned()
         } else {
             "its first turn makes the fork".to_owned()
         };
