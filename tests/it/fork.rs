@@ -292,3 +292,37 @@ fn a_copy_fork_is_made_at_once_and_a_recap_stands_in_for_a_source_without_files(
         );
     }
 }
+
+/// A turn running on the source is waited for (a copy made then would take the agent's files
+/// half-written): `--no-wait` refuses with 75 and records nothing, and a fork that waits is
+/// made once the turn ended, with its history.
+#[test]
+fn a_fork_waits_for_the_turn_running_on_its_source() {
+    let env = TestEnv::new();
+    let session = env.turn("alpha").session;
+    let release = env.scratch.join("release");
+    let mut held = env
+        .sticky(["held turn"])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the agent got the held prompt", || {
+        std::fs::read_to_string(env.transcript(&session))
+            .is_ok_and(|text| text.contains("held turn"))
+    });
+    env.sticky(["fork", "idea", "--no-wait", "x"])
+        .run()
+        .assert_code(75)
+        .assert_stderr_contains("a turn still runs on thread main");
+    assert_eq!(
+        env.ok(["-t", "idea", "sessions", "--json"]).json()["sessions"],
+        serde_json::json!([]),
+        "the refused fork recorded nothing"
+    );
+    let mut waiting = env.sticky(["fork", "idea", "beta"]).start();
+    waiting.wait_for_stderr("waiting up to");
+    std::fs::write(&release, "").expect("release the held turn");
+    held.wait().assert_success();
+    let fork = waiting.wait();
+    fork.assert_success();
+    assert_eq!(fork.answer().saw, ["alpha", "held turn"]);
+}

@@ -109,6 +109,9 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
     let Some(mut store) = ctx.existing_store()? else {
         return Err(no_session().into());
     };
+    // A turn running on the source is waited for: a copy made now (Gemini, Copilot) would
+    // take the agent's files half-written.
+    let _source = lock_source(ctx, source, args)?;
     store.immediate(|tx| {
         if tx.thread(name)?.is_some() {
             return Err(StickyError::Usage(format!(
@@ -177,5 +180,33 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
             copy.discard();
         }
         recorded
+    })
+}
+
+/// Takes thread `source`'s lock as a reader (`lock::lock_to_read`), waiting for a turn running
+/// on it as a turn waits (`--wait`, `--no-wait`).
+fn lock_source(ctx: &Context, source: &str, args: &TurnArgs) -> Result<crate::lock::ReadLock> {
+    let wait = if args.no_wait {
+        std::time::Duration::ZERO
+    } else {
+        std::time::Duration::from_secs(args.wait)
+    };
+    let lock = crate::lock::lock_to_read(&ctx.project.state.locks, source, wait, &mut || {
+        if !ctx.quiet && !args.no_wait {
+            eprintln!(
+                "sticky: waiting up to {}s for the turn running on thread {}, to fork what it \
+                 leaves",
+                wait.as_secs(),
+                escape(source)
+            );
+        }
+    })?;
+    lock.ok_or_else(|| {
+        StickyError::Busy(format!(
+            "a turn still runs on thread {}; fork it when the turn ends (--wait SECONDS waits \
+             longer)",
+            escape(source)
+        ))
+        .into()
     })
 }

@@ -84,6 +84,8 @@ fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
     let args = TurnArgs {
         agent: turn.agent.clone(),
         model: turn.model.clone(),
+        wait: turn.wait,
+        no_wait: turn.no_wait,
         ..TurnArgs::default()
     };
     fork::make(ctx, &source, &ctx.thread, &args).map(drop)
