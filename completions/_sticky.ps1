@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock')
             [CompletionResult]::new('--no-carry', '--no-carry', [CompletionResultType]::ParameterName, 'Carry no recap, even where the configuration''s `carry_on_change` would')
+            [CompletionResult]::new('--fork', '--fork', [CompletionResultType]::ParameterName, 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`''s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
@@ -44,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')
@@ -78,6 +80,31 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock')
             [CompletionResult]::new('--no-carry', '--no-carry', [CompletionResultType]::ParameterName, 'Carry no recap, even where the configuration''s `carry_on_change` would')
+            [CompletionResult]::new('--fork', '--fork', [CompletionResultType]::ParameterName, 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`''s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sticky;fork' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model for the session; a different model than the session''s starts a new session')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)')
+            [CompletionResult]::new('--carry', '--carry', [CompletionResultType]::ParameterName, 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky''s own record: the old session''s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration''s `carry_on_change` makes this the default for a change of model or agent')
+            [CompletionResult]::new('--carry-max', '--carry-max', [CompletionResultType]::ParameterName, 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit')
+            [CompletionResult]::new('--stdin', '--stdin', [CompletionResultType]::ParameterName, 'What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the configuration''s `stdin`, else auto)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if sticky was started in DIR')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock')
+            [CompletionResult]::new('--no-carry', '--no-carry', [CompletionResultType]::ParameterName, 'Carry no recap, even where the configuration''s `carry_on_change` would')
+            [CompletionResult]::new('--fork', '--fork', [CompletionResultType]::ParameterName, 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`''s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object on stdout instead of text')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors (no progress)')
@@ -278,6 +305,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
         }
         'sticky;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')
@@ -297,6 +325,9 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             break
         }
         'sticky;help;new' {
+            break
+        }
+        'sticky;help;fork' {
             break
         }
         'sticky;help;status' {

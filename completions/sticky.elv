@@ -33,6 +33,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
             cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
+            cand --fork 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`''s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -41,6 +42,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
+            cand fork 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)'
             cand status 'Show the project, the conversation, its session and the last turn'
             cand log 'List the turns of this conversation across all its sessions'
             cand sessions 'List the sessions of this conversation, with their lineage'
@@ -74,6 +76,30 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
             cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
+            cand --fork 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`''s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
+            cand --json 'Print one JSON object on stdout instead of text'
+            cand -q 'Print nothing on stderr but errors (no progress)'
+            cand --quiet 'Print nothing on stderr but errors (no progress)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sticky;fork'= {
+            cand -p 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order'
+            cand --prompt 'The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined with any prompt words in command-line order'
+            cand -a 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
+            cand --agent 'The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in the configuration; a different agent than the session''s starts a new session'
+            cand -m 'The model for the session; a different model than the session''s starts a new session'
+            cand --model 'The model for the session; a different model than the session''s starts a new session'
+            cand --wait 'Wait at most SECONDS for another turn on this conversation to end (exit 75 when it does not)'
+            cand --carry 'When this turn starts a new session (`sticky new`, another --model or --agent), put a recap of the old session before the prompt, so the new one knows what was done. KIND `recap` (the default) is sticky''s own record: the old session''s prompts and answers, newest first, naming its agent, model and session ID. `summary` first asks the old session for a handoff summary (one extra turn on it, shown in `log`) and carries that, falling back to `recap` when that turn fails. The configuration''s `carry_on_change` makes this the default for a change of model or agent'
+            cand --carry-max 'The most bytes the carried recap may take (at least 512); older turns are left out, then cut, to fit'
+            cand --stdin 'What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the configuration''s `stdin`, else auto)'
+            cand -C 'Run as if sticky was started in DIR'
+            cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
+            cand --no-wait 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database''s lock'
+            cand --no-carry 'Carry no recap, even where the configuration''s `carry_on_change` would'
+            cand --fork 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`''s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
             cand --json 'Print one JSON object on stdout instead of text'
             cand -q 'Print nothing on stderr but errors (no progress)'
             cand --quiet 'Print nothing on stderr but errors (no progress)'
@@ -258,6 +284,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
+            cand fork 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)'
             cand status 'Show the project, the conversation, its session and the last turn'
             cand log 'List the turns of this conversation across all its sessions'
             cand sessions 'List the sessions of this conversation, with their lineage'
@@ -276,6 +303,8 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sticky;help;new'= {
+        }
+        &'sticky;help;fork'= {
         }
         &'sticky;help;status'= {
         }

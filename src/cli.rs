@@ -74,6 +74,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "fork",
+        &[
+            (
+                "sticky fork idea \"try it with a trie instead\"",
+                "thread idea goes on from this conversation's history; main never sees its turns",
+            ),
+            (
+                "sticky -t idea2 --fork \"or with a hash map\"",
+                "the same in one step, from thread main",
+            ),
+        ],
+    ),
+    (
         "new",
         &[
             ("sticky new", "start a fresh session; the next turn runs it"),
@@ -460,8 +473,8 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// them, so a command line that names one is parsed with the whole definition, and a one-word
 /// prompt a letter or two away from one is refused (see [`refuse_misspelt_command`]).
 const COMMANDS: &[&str] = &[
-    "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "forget", "show", "trust",
+    "new", "fork", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor",
+    "prompt", "export", "import", "relocate", "forget", "show", "trust",
 ];
 
 /// The top level of the command line as [`Cli::command`] defines it, with each command only
@@ -501,9 +514,13 @@ fn refuse_misspelt_command(
         return Ok(());
     }
     let allowed = if word.len() <= 4 { 1 } else { 2 };
+    // The nearest command (`forgt` is `forget`, not `fork`).
     let near = COMMANDS
         .iter()
-        .find(|name| edit_distance(word, name) <= allowed);
+        .map(|name| (edit_distance(word, name), name))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name);
     match near {
         Some(name) => Err(command.error(
             ErrorKind::InvalidSubcommand,
@@ -756,6 +773,11 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with = "carry")]
     pub no_carry: bool,
 
+    /// Make the thread named by -t a fork of the live session of `STICKY_THREAD`'s thread (else
+    /// `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT.
+    #[arg(long)]
+    pub fork: bool,
+
     /// What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the
     /// configuration's `stdin`, else auto).
     ///
@@ -771,6 +793,18 @@ pub struct TurnArgs {
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
+}
+
+/// `sticky fork NAME [PROMPT]`: the new thread's name, then a turn's options.
+#[derive(Debug, Args, Clone)]
+pub struct ForkArgs {
+    /// The new thread; a name in use is refused.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// The fork's first turn, if a prompt is given.
+    #[command(flatten)]
+    pub turn: TurnArgs,
 }
 
 /// The value of `--wait`: a whole number of seconds. A negative one is taken as a value
@@ -818,7 +852,24 @@ pub enum Command {
     /// (as words, with -p, or piped on stdin).
     ///
     /// The old session stays on record, linked to the new one with the reason `new`.
+    #[command(mut_arg("fork", |arg| arg.hide(true)))]
     New(TurnArgs),
+
+    /// Make thread NAME a fork of this conversation's live session, and run its first turn if
+    /// a prompt is given (as words or with -p).
+    ///
+    /// The fork's first turn has the whole history of the session it forks; from then on
+    /// neither thread sees the other's turns. sticky uses the agent's own fork (Claude Code's
+    /// --fork-session, Codex's `exec fork`, Qwen Code's --fork-session, opencode's --fork);
+    /// Gemini CLI and Copilot CLI have none, so sticky copies the session's files under a new
+    /// session ID, which they resume with its history. Where no fork can be made (an agent of
+    /// the configuration, a session whose files are gone), the fork starts a new session with
+    /// sticky's recap of the source (as --carry does) and says so. Without a prompt the thread
+    /// is made, and the fork happens at its first turn (at once for a copy). `sessions` and
+    /// `log` show where a fork came from. `sticky -t NAME --fork PROMPT` does the same in one
+    /// step.
+    #[command(mut_arg("fork", |arg| arg.hide(true)))]
+    Fork(ForkArgs),
 
     /// Show the project, the conversation, its session and the last turn.
     Status,

@@ -123,6 +123,16 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Prompt) => prompt::run(&global),
         Some(Command::Agents) => agents::run(&unthreaded()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
+        Some(Command::Fork(args)) => turn::fork(&ctx()?, &args, |name| {
+            // The fork's thread is NAME as given, as `-t NAME` gives it.
+            let mut global = global.clone();
+            name.clone_into(&mut global.thread);
+            let origins = Origins {
+                thread: crate::cli::Origin::Flag,
+                ..origins
+            };
+            Context::new(&global, origins, true)
+        }),
         Some(Command::Status) => status::run(&ctx()?),
         Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
@@ -165,7 +175,7 @@ impl Command {
     /// its error object has too (see `error_object`).
     fn json_keys(&self) -> &'static [&'static str] {
         match self {
-            Self::New(_) => TURN_KEYS,
+            Self::New(_) | Self::Fork(_) => TURN_KEYS,
             Self::Status => &[
                 "project",
                 "database",
@@ -251,7 +261,12 @@ impl Command {
     fn reports(&self) -> bool {
         !matches!(
             self,
-            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_) | Self::Trust
+            Self::New(_)
+                | Self::Fork(_)
+                | Self::Init
+                | Self::Export(_)
+                | Self::Forget(_)
+                | Self::Trust
         ) && !matches!(self, Self::Threads(args) if args.prune)
     }
 }

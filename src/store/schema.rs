@@ -148,6 +148,16 @@ const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX sessions_live_agent ON sessions (agent, agent_session_id)
         WHERE ended_at IS NULL AND agent_session_id IS NOT NULL;
     ",
+    // 7 (part 17): forks. A session made by `sticky fork` names the session it was forked
+    // from: its row id, its thread's name and its agent session ID, copied when the fork is
+    // made, so `sessions` and `log` show the lineage without a join, the first turn knows what
+    // to fork, and `forget` of the source thread leaves the fork's record readable (no foreign
+    // key: the source may be forgotten).
+    "
+    ALTER TABLE sessions ADD COLUMN forked_from INTEGER;
+    ALTER TABLE sessions ADD COLUMN forked_from_thread TEXT;
+    ALTER TABLE sessions ADD COLUMN forked_from_id TEXT;
+    ",
     // 8 (part 17): the git branch a thread is named after (`-t @branch`, `-t @pr`, the
     // configuration's `thread = "branch"`), recorded by its turns, so `sticky threads` shows
     // it and `sticky threads --prune` finds the threads of deleted and merged branches. NULL:
@@ -534,6 +544,59 @@ mod tests {
                 .to_string()
                 .contains("sessions.agent, sessions.agent_session_id"),
             "the store's error names it by this: {error}"
+        );
+    }
+
+    #[test]
+    fn the_fork_migration_reads_every_older_session_as_no_fork() {
+        let conn = Connection::open_in_memory().unwrap();
+        // Found by what it adds, not by its number: migrations may land in another order.
+        let before = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains("forked_from"))
+            .unwrap();
+        for migration in &MIGRATIONS[..before] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO threads (name, created_at) VALUES ('main', 0);
+             INSERT INTO sessions (thread_id, agent, agent_session_id, directory, created_at)
+             VALUES (1, 'claude', 'S', '/p', 0);",
+        )
+        .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let sql = concat!(
+            "SELECT ",
+            super::super::rows::session_columns!(),
+            " FROM sessions"
+        );
+        let row = conn
+            .query_row(sql, [], super::super::rows::session)
+            .unwrap();
+        assert_eq!(
+            (row.agent_session_id.as_deref(), row.forked_from),
+            (Some("S"), None)
+        );
+        conn.execute(
+            "UPDATE sessions SET forked_from = 7, forked_from_thread = 'idea', \
+             forked_from_id = 'T'",
+            [],
+        )
+        .unwrap();
+        let row = conn
+            .query_row(sql, [], super::super::rows::session)
+            .unwrap();
+        let from = row.forked_from.unwrap();
+        assert_eq!(
+            (
+                from.session,
+                from.thread.as_str(),
+                from.agent_session_id.as_str()
+            ),
+            (7, "idea", "T")
         );
     }
 }

@@ -1506,12 +1506,16 @@ fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
     let b = TestEnv::new();
     b.ok(["import", "--as", "second", bundle.to_str().expect("UTF-8")]);
     // What the older sticky's second import left: another thread with the same live session,
-    // in a file at the schema before the index (and before every later migration).
+    // in a file at the schema before the index (and without the columns later migrations add:
+    // the fork's lineage, the thread's branch).
     let db = b.project.join(".sticky/sticky.db");
     let conn = rusqlite::Connection::open(&db).expect("open the database");
     conn.execute_batch(
         "DROP INDEX sessions_live_agent;
          ALTER TABLE threads DROP COLUMN branch;
+         ALTER TABLE sessions DROP COLUMN forked_from;
+         ALTER TABLE sessions DROP COLUMN forked_from_thread;
+         ALTER TABLE sessions DROP COLUMN forked_from_id;
          INSERT INTO threads (name, created_at) VALUES ('third', 1);
          INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, created_at,
              confirmed_at, turn_count)

@@ -360,6 +360,25 @@ fn rows() -> Vec<Row> {
             how: How::Terminal,
             ..Row::turn("sticky", "").edit_turn(|turn| turn.interactive = true)
         },
+        Row::turn("sticky fork idea \"try a trie instead\"", "try a trie instead")
+            .args(&["--fork-session"]),
+        Row::turn(
+            "sticky fork idea \"try it with a trie instead\"",
+            "try it with a trie instead",
+        )
+        .args(&["--fork-session"]),
+        // README and docs/conversations.md: forks.
+        Row::report("sticky fork idea").stderr("its first turn makes the fork"),
+        Row::turn(
+            "sticky -t idea --fork \"try a trie instead\"",
+            "try a trie instead",
+        )
+        .args(&["--fork-session"]),
+        Row::turn(
+            "sticky -t idea2 --fork \"or with a hash map\"",
+            "or with a hash map",
+        )
+        .args(&["--fork-session"]),
         Row::turn(
             "sticky new \"start on the release notes\"",
             "start on the release notes",

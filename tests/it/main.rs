@@ -30,6 +30,7 @@ mod document;
 mod documented;
 mod emptied;
 mod fake;
+mod fork;
 mod git_state;
 mod hostile;
 mod input;

@@ -48,6 +48,7 @@ const SESSION_KEYS: &[&str] = &[
     "ended_at",
     "carried",
     "carried_bytes",
+    "forked_from",
 ];
 
 const TURN_KEYS: &[&str] = &[
