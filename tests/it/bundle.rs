@@ -701,11 +701,13 @@ fn export_import_and_relocate_print_their_json_objects() {
         "bytes",
         "file",
         "files",
+        "format",
         "project",
         "thread",
         "turns",
     ];
     assert_eq!(keys(&exported), expected);
+    assert_eq!(exported["format"], "bundle");
     assert_eq!(exported["agent_session_id"], first.session.as_str());
     assert_eq!(exported["turns"], 1);
     a.sticky(["--json", "export"])
