@@ -31,6 +31,9 @@ _sticky() {
             sticky,forget)
                 cmd="sticky__subcmd__forget"
                 ;;
+            sticky,fork)
+                cmd="sticky__subcmd__fork"
+                ;;
             sticky,help)
                 cmd="sticky__subcmd__help"
                 ;;
@@ -88,6 +91,9 @@ _sticky() {
             sticky__subcmd__help,forget)
                 cmd="sticky__subcmd__help__subcmd__forget"
                 ;;
+            sticky__subcmd__help,fork)
+                cmd="sticky__subcmd__help__subcmd__fork"
+                ;;
             sticky__subcmd__help,help)
                 cmd="sticky__subcmd__help__subcmd__help"
                 ;;
@@ -137,7 +143,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --fork --stdin --thread --json --quiet --help --version new fork status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -325,7 +331,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__export)
-            opts="-o -C -t -q -h --output --force --thread --json --quiet --help"
+            opts="-o -C -t -q -h --output --force --format --no-redact --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -359,6 +365,10 @@ _sticky() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "bundle markdown json" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -412,8 +422,77 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__fork)
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --fork --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --carry)
+                    COMPREPLY=($(compgen -W "recap summary off" -- "${cur}"))
+                    return 0
+                    ;;
+                --carry-max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin)
+                    COMPREPLY=($(compgen -W "auto wait skip" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
+            opts="new fork status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -483,6 +562,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__forget)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__fork)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -796,7 +889,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help"
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --fork --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1051,7 +1144,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__threads)
-            opts="-C -t -q -h --thread --json --quiet --help"
+            opts="-y -C -t -q -h --prune --yes --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -223,7 +223,15 @@ fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<
                 line.push_str(&format!(" · carried a {} of {bytes} bytes", escape(kind)));
             }
         }
-        _ => line.push_str(" · first"),
+        _ => match &session.forked_from {
+            Some(from) => line.push_str(&format!(
+                " · forked from {} #{} ({})",
+                escape(&from.thread),
+                from.session,
+                escape(&from.agent_session_id)
+            )),
+            None => line.push_str(" · first"),
+        },
     }
     if session.ended_at.is_none() {
         line.push_str(" · live");

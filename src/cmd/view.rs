@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::agent::ledger::Figures;
 use crate::exit::StickyError;
-use crate::store::{Millis, Mode, SessionRow, TurnLedger, TurnRow, TurnStatus};
+use crate::store::{ForkedFrom, Millis, Mode, SessionRow, TurnLedger, TurnRow, TurnStatus};
 
 /// A session as `--json` shows it.
 #[derive(Debug, Serialize)]
@@ -38,6 +38,9 @@ pub struct SessionView<'a> {
     pub carried: Option<&'a str>,
     /// The size of that recap in bytes.
     pub carried_bytes: Option<i64>,
+    /// The session it was forked from (`sticky fork`): `thread`, `session` (sticky's id) and
+    /// `agent_session_id`; `null` for a session that is no fork.
+    pub forked_from: Option<&'a ForkedFrom>,
 }
 
 impl<'a> From<&'a SessionRow> for SessionView<'a> {
@@ -54,6 +57,7 @@ impl<'a> From<&'a SessionRow> for SessionView<'a> {
             ended_at: row.ended_at,
             carried: row.carried.as_deref(),
             carried_bytes: row.carried_bytes,
+            forked_from: row.forked_from.as_ref(),
         }
     }
 }

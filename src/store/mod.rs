@@ -82,6 +82,8 @@ pub struct ThreadRow {
     pub name: String,
     /// When it was created.
     pub created_at: Millis,
+    /// The git branch it is named after, recorded by its turns (`-t @branch`).
+    pub branch: Option<String>,
 }
 
 /// An agent session attached to a thread. Serialized as a bundle carries it ([`crate::bundle`]:
@@ -119,6 +121,21 @@ pub struct SessionRow {
     /// The size of that recap in bytes.
     #[serde(default)]
     pub carried_bytes: Option<i64>,
+    /// The session this one was forked from (`sticky fork`), if it was. Not in a bundle: the
+    /// source's row lives in this database only.
+    #[serde(skip)]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+/// The session a fork was made from, as recorded when the fork was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ForkedFrom {
+    /// The source session's row id.
+    pub session: i64,
+    /// The source's thread.
+    pub thread: String,
+    /// The source's agent session ID, which the fork's first turn forks.
+    pub agent_session_id: String,
 }
 
 /// One run of sticky on a session. Serialized as a bundle carries it ([`crate::bundle`]: its
@@ -736,6 +753,19 @@ impl Tx<'_> {
         Ok(thread)
     }
 
+    /// Records that thread `thread_id` is named after git branch `branch`.
+    pub fn record_branch(&self, thread_id: i64, branch: &str) -> Result<()> {
+        let changed = self.write(self.tx.execute(
+            "UPDATE threads SET branch = ?2 WHERE id = ?1",
+            params![thread_id, branch],
+        ))?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            bail!("thread {thread_id} vanished inside its own transaction")
+        }
+    }
+
     /// The live session of a thread, if any.
     pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>> {
         self.read(rows::live_session(&self.tx, thread_id))
@@ -799,6 +829,33 @@ impl Tx<'_> {
                 reason,
                 carried,
                 carried_bytes,
+            ],
+            rows::session,
+        ))
+    }
+
+    /// Records that the new session `session_id` is a fork of `from` (`sticky fork`);
+    /// `confirmed` when the agent has the fork already (a copy of the source's files).
+    pub fn mark_fork(
+        &self,
+        session_id: i64,
+        from: &ForkedFrom,
+        confirmed: bool,
+    ) -> Result<SessionRow> {
+        let sql = concat!(
+            "UPDATE sessions SET forked_from = ?2, forked_from_thread = ?3, forked_from_id = ?4, \
+             confirmed_at = ?5 WHERE id = ?1 RETURNING ",
+            session_columns!()
+        );
+        let confirmed_at = confirmed.then(now);
+        self.write(self.tx.query_row(
+            sql,
+            params![
+                session_id,
+                from.session,
+                from.thread,
+                from.agent_session_id,
+                confirmed_at
             ],
             rows::session,
         ))

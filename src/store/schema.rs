@@ -166,10 +166,24 @@ const MIGRATIONS: &[&str] = &[
         SELECT id, prompt, CASE WHEN answer_encoding IS NULL THEN CAST(answer AS TEXT) END
         FROM turns;
     ",
+    // 7 (part 17): forks. A session made by `sticky fork` names the session it was forked
+    // from: its row id, its thread's name and its agent session ID, copied when the fork is
+    // made, so `sessions` and `log` show the lineage without a join, the first turn knows what
+    // to fork, and `forget` of the source thread leaves the fork's record readable (no foreign
+    // key: the source may be forgotten).
+    "
+    ALTER TABLE sessions ADD COLUMN forked_from INTEGER;
+    ALTER TABLE sessions ADD COLUMN forked_from_thread TEXT;
+    ALTER TABLE sessions ADD COLUMN forked_from_id TEXT;
+    ",
+    // 8 (part 17): the git branch a thread is named after (`-t @branch`, `-t @pr`, the
+    // configuration's `thread = "branch"`), recorded by its turns, so `sticky threads` shows
+    // it and `sticky threads --prune` finds the threads of deleted and merged branches. NULL:
+    // named otherwise (every thread before it).
+    "
+    ALTER TABLE threads ADD COLUMN branch TEXT;
+    ",
 ];
-
-/// The migration that indexes the turns' text for `sticky search` (see its comment).
-const SEARCH_INDEX: i64 = 6;
 
 /// The migration that makes an agent session live in at most one thread (see its comment).
 const ONE_THREAD_PER_SESSION: i64 = 5;
@@ -187,6 +201,10 @@ const SHARED_SESSIONS: &str = "
         AND EXISTS (SELECT 1 FROM sessions AS k WHERE k.ended_at IS NULL AND k.id < s.id
             AND k.agent = s.agent AND k.agent_session_id = s.agent_session_id)
     ORDER BY s.id";
+
+/// What the migration that indexes the turns' text for `sticky search` creates (see its
+/// comment); its deflated answers are indexed after it.
+const SEARCH_INDEX: &str = "CREATE VIRTUAL TABLE turns_text USING fts5";
 
 /// The schema version this binary writes.
 #[allow(
@@ -311,7 +329,8 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
         }
         tx.execute_batch(migration)
             .and_then(|()| {
-                if version == SEARCH_INDEX {
+                // Found by what it adds, not by its number: migrations may land in another order.
+                if migration.contains(SEARCH_INDEX) {
                     super::search::index_deflated(&tx)?;
                 }
                 tx.pragma_update(None, "user_version", version)
@@ -468,6 +487,29 @@ mod tests {
     }
 
     #[test]
+    fn the_branch_migration_leaves_every_older_thread_named_otherwise() {
+        // Found by what it does, not by number: other migrations may land before it.
+        let at = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains("ADD COLUMN branch"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        for migration in &MIGRATIONS[..at] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(at).unwrap())
+            .unwrap();
+        conn.execute_batch("INSERT INTO threads (name, created_at) VALUES ('feature/x', 0);")
+            .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let branch: Option<String> = conn
+            .query_row("SELECT branch FROM threads", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(branch, None, "named by -t, not after a branch");
+    }
+
+    #[test]
     fn migration_5_leaves_an_agent_session_live_in_its_first_thread_only() {
         let conn = Connection::open_in_memory().unwrap();
         for migration in &MIGRATIONS[..4] {
@@ -534,12 +576,71 @@ mod tests {
     }
 
     #[test]
-    fn migration_6_indexes_the_prompts_and_answers_an_older_database_holds() {
+    fn the_fork_migration_reads_every_older_session_as_no_fork() {
         let conn = Connection::open_in_memory().unwrap();
-        for migration in &MIGRATIONS[..5] {
+        // Found by what it adds, not by its number: migrations may land in another order.
+        let before = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains("forked_from"))
+            .unwrap();
+        for migration in &MIGRATIONS[..before] {
             conn.execute_batch(migration).unwrap();
         }
-        conn.pragma_update(None, "user_version", 5).unwrap();
+        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO threads (name, created_at) VALUES ('main', 0);
+             INSERT INTO sessions (thread_id, agent, agent_session_id, directory, created_at)
+             VALUES (1, 'claude', 'S', '/p', 0);",
+        )
+        .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let sql = concat!(
+            "SELECT ",
+            super::super::rows::session_columns!(),
+            " FROM sessions"
+        );
+        let row = conn
+            .query_row(sql, [], super::super::rows::session)
+            .unwrap();
+        assert_eq!(
+            (row.agent_session_id.as_deref(), row.forked_from),
+            (Some("S"), None)
+        );
+        conn.execute(
+            "UPDATE sessions SET forked_from = 7, forked_from_thread = 'idea', \
+             forked_from_id = 'T'",
+            [],
+        )
+        .unwrap();
+        let row = conn
+            .query_row(sql, [], super::super::rows::session)
+            .unwrap();
+        let from = row.forked_from.unwrap();
+        assert_eq!(
+            (
+                from.session,
+                from.thread.as_str(),
+                from.agent_session_id.as_str()
+            ),
+            (7, "idea", "T")
+        );
+    }
+
+    #[test]
+    fn the_search_migration_indexes_the_prompts_and_answers_an_older_database_holds() {
+        let conn = Connection::open_in_memory().unwrap();
+        // Found by what it adds, not by its number: migrations may land in another order.
+        let before = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains(SEARCH_INDEX))
+            .unwrap();
+        for migration in &MIGRATIONS[..before] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
+            .unwrap();
         conn.execute_batch(
             "INSERT INTO threads (name, created_at) VALUES ('main', 0);
              INSERT INTO sessions (thread_id, agent, directory, created_at)

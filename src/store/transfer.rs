@@ -153,7 +153,10 @@ impl Tx<'_> {
     /// Inserts the empty thread `name`, proving the file intact when threads need it.
     fn insert_thread(&self, name: &str, created_at: Millis) -> Result<ThreadRow> {
         let thread = self.write(self.tx.query_row(
-            "INSERT INTO threads (name, created_at) VALUES (?1, ?2) RETURNING id, name, created_at",
+            concat!(
+                "INSERT INTO threads (name, created_at) VALUES (?1, ?2) RETURNING ",
+                thread_columns!()
+            ),
             params![name, created_at],
             rows::thread,
         ))?;

@@ -1737,3 +1737,32 @@ fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows
         .run()
         .assert_success();
 }
+
+/// A relative `STICKY_CONFIG` would be read from the current directory (a cloned repository's
+/// file), which would then choose the agent's arguments, and with `bin = "./x"` the program:
+/// what a relative `STICKY_<AGENT>_BIN` is refused for. Refused the same way.
+#[test]
+fn a_relative_sticky_config_is_refused_as_a_relative_bin_is() {
+    let env = TestEnv::new();
+    fs::write(
+        env.project.join("sticky.toml"),
+        "[agents.claude]\nargs = [\"--planted-by-the-repository\"]\n",
+    )
+    .unwrap();
+    let output = env
+        .sticky(["hello"])
+        .env("STICKY_CONFIG", "sticky.toml")
+        .run();
+    let planted = env.agent_runs().iter().any(|run| {
+        run.argv()
+            .iter()
+            .any(|a| a == "--planted-by-the-repository")
+    });
+    assert!(
+        !planted && output.code == Some(2),
+        "the project's file chose the agent's arguments: {}",
+        output.describe()
+    );
+    output.assert_stderr_contains("STICKY_CONFIG=sticky.toml is a relative path");
+    output.assert_stderr_contains("give an absolute path");
+}
