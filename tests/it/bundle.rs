@@ -2444,3 +2444,31 @@ fn review_a_bundle_whose_session_id_is_not_the_agents_shape_places_nothing() {
     run.assert_code(2)
         .assert_stderr_contains("nothing was changed");
 }
+
+/// Review 2: a project whose agent transcript was swept (Claude Code's cleanup; the vault
+/// still has it) exports its conversation from the vault; imported into a second project of the
+/// same HOME, nothing is found "elsewhere", so it is accepted, and from then on both projects
+/// resume the one agent session: the first project's next turn sees the second's.
+#[test]
+fn review_a_vault_export_imported_in_the_same_home_does_not_share_the_session() {
+    let a = TestEnv::new();
+    let first = a.turn("first in a");
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    let bundle = a.scratch.join("swept.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let imported = a.sticky(["import", bundle_arg]).current_dir(&other).run();
+    if imported.code == Some(0) {
+        let there = a.sticky(["in the other project"]).current_dir(&other).run();
+        there.assert_success();
+        let back = a.turn("back in a");
+        assert!(
+            !back.saw.iter().any(|p| p == "in the other project"),
+            "the first project's turn saw the second project's: {back:?}\n{}",
+            imported.describe()
+        );
+    }
+}
