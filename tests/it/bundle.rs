@@ -2420,8 +2420,7 @@ fn review_a_bundle_whose_session_id_is_not_the_agents_shape_places_nothing() {
                 use sha2::Digest as _;
                 let sum = sha2::Sha256::digest(text);
                 sum.iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
+                    .fold(String::new(), |hex, b| hex + &format!("{b:02x}"))
                     .into()
             };
         },
@@ -2435,7 +2434,7 @@ fn review_a_bundle_whose_session_id_is_not_the_agents_shape_places_nothing() {
     let b = TestEnv::new();
     let file = b.scratch.join("crafted.sticky");
     std::fs::write(&file, crafted).expect("write the bundle");
-    let run = b.sticky(&["import", file.to_str().expect("UTF-8")]).run();
+    let run = b.sticky(["import", file.to_str().expect("UTF-8")]).run();
     let placed: Vec<_> = tree(&b.home)
         .into_keys()
         .filter(|p| p.to_string_lossy().contains("MEMORY.md"))
@@ -2471,4 +2470,41 @@ fn review_a_vault_export_imported_in_the_same_home_does_not_share_the_session() 
             imported.describe()
         );
     }
+}
+
+/// Review 2: a bundle given as a path that is a pipe (`sticky import <(ssh host sticky export)`)
+/// has a size of 0 by its metadata, so an ordinary session past 8 MiB (here 12 MiB of
+/// transcript in a bundle a third its size) is refused as "over 200 times the 0 bytes of the
+/// bundle"; the same bundle as a file imports.
+#[test]
+fn review_a_bundle_through_process_substitution_is_judged_as_a_pipe() {
+    let a = TestEnv::new();
+    let first = a.turn("first");
+    let transcript = a.transcript(&first.session);
+    let mut text = std::fs::read(&transcript).expect("read the transcript");
+    let mut seed: u64 = 7;
+    for n in 0..200_000 {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        text.extend_from_slice(
+            format!("{{\"type\":\"progress\",\"n\":{n},\"data\":\"{seed:016x}{seed:x}\"}}\n")
+                .as_bytes(),
+        );
+    }
+    std::fs::write(&transcript, text).expect("grow the transcript");
+    let bundle = a.scratch.join("big.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let b = TestEnv::new();
+    let line = "exec \"$0\" import <(cat \"$1\") </dev/null";
+    let run = b
+        .program(
+            "bash",
+            [
+                "-c",
+                line,
+                env!("CARGO_BIN_EXE_sticky"),
+                bundle.to_str().expect("UTF-8"),
+            ],
+        )
+        .run();
+    run.assert_success();
 }
