@@ -1735,3 +1735,45 @@ fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows
         .run()
         .assert_success();
 }
+
+/// Review 2: `sticky trust` adopts a state from elsewhere whose session ID is one this HOME's
+/// agent has for another project (the ID is no secret: the action prints it as an output), and
+/// the next turn resumes that other project's conversation, seeing its turns and adding to
+/// them. `import` refuses exactly this ("this HOME has claude session ... already, for another
+/// directory"); trust, or the turn, must too.
+#[test]
+fn review_a_trusted_state_naming_another_projects_session_does_not_resume_it() {
+    let a = crate::support::TestEnv::new();
+    let first = a.turn("private in a");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let stranger = a.root().join("stranger");
+    std::fs::create_dir_all(&stranger).expect("another HOME");
+    let as_stranger = |args: &[&str]| {
+        a.sticky(args)
+            .current_dir(&other)
+            .env("HOME", &stranger)
+            .env("XDG_CONFIG_HOME", stranger.join(".config"))
+            .env("XDG_DATA_HOME", stranger.join(".local/share"))
+            .env("XDG_STATE_HOME", stranger.join(".local/state"))
+            .run()
+    };
+    as_stranger(&["planted"]).assert_success();
+    let db = rusqlite::Connection::open(other.join(".sticky/sticky.db")).expect("open");
+    db.execute(
+        "UPDATE sessions SET agent_session_id = ?1",
+        [first.session.as_str()],
+    )
+    .expect("name a's session");
+    drop(db);
+    a.sticky(["trust"]).current_dir(&other).run();
+    let turn = a.sticky(["in the other project"]).current_dir(&other).run();
+    if turn.code == Some(0) {
+        let answer = turn.answer();
+        assert!(
+            !answer.saw.iter().any(|p| p == "private in a"),
+            "the adopted state resumed project a's session: {answer:?}"
+        );
+    }
+}
