@@ -2508,3 +2508,27 @@ fn review_a_bundle_through_process_substitution_is_judged_as_a_pipe() {
         .run();
     run.assert_success();
 }
+
+/// Review 2: `import --replace` never overwrites an agent's file holding turns the bundle
+/// lacks, but when the agent's file was swept and the vault holds the session's only copy, an
+/// older bundle of the same session is placed and the vault's newer copy deleted: the turns
+/// taken since the export are gone.
+#[test]
+fn review_import_replace_keeps_turns_only_the_vault_holds() {
+    let a = TestEnv::new();
+    a.turn("one");
+    let bundle = a.scratch.join("old.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let second = a.turn("two, after the export");
+    std::fs::remove_file(a.transcript(&second.session)).expect("sweep the transcript");
+    let replaced = a.sticky(["import", "--replace", bundle_arg]).run();
+    if replaced.code == Some(0) {
+        let next = a.turn("three");
+        assert!(
+            next.saw.iter().any(|p| p == "two, after the export"),
+            "the turn taken after the export is gone: {next:?}\n{}",
+            replaced.describe()
+        );
+    }
+}
