@@ -218,7 +218,13 @@ fn open(file: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
             file.display()
         ))
     })?;
-    let size = opened.metadata().ok().map(|meta| meta.len());
+    // A pipe given by its path (`import <(ssh host sticky export)`) has no size to judge the
+    // bundle by before it is read: it is held to the limits as it is read, as stdin is.
+    let size = opened
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|meta| meta.len());
     Ok((
         Box::new(std::io::BufReader::with_capacity(1 << 20, opened)),
         size,
@@ -264,6 +270,7 @@ fn inspect<'a>(
     };
     let name = thread_name(args, existing, manifest)?;
     check_models(manifest)?;
+    check_ids(ctx, manifest)?;
     let id = live.agent_session_id.clone().unwrap_or_default();
     if let Some(store) = existing {
         if let Some(holder) = store.thread_resuming(&live.agent, &id)? {
@@ -344,6 +351,31 @@ fn check_models(manifest: &Manifest) -> Result<()> {
                 "the bundle's {} session #{} cannot be imported: its model {problem}; sticky \
                  imports no session whose model it would not take from -m (nothing was changed)",
                 session.agent, session.id
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a session whose ID is not of its agent's shape (`Adapter::valid_id`), live or not:
+/// the live one names the files placed (Claude's `memory`, its auto-memory directory, would
+/// place `projects/<here>/memory/MEMORY.md`, which Claude loads into every session of the
+/// project) and becomes the agent's `--resume` argument; an ended one may be resumed by
+/// `--carry`'s handoff. sticky never exports such an ID, so the bundle was crafted or damaged.
+fn check_ids(ctx: &Context, manifest: &Manifest) -> Result<()> {
+    for session in &manifest.sessions {
+        let Some(id) = session.agent_session_id.as_deref() else {
+            continue;
+        };
+        if let Some(problem) = crate::session::id_problem(&ctx.agents, &session.agent, id) {
+            return Err(StickyError::Usage(format!(
+                "the bundle's {} session #{} cannot be imported: its session ID \"{}\", \
+                 {problem}; sticky exports no such ID, so the bundle was crafted or damaged: \
+                 export it again from the project it came from (nothing was changed)",
+                super::view::escape(&session.agent),
+                session.id,
+                super::view::escape(id),
             ))
             .into());
         }
