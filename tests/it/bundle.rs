@@ -2396,12 +2396,12 @@ fn every_agent_takes_a_newer_export_over_the_one_placed_before() {
     }
 }
 
-/// Review 2: a bundle whose live session ID is not of the agent's shape (Claude's `memory`,
+/// A bundle whose live session ID is not of the agent's shape (Claude's `memory`,
 /// the name of its per-project auto-memory directory) must be refused before anything is
 /// placed: imported, it put `projects/<here>/memory/MEMORY.md`, which Claude Code loads into
 /// every session of the project, and `forget` left it there.
 #[test]
-fn review_a_bundle_whose_session_id_is_not_the_agents_shape_places_nothing() {
+fn a_bundle_whose_session_id_is_not_the_agents_shape_places_nothing() {
     let a = TestEnv::new();
     a.turn("first");
     let bundle = a.scratch.join("good.sticky");
@@ -2444,12 +2444,13 @@ fn review_a_bundle_whose_session_id_is_not_the_agents_shape_places_nothing() {
         .assert_stderr_contains("nothing was changed");
 }
 
-/// Review 2: a project whose agent transcript was swept (Claude Code's cleanup; the vault
-/// still has it) exports its conversation from the vault; imported into a second project of the
-/// same HOME, nothing is found "elsewhere", so it is accepted, and from then on both projects
-/// resume the one agent session: the first project's next turn sees the second's.
+/// A project whose agent transcript was swept (Claude Code's cleanup; the vault still has it)
+/// exports its conversation from the vault; imported into a second project of the same HOME,
+/// nothing is found in the agent's home, yet both projects would resume the one agent session
+/// (the first one's next turn puts the vault's copy back). The import looks in the source
+/// project's vault and refuses, naming it; the source goes on with its session alone.
 #[test]
-fn review_a_vault_export_imported_in_the_same_home_does_not_share_the_session() {
+fn a_vault_export_imported_in_the_same_home_does_not_share_the_session() {
     let a = TestEnv::new();
     let first = a.turn("first in a");
     std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
@@ -2470,14 +2471,23 @@ fn review_a_vault_export_imported_in_the_same_home_does_not_share_the_session() 
             imported.describe()
         );
     }
+    imported
+        .assert_code(2)
+        .assert_stderr_contains("still has claude session")
+        .assert_stderr_contains(&a.project.display().to_string())
+        .assert_stderr_contains("forget")
+        .assert_stderr_contains("nothing was changed");
+    let back = a.turn("back in a");
+    assert_eq!(back.session, first.session, "{back:?}");
+    assert_eq!(back.saw, ["first in a"], "{back:?}");
 }
 
-/// Review 2: a bundle given as a path that is a pipe (`sticky import <(ssh host sticky export)`)
+/// A bundle given as a path that is a pipe (`sticky import <(ssh host sticky export)`)
 /// has a size of 0 by its metadata, so an ordinary session past 8 MiB (here 12 MiB of
 /// transcript in a bundle a third its size) is refused as "over 200 times the 0 bytes of the
 /// bundle"; the same bundle as a file imports.
 #[test]
-fn review_a_bundle_through_process_substitution_is_judged_as_a_pipe() {
+fn a_bundle_through_process_substitution_is_judged_as_a_pipe() {
     let a = TestEnv::new();
     let first = a.turn("first");
     let transcript = a.transcript(&first.session);
@@ -2509,12 +2519,12 @@ fn review_a_bundle_through_process_substitution_is_judged_as_a_pipe() {
     run.assert_success();
 }
 
-/// Review 2: `import --replace` never overwrites an agent's file holding turns the bundle
-/// lacks, but when the agent's file was swept and the vault holds the session's only copy, an
-/// older bundle of the same session is placed and the vault's newer copy deleted: the turns
-/// taken since the export are gone.
+/// `import --replace` never overwrites an agent's file holding turns the bundle lacks; when the
+/// agent's file was swept and the vault holds the session's only copy, an older bundle of the
+/// same session would delete the vault's newer copy with the turns taken since the export. It
+/// is refused, naming those turns and the way out, and the next turn puts the vault's copy back.
 #[test]
-fn review_import_replace_keeps_turns_only_the_vault_holds() {
+fn import_replace_keeps_turns_only_the_vault_holds() {
     let a = TestEnv::new();
     a.turn("one");
     let bundle = a.scratch.join("old.sticky");
@@ -2530,5 +2540,68 @@ fn review_import_replace_keeps_turns_only_the_vault_holds() {
             "the turn taken after the export is gone: {next:?}\n{}",
             replaced.describe()
         );
+    }
+    replaced
+        .assert_code(2)
+        .assert_stderr_contains("turn #2 of thread main")
+        .assert_stderr_contains("sticky export")
+        .assert_stderr_contains("nothing was changed");
+    let next = a.turn("three");
+    assert_eq!(next.saw, ["one", "two, after the export"], "{next:?}");
+}
+
+/// Every session ID a bundle carries is held to its agent's shape, live or ended, the one rule
+/// a turn holds a stored ID to: a live ID that reads as an option (`--dangerously-skip-permissions`,
+/// its transcript named after it so every path checks out) and an ended session's `memory` are
+/// refused before anything is placed.
+#[test]
+fn every_session_id_in_a_bundle_has_the_agents_shape() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let live = "--dangerously-skip-permissions";
+    let as_option = rebuilt(
+        &good,
+        |m| {
+            let path = m["files"][0]["path"].as_str().expect("a path").to_owned();
+            let dir = path.rsplit_once('/').expect("a directory").0.to_owned();
+            m["sessions"][0]["agent_session_id"] = live.into();
+            m["files"][0]["path"] = format!("{dir}/{live}.jsonl").into();
+        },
+        |entries| {
+            let (path, _, _) = &mut entries[1];
+            let dir = path.rsplit_once('/').expect("a directory").0.to_owned();
+            *path = format!("{dir}/{live}.jsonl");
+        },
+    );
+    let ended = rebuilt(
+        &good,
+        |m| {
+            let mut old = m["sessions"][0].clone();
+            old["id"] = 999.into();
+            old["agent_session_id"] = "memory".into();
+            old["ended_at"] = old["started_at"].clone();
+            m["sessions"]
+                .as_array_mut()
+                .expect("sessions")
+                .insert(0, old);
+        },
+        |_| {},
+    );
+    for (what, crafted, id) in [("live", as_option, live), ("ended", ended, "memory")] {
+        let b = TestEnv::new();
+        let file = b.scratch.join("crafted.sticky");
+        std::fs::write(&file, crafted).expect("write the bundle");
+        let run = b.sticky(["import", file.to_str().expect("UTF-8")]).run();
+        run.assert_code(2)
+            .assert_stderr_contains(&format!("its session ID \"{id}\""))
+            .assert_stderr_contains("nothing was changed");
+        let placed: Vec<_> = tree(&b.home)
+            .into_keys()
+            .filter(|p| p.to_string_lossy().contains(".jsonl"))
+            .collect();
+        assert!(placed.is_empty(), "{what}: placed {placed:?}");
     }
 }
