@@ -1736,13 +1736,13 @@ fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows
         .assert_success();
 }
 
-/// Review 2: `sticky trust` adopts a state from elsewhere whose session ID is one this HOME's
-/// agent has for another project (the ID is no secret: the action prints it as an output), and
-/// the next turn resumes that other project's conversation, seeing its turns and adding to
-/// them. `import` refuses exactly this ("this HOME has claude session ... already, for another
-/// directory"); trust, or the turn, must too.
+/// `sticky trust` adopts a state from elsewhere whose session ID is one this HOME's agent has
+/// for another project (the ID is no secret: the action prints it as an output); resumed, the
+/// next turn would go on with that other project's conversation, seeing its turns and adding
+/// to them. `import` refuses exactly this; trust names the thread, the turn refuses it (exit
+/// 73), and `sticky new` gives the thread a session of its own.
 #[test]
-fn review_a_trusted_state_naming_another_projects_session_does_not_resume_it() {
+fn a_trusted_state_naming_another_projects_session_does_not_resume_it() {
     let a = crate::support::TestEnv::new();
     let first = a.turn("private in a");
     let other = a.root().join("other");
@@ -1767,7 +1767,7 @@ fn review_a_trusted_state_naming_another_projects_session_does_not_resume_it() {
     )
     .expect("name a's session");
     drop(db);
-    a.sticky(["trust"]).current_dir(&other).run();
+    let trusted = a.sticky(["trust"]).current_dir(&other).run();
     let turn = a.sticky(["in the other project"]).current_dir(&other).run();
     if turn.code == Some(0) {
         let answer = turn.answer();
@@ -1776,4 +1776,19 @@ fn review_a_trusted_state_naming_another_projects_session_does_not_resume_it() {
             "the adopted state resumed project a's session: {answer:?}"
         );
     }
+    trusted
+        .assert_success()
+        .assert_stderr_contains(&first.session)
+        .assert_stderr_contains("sticky new");
+    turn.assert_code(73)
+        .assert_stderr_contains("another directory")
+        .assert_stderr_contains("sticky new");
+    let own = a
+        .sticky(["new", "a session of its own"])
+        .current_dir(&other)
+        .run();
+    let answer = own.assert_success().answer();
+    assert_ne!(answer.session, first.session, "{answer:?}");
+    assert!(answer.saw.is_empty(), "{answer:?}");
+    assert_eq!(a.turn("back in a").saw, ["private in a"]);
 }

@@ -266,6 +266,7 @@ fn begin<'a>(
                 super::standing::advice(&ctx.thread, live, &ctx.project.dir)
                     .map_or(error, StickyError::Elsewhere)
             })?;
+            refuse_kept_elsewhere(ctx, live)?;
         }
         let resume = plan.action == Action::Resume;
         let carried = start.carried.filter(|_| plan.carry.is_some());
@@ -297,6 +298,32 @@ fn begin<'a>(
             turn_id,
         })
     })
+}
+
+/// Refuses to resume a session this HOME's agent keeps for another directory (a state from
+/// elsewhere naming another project's session): both projects would go on with it. Looked for
+/// only when the agent does not show the session saved for this directory, as it does on every
+/// turn of a session that began here.
+fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
+    let (Some(id), Some(adapter)) = (
+        live.agent_session_id.as_deref(),
+        ctx.agents.find(&live.agent),
+    ) else {
+        return Ok(());
+    };
+    let home = dirs::home_dir().unwrap_or_default();
+    if adapter.saved(&home, &ctx.project.dir, id) == Some(true) {
+        return Ok(());
+    }
+    match super::standing::kept_elsewhere(live, &ctx.project.dir) {
+        Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
+            &ctx.thread,
+            live,
+            &other,
+            &ctx.project.dir,
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// What the user asks of the conversation's session; `fresh` is `sticky new`.
