@@ -48,9 +48,10 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
         expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
         ..Limits::default()
     };
-    let staged = bundle::read(input, limits, &mut |manifest| {
+    let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
         let (decided, inspected) = inspect(ctx, args, &home, existing.as_ref(), manifest)?;
-        let total = manifest.files.iter().map(|file| file.size).sum();
+        // The manifest counts: its turns are written into the database.
+        let total = manifest.files.iter().map(|file| file.size).sum::<u64>() + manifest_bytes;
         if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
             if !args.yes && !confirmed_expansion(&args.file, &why)? {
                 declined = true;

@@ -2116,9 +2116,9 @@ fn a_bundle_expanding_far_past_its_size_is_placed_only_with_yes() {
     b.sticky(["import", file])
         .run()
         .assert_code(2)
+        .assert_stderr_contains("the bundle's manifest and files add up to ")
         .assert_stderr_contains(&format!(
-            "the bundle's files add up to {SIZE} bytes (48 MiB), over 200 times the {} bytes of \
-             the bundle",
+            "(48 MiB), over 200 times the {} bytes of the bundle",
             crafted.len()
         ))
         .assert_stderr_contains("import --yes places it")
@@ -2127,7 +2127,7 @@ fn a_bundle_expanding_far_past_its_size_is_placed_only_with_yes() {
         .stdin(crafted.clone())
         .run()
         .assert_code(2)
-        .assert_stderr_contains("the bundle's files expand to")
+        .assert_stderr_contains("the bundle's manifest and files expand to")
         .assert_stderr_contains("bytes of it read so far")
         .assert_stderr_contains("nothing was changed");
     assert!(
@@ -2604,4 +2604,46 @@ fn every_session_id_in_a_bundle_has_the_agents_shape() {
             .collect();
         assert!(placed.is_empty(), "{what}: placed {placed:?}");
     }
+}
+
+/// A bundle's manifest counts in what an import places without asking: its turns are written
+/// into the database. A few KB of zstd held a 64 MiB manifest of 617k turns, imported without a
+/// word; here 40,000 copies of one turn (23 MiB), as a file and through a pipe, are refused (exit 2)
+/// until `--yes`.
+#[test]
+fn a_manifest_that_balloons_counts_in_the_expansion_check() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let crafted = rebuilt(
+        &good,
+        |m| {
+            let turn = m["turns"][0].clone();
+            m["turns"] = serde_json::Value::Array(vec![turn; 40_000]);
+        },
+        |_| {},
+    );
+    assert!(crafted.len() < 100 << 10, "{} bytes", crafted.len());
+    let file = a.scratch.join("ballooning.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+    let b = TestEnv::new();
+    b.sticky(["import", file.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("the bundle's manifest and files add up to")
+        .assert_stderr_contains("import --yes places it")
+        .assert_stderr_contains("nothing was changed");
+    b.sticky(["import", "-"])
+        .stdin(crafted)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("the bundle's manifest and files expand to")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !b.project.join(".sticky/sticky.db").exists()
+            || !b.sticky(["threads"]).run().stderr.contains("main"),
+        "a thread was imported"
+    );
 }
