@@ -300,7 +300,7 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// A bundle rebuilt from `good` with its manifest changed by `manifest` and its entries by
 /// `entries` (path, entry type, bytes).
-fn rebuilt(
+pub(crate) fn rebuilt(
     good: &[u8],
     manifest: impl FnOnce(&mut serde_json::Value),
     entries: impl FnOnce(&mut Vec<(String, tar::EntryType, Vec<u8>)>),
@@ -330,6 +330,13 @@ fn rebuilt(
         header.set_mode(0o600);
         if kind.is_symlink() {
             header.set_link_name("/etc/passwd").expect("a link name");
+        }
+        if path.len() > 100 {
+            // A GNU long name, as export writes one (a Codex rollout's path).
+            builder
+                .append_data(&mut header, &path, bytes.as_slice())
+                .expect("append");
+            continue;
         }
         let name = &mut header.as_gnu_mut().expect("a GNU header").name;
         name.fill(0);
