@@ -70,6 +70,20 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
         anyhow::bail!("the bundle was read without its manifest being seen");
     };
     let manifest = &staged.manifest;
+    let stagings: Vec<Staging> = staged
+        .files
+        .iter()
+        .zip(&manifest.files)
+        .zip(&plan.destinations)
+        .map(|((staged, file), relative)| Staging {
+            staged: staged.clone(),
+            relative: relative.clone(),
+            rows: file.rows,
+        })
+        .collect();
+    // Checked before the lock, which makes the state directory: a refused import makes no
+    // `.sticky/` (`place` checks again under the lock).
+    plan.moving.refuse_holding_more(&stagings)?;
     let replaced = replaced(args, existing.as_ref(), &plan.name)?;
     if let Some(replaced) = &replaced {
         refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
@@ -84,17 +98,6 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
     if let Some(replaced) = &replaced {
         refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
     }
-    let stagings: Vec<Staging> = staged
-        .files
-        .iter()
-        .zip(&manifest.files)
-        .zip(&plan.destinations)
-        .map(|((staged, file), relative)| Staging {
-            staged: staged.clone(),
-            relative: relative.clone(),
-            rows: file.rows,
-        })
-        .collect();
     // Never over what holds more than the bundle, `--replace` or not: that replaces a thread
     // of this project, not turns of the agent's own files.
     let placed = plan.moving.place(&stagings, false)?;
@@ -564,6 +567,16 @@ fn placed(moving: &Move<'_>, manifest: &Manifest) -> Result<(Vec<PathBuf>, Vec<V
     let mut rewrites = Vec::new();
     for file in &manifest.files {
         let relative = Path::new(&file.path);
+        if file.rows && !moving.relocate.keeps_rows() {
+            return Err(StickyError::Usage(format!(
+                "the bundle marks {} as database rows, and {} keeps no session in a database: \
+                 sticky exports no such file, so the bundle was crafted or damaged; export it \
+                 again from the project it came from (nothing was changed)",
+                super::view::escape(&file.path),
+                moving.relocate.name()
+            ))
+            .into());
+        }
         destinations.push(moving.destination(relative)?);
         rewrites.push(if file.rows {
             Vec::new()

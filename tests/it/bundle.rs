@@ -2654,3 +2654,61 @@ fn a_manifest_that_balloons_counts_in_the_expansion_check() {
         "a thread was imported"
     );
 }
+
+/// A Claude bundle whose transcript the manifest marks as database rows (`"rows": true`) was
+/// exit 70, "internal", after its lock had made `.sticky/`: it is a plain refusal (exit 2) that
+/// says nothing was changed, and no `.sticky/` is made for it.
+#[test]
+fn a_bundle_marking_a_file_as_rows_its_agent_does_not_keep_is_refused_plainly() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let crafted = rebuilt(&good, |m| m["files"][0]["rows"] = true.into(), |_| {});
+    let b = TestEnv::new();
+    let file = b.scratch.join("rows.sticky");
+    std::fs::write(&file, crafted).expect("write the bundle");
+    b.sticky(["import", file.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("as database rows")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !b.project.join(".sticky").exists(),
+        "a refused import made .sticky/"
+    );
+}
+
+/// An import refused because the agent's file holds turns the bundle lacks (Codex keeps a
+/// session in one place per HOME) is refused before anything of sticky's is made: a project
+/// that had no `.sticky/` still has none.
+#[test]
+fn a_refused_import_makes_no_state_directory() {
+    let agent = AGENTS
+        .iter()
+        .find(|agent| agent.name == "codex")
+        .expect("codex");
+    let env = TestEnv::new();
+    agent.turn(&env, &["-a", "codex", "codex first"]);
+    let bundle = env.scratch.join("cx.sticky");
+    let bundle = bundle.to_str().expect("UTF-8");
+    agent
+        .sticky(&env, &["export", "-o", bundle])
+        .run()
+        .assert_success();
+    agent.turn(&env, &["after the export"]);
+    let fresh = env.scratch.join("fresh");
+    std::fs::create_dir_all(&fresh).expect("a fresh project");
+    env.git(&fresh, &["init", "-q"]);
+    agent
+        .sticky(&env, &["import", bundle])
+        .current_dir(&fresh)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !fresh.join(".sticky").exists(),
+        "a refused import made .sticky/"
+    );
+}
