@@ -1743,8 +1743,28 @@ fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows
 /// 73), and `sticky new` gives the thread a session of its own.
 #[test]
 fn a_trusted_state_naming_another_projects_session_does_not_resume_it() {
+    for agent in ["claude", "codex"] {
+        a_trusted_state_naming_another_projects_session_of(agent);
+    }
+}
+
+/// The test above for `agent` (Claude keeps a session under its directory's name, Codex in
+/// one place per HOME, naming the directory inside).
+fn a_trusted_state_naming_another_projects_session_of(agent: &str) {
+    // Every fake answers as Claude's does, under its own tag.
+    let answer_of = |run: &crate::support::Output| {
+        let text = run.stdout.trim_end();
+        let rest = text.split_once(' ').map_or("", |(_, rest)| rest);
+        crate::support::Answer::parse(&format!("FAKE-CLAUDE {rest}"))
+            .unwrap_or_else(|| panic!("{agent}: not its answer\n{}", run.describe()))
+    };
     let a = crate::support::TestEnv::new();
-    let first = a.turn("private in a");
+    let turn_in = |dir: &std::path::Path, args: &[&str]| {
+        let mut all = vec!["-a", agent];
+        all.extend(args);
+        a.sticky(all).current_dir(dir).run()
+    };
+    let first = answer_of(turn_in(&a.project, &["private in a"]).assert_success());
     let other = a.root().join("other");
     std::fs::create_dir_all(&other).expect("a second project");
     a.git(&other, &["init", "-q"]);
@@ -1757,9 +1777,11 @@ fn a_trusted_state_naming_another_projects_session_does_not_resume_it() {
             .env("XDG_CONFIG_HOME", stranger.join(".config"))
             .env("XDG_DATA_HOME", stranger.join(".local/share"))
             .env("XDG_STATE_HOME", stranger.join(".local/state"))
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .run()
     };
-    as_stranger(&["planted"]).assert_success();
+    as_stranger(&["-a", agent, "planted"]).assert_success();
     let db = rusqlite::Connection::open(other.join(".sticky/sticky.db")).expect("open");
     db.execute(
         "UPDATE sessions SET agent_session_id = ?1",
@@ -1768,12 +1790,12 @@ fn a_trusted_state_naming_another_projects_session_does_not_resume_it() {
     .expect("name a's session");
     drop(db);
     let trusted = a.sticky(["trust"]).current_dir(&other).run();
-    let turn = a.sticky(["in the other project"]).current_dir(&other).run();
+    let turn = turn_in(&other, &["in the other project"]);
     if turn.code == Some(0) {
-        let answer = turn.answer();
+        let answer = answer_of(&turn);
         assert!(
             !answer.saw.iter().any(|p| p == "private in a"),
-            "the adopted state resumed project a's session: {answer:?}"
+            "{agent}: the adopted state resumed project a's session: {answer:?}"
         );
     }
     trusted
@@ -1783,12 +1805,10 @@ fn a_trusted_state_naming_another_projects_session_does_not_resume_it() {
     turn.assert_code(73)
         .assert_stderr_contains("another directory")
         .assert_stderr_contains("sticky new");
-    let own = a
-        .sticky(["new", "a session of its own"])
-        .current_dir(&other)
-        .run();
-    let answer = own.assert_success().answer();
-    assert_ne!(answer.session, first.session, "{answer:?}");
-    assert!(answer.saw.is_empty(), "{answer:?}");
-    assert_eq!(a.turn("back in a").saw, ["private in a"]);
+    let own = turn_in(&other, &["new", "a session of its own"]);
+    let answer = answer_of(own.assert_success());
+    assert_ne!(answer.session, first.session, "{agent}: {answer:?}");
+    assert!(answer.saw.is_empty(), "{agent}: {answer:?}");
+    let back = answer_of(turn_in(&a.project, &["back in a"]).assert_success());
+    assert_eq!(back.saw, ["private in a"], "{agent}");
 }

@@ -302,8 +302,8 @@ fn begin<'a>(
 
 /// Refuses to resume a session this HOME's agent keeps for another directory (a state from
 /// elsewhere naming another project's session): both projects would go on with it. Looked for
-/// only when the agent does not show the session saved for this directory, as it does on every
-/// turn of a session that began here.
+/// only when the agent shows no transcript of the session for this directory, as it does on
+/// every turn of a session that began here.
 fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
     let (Some(id), Some(adapter)) = (
         live.agent_session_id.as_deref(),
@@ -312,7 +312,11 @@ fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyE
         return Ok(());
     };
     let home = dirs::home_dir().unwrap_or_default();
-    if adapter.saved(&home, &ctx.project.dir, id) == Some(true) {
+    // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
+    if adapter
+        .transcript(&home, &ctx.project.dir, id)
+        .is_some_and(|path| path.is_file())
+    {
         return Ok(());
     }
     match super::standing::kept_elsewhere(live, &ctx.project.dir) {
