@@ -169,6 +169,7 @@ fn refuse_vault_ahead(
     let ahead = copy
         .files
         .iter()
+        .filter(|entry| !matches!(entry.keeping(), crate::agent::Keeping::Shared))
         .filter(|entry| entry.len > 0 && gone(&entry.relative))
         .find(|entry| bundled(&entry.relative).is_none_or(|size| entry.len > size));
     let Some(entry) = ahead else {
