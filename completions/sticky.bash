@@ -31,6 +31,9 @@ _sticky() {
             sticky,forget)
                 cmd="sticky__subcmd__forget"
                 ;;
+            sticky,fork)
+                cmd="sticky__subcmd__fork"
+                ;;
             sticky,help)
                 cmd="sticky__subcmd__help"
                 ;;
@@ -52,6 +55,9 @@ _sticky() {
             sticky,relocate)
                 cmd="sticky__subcmd__relocate"
                 ;;
+            sticky,search)
+                cmd="sticky__subcmd__search"
+                ;;
             sticky,sessions)
                 cmd="sticky__subcmd__sessions"
                 ;;
@@ -67,6 +73,9 @@ _sticky() {
             sticky,trust)
                 cmd="sticky__subcmd__trust"
                 ;;
+            sticky,usage)
+                cmd="sticky__subcmd__usage"
+                ;;
             sticky__subcmd__help,agents)
                 cmd="sticky__subcmd__help__subcmd__agents"
                 ;;
@@ -81,6 +90,9 @@ _sticky() {
                 ;;
             sticky__subcmd__help,forget)
                 cmd="sticky__subcmd__help__subcmd__forget"
+                ;;
+            sticky__subcmd__help,fork)
+                cmd="sticky__subcmd__help__subcmd__fork"
                 ;;
             sticky__subcmd__help,help)
                 cmd="sticky__subcmd__help__subcmd__help"
@@ -103,6 +115,9 @@ _sticky() {
             sticky__subcmd__help,relocate)
                 cmd="sticky__subcmd__help__subcmd__relocate"
                 ;;
+            sticky__subcmd__help,search)
+                cmd="sticky__subcmd__help__subcmd__search"
+                ;;
             sticky__subcmd__help,sessions)
                 cmd="sticky__subcmd__help__subcmd__sessions"
                 ;;
@@ -118,6 +133,9 @@ _sticky() {
             sticky__subcmd__help,trust)
                 cmd="sticky__subcmd__help__subcmd__trust"
                 ;;
+            sticky__subcmd__help,usage)
+                cmd="sticky__subcmd__help__subcmd__usage"
+                ;;
             *)
                 ;;
         esac
@@ -125,7 +143,7 @@ _sticky() {
 
     case "${cmd}" in
         sticky)
-            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help --version new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
+            opts="-p -a -m -C -t -q -h -V --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --fork --stdin --thread --json --quiet --help --version new fork status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -313,7 +331,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__export)
-            opts="-o -C -t -q -h --output --force --thread --json --quiet --help"
+            opts="-o -C -t -q -h --output --force --format --no-redact --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,6 +365,10 @@ _sticky() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "bundle markdown json" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -400,8 +422,77 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__fork)
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --fork --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --carry)
+                    COMPREPLY=($(compgen -W "recap summary off" -- "${cur}"))
+                    return 0
+                    ;;
+                --carry-max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin)
+                    COMPREPLY=($(compgen -W "auto wait skip" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help)
-            opts="new status log sessions threads init agents config doctor prompt export import relocate forget show trust help"
+            opts="new fork status log sessions threads init agents config doctor prompt export import relocate forget show trust usage search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -471,6 +562,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__forget)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__fork)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -582,6 +687,20 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -639,6 +758,20 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__help__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__help__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -756,7 +889,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__new)
-            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --thread --json --quiet --help"
+            opts="-p -a -m -C -t -q -h --prompt --agent --model --wait --no-wait --carry --carry-max --no-carry --stdin --fork --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -882,6 +1015,47 @@ _sticky() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sticky__subcmd__search)
+            opts="-n -C -t -q -h --since --all --limit --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sticky__subcmd__sessions)
             opts="-C -t -q -h --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -970,7 +1144,7 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__threads)
-            opts="-C -t -q -h --thread --json --quiet --help"
+            opts="-y -C -t -q -h --prune --yes --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1005,6 +1179,47 @@ _sticky() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --thread)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sticky__subcmd__usage)
+            opts="-C -t -q -h --by --since --until --all --prune --thread --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -W "day week month thread session model agent" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

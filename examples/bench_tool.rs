@@ -17,7 +17,9 @@
 //!   a child inherits its parent's peak when it execs, so measuring from a small process keeps
 //!   that floor low. (A file, since CMD may own this process's stdout, a terminal.)
 //! - `seed DB PROJECT N [--per-session K]`: a database made by sticky's own store with one thread
-//!   and N finished turns, on a new session every K turns (rotations, as `sticky new` makes them).
+//!   and N finished turns, on a new session every K turns (rotations, as `sticky new` makes them),
+//!   each with a prompt and an answer of about 400 bytes in the search index (one in a thousand
+//!   mentions a zeppelin), the agent session IDs this seed's own.
 //! - `count DB`: the threads, sessions and turns (by status) of thread `main`, as JSON.
 //! - `vault DIR --mib M,... [-n N] [--grow BYTES]`: the vault's cost after a turn
 //!   (`sticky::vault`): for each size M, a Claude Code transcript of M MiB under `DIR/M/home`,
@@ -333,7 +335,8 @@ fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<E
     let mut ids = Vec::with_capacity(sessions);
     let mut previous = None;
     for index in 0..sessions {
-        let agent_session_id = format!("00000000-0000-4000-8000-{index:012}");
+        // Each seed's own IDs: `usage --all` counts turns of one agent session once.
+        let agent_session_id = format!("{:08x}-0000-4000-8000-{index:012}", std::process::id());
         let session = store.immediate(|tx| {
             let thread = tx.ensure_thread("main")?;
             tx.start_session(
@@ -360,19 +363,25 @@ fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<E
     {
         let mut insert = tx.prepare(
             "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, ended_at, \
-             status, exit_code, duration_ms, cost_usd, input_tokens, output_tokens) \
+             status, exit_code, duration_ms, cost_usd, input_tokens, output_tokens, answer, \
+             answer_bytes) \
              VALUES (?1, ?2, 'headless', 4242, 'bench', ?3, ?3 + 1500, 'ok', 0, 1500, 0.01, \
-             1000, 200)",
+             1000, 200, CAST(?4 AS BLOB), length(CAST(?4 AS BLOB)))",
         )?;
+        // The search index (migration 6), as `begin_turn` and `finish_turn` fill it.
+        let mut index =
+            tx.prepare("INSERT INTO turns_text (rowid, prompt, answer) VALUES (?1, ?2, ?3)")?;
         let start = sticky::store::now() - i64::try_from(turns)? * 60_000;
         for turn in 0..turns {
             let at = start + i64::try_from(turn)? * 60_000;
             let session = ids[turn / per_session];
-            insert.execute(params![
-                session,
-                format!("benchmark prompt number {turn}"),
-                at
-            ])?;
+            let prompt = format!(
+                "benchmark prompt number {turn} about the {}",
+                TOPICS[turn % TOPICS.len()]
+            );
+            let answer = answer(turn);
+            insert.execute(params![session, prompt, at, answer])?;
+            index.execute(params![tx.last_insert_rowid(), prompt, answer])?;
         }
     }
     // The counts and ledger totals `begin_turn`, `finish_turn` and rotations keep on the
@@ -390,6 +399,41 @@ fn seed(db: &Path, project: &Path, turns: usize, per_session: usize) -> Result<E
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
     println!("{{\"turns\":{turns},\"sessions\":{sessions}}}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the seeded prompts are about, in turn.
+const TOPICS: &[&str] = &[
+    "parser",
+    "build",
+    "release",
+    "database",
+    "migration",
+    "tests",
+    "linter",
+    "docs",
+];
+
+/// A seeded turn's answer: about 400 bytes of prose and code words, a few of them rare (one
+/// turn in a thousand mentions a zeppelin), so a search finds many turns or few.
+fn answer(turn: usize) -> String {
+    const WORDS: &[&str] = &[
+        "the", "function", "returns", "an", "error", "when", "input", "is", "empty", "so", "we",
+        "check", "it", "first", "and", "then", "call", "parse", "on", "each", "line", "of", "file",
+        "which", "keeps", "state", "small", "fast", "enough", "for", "turn",
+    ];
+    let mut text = String::with_capacity(480);
+    let mut seed = turn.wrapping_mul(2_654_435_761) | 1;
+    while text.len() < 400 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        text.push_str(WORDS[seed % WORDS.len()]);
+        text.push(' ');
+    }
+    if turn % 1000 == 7 {
+        text.push_str("like a zeppelin");
+    }
+    text
 }
 
 fn count(db: &Path) -> Result<ExitCode> {

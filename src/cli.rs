@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
-use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
+use clap::{
+    ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
+};
 
 use crate::config::{CarryKind, StdinMode};
 
@@ -58,12 +60,29 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "a turn on another conversation of the project",
             ),
             (
+                "sticky -t @branch \"plan the login form\"",
+                "a turn on the current git branch's conversation",
+            ),
+            (
                 "sticky --json \"summarise the diff\" | jq -r .answer",
                 "one JSON object on stdout, for scripts",
             ),
             (
                 "sticky -a codex --carry \"what did we decide?\"",
                 "go on with another agent, whose new session starts with a recap of this one",
+            ),
+        ],
+    ),
+    (
+        "fork",
+        &[
+            (
+                "sticky fork idea \"try it with a trie instead\"",
+                "thread idea goes on from this conversation's history; main never sees its turns",
+            ),
+            (
+                "sticky -t idea2 --fork \"or with a hash map\"",
+                "the same in one step, from thread main",
             ),
         ],
     ),
@@ -112,7 +131,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "threads",
-        &[("sticky threads", "the conversations of the project")],
+        &[
+            ("sticky threads", "the conversations of the project"),
+            (
+                "sticky threads --prune",
+                "forget the threads of deleted and merged branches, after asking",
+            ),
+        ],
     ),
     (
         "init",
@@ -155,6 +180,11 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "through a pipe, to another machine (or HOME: one agent session runs in one \
                  project of a HOME; the other way, ssh host sticky export | sticky import -)",
             ),
+            (
+                "sticky export --format markdown -o review.md",
+                "the conversation as a document to read: prompts, answers, models, costs and \
+                 rotations, secrets redacted",
+            ),
         ],
     ),
     (
@@ -195,6 +225,36 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "usage",
+        &[
+            (
+                "sticky usage",
+                "tokens and cost of this project, day by day",
+            ),
+            (
+                "sticky usage --by model --since 7d",
+                "the last seven days, by model",
+            ),
+            (
+                "sticky usage --all --by month --json",
+                "every project you ran sticky in, month by month, as JSON",
+            ),
+        ],
+    ),
+    (
+        "search",
+        &[
+            (
+                "sticky search migration",
+                "the turns of this project that mention a migration",
+            ),
+            (
+                "sticky search --all --since 30d \"rate limit\"",
+                "the last month's turns of every project that hold both words",
+            ),
+        ],
+    ),
+    (
         "trust",
         &[(
             "sticky trust",
@@ -217,7 +277,8 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "STICKY_THREAD",
-        "the conversation to use, as --thread does (a flag wins over it)",
+        "the conversation to use, as --thread does (a flag wins over it); @branch follows the \
+         git branch, @pr the pull request in GitHub Actions",
     ),
     (
         "STICKY_DB",
@@ -233,7 +294,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "STICKY_CONFIG",
         "the configuration file, instead of sticky/config.toml in the user's configuration \
-         directory; a file it names must exist (exit 2 otherwise)",
+         directory; an absolute path to a file that must exist (exit 2 otherwise)",
     ),
     (
         "STICKY_STDIN",
@@ -442,8 +503,8 @@ const TURN_OPTIONS: &[(&str, &str)] = &[
 /// them, so a command line that names one is parsed with the whole definition, and a one-word
 /// prompt a letter or two away from one is refused (see [`refuse_misspelt_command`]).
 const COMMANDS: &[&str] = &[
-    "new", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor", "prompt",
-    "export", "import", "relocate", "forget", "show", "trust",
+    "new", "fork", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor",
+    "prompt", "export", "import", "relocate", "forget", "show", "trust", "usage", "search",
 ];
 
 /// The top level of the command line as [`Cli::command`] defines it, with each command only
@@ -483,9 +544,13 @@ fn refuse_misspelt_command(
         return Ok(());
     }
     let allowed = if word.len() <= 4 { 1 } else { 2 };
+    // The nearest command (`forgt` is `forget`, not `fork`).
     let near = COMMANDS
         .iter()
-        .find(|name| edit_distance(word, name) <= allowed);
+        .map(|name| (edit_distance(word, name), name))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name);
     match near {
         Some(name) => Err(command.error(
             ErrorKind::InvalidSubcommand,
@@ -642,7 +707,10 @@ pub struct GlobalArgs {
     #[arg(short = 'C', value_name = "DIR", global = true, value_hint = ValueHint::DirPath)]
     pub directory: Option<PathBuf>,
 
-    /// The conversation (thread) of the project to use; created on first use.
+    /// The conversation (thread) of the project to use; created on first use. `@branch` is
+    /// the current git branch's thread (`feature/login`; on a detached HEAD, `main`, said on
+    /// stderr), `@pr` the pull request's in GitHub Actions (`pr-N`, as the sticky action names
+    /// it; else the branch's).
     #[arg(
         short = 't',
         long,
@@ -735,6 +803,11 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with = "carry")]
     pub no_carry: bool,
 
+    /// Make the thread named by -t a fork of the live session of `STICKY_THREAD`'s thread (else
+    /// `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT.
+    #[arg(long)]
+    pub fork: bool,
+
     /// What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the
     /// configuration's `stdin`, else auto).
     ///
@@ -750,6 +823,18 @@ pub struct TurnArgs {
     /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
     #[arg(last = true, value_name = "AGENT_ARGS")]
     pub agent_args: Vec<OsString>,
+}
+
+/// `sticky fork NAME [PROMPT]`: the new thread's name, then a turn's options.
+#[derive(Debug, Args, Clone)]
+pub struct ForkArgs {
+    /// The new thread; a name in use is refused.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// The fork's first turn, if a prompt is given.
+    #[command(flatten)]
+    pub turn: TurnArgs,
 }
 
 /// The value of `--wait`: a whole number of seconds. A negative one is taken as a value
@@ -797,7 +882,24 @@ pub enum Command {
     /// (as words, with -p, or piped on stdin).
     ///
     /// The old session stays on record, linked to the new one with the reason `new`.
+    #[command(mut_arg("fork", |arg| arg.hide(true)))]
     New(TurnArgs),
+
+    /// Make thread NAME a fork of this conversation's live session, and run its first turn if
+    /// a prompt is given (as words or with -p).
+    ///
+    /// The fork's first turn has the whole history of the session it forks; from then on
+    /// neither thread sees the other's turns. sticky uses the agent's own fork (Claude Code's
+    /// --fork-session, Codex's `exec fork`, Qwen Code's --fork-session, opencode's --fork);
+    /// Gemini CLI and Copilot CLI have none, so sticky copies the session's files under a new
+    /// session ID, which they resume with its history. Where no fork can be made (an agent of
+    /// the configuration, a session whose files are gone), the fork starts a new session with
+    /// sticky's recap of the source (as --carry does) and says so. Without a prompt the thread
+    /// is made, and the fork happens at its first turn (at once for a copy). `sessions` and
+    /// `log` show where a fork came from. `sticky -t NAME --fork PROMPT` does the same in one
+    /// step.
+    #[command(mut_arg("fork", |arg| arg.hide(true)))]
+    Fork(ForkArgs),
 
     /// Show the project, the conversation, its session and the last turn.
     Status,
@@ -819,9 +921,11 @@ pub enum Command {
     /// List the conversations (threads) of this project.
     ///
     /// One line per thread: its name, its live session (agent, model, short ID), how many turns
-    /// it has and when it was last active. `*` marks the thread in use (`-t NAME`). Paged on a
-    /// terminal (see PAGER).
-    Threads,
+    /// it has and when it was last active. `*` marks the thread in use (`-t NAME`). A thread
+    /// named after a git branch (`-t @branch`, `-t @pr`, the configuration's `thread =
+    /// "branch"`) shows the branch, and whether it was deleted or merged into the default
+    /// branch. Paged on a terminal (see PAGER).
+    Threads(ThreadsArgs),
 
     /// Make the current directory (or `-C DIR`) a sticky project of its own.
     Init,
@@ -865,6 +969,11 @@ pub enum Command {
     /// stdout is a pipe; never to a terminal. -o replaces an earlier bundle, but not a file that
     /// is not one (unless --force), and never writes into sticky's own state. Waits for a turn
     /// running on the conversation.
+    ///
+    /// With --format markdown or json, writes the conversation as a document to read instead
+    /// (to stdout, a terminal included, or -o FILE): each turn's prompt, answer, agent, model,
+    /// time and cost, and the rotations and carries between sessions, with secrets replaced by
+    /// `[redacted]` unless --no-redact.
     Export(ExportArgs),
 
     /// Add a conversation written by `sticky export` to this project: the next turn resumes the
@@ -878,7 +987,7 @@ pub enum Command {
     /// --replace says otherwise. An agent session runs in one project of a HOME: one this
     /// HOME's agent already has for another directory, or whose files here hold turns the
     /// bundle lacks, is refused (exit 2), --replace or not. A bundle declaring more than the
-    /// free disk space is refused before anything is written, and one whose files add up to more
+    /// free disk space is refused before anything is written, and one whose manifest and files add up to more
     /// than 256 MiB, or more than 8 MiB and 200 times the bundle's size, is placed only with
     /// --yes (or a yes on a terminal). A bad or truncated bundle changes nothing (exit 2). `show`,
     /// `log` and `status` read the same here as where it was exported; a bundle of an older
@@ -931,6 +1040,28 @@ pub enum Command {
     /// which copies its database), it names the next step: `sticky relocate` after a move,
     /// `sticky new` in a copy.
     Trust,
+
+    /// Sum the tokens and cost of the turns by day, week, month, thread, session, model or
+    /// agent.
+    ///
+    /// Over this project's conversations, or with --all over every project you ran sticky in
+    /// (sticky lists each project in your data directory, `sticky/projects`, at its first
+    /// turn). Each listed project is checked as a turn there would be: one that is not yours
+    /// is skipped with the reason, and one that is gone is skipped and dropped from the list
+    /// with --prune. A turn imported into several threads or projects (`sticky import`) counts
+    /// once. Times are days in UTC, as `log` shows them; weeks start on Monday. Figures are what
+    /// the agents reported; `-` where none did.
+    Usage(UsageArgs),
+
+    /// Find the turns whose prompt or kept answer holds every word of TEXT.
+    ///
+    /// Over every conversation of this project (`-t NAME`: that one), or with --all every
+    /// project you ran sticky in (see `sticky usage`). Words match whole, in any order, case and
+    /// accents ignored; a word ending in `*` matches every word it begins (`migrat*`). Each turn
+    /// found is shown with its thread, its number (for `sticky show`), when it started, its
+    /// agent, and a few words around the match, escaped as `log` shows stored text, the match
+    /// in bold on a terminal (between `**` otherwise). The newest first.
+    Search(SearchArgs),
 }
 
 /// Where `sticky export` writes the bundle.
@@ -945,6 +1076,41 @@ pub struct ExportArgs {
     /// Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced).
     #[arg(long)]
     pub force: bool,
+
+    /// What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads:
+    /// each turn's prompt, answer, agent, model, time and cost, and the rotations and carries
+    /// between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no
+    /// agent files, go to a terminal too, and have secrets replaced by `[redacted]`.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ExportFormat::Bundle)]
+    pub format: ExportFormat,
+
+    /// Keep what looks like a secret (API keys, tokens, passwords, the values of environment
+    /// variables named like secrets) in a markdown or JSON export.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// What `sticky export` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The conversation and its agent session's files, for `sticky import`.
+    #[default]
+    Bundle,
+    /// A document to read.
+    Markdown,
+    /// The document as JSON.
+    Json,
+}
+
+impl ExportFormat {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bundle => "bundle",
+            Self::Markdown => "markdown",
+            Self::Json => "json",
+        }
+    }
 }
 
 /// What `sticky import` reads and how it names the thread.
@@ -966,7 +1132,7 @@ pub struct ImportArgs {
     pub replace: bool,
 
     /// Answer yes to what import asks: replacing a thread (--replace), and placing a bundle
-    /// whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
+    /// whose manifest and files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
     /// size (what no real session comes near; refused without --yes when there is no terminal
     /// to ask on).
     #[arg(short, long)]
@@ -990,12 +1156,108 @@ pub struct LogArgs {
     pub answers: bool,
 }
 
+/// Options of `sticky usage`.
+#[derive(Debug, Args, Clone)]
+pub struct UsageArgs {
+    /// What each row sums: a day, week or month, a thread, an agent session, a model or an
+    /// agent.
+    #[arg(long, value_enum, default_value_t = Grouping::Day, value_name = "WHAT")]
+    pub by: Grouping,
+
+    /// Count only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC)
+    /// or a duration back from now (`90m`, `2h`, `7d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Count only the turns started before WHEN (a date alone counts that day whole).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Every project you ran sticky in, not only this one.
+    #[arg(long)]
+    pub all: bool,
+
+    /// With --all: drop the projects that are gone from the list.
+    #[arg(long, requires = "all")]
+    pub prune: bool,
+}
+
+/// Options of `sticky search`.
+#[derive(Debug, Args, Clone)]
+pub struct SearchArgs {
+    /// The words to find.
+    #[arg(value_name = "TEXT", required = true)]
+    pub text: Vec<String>,
+
+    /// Only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a
+    /// duration back from now (`90m`, `2h`, `7d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Every project you ran sticky in, not only this one.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Show at most N turns, the newest.
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+}
+
+/// What a row of `sticky usage` sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Grouping {
+    /// A day (UTC).
+    Day,
+    /// A week, Monday to Sunday.
+    Week,
+    /// A month.
+    Month,
+    /// A thread (of its project).
+    Thread,
+    /// An agent session.
+    Session,
+    /// A model.
+    Model,
+    /// An agent.
+    Agent,
+}
+
+impl Grouping {
+    /// The value's name, as `--by` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Day => "day",
+            Self::Week => "week",
+            Self::Month => "month",
+            Self::Thread => "thread",
+            Self::Session => "session",
+            Self::Model => "model",
+            Self::Agent => "agent",
+        }
+    }
+}
+
 /// Options of `sticky show`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ShowArgs {
     /// The turn (`12` or `#12`, as `log` numbers them); default: the conversation's last turn.
     #[arg(value_name = "TURN")]
     pub turn: Option<String>,
+}
+
+/// The options of `sticky threads`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ThreadsArgs {
+    /// Forget the threads whose git branch was deleted, or merged into the default branch (and
+    /// is checked out nowhere), with their sessions, turns and vault copies, as `sticky forget`
+    /// does. Lists them and asks first when stdin is a terminal; `--yes` confirms without
+    /// asking, and is needed when stdin is not a terminal. A thread running a turn is left.
+    #[arg(long)]
+    pub prune: bool,
+
+    /// Prune without asking.
+    #[arg(short, long, requires = "prune")]
+    pub yes: bool,
 }
 
 /// The options of `sticky forget`.

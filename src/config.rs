@@ -1,5 +1,5 @@
-//! The user's configuration: `<config dir>/sticky/config.toml` (or `STICKY_CONFIG`; where it
-//! is, `settings` decides).
+//! The user's configuration: `<config dir>/sticky/config.toml` (or the absolute path
+//! `STICKY_CONFIG` names; where it is, `settings` decides).
 //!
 //! A relative `bin` path (`./my-agent`) is taken from the file's own directory, so what runs
 //! never depends on the directory sticky is started in; a bare name is looked up on PATH. A
@@ -23,6 +23,7 @@
 //! carry_on_change = "recap"       # a new model or agent starts with a recap (or "summary")
 //! context_threshold = 80          # `status` suggests `sticky new --carry` past 80% full
 //! stdin = "wait"                  # read piped input however late ("auto" by default, "skip")
+//! thread = "branch"               # the thread follows the git branch (`-t @branch`; "main", "pr")
 //!
 //! [agents.claude]
 //! bin = "/opt/claude/bin/claude"
@@ -69,6 +70,9 @@ pub struct Config {
     /// What a turn with a prompt does with stdin that is not a terminal (`--stdin`): `"auto"`
     /// (the default), `"wait"` or `"skip"`.
     pub stdin: Option<StdinMode>,
+    /// The thread a run uses when neither `-t` nor `STICKY_THREAD` names one: `"main"` (the
+    /// default), `"branch"` (the current git branch's, as `-t @branch`) or `"pr"` (`-t @pr`).
+    pub thread: Option<ThreadDefault>,
     /// Where the configuration was read from (`None` when there was no file).
     #[serde(skip)]
     pub source: Option<PathBuf>,
@@ -158,6 +162,19 @@ impl StdinMode {
             Self::Skip => "skip",
         }
     }
+}
+
+/// What the configuration's `thread` may name: the thread a run uses when neither `-t` nor
+/// `STICKY_THREAD` names one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadDefault {
+    /// Thread `main`.
+    Main,
+    /// The current git branch's thread, as `-t @branch` (`main` outside git).
+    Branch,
+    /// The pull request's thread in GitHub Actions, as `-t @pr`.
+    Pr,
 }
 
 /// Where a user-defined agent's session ID comes from.
@@ -424,6 +441,13 @@ mod tests {
         assert_eq!(stdin.stdin, Some(StdinMode::Skip));
         let error = Config::parse("stdin = \"later\"").unwrap_err();
         assert!(error.contains("stdin") && error.contains("wait"), "{error}");
+        let thread = Config::parse("thread = \"branch\"").unwrap();
+        assert_eq!(thread.thread, Some(ThreadDefault::Branch));
+        let error = Config::parse("thread = \"review\"").unwrap_err();
+        assert!(
+            error.contains("branch") && error.contains("main"),
+            "{error}"
+        );
         let error = Config::parse("context_threshold = 150").unwrap_err();
         assert!(error.contains("1 to 100"), "{error}");
     }

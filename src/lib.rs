@@ -3,7 +3,7 @@
 //! [`run`] is the whole program behind `main`. Each module owns one concern: `cli` the command
 //! line, `config` the user's configuration file, `settings` every setting with its source,
 //! `cmd` the commands, `project` which directory is the project, `state` where its state
-//! lives, `store` the database, `session` the policy, `lock` one turn at a time, `pipeline`
+//! lives, `store` the database, `session` the policy, `lock` one turn at a time, `git` the project's branches, `pipeline`
 //! who writes the pipe on stdin, `agent` the adapters, `pty` the relay, `progress` the spinner,
 //! `generate` the completions and man pages, `sql_json` another program's `SQLite` values as
 //! JSON.
@@ -16,6 +16,7 @@ pub mod config;
 pub mod confined;
 pub mod exit;
 pub mod generate;
+pub mod git;
 pub mod host;
 pub mod lock;
 pub mod pipeline;

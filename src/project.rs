@@ -22,6 +22,7 @@
 //! every directory below). What it finds is then checked by `trust`, and its database by `stamp`
 //! (made by this user, or adopted with `sticky trust`).
 
+pub mod registry;
 mod stamp;
 mod trust;
 
@@ -122,12 +123,23 @@ impl Project {
         stamp::write(&self.state)
     }
 
-    /// Says whether the store may create the database [`locate`] found missing: a `STICKY_DB`
-    /// inside a git worktree must be ignored by git (see `trust::check_ignored`). Does nothing
-    /// when the database exists or is the project's own `.sticky/` one.
+    /// Says whether the store may create the database [`locate`] found missing: inside a git
+    /// worktree, git must ignore it and the files beside it (see `trust::check_ignored`). A
+    /// `.sticky/` sticky is about to create ignores itself (its `.gitignore` of `*`); one that
+    /// is already there (a repository may track files in it, a `.gitignore` ignoring nothing
+    /// among them) gets its `.gitignore` back if it lost it, then git is asked. Does nothing
+    /// when the database exists.
     pub fn check_creatable(&self) -> Result<()> {
-        if self.database != Database::Missing || !self.db_overridden {
+        if self.database != Database::Missing {
             return Ok(());
+        }
+        if !self.db_overridden {
+            let dir = self.dir.join(STATE_DIR);
+            if !dir.is_dir() {
+                return Ok(());
+            }
+            state::write_gitignore(&dir)
+                .map_err(|e| store_io(self, &format!("write {}/.gitignore", dir.display()), &e))?;
         }
         trust::check_ignored(self)
     }

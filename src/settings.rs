@@ -15,8 +15,9 @@ use serde::Serialize;
 use crate::agent::program::{self, Chosen, ChosenBy, override_var};
 use crate::agent::{Adapter, BUILT_IN};
 use crate::cli::{GlobalArgs, Origin, Origins, SelectArgs};
-use crate::config::{CarryKind, Config, StdinMode};
+use crate::config::{CarryKind, Config, StdinMode, ThreadDefault};
 use crate::exit::StickyError;
+use crate::git;
 use crate::project::Project;
 use crate::store::SessionRow;
 
@@ -118,13 +119,13 @@ impl Settings {
     /// read.
     pub fn new(
         global: &GlobalArgs,
-        origins: Origins,
+        thread: Setting<String>,
         project: &Project,
         (config, config_file): (Config, ConfigFile),
     ) -> Self {
         Self {
             config_file,
-            thread: thread(global, origins),
+            thread,
             project: project_dir(global, project),
             database: database(project),
             default_agent: default_agent(&config),
@@ -299,11 +300,15 @@ pub fn model(
 }
 
 /// Reads the user's configuration and says where it is: `STICKY_CONFIG` (read here, once;
-/// a file it names must exist), else the user's configuration directory (where a missing file
-/// is an empty configuration).
+/// an absolute path to a file that must exist), else the user's configuration directory (where
+/// a missing file is an empty configuration).
 pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
     let (path, source, origin) = match std::env::var_os(CONFIG_VAR).filter(|v| !v.is_empty()) {
-        Some(path) => (Some(PathBuf::from(path)), Source::Environment, CONFIG_VAR),
+        Some(path) => (
+            Some(absolute_config(PathBuf::from(path))?),
+            Source::Environment,
+            CONFIG_VAR,
+        ),
         None => (
             dirs::config_dir().map(|dir| dir.join("sticky").join("config.toml")),
             Source::Default,
@@ -331,14 +336,314 @@ pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
     Ok((config, file))
 }
 
-/// The thread: `--thread`, `STICKY_THREAD`, else `main`.
-fn thread(global: &GlobalArgs, origins: Origins) -> Setting<String> {
-    let (source, origin) = match origins.thread {
-        Origin::Flag => (Source::Flag, "--thread"),
-        Origin::Environment => (Source::Environment, "STICKY_THREAD"),
-        Origin::Default => (Source::Default, "built-in default"),
+/// `STICKY_CONFIG` as given, when it is absolute. A relative one would be read from whatever
+/// directory sticky runs in (a cloned repository's file), which would then choose the agent's
+/// program and arguments: refused as a relative `STICKY_<AGENT>_BIN` is.
+fn absolute_config(path: PathBuf) -> Result<PathBuf, StickyError> {
+    if path.is_absolute() {
+        return Ok(path);
+    }
+    let plain: PathBuf = path
+        .components()
+        .filter(|part| *part != std::path::Component::CurDir)
+        .collect();
+    Err(StickyError::Usage(format!(
+        "{CONFIG_VAR}={} is a relative path, which would read whatever the current directory \
+         holds under that name and let it choose what sticky runs; give an absolute path \
+         ({CONFIG_VAR}=\"$PWD/{}\")",
+        path.display(),
+        plain.display()
+    )))
+}
+
+/// The thread of the run, resolved: its name with what chose it, the git branch it follows
+/// (a turn records it on the thread, `sticky threads` shows it), and what to say on stderr
+/// about the choice (a detached HEAD; `@pr` outside a pull request's run).
+#[derive(Debug, Clone)]
+pub struct ThreadChoice {
+    /// The thread's name.
+    pub setting: Setting<String>,
+    /// The git branch the thread is named after.
+    pub branch: Option<String>,
+    /// A note for stderr.
+    pub note: Option<String>,
+}
+
+impl ThreadChoice {
+    /// The thread as `-t` or `STICKY_THREAD` gives it, `@branch` not followed: for a command
+    /// that uses no thread.
+    pub fn as_given(global: &GlobalArgs, origins: Origins) -> Self {
+        let (source, origin) = match origins.thread {
+            Origin::Flag => (Source::Flag, "--thread"),
+            Origin::Environment => (Source::Environment, "STICKY_THREAD"),
+            Origin::Default => (Source::Default, "built-in default"),
+        };
+        Self {
+            setting: Setting::new(global.thread.clone(), source, origin),
+            branch: None,
+            note: None,
+        }
+    }
+}
+
+/// The name `-t` and `STICKY_THREAD` take for the current git branch's thread.
+pub const FOLLOW_BRANCH: &str = "@branch";
+/// The name `-t` and `STICKY_THREAD` take for the pull request's thread in GitHub Actions.
+pub const FOLLOW_PR: &str = "@pr";
+
+/// The thread: `--thread`, `STICKY_THREAD`, else the configuration's `thread`, else `main`.
+/// `@branch` (or `thread = "branch"`) is the current git branch's name, as it is (`feature/login`
+/// is thread `feature/login`): during a rebase, the branch being rebased; on any other detached
+/// HEAD, GitHub Actions' `GITHUB_HEAD_REF` in a pull request's run, else `main`, said on stderr.
+/// `@pr` is `pr-N` in a pull request's GitHub Actions run, else the branch's thread, as
+/// `action.yml` names them. Asked for on the command line or in the environment, following the
+/// branch outside git is an error (exit 2); from the configuration, which holds for every
+/// directory, it is `main` there.
+pub fn resolve_thread(
+    global: &GlobalArgs,
+    origins: Origins,
+    config: &Config,
+    dir: &std::path::Path,
+) -> Result<ThreadChoice, StickyError> {
+    let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+    resolve_thread_with(global, origins, config, dir, &var)
+}
+
+/// How the thread follows git.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    Branch,
+    Pr,
+}
+
+/// [`resolve_thread`] with the environment read through `var`.
+fn resolve_thread_with(
+    global: &GlobalArgs,
+    origins: Origins,
+    config: &Config,
+    dir: &std::path::Path,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<ThreadChoice, StickyError> {
+    let (source, origin, follow) = match origins.thread {
+        Origin::Flag | Origin::Environment => {
+            let follow = match global.thread.as_str() {
+                FOLLOW_BRANCH => Some(Follow::Branch),
+                FOLLOW_PR => Some(Follow::Pr),
+                _ => None,
+            };
+            // A name followed says which (`--thread @branch`); a plain one, the flag.
+            let shown = |flag: &str, joiner: &str| match follow {
+                Some(_) => format!("{flag}{joiner}{}", global.thread),
+                None => flag.to_owned(),
+            };
+            if origins.thread == Origin::Flag {
+                (Source::Flag, shown("--thread", " "), follow)
+            } else {
+                (Source::Environment, shown("STICKY_THREAD", "="), follow)
+            }
+        }
+        Origin::Default => match (config.thread, &config.source) {
+            (Some(chosen), Some(file)) => {
+                let (word, follow) = match chosen {
+                    ThreadDefault::Main => ("main", None),
+                    ThreadDefault::Branch => ("branch", Some(Follow::Branch)),
+                    ThreadDefault::Pr => ("pr", Some(Follow::Pr)),
+                };
+                let origin = format!("{}: thread = \"{word}\"", file.display());
+                (Source::Config, origin, follow)
+            }
+            _ => (Source::Default, "built-in default".to_owned(), None),
+        },
     };
-    Setting::new(global.thread.clone(), source, origin)
+    let Some(follow) = follow else {
+        return Ok(ThreadChoice {
+            setting: Setting::new(global.thread.clone(), source, origin),
+            branch: None,
+            note: None,
+        });
+    };
+    let followed = match follow {
+        Follow::Pr => follow_pr(dir, var),
+        Follow::Branch => follow_branch(dir, var),
+    };
+    let followed = match followed {
+        Ok(followed) => followed,
+        // The configuration holds for every directory: outside git, the default thread.
+        Err(git::GitError::NotGit) if source == Source::Config => Followed {
+            name: "main".into(),
+            branch: None,
+            how: "not in git: main".into(),
+            note: None,
+        },
+        Err(error) if source == Source::Config => Followed {
+            name: "main".into(),
+            branch: None,
+            how: "git failed: main".into(),
+            note: Some(format!(
+                "the configuration's thread follows the git branch, but {error}; thread main is \
+                 used"
+            )),
+        },
+        Err(error) => return Err(follow_error(&origin, dir, &error)),
+    };
+    Ok(ThreadChoice {
+        setting: Setting::new(followed.name, source, format!("{origin}, {}", followed.how)),
+        branch: followed.branch,
+        note: followed.note,
+    })
+}
+
+/// The way out when `-t @branch` (or `STICKY_THREAD`) cannot follow the branch.
+fn follow_error(origin: &str, dir: &std::path::Path, error: &git::GitError) -> StickyError {
+    let way_out = "name the thread with -t NAME (or unset STICKY_THREAD), or set thread = \
+                   \"branch\" in the configuration, which uses thread main outside git";
+    match error {
+        git::GitError::NotGit => StickyError::Usage(format!(
+            "{origin} names the thread after the current git branch, but {} is not in a git \
+             repository; {way_out}",
+            dir.display()
+        )),
+        git::GitError::Failed(why) => StickyError::Usage(format!(
+            "{origin} names the thread after the current git branch, which git cannot tell in \
+             {} ({why}); {way_out}",
+            dir.display()
+        )),
+    }
+}
+
+/// A thread named after git.
+struct Followed {
+    name: String,
+    branch: Option<String>,
+    /// How the name was found, for the setting's origin.
+    how: String,
+    note: Option<String>,
+}
+
+/// The current branch's thread.
+fn follow_branch(
+    dir: &std::path::Path,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<Followed, git::GitError> {
+    Ok(match git::head(dir)? {
+        git::Head::Branch(name) => Followed {
+            how: format!("git branch {name}"),
+            branch: Some(name.clone()),
+            name,
+            note: None,
+        },
+        git::Head::Detached {
+            commit,
+            rebasing: Some(name),
+        } => Followed {
+            how: format!("branch {name}, being rebased"),
+            note: Some(format!(
+                "HEAD is detached at {commit} while branch {name} is rebased: thread {name}"
+            )),
+            branch: Some(name.clone()),
+            name,
+        },
+        git::Head::Detached { commit, .. } => match head_ref(var) {
+            // actions/checkout leaves a pull request's merge commit detached.
+            Some(name) => Followed {
+                how: format!("GITHUB_HEAD_REF {name}"),
+                note: Some(format!(
+                    "HEAD is detached at {commit}; thread {name} follows the pull request's \
+                     branch (GITHUB_HEAD_REF)"
+                )),
+                branch: Some(name.clone()),
+                name,
+            },
+            None => Followed {
+                name: "main".into(),
+                branch: None,
+                how: format!("HEAD detached at {commit}: main"),
+                note: Some(format!(
+                    "HEAD is detached at {commit}, on no branch: thread main is used (-t NAME \
+                     names another)"
+                )),
+            },
+        },
+    })
+}
+
+/// `GITHUB_HEAD_REF` in a GitHub Actions run: the pull request's branch.
+fn head_ref(var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    var("GITHUB_HEAD_REF").filter(|_| in_actions(var))
+}
+
+fn in_actions(var: &dyn Fn(&str) -> Option<String>) -> bool {
+    var("GITHUB_ACTIONS").as_deref() == Some("true")
+}
+
+/// The pull request's thread, `pr-N`, as `action.yml` names it: N is the event's
+/// `pull_request.number` (or a commented pull request's `issue.number`), else the N of
+/// `GITHUB_REF` `refs/pull/N/merge`. In a run of no pull request, the branch's thread
+/// (`GITHUB_HEAD_REF`, else `GITHUB_REF_NAME`); outside GitHub Actions, `@branch`'s.
+fn follow_pr(
+    dir: &std::path::Path,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<Followed, git::GitError> {
+    if !in_actions(var) {
+        let mut followed = follow_branch(dir, var)?;
+        followed.note = Some(followed.note.map_or_else(
+            || {
+                format!(
+                    "@pr: not in a GitHub Actions run, so thread {} follows the git branch",
+                    followed.name
+                )
+            },
+            |note| format!("@pr: not in a GitHub Actions run; {note}"),
+        ));
+        return Ok(followed);
+    }
+    let event = var("GITHUB_EVENT_PATH")
+        .and_then(|path| std::fs::read(path).ok())
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+    let branch = head_ref(var).or_else(|| {
+        var("GITHUB_REF")
+            .filter(|reference| reference.starts_with("refs/heads/"))
+            .and(var("GITHUB_REF_NAME"))
+    });
+    if let Some(number) = pr_number(event.as_ref(), var("GITHUB_REF").as_deref()) {
+        return Ok(Followed {
+            name: format!("pr-{number}"),
+            how: format!("pull request #{number}"),
+            branch,
+            note: None,
+        });
+    }
+    match head_ref(var).or_else(|| var("GITHUB_REF_NAME")) {
+        Some(name) => Ok(Followed {
+            how: format!("no pull request: {name}"),
+            name,
+            branch,
+            note: None,
+        }),
+        None => Err(git::GitError::Failed(
+            "this GitHub Actions run has no pull request and no branch (GITHUB_REF_NAME)".into(),
+        )),
+    }
+}
+
+/// The pull request's number, as `action.yml` finds it.
+fn pr_number(event: Option<&serde_json::Value>, reference: Option<&str>) -> Option<u64> {
+    let from_event = event.and_then(|event| {
+        event
+            .pointer("/pull_request/number")
+            .and_then(serde_json::Value::as_u64)
+            .or_else(|| {
+                event
+                    .pointer("/issue/pull_request")
+                    .and_then(|_| event.pointer("/issue/number"))
+                    .and_then(serde_json::Value::as_u64)
+            })
+    });
+    from_event.or_else(|| {
+        let rest = reference?.strip_prefix("refs/pull/")?;
+        let (number, _) = rest.split_once('/')?;
+        number.parse().ok()
+    })
 }
 
 /// The project directory: found from `-C DIR` or the current directory.
@@ -456,6 +761,109 @@ mod tests {
             ("codex", Source::Config)
         );
         assert_eq!(setting.origin, "/home/u/.config/sticky/config.toml");
+    }
+
+    #[test]
+    fn the_pull_requests_number_comes_from_the_event_else_github_ref() {
+        let event = serde_json::json!({"pull_request": {"number": 7}});
+        assert_eq!(pr_number(Some(&event), Some("refs/heads/main")), Some(7));
+        let comment = serde_json::json!({"issue": {"number": 9, "pull_request": {}}});
+        assert_eq!(pr_number(Some(&comment), None), Some(9));
+        let issue = serde_json::json!({"issue": {"number": 9}});
+        assert_eq!(pr_number(Some(&issue), Some("refs/heads/main")), None);
+        assert_eq!(pr_number(None, Some("refs/pull/12/merge")), Some(12));
+        assert_eq!(pr_number(None, Some("refs/pull/x/merge")), None);
+        assert_eq!(pr_number(None, None), None);
+    }
+
+    /// The thread `args` choose with `config` in `dir`, the environment being `vars`.
+    fn chosen(
+        args: &[&str],
+        config: &Config,
+        dir: &std::path::Path,
+        vars: &[(&str, &str)],
+    ) -> Result<ThreadChoice, StickyError> {
+        let cli =
+            crate::cli::Cli::try_parse_args(std::iter::once("sticky").chain(args.iter().copied()))
+                .unwrap();
+        let var = |name: &str| {
+            vars.iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        };
+        resolve_thread_with(&cli.global, cli.origins, config, dir, &var)
+    }
+
+    #[test]
+    fn following_git_outside_git_is_an_error_when_asked_and_main_when_configured() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = chosen(
+            &["-t", "@branch", "status"],
+            &Config::default(),
+            dir.path(),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("is not in a git repository"), "{error}");
+        assert!(error.contains("-t NAME"), "{error}");
+        let mut config = Config::parse("thread = \"branch\"").unwrap();
+        config.source = Some("/home/u/.config/sticky/config.toml".into());
+        let choice = chosen(&["status"], &config, dir.path(), &[]).unwrap();
+        assert_eq!(
+            (
+                choice.setting.value.as_str(),
+                choice.setting.source,
+                choice.branch
+            ),
+            ("main", Source::Config, None)
+        );
+        assert!(
+            choice.setting.origin.contains("not in git"),
+            "{:?}",
+            choice.setting
+        );
+        let flag = chosen(&["-t", "review", "status"], &config, dir.path(), &[]).unwrap();
+        assert_eq!(
+            flag.setting.value, "review",
+            "a flag wins over the configuration"
+        );
+    }
+
+    #[test]
+    fn at_pr_is_the_pull_requests_thread_in_github_actions() {
+        let dir = tempfile::tempdir().unwrap();
+        let vars = [
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REF", "refs/pull/12/merge"),
+            ("GITHUB_HEAD_REF", "feature/login"),
+        ];
+        let choice = chosen(
+            &["-t", "@pr", "status"],
+            &Config::default(),
+            dir.path(),
+            &vars,
+        )
+        .unwrap();
+        assert_eq!(choice.setting.value, "pr-12");
+        assert_eq!(choice.branch.as_deref(), Some("feature/login"));
+        let push = [
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REF", "refs/heads/main"),
+            ("GITHUB_REF_NAME", "main"),
+        ];
+        let choice = chosen(
+            &["-t", "@pr", "status"],
+            &Config::default(),
+            dir.path(),
+            &push,
+        )
+        .unwrap();
+        assert_eq!(
+            (choice.setting.value.as_str(), choice.branch.as_deref()),
+            ("main", Some("main")),
+            "no pull request: the branch's thread, as action.yml names it"
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::flags::{CommandLine, Prompt};
+use super::flags::{CommandLine, Fork, Prompt};
 use super::output::{int_at, is_uuid, json_object, lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
@@ -46,6 +46,11 @@ pub struct Claude;
 const PROFILE: Profile<'static> = Profile {
     name: "claude",
     command_line: Some(&CommandLine {
+        // `--resume ID --fork-session --session-id NEW` (forked custom IDs since 2.0.73).
+        fork: Some(Fork {
+            flag: "--fork-session",
+            chosen_id: true,
+        }),
         headless: &["-p", "--output-format", "stream-json", "--verbose"],
         create: Some("--session-id"),
         resume: "--resume",

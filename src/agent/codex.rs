@@ -34,7 +34,7 @@ use serde_json::Value;
 
 use super::output::{env_dir, first_json_line, int_at, is_uuid, line_with, str_at};
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Profile, Prompts, Target, Turn, Usage};
+use super::{Adapter, Diagnosis, Event, Forking, Profile, Prompts, Target, Turn, Usage};
 
 /// The Codex CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,9 +62,7 @@ impl Adapter for Codex {
     fn headless_args(&self, turn: &Turn<'_>, prompt: Option<&OsStr>) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into(), "--json".into()];
         options(turn, &mut args);
-        if let Target::Resume(id) = turn.target {
-            args.extend(["resume".into(), id.into()]);
-        }
+        session(turn, &mut args);
         args.push("--".into());
         args.push(prompt.map_or_else(|| "-".into(), OsStr::to_owned));
         args
@@ -75,10 +73,15 @@ impl Adapter for Codex {
         options(turn, &mut args);
         // Codex cannot be given an ID up front, so `Create` starts a new thread like
         // `CreateUnnamed` (sticky never asks for it: `mint_id` is `None`).
-        if let Target::Resume(id) = turn.target {
-            args.extend(["resume".into(), id.into()]);
-        }
+        session(turn, &mut args);
         args
+    }
+
+    fn forking(&self) -> Forking {
+        // `codex exec fork <SESSION_ID> [PROMPT]` and `codex fork <SESSION_ID>` (0.171.0's
+        // --help): a new thread with the source's history, whose ID Codex mints and reports in
+        // `thread.started`.
+        Forking::Own { chosen_id: false }
     }
 
     fn parse_event(&self, event: &Value) -> Vec<Event> {
@@ -175,6 +178,16 @@ impl Adapter for Codex {
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
 fn codex_home(home: &Path) -> PathBuf {
     env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"))
+}
+
+/// The session's subcommand: `resume <id>`, `fork <source>` (a new thread with the source's
+/// history), or nothing for a new thread.
+fn session(turn: &Turn<'_>, args: &mut Vec<OsString>) {
+    match (turn.fork_from, turn.target) {
+        (Some(from), _) => args.extend(["fork".into(), from.into()]),
+        (None, Target::Resume(id)) => args.extend(["resume".into(), id.into()]),
+        (None, _) => {}
+    }
 }
 
 /// `-m` and the user's arguments, which exec and the TUI accept before `resume`.

@@ -29,7 +29,9 @@ use serde_json::Value;
 use super::flags::{CommandLine, Prompt};
 use super::output::{env_dir, int_at, is_uuid, lost_on_resume, str_at};
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
+use super::{
+    Adapter, Diagnosis, Event, Forking, Keeping, Profile, Prompts, SessionFile, Target, Usage,
+};
 
 /// The Copilot CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,6 +49,9 @@ const PROFILE: Profile<'static> = Profile {
         model: "--model",
         output: &["--output-format", "json"],
         prompt: Prompt::Flag("--prompt="),
+        // No fork of its own: a fork is a copy of the session's files
+        // (`Forking::Copy`).
+        fork: None,
     }),
     prompts: Prompts::FittingArguments,
     exit_line: Some(("copilot --resume=", is_uuid)),
@@ -109,6 +114,12 @@ impl Adapter for Copilot {
 
     // `renamed` stays `false`: the ID sticky chose is the session's for life (`--session-id`
     // fixes it, `--resume=<uuid>` matches it exactly).
+
+    /// No fork of its own, but Copilot CLI resumes `session-state/<id>/` by its directory: a copy under a new ID goes on
+    /// with the whole history (tests/it/real/scenarios.rs).
+    fn forking(&self) -> Forking {
+        Forking::Copy
+    }
 
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
         Some(copilot_home(home))

@@ -276,6 +276,7 @@ mod tests {
             target: Target::Create("u1"),
             model: Some("big"),
             extra_args: &extra,
+            fork_from: None,
         };
         assert_eq!(
             strings(&mine.headless_args(&turn, Some(OsStr::new("hi {there}")))),
@@ -293,6 +294,7 @@ mod tests {
             target: Target::Resume("u1"),
             model: None,
             extra_args: &[],
+            fork_from: None,
         };
         assert_eq!(
             strings(&mine.interactive_args(&turn)),

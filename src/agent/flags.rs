@@ -29,6 +29,20 @@ pub struct CommandLine {
     pub output: &'static [&'static str],
     /// Where a headless run's prompt goes, when it is an argument.
     pub prompt: Prompt,
+    /// How the agent forks a session it resumes (`--resume ID --fork-session`); `None` for an
+    /// agent without a fork of its own.
+    pub fork: Option<Fork>,
+}
+
+/// An agent's own fork, as a flag added to the resume of the source session.
+#[derive(Debug, Clone, Copy)]
+pub struct Fork {
+    /// The flag (`--fork-session`, `--fork`).
+    pub flag: &'static str,
+    /// Whether the fork takes the ID sticky chose up front ([`CommandLine::create`] beside
+    /// the resume, as Claude Code's does); otherwise the agent mints the fork's ID and reports
+    /// it (Qwen Code refuses `--session-id` with `--resume`).
+    pub chosen_id: bool,
 }
 
 /// Where a headless prompt goes on the command line.
@@ -46,6 +60,19 @@ impl CommandLine {
     /// The session's flag and the model's: `--resume <id> --model <m>`.
     pub(super) fn session(&self, turn: &Turn<'_>) -> Vec<OsString> {
         let mut args = Vec::new();
+        if let (Some(from), Some(fork)) = (turn.fork_from, self.fork) {
+            push_flag(&mut args, self.resume, OsStr::new(from));
+            args.push(fork.flag.into());
+            if let (Target::Create(id), Some(create), true) =
+                (turn.target, self.create, fork.chosen_id)
+            {
+                push_flag(&mut args, create, OsStr::new(id));
+            }
+            if let Some(model) = turn.model {
+                push_flag(&mut args, self.model, OsStr::new(model));
+            }
+            return args;
+        }
         match (turn.target, self.create) {
             (Target::Create(id), Some(create)) => push_flag(&mut args, create, OsStr::new(id)),
             (Target::Resume(id), _) => push_flag(&mut args, self.resume, OsStr::new(id)),
@@ -105,6 +132,10 @@ mod tests {
         model: "-m",
         output: &["--json"],
         prompt: Prompt::Flag("--prompt="),
+        fork: Some(Fork {
+            flag: "--fork",
+            chosen_id: true,
+        }),
     };
 
     fn turn<'a>(target: Target<'a>, model: Option<&'a str>, extra: &'a [OsString]) -> Turn<'a> {
@@ -112,6 +143,7 @@ mod tests {
             target,
             model,
             extra_args: extra,
+            fork_from: None,
         }
     }
 
@@ -159,6 +191,54 @@ mod tests {
             );
             assert_eq!(strings(&line.headless(&resume, None)), ["--resume=u1"]);
         }
+    }
+
+    #[test]
+    fn a_fork_resumes_its_source_with_the_fork_flag() {
+        let fork = |target, line: &CommandLine| {
+            let turn = Turn {
+                fork_from: Some("src"),
+                ..turn(target, Some("big"), &[])
+            };
+            let args = line.headless(&turn, Some(OsStr::new("go")));
+            strings(&args)
+                .iter()
+                .map(|arg| (*arg).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            fork(Target::Create("u1"), &LINE),
+            [
+                "run",
+                "--resume=src",
+                "--fork",
+                "--id",
+                "u1",
+                "-m",
+                "big",
+                "--json",
+                "--prompt=go"
+            ]
+        );
+        let minting = CommandLine {
+            fork: Some(Fork {
+                flag: "--fork",
+                chosen_id: false,
+            }),
+            ..LINE
+        };
+        assert_eq!(
+            fork(Target::CreateUnnamed, &minting),
+            [
+                "run",
+                "--resume=src",
+                "--fork",
+                "-m",
+                "big",
+                "--json",
+                "--prompt=go"
+            ]
+        );
     }
 
     #[test]

@@ -39,7 +39,9 @@ use super::output::{
     env_dir, first_json_line, int_at, json_object, line_with, lost_on_resume, str_at,
 };
 use super::reserved::Reserved;
-use super::{Adapter, Diagnosis, Event, Keeping, Profile, Prompts, SessionFile, Target, Usage};
+use super::{
+    Adapter, Diagnosis, Event, Forking, Keeping, Profile, Prompts, SessionFile, Target, Usage,
+};
 
 /// The Gemini CLI adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -54,6 +56,9 @@ pub(super) const COMMAND_LINE: CommandLine = CommandLine {
     model: "-m",
     output: &["-o", "stream-json"],
     prompt: Prompt::Flag("-p"),
+    // No fork of its own (0.61.0): a fork is a copy of the session's files
+    // (`Forking::Copy`).
+    fork: None,
 };
 
 const PROFILE: Profile<'static> = Profile {
@@ -141,6 +146,12 @@ impl Adapter for Gemini {
 
     // `renamed` stays `false`: Gemini CLI keeps the ID it was given or resumed (`init` reports
     // it, and resumed turns are appended under the same `sessionId`), so no rename is known.
+
+    /// No fork of its own, but Gemini CLI resumes a chat file by its header's `sessionId`: a copy under a new ID goes on
+    /// with the whole history (tests/it/real/scenarios.rs).
+    fn forking(&self) -> Forking {
+        Forking::Copy
+    }
 
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
         Some(gemini_dir(home))

@@ -11,6 +11,7 @@ mod copilot;
 mod custom;
 mod events;
 mod flags;
+pub mod fork_copy;
 mod gemini;
 pub mod ledger;
 mod opencode;
@@ -32,7 +33,7 @@ pub use codex::Codex;
 pub use copilot::Copilot;
 pub use custom::Custom;
 pub use events::{Event, LineSplitter, Usage, last_lines};
-pub use flags::{CommandLine, Prompt};
+pub use flags::{CommandLine, Fork, Prompt};
 pub use gemini::Gemini;
 pub use opencode::Opencode;
 pub use qwen::Qwen;
@@ -76,6 +77,29 @@ pub struct Turn<'a> {
     pub model: Option<&'a str>,
     /// The user's arguments after `--`, passed unchanged at the end.
     pub extra_args: &'a [OsString],
+    /// The agent session this turn forks (the first turn of a `sticky fork` thread, on an
+    /// agent whose [`Adapter::forking`] is its own): the new session is `target`.
+    pub fork_from: Option<&'a str>,
+}
+
+/// How an agent makes a fork of a session (`sticky fork`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forking {
+    /// The agent's own fork (Claude Code's `--fork-session`, Codex's `exec fork`, opencode's
+    /// `--fork`, Qwen Code's `--fork-session`): the first turn passes [`Turn::fork_from`];
+    /// `chosen_id` when the fork takes the ID sticky chose up front.
+    Own {
+        /// Whether the new session takes the ID sticky mints ([`Adapter::mint_id`]).
+        chosen_id: bool,
+    },
+    /// No fork of its own, but the agent resumes a copy of the session's files under a new
+    /// session ID with the whole history (Gemini CLI, Copilot CLI): `sticky fork` makes that
+    /// copy at once ([`fork_copy`]), and the fork is a session the agent has.
+    Copy,
+    /// No fork sticky can ask for or make (an agent of the configuration, whose files sticky
+    /// does not know; a source whose files are gone): the fork starts a new session with
+    /// sticky's recap of the source (`--carry recap`), and sticky says so.
+    Recap,
 }
 
 /// The largest prompt passed as one argument; Linux refuses a single argument over 128 KiB
@@ -199,6 +223,28 @@ pub trait Adapter: Sync + Send {
         self.command_line()
             .and_then(|line| line.create)
             .map(|_| fresh_uuid())
+    }
+
+    /// How the agent forks a session: by default its [`CommandLine::fork`], else a recap.
+    fn forking(&self) -> Forking {
+        match self
+            .command_line()
+            .and_then(|line| line.fork.map(|fork| (line, fork)))
+        {
+            Some((line, fork)) => Forking::Own {
+                chosen_id: fork.chosen_id && line.create.is_some(),
+            },
+            None => Forking::Recap,
+        }
+    }
+
+    /// The ID sticky chooses for a fork's new session: [`Adapter::mint_id`]'s, unless the
+    /// agent's own fork mints it.
+    fn fork_id(&self) -> Option<String> {
+        match self.forking() {
+            Forking::Own { chosen_id: false } => None,
+            _ => self.mint_id(),
+        }
     }
 
     /// How `prompt` is given to the agent: as an argument when it fits one
@@ -340,10 +386,13 @@ pub trait Adapter: Sync + Send {
     }
 
     /// Whether `relative` (under [`Adapter::agent_home`]) may be one of session `id`'s files, so
-    /// sticky's vault (which sits in the project, where a repository could plant one) puts back
-    /// only such files, never the agent's settings. By default: its path names the session.
+    /// sticky's vault (which sits in the project, where a repository or a copied vault could
+    /// plant one) puts back only such files, never the agent's settings nor another file that
+    /// merely names the session (`~/.claude/agents/<id>.md`, a subagent of every project). By
+    /// default: what import would place ([`relocation::Relocate::own_file`]); nothing for an
+    /// agent sticky does not know.
     fn restorable(&self, relative: &Path, id: &str) -> bool {
-        !id.is_empty() && relative.to_string_lossy().contains(id)
+        relocation::for_agent(self.name()).is_some_and(|relocate| relocate.own_file(relative, id))
     }
 
     /// The last assistant message of session `id` as the agent's transcript holds it: what an
@@ -549,6 +598,7 @@ mod tests {
             target: Target::Resume(id),
             model: None,
             extra_args: &[],
+            fork_from: None,
         };
         let names_it =
             |args: Vec<OsString>| args.iter().any(|arg| arg.to_string_lossy().contains(id));
@@ -694,6 +744,83 @@ mod tests {
         }
     }
 
+    /// The first turn of a fork, headless and interactive, on every built-in agent: the agent's
+    /// own fork of session `src` (with the ID sticky chose where the fork takes one); Gemini CLI
+    /// and Copilot CLI have none: `sticky fork` copies their session at once (the first turn
+    /// resumes the copy), and where there was nothing to copy the first turn starts a new
+    /// session, sticky's recap before the prompt (the rows below).
+    #[test]
+    fn a_forks_first_turn_asks_for_the_agents_own_fork() {
+        let rows: &[(&dyn Adapter, Forking, &str, &str)] = &[
+            (
+                &Claude,
+                Forking::Own { chosen_id: true },
+                "-p --output-format stream-json --verbose --resume src --fork-session \
+                 --session-id u1 --model m -- go",
+                "--resume src --fork-session --session-id u1 --model m",
+            ),
+            (
+                &Codex,
+                Forking::Own { chosen_id: false },
+                "exec --json -m m fork src -- go",
+                "--no-daemon -m m fork src",
+            ),
+            (
+                &Qwen,
+                Forking::Own { chosen_id: false },
+                "--resume src --fork-session -m m -o stream-json go",
+                "--resume src --fork-session -m m",
+            ),
+            (
+                &Opencode,
+                Forking::Own { chosen_id: false },
+                "run --format json -s src --fork -m m -- go",
+                "-s src --fork -m m",
+            ),
+            (
+                &Gemini,
+                Forking::Copy,
+                "--session-id u1 -m m -o stream-json -p go",
+                "--session-id u1 -m m",
+            ),
+            (
+                &Copilot,
+                Forking::Copy,
+                "--session-id u1 --model m --output-format json --prompt=go",
+                "--session-id u1 --model m",
+            ),
+        ];
+        assert_eq!(rows.len(), BUILT_IN.len());
+        for (adapter, forking, headless, interactive) in rows {
+            let name = adapter.name();
+            assert_eq!(adapter.forking(), *forking, "{name}");
+            let own = matches!(forking, Forking::Own { .. });
+            let chosen = adapter.fork_id().is_some();
+            assert_eq!(
+                chosen,
+                !own || *forking == Forking::Own { chosen_id: true },
+                "{name}"
+            );
+            let turn = Turn {
+                target: if chosen {
+                    Target::Create("u1")
+                } else {
+                    Target::CreateUnnamed
+                },
+                model: Some("m"),
+                extra_args: &[],
+                fork_from: own.then_some("src"),
+            };
+            let args = adapter.headless_args(&turn, Some(std::ffi::OsStr::new("go")));
+            assert_eq!(output::line(&args), *headless, "{name}");
+            assert_eq!(
+                output::line(&adapter.interactive_args(&turn)),
+                *interactive,
+                "{name}"
+            );
+        }
+    }
+
     /// The vault puts back only what names the session (Gemini: its chat file, its project's
     /// marker, the registry), never an agent's settings.
     #[test]
@@ -703,7 +830,20 @@ mod tests {
         assert!(ok(&Claude, &format!("projects/-p/{id}.jsonl")));
         assert!(ok(&Claude, &format!("projects/-p/{id}/subagents/a.jsonl")));
         assert!(!ok(&Claude, "settings.json"));
+        assert!(!ok(&Claude, &format!("agents/{id}.md")));
+        assert!(!ok(&Claude, &format!("projects/{id}.jsonl")));
+        assert!(!ok(&Claude, &format!("projects/-p/{id}.md")));
+        assert!(!ok(&Claude, &format!("projects/-p/../agents/{id}.jsonl")));
+        assert!(ok(&Qwen, &format!("projects/-p/chats/{id}.jsonl")));
+        assert!(!ok(&Qwen, &format!("projects/-p/{id}.jsonl")));
         assert!(ok(&Copilot, &format!("session-state/{id}/workspace.yaml")));
+        assert!(!ok(&Copilot, &format!("session-state/{id}/config.json")));
+        assert!(!ok(&Copilot, &format!("agents/{id}.md")));
+        assert!(ok(
+            &Codex,
+            &format!("sessions/2026/12/01/rollout-2026-12-01T22-10-00-{id}.jsonl")
+        ));
+        assert!(!ok(&Codex, &format!("prompts/{id}.md")));
         assert!(!ok(&Codex, "config.toml"));
         assert!(ok(
             &Gemini,

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::flags::{CommandLine, Prompt};
+use super::flags::{CommandLine, Fork, Prompt};
 use super::output::{lost_on_resume, str_at, sum_at};
 use super::reserved::Reserved;
 use super::{Adapter, Diagnosis, Event, Profile, Prompts, SessionFile, SessionRows, Target, Usage};
@@ -47,6 +47,11 @@ const PROFILE: Profile<'static> = Profile {
         model: "-m",
         output: &[],
         prompt: Prompt::AfterDashes,
+        // `run -s ID --fork`: opencode mints the fork's ID and names it on every event.
+        fork: Some(Fork {
+            flag: "--fork",
+            chosen_id: false,
+        }),
     }),
     // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
     prompts: Prompts::OnStdin,

@@ -186,6 +186,7 @@ pub(super) fn headless(
         target,
         model,
         extra_args: extra,
+        fork_from: None,
     };
     line(&adapter.headless_args(&turn, prompt.map(std::ffi::OsStr::new)))
 }
@@ -201,6 +202,7 @@ pub(super) fn interactive(
         target,
         model,
         extra_args: &[],
+        fork_from: None,
     };
     line(&adapter.interactive_args(&turn))
 }

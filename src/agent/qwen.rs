@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::flags::{CommandLine, Prompt};
+use super::flags::{CommandLine, Fork, Prompt};
 use super::output::{env_dir, is_uuid, lost_on_resume};
 use super::reserved::Reserved;
 use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
@@ -35,6 +35,12 @@ const PROFILE: Profile<'static> = Profile {
     name: "qwen",
     command_line: Some(&CommandLine {
         prompt: Prompt::Positional,
+        // `--resume ID --fork-session`: Qwen Code mints the fork's ID (randomUUID) and refuses
+        // `--session-id` beside `--resume`.
+        fork: Some(Fork {
+            flag: "--fork-session",
+            chosen_id: false,
+        }),
         ..super::gemini::COMMAND_LINE
     }),
     prompts: Prompts::PlainArguments,

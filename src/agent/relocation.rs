@@ -133,6 +133,23 @@ pub trait Relocate: Adapter + Sync {
         false
     }
 
+    /// Whether `relative` (under the agent's home) is one of session `id`'s own files, kept
+    /// for whichever directory: what a restore from the vault may put back
+    /// ([`Adapter::restorable`]). The rule [`Relocate::place`] applies to an import, less the
+    /// directory (a vault copy was made where the session ran); never a credentials or
+    /// settings file.
+    fn own_file(&self, relative: &Path, id: &str) -> bool {
+        let Ok(parts) = plain_components(relative) else {
+            return false;
+        };
+        !id.is_empty()
+            && !never_moved(relative)
+            && match self.encoded_projects() {
+                Some((_, chats)) => owned_encoded(&parts, id, None, chats),
+                None => self.owns(&parts, id),
+            }
+    }
+
     /// Files of session `id` this HOME's agent would resume by its ID alone that are neither
     /// `destinations` (relative to `agent_home`) nor kept for directory `to`: another
     /// directory's copy of the session,
@@ -288,16 +305,7 @@ fn place_encoded(
     chats: Option<&str>,
 ) -> Result<PathBuf> {
     let parts = plain_components(relative)?;
-    let prefix = match chats {
-        Some(chats) => vec!["projects", from, chats],
-        None => vec!["projects", from],
-    };
-    let transcript = format!("{id}.jsonl");
-    let own = parts.len() > prefix.len()
-        && parts[..prefix.len()] == prefix[..]
-        && (parts[prefix.len()..] == [transcript.as_str()]
-            || (parts.len() > prefix.len() + 1 && parts[prefix.len()] == id));
-    if !own {
+    if !owned_encoded(&parts, id, Some(from), chats) {
         bail!(
             "{} is not a file of session {id} in {from}",
             relative.display()
@@ -308,6 +316,19 @@ fn place_encoded(
         placed.push(part);
     }
     Ok(placed)
+}
+
+/// Whether `parts` are `projects/<encoded>/[<chats>/]<id>.jsonl` or a file below
+/// `projects/<encoded>/[<chats>/]<id>/`, with `<encoded>` equal to `project` when given.
+fn owned_encoded(parts: &[&str], id: &str, project: Option<&str>, chats: Option<&str>) -> bool {
+    let start = if chats.is_some() { 3 } else { 2 };
+    let transcript = format!("{id}.jsonl");
+    parts.len() > start
+        && parts[0] == "projects"
+        && project.is_none_or(|project| parts[1] == project)
+        && chats.is_none_or(|chats| parts[2] == chats)
+        && (parts[start..] == [transcript.as_str()]
+            || (parts.len() > start + 1 && parts[start] == id))
 }
 
 /// Claude Code: `projects/<dir with [^A-Za-z0-9] -> ->/<id>.jsonl` and its sidecar directory

@@ -32,6 +32,7 @@ fn manifest() -> Manifest {
             ended_at: None,
             carried: None,
             carried_bytes: None,
+            forked_from: None,
         }],
         turns: Vec::new(),
         files: Vec::new(),

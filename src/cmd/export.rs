@@ -12,18 +12,32 @@ use super::Context;
 use super::output::Report;
 use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::{self, Carried, Manifest, Source, place};
-use crate::cli::ExportArgs;
+use crate::cli::{ExportArgs, ExportFormat};
 use crate::exit::StickyError;
 use crate::store::{SessionRow, WholeTurn};
+
+mod document;
+mod redact;
 
 /// How long export waits for a turn running on the conversation to end.
 const WAIT: Duration = Duration::from_secs(600);
 
 /// Writes the bundle of the conversation to `-o FILE`, or to stdout when it is not a terminal.
 pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
+    if args.format != ExportFormat::Bundle {
+        return export_document(ctx, args);
+    }
+    if args.no_redact {
+        return Err(StickyError::Usage(
+            "--no-redact is for --format markdown or json: a bundle carries the conversation \
+             as it is, for sticky import"
+                .into(),
+        )
+        .into());
+    }
     let to_stdout = to_stdout(ctx, args)?;
     if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        check_output(ctx, path, args.force)?;
+        check_output(ctx, path, args.force, "sticky bundle", is_bundle)?;
     }
     // The lock stays held until the bundle is written: no turn appends meanwhile.
     let (manifest, sources, program, _lock) = gather(ctx)?;
@@ -60,10 +74,16 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Refuses an output `-o` must not write: a directory; a path among sticky's own state (the
 /// project's `.sticky/`, the database and its companions, whatever links lead there), which
-/// the bundle would replace; anything but a regular file; and, unless `force`, a file that is
-/// not a bundle (an empty file is taken: `mktemp` makes one). A bundle is replaced, as a new
-/// export of the same thread does.
-fn check_output(ctx: &Context, path: &Path, force: bool) -> Result<()> {
+/// the export would replace; anything but a regular file; and, unless `force`, a file that is
+/// not an earlier export of the same format (`what`, told by `earlier`; an empty file is taken:
+/// `mktemp` makes one).
+fn check_output(
+    ctx: &Context,
+    path: &Path,
+    force: bool,
+    what: &str,
+    earlier: fn(&Path) -> bool,
+) -> Result<()> {
     let shown = super::view::escape(&path.display().to_string()).into_owned();
     let refuse = |why: String| Err(StickyError::Usage(why).into());
     if path.is_dir() {
@@ -100,11 +120,11 @@ fn check_output(ctx: &Context, path: &Path, force: bool) -> Result<()> {
              write the bundle to stdout (sticky export > FILE)"
         ));
     }
-    if force || meta.len() == 0 || is_bundle(path) {
+    if force || meta.len() == 0 || earlier(path) {
         return Ok(());
     }
     refuse(format!(
-        "{shown} exists and is not a sticky bundle; export replaces only a bundle: give --force \
+        "{shown} exists and is not a {what}; export replaces only an earlier one: give --force \
          to overwrite it, or another file name (nothing was written)"
     ))
 }
@@ -162,6 +182,129 @@ fn resolved(path: &Path) -> PathBuf {
             _ => return absolute,
         }
     }
+}
+
+/// `--format markdown|json`: the conversation as a document, from the database alone, to
+/// stdout (a terminal too: it is text) or to `-o FILE`, written whole or not at all.
+fn export_document(ctx: &Context, args: &ExportArgs) -> Result<Report> {
+    let to_stdout = args
+        .output
+        .as_deref()
+        .is_none_or(|path| path == Path::new("-"));
+    if to_stdout && ctx.json {
+        return Err(StickyError::Usage(format!(
+            "--json prints a report on stdout, where the {} would go; give -o FILE",
+            args.format.name()
+        ))
+        .into());
+    }
+    let (what, earlier): (&str, fn(&Path) -> bool) = match args.format {
+        ExportFormat::Json => ("sticky JSON export", is_json_export),
+        _ => ("sticky markdown export", is_markdown_export),
+    };
+    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+        check_output(ctx, path, args.force, what, earlier)?;
+    }
+    let Some(store) = ctx.existing_store()? else {
+        return Err(no_thread(ctx));
+    };
+    let Some(thread) = store.thread(&ctx.thread)? else {
+        return Err(no_thread(ctx));
+    };
+    let sessions = store.sessions(thread.id)?;
+    let Some(last) = sessions.last() else {
+        return Err(no_thread(ctx));
+    };
+    let turns = store.whole_turns(thread.id)?;
+    let conversation = document::Conversation {
+        thread: &thread.name,
+        project: ctx.project.dir.display().to_string(),
+        sessions: &sessions,
+        turns: &turns,
+        exported_at: crate::store::now(),
+    };
+    let redactor = (!args.no_redact).then(|| redact::Redactor::new(std::env::vars()));
+    let text = match args.format {
+        ExportFormat::Json => conversation.json(redactor.as_ref()),
+        _ => conversation.markdown(redactor.as_ref()),
+    };
+    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+        write_text(path, &text)?;
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        match stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+        {
+            // A reader that has seen enough (`| head`) ends the export quietly, as it ends
+            // `log`.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(Report::nothing()),
+            written => written.context("cannot write the export to stdout")?,
+        }
+    }
+    let file = args.output.as_ref().filter(|_| !to_stdout);
+    if ctx.json {
+        return Report::json(&serde_json::json!({
+            "thread": thread.name,
+            "project": conversation.project,
+            "agent": last.agent,
+            "agent_session_id": last.agent_session_id,
+            "file": file.map(|path| path.display().to_string()),
+            "format": args.format.name(),
+            "files": 0,
+            "bytes": text.len(),
+            "turns": turns.len(),
+        }));
+    }
+    if let Some(path) = file.filter(|_| !ctx.quiet) {
+        eprintln!(
+            "sticky: exported thread {} ({} turn{}, {} bytes of {}) to {}",
+            super::view::escape(&thread.name),
+            turns.len(),
+            if turns.len() == 1 { "" } else { "s" },
+            text.len(),
+            args.format.name(),
+            super::view::escape(&path.display().to_string()),
+        );
+    }
+    Ok(Report::nothing())
+}
+
+/// Whether the file at `path` starts as a markdown export does.
+fn is_markdown_export(path: &Path) -> bool {
+    starts_with(path, document::MARKDOWN_MARK.as_bytes())
+}
+
+/// Whether the file at `path` starts as a JSON export does (its `format` key first).
+fn is_json_export(path: &Path) -> bool {
+    let start = format!("{{\n  \"format\": \"{}\"", document::JSON_FORMAT);
+    starts_with(path, start.as_bytes())
+}
+
+fn starts_with(path: &Path, start: &[u8]) -> bool {
+    use std::io::Read as _;
+    let mut head = vec![0; start.len()];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut head))
+        .is_ok_and(|()| head == start)
+}
+
+/// Writes `text` to `path` through a private file beside it, renamed over it once whole.
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let mut staged = tempfile::Builder::new()
+        .prefix(".sticky-export-")
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot write the export in {}", dir.display()))?;
+    staged.write_all(text.as_bytes())?;
+    staged.as_file().sync_all()?;
+    staged
+        .persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
 /// Whether the file at `path` is a sticky bundle: a zstd frame whose archive starts with the
@@ -224,6 +367,7 @@ fn report(ctx: &Context, args: &ExportArgs, to_stdout: bool, written: &Manifest)
             "agent": written.agent.name,
             "agent_session_id": live,
             "file": args.output.as_ref().map(|path| path.display().to_string()),
+            "format": args.format.name(),
             "files": written.files.len(),
             "bytes": size,
             "turns": written.turns.len(),

@@ -16,6 +16,9 @@ use crate::lock;
 use crate::store::SessionRow;
 use crate::vault::Vault;
 
+/// `sticky threads --prune`: forget, for many threads at once.
+pub(super) mod prune;
+
 /// The `--json` object.
 #[derive(Serialize)]
 struct Forgot<'a> {

@@ -223,7 +223,15 @@ fn print_session(out: &mut impl Write, session: &SessionRow) -> std::io::Result<
                 line.push_str(&format!(" · carried a {} of {bytes} bytes", escape(kind)));
             }
         }
-        _ => line.push_str(" · first"),
+        _ => match &session.forked_from {
+            Some(from) => line.push_str(&format!(
+                " · forked from {} #{} ({})",
+                escape(&from.thread),
+                from.session,
+                escape(&from.agent_session_id)
+            )),
+            None => line.push_str(" · first"),
+        },
     }
     if session.ended_at.is_none() {
         line.push_str(" · live");
@@ -277,74 +285,7 @@ fn print_answer(out: &mut impl Write, answer: Option<&StoredAnswer>) -> std::io:
 /// `T`; UTC, as `log` shows times) or a duration back from `now` (`90s`, `90m`, `2h`, `3d`,
 /// `1w`).
 fn since(when: &str, now: Millis) -> Result<Millis, StickyError> {
-    let text = when.trim();
-    let bad = || {
-        StickyError::Usage(format!(
-            "--since \"{}\" is neither a date (2026-11-30, 2026-11-30 14:00, UTC) nor a \
-             duration (90m, 2h, 3d, 1w)",
-            escape(when)
-        ))
-    };
-    if let Some(unit) = text.chars().last().filter(char::is_ascii_alphabetic) {
-        let count: i64 = text[..text.len() - 1].parse().map_err(|_| bad())?;
-        let seconds = match unit {
-            's' => 1,
-            'm' => 60,
-            'h' => 3_600,
-            'd' => 86_400,
-            'w' => 604_800,
-            _ => return Err(bad()),
-        };
-        return count
-            .checked_mul(seconds * 1000)
-            .filter(|back| *back >= 0)
-            .map(|back| now.saturating_sub(back))
-            .ok_or_else(bad);
-    }
-    date(text).ok_or_else(bad)
-}
-
-/// `YYYY-MM-DD[( |T)HH:MM[:SS]]` in UTC, as Unix milliseconds.
-fn date(text: &str) -> Option<Millis> {
-    let (day, time) = match text.split_once([' ', 'T']) {
-        Some((day, time)) => (day, Some(time)),
-        None => (text, None),
-    };
-    let mut parts = day.split('-').map(|part| part.parse::<i64>().ok());
-    let (year, month, mday) = (parts.next()??, parts.next()??, parts.next()??);
-    if parts.next().is_some() || !(1..=12).contains(&month) || !(1..=31).contains(&mday) {
-        return None;
-    }
-    let mut seconds = 0;
-    if let Some(time) = time {
-        let fields: Vec<i64> = time
-            .split(':')
-            .map(|part| part.parse().ok())
-            .collect::<Option<_>>()?;
-        let limits = [24, 60, 60];
-        if !(2..=3).contains(&fields.len())
-            || fields
-                .iter()
-                .zip(limits)
-                .any(|(value, limit)| !(0..limit).contains(value))
-        {
-            return None;
-        }
-        seconds = fields.iter().zip([3600, 60, 1]).map(|(v, s)| v * s).sum();
-    }
-    Some((days_from_civil(year, month, mday) * 86_400 + seconds) * 1000)
-}
-
-/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard Hinnant's
-/// `days_from_civil`, the inverse of the one `view::format_time` uses).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    super::view::point("--since", when, now).map(|(at, _)| at)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The commands: one file each, orchestration only (build the context, plan, act).
 
+mod across;
 mod agents;
 mod config;
 mod doctor;
@@ -14,6 +15,7 @@ mod output;
 mod probe;
 mod prompt;
 mod relocate;
+mod search;
 mod sessions;
 mod show;
 mod standing;
@@ -21,6 +23,7 @@ mod status;
 mod threads;
 mod trust;
 mod turn;
+mod usage;
 mod vault;
 mod view;
 
@@ -112,27 +115,42 @@ fn dispatch(cli: Cli) -> Result<Report> {
     } = cli;
     // The context is built here only: `init` makes the project it would locate, and `prompt`
     // reads no configuration.
-    let ctx = || Context::new(&global, origins);
+    let ctx = || Context::new(&global, origins, true);
+    // `agents` and `import` use no thread: `STICKY_THREAD=@branch` outside git stops neither.
+    let unthreaded = || Context::new(&global, origins, false);
     if let Some(command) = &command {
         refuse_thread_flag(command, origins)?;
     }
     match command {
         Some(Command::Init) => init::run(&global),
         Some(Command::Prompt) => prompt::run(&global),
-        Some(Command::Agents) => agents::run(&ctx()?),
+        Some(Command::Agents) => agents::run(&unthreaded()?),
         Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
+        Some(Command::Fork(args)) => turn::fork(&ctx()?, &args, |name| {
+            // The fork's thread is NAME as given, as `-t NAME` gives it.
+            let mut global = global.clone();
+            name.clone_into(&mut global.thread);
+            let origins = Origins {
+                thread: crate::cli::Origin::Flag,
+                ..origins
+            };
+            Context::new(&global, origins, true)
+        }),
         Some(Command::Status) => status::run(&ctx()?),
         Some(Command::Log(args)) => log::run(&ctx()?, &args),
         Some(Command::Sessions) => sessions::run(&ctx()?),
-        Some(Command::Threads) => threads::run(&ctx()?),
+        Some(Command::Threads(args)) if args.prune => forget::prune::run(&ctx()?, &args),
+        Some(Command::Threads(_)) => threads::run(&ctx()?),
         Some(Command::Config(select)) => config::run(&ctx()?, &select),
         Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
         Some(Command::Export(args)) => export::run(&ctx()?, &args),
-        Some(Command::Import(args)) => import::run(&ctx()?, &args),
+        Some(Command::Import(args)) => import::run(&unthreaded()?, &args),
         Some(Command::Relocate) => relocate::run(&ctx()?),
         Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
         Some(Command::Trust) => trust::run(&global),
+        Some(Command::Usage(args)) => usage::run(&ctx()?, &args),
+        Some(Command::Search(args)) => search::run(&ctx()?, &args),
         None => turn::run(&ctx()?, &turn, false),
     }
 }
@@ -152,6 +170,10 @@ fn refuse_thread_flag(command: &Command, origins: Origins) -> Result<()> {
         Command::Agents => ("agents", "it lists the agents, not a conversation's"),
         Command::Import(_) => ("import", "--as NAME names the thread it adds"),
         Command::Trust => ("trust", "it adopts the whole project's state"),
+        Command::Usage(_) => (
+            "usage",
+            "it sums every thread of the project (`--by thread` shows each)",
+        ),
         _ => return Ok(()),
     };
     Err(StickyError::Usage(format!("-t does not apply to `sticky {name}`: {why}")).into())
@@ -162,7 +184,7 @@ impl Command {
     /// its error object has too (see `error_object`).
     fn json_keys(&self) -> &'static [&'static str] {
         match self {
-            Self::New(_) => TURN_KEYS,
+            Self::New(_) | Self::Fork(_) => TURN_KEYS,
             Self::Status => &[
                 "project",
                 "database",
@@ -175,7 +197,8 @@ impl Command {
                 "context",
             ],
             Self::Log(_) | Self::Sessions => &["thread", "sessions"],
-            Self::Threads => &["current", "threads"],
+            Self::Threads(args) if args.prune => &["pruned", "busy"],
+            Self::Threads(_) => &["current", "threads"],
             Self::Init => &["project", "database"],
             Self::Agents => &[],
             Self::Config(_) => &[
@@ -214,6 +237,7 @@ impl Command {
                 "agent",
                 "agent_session_id",
                 "file",
+                "format",
                 "files",
                 "bytes",
                 "turns",
@@ -239,6 +263,17 @@ impl Command {
                 "elsewhere",
                 "adopted_copies",
             ],
+            Self::Usage(_) => &[
+                "by",
+                "since",
+                "until",
+                "rows",
+                "total",
+                "duplicates",
+                "projects",
+                "skipped",
+            ],
+            Self::Search(_) => &["query", "results", "skipped"],
         }
     }
 
@@ -246,8 +281,13 @@ impl Command {
     fn reports(&self) -> bool {
         !matches!(
             self,
-            Self::New(_) | Self::Init | Self::Export(_) | Self::Forget(_) | Self::Trust
-        )
+            Self::New(_)
+                | Self::Fork(_)
+                | Self::Init
+                | Self::Export(_)
+                | Self::Forget(_)
+                | Self::Trust
+        ) && !matches!(self, Self::Threads(args) if args.prune)
     }
 }
 
@@ -258,6 +298,9 @@ pub struct Context {
     pub project: Project,
     /// The conversation.
     pub thread: String,
+    /// The git branch the conversation is named after (`-t @branch`, `-t @pr`, the
+    /// configuration's `thread = "branch"`), which a turn records on the thread.
+    pub branch: Option<String>,
     /// `--json`.
     pub json: bool,
     /// `--quiet`.
@@ -274,12 +317,28 @@ pub struct Context {
 /// starting a thread) and for the threads `sticky import` adds. A thread an older sticky made
 /// with such a name stays usable; the listings escape it.
 pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
+    name_problem(name, false)
+}
+
+/// [`thread_name_problem`] for a name git gave (`-t @branch`, `-t @pr`): a branch git names
+/// `@x` is no misspelt `@branch`, so its thread is `@x` as it is. git refuses a branch with a
+/// control character, a space or a leading `-`, so no other rule is waived.
+pub(crate) fn followed_name_problem(name: &str) -> Option<&'static str> {
+    name_problem(name, true)
+}
+
+fn name_problem(name: &str, from_git: bool) -> Option<&'static str> {
     if name.trim().is_empty() {
         Some("is empty or blank; choose a name")
     } else if name.chars().any(char::is_control) {
         Some("holds a control character (a newline, tab, escape, ...); choose a name without one")
     } else if name.trim() != name {
         Some("starts or ends with a space, which no listing shows; choose a name without one")
+    } else if name.starts_with('@') && !from_git {
+        // `-t @branch` and `-t @pr` name a thread after git; `-t @brnach` is a typo.
+        Some(
+            "starts with `@`, which names a thread after git (-t @branch, -t @pr); choose a name that starts otherwise",
+        )
     } else if name.starts_with('-') {
         // `-t -rf` is read as options: such a thread could be named only as `-t=-rf`, and
         // every hint that shows `-t NAME` would fail.
@@ -293,8 +352,8 @@ pub(crate) fn thread_name_problem(name: &str) -> Option<&'static str> {
 
 impl Context {
     /// Locates the project from `-C` (or the current directory) and `STICKY_DB`, and resolves
-    /// the settings.
-    fn new(global: &GlobalArgs, origins: Origins) -> Result<Self> {
+    /// the settings; the thread (`@branch` asks git) only for a command that `uses_thread`.
+    fn new(global: &GlobalArgs, origins: Origins, uses_thread: bool) -> Result<Self> {
         let cwd = start_dir(global)?;
         if global.thread.trim().is_empty() {
             return Err(StickyError::Usage(
@@ -314,12 +373,26 @@ impl Context {
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
         })?;
-        let settings = Settings::new(global, origins, &project, config);
+        let chosen = if uses_thread {
+            settings::resolve_thread(global, origins, &config.0, &project.dir)?
+        } else {
+            settings::ThreadChoice::as_given(global, origins)
+        };
+        if let Some(note) = chosen
+            .note
+            .as_deref()
+            .filter(|_| !global.quiet && !global.json)
+        {
+            eprintln!("sticky: {}", view::escape(note));
+        }
+        let thread = chosen.setting.value.clone();
+        let settings = Settings::new(global, chosen.setting, &project, config);
         Ok(Self {
             settings,
             agents,
             project,
-            thread: global.thread.clone(),
+            thread,
+            branch: chosen.branch,
             json: global.json,
             quiet: global.quiet,
             origins,
@@ -353,6 +426,7 @@ impl Context {
     fn open_store(&self) -> Result<Store> {
         self.project.check_creatable()?;
         let store = Store::open(&self.project.state.db)?;
+        project::registry::note(&self.project);
         // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
         // turn: the database is then checked as one from before stamps, every run.
         if let Err(error) = self.project.stamp_created() {

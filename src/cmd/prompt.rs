@@ -2,7 +2,8 @@
 //!
 //! A prompt runs this before every command line, so it does the least a status can: locate the
 //! project, open the database if there is one, and read three indexed rows. It reads no
-//! configuration, looks up no agent and runs nothing; without sticky state it prints nothing.
+//! configuration, looks up no agent and runs nothing (but git, for `-t @branch`); without
+//! sticky state it prints nothing.
 
 use anyhow::Result;
 use serde::Serialize;
@@ -10,8 +11,10 @@ use serde::Serialize;
 use super::output::Report;
 use super::view::{escape, short_id, shown_status, status_name};
 use super::{start_dir, sticky_db};
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, Origin, Origins};
+use crate::config::Config;
 use crate::project;
+use crate::settings;
 use crate::store::Store;
 
 /// The `--json` object.
@@ -32,7 +35,23 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
     let Some(store) = Store::open_existing(&project.state.db)? else {
         return Ok(Report::nothing());
     };
-    let Some(thread) = store.thread(&global.thread)? else {
+    // `-t @branch` (or `STICKY_THREAD=@branch`) asks git, and only then; the configuration's
+    // `thread` is not read, as nothing of it is.
+    let name = match global.thread.as_str() {
+        settings::FOLLOW_BRANCH | settings::FOLLOW_PR => {
+            let origins = Origins {
+                thread: Origin::Flag,
+                ..Origins::default()
+            };
+            match settings::resolve_thread(global, origins, &Config::default(), &project.dir) {
+                Ok(chosen) => chosen.setting.value,
+                // Outside git there is no branch's conversation to show.
+                Err(_) => return Ok(Report::nothing()),
+            }
+        }
+        name => name.to_owned(),
+    };
+    let Some(thread) = store.thread(&name)? else {
         return Ok(Report::nothing());
     };
     let Some(session) = store.live_session(thread.id)? else {

@@ -63,7 +63,15 @@ fn print_session(out: &mut impl Write, session: &SessionRow, turns: i64) -> std:
     let mut lineage = match (session.rotated_from, &session.rotation_reason) {
         (Some(from), Some(reason)) => format!("replaced #{from} ({})", escape(reason)),
         (Some(from), None) => format!("replaced #{from}"),
-        _ => "first".to_owned(),
+        _ => match &session.forked_from {
+            Some(from) => format!(
+                "forked from {} #{} ({})",
+                escape(&from.thread),
+                from.session,
+                escape(short_id(&from.agent_session_id))
+            ),
+            None => "first".to_owned(),
+        },
     };
     if let (Some(kind), Some(bytes)) = (&session.carried, session.carried_bytes) {
         lineage.push_str(&format!(", carried a {} of {bytes} bytes", escape(kind)));

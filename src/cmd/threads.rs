@@ -3,7 +3,8 @@
 //!
 //! Reads only: without a database it lists nothing and creates nothing. Every figure is an
 //! index lookup per thread (live session, turn counts per session, last turn), so the listing
-//! stays fast whatever the number of turns.
+//! stays fast whatever the number of turns. git runs only when a thread is named after a
+//! branch, to say whether the branch still exists (`git.rs`). `--prune` is `forget/prune.rs`.
 
 use std::io::Write;
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::{SessionView, escape, format_time, short_id};
+use crate::git::{BranchState, Branches};
 use crate::store::{Millis, SessionRow, Store, ThreadRow};
 
 /// One thread and its figures.
@@ -43,17 +45,34 @@ struct ThreadView<'a> {
     /// The start or end of its newest turn, else its creation (Unix milliseconds).
     last_activity: Millis,
     current: bool,
+    /// The git branch the thread is named after; `null` for a thread named otherwise.
+    branch: Option<BranchView<'a>>,
+}
+
+/// A thread's branch and what became of it (`null`: git cannot tell).
+#[derive(Serialize)]
+struct BranchView<'a> {
+    name: &'a str,
+    /// Whether a local branch of that name exists.
+    exists: Option<bool>,
+    /// Whether it is merged into the default branch.
+    merged: Option<bool>,
 }
 
 /// Prints the project's threads, oldest first.
 pub fn run(ctx: &Context) -> Result<Report> {
-    let summaries = match ctx.existing_store()? {
+    let summaries: Vec<Summary> = match ctx.existing_store()? {
         None => Vec::new(),
         Some(store) => store
             .threads()?
             .into_iter()
             .map(|thread| summarize(&store, thread))
             .collect::<Result<_>>()?,
+    };
+    let branches = read_branches(ctx, &summaries);
+    let state = |summary: &Summary| -> Option<Option<BranchState>> {
+        let name = summary.thread.branch.as_deref()?;
+        Some(branches.as_ref().map(|b| b.state(name)))
     };
     if ctx.json {
         return Report::json(&Threads {
@@ -68,17 +87,64 @@ pub fn run(ctx: &Context) -> Result<Report> {
                     turns: summary.turns,
                     last_activity: summary.last_activity,
                     current: summary.thread.name == ctx.thread,
+                    branch: state(summary).map(|state| BranchView {
+                        name: summary.thread.branch.as_deref().unwrap_or_default(),
+                        exists: state.map(|state| state != BranchState::Deleted),
+                        merged: state.map(|state| state == BranchState::Merged),
+                    }),
                 })
                 .collect(),
         });
     }
+    let shown: Vec<Option<String>> = summaries
+        .iter()
+        .map(|summary| {
+            let name = summary.thread.branch.as_deref()?;
+            Some(shown_branch(name, state(summary)?))
+        })
+        .collect();
     let mut out = Vec::new();
-    print_text(&mut out, ctx, &summaries)?;
+    print_text(&mut out, ctx, &summaries, &shown)?;
     Ok(Report::paged(out))
 }
 
-/// One line per thread, the current one marked.
-fn print_text(out: &mut impl Write, ctx: &Context, summaries: &[Summary]) -> std::io::Result<()> {
+/// The branches of the project's repository, when a thread is named after one; `None` when
+/// none is, or git cannot tell (said on stderr).
+fn read_branches(ctx: &Context, summaries: &[Summary]) -> Option<Branches> {
+    summaries.iter().find(|s| s.thread.branch.is_some())?;
+    match Branches::read(&ctx.project.dir) {
+        Ok(branches) => Some(branches),
+        Err(error) => {
+            if !ctx.quiet {
+                eprintln!(
+                    "sticky: cannot tell which threads' branches still exist: {}",
+                    escape(&error.to_string())
+                );
+            }
+            None
+        }
+    }
+}
+
+/// A branch as the listing shows it: its name, and what became of it.
+fn shown_branch(name: &str, state: Option<BranchState>) -> String {
+    let name = escape(name);
+    match state {
+        Some(BranchState::Exists) => name.into_owned(),
+        Some(BranchState::Merged) => format!("{name} (merged)"),
+        Some(BranchState::Deleted) => format!("{name} (deleted)"),
+        None => format!("{name} (?)"),
+    }
+}
+
+/// One line per thread, the current one marked; the BRANCH column when a thread has one.
+fn print_text(
+    out: &mut impl Write,
+    ctx: &Context,
+    summaries: &[Summary],
+    branches: &[Option<String>],
+) -> std::io::Result<()> {
+    let with_branches = branches.iter().any(Option::is_some);
     if summaries.is_empty() {
         writeln!(
             out,
@@ -86,13 +152,17 @@ fn print_text(out: &mut impl Write, ctx: &Context, summaries: &[Summary]) -> std
             escape(&ctx.thread)
         )?;
     } else {
-        writeln!(
+        write!(
             out,
             "  {:<16} {:<10} {:<16} {:<9} {:>5}  LAST ACTIVITY",
             "THREAD", "AGENT", "MODEL", "SESSION", "TURNS"
         )?;
+        if with_branches {
+            write!(out, "{:<10}  BRANCH", "")?;
+        }
+        writeln!(out)?;
     }
-    for summary in summaries {
+    for (summary, branch) in summaries.iter().zip(branches) {
         let mark = if summary.thread.name == ctx.thread {
             '*'
         } else {
@@ -106,13 +176,17 @@ fn print_text(out: &mut impl Write, ctx: &Context, summaries: &[Summary]) -> std
             ),
             None => ("-".into(), "-".into(), "-".into()),
         };
-        writeln!(
+        write!(
             out,
             "{mark} {:<16} {agent:<10} {model:<16} {id:<9} {:>5}  {}",
             escape(&summary.thread.name),
             summary.turns,
             format_time(summary.last_activity)
         )?;
+        if with_branches {
+            write!(out, "  {}", branch.as_deref().unwrap_or("-"))?;
+        }
+        writeln!(out)?;
     }
     Ok(())
 }

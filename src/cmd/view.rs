@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use crate::agent::ledger::Figures;
-use crate::store::{Mode, SessionRow, TurnLedger, TurnRow, TurnStatus};
+use crate::exit::StickyError;
+use crate::store::{ForkedFrom, Millis, Mode, SessionRow, TurnLedger, TurnRow, TurnStatus};
 
 /// A session as `--json` shows it.
 #[derive(Debug, Serialize)]
@@ -37,6 +38,9 @@ pub struct SessionView<'a> {
     pub carried: Option<&'a str>,
     /// The size of that recap in bytes.
     pub carried_bytes: Option<i64>,
+    /// The session it was forked from (`sticky fork`): `thread`, `session` (sticky's id) and
+    /// `agent_session_id`; `null` for a session that is no fork.
+    pub forked_from: Option<&'a ForkedFrom>,
 }
 
 impl<'a> From<&'a SessionRow> for SessionView<'a> {
@@ -53,6 +57,7 @@ impl<'a> From<&'a SessionRow> for SessionView<'a> {
             ended_at: row.ended_at,
             carried: row.carried.as_deref(),
             carried_bytes: row.carried_bytes,
+            forked_from: row.forked_from.as_ref(),
         }
     }
 }
@@ -253,6 +258,80 @@ pub fn format_count(count: i64) -> String {
     }
 }
 
+/// The time `flag WHEN` means (see `log`'s `--since`), and whether WHEN is a day without a time of
+/// day (so `--until 2026-11-30` can take the whole day).
+pub fn point(flag: &str, when: &str, now: Millis) -> Result<(Millis, bool), StickyError> {
+    let text = when.trim();
+    let bad = || {
+        StickyError::Usage(format!(
+            "{flag} \"{}\" is neither a date (2026-11-30, 2026-11-30 14:00, UTC) nor a \
+             duration (90m, 2h, 3d, 1w)",
+            escape(when)
+        ))
+    };
+    if let Some(unit) = text.chars().last().filter(char::is_ascii_alphabetic) {
+        let count: i64 = text[..text.len() - 1].parse().map_err(|_| bad())?;
+        let seconds = match unit {
+            's' => 1,
+            'm' => 60,
+            'h' => 3_600,
+            'd' => 86_400,
+            'w' => 604_800,
+            _ => return Err(bad()),
+        };
+        return count
+            .checked_mul(seconds * 1000)
+            .filter(|back| *back >= 0)
+            .map(|back| (now.saturating_sub(back), false))
+            .ok_or_else(bad);
+    }
+    let day_only = !text.contains([' ', 'T']);
+    date(text).map(|at| (at, day_only)).ok_or_else(bad)
+}
+
+/// `YYYY-MM-DD[( |T)HH:MM[:SS]]` in UTC, as Unix milliseconds.
+fn date(text: &str) -> Option<Millis> {
+    let (day, time) = match text.split_once([' ', 'T']) {
+        Some((day, time)) => (day, Some(time)),
+        None => (text, None),
+    };
+    let mut parts = day.split('-').map(|part| part.parse::<i64>().ok());
+    let (year, month, mday) = (parts.next()??, parts.next()??, parts.next()??);
+    if parts.next().is_some() || !(1..=12).contains(&month) || !(1..=31).contains(&mday) {
+        return None;
+    }
+    let mut seconds = 0;
+    if let Some(time) = time {
+        let fields: Vec<i64> = time
+            .split(':')
+            .map(|part| part.parse().ok())
+            .collect::<Option<_>>()?;
+        let limits = [24, 60, 60];
+        if !(2..=3).contains(&fields.len())
+            || fields
+                .iter()
+                .zip(limits)
+                .any(|(value, limit)| !(0..limit).contains(value))
+        {
+            return None;
+        }
+        seconds = fields.iter().zip([3600, 60, 1]).map(|(v, s)| v * s).sum();
+    }
+    Some((days_from_civil(year, month, mday) * 86_400 + seconds) * 1000)
+}
+
+/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard Hinnant's
+/// `days_from_civil`, the inverse of the one `view::format_time` uses).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Days since 1970-01-01 to a (year, month, day) of the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
@@ -390,7 +469,7 @@ mod tests {
 
     /// The modules of `cmd/` that are no command but serve them all.
     const HELPERS: &[&str] = &[
-        "input", "listing", "mod", "output", "probe", "standing", "vault", "view",
+        "across", "input", "listing", "mod", "output", "probe", "standing", "vault", "view",
     ];
 
     /// Every `.rs` file under `dir`.

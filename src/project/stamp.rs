@@ -263,14 +263,14 @@ pub fn key_path() -> Result<PathBuf> {
 
 /// The user's data directory (`~/.local/share`, `XDG_DATA_HOME`).
 #[cfg(not(test))]
-fn data_dir() -> Option<PathBuf> {
+pub(crate) fn data_dir() -> Option<PathBuf> {
     dirs::data_dir()
 }
 
 /// The unit tests' data directory: never the HOME of whoever runs them.
 #[cfg(test)]
 #[allow(clippy::unnecessary_wraps)] // the same signature as the real one
-fn data_dir() -> Option<PathBuf> {
+pub(crate) fn data_dir() -> Option<PathBuf> {
     let uid = nix::unistd::geteuid().as_raw();
     Some(std::env::temp_dir().join(format!("sticky-unit-tests-{uid}")))
 }

@@ -378,13 +378,15 @@ fn untrack_path(project: &Project) -> String {
     }
 }
 
-/// Refuses to create a `STICKY_DB` database inside a git worktree where git would not ignore it
-/// or the files beside it: the conversation (the database, the vault's copies of the agent's
+/// Refuses to create a database inside a git worktree where git would not ignore it or the
+/// files beside it: the conversation (the database, the vault's copies of the agent's
 /// transcripts) would be left for `git add`, and one commit would publish it. `.sticky/` ignores
-/// itself; a directory the user named is theirs, holding their own files, so sticky writes no
-/// `.gitignore` into it (one would itself be a new file for git, and could hide theirs):
-/// nothing is created yet, and the refusal names the one line that ignores sticky's files.
-/// Asks git once, when the database is about to be created, never on a turn that finds it.
+/// itself, unless it came with the repository with a `.gitignore` of the repository's that
+/// ignores nothing (see [`tracked_state_dir`]); a directory the user named (`STICKY_DB`) is
+/// theirs, holding their own files, so sticky writes no `.gitignore` into it (one would itself
+/// be a new file for git, and could hide theirs): nothing is created yet, and the refusal names
+/// the one line that ignores sticky's files. Asks git once, when the database is about to be
+/// created, never on a turn that finds it.
 pub(super) fn check_ignored(project: &Project) -> Result<()> {
     use std::io::Write as _;
     let db = &project.state.db;
@@ -445,6 +447,9 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
     if ignored == paths.len() {
         return Ok(());
     }
+    if !project.db_overridden {
+        return Err(tracked_state_dir(parent));
+    }
     Err(StickyError::Usage(format!(
         "STICKY_DB names {}, inside a git worktree, and git does not ignore it and the files \
          sticky keeps beside it (its vault holds the agent's transcripts), so the conversation \
@@ -456,6 +461,94 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
         dir = parent.display(),
     ))
     .into())
+}
+
+/// The refusal of a project's `.sticky/` git does not ignore: it came with the repository (git
+/// tracks files in it, such as a `.gitignore` that ignores nothing), and sticky writes no
+/// `.gitignore` over the repository's. The way out ignores it in this clone only (git's
+/// `info/exclude`, which a tracked file below cannot undo: git never looks inside an excluded
+/// directory), untracking first any of sticky's own files the repository holds (no exclusion
+/// applies to a tracked file), or keeps the state outside the worktree.
+fn tracked_state_dir(state_dir: &Path) -> anyhow::Error {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(["-c", "core.fsmonitor=false"])
+            .args(args)
+            .current_dir(state_dir)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let listed = git(&["ls-files", "-z", "--full-name", "--", "."]).unwrap_or_default();
+    let tracked: Vec<&str> = listed.split('\0').filter(|name| !name.is_empty()).collect();
+    let came = match tracked.as_slice() {
+        [] => String::new(),
+        names => {
+            let shown = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+            let more = match names.len() {
+                0..=3 => String::new(),
+                n => format!(" and {} more", n - 3),
+            };
+            format!(
+                " (git tracks {shown}{more}: it came with the repository, and its .gitignore, \
+                 if any, is the repository's, which sticky does not overwrite)"
+            )
+        }
+    };
+    let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
+    // sticky's own files among them: no exclusion applies to a file git tracks.
+    let own = tracked.iter().any(|name| {
+        Path::new(name)
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with(DB_FILE))
+    });
+    let untrack = if own {
+        let files = state_dir.join(format!("{DB_FILE}*"));
+        format!(
+            "git rm -r -q --cached -- {} && ",
+            quote(&files.display().to_string())
+        )
+    } else {
+        String::new()
+    };
+    // `--show-prefix` is the state directory's path from the worktree's top, `/`-terminated.
+    let exclude = git(&[
+        "rev-parse",
+        "--show-prefix",
+        "--path-format=absolute",
+        "--git-path",
+        "info/exclude",
+    ])
+    .and_then(|out| {
+        let mut lines = out.lines();
+        let prefix = lines.next()?;
+        let file = Path::new(lines.next()?);
+        let dir = file.parent()?.display().to_string();
+        Some(format!(
+            "{untrack}mkdir -p {} && echo {} >> {}",
+            quote(&dir),
+            quote(&format!("/{prefix}")),
+            quote(&file.display().to_string())
+        ))
+    });
+    let ignore = exclude.map_or_else(String::new, |line| {
+        format!("ignore it in this clone only ({line}), or ")
+    });
+    StickyError::Usage(format!(
+        "{} is inside a git worktree and git does not ignore the files sticky would keep in \
+         it{came}, so the conversation (the database, and the vault's copies of the agent's \
+         transcripts) would be left for `git add`; {ignore}keep the state outside the worktree \
+         ({})",
+        state_dir.display(),
+        own_place(),
+    ))
+    .into()
 }
 
 /// Refuses a database without a stamp that git tracks (it came with the repository) or may

@@ -60,7 +60,8 @@ pub fn live_of<'a>(row: &'a SessionRow, tried: bool, agents: &Agents) -> Live<'a
         agent: &row.agent,
         model: row.model.as_deref(),
         confirmed,
-        unsaved,
+        unsaved: unsaved && row.forked_from.is_none(),
+        forking: !confirmed && row.forked_from.is_some(),
     }
 }
 
@@ -88,7 +89,12 @@ pub fn apply(
     match (plan.action, thread.live) {
         (Action::Resume, Some(live)) => Ok(live),
         (Action::Restart, Some(live)) => {
-            let id = agents.get(agent)?.mint_id();
+            let adapter = agents.get(agent)?;
+            let id = if live.forked_from.is_some() {
+                adapter.fork_id()
+            } else {
+                adapter.mint_id()
+            };
             tx.restart_session(live.id, agent, model, id.as_deref())
         }
         (Action::Start, None) => {

@@ -26,6 +26,11 @@ pub struct Live<'a> {
     /// set for an unconfirmed session: a confirmed one is always resumed, so one with history
     /// is never started afresh and fails as lost when the agent no longer has it.
     pub unsaved: bool,
+    /// Whether the session is a fork (`sticky fork`) the agent has not made yet: its first
+    /// turn forks the source, so it is started again in place however that turn failed, and
+    /// with the model a turn names (the fork is made with it); only another agent or `sticky
+    /// new` replaces it.
+    pub forking: bool,
 }
 
 /// What the user asked for.
@@ -155,6 +160,8 @@ pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
         Action::Rotate(Reason::New) // rule 3
     } else if agent_changed {
         Action::Rotate(Reason::AgentChange) // rule 4
+    } else if live.forking {
+        Action::Restart // a fork not made yet is made by this turn, with its model
     } else if model != live.model {
         Action::Rotate(Reason::ModelChange) // rule 4
     } else if live.confirmed {
@@ -197,6 +204,7 @@ mod tests {
             model,
             confirmed: true,
             unsaved: false,
+            forking: false,
         })
     }
 
@@ -241,12 +249,21 @@ mod tests {
             model: None,
             confirmed: false,
             unsaved: true,
+            forking: false,
         });
         let unconfirmed = Some(Live {
             agent: "claude",
             model: None,
             confirmed: false,
             unsaved: false,
+            forking: false,
+        });
+        let forking = Some(Live {
+            agent: "claude",
+            model: Some("m1"),
+            confirmed: false,
+            unsaved: false,
+            forking: true,
         });
         let cases: &[(&str, Option<Live<'_>>, Request<'_>, Plan)] = &[
             // rule 1: nothing yet -> start with the default agent, or the one asked for
@@ -379,6 +396,32 @@ mod tests {
                 request(false, Some("claude"), None),
                 rotate("claude", None, AgentChange),
             ),
+            // a fork not made yet (`sticky fork`): its turn makes it, with the model it names,
+            // even after a failed try; only another agent or `sticky new` replaces it
+            (
+                "fork is made",
+                forking,
+                request(false, None, None),
+                planned(Action::Restart, "claude", Some("m1")),
+            ),
+            (
+                "fork with another model",
+                forking,
+                request(false, None, Some("m2")),
+                planned(Action::Restart, "claude", Some("m2")),
+            ),
+            (
+                "new on a fork",
+                forking,
+                request(true, None, None),
+                rotate("claude", Some("m1"), New),
+            ),
+            (
+                "agent change on a fork",
+                forking,
+                request(false, Some("codex"), None),
+                rotate("codex", None, AgentChange),
+            ),
         ];
         for (name, live, request, want) in cases {
             assert_eq!(plan(*live, *request), *want, "{name}");
@@ -392,6 +435,7 @@ mod tests {
             model: Some("m1"),
             confirmed: false,
             unsaved: false,
+            forking: false,
         });
         assert_eq!(
             plan(unconfirmed, request(false, None, None)),
@@ -421,6 +465,7 @@ mod tests {
             model: None,
             confirmed: false,
             unsaved: true,
+            forking: false,
         });
         // (name, live, request, the recap carried)
         let cases: &[(&str, Option<Live<'_>>, Request<'_>, Option<CarryKind>)] = &[

@@ -35,11 +35,7 @@ pub(super) struct Encoded {
 /// The stored form of `text`.
 pub(super) fn encode(text: &str) -> Encoded {
     let bytes = i64::try_from(text.len()).unwrap_or(i64::MAX);
-    let mut end = text.len().min(MAX_ANSWER);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let kept = &text.as_bytes()[..end];
+    let kept = kept(text).as_bytes();
     if kept.len() > COMPRESS_FROM {
         let mut encoder = DeflateEncoder::new(Vec::new(), Compression::default());
         // Writing into a Vec cannot fail.
@@ -58,6 +54,16 @@ pub(super) fn encode(text: &str) -> Encoded {
         encoding: None,
         bytes,
     }
+}
+
+/// The part of `text` that is kept: its first [`MAX_ANSWER`] bytes, cut at a character
+/// boundary.
+pub(super) fn kept(text: &str) -> &str {
+    let mut end = text.len().min(MAX_ANSWER);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The text of a stored answer; the error says what is wrong with it.

@@ -4,9 +4,15 @@
 //! valid page, so a lookup through the index finds no thread or no live session, and a turn
 //! would then start a second session while the first is still live (issue 11), the one thing
 //! sticky must never do. So before sticky creates a session in a thread the file already had,
-//! or a thread in a file that already holds rows, it runs `PRAGMA integrity_check`, which
-//! compares every index with its table (`PRAGMA quick_check` does not, and passes an emptied
-//! index). That path is rare (a first turn in a new thread, a rotation); a resume never pays.
+//! or a thread in a file that already holds rows, it runs `PRAGMA integrity_check` on each of
+//! its tables, which compares every index with its table (`PRAGMA quick_check` does not, and
+//! passes an emptied index). That path is rare (a first turn in a new thread, a rotation); a
+//! resume never pays.
+//!
+//! The search index (migration 6's `turns_text` and the tables FTS5 keeps it in) is left out:
+//! it holds no session and decides nothing a turn does, and FTS5's own check, which a check of
+//! the whole file runs, reads every prompt and answer again: 1.8 of the 2 seconds the proof
+//! took at 100,000 turns, against 0.2 for sticky's own tables.
 
 use std::path::Path;
 
@@ -15,26 +21,44 @@ use rusqlite::Connection;
 
 use super::error;
 
-/// How many problems `integrity_check` lists at most; the first one is shown.
-const MAX_PROBLEMS: u32 = 8;
+/// How many problems are read at most; the first one is shown.
+const MAX_PROBLEMS: usize = 8;
+
+/// sticky's tables: every table but the search index's.
+const TABLES: &str = "SELECT name FROM sqlite_schema WHERE type = 'table' \
+     AND name NOT LIKE 'turns\\_text%' ESCAPE '\\' ORDER BY name";
 
 /// Fails with a store error when the file is damaged; `Ok` when `SQLite` finds it whole.
 pub(crate) fn prove(conn: &Connection, file: &Path) -> Result<()> {
-    let problems = conn
-        .prepare(&format!("PRAGMA integrity_check({MAX_PROBLEMS})"))
-        .and_then(|mut statement| {
-            statement
-                .query_map([], |row| row.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| error::sql(file, "check the database", &e))?;
+    let problems = problems(conn).map_err(|e| error::sql(file, "check the database", &e))?;
     match problems.first() {
-        Some(first) if problems.len() == 1 && first == "ok" => Ok(()),
-        first => Err(error::damaged(
-            file,
-            first.map_or("integrity_check said nothing", String::as_str),
-        )),
+        None => Ok(()),
+        Some(first) => Err(error::damaged(file, first)),
     }
+}
+
+/// What `integrity_check` finds wrong in each of sticky's tables and their indexes.
+fn problems(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let tables = conn
+        .prepare(TABLES)?
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    if tables.is_empty() {
+        return Ok(vec!["it holds none of sticky's tables".to_owned()]);
+    }
+    let mut problems = Vec::new();
+    for table in tables {
+        let sql = format!("PRAGMA integrity_check(\"{}\")", table.replace('"', "\"\""));
+        let mut statement = conn.prepare(&sql)?;
+        let found = statement
+            .query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        problems.extend(found.into_iter().filter(|line| line != "ok"));
+        if problems.len() >= MAX_PROBLEMS {
+            break;
+        }
+    }
+    Ok(problems)
 }
 
 /// Whether the file holds rows beyond thread `thread_id`: turns, sessions, or other threads.
@@ -113,5 +137,32 @@ mod tests {
         assert!(error.to_string().contains("is damaged ("), "{error}");
         assert!(error.to_string().contains("sessions_live"), "{error}");
         assert_eq!(crate::exit::exit_for(&error), crate::exit::Exit::Store);
+    }
+
+    #[test]
+    fn the_search_index_is_left_out_of_the_proof() {
+        let conn = Connection::open_in_memory().unwrap();
+        let blank = super::super::schema::Identity::read(&conn).unwrap();
+        super::super::schema::migrate(&conn, Path::new(":memory:"), blank).unwrap();
+        // The index's text changed behind FTS5's back: its own check fails, which a check of
+        // the whole file runs.
+        conn.execute_batch(
+            "INSERT INTO turns_text (rowid, prompt, answer) VALUES (1, 'hello world', 'x');
+             UPDATE turns_text_content SET c0 = 'other words' WHERE id = 1;",
+        )
+        .unwrap();
+        let whole: String = conn
+            .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+            .unwrap();
+        assert!(whole.contains("turns_text"), "{whole}");
+        prove(&conn, Path::new(":memory:")).unwrap();
+        let checked = conn
+            .prepare(TABLES)
+            .unwrap()
+            .query_map([], |row| row.get::<_, String>(0))
+            .unwrap()
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .unwrap();
+        assert_eq!(checked, ["restores", "sessions", "threads", "turns"]);
     }
 }

@@ -16,10 +16,12 @@ mod intact;
 mod open;
 mod rows;
 mod schema;
+mod search;
 #[cfg(test)]
 mod tests;
 mod totals;
 mod transfer;
+mod usage;
 mod vault;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +34,8 @@ use serde::{Deserialize, Serialize};
 use crate::agent::ledger::Figures;
 
 use rows::{session_columns, thread_columns, turn_columns};
+pub use search::{Found, MATCH_END, MATCH_START, query as search_query};
+pub use usage::{UsageSession, UsageTurn};
 pub use vault::{Forgotten, RestoreRow};
 
 pub(crate) use error::UNWRITABLE;
@@ -78,6 +82,8 @@ pub struct ThreadRow {
     pub name: String,
     /// When it was created.
     pub created_at: Millis,
+    /// The git branch it is named after, recorded by its turns (`-t @branch`).
+    pub branch: Option<String>,
 }
 
 /// An agent session attached to a thread. Serialized as a bundle carries it ([`crate::bundle`]:
@@ -115,6 +121,21 @@ pub struct SessionRow {
     /// The size of that recap in bytes.
     #[serde(default)]
     pub carried_bytes: Option<i64>,
+    /// The session this one was forked from (`sticky fork`), if it was. Not in a bundle: the
+    /// source's row lives in this database only.
+    #[serde(skip)]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+/// The session a fork was made from, as recorded when the fork was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ForkedFrom {
+    /// The source session's row id.
+    pub session: i64,
+    /// The source's thread.
+    pub thread: String,
+    /// The source's agent session ID, which the fork's first turn forks.
+    pub agent_session_id: String,
 }
 
 /// One run of sticky on a session. Serialized as a bundle carries it ([`crate::bundle`]: its
@@ -465,7 +486,12 @@ impl Store {
     /// the way to the caller's prompt (BENCHMARKS.md). Best effort: a statement that does not
     /// compile now fails again, and is reported, where it runs.
     pub fn compile_turn_end(&self) {
-        for sql in [CONFIRMED_AT, totals::ADD_TO_LIVE_SESSION, FINISH_TURN] {
+        for sql in [
+            CONFIRMED_AT,
+            totals::ADD_TO_LIVE_SESSION,
+            FINISH_TURN,
+            search::INDEX_ANSWER,
+        ] {
             let _ = self.conn.prepare_cached(sql);
         }
     }
@@ -539,6 +565,12 @@ impl Store {
                 ledger.context_window,
                 end.reported_totals,
             ])?;
+            if let Some(text) = &end.answer {
+                search::index(&tx, || {
+                    tx.prepare_cached(search::INDEX_ANSWER)?
+                        .execute(params![turn_id, answer::kept(text)])
+                })?;
+            }
             tx.commit()?;
             Ok(changed)
         })?;
@@ -721,6 +753,19 @@ impl Tx<'_> {
         Ok(thread)
     }
 
+    /// Records that thread `thread_id` is named after git branch `branch`.
+    pub fn record_branch(&self, thread_id: i64, branch: &str) -> Result<()> {
+        let changed = self.write(self.tx.execute(
+            "UPDATE threads SET branch = ?2 WHERE id = ?1",
+            params![thread_id, branch],
+        ))?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            bail!("thread {thread_id} vanished inside its own transaction")
+        }
+    }
+
     /// The live session of a thread, if any.
     pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>> {
         self.read(rows::live_session(&self.tx, thread_id))
@@ -784,6 +829,33 @@ impl Tx<'_> {
                 reason,
                 carried,
                 carried_bytes,
+            ],
+            rows::session,
+        ))
+    }
+
+    /// Records that the new session `session_id` is a fork of `from` (`sticky fork`);
+    /// `confirmed` when the agent has the fork already (a copy of the source's files).
+    pub fn mark_fork(
+        &self,
+        session_id: i64,
+        from: &ForkedFrom,
+        confirmed: bool,
+    ) -> Result<SessionRow> {
+        let sql = concat!(
+            "UPDATE sessions SET forked_from = ?2, forked_from_thread = ?3, forked_from_id = ?4, \
+             confirmed_at = ?5 WHERE id = ?1 RETURNING ",
+            session_columns!()
+        );
+        let confirmed_at = confirmed.then(now);
+        self.write(self.tx.query_row(
+            sql,
+            params![
+                session_id,
+                from.session,
+                from.thread,
+                from.agent_session_id,
+                confirmed_at
             ],
             rows::session,
         ))
@@ -882,7 +954,12 @@ impl Tx<'_> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running')",
             params![session_id, prompt, mode, pid, host, now()],
         ))?;
-        Ok(self.tx.last_insert_rowid())
+        let id = self.tx.last_insert_rowid();
+        self.write(search::index(&self.tx, || {
+            self.tx
+                .execute(search::INDEX_TURN, params![id, prompt, None::<&str>])
+        }))?;
+        Ok(id)
     }
 
     /// Records why sticky ran a turn itself (`handoff`), in the transaction that began it.

@@ -118,7 +118,7 @@ fn path_from_sql(row: &Row<'_>, index: usize) -> rusqlite::Result<PathBuf> {
 /// The columns of [`ThreadRow`], in field order.
 macro_rules! thread_columns {
     () => {
-        "id, name, created_at"
+        "id, name, created_at, branch"
     };
 }
 
@@ -126,7 +126,8 @@ macro_rules! thread_columns {
 macro_rules! session_columns {
     () => {
         "id, thread_id, agent, model, agent_session_id, directory, created_at, confirmed_at, \
-         rotated_from, rotation_reason, ended_at, carried, carried_bytes"
+         rotated_from, rotation_reason, ended_at, carried, carried_bytes, forked_from, \
+         forked_from_thread, forked_from_id"
     };
 }
 
@@ -147,8 +148,12 @@ pub(crate) fn thread(row: &Row<'_>) -> rusqlite::Result<ThreadRow> {
         id: row.get(0)?,
         name: row.get(1)?,
         created_at: row.get(2)?,
+        branch: row.get(3)?,
     })
 }
+
+/// How many columns [`session_columns`] names: a query that selects more reads them from here.
+const SESSION_COLUMNS: usize = 16;
 
 /// A [`SessionRow`] from the [`session_columns`] columns.
 pub(crate) fn session(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
@@ -166,6 +171,14 @@ pub(crate) fn session(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
         ended_at: row.get(10)?,
         carried: row.get(11)?,
         carried_bytes: row.get(12)?,
+        forked_from: match row.get::<_, Option<i64>>(13)? {
+            Some(session) => Some(super::ForkedFrom {
+                session,
+                thread: row.get(14)?,
+                agent_session_id: row.get(15)?,
+            }),
+            None => None,
+        },
     })
 }
 
@@ -298,7 +311,9 @@ pub(crate) fn live_session_and_turns(
     thread_id: i64,
 ) -> rusqlite::Result<Option<(SessionRow, i64)>> {
     conn.prepare_cached(sql::LIVE_SESSION)?
-        .query_row([thread_id], |row| Ok((session(row)?, row.get(13)?)))
+        .query_row([thread_id], |row| {
+            Ok((session(row)?, row.get(SESSION_COLUMNS)?))
+        })
         .optional()
 }
 

@@ -148,6 +148,41 @@ const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX sessions_live_agent ON sessions (agent, agent_session_id)
         WHERE ended_at IS NULL AND agent_session_id IS NOT NULL;
     ",
+    // 6 (part 17): `sticky usage` and `sticky search`. Usage reads every turn's time, session,
+    // pid and figures: from an index holding just those, a tenth of the pages of the turns
+    // themselves (their prompts and answers), which `sticky usage --all` at 100,000 turns
+    // could not afford to read. Search: an FTS5 index of every turn's prompt and kept answer,
+    // its rowid the turn's id, kept in step by the statements that write turns (see
+    // store/search.rs). Its own copy of the text, so snippets need no answer inflated. No
+    // per-column sizes (`columnsize = 0`): nothing ranks by them, and it is one table less
+    // for every process to parse. The answers stored as text are indexed here; the deflated
+    // ones by `search::index_deflated`, in the same transaction.
+    "
+    CREATE INDEX turns_usage ON turns (started_at, session_id, pid, cost_usd, input_tokens,
+        output_tokens, cached_tokens);
+    CREATE VIRTUAL TABLE turns_text USING fts5 (prompt, answer, columnsize = 0,
+        tokenize = 'unicode61 remove_diacritics 2');
+    INSERT INTO turns_text (rowid, prompt, answer)
+        SELECT id, prompt, CASE WHEN answer_encoding IS NULL THEN CAST(answer AS TEXT) END
+        FROM turns;
+    ",
+    // 7 (part 17): forks. A session made by `sticky fork` names the session it was forked
+    // from: its row id, its thread's name and its agent session ID, copied when the fork is
+    // made, so `sessions` and `log` show the lineage without a join, the first turn knows what
+    // to fork, and `forget` of the source thread leaves the fork's record readable (no foreign
+    // key: the source may be forgotten).
+    "
+    ALTER TABLE sessions ADD COLUMN forked_from INTEGER;
+    ALTER TABLE sessions ADD COLUMN forked_from_thread TEXT;
+    ALTER TABLE sessions ADD COLUMN forked_from_id TEXT;
+    ",
+    // 8 (part 17): the git branch a thread is named after (`-t @branch`, `-t @pr`, the
+    // configuration's `thread = "branch"`), recorded by its turns, so `sticky threads` shows
+    // it and `sticky threads --prune` finds the threads of deleted and merged branches. NULL:
+    // named otherwise (every thread before it).
+    "
+    ALTER TABLE threads ADD COLUMN branch TEXT;
+    ",
 ];
 
 /// The migration that makes an agent session live in at most one thread (see its comment).
@@ -166,6 +201,10 @@ const SHARED_SESSIONS: &str = "
         AND EXISTS (SELECT 1 FROM sessions AS k WHERE k.ended_at IS NULL AND k.id < s.id
             AND k.agent = s.agent AND k.agent_session_id = s.agent_session_id)
     ORDER BY s.id";
+
+/// What the migration that indexes the turns' text for `sticky search` creates (see its
+/// comment); its deflated answers are indexed after it.
+const SEARCH_INDEX: &str = "CREATE VIRTUAL TABLE turns_text USING fts5";
 
 /// The schema version this binary writes.
 #[allow(
@@ -289,7 +328,13 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
                 shared_sessions(&tx).map_err(|e| error::sql(file, "read the live sessions", &e))?;
         }
         tx.execute_batch(migration)
-            .and_then(|()| tx.pragma_update(None, "user_version", version))
+            .and_then(|()| {
+                // Found by what it adds, not by its number: migrations may land in another order.
+                if migration.contains(SEARCH_INDEX) {
+                    super::search::index_deflated(&tx)?;
+                }
+                tx.pragma_update(None, "user_version", version)
+            })
             .map_err(|e| error::sql(file, &format!("migrate to schema version {version}"), &e))?;
     }
     tx.commit()
@@ -442,6 +487,29 @@ mod tests {
     }
 
     #[test]
+    fn the_branch_migration_leaves_every_older_thread_named_otherwise() {
+        // Found by what it does, not by number: other migrations may land before it.
+        let at = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains("ADD COLUMN branch"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        for migration in &MIGRATIONS[..at] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(at).unwrap())
+            .unwrap();
+        conn.execute_batch("INSERT INTO threads (name, created_at) VALUES ('feature/x', 0);")
+            .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let branch: Option<String> = conn
+            .query_row("SELECT branch FROM threads", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(branch, None, "named by -t, not after a branch");
+    }
+
+    #[test]
     fn migration_5_leaves_an_agent_session_live_in_its_first_thread_only() {
         let conn = Connection::open_in_memory().unwrap();
         for migration in &MIGRATIONS[..4] {
@@ -505,5 +573,127 @@ mod tests {
                 .contains("sessions.agent, sessions.agent_session_id"),
             "the store's error names it by this: {error}"
         );
+    }
+
+    #[test]
+    fn the_fork_migration_reads_every_older_session_as_no_fork() {
+        let conn = Connection::open_in_memory().unwrap();
+        // Found by what it adds, not by its number: migrations may land in another order.
+        let before = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains("forked_from"))
+            .unwrap();
+        for migration in &MIGRATIONS[..before] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO threads (name, created_at) VALUES ('main', 0);
+             INSERT INTO sessions (thread_id, agent, agent_session_id, directory, created_at)
+             VALUES (1, 'claude', 'S', '/p', 0);",
+        )
+        .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let sql = concat!(
+            "SELECT ",
+            super::super::rows::session_columns!(),
+            " FROM sessions"
+        );
+        let row = conn
+            .query_row(sql, [], super::super::rows::session)
+            .unwrap();
+        assert_eq!(
+            (row.agent_session_id.as_deref(), row.forked_from),
+            (Some("S"), None)
+        );
+        conn.execute(
+            "UPDATE sessions SET forked_from = 7, forked_from_thread = 'idea', \
+             forked_from_id = 'T'",
+            [],
+        )
+        .unwrap();
+        let row = conn
+            .query_row(sql, [], super::super::rows::session)
+            .unwrap();
+        let from = row.forked_from.unwrap();
+        assert_eq!(
+            (
+                from.session,
+                from.thread.as_str(),
+                from.agent_session_id.as_str()
+            ),
+            (7, "idea", "T")
+        );
+    }
+
+    #[test]
+    fn the_search_migration_indexes_the_prompts_and_answers_an_older_database_holds() {
+        let conn = Connection::open_in_memory().unwrap();
+        // Found by what it adds, not by its number: migrations may land in another order.
+        let before = MIGRATIONS
+            .iter()
+            .position(|migration| migration.contains(SEARCH_INDEX))
+            .unwrap();
+        for migration in &MIGRATIONS[..before] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO threads (name, created_at) VALUES ('main', 0);
+             INSERT INTO sessions (thread_id, agent, directory, created_at)
+                 VALUES (1, 'claude', '/p', 0);",
+        )
+        .unwrap();
+        let long = format!("{} the deflated zeppelin\n", "filler words ".repeat(500));
+        let deflated = super::super::answer::encode(&long);
+        assert_eq!(deflated.encoding, Some("deflate"));
+        let plain = super::super::answer::encode("a plain albatross");
+        let insert = "INSERT INTO turns (session_id, prompt, mode, pid, host, started_at, status, \
+                      answer, answer_encoding, answer_bytes) \
+                      VALUES (1, ?1, 'headless', 1, 'h', 0, 'ok', ?2, ?3, ?4)";
+        for (prompt, answer) in [
+            (Some("the first walrus"), Some(&plain)),
+            (Some("the second"), Some(&deflated)),
+            (None, None),
+        ] {
+            conn.execute(
+                insert,
+                rusqlite::params![
+                    prompt,
+                    answer.map(|a| &a.stored),
+                    answer.and_then(|a| a.encoding),
+                    answer.map(|a| a.bytes)
+                ],
+            )
+            .unwrap();
+        }
+        // A deflated answer that does not inflate is left out, not a failed migration.
+        conn.execute(
+            "INSERT INTO turns (session_id, mode, pid, host, started_at, status, answer, \
+             answer_encoding) VALUES (1, 'interactive', 1, 'h', 0, 'ok', x'ffff', 'deflate')",
+            [],
+        )
+        .unwrap();
+        let seen = Identity::read(&conn).unwrap();
+        migrate(&conn, Path::new(":memory:"), seen).unwrap();
+        let found = |words: &str| -> Vec<i64> {
+            conn.prepare("SELECT rowid FROM turns_text WHERE turns_text MATCH ?1 ORDER BY rowid")
+                .unwrap()
+                .query_map([words], |row| row.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        assert_eq!(found("walrus"), [1], "a prompt");
+        assert_eq!(found("albatross"), [1], "an answer kept as text");
+        assert_eq!(found("zeppelin"), [2], "a deflated answer, inflated");
+        assert_eq!(found("the"), [1, 2]);
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM turns_text", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(rows, 4, "every turn has its row, for its end to update");
     }
 }

@@ -273,7 +273,7 @@ fn a_turn_end_runs_the_statements_compiled_while_the_agent_ran() {
         .filter(|statement| !before.contains(statement))
         .map(|(sql, _)| sql)
         .collect();
-    assert_eq!(ready.len(), 3, "{ready:?}");
+    assert_eq!(ready.len(), 4, "{ready:?}");
     store.confirm_session(session_id).unwrap();
     let end = TurnEnd {
         status: Some(TurnStatus::Ok),
@@ -284,6 +284,7 @@ fn a_turn_end_runs_the_statements_compiled_while_the_agent_ran() {
             },
             ..TurnLedger::default()
         },
+        answer: Some("done".to_owned()),
         ..TurnEnd::default()
     };
     store.finish_turn(turn_id, &end).unwrap();
@@ -993,6 +994,27 @@ fn status_queries_never_scan() {
     }
 }
 
+#[test]
+fn usage_reads_an_index_and_search_finds_each_turn_by_its_id() {
+    let (_dir, db) = project();
+    let store = Store::open(&db).unwrap();
+    let usage = plan(&store.conn, usage::USAGE_TURNS);
+    assert!(
+        usage
+            .iter()
+            .all(|step| step.contains("COVERING INDEX turns_usage")),
+        "never the turns' pages: {usage:#?}"
+    );
+    let search = plan(&store.conn, search::SEARCH);
+    assert!(
+        search[0].starts_with("SCAN turns_text VIRTUAL TABLE"),
+        "{search:#?}"
+    );
+    for step in &search[1..] {
+        assert!(step.starts_with("SEARCH "), "no scan: {search:#?}");
+    }
+}
+
 /// How many virtual-machine steps `SQLite` takes to run `sql` with ?1 = `param`: a measure of
 /// work that, unlike time, does not depend on the machine's load.
 fn steps(conn: &rusqlite::Connection, sql: &str, param: &dyn rusqlite::ToSql) -> i32 {
@@ -1273,4 +1295,122 @@ fn assert_unwritable(error: &anyhow::Error, db: &Path) {
         text.contains("starts new conversations") && text.contains("sticky export -t THREAD"),
         "{text}"
     );
+}
+
+#[test]
+fn the_search_index_follows_every_write_of_a_turn() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let turns = |store: &Store, words: &str| -> Vec<(i64, &'static str)> {
+        let query = search::query(words).unwrap();
+        store
+            .search(&query, None, None, 10)
+            .unwrap()
+            .into_iter()
+            .map(|found| (found.turn, found.column))
+            .collect()
+    };
+    let (_, first) = start_turn(&mut store, 1).unwrap();
+    assert_eq!(
+        turns(&store, "hi"),
+        [(first, "prompt")],
+        "indexed as it begins"
+    );
+    let long = format!("{} the deflated zeppelin\n", "filler words ".repeat(500));
+    let end = TurnEnd {
+        status: Some(TurnStatus::Ok),
+        answer: Some(long),
+        ..TurnEnd::default()
+    };
+    store.finish_turn(first, &end).unwrap();
+    assert_eq!(
+        turns(&store, "zeppelin"),
+        [(first, "answer")],
+        "and as it ends"
+    );
+    let (_, second) = start_turn(&mut store, 2).unwrap();
+    assert_eq!(turns(&store, "hi"), [(second, "prompt"), (first, "prompt")]);
+    assert_eq!(turns(&store, "zepp*"), [(first, "answer")], "a prefix");
+    assert!(turns(&store, "hi zeppelin walrus").is_empty(), "every word");
+    let since = store
+        .search("\"hi\"", Some(now() + 60_000), None, 10)
+        .unwrap();
+    assert!(since.is_empty(), "--since");
+    let other = store.search("\"hi\"", None, Some("other"), 10).unwrap();
+    assert!(other.is_empty(), "-t");
+
+    // An import indexes the turns it adds; forgetting a thread takes its turns out.
+    let thread = store.thread("main").unwrap().unwrap();
+    let sessions = store.sessions(thread.id).unwrap();
+    let whole = store.whole_turns(thread.id).unwrap();
+    let mut copy = Store::open(&db.with_file_name("copy.db")).unwrap();
+    copy.immediate(|tx| tx.add_thread("copied", 0, &sessions, &whole))
+        .unwrap();
+    assert_eq!(turns(&copy, "zeppelin").len(), 1);
+    let copied = copy.thread("copied").unwrap().unwrap();
+    copy.immediate(|tx| tx.remove_thread(copied.id)).unwrap();
+    let indexed = |store: &Store| -> i64 {
+        store
+            .conn
+            .query_row("SELECT count(*) FROM turns_text", [], |row| row.get(0))
+            .unwrap()
+    };
+    assert_eq!(indexed(&copy), 0, "import --replace");
+    store.forget_thread(thread.id).unwrap();
+    assert_eq!(indexed(&store), 0, "forget");
+    // A new turn takes the forgotten turns' ids again: their rows are gone from the index.
+    let (_, again) = start_turn(&mut store, 3).unwrap();
+    assert_eq!(again, first);
+    assert_eq!(turns(&store, "hi"), [(again, "prompt")]);
+    intact::prove(&store.conn, &db).unwrap();
+}
+
+#[test]
+fn a_damaged_search_index_is_made_again_by_the_next_write() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (_, first) = start_turn(&mut store, 1).unwrap();
+    drop(store);
+    // What a torn copy of the file held: FTS5's pages from another time than sticky's tables.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("DELETE FROM turns_text_config WHERE k = 'version'")
+        .unwrap();
+    let mut store = Store::open(&db).unwrap();
+    let (_, second) = start_turn(&mut store, 2).unwrap();
+    let found: Vec<i64> = store
+        .search("\"hi\"", None, None, 10)
+        .unwrap()
+        .into_iter()
+        .map(|found| found.turn)
+        .collect();
+    assert_eq!(found, [second, first], "both turns, the index made again");
+}
+
+#[test]
+fn a_stale_row_at_a_new_turns_id_is_replaced_by_the_index_made_again() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    let (_, first) = start_turn(&mut store, 1).unwrap();
+    // A row the index holds for a turn that is gone (an index from another time than the
+    // turns): the next turn's id is taken, and its plain insert fails.
+    store
+        .conn
+        .execute(
+            "INSERT INTO turns_text (rowid, prompt) VALUES (?1, 'a stale walrus')",
+            [first + 1],
+        )
+        .unwrap();
+    let (_, second) = start_turn(&mut store, 2).unwrap();
+    assert_eq!(second, first + 1);
+    let found = |words: &str| -> Vec<i64> {
+        store
+            .search(&search::query(words).unwrap(), None, None, 10)
+            .unwrap()
+            .into_iter()
+            .map(|found| found.turn)
+            .collect()
+    };
+    assert_eq!(found("hi"), [second, first], "the turn begins, indexed");
+    assert!(found("walrus").is_empty(), "the stale row is gone");
 }

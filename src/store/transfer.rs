@@ -10,7 +10,8 @@ use rusqlite::params;
 
 use super::rows::{thread_columns, turn_columns};
 use super::{
-    Millis, RestoreRow, SessionRow, Store, ThreadRow, Tx, WholeTurn, answer, intact, rows, totals,
+    Millis, RestoreRow, SessionRow, Store, ThreadRow, Tx, WholeTurn, answer, intact, rows, search,
+    totals,
 };
 
 impl Store {
@@ -152,7 +153,10 @@ impl Tx<'_> {
     /// Inserts the empty thread `name`, proving the file intact when threads need it.
     fn insert_thread(&self, name: &str, created_at: Millis) -> Result<ThreadRow> {
         let thread = self.write(self.tx.query_row(
-            "INSERT INTO threads (name, created_at) VALUES (?1, ?2) RETURNING id, name, created_at",
+            concat!(
+                "INSERT INTO threads (name, created_at) VALUES (?1, ?2) RETURNING ",
+                thread_columns!()
+            ),
             params![name, created_at],
             rows::thread,
         ))?;
@@ -241,6 +245,11 @@ impl Tx<'_> {
             ],
             |row| row.get(0),
         ))?;
+        let text = whole.answer.as_ref().map(|kept| answer::kept(&kept.text));
+        self.write(search::index(&self.tx, || {
+            self.tx
+                .execute(search::INDEX_TURN, params![id, turn.prompt, text])
+        }))?;
         if let Some(restore) = &whole.restore {
             self.write(self.tx.execute(
                 "INSERT INTO restores (turn_id, files, bytes, created_at) VALUES (?1, ?2, ?3, ?4)",
@@ -253,6 +262,9 @@ impl Tx<'_> {
     /// Removes a thread with all its sessions and turns.
     pub fn remove_thread(&self, thread_id: i64) -> Result<()> {
         self.sessions_changed.set(true);
+        self.write(search::write(&self.tx, || {
+            self.tx.execute(search::UNINDEX_THREAD, [thread_id])
+        }))?;
         self.write(self.tx.execute(
             "DELETE FROM restores WHERE turn_id IN (SELECT turns.id FROM turns JOIN sessions \
              ON sessions.id = turns.session_id WHERE sessions.thread_id = ?1)",

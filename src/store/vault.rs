@@ -79,6 +79,10 @@ impl Store {
                     .execute(statement, [thread_id])
                     .map_err(|e| super::error::sql(&path, "forget the thread", &e))
             };
+            super::search::write(&tx.tx, || {
+                tx.tx.execute(super::search::UNINDEX_THREAD, [thread_id])
+            })
+            .map_err(|e| super::error::sql(&path, "forget the thread", &e))?;
             let of_thread = "SELECT id FROM sessions WHERE thread_id = ?1";
             sql(&format!(
                 "DELETE FROM restores WHERE turn_id IN \

@@ -145,8 +145,9 @@ impl Vault {
     }
 }
 
-/// Refuses a manifest that names a file the agent does not keep for session `id` there: a
-/// restore puts back only the agent's own files of that session.
+/// Refuses a manifest that names a file the agent does not keep for session `id` there
+/// ([`Adapter::restorable`], as import decides): a restore puts back only the agent's own files
+/// of that session, never one that merely holds its ID in its name (`agents/<id>.md`).
 fn check_restorable<'a>(
     adapter: &dyn Adapter,
     entries: impl Iterator<Item = &'a super::Entry>,
@@ -155,8 +156,9 @@ fn check_restorable<'a>(
     for entry in entries {
         anyhow::ensure!(
             adapter.restorable(&entry.relative, id),
-            "the vault names {} as a file of session {id}, which {} does not keep there; \
-             nothing was restored (was the vault copied from elsewhere?)",
+            "the vault names {} as a file of session {id}, which is none of the files {} keeps \
+             for a session (a restore puts back only those); nothing was restored (was the \
+             vault copied from elsewhere?)",
             entry.relative.display(),
             adapter.name()
         );

@@ -708,11 +708,13 @@ fn export_import_and_relocate_print_their_json_objects() {
         "bytes",
         "file",
         "files",
+        "format",
         "project",
         "thread",
         "turns",
     ];
     assert_eq!(keys(&exported), expected);
+    assert_eq!(exported["format"], "bundle");
     assert_eq!(exported["agent_session_id"], first.session.as_str());
     assert_eq!(exported["turns"], 1);
     a.sticky(["--json", "export"])
@@ -1513,11 +1515,18 @@ fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
     let b = TestEnv::new();
     b.ok(["import", "--as", "second", bundle.to_str().expect("UTF-8")]);
     // What the older sticky's second import left: another thread with the same live session,
-    // in a file at the schema before the index.
+    // in a file at the schema before the index (and without what later migrations add: the
+    // search index, the fork's lineage, the thread's branch).
     let db = b.project.join(".sticky/sticky.db");
     let conn = rusqlite::Connection::open(&db).expect("open the database");
     conn.execute_batch(
         "DROP INDEX sessions_live_agent;
+         DROP INDEX turns_usage;
+         DROP TABLE turns_text;
+         ALTER TABLE threads DROP COLUMN branch;
+         ALTER TABLE sessions DROP COLUMN forked_from;
+         ALTER TABLE sessions DROP COLUMN forked_from_thread;
+         ALTER TABLE sessions DROP COLUMN forked_from_id;
          INSERT INTO threads (name, created_at) VALUES ('third', 1);
          INSERT INTO sessions (thread_id, agent, model, agent_session_id, directory, created_at,
              confirmed_at, turn_count)

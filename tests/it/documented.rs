@@ -360,6 +360,25 @@ fn rows() -> Vec<Row> {
             how: How::Terminal,
             ..Row::turn("sticky", "").edit_turn(|turn| turn.interactive = true)
         },
+        Row::turn("sticky fork idea \"try a trie instead\"", "try a trie instead")
+            .args(&["--fork-session"]),
+        Row::turn(
+            "sticky fork idea \"try it with a trie instead\"",
+            "try it with a trie instead",
+        )
+        .args(&["--fork-session"]),
+        // README and docs/conversations.md: forks.
+        Row::report("sticky fork idea").stderr("its first turn makes the fork"),
+        Row::turn(
+            "sticky -t idea --fork \"try a trie instead\"",
+            "try a trie instead",
+        )
+        .args(&["--fork-session"]),
+        Row::turn(
+            "sticky -t idea2 --fork \"or with a hash map\"",
+            "or with a hash map",
+        )
+        .args(&["--fork-session"]),
         Row::turn(
             "sticky new \"start on the release notes\"",
             "start on the release notes",
@@ -392,6 +411,19 @@ fn rows() -> Vec<Row> {
         )
         .args(&["--permission-mode", "acceptEdits"]),
         Row::turn("sticky -p \"-v prints nothing; why?\"", "-v prints nothing; why?"),
+        // README: threads that follow git (the project is on branch feature/login).
+        Row::turn(
+            "sticky -t @branch \"plan the login form\"",
+            "plan the login form",
+        )
+        .fresh(),
+        Row {
+            before: vec![vec!["-t", "@branch", "plan the login form"]],
+            ..Row::report("sticky threads")
+        }
+        .stdout("feature/login"),
+        // No thread's branch is gone here: it asks nothing.
+        Row::report("sticky threads --prune").stderr("nothing to prune"),
         // README: from an alias, a script.
         Row {
             then: "ask \"is it done?\"",
@@ -467,7 +499,6 @@ fn rows() -> Vec<Row> {
         Row::report("sticky init").stderr("is a project of its own"),
         Row::report("sticky prompt").stdout("claude ").stdout(" ok\n"),
         Row::report("sticky sessions").stdout("claude"),
-        Row::report("sticky threads").stdout("main"),
         Row::report("sticky config").stdout("claude"),
         Row::report("sticky doctor").stdout("resume"),
         Row::report("sticky log | head").stdout("earlier work"),
@@ -544,6 +575,16 @@ fn rows() -> Vec<Row> {
         .stdout("a review turn"),
         Row::report("ssh host sticky export | sticky import --as from-host -")
             .stderr("imported thread from-host"),
+        // Issue 27 point 5: the conversation as a document (README, docs/conversations.md
+        // and the export man page).
+        Row::report("sticky export --format markdown -o review.md")
+            .stderr("bytes of markdown) to review.md"),
+        Row {
+            before: vec![vec!["-t", "pr-7", "a review turn"]],
+            ..Row::report("sticky -t pr-7 export --format json -o pr-7.json")
+        }
+        .stderr("bytes of json) to pr-7.json"),
+        Row::report("sticky export --format markdown").stdout("> earlier work"),
         Row::report("sticky relocate").stderr("nothing to relocate"),
         // README: the vault (and the forget man page).
         Row {
@@ -568,6 +609,26 @@ fn rows() -> Vec<Row> {
             .starts_with(RECAP),
         // README: where state lives (and the trust man page): the project's own state.
         Row::report("sticky trust").stderr("is already yours"),
+        // Issue 27: usage reports (README and the usage man page).
+        Row::report("sticky usage").stdout("day ").stdout("$0.0042"),
+        Row::report("sticky usage --all").stdout("$0.0042"),
+        Row {
+            before: vec![vec!["a rate limit question"]],
+            ..Row::report("sticky search \"rate limit\"")
+        }
+        .stdout("**rate** **limit**"),
+        Row {
+            before: vec![vec!["a migration question"]],
+            ..Row::report("sticky search migration")
+        }
+        .stdout("**migration**"),
+        Row {
+            before: vec![vec!["hit the rate limit"]],
+            ..Row::report("sticky search --all --since 30d \"rate limit\"")
+        }
+        .stdout("**rate** **limit**"),
+        Row::report("sticky usage --by model --since 7d").stdout("(default)"),
+        Row::report("sticky usage --all --by month --json").stdout("\"by\":\"month\""),
     ];
     for row in &mut rows {
         let claude = row.turn.as_ref().is_some_and(|turn| turn.agent == "claude");
@@ -611,6 +672,8 @@ fn project() -> (TestEnv, PathBuf) {
             "notes",
         ],
     );
+    // A branch of its own, for `-t @branch`.
+    env.git(&env.project, &["checkout", "-q", "-b", "feature/login"]);
     std::fs::write(env.project.join("notes.txt"), "one\ntwo\n").expect("change the file");
     std::fs::write(env.project.join("build.log"), "error: linking failed\n").expect("a log");
     env.ok(["earlier work"]);

@@ -7,7 +7,7 @@ use std::fs;
 use crate::support::TestEnv;
 
 /// Runs `command` with `sh` in `dir`, as a user pasting what sticky advised.
-fn paste(dir: &std::path::Path, command: &str) {
+pub fn paste(dir: &std::path::Path, command: &str) {
     let status = std::process::Command::new("sh")
         .args(["-c", command])
         .current_dir(dir)
@@ -17,7 +17,7 @@ fn paste(dir: &std::path::Path, command: &str) {
 }
 
 /// The command in parentheses after `after` in `text`.
-fn advised(text: &str, after: &str) -> String {
+pub fn advised(text: &str, after: &str) -> String {
     let at = text
         .find(after)
         .unwrap_or_else(|| panic!("{after:?} in {text}"));
@@ -118,4 +118,50 @@ fn a_sticky_db_inside_the_worktree_git_does_not_ignore_is_refused_before_it_is_m
         .env("STICKY_DB", "state/sticky.db")
         .run();
     assert_eq!(again.answer().session, first.answer().session);
+}
+
+/// A repository that tracks a file in `.sticky/` (a `.gitignore` that ignores nothing, added
+/// with `git add -f`) makes sticky find the directory there and write no `.gitignore` of its
+/// own: the first turn is refused before the database is made (or the conversation would be
+/// left for `git add -A`), saying git tracks that file, and its advice, pasted, makes the
+/// turn go with nothing of sticky's for git to add.
+#[test]
+fn a_sticky_dir_that_came_with_the_repository_and_is_not_ignored_is_refused() {
+    let env = TestEnv::new();
+    let dir = env.project.join(".sticky");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(".gitignore"), "# keep everything\n").unwrap();
+    env.git(&env.project, &["add", "--force", ".sticky/.gitignore"]);
+    let status = || {
+        let output = std::process::Command::new("git")
+            .args(["status", "--porcelain", "-uall"])
+            .current_dir(&env.project)
+            .output()
+            .expect("git status");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let refused = env.sticky(["my secret plan"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!(
+        "{} is inside a git worktree and git does not ignore the files sticky would keep in it \
+         (git tracks .sticky/.gitignore: it came with the repository",
+        dir.display()
+    ));
+    refused.assert_stderr_contains("would be left for `git add`");
+    assert_eq!(env.agent_runs().len(), 0, "the agent never ran");
+    assert_eq!(
+        status(),
+        "A  .sticky/.gitignore\n",
+        "nothing of sticky's for git to add"
+    );
+    let ignore = advised(&refused.stderr, "ignore it in this clone only (");
+    paste(&env.project, &ignore);
+    let first = env.sticky(["my secret plan"]).run();
+    first.assert_success();
+    assert_eq!(
+        status(),
+        "A  .sticky/.gitignore\n",
+        "nothing of sticky's for git to add"
+    );
+    env.sticky(["go on"]).run().assert_success();
 }

@@ -210,6 +210,18 @@ fn nothing_in_a_cloned_repository_chooses_the_program_or_its_arguments() {
     }
     assert!(!marker.exists(), "a program from the repository ran");
 
+    // The clone tracks `.sticky/sticky.db-wal`, a file sticky would write, so the turn that
+    // would make the database is refused until this clone ignores sticky's state, as advised.
+    let refused = env
+        .sticky(["hello"])
+        .env("STICKY_CLAUDE_BIN", fake_claude())
+        .run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains("git tracks .sticky/bin/claude, .sticky/claude");
+    let ignore = crate::git_state::advised(&refused.stderr, "ignore it in this clone only (");
+    assert!(ignore.starts_with("git rm -r -q --cached -- "), "{ignore}");
+    crate::git_state::paste(&env.project, &ignore);
+
     // With the user's claude, that one runs, with sticky's arguments only.
     let output = env
         .sticky(["hello"])

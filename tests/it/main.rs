@@ -11,7 +11,7 @@
 //! `--json` schemas, `config`, `threads`, `sessions`, `doctor`, `prompt`, pipes and pagers),
 //! `robust` (crashes, lost sessions, damaged state: never lose a session), `hostile` (input
 //! and repositories sticky must not trust), `links` (no link below `.sticky/` or an agent's
-//! home is followed), `display` (stored text shown safely),
+//! home is followed), `branches` (threads that follow git), `display` (stored text shown safely),
 //! `documented` (every command the README, docs/ and the man pages show runs as written) and
 //! `properties` (property tests of the policy and the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
@@ -21,13 +21,16 @@
 
 mod action;
 mod agents;
+mod branches;
 mod bundle;
 mod carry;
 mod concurrency;
 mod display;
+mod document;
 mod documented;
 mod emptied;
 mod fake;
+mod fork;
 mod git_state;
 mod hostile;
 mod input;
@@ -43,9 +46,11 @@ mod readme;
 mod real;
 mod report;
 mod robust;
+mod search;
 mod shared_state;
 mod support;
 mod trust;
 mod turns;
+mod usage;
 mod ux;
 mod vault;

@@ -25,6 +25,8 @@ fn live() -> impl Strategy<Value = Option<Live<'static>>> {
             confirmed,
             // Only an unconfirmed session can be one the agent never saved.
             unsaved: unsaved && !confirmed,
+            // A fork not made yet has its own rows in the policy's table test.
+            forking: false,
         },
     ))
 }

@@ -1638,10 +1638,12 @@ fn a_key_that_cannot_be_written_leaves_no_temporary_file_behind() {
         stderr.contains(&format!("{}: cannot create", dir.join("key").display())),
         "{stderr}"
     );
+    // The list of projects the first turn made stays (see project/registry.rs).
     let left: Vec<_> = fs::read_dir(&dir)
         .expect("read the key's directory")
         .flatten()
         .map(|entry| entry.file_name())
+        .filter(|name| name != "projects")
         .collect();
     assert!(left.is_empty(), "nothing left behind: {left:?}");
     // Without the limit, trust makes the key and stamps the state.
@@ -1811,4 +1813,32 @@ fn a_trusted_state_naming_another_projects_session_of(agent: &str) {
     assert!(answer.saw.is_empty(), "{agent}: {answer:?}");
     let back = answer_of(turn_in(&a.project, &["back in a"]).assert_success());
     assert_eq!(back.saw, ["private in a"], "{agent}");
+
+/// A relative `STICKY_CONFIG` would be read from the current directory (a cloned repository's
+/// file), which would then choose the agent's arguments, and with `bin = "./x"` the program:
+/// what a relative `STICKY_<AGENT>_BIN` is refused for. Refused the same way.
+#[test]
+fn a_relative_sticky_config_is_refused_as_a_relative_bin_is() {
+    let env = TestEnv::new();
+    fs::write(
+        env.project.join("sticky.toml"),
+        "[agents.claude]\nargs = [\"--planted-by-the-repository\"]\n",
+    )
+    .unwrap();
+    let output = env
+        .sticky(["hello"])
+        .env("STICKY_CONFIG", "sticky.toml")
+        .run();
+    let planted = env.agent_runs().iter().any(|run| {
+        run.argv()
+            .iter()
+            .any(|a| a == "--planted-by-the-repository")
+    });
+    assert!(
+        !planted && output.code == Some(2),
+        "the project's file chose the agent's arguments: {}",
+        output.describe()
+    );
+    output.assert_stderr_contains("STICKY_CONFIG=sticky.toml is a relative path");
+    output.assert_stderr_contains("give an absolute path");
 }

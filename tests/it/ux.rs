@@ -48,6 +48,7 @@ const SESSION_KEYS: &[&str] = &[
     "ended_at",
     "carried",
     "carried_bytes",
+    "forked_from",
 ];
 
 const TURN_KEYS: &[&str] = &[
@@ -405,6 +406,7 @@ fn threads_lists_every_conversation_with_its_live_session() {
                 "turns",
                 "last_activity",
                 "current",
+                "branch",
             ],
         );
         assert_keys(&thread["session"], SESSION_KEYS);

@@ -89,6 +89,81 @@ pub(super) fn prepare(
     Ok((Some(prompt), Some((kind, bytes))))
 }
 
+/// The first turn of a fork (`sticky fork`) on an agent without a fork of its own: the prompt
+/// with sticky's recap of the source session before it, said on stderr. Any other turn's
+/// prompt is returned as it is.
+pub(super) fn fork_recap(
+    ctx: &Context,
+    store: &mut Store,
+    args: &TurnArgs,
+    request: Request<'_>,
+    prompt: Option<Prompt>,
+) -> Result<Option<Prompt>> {
+    // Read without a write transaction (and without `decide`'s notes): most turns are no fork.
+    let Some(thread) = store.thread(&ctx.thread)? else {
+        return Ok(prompt);
+    };
+    let Some(live) = store
+        .live_session(thread.id)?
+        .filter(|live| live.confirmed_at.is_none() && live.forked_from.is_some())
+    else {
+        return Ok(prompt);
+    };
+    let tried = store.turn_count(live.id)? > 0;
+    let plan = crate::session::plan(
+        Some(crate::session::live_of(&live, tried, &ctx.agents)),
+        request,
+    );
+    let Some(from) = live
+        .forked_from
+        .as_ref()
+        .filter(|_| plan.action == Action::Restart)
+    else {
+        return Ok(prompt);
+    };
+    let adapter = ctx.agents.get(&plan.agent)?;
+    if matches!(adapter.forking(), crate::agent::Forking::Own { .. }) {
+        return Ok(prompt);
+    }
+    // An agent that forks by a copy (`Forking::Copy`) had none made: the source's files were
+    // gone when the fork was recorded, so it starts with the recap too.
+    let why = match adapter.forking() {
+        crate::agent::Forking::Copy => "kept no file of the session it forks",
+        _ => "has no fork of its own",
+    };
+    let Some(mut prompt) = prompt else {
+        if !ctx.quiet {
+            eprintln!(
+                "sticky: {} {why}, and an interactive run takes no recap: this fork starts \
+                 without thread {}'s history (give a prompt to carry it)",
+                adapter.name(),
+                escape(&from.thread)
+            );
+        }
+        return Ok(None);
+    };
+    let source = store.session(from.session)?.ok_or_else(|| {
+        StickyError::Usage(format!(
+            "this thread forks session #{} of thread {}, which is gone (forgotten?); start it \
+             afresh with `sticky new`",
+            from.session,
+            escape(&from.thread)
+        ))
+    })?;
+    let recap = recap(store, &source, args.carry_max.max(MIN_CARRY))?;
+    if !ctx.quiet {
+        eprintln!(
+            "sticky: {} {why}; the fork starts a new session with sticky's recap of thread \
+             {}'s session ({} bytes, as --carry does)",
+            adapter.name(),
+            escape(&from.thread),
+            recap.len()
+        );
+    }
+    prompt.text = [recap.as_bytes(), b"\n\n", &prompt.text].concat();
+    Ok(Some(prompt))
+}
+
 /// Why `--carry` has nothing to do on this turn.
 fn nothing_replaced(thread: &Thread, plan: &Plan) -> StickyError {
     let what = match (plan.action, &thread.live) {

@@ -30,10 +30,12 @@ use super::input::{self, Prompt};
 
 mod carry;
 mod end;
+mod fork;
 mod implicit;
 mod run;
 mod vault;
 
+pub use fork::run as fork;
 use run::Running;
 
 /// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
@@ -42,6 +44,9 @@ const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
+    if args.fork {
+        fork_first(ctx, args, fresh)?;
+    }
     ensure_thread_name(ctx)?;
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let prompt = read_prompt(ctx, args, fresh, stdin_is_terminal)?;
@@ -49,6 +54,41 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
         return rotate_only(ctx, args);
     };
     run_turn(ctx, args, fresh, mode, prompt)
+}
+
+/// `-t NAME --fork`: makes thread NAME a fork of the thread the turn would use without `-t`
+/// (`STICKY_THREAD`, else `main`) before the turn runs on it.
+fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
+    if fresh {
+        return Err(StickyError::Usage(
+            "--fork makes a thread that goes on from another, and `sticky new` starts afresh; \
+             use one of them"
+                .into(),
+        )
+        .into());
+    }
+    if ctx.origins.thread != crate::cli::Origin::Flag {
+        return Err(StickyError::Usage(
+            "--fork names the new thread with -t: sticky -t NAME --fork \"PROMPT\" (or sticky \
+             fork NAME \"PROMPT\")"
+                .into(),
+        )
+        .into());
+    }
+    let source = std::env::var("STICKY_THREAD")
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "main".to_owned());
+    // The agent and model the turn asks for: the fork is made with them (another agent is
+    // refused), as `sticky fork NAME` makes it.
+    let args = TurnArgs {
+        agent: turn.agent.clone(),
+        model: turn.model.clone(),
+        wait: turn.wait,
+        no_wait: turn.no_wait,
+        ..TurnArgs::default()
+    };
+    fork::make(ctx, &source, &ctx.thread, &args).map(drop)
 }
 
 /// The prompt from the arguments and piped stdin. Piped input is optional when there is a
@@ -163,6 +203,7 @@ fn run_turn(
     let _lock = lock_thread(ctx, &store, args)?;
     let request = request(ctx, args, fresh)?;
     let (prompt, carried) = carry::prepare(ctx, &mut store, args, request, prompt)?;
+    let prompt = carry::fork_recap(ctx, &mut store, args, request, prompt)?;
     let start = Start {
         request,
         prompt: prompt.as_ref(),
@@ -231,6 +272,8 @@ struct Begun<'a> {
     /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
     target_id: Option<String>,
     resume: bool,
+    /// The agent session this turn forks with the agent's own fork (a fork's first turn).
+    fork_from: Option<String>,
     /// How a headless turn's prompt reaches the agent.
     prompt_via: Option<PromptVia>,
     turn_id: i64,
@@ -274,6 +317,12 @@ fn begin<'a>(
         session::ensure_plain_arguments(&session, &ctx.agents, &ctx.project.state.db)?;
         let adapter = ctx.agents.get(&session.agent)?;
         ensure_own_arguments(ctx, adapter, args)?;
+        let fork_from = session
+            .forked_from
+            .as_ref()
+            .filter(|_| session.confirmed_at.is_none() && !resume)
+            .filter(|_| matches!(adapter.forking(), agent::Forking::Own { .. }))
+            .map(|from| from.agent_session_id.clone());
         let prompt_via = prompt
             .map(|prompt| prompt_via(adapter, prompt))
             .transpose()?;
@@ -293,6 +342,7 @@ fn begin<'a>(
             program,
             target_id: session.agent_session_id.clone(),
             resume,
+            fork_from,
             session,
             prompt_via,
             turn_id,
@@ -355,6 +405,15 @@ fn request<'a>(ctx: &'a Context, args: &'a TurnArgs, fresh: bool) -> Result<Requ
 /// session.
 fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, Plan)> {
     let row = tx.ensure_thread(&ctx.thread)?;
+    // The branch the thread follows, for `sticky threads` and `--prune`: written when it
+    // changes, so a resumed turn writes nothing more.
+    if let Some(branch) = ctx
+        .branch
+        .as_deref()
+        .filter(|b| row.branch.as_deref() != Some(*b))
+    {
+        tx.record_branch(row.id, branch)?;
+    }
     let thread = Thread::read(tx, row.id)?;
     let plan = session::plan(thread.live(&ctx.agents), request);
     implicit::note(ctx, &thread, &plan);
@@ -367,7 +426,12 @@ fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, P
 /// after it: `-t "main "` would start a thread that every listing shows as `main`. An empty or
 /// blank name is refused for every command by [`Context`].
 fn ensure_thread_name(ctx: &Context) -> Result<()> {
-    let Some(problem) = super::thread_name_problem(&ctx.thread) else {
+    let problem = if ctx.branch.is_some() {
+        super::followed_name_problem(&ctx.thread)
+    } else {
+        super::thread_name_problem(&ctx.thread)
+    };
+    let Some(problem) = problem else {
         return Ok(());
     };
     if let Some(store) = ctx.existing_store()? {

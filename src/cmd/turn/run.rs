@@ -58,6 +58,7 @@ impl<'a> Running<'a> {
             target: self.target(),
             model: self.begun.session.model.as_deref(),
             extra_args: &self.extra_args,
+            fork_from: self.begun.fork_from.as_deref(),
         }
     }
 

@@ -197,13 +197,13 @@ rest = path[len(prefix):]
 if rest == "actions/artifacts":
     index = os.path.join(store, "artifacts.jsonl")
     rows = [json.loads(line) for line in open(index)] if os.path.exists(index) else []
-    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     listed = []
-    for order, row in enumerate(rows):
+    for row in rows:
         if row["name"] != fields.get("name", row["name"]):
             continue
         run = record("runs", row["run"])
-        created = (start + datetime.timedelta(minutes=order)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        created = datetime.datetime.fromtimestamp(row["created"], datetime.timezone.utc)
+        created = created.strftime("%Y-%m-%dT%H:%M:%SZ")
         listed.append({"name": row["name"], "expired": False, "created_at": created,
             "workflow_run": {"id": run["id"], "repository_id": run["repository"]["id"],
                 "head_repository_id": run["head_repository"]["id"],
@@ -1265,4 +1265,71 @@ fn a_version_that_is_no_release_tag_fails_the_install_saying_so() {
     );
     assert!(tools.cargo_calls().is_empty());
     assert!(tools.agent_runs().is_empty());
+}
+
+/// One workflow file on both `pull_request` and `issue_comment` (comment runs reach the pull
+/// request's runs through the artifact). Run 1, a comment, saves under `refs/heads/main`; run
+/// 2, the pull request's own run, restores that (base-branch fallback) and saves under
+/// `refs/pull/7/merge`; run 3, a comment, finds run 1's entry in its own scope, and continues
+/// run 2's newer artifact instead, with both turns.
+#[test]
+fn a_comment_run_continues_a_pull_request_runs_newer_artifact_over_its_own_cache() {
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let first = comment_run(
+        &action,
+        &workflow,
+        &store,
+        &tools,
+        Install::FromSource,
+        7,
+        "@sticky remember kumquat",
+        101,
+        &[],
+    );
+    assert!(!first.failed, "{}", first.log);
+    let event = json!({
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "head": {"ref": "feature-7", "repo": {"full_name": super::REPOSITORY}},
+            "base": {"ref": "main", "repo": {"full_name": super::REPOSITORY}},
+        },
+    });
+    let mut run = Run::new("pull_request", event, 102).with("prompt", "pushed: remember fig");
+    run.base_env = tools.env(&store);
+    run.action_ref = "main".into();
+    let second = play(&action, &run, &Runner::new("checkout-102"), &store);
+    assert!(!second.failed, "{}", second.log);
+    assert_eq!(saw(second.output("answer")), ["@sticky remember kumquat"]);
+    let third = comment_run(
+        &action,
+        &workflow,
+        &store,
+        &tools,
+        Install::FromSource,
+        7,
+        "@sticky which words?",
+        103,
+        &[],
+    );
+    assert!(!third.failed, "{}", third.log);
+    assert_eq!(
+        saw(third.output("answer")),
+        ["@sticky remember kumquat", "pushed: remember fig"],
+        "run 3 continues run 2's turn too: {}",
+        third.log
+    );
+    assert!(
+        third
+            .log
+            .contains("continuing from the artifact of run 102"),
+        "{}",
+        third.log
+    );
 }

@@ -11,7 +11,8 @@
 //! - a key is written once per scope: saving it again is a warning, and nothing changes;
 //! - an artifact belongs to its run, by name; a second upload of the name fails unless
 //!   `overwrite`; the REST API lists a name's artifacts newest first (`artifacts.jsonl`
-//!   records the order, which the fake `gh` of the tests reads), each with its run's
+//!   records the order and each upload's time, which the fake `gh` of the tests reads as the
+//!   artifact's `created_at`), each with its run's
 //!   repository and head repository, and download-artifact fetches one by run and name;
 //! - a run is recorded when it starts (`runs/<id>.json`: its workflow, and its head repository,
 //!   a fork's for a fork's pull request), and a pull request when it is opened
@@ -181,7 +182,12 @@ impl Store {
         std::fs::create_dir_all(&dir).expect("create an artifact");
         let base = file.file_name().expect("an artifact file has a name");
         std::fs::copy(file, dir.join(base)).expect("upload an artifact");
-        let line = json!({"run": run_id, "name": name}).to_string() + "\n";
+        // GitHub's `created_at`: when the upload happened, in seconds, as the REST API says it.
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_secs();
+        let line = json!({"run": run_id, "name": name, "created": created}).to_string() + "\n";
         let mut index = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -191,7 +197,8 @@ impl Store {
         true
     }
 
-    /// The artifacts in upload order, one JSON line each (`run`, `name`).
+    /// The artifacts in upload order, one JSON line each (`run`, `name`, `created`: seconds
+    /// since 1970).
     pub fn artifact_index(&self) -> PathBuf {
         self.root.join("artifacts.jsonl")
     }

@@ -476,6 +476,66 @@ pub fn relocate_carries_a_moved_project_forward(agent: Agent) {
     }
 }
 
+/// `sticky fork idea PROMPT` (issue 27): the fork's first request carries the source's
+/// history, through the agent's own fork or, for an agent without one (Gemini CLI, Copilot
+/// CLI), its resume of a copy of the source's files under a new session ID (which shows that
+/// both CLIs accept such a copy); afterwards neither thread's requests carry the other's turns,
+/// and the two threads keep two agent sessions.
+pub fn a_fork_starts_with_the_history_and_neither_thread_sees_the_other(agent: Agent) {
+    let Some((tier, _)) = start(agent) else {
+        return;
+    };
+    let first = tier.turn(&[], "remember the word kumquat");
+    let source = tier.stored_session_id();
+    let prompt = "the first turn of the fork";
+    let finished = tier
+        .world
+        .sticky(&tier.world.project, ["fork", "idea", prompt]);
+    finished.assert_success();
+    let fork = tier.answered(&finished);
+    // The agent's own fork, or (Gemini CLI, Copilot CLI) its resume of sticky's copy of the
+    // source's files under a new ID: either way the source's turn is in the request.
+    assert_eq!(fork.summary.last_user, prompt, "{finished}");
+    assert_continues(&fork, &first);
+    let sessions = |thread: &str| {
+        let listed = tier
+            .world
+            .sticky_ok(["-t", thread, "sessions", "--json"])
+            .json();
+        listed["sessions"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone()
+    };
+    let forked = sessions("idea");
+    let fork_id = forked["agent_session_id"].as_str().unwrap().to_owned();
+    assert_ne!(fork_id, source, "the fork is a session of its own");
+    assert_eq!(forked["forked_from"]["agent_session_id"], source.as_str());
+    assert_eq!(forked["forked_from"]["thread"], "main");
+    if let Some(named) = tier.request_session(&fork) {
+        assert_eq!(
+            named, fork_id,
+            "the fork's request names the fork's session"
+        );
+    }
+
+    // Each thread goes on in its own session without the other's turns.
+    let main = tier.turn(&[], "a turn on main after the fork");
+    assert_continues(&main, &first);
+    assert!(!mentions(&main, prompt), "the fork's turn leaked into main");
+    assert_eq!(tier.stored_session_id(), source);
+    let again = tier.turn(&["-t", "idea"], "the second turn of the fork");
+    assert_continues(&again, &fork);
+    assert!(
+        !mentions(&again, &main.summary.last_user),
+        "main's turn leaked into the fork"
+    );
+    assert_eq!(sessions("idea")["agent_session_id"], fork_id.as_str());
+    tier.assert_no_processes_left();
+}
+
 /// One module per agent with one test per scenario it supports, each calling the scenario
 /// with the agent.
 macro_rules! table {
@@ -495,6 +555,7 @@ macro_rules! table {
 table! {
     claude: super::Agent::Claude => [
         two_turns_carry_the_history,
+        a_fork_starts_with_the_history_and_neither_thread_sees_the_other,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,
@@ -511,6 +572,7 @@ table! {
     ];
     codex: super::Agent::Codex => [
         two_turns_carry_the_history,
+        a_fork_starts_with_the_history_and_neither_thread_sees_the_other,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,
@@ -527,6 +589,7 @@ table! {
     ];
     gemini: super::Agent::Gemini => [
         two_turns_carry_the_history,
+        a_fork_starts_with_the_history_and_neither_thread_sees_the_other,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,
@@ -543,6 +606,7 @@ table! {
     ];
     qwen: super::Agent::Qwen => [
         two_turns_carry_the_history,
+        a_fork_starts_with_the_history_and_neither_thread_sees_the_other,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,
@@ -557,6 +621,7 @@ table! {
     ];
     opencode: super::Agent::Opencode => [
         two_turns_carry_the_history,
+        a_fork_starts_with_the_history_and_neither_thread_sees_the_other,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,
@@ -570,6 +635,7 @@ table! {
     ];
     copilot: super::Agent::Copilot => [
         two_turns_carry_the_history,
+        a_fork_starts_with_the_history_and_neither_thread_sees_the_other,
         the_stored_id_is_the_one_the_agent_really_used,
         new_starts_without_history_and_the_next_turn_continues_it,
         another_model_starts_afresh_and_later_turns_stay_on_it,

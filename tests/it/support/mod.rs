@@ -39,6 +39,8 @@ const SCRUBBED_PREFIXES: &[&str] = &[
     "FAKE_CLAUDE_",
     "GIT_",
     "XDG_",
+    // A CI run's own (`GITHUB_REF`, `GITHUB_HEAD_REF`) would choose `-t @pr`'s thread.
+    "GITHUB_",
 ];
 
 /// Single variables scrubbed for the same reason (a terminal type or size would make local runs

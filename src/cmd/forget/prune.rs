@@ -1,0 +1,207 @@
+//! `sticky threads --prune`: forgets the threads whose git branch was deleted, or merged into
+//! the default branch, each as `sticky forget` forgets one (its rows and its vault copies,
+//! under its turn lock), after one confirmation that lists them.
+//!
+//! Only threads a turn recorded a branch for (`-t @branch`, `-t @pr`, `thread = "branch"`)
+//! are candidates; what counts as gone is `git::Branches::gone` (a merged branch checked out
+//! in a worktree, the default branch and a branch whose tip is the default branch's are kept).
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{copied, describe, plural};
+use crate::cli::ThreadsArgs;
+use crate::cmd::Context;
+use crate::cmd::output::Report;
+use crate::cmd::view::escape;
+use crate::exit::StickyError;
+use crate::git::{BranchState, Branches, GitError};
+use crate::lock::{self, TurnLock};
+use crate::store::{SessionRow, ThreadRow};
+use crate::vault::Vault;
+
+/// The `--json` object.
+#[derive(Serialize)]
+struct Pruned {
+    /// The threads forgotten.
+    pruned: Vec<PrunedThread>,
+    /// The threads left because a turn was running on them.
+    busy: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PrunedThread {
+    thread: String,
+    branch: String,
+    /// `deleted` or `merged`.
+    why: &'static str,
+    sessions: usize,
+    turns: usize,
+    vault_copies: usize,
+}
+
+/// A thread to forget, its turn lock held.
+struct Candidate {
+    thread: ThreadRow,
+    why: &'static str,
+    sessions: Vec<SessionRow>,
+    turns: usize,
+    copies: usize,
+    _lock: TurnLock,
+}
+
+impl Candidate {
+    /// What forgetting it deletes and why, as the question and the report say it.
+    fn describe(&self) -> String {
+        format!(
+            "{} (its branch {} was {})",
+            describe(
+                &self.thread.name,
+                self.sessions.len(),
+                self.turns,
+                self.copies
+            ),
+            escape(self.thread.branch.as_deref().unwrap_or_default()),
+            self.why
+        )
+    }
+}
+
+/// Forgets the threads of deleted and merged branches.
+pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
+    let nothing = |busy: Vec<String>| {
+        if !ctx.quiet && !ctx.json {
+            eprintln!("sticky: no thread's branch was deleted or merged: nothing to prune");
+        }
+        if ctx.json {
+            return Report::json(&Pruned {
+                pruned: Vec::new(),
+                busy,
+            });
+        }
+        Ok(Report::nothing())
+    };
+    let Some(mut store) = ctx.existing_store()? else {
+        return nothing(Vec::new());
+    };
+    let threads: Vec<ThreadRow> = store
+        .threads()?
+        .into_iter()
+        .filter(|thread| thread.branch.is_some())
+        .collect();
+    if threads.is_empty() {
+        return nothing(Vec::new());
+    }
+    let branches = read_branches(ctx)?;
+    let vault = Vault::new(&ctx.project.state.vault);
+    let mut candidates = Vec::new();
+    let mut busy = Vec::new();
+    for thread in threads {
+        let branch = thread.branch.as_deref().unwrap_or_default();
+        if !branches.gone(branch) {
+            continue;
+        }
+        let why = match branches.state(branch) {
+            BranchState::Deleted => "deleted",
+            _ => "merged",
+        };
+        // No turn may run on the thread from the count to the end, as `forget` holds it.
+        let Some(lock) = lock::try_lock(&ctx.project.state.locks, &thread.name)? else {
+            busy.push(thread.name);
+            continue;
+        };
+        let sessions = store.sessions(thread.id)?;
+        let turns = store.turns(thread.id)?.len();
+        let copies = sessions.iter().filter(|s| copied(&vault, s)).count();
+        candidates.push(Candidate {
+            thread,
+            why,
+            sessions,
+            turns,
+            copies,
+            _lock: lock,
+        });
+    }
+    for name in &busy {
+        if !ctx.quiet {
+            eprintln!(
+                "sticky: thread {} is running a turn; it is left (prune again once the turn is \
+                 over)",
+                escape(name)
+            );
+        }
+    }
+    if candidates.is_empty() {
+        return nothing(busy);
+    }
+    if !args.yes && !confirmed(&candidates)? {
+        eprintln!("sticky: nothing forgotten");
+        return Ok(Report::nothing());
+    }
+    let mut pruned = Vec::new();
+    let mut lines = String::new();
+    for candidate in &candidates {
+        for session in candidate.sessions.iter().filter(|s| copied(&vault, s)) {
+            if let Some(id) = &session.agent_session_id {
+                vault.delete(&session.agent, id)?;
+            }
+        }
+        let forgotten = store.forget_thread(candidate.thread.id)?;
+        lines.push_str(&format!("forgot {}\n", candidate.describe()));
+        pruned.push(PrunedThread {
+            thread: candidate.thread.name.clone(),
+            branch: candidate.thread.branch.clone().unwrap_or_default(),
+            why: candidate.why,
+            sessions: forgotten.sessions,
+            turns: forgotten.turns,
+            vault_copies: candidate.copies,
+        });
+    }
+    if ctx.json {
+        return Report::json(&Pruned { pruned, busy });
+    }
+    lines.push_str("the agent's own files of these sessions are where it keeps them\n");
+    Ok(Report::text(lines.into_bytes()))
+}
+
+/// Asks on the terminal whether to forget the `candidates`; without a terminal to ask on, a
+/// usage error lists them and names `--yes`.
+fn confirmed(candidates: &[Candidate]) -> Result<bool> {
+    let list = candidates
+        .iter()
+        .fold(String::new(), |mut list, candidate| {
+            list.push_str("\n  ");
+            list.push_str(&candidate.describe());
+            list
+        });
+    let count = format!("{} thread{}", candidates.len(), plural(candidates.len()));
+    if !std::io::stdin().is_terminal() {
+        return Err(StickyError::Usage(format!(
+            "--prune forgets {count} for good and asks first, but stdin is not a terminal; \
+             confirm with --yes:{list}"
+        ))
+        .into());
+    }
+    eprint!("sticky: forget {count} whose branch is gone?{list}\nThis cannot be undone. [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// The branches of the project's repository, or why `--prune` cannot tell what became of them.
+fn read_branches(ctx: &Context) -> Result<Branches, StickyError> {
+    Branches::read(&ctx.project.dir).map_err(|error| match error {
+        GitError::NotGit => StickyError::Usage(format!(
+            "--prune forgets the threads of deleted and merged git branches, but {} is not in \
+             a git repository; forget a thread with `sticky forget -t NAME`",
+            ctx.project.dir.display()
+        )),
+        GitError::Failed(why) => StickyError::Usage(format!(
+            "--prune cannot tell which branches were deleted or merged ({why}); forget a \
+             thread with `sticky forget -t NAME`"
+        )),
+    })
+}

@@ -1,0 +1,212 @@
+//! `sticky fork NAME [PROMPT]` and `sticky -t NAME --fork PROMPT`: thread NAME made from the
+//! live session of the current thread.
+//!
+//! The fork is recorded at once (one transaction: the new thread, its session marked
+//! `forked_from` the source). An agent with a fork of its own (`agent::Forking::Own`) makes it
+//! at the fork's first turn, which passes it the source's ID: their forks are made by a turn
+//! that sends a prompt (Claude Code's too), so the fork waits for one. A fork the agent has not
+//! made yet is made again by the next turn however the last one failed (`session::plan`'s
+//! `forking`). An agent that resumes a copy of a session's files under a new ID
+//! (`agent::Forking::Copy`: Gemini CLI, Copilot CLI) gets that copy now, and the fork is a
+//! confirmed session its first turn resumes. Where neither is possible (an agent of the
+//! configuration; a source whose files are gone), the first turn puts sticky's recap of the
+//! source before the prompt (`turn::carry::fork_recap`) and says so.
+
+use anyhow::Result;
+
+use super::Context;
+use crate::agent::{Forking, fork_copy};
+use crate::cli::{ForkArgs, TurnArgs};
+use crate::cmd::output::Report;
+use crate::cmd::view::{SessionView, escape};
+use crate::exit::StickyError;
+use crate::store::{ForkedFrom, NewSession, SessionRow};
+
+/// Makes the fork, then runs its first turn when a prompt is given; `open` builds the context
+/// of the new thread.
+pub fn run(
+    ctx: &Context,
+    args: &ForkArgs,
+    open: impl FnOnce(&str) -> Result<Context>,
+) -> Result<Report> {
+    if args.turn.fork {
+        return Err(StickyError::Usage(
+            "--fork belongs to a turn (sticky -t NAME --fork PROMPT); `sticky fork NAME` forks \
+             already"
+                .into(),
+        )
+        .into());
+    }
+    let session = make(ctx, &ctx.thread, &args.name, &args.turn)?;
+    let fork = open(&args.name)?;
+    if !args.turn.prompt.is_empty() {
+        return super::run(&fork, &args.turn, false);
+    }
+    if !args.turn.agent_args.is_empty() {
+        return Err(StickyError::Usage(
+            "agent arguments after `--` need a turn: the fork is made; give its first prompt \
+             (sticky -t NAME \"PROMPT\" -- AGENT_ARGS)"
+                .into(),
+        )
+        .into());
+    }
+    if ctx.json {
+        return Report::json(&serde_json::json!({
+            "thread": args.name,
+            "project": ctx.project.dir.display().to_string(),
+            "session": SessionView::from(&session),
+            "turn": null,
+            "answer": null,
+            "error": null,
+            "exit_code": 0,
+        }));
+    }
+    if !ctx.quiet {
+        let how = if session.confirmed_at.is_some() {
+            format!(
+                "made now, a copy of its files as session {}",
+                session.agent_session_id.as_deref().unwrap_or("?")
+            )
+        } else if ctx.agents.get(&session.agent)?.forking() == Forking::Copy {
+            // Nothing to copy: the source's files are gone (see `make`).
+            "the agent keeps no file of it to copy, so the fork's first turn starts with \
+             sticky's recap of it"
+                .to_owned()
+        } else {
+            "its first turn makes the fork".to_owned()
+        };
+        eprintln!(
+            "sticky: thread {} forks thread {}'s {} session; {how} (sticky -t {} \"PROMPT\")",
+            escape(&args.name),
+            escape(&ctx.thread),
+            session.agent,
+            escape(&args.name),
+        );
+    }
+    Ok(Report::nothing())
+}
+
+/// Records thread `name` as a fork of `source`'s live session and returns its session: refuses
+/// a name in use or not allowed, a source without a session its agent saved, and another agent
+/// than the source's.
+pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> Result<SessionRow> {
+    if let Some(problem) = crate::cmd::thread_name_problem(name) {
+        return Err(StickyError::Usage(format!("the thread name \"{name}\" {problem}")).into());
+    }
+    if name == source {
+        return Err(StickyError::Usage(format!(
+            "a fork needs a new thread: \"{name}\" is the thread it would fork; name another"
+        ))
+        .into());
+    }
+    let no_session = || {
+        StickyError::Usage(format!(
+            "thread {source} has no session its agent saved, so there is nothing to fork; run a \
+             turn on it first (sticky -t {source} \"PROMPT\"), or start thread {name} afresh \
+             (sticky -t {name} \"PROMPT\")"
+        ))
+    };
+    let Some(mut store) = ctx.existing_store()? else {
+        return Err(no_session().into());
+    };
+    // A turn running on the source is waited for: a copy made now (Gemini, Copilot) would
+    // take the agent's files half-written.
+    let _source = lock_source(ctx, source, args)?;
+    store.immediate(|tx| {
+        if tx.thread(name)?.is_some() {
+            return Err(StickyError::Usage(format!(
+                "thread {name} exists already; a fork makes a new thread: name another, or \
+                 `sticky forget -t {name}` first"
+            ))
+            .into());
+        }
+        let source_thread = tx.thread(source)?.ok_or_else(no_session)?;
+        let live = tx
+            .live_session(source_thread.id)?
+            .filter(|live| live.confirmed_at.is_some())
+            .ok_or_else(no_session)?;
+        let Some(from_id) = live.agent_session_id.clone() else {
+            return Err(no_session().into());
+        };
+        crate::session::ensure_in_project(&live, source, &ctx.project.dir)?;
+        crate::session::ensure_plain_arguments(&live, &ctx.agents, &ctx.project.state.db)?;
+        let adapter = ctx.agents.get(&live.agent)?;
+        if let Some(agent) = args.agent.as_deref() {
+            if ctx.agents.get(agent)?.name() != adapter.name() {
+                return Err(StickyError::Usage(format!(
+                    "a fork goes on with the agent of the session it forks ({}); fork first, \
+                     then change agents on the fork (sticky -t {name} -a {agent} --carry \
+                     \"PROMPT\")",
+                    live.agent
+                ))
+                .into());
+            }
+        }
+        let thread = tx.ensure_thread(name)?;
+        let id = adapter.fork_id();
+        // An agent that resumes a copy of the session's files: the copy is the fork, made now.
+        let copy = match (adapter.forking(), id.as_deref()) {
+            (Forking::Copy, Some(new_id)) => {
+                let home = dirs::home_dir().unwrap_or_default();
+                let copied =
+                    fork_copy::copy_session(adapter, &home, &live.directory, (&from_id, new_id))?;
+                (!copied.files.is_empty()).then_some(copied)
+            }
+            _ => None,
+        };
+        let recorded = (|| {
+            let session = tx.start_session(
+                thread.id,
+                &NewSession {
+                    agent: &live.agent,
+                    model: args.model.as_deref().or(live.model.as_deref()),
+                    agent_session_id: id.as_deref(),
+                    directory: &ctx.project.dir,
+                    rotated_from: None,
+                    carried: None,
+                },
+            )?;
+            tx.mark_fork(
+                session.id,
+                &ForkedFrom {
+                    session: live.id,
+                    thread: source.to_owned(),
+                    agent_session_id: from_id.clone(),
+                },
+                copy.is_some(),
+            )
+        })();
+        if let (Err(_), Some(copy)) = (&recorded, copy) {
+            copy.discard();
+        }
+        recorded
+    })
+}
+
+/// Takes thread `source`'s lock as a reader (`lock::lock_to_read`), waiting for a turn running
+/// on it as a turn waits (`--wait`, `--no-wait`).
+fn lock_source(ctx: &Context, source: &str, args: &TurnArgs) -> Result<crate::lock::ReadLock> {
+    let wait = if args.no_wait {
+        std::time::Duration::ZERO
+    } else {
+        std::time::Duration::from_secs(args.wait)
+    };
+    let lock = crate::lock::lock_to_read(&ctx.project.state.locks, source, wait, &mut || {
+        if !ctx.quiet && !args.no_wait {
+            eprintln!(
+                "sticky: waiting up to {}s for the turn running on thread {}, to fork what it \
+                 leaves",
+                wait.as_secs(),
+                escape(source)
+            );
+        }
+    })?;
+    lock.ok_or_else(|| {
+        StickyError::Busy(format!(
+            "a turn still runs on thread {}; fork it when the turn ends (--wait SECONDS waits \
+             longer)",
+            escape(source)
+        ))
+        .into()
+    })
+}

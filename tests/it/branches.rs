@@ -1,0 +1,396 @@
+//! Threads that follow git (issue 27): `-t @branch`, `STICKY_THREAD=@branch` and the
+//! configuration's `thread = "branch"` name the thread after the current branch; `-t @pr` after
+//! the pull request in GitHub Actions, as `action.yml` does; `sticky threads` shows each
+//! thread's branch and what became of it; `sticky threads --prune` forgets the threads of
+//! deleted and merged branches.
+
+use serde_json::Value;
+
+use crate::support::TestEnv;
+
+/// Commits nothing (an empty commit) in the project, as user `t`.
+fn commit(env: &TestEnv, message: &str) {
+    env.git(
+        &env.project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            message,
+        ],
+    );
+}
+
+/// A git project on branch `main` with one commit.
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    env.git(&env.project, &["checkout", "-q", "-b", "main"]);
+    commit(&env, "first");
+    env
+}
+
+/// The `threads --json` entry of thread `name`.
+#[track_caller]
+fn listed(env: &TestEnv, name: &str) -> Value {
+    let threads = env.ok(["threads", "--json"]).json();
+    threads["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|thread| thread["name"] == name)
+        .unwrap_or_else(|| panic!("no thread {name} in {threads}"))
+        .clone()
+}
+
+/// The names of the project's threads.
+#[track_caller]
+fn names(env: &TestEnv) -> Vec<String> {
+    let threads = env.ok(["threads", "--json"]).json();
+    threads["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|thread| thread["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn at_branch_names_the_thread_after_the_branch_and_threads_shows_it() {
+    let mut env = project();
+    env.git(&env.project, &["checkout", "-q", "-b", "feature/login"]);
+    let first = env.ok(["-t", "@branch", "plan the login form"]).answer();
+    let status = env.ok(["-t", "@branch", "status", "--json"]).json();
+    assert_eq!(status["thread"], "feature/login", "{status}");
+    // The variable, and the configuration, name the same thread: its session goes on.
+    let second = env
+        .sticky(["and the tests"])
+        .env("STICKY_THREAD", "@branch")
+        .run();
+    second.assert_success();
+    assert_eq!(second.answer().session, first.session);
+    let config = env.scratch.join("config.toml");
+    std::fs::write(&config, "thread = \"branch\"\n").unwrap();
+    env.set_var("STICKY_CONFIG", &config);
+    let third = env.turn("and the docs");
+    assert_eq!(third.session, first.session);
+    assert_eq!(third.saw, ["plan the login form", "and the tests"]);
+    let shown = env.ok(["config", "--json"]).json();
+    assert_eq!(shown["thread"]["value"], "feature/login", "{shown}");
+    assert_eq!(shown["thread"]["source"], "config", "{shown}");
+    // The shell prompt follows the branch when the variable asks it to.
+    let prompt = env.sticky(["prompt"]).env("STICKY_THREAD", "@branch").run();
+    prompt.assert_success();
+    assert!(
+        prompt.stdout.starts_with("feature/login:claude "),
+        "{}",
+        prompt.describe()
+    );
+    // A flag still wins over the configuration.
+    env.ok(["-t", "review", "look elsewhere"]);
+    assert_eq!(names(&env), ["feature/login", "review"]);
+
+    let thread = listed(&env, "feature/login");
+    assert_eq!(
+        thread["branch"],
+        serde_json::json!({"name": "feature/login", "exists": true, "merged": false}),
+        "{thread}"
+    );
+    assert_eq!(listed(&env, "review")["branch"], Value::Null);
+    let text = env.ok(["threads"]).stdout;
+    let row = text
+        .lines()
+        .find(|line| line.contains("feature/login"))
+        .unwrap();
+    assert!(text.lines().next().unwrap().ends_with("BRANCH"), "{text}");
+    assert!(row.ends_with("  feature/login"), "{text}");
+}
+
+#[test]
+fn a_branch_named_with_an_at_sign_is_its_threads_name_as_it_is() {
+    let env = project();
+    env.git(&env.project, &["checkout", "-q", "-b", "@wip"]);
+    let first = env.ok(["-t", "@branch", "half done"]).answer();
+    assert_eq!(names(&env), ["@wip"]);
+    assert_eq!(listed(&env, "@wip")["branch"]["name"], "@wip");
+    // Typed, the existing thread is used as any other; a new `@` name is still a typo.
+    let again = env.ok(["-t", "@wip", "and the rest"]).answer();
+    assert_eq!(again.session, first.session);
+    let run = env.sticky(["-t", "@wop", "hello"]).run();
+    run.assert_code(2);
+    run.assert_stderr_contains("starts with `@`");
+}
+
+#[test]
+fn a_detached_head_says_which_thread_it_used() {
+    let env = project();
+    env.git(&env.project, &["checkout", "-q", "--detach"]);
+    let run = env.sticky(["-t", "@branch", "what is this commit?"]).run();
+    run.assert_success();
+    run.assert_stderr_contains("HEAD is detached at ");
+    run.assert_stderr_contains("on no branch: thread main is used");
+    assert_eq!(names(&env), ["main"]);
+    assert_eq!(listed(&env, "main")["branch"], Value::Null);
+    // --quiet says nothing of it.
+    let quiet = env.sticky(["-q", "-t", "@branch", "status"]).run();
+    quiet.assert_success();
+    assert_eq!(quiet.stderr, "");
+}
+
+#[test]
+fn during_a_rebase_the_thread_is_the_rebased_branchs() {
+    let env = project();
+    env.git(&env.project, &["checkout", "-q", "-b", "topic"]);
+    commit(&env, "one");
+    let first = env.ok(["-t", "@branch", "on topic"]).answer();
+    commit(&env, "two");
+    env.git(
+        &env.project,
+        &[
+            "-c",
+            "sequence.editor=sed -i 1s/^pick/edit/",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "rebase",
+            "-q",
+            "-i",
+            "HEAD~2",
+        ],
+    );
+    let run = env.sticky(["-t", "@branch", "mid-rebase"]).run();
+    run.assert_success();
+    run.assert_stderr_contains("while branch topic is rebased: thread topic");
+    assert_eq!(run.answer().session, first.session);
+    env.git(&env.project, &["rebase", "--abort"]);
+}
+
+#[test]
+fn at_branch_outside_git_is_a_usage_error_with_the_way_out() {
+    let env = TestEnv::without_git();
+    let run = env.sticky(["-t", "@branch", "hello"]).run();
+    run.assert_code(2);
+    run.assert_stderr_contains("is not in a git repository");
+    run.assert_stderr_contains("-t NAME");
+    assert!(env.agent_runs().is_empty(), "no turn ran");
+    let run = env.sticky(["status"]).env("STICKY_THREAD", "@branch").run();
+    run.assert_code(2);
+    run.assert_stderr_contains("STICKY_THREAD=@branch names the thread");
+    // A command that uses no thread leaves the variable unread.
+    let run = env.sticky(["agents"]).env("STICKY_THREAD", "@branch").run();
+    run.assert_success();
+    // From the configuration, which holds everywhere: main.
+    let config = env.scratch.join("config.toml");
+    std::fs::write(&config, "thread = \"branch\"\n").unwrap();
+    let run = env.sticky(["hello"]).env("STICKY_CONFIG", &config).run();
+    run.assert_success();
+    assert_eq!(names(&env), ["main"]);
+    // Another @name is a typo, not a thread.
+    let run = env.sticky(["-t", "@brnach", "hello"]).run();
+    run.assert_code(2);
+    run.assert_stderr_contains("starts with `@`");
+}
+
+#[test]
+fn at_pr_is_pr_n_in_a_pull_requests_run_as_the_action_names_it() {
+    let env = project();
+    // actions/checkout leaves the merge commit detached.
+    env.git(&env.project, &["checkout", "-q", "--detach"]);
+    let event = env.scratch.join("event.json");
+    std::fs::write(&event, r#"{"pull_request": {"number": 7}}"#).unwrap();
+    let run = env
+        .sticky(["-t", "@pr", "review this"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REF", "refs/pull/7/merge")
+        .env("GITHUB_HEAD_REF", "feature/login")
+        .run();
+    run.assert_success();
+    let thread = listed(&env, "pr-7");
+    assert_eq!(thread["branch"]["name"], "feature/login", "{thread}");
+    // A comment on the pull request: its ref is the default branch's, the event names it.
+    std::fs::write(
+        &event,
+        r#"{"issue": {"number": 7, "pull_request": {"url": "x"}}}"#,
+    )
+    .unwrap();
+    let run = env
+        .sticky(["-t", "@pr", "status", "--json"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REF", "refs/heads/main")
+        .env("GITHUB_REF_NAME", "main")
+        .run();
+    run.assert_success();
+    assert_eq!(run.json()["thread"], "pr-7");
+    // Outside GitHub Actions: the branch's thread, said on stderr.
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    let run = env.sticky(["-t", "@pr", "status"]).run();
+    run.assert_success();
+    assert!(run.stdout.contains("thread    main"), "{}", run.describe());
+    run.assert_stderr_contains(
+        "@pr: not in a GitHub Actions run, so thread main follows the git branch",
+    );
+}
+
+#[test]
+fn prune_forgets_the_threads_of_deleted_and_merged_branches_after_confirmation() {
+    let env = project();
+    env.ok(["on main"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "merged"]);
+    commit(&env, "merged work");
+    env.ok(["-t", "@branch", "merged work"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "deleted", "main"]);
+    env.ok(["-t", "@branch", "deleted work"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "fresh", "main"]);
+    env.ok(["-t", "@branch", "nothing committed yet"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "open", "main"]);
+    commit(&env, "open work");
+    env.ok(["-t", "@branch", "open work"]);
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    env.git(
+        &env.project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "merge",
+            "-q",
+            "--no-edit",
+            "--no-ff",
+            "merged",
+        ],
+    );
+    env.git(&env.project, &["branch", "-q", "-D", "deleted"]);
+    // `fresh` points at main's old tip, which main left behind: it is merged too. A branch
+    // still at main's tip is a new branch, not a merged one: kept.
+    env.git(&env.project, &["checkout", "-q", "-b", "just-made"]);
+    env.ok(["-t", "@branch", "just made"]);
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    env.ok(["-t", "by-hand", "named by hand"]);
+
+    assert_eq!(listed(&env, "merged")["branch"]["merged"], true);
+    assert_eq!(listed(&env, "deleted")["branch"]["exists"], false);
+    assert_eq!(listed(&env, "open")["branch"]["merged"], false);
+    assert_eq!(listed(&env, "just-made")["branch"]["merged"], false);
+    let text = env.ok(["threads"]).stdout;
+    assert!(text.contains("  deleted (deleted)"), "{text}");
+    assert!(text.contains("  merged (merged)"), "{text}");
+
+    // Without a terminal and without --yes: refused, listing what it would forget.
+    let refused = env.sticky(["threads", "--prune"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains("confirm with --yes");
+    refused.assert_stderr_contains(
+        "thread deleted: 1 session, 1 turn and 1 vault copy (its branch deleted was deleted)",
+    );
+    refused.assert_stderr_contains("(its branch merged was merged)");
+    assert_eq!(names(&env).len(), 7, "nothing forgotten");
+
+    let pruned = env.sticky(["threads", "--prune", "--yes", "--json"]).run();
+    pruned.assert_success();
+    let report = pruned.json();
+    let gone: Vec<(&str, &str)> = report["pruned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["thread"].as_str().unwrap(), p["why"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        gone,
+        [
+            ("merged", "merged"),
+            ("deleted", "deleted"),
+            ("fresh", "merged")
+        ],
+        "{report}"
+    );
+    assert_eq!(report["pruned"][0]["vault_copies"], 1, "{report}");
+    assert_eq!(
+        names(&env),
+        ["main", "open", "just-made", "by-hand"],
+        "the others are kept"
+    );
+    let again = env.sticky(["threads", "--prune"]).run();
+    again.assert_success();
+    again.assert_stderr_contains("nothing to prune");
+}
+
+#[test]
+fn prune_asks_on_a_terminal_and_leaves_a_thread_running_a_turn() {
+    let env = project();
+    for branch in ["one", "two"] {
+        env.git(&env.project, &["checkout", "-q", "-b", branch, "main"]);
+        env.ok(["-t", "@branch", &format!("{branch} work")]);
+    }
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    env.git(&env.project, &["branch", "-q", "-D", "one", "two"]);
+
+    let release = env.scratch.join("release");
+    let mut held = env
+        .sticky(["-t", "two", "held turn"])
+        .env("FAKE_CLAUDE_HOLD", &release)
+        .start();
+    held.wait_until("the held turn is running", || {
+        let status = env.ok(["-t", "two", "status", "--json"]).json();
+        status["last_turn"]["status"] == "running"
+    });
+
+    let mut declined = env.sticky(["threads", "--prune"]).on_terminal();
+    declined.expect("This cannot be undone. [y/N]");
+    declined.send("n\r");
+    assert_eq!(declined.wait(), 0);
+    assert_eq!(names(&env), ["one", "two"]);
+
+    let mut agreed = env.sticky(["threads", "--prune"]).on_terminal();
+    let asked = agreed.expect("[y/N]");
+    assert!(
+        asked.contains("thread two is running a turn; it is left"),
+        "{asked}"
+    );
+    assert!(asked.contains("thread one: 1 session"), "{asked}");
+    agreed.send("y\r");
+    assert_eq!(agreed.wait(), 0);
+    assert_eq!(names(&env), ["two"]);
+
+    std::fs::write(&release, "").unwrap();
+    held.wait().assert_success();
+}
+
+#[test]
+fn outside_git_threads_cannot_tell_and_prune_names_the_way_out() {
+    let env = TestEnv::without_git();
+    env.ok(["hello"]);
+    // Only threads named after a branch are candidates: none here, so git is not asked.
+    env.ok(["threads", "--prune"])
+        .assert_stderr_contains("nothing to prune");
+
+    let env = project();
+    env.git(&env.project, &["checkout", "-q", "-b", "topic"]);
+    env.ok(["-t", "@branch", "on topic"]);
+    std::fs::remove_dir_all(env.project.join(".git")).unwrap();
+    let listed = env.ok(["threads"]);
+    assert!(
+        listed.stdout.contains("  topic (?)"),
+        "{}",
+        listed.describe()
+    );
+    listed.assert_stderr_contains("cannot tell which threads' branches still exist");
+    let thread = env.ok(["threads", "--json"]).json();
+    assert_eq!(
+        thread["threads"][0]["branch"],
+        serde_json::json!({"name": "topic", "exists": null, "merged": null})
+    );
+    let refused = env.sticky(["threads", "--prune", "--yes"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(
+        "is not in a git repository; forget a thread with `sticky forget -t NAME`",
+    );
+    assert_eq!(names(&env), ["topic"]);
+}
