@@ -1813,6 +1813,7 @@ fn a_trusted_state_naming_another_projects_session_of(agent: &str) {
     assert!(answer.saw.is_empty(), "{agent}: {answer:?}");
     let back = answer_of(turn_in(&a.project, &["back in a"]).assert_success());
     assert_eq!(back.saw, ["private in a"], "{agent}");
+}
 
 /// A relative `STICKY_CONFIG` would be read from the current directory (a cloned repository's
 /// file), which would then choose the agent's arguments, and with `bin = "./x"` the program:
