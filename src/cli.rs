@@ -987,7 +987,7 @@ pub enum Command {
     /// --replace says otherwise. An agent session runs in one project of a HOME: one this
     /// HOME's agent already has for another directory, or whose files here hold turns the
     /// bundle lacks, is refused (exit 2), --replace or not. A bundle declaring more than the
-    /// free disk space is refused before anything is written, and one whose files add up to more
+    /// free disk space is refused before anything is written, and one whose manifest and files add up to more
     /// than 256 MiB, or more than 8 MiB and 200 times the bundle's size, is placed only with
     /// --yes (or a yes on a terminal). A bad or truncated bundle changes nothing (exit 2). `show`,
     /// `log` and `status` read the same here as where it was exported; a bundle of an older
@@ -1132,7 +1132,7 @@ pub struct ImportArgs {
     pub replace: bool,
 
     /// Answer yes to what import asks: replacing a thread (--replace), and placing a bundle
-    /// whose files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
+    /// whose manifest and files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
     /// size (what no real session comes near; refused without --yes when there is no terminal
     /// to ask on).
     #[arg(short, long)]

@@ -37,6 +37,16 @@ use anyhow::{Context, Result};
 use crate::state::{self, STATE_DIR, State};
 use crate::store;
 
+/// Whether the database of `state` was made (or adopted) by this user with this HOME's key,
+/// here or in the project it was copied from: a state whose turns run with this HOME's agents.
+/// Reads the stamp and the key; creates nothing.
+pub fn stamped_here(state: &State) -> bool {
+    matches!(
+        stamp::verdict(state),
+        Ok(stamp::Verdict::Mine | stamp::Verdict::Copied)
+    )
+}
+
 /// The variable listing directories the upward search never enters (colon-separated).
 pub const CEILING_VAR: &str = "STICKY_CEILING_DIRECTORIES";
 

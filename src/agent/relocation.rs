@@ -202,6 +202,12 @@ pub trait Relocate: Adapter + Sync {
         bail!("this agent keeps no session in a database")
     }
 
+    /// Whether the agent keeps sessions as database rows ([`Relocate::insert_rows`]), so a
+    /// bundle's file of rows can be placed; one for another agent is refused before anything is.
+    fn keeps_rows(&self) -> bool {
+        false
+    }
+
     /// The file of session `id` made from the vault's copy of its database rows
     /// (`crate::vault`'s `rows.json`, `document`), for a session whose rows the agent's
     /// database no longer holds; `None` for an agent that keeps no rows.
@@ -640,6 +646,10 @@ impl Relocate for Opencode {
 
     fn rewrites(&self, _: &Path, _: &Path, _: &Path) -> Vec<Rewrite> {
         Vec::new()
+    }
+
+    fn keeps_rows(&self) -> bool {
+        true
     }
 
     fn insert_rows(

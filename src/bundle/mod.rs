@@ -104,13 +104,14 @@ impl Expansion {
         let (mib, ratio) = (total >> 20, self.ratio);
         if total > self.total {
             return Some(self.refusal(&format!(
-                "the bundle's files add up to {total} bytes ({mib} MiB)"
+                "the bundle's manifest and files add up to {total} bytes ({mib} MiB)"
             )));
         }
         let compressed = compressed?;
         (total > self.from && total / ratio > compressed).then(|| {
             self.refusal(&format!(
-                "the bundle's files add up to {total} bytes ({mib} MiB), over {ratio} times the \
+                "the bundle's manifest and files add up to {total} bytes ({mib} MiB), over {ratio} \
+                 times the \
                  {compressed} bytes of the bundle"
             ))
         })
@@ -122,7 +123,7 @@ impl Expansion {
         let ratio = self.ratio;
         (staged > self.total || (staged > self.from && staged / ratio > read)).then(|| {
             self.refusal(&format!(
-                "the bundle's files expand to {staged} bytes ({} MiB) from the {read} bytes of it \
+                "the bundle's manifest and files expand to {staged} bytes ({} MiB) from the {read} bytes of it \
                  read so far",
                 staged >> 20
             ))

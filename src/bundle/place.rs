@@ -129,6 +129,13 @@ impl Move<'_> {
         }
     }
 
+    /// Refuses, as [`Move::place`] does first, files whose destinations hold something their
+    /// staged copies do not begin with: for a caller that checks before it makes anything of
+    /// its own (import, before its lock makes the state directory).
+    pub fn refuse_holding_more(&self, files: &[Staging]) -> Result<()> {
+        self.refuse_held(files)
+    }
+
     /// Refuses an import that would leave this HOME's agent with the session under another
     /// directory as well as at `destinations`: it resumes a session by its ID alone, so the
     /// project there and this one would both resume it, each seeing the other's turns.

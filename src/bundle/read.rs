@@ -30,13 +30,14 @@ pub struct Staged {
 /// manifest's order, and the directory to stage them in.
 pub type Inspected = (Vec<Vec<Rewrite>>, PathBuf);
 
-/// Reads and verifies the bundle on `input`. `inspect` sees the checked manifest before any
-/// file is staged; it may refuse it, and says how to stage the files (in a new private
-/// directory inside the one it returns).
+/// Reads and verifies the bundle on `input`. `inspect` sees the checked manifest and its size
+/// in bytes (which an import adds to the files' when it judges the expansion: a manifest of
+/// many turns is written into the database) before any file is staged; it may refuse it, and
+/// says how to stage the files (in a new private directory inside the one it returns).
 pub fn read(
     input: impl Read,
     limits: Limits,
-    inspect: &mut dyn FnMut(&Manifest) -> Result<Inspected>,
+    inspect: &mut dyn FnMut(&Manifest, u64) -> Result<Inspected>,
 ) -> Result<Staged> {
     let read_so_far = Cell::new(0);
     let counted = Counted {
@@ -58,9 +59,16 @@ pub fn read(
         let Some((first, name)) = next_entry(&mut entries)? else {
             bail!("the bundle is empty (or not a sticky bundle)");
         };
+        let bytes = first.size();
         let manifest = read_manifest(first, &name, limits)?;
+        if let Some(expanding) = expansion.as_mut() {
+            expanding.staged = bytes;
+            if let Some(why) = expanding.limit.exceeded_so_far(bytes, expanding.read.get()) {
+                bail!(why);
+            }
+        }
         check(&manifest, limits)?;
-        let (rewrites, staging) = inspect(&manifest)?;
+        let (rewrites, staging) = inspect(&manifest, bytes)?;
         let dir = tempfile::Builder::new()
             .prefix(".sticky-import-")
             .tempdir_in(&staging)

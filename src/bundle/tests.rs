@@ -49,7 +49,7 @@ fn bundle(files: &[(&str, &[u8])]) -> Vec<u8> {
 
 fn read_all(bytes: &[u8], limits: Limits) -> Result<(Staged, tempfile::TempDir), String> {
     let dir = tempfile::tempdir().unwrap();
-    let staged = read(bytes, limits, &mut |m| {
+    let staged = read(bytes, limits, &mut |m, _| {
         Ok((vec![Vec::new(); m.files.len()], dir.path().to_owned()))
     });
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
@@ -394,7 +394,7 @@ fn what_import_holds_in_memory_is_capped() {
         line_start: false,
         in_lines_with: None,
     };
-    let error = read(good.as_slice(), limits, &mut |_| {
+    let error = read(good.as_slice(), limits, &mut |_, _| {
         Ok((vec![vec![rewrite.clone()]], dir.path().to_owned()))
     })
     .unwrap_err();
@@ -406,7 +406,7 @@ fn what_import_holds_in_memory_is_capped() {
     assert!(error.contains("nothing was changed"), "{error}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // Within the cap it is rewritten.
-    let staged = read(good.as_slice(), Limits::default(), &mut |_| {
+    let staged = read(good.as_slice(), Limits::default(), &mut |_, _| {
         Ok((vec![vec![rewrite.clone()]], dir.path().to_owned()))
     })
     .unwrap();

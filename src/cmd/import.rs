@@ -16,7 +16,7 @@ use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
 use crate::cli::ImportArgs;
 use crate::exit::StickyError;
-use crate::store::SessionRow;
+use crate::store::{SessionRow, TurnRow};
 use crate::vault::Vault;
 
 /// How long import waits for a turn running on a thread of the same name to end.
@@ -32,7 +32,7 @@ struct Plan<'a> {
 /// The thread `--replace` removes: its sessions and how many turns it had.
 struct Replaced {
     sessions: Vec<SessionRow>,
-    turns: usize,
+    turns: Vec<TurnRow>,
 }
 
 /// Verifies the bundle, places its files, then adds the thread.
@@ -48,9 +48,10 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
         expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
         ..Limits::default()
     };
-    let staged = bundle::read(input, limits, &mut |manifest| {
+    let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
         let (decided, inspected) = inspect(ctx, args, &home, existing.as_ref(), manifest)?;
-        let total = manifest.files.iter().map(|file| file.size).sum();
+        // The manifest counts: its turns are written into the database.
+        let total = manifest.files.iter().map(|file| file.size).sum::<u64>() + manifest_bytes;
         if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
             if !args.yes && !confirmed_expansion(&args.file, &why)? {
                 declined = true;
@@ -69,15 +70,6 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
         anyhow::bail!("the bundle was read without its manifest being seen");
     };
     let manifest = &staged.manifest;
-    let replaced = replaced(args, existing.as_ref(), &plan.name)?;
-    if let Some(replaced) = &replaced {
-        if !args.yes && !confirmed(&describe(&plan.name, replaced))? {
-            eprintln!("sticky: nothing imported");
-            return Ok(Report::nothing());
-        }
-    }
-    let _lock = crate::lock::lock(&ctx.project.state.locks, &plan.name, WAIT, &mut || {})?
-        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", plan.name)))?;
     let stagings: Vec<Staging> = staged
         .files
         .iter()
@@ -89,6 +81,23 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
             rows: file.rows,
         })
         .collect();
+    // Checked before the lock, which makes the state directory: a refused import makes no
+    // `.sticky/` (`place` checks again under the lock).
+    plan.moving.refuse_holding_more(&stagings)?;
+    let replaced = replaced(args, existing.as_ref(), &plan.name)?;
+    if let Some(replaced) = &replaced {
+        refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
+        if !args.yes && !confirmed(&describe(&plan.name, replaced))? {
+            eprintln!("sticky: nothing imported");
+            return Ok(Report::nothing());
+        }
+    }
+    let _lock = crate::lock::lock(&ctx.project.state.locks, &plan.name, WAIT, &mut || {})?
+        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", plan.name)))?;
+    // Again under the thread's lock: a turn that ran meanwhile may have copied more.
+    if let Some(replaced) = &replaced {
+        refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
+    }
     // Never over what holds more than the bundle, `--replace` or not: that replaces a thread
     // of this project, not turns of the agent's own files.
     let placed = plan.moving.place(&stagings, false)?;
@@ -117,8 +126,99 @@ fn replaced(
     };
     Ok(Some(Replaced {
         sessions: store.sessions(thread.id)?,
-        turns: store.turns(thread.id)?.len(),
+        turns: store.turns(thread.id)?,
     }))
+}
+
+/// Refuses `--replace` with a bundle of the replaced thread's own session when sticky's vault
+/// holds more of that session than the bundle (turns taken after the export, the agent's files
+/// swept since): `--replace` removes the vault's copies, and the vault's would be the only copy
+/// of those turns. An agent's file holding turns the bundle lacks is refused the same way
+/// (`Move::place`), `--replace` or not.
+fn refuse_vault_ahead(
+    ctx: &Context,
+    replaced: &Replaced,
+    plan: &Plan<'_>,
+    manifest: &Manifest,
+) -> Result<()> {
+    let id = &plan.moving.id;
+    let agent = &manifest.agent.name;
+    let Some(session) = replaced
+        .sessions
+        .iter()
+        .find(|s| s.agent == *agent && s.agent_session_id.as_deref() == Some(id.as_str()))
+    else {
+        return Ok(());
+    };
+    let Some(copy) = Vault::new(&ctx.project.state.vault).manifest(agent, id)? else {
+        return Ok(());
+    };
+    let bundled = |relative: &Path| {
+        plan.destinations
+            .iter()
+            .zip(&manifest.files)
+            .find(|(destination, _)| *destination == relative)
+            .map(|(_, file)| file.size)
+    };
+    // Where the agent still has the file, placing judges it against the bundle's (`Move::place`
+    // refuses one holding more); here, the files only the vault still has.
+    let gone = |relative: &Path| {
+        std::fs::symlink_metadata(plan.moving.agent_home.join(relative))
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    };
+    let ahead = copy
+        .files
+        .iter()
+        .filter(|entry| !matches!(entry.keeping(), crate::agent::Keeping::Shared))
+        .filter(|entry| entry.len > 0 && gone(&entry.relative))
+        .find(|entry| bundled(&entry.relative).is_none_or(|size| entry.len > size));
+    let Some(entry) = ahead else {
+        return Ok(());
+    };
+    // The turns the bundle lacks: the session's finished turns here that began after its
+    // last one on the session (an export of this thread carries them with their times).
+    let last = manifest.live().and_then(|live| {
+        manifest
+            .turns
+            .iter()
+            .filter(|turn| turn.row.session_id == live.id)
+            .map(|turn| turn.row.started_at)
+            .max()
+    });
+    let lacking: Vec<String> = replaced
+        .turns
+        .iter()
+        .filter(|turn| turn.session_id == session.id)
+        .filter(|turn| turn.status == crate::store::TurnStatus::Ok)
+        .filter(|turn| last.is_none_or(|last| turn.started_at > last))
+        .map(|turn| format!("#{}", turn.id))
+        .collect();
+    let turns = if lacking.is_empty() {
+        "turns taken after the bundle was exported".to_owned()
+    } else {
+        format!(
+            "turn{} {} of thread {}, taken after the bundle was exported",
+            if lacking.len() == 1 { "" } else { "s" },
+            lacking.join(", "),
+            super::view::escape(&plan.name)
+        )
+    };
+    let option = if plan.name == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(&plan.name))
+    };
+    Err(StickyError::Usage(format!(
+        "sticky's vault holds {agent} session {id} with {turns} ({}: {} bytes, the bundle's {}), \
+         and {agent}'s own files of it are gone: --replace would remove the vault's copy, the \
+         only one of those turns; sticky does not, --replace or not: go on with the thread as \
+         it is (sticky{option} \"...\" puts the session back from the vault), or export it now \
+         (sticky{option} export) and import that (nothing was changed)",
+        entry.relative.display(),
+        entry.len,
+        bundled(&entry.relative).map_or_else(|| "none".to_owned(), |size| size.to_string()),
+    ))
+    .into())
 }
 
 /// What `--replace` removes, as the question and the report name it.
@@ -142,8 +242,8 @@ fn describe(name: &str, replaced: &Replaced) -> String {
         } else {
             sessions.join(", ")
         },
-        replaced.turns,
-        if replaced.turns == 1 { "" } else { "s" }
+        replaced.turns.len(),
+        if replaced.turns.len() == 1 { "" } else { "s" }
     )
 }
 
@@ -218,7 +318,13 @@ fn open(file: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
             file.display()
         ))
     })?;
-    let size = opened.metadata().ok().map(|meta| meta.len());
+    // A pipe given by its path (`import <(ssh host sticky export)`) has no size to judge the
+    // bundle by before it is read: it is held to the limits as it is read, as stdin is.
+    let size = opened
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|meta| meta.len());
     Ok((
         Box::new(std::io::BufReader::with_capacity(1 << 20, opened)),
         size,
@@ -264,6 +370,7 @@ fn inspect<'a>(
     };
     let name = thread_name(args, existing, manifest)?;
     check_models(manifest)?;
+    check_ids(ctx, manifest)?;
     let id = live.agent_session_id.clone().unwrap_or_default();
     if let Some(store) = existing {
         if let Some(holder) = store.thread_resuming(&live.agent, &id)? {
@@ -286,6 +393,7 @@ fn inspect<'a>(
     };
     let (destinations, rewrites) = placed(&moving, manifest)?;
     moving.refuse_shared(&destinations)?;
+    refuse_kept_at_source(ctx, manifest, relocate, &moving.id)?;
     moving.check_room(manifest.files.iter().map(|file| file.size).sum())?;
     let staging = moving.staging_root();
     Ok((
@@ -296,6 +404,63 @@ fn inspect<'a>(
         },
         (rewrites, staging),
     ))
+}
+
+/// Refuses a bundle whose source project, in this HOME, still keeps its live session in its
+/// vault: exported from the vault (the agent's files swept), the session is found nowhere in
+/// the agent's home, yet the source project's next turn puts the vault's copy back and resumes
+/// it, so both projects would go on with one session, each seeing the other's turns. The
+/// source is the bundle's project and its live session's directory, where sticky keeps state
+/// by default (`.sticky/`), when this HOME's key stamped it; a source whose state lives
+/// elsewhere (`STICKY_DB`), or that no longer keeps a vault copy (vault off), is not found.
+fn refuse_kept_at_source(
+    ctx: &Context,
+    manifest: &Manifest,
+    relocate: &dyn relocation::Relocate,
+    id: &str,
+) -> Result<()> {
+    let agent = relocate.name();
+    let mut sources = vec![PathBuf::from(&manifest.project)];
+    if let Some(live) = manifest.live() {
+        sources.push(live.directory.clone());
+    }
+    for source in sources {
+        if source == ctx.project.dir || !source.is_absolute() {
+            continue;
+        }
+        // While the agent has the session's files for the source, the agent's home shows it
+        // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
+        let home = dirs::home_dir().unwrap_or_default();
+        if relocate
+            .files(&home, &source, id)
+            .is_ok_and(|files| !files.is_empty())
+        {
+            continue;
+        }
+        let state = crate::state::State::in_project(&source);
+        // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
+        // with this HOME's agent: the same path on this machine may be another HOME's project.
+        if !crate::project::stamped_here(&state) {
+            continue;
+        }
+        // An unreadable vault (damaged) proves nothing either way.
+        let vault = Vault::new(&state.vault);
+        if vault.manifest(agent, id).ok().flatten().is_none() {
+            continue;
+        }
+        let shown = super::view::escape(&source.display().to_string()).into_owned();
+        return Err(StickyError::Usage(format!(
+            "the project the bundle came from, {shown}, still has {agent} session {id} (sticky's \
+             vault there keeps it, and its next turn resumes it): imported here in the same \
+             HOME, two projects would resume one session, each seeing the other's turns; go on \
+             with it there (sticky -C {shown} \"...\"), or move it here: `sticky -C {shown} \
+             forget` its thread there (the bundle keeps the conversation), then import the \
+             bundle again; or import it in another HOME or on another machine, where the agent \
+             keeps a session of its own (nothing was changed)"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one
@@ -351,6 +516,31 @@ fn check_models(manifest: &Manifest) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a session whose ID is not of its agent's shape (`Adapter::valid_id`), live or not:
+/// the live one names the files placed (Claude's `memory`, its auto-memory directory, would
+/// place `projects/<here>/memory/MEMORY.md`, which Claude loads into every session of the
+/// project) and becomes the agent's `--resume` argument; an ended one may be resumed by
+/// `--carry`'s handoff. sticky never exports such an ID, so the bundle was crafted or damaged.
+fn check_ids(ctx: &Context, manifest: &Manifest) -> Result<()> {
+    for session in &manifest.sessions {
+        let Some(id) = session.agent_session_id.as_deref() else {
+            continue;
+        };
+        if let Some(problem) = crate::session::id_problem(&ctx.agents, &session.agent, id) {
+            return Err(StickyError::Usage(format!(
+                "the bundle's {} session #{} cannot be imported: its session ID \"{}\", \
+                 {problem}; sticky exports no such ID, so the bundle was crafted or damaged: \
+                 export it again from the project it came from (nothing was changed)",
+                super::view::escape(&session.agent),
+                session.id,
+                super::view::escape(id),
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// Why the bundle's live session is not imported: thread `holder` here resumes it already.
 /// `import --replace` takes the bundle's own name only, so it is a way out when that is the
 /// holder's name (`bundled`).
@@ -378,6 +568,16 @@ fn placed(moving: &Move<'_>, manifest: &Manifest) -> Result<(Vec<PathBuf>, Vec<V
     let mut rewrites = Vec::new();
     for file in &manifest.files {
         let relative = Path::new(&file.path);
+        if file.rows && !moving.relocate.keeps_rows() {
+            return Err(StickyError::Usage(format!(
+                "the bundle marks {} as database rows, and {} keeps no session in a database: \
+                 sticky exports no such file, so the bundle was crafted or damaged; export it \
+                 again from the project it came from (nothing was changed)",
+                super::view::escape(&file.path),
+                moving.relocate.name()
+            ))
+            .into());
+        }
         destinations.push(moving.destination(relative)?);
         rewrites.push(if file.rows {
             Vec::new()
@@ -441,7 +641,7 @@ fn report(
                     .iter()
                     .filter_map(|s| s.agent_session_id.clone())
                     .collect::<Vec<_>>(),
-                "turns": replaced.turns,
+                "turns": replaced.turns.len(),
                 "vault_copies": copies,
             })
         });

@@ -62,6 +62,55 @@ pub fn standing(live: &SessionRow) -> Standing {
     }
 }
 
+/// The other directory for which this HOME's agent keeps `live`'s session (one recorded for
+/// `project`), if it does: an agent that resumes a session by its ID alone (Claude, Codex) would
+/// resume it here too, so this project and that one would go on with one session, each seeing
+/// the other's turns. Import refuses such a session (`Move::refuse_shared`, the same
+/// `Relocate::elsewhere`); so do `trust` and the turn, for a state from elsewhere whose
+/// session ID names another project's session (an ID is no secret). A file whose directory
+/// cannot be read counts as another directory's (its path is returned). `None` when the agent
+/// keeps the session only for `project`, or cannot tell.
+pub fn kept_elsewhere(live: &SessionRow, project: &Path) -> Option<PathBuf> {
+    let (Some(id), Some(relocate)) = (
+        live.agent_session_id.as_deref(),
+        relocation::for_agent(&live.agent),
+    ) else {
+        return None;
+    };
+    let agent_home = relocate.home(&dirs::home_dir().unwrap_or_default());
+    let found = relocate.elsewhere(&agent_home, id, (&[], project)).ok()?;
+    found.into_iter().find_map(|relative| {
+        match named_directory(relocate, &agent_home, &relative, project) {
+            Some(dir) if dir == project => None,
+            Some(dir) => Some(dir),
+            None => Some(agent_home.join(relative)),
+        }
+    })
+}
+
+/// Why a session this HOME's agent keeps for directory `other` is not resumed in `project`
+/// (thread `thread`, its live session `live`), and the way out: what `trust` says and the turn
+/// refuses with.
+pub fn shared(thread: &str, live: &SessionRow, other: &Path, project: &Path) -> String {
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(thread))
+    };
+    let other = escape(&other.display().to_string()).into_owned();
+    let agent = &live.agent;
+    format!(
+        "thread {}: {agent} session {} is one {agent} in this HOME keeps for another directory \
+         ({other}), and {agent} resumes a session by its ID alone: resumed in {}, two projects \
+         would go on with one session, each seeing the other's turns (was this state copied \
+         from elsewhere, or crafted?); sticky does not resume it here: run `sticky{flag} new` \
+         for a session of its own",
+        escape(thread),
+        escape(live.agent_session_id.as_deref().unwrap_or_default()),
+        escape(&project.display().to_string()),
+    )
+}
+
 /// For an agent that keeps sessions under an encoded directory name (Claude, Qwen): the
 /// directory whose name now holds session `id` (recorded for `from`), read from its transcript.
 fn encoded_elsewhere(

@@ -30,6 +30,7 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
     let agents = Agents::new(&config)?;
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
     let elsewhere = elsewhere(&project);
+    let shared = shared(&project);
     let copies = if adopted == Adopted::Now {
         adopt_copies(&project, &agents, global.quiet)
     } else {
@@ -52,6 +53,14 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
             "trusted": adopted != Adopted::Nothing,
             "stamped": adopted == Adopted::Now,
             "elsewhere": elsewhere,
+            "shared": shared
+                .iter()
+                .map(|(thread, live, other)| serde_json::json!({
+                    "thread": thread,
+                    "agent_session_id": live.agent_session_id,
+                    "directory": other.display().to_string(),
+                }))
+                .collect::<Vec<_>>(),
             "adopted_copies": copies,
         }));
     }
@@ -68,6 +77,12 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
         }
         for (thread, live) in &elsewhere {
             eprintln!("sticky: {}", next_step(thread, live, &project.dir));
+        }
+        for (thread, live, other) in &shared {
+            eprintln!(
+                "sticky: {}",
+                standing::shared(thread, live, other, &project.dir)
+            );
         }
         if !copies.is_empty() {
             eprintln!(
@@ -149,6 +164,30 @@ fn elsewhere(project: &Project) -> Vec<(String, SessionRow)> {
             if let Some(live) = store.live_session(thread.id)? {
                 if live.directory != project.dir {
                     found.push((thread.name, live));
+                }
+            }
+        }
+        Ok(found)
+    };
+    read().unwrap_or_default()
+}
+
+/// The conversations whose live session, recorded for this project, is one the agent in this
+/// HOME keeps for another directory (`standing::kept_elsewhere`): a state from elsewhere naming
+/// another project's session. Adopted, the state's turns refuse them (`sticky new` starts a
+/// session of the thread's own); trust names them.
+fn shared(project: &Project) -> Vec<(String, SessionRow, std::path::PathBuf)> {
+    let read = || -> Result<Vec<(String, SessionRow, std::path::PathBuf)>> {
+        let Some(store) = Store::open_existing(&project.state.db)? else {
+            return Ok(Vec::new());
+        };
+        let mut found = Vec::new();
+        for thread in store.threads()? {
+            if let Some(live) = store.live_session(thread.id)? {
+                if live.directory == project.dir {
+                    if let Some(other) = standing::kept_elsewhere(&live, &project.dir) {
+                        found.push((thread.name, live, other));
+                    }
                 }
             }
         }

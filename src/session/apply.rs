@@ -154,6 +154,25 @@ pub fn ensure_in_project(
     )))
 }
 
+/// Whether `value` is empty, starts with `-` or holds a control character: what an agent
+/// would read as an option of its own, or not as one argument.
+fn option_like(value: &str) -> bool {
+    value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control)
+}
+
+/// What is wrong with `id` as a session ID of `agent` (`Adapter::valid_id`, and anything the
+/// agent could take for an option), as "which ..."; `None` when nothing is. The one rule for a
+/// stored ID (a turn, `doctor`) and a bundle's (`import`, for every session it carries).
+pub fn id_problem(agents: &Agents, agent: &str, id: &str) -> Option<String> {
+    if option_like(id) {
+        return Some("which the agent could take for an option".to_owned());
+    }
+    agents
+        .find(agent)
+        .is_some_and(|a| !a.valid_id(id))
+        .then(|| format!("which is not a session ID {agent} makes"))
+}
+
 /// The stored session ID and model become the agent's arguments (`--resume ID`), so a value
 /// that an agent would read as an option of its own is refused, and so is an ID of another
 /// shape than the agent's (`Adapter::valid_id`: a UUID for Claude Code, Codex, Qwen Code and
@@ -175,18 +194,14 @@ pub fn ensure_plain_arguments(
         let Some(value) = value.as_deref() else {
             continue;
         };
-        let problem =
-            if value.is_empty() || value.starts_with('-') || value.chars().any(char::is_control) {
-                "which the agent could take for an option".to_owned()
-            } else if what == "session ID"
-                && agents
-                    .find(&session.agent)
-                    .is_some_and(|a| !a.valid_id(value))
-            {
-                format!("which is not a session ID {} makes", session.agent)
-            } else {
-                continue;
-            };
+        let problem = if what == "session ID" {
+            id_problem(agents, &session.agent, value)
+        } else {
+            option_like(value).then(|| "which the agent could take for an option".to_owned())
+        };
+        let Some(problem) = problem else {
+            continue;
+        };
         return Err(StickyError::store(
             db,
             format!(

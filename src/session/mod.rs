@@ -17,7 +17,7 @@ mod observed;
 mod plan;
 mod verdict;
 
-pub use apply::{Thread, apply, ensure_in_project, ensure_plain_arguments, live_of};
+pub use apply::{Thread, apply, ensure_in_project, ensure_plain_arguments, id_problem, live_of};
 pub use observed::{Effect, MAX_AGENT_OUTPUT, Observed};
 pub use plan::{Action, CarryKind, Live, Plan, Reason, Request, plan};
 pub use verdict::{Asked, Ended, Evidence, SessionAction, Verdict, verdict};

@@ -1738,6 +1738,83 @@ fn a_home_that_cannot_keep_a_key_is_told_how_to_give_it_one_when_its_state_shows
         .assert_success();
 }
 
+/// `sticky trust` adopts a state from elsewhere whose session ID is one this HOME's agent has
+/// for another project (the ID is no secret: the action prints it as an output); resumed, the
+/// next turn would go on with that other project's conversation, seeing its turns and adding
+/// to them. `import` refuses exactly this; trust names the thread, the turn refuses it (exit
+/// 73), and `sticky new` gives the thread a session of its own.
+#[test]
+fn a_trusted_state_naming_another_projects_session_does_not_resume_it() {
+    for agent in ["claude", "codex"] {
+        a_trusted_state_naming_another_projects_session_of(agent);
+    }
+}
+
+/// The test above for `agent` (Claude keeps a session under its directory's name, Codex in
+/// one place per HOME, naming the directory inside).
+fn a_trusted_state_naming_another_projects_session_of(agent: &str) {
+    // Every fake answers as Claude's does, under its own tag.
+    let answer_of = |run: &crate::support::Output| {
+        let text = run.stdout.trim_end();
+        let rest = text.split_once(' ').map_or("", |(_, rest)| rest);
+        crate::support::Answer::parse(&format!("FAKE-CLAUDE {rest}"))
+            .unwrap_or_else(|| panic!("{agent}: not its answer\n{}", run.describe()))
+    };
+    let a = crate::support::TestEnv::new();
+    let turn_in = |dir: &std::path::Path, args: &[&str]| {
+        let mut all = vec!["-a", agent];
+        all.extend(args);
+        a.sticky(all).current_dir(dir).run()
+    };
+    let first = answer_of(turn_in(&a.project, &["private in a"]).assert_success());
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let stranger = a.root().join("stranger");
+    std::fs::create_dir_all(&stranger).expect("another HOME");
+    let as_stranger = |args: &[&str]| {
+        a.sticky(args)
+            .current_dir(&other)
+            .env("HOME", &stranger)
+            .env("XDG_CONFIG_HOME", stranger.join(".config"))
+            .env("XDG_DATA_HOME", stranger.join(".local/share"))
+            .env("XDG_STATE_HOME", stranger.join(".local/state"))
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .run()
+    };
+    as_stranger(&["-a", agent, "planted"]).assert_success();
+    let db = rusqlite::Connection::open(other.join(".sticky/sticky.db")).expect("open");
+    db.execute(
+        "UPDATE sessions SET agent_session_id = ?1",
+        [first.session.as_str()],
+    )
+    .expect("name a's session");
+    drop(db);
+    let trusted = a.sticky(["trust"]).current_dir(&other).run();
+    let turn = turn_in(&other, &["in the other project"]);
+    if turn.code == Some(0) {
+        let answer = answer_of(&turn);
+        assert!(
+            !answer.saw.iter().any(|p| p == "private in a"),
+            "{agent}: the adopted state resumed project a's session: {answer:?}"
+        );
+    }
+    trusted
+        .assert_success()
+        .assert_stderr_contains(&first.session)
+        .assert_stderr_contains("sticky new");
+    turn.assert_code(73)
+        .assert_stderr_contains("another directory")
+        .assert_stderr_contains("sticky new");
+    let own = turn_in(&other, &["new", "a session of its own"]);
+    let answer = answer_of(own.assert_success());
+    assert_ne!(answer.session, first.session, "{agent}: {answer:?}");
+    assert!(answer.saw.is_empty(), "{agent}: {answer:?}");
+    let back = answer_of(turn_in(&a.project, &["back in a"]).assert_success());
+    assert_eq!(back.saw, ["private in a"], "{agent}");
+}
+
 /// A relative `STICKY_CONFIG` would be read from the current directory (a cloned repository's
 /// file), which would then choose the agent's arguments, and with `bin = "./x"` the program:
 /// what a relative `STICKY_<AGENT>_BIN` is refused for. Refused the same way.

@@ -309,6 +309,7 @@ fn begin<'a>(
                 super::standing::advice(&ctx.thread, live, &ctx.project.dir)
                     .map_or(error, StickyError::Elsewhere)
             })?;
+            refuse_kept_elsewhere(ctx, live)?;
         }
         let resume = plan.action == Action::Resume;
         let carried = start.carried.filter(|_| plan.carry.is_some());
@@ -347,6 +348,36 @@ fn begin<'a>(
             turn_id,
         })
     })
+}
+
+/// Refuses to resume a session this HOME's agent keeps for another directory (a state from
+/// elsewhere naming another project's session): both projects would go on with it. Looked for
+/// only when the agent shows no transcript of the session for this directory, as it does on
+/// every turn of a session that began here.
+fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
+    let (Some(id), Some(adapter)) = (
+        live.agent_session_id.as_deref(),
+        ctx.agents.find(&live.agent),
+    ) else {
+        return Ok(());
+    };
+    let home = dirs::home_dir().unwrap_or_default();
+    // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
+    if adapter
+        .transcript(&home, &ctx.project.dir, id)
+        .is_some_and(|path| path.is_file())
+    {
+        return Ok(());
+    }
+    match super::standing::kept_elsewhere(live, &ctx.project.dir) {
+        Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
+            &ctx.thread,
+            live,
+            &other,
+            &ctx.project.dir,
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// What the user asks of the conversation's session; `fresh` is `sticky new`.

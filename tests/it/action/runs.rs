@@ -804,6 +804,75 @@ fn a_conversation_the_cache_evicted_continues_from_its_last_artifact() {
     );
 }
 
+/// The action imports its own bundle: a conversation past what `sticky import` places without
+/// asking (48 MiB of transcript that compresses far past 200 times, here) is imported all the
+/// same (`--yes`), where it had blocked every later run of the thread.
+#[test]
+fn a_conversation_past_what_import_places_unasked_continues() {
+    use sha2::Digest as _;
+    let (Some(action), Some(workflows)) = (action(), readme_workflows()) else {
+        return;
+    };
+    let workflow = Workflow::named(workflows, "sticky");
+    let store_dir = tempfile::tempdir().expect("a store");
+    let store = Store::new(store_dir.path());
+    let tools = Tools::new();
+    let run = |body: &str, id| {
+        comment_run(
+            &action,
+            &workflow,
+            &store,
+            &tools,
+            Install::FromSource,
+            7,
+            body,
+            id,
+            &[],
+        )
+    };
+    let first = run("@sticky remember kumquat", 611);
+    assert!(!first.failed, "{}", first.log);
+    store.evict_cache();
+    let artifact = &first.steps["plan"].outputs["artifact"];
+    let bundle = store
+        .artifact("611", artifact, "conversation.sticky")
+        .unwrap_or_else(|| panic!("run 611 uploaded its bundle as {artifact}"));
+    let good = std::fs::read(&bundle).expect("read the bundle");
+    let mut grown = Vec::new();
+    let big = crate::bundle::rebuilt(
+        &good,
+        |_| {},
+        |entries| {
+            entries[1].2.resize(48 << 20, b'\n');
+            grown.clone_from(&entries[1].2);
+        },
+    );
+    let sha = sha2::Sha256::digest(&grown)
+        .iter()
+        .fold(String::new(), |hex, b| hex + &format!("{b:02x}"));
+    let big = crate::bundle::rebuilt(
+        &big,
+        |m| {
+            m["files"][0]["size"] = grown.len().into();
+            m["files"][0]["sha256"] = sha.into();
+        },
+        |_| {},
+    );
+    assert!(big.len() < 200 << 10, "{} bytes", big.len());
+    std::fs::write(&bundle, big).expect("grow the artifact");
+
+    let later = run("@sticky which word?", 612);
+    assert!(!later.failed, "{}", later.log);
+    assert!(
+        later
+            .log
+            .contains("continuing from the artifact of run 611"),
+        "{}",
+        later.log
+    );
+    assert_eq!(saw(later.output("answer")), ["@sticky remember kumquat"]);
+}
+
 /// A job whose token may not read the artifacts (no `actions: read`) and whose cache has no
 /// entry gets a warning that says so and what it means, then a turn of a new conversation.
 #[test]
