@@ -252,4 +252,26 @@ mod tests {
             assert!(!secret_name(name), "{name}");
         }
     }
+
+    /// Review 3: a password in a connection URL and a quoted passphrase with spaces are
+    /// "passwords" the export promises to show as `[redacted]`, yet leak whole or in part
+    /// (`password: "[redacted] horse battery staple"` keeps three words of four).
+    #[test]
+    fn review_url_passwords_and_quoted_passphrases_are_redacted_whole() {
+        let redactor = redactor();
+        for (input, secret) in [
+            (
+                "DATABASE_URL=postgres://admin:Sup3rS3cretPw@db.example.com/prod",
+                "Sup3rS3cretPw",
+            ),
+            (
+                r#"password: "correct horse battery staple""#,
+                "battery staple",
+            ),
+            ("PASSWORD='hunter2 is my password'", "is my password"),
+        ] {
+            let out = redactor.redact(input);
+            assert!(!out.contains(secret), "{input} -> {out}");
+        }
+    }
 }
