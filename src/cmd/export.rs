@@ -37,7 +37,7 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
     }
     let to_stdout = to_stdout(ctx, args)?;
     if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        check_output(ctx, path, args.force, "sticky bundle", is_bundle)?;
+        check_output(ctx, path, args.force, &BUNDLE)?;
     }
     // The lock stays held until the bundle is written: no turn appends meanwhile.
     let (manifest, sources, program, _lock) = gather(ctx)?;
@@ -72,32 +72,56 @@ fn to_stdout(ctx: &Context, args: &ExportArgs) -> Result<bool> {
 /// The first bytes of a zstd frame, which every bundle starts with.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// What `-o` writes, as `check_output` names it: its noun, an example file name, and how an
+/// earlier one of the same kind is told (which `-o` replaces).
+#[derive(Clone, Copy)]
+struct Kind {
+    noun: &'static str,
+    example: &'static str,
+    earlier: fn(&Path) -> bool,
+}
+
+const BUNDLE: Kind = Kind {
+    noun: "bundle",
+    example: "NAME.sticky",
+    earlier: is_bundle,
+};
+const MARKDOWN: Kind = Kind {
+    noun: "markdown export",
+    example: "NAME.md",
+    earlier: is_markdown_export,
+};
+const JSON: Kind = Kind {
+    noun: "JSON export",
+    example: "NAME.json",
+    earlier: is_json_export,
+};
+
 /// Refuses an output `-o` must not write: a directory; a path among sticky's own state (the
 /// project's `.sticky/`, the database and its companions, whatever links lead there), which
 /// the export would replace; anything but a regular file; and, unless `force`, a file that is
-/// not an earlier export of the same format (`what`, told by `earlier`; an empty file is taken:
+/// not an earlier export of the same `kind` (an empty file is taken:
 /// `mktemp` makes one).
-fn check_output(
-    ctx: &Context,
-    path: &Path,
-    force: bool,
-    what: &str,
-    earlier: fn(&Path) -> bool,
-) -> Result<()> {
+fn check_output(ctx: &Context, path: &Path, force: bool, kind: &Kind) -> Result<()> {
+    let Kind {
+        noun,
+        example,
+        earlier,
+    } = *kind;
     let shown = super::view::escape(&path.display().to_string()).into_owned();
     let refuse = |why: String| Err(StickyError::Usage(why).into());
     if path.is_dir() {
         return refuse(format!(
-            "{shown} is a directory; give the bundle a file name in it (sticky export -o \
-             {}/NAME.sticky)",
+            "{shown} is a directory; give the {noun} a file name in it (sticky export -o \
+             {}/{example})",
             shown.trim_end_matches('/')
         ));
     }
     if let Some(what) = in_state(ctx, path) {
         return refuse(format!(
-            "{shown} is inside {what}, sticky's own state, which a bundle written there would \
-             overwrite (--force or not); write the bundle elsewhere (sticky export -o \
-             ../NAME.sticky)"
+            "{shown} is inside {what}, sticky's own state, which a {noun} written there would \
+             overwrite (--force or not); write the {noun} elsewhere (sticky export -o \
+             ../{example})"
         ));
     }
     let meta = match std::fs::symlink_metadata(path) {
@@ -110,21 +134,21 @@ fn check_output(
             return Ok(());
         }
         return refuse(format!(
-            "{shown} is a symbolic link; export would replace the link itself with the bundle: \
+            "{shown} is a symbolic link; export would replace the link itself with the {noun}: \
              give --force to do so, or another file name"
         ));
     }
     if !meta.is_file() {
         return refuse(format!(
             "{shown} is not a regular file (a device, a pipe or a socket); give a file name, or \
-             write the bundle to stdout (sticky export > FILE)"
+             write the {noun} to stdout (sticky export > FILE)"
         ));
     }
     if force || meta.len() == 0 || earlier(path) {
         return Ok(());
     }
     refuse(format!(
-        "{shown} exists and is not a {what}; export replaces only an earlier one: give --force \
+        "{shown} exists and is not a sticky {noun}; export replaces only an earlier one: give --force \
          to overwrite it, or another file name (nothing was written)"
     ))
 }
@@ -198,12 +222,12 @@ fn export_document(ctx: &Context, args: &ExportArgs) -> Result<Report> {
         ))
         .into());
     }
-    let (what, earlier): (&str, fn(&Path) -> bool) = match args.format {
-        ExportFormat::Json => ("sticky JSON export", is_json_export),
-        _ => ("sticky markdown export", is_markdown_export),
+    let kind = match args.format {
+        ExportFormat::Json => &JSON,
+        _ => &MARKDOWN,
     };
     if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        check_output(ctx, path, args.force, what, earlier)?;
+        check_output(ctx, path, args.force, kind)?;
     }
     let Some(store) = ctx.existing_store()? else {
         return Err(no_thread(ctx));
@@ -223,7 +247,7 @@ fn export_document(ctx: &Context, args: &ExportArgs) -> Result<Report> {
         turns: &turns,
         exported_at: crate::store::now(),
     };
-    let redactor = (!args.no_redact).then(|| redact::Redactor::new(std::env::vars()));
+    let redactor = (!args.no_redact).then(redact::Redactor::from_environment);
     let text = match args.format {
         ExportFormat::Json => conversation.json(redactor.as_ref()),
         _ => conversation.markdown(redactor.as_ref()),

@@ -177,7 +177,23 @@ fn a_file_is_replaced_only_when_it_is_an_earlier_export() {
     ])
     .run()
     .assert_code(2)
-    .assert_stderr_contains("sticky's own state");
+    .assert_stderr_contains("sticky's own state, which a markdown export written there");
+}
+
+/// An environment variable that is not UTF-8 is no secret's: the export passes over it
+/// rather than panicking (the third review's L1).
+#[test]
+fn an_environment_that_is_not_utf8_exports() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = TestEnv::new();
+    env.turn("first");
+    let out = env
+        .sticky(["export", "--format", "markdown"])
+        .env("NOT_UTF8", std::ffi::OsStr::from_bytes(b"\xff\xfe"))
+        .env("DEPLOY_TOKEN", ENV_SECRET)
+        .run();
+    out.assert_success();
+    assert!(out.stdout.contains("> first"), "{}", out.describe());
 }
 
 #[test]

@@ -28,36 +28,62 @@ const SECRET_WORDS: &[&str] = &[
 /// would blank every word they occur in.
 const SHORTEST_VALUE: usize = 8;
 
-/// The shapes of well-known secrets, matched whole: Anthropic's and `OpenAI`'s keys (`sk-…`),
-/// GitHub tokens (`ghp_…`, `github_pat_…`), GitLab (`glpat-…`), AWS access key IDs, Google API
-/// keys (`AIza…`), Slack (`xox?-…`), Hugging Face (`hf_…`), npm (`npm_…`), JWTs, and PEM
-/// private keys (to their end, or to the end of the text when it was cut).
-const SHAPES: &[&str] = &[
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
-    r"\bsk-[A-Za-z0-9_-]{20,}",
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{30,}",
-    r"\bglpat-[A-Za-z0-9_-]{20,}",
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    r"\bAIza[0-9A-Za-z_-]{35}",
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-    r"\bhf_[A-Za-z0-9]{30,}",
-    r"\bnpm_[A-Za-z0-9]{36}",
-    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+/// PEM private keys, matched over lines: to their end, or to the end of the text when it was
+/// cut.
+const PRIVATE_KEY: &str =
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)";
+
+/// The shapes of well-known secrets, matched whole, each with a literal every match holds (a
+/// line without it is not searched): Anthropic's and `OpenAI`'s keys (`sk-…`), Stripe's
+/// (`sk_live_…`, `rk_test_…`), GitHub tokens (`ghp_…`, `github_pat_…`), GitLab (`glpat-…`),
+/// AWS access key IDs, Google API keys (`AIza…`) and OAuth tokens (`ya29.…`), Slack tokens
+/// (`xox?-…`) and webhooks, Hugging Face (`hf_…`), npm (`npm_…`) and JWTs.
+const SHAPES: &[(&str, &str)] = &[
+    ("sk-", r"\bsk-[A-Za-z0-9_-]{20,}"),
+    ("k_", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("_", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+    ("github_pat_", r"\bgithub_pat_[A-Za-z0-9_]{30,}"),
+    ("glpat-", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    ("IA", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("AIza", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("ya29.", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+    ("xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    (
+        "hooks.slack.com",
+        r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+    ),
+    ("hf_", r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm_", r"\bnpm_[A-Za-z0-9]{36}"),
+    (
+        "eyJ",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
 ];
 
 /// `Authorization: Bearer TOKEN` and the like: the scheme stays, the credential goes.
 const BEARER: &str = r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{16,})";
 
+/// A URL's password (`postgres://user:PASSWORD@host`) and `curl -u user:PASSWORD`: the user
+/// stays, the password goes.
+const USERINFO: &str =
+    r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:|(?:\s|^)(?:-u|--user)\s+[^\s:]+:)([^\s@/]+)(@|\s|$)";
+
+/// The words of the names [`ASSIGNED`] looks for, lowercase: a line holding none is not
+/// searched for assignments.
+const NAME_WORDS: &[&str] = &["key", "secret", "token", "passw", "credential"];
+
 /// `NAME = value`, `NAME: "value"`, `--name=value` where NAME holds a secret's word: the name
-/// stays, the value goes when it looks like a secret (see [`Redactor::secret_value`]).
-const ASSIGNED: &str = r#"(?i)\b([A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|credentials?|private[_-]?key|access[_-]?key)[A-Za-z0-9_-]*)(["']?\s*[:=]\s*)(["']?)([^\s"'`,;()\[\]{}<>]+)"#;
+/// stays, the value goes: a quoted one whole (spaces and all), a bare one when it looks like a
+/// secret (see [`secret_value`]).
+const ASSIGNED: &str = r#"(?i)\b([A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|passphrase|credentials?|private[_-]?key|access[_-]?key)[A-Za-z0-9_-]*)(["']?\s*[:=]\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;()\[\]{}<>]+)(\(?))"#;
 
 /// Replaces secrets in the texts of one export.
 #[derive(Debug)]
 pub struct Redactor {
-    shapes: Regex,
+    private_key: Regex,
+    shapes: Vec<(&'static str, Regex)>,
     bearer: Regex,
+    userinfo: Regex,
     assigned: Regex,
     /// The values of the environment's secret variables, longest first (so a value holding
     /// another goes whole).
@@ -66,7 +92,7 @@ pub struct Redactor {
 
 impl Redactor {
     /// A redactor that also hides the values of `environment`'s variables named like secrets.
-    pub fn new(environment: impl IntoIterator<Item = (String, String)>) -> Self {
+    fn new(environment: impl IntoIterator<Item = (String, String)>) -> Self {
         let mut values: Vec<String> = environment
             .into_iter()
             .filter(|(name, value)| secret_name(name) && value.len() >= SHORTEST_VALUE)
@@ -74,12 +100,26 @@ impl Redactor {
             .collect();
         values.sort_by_key(|value| std::cmp::Reverse(value.len()));
         values.dedup();
+        let compiled = |pattern: &str| Regex::new(pattern).expect("the patterns compile");
         Self {
-            shapes: Regex::new(&SHAPES.join("|")).expect("the shapes compile"),
-            bearer: Regex::new(BEARER).expect("the bearer pattern compiles"),
-            assigned: Regex::new(ASSIGNED).expect("the assignment pattern compiles"),
+            private_key: compiled(PRIVATE_KEY),
+            shapes: SHAPES
+                .iter()
+                .map(|(literal, pattern)| (*literal, compiled(pattern)))
+                .collect(),
+            bearer: compiled(BEARER),
+            userinfo: compiled(USERINFO),
+            assigned: compiled(ASSIGNED),
             values,
         }
+    }
+
+    /// A redactor for this process's environment (variables whose name or value is not UTF-8
+    /// are passed over: no secret name is).
+    pub fn from_environment() -> Self {
+        Self::new(std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        }))
     }
 
     /// `text` with every secret replaced by [`REDACTED`].
@@ -90,18 +130,63 @@ impl Redactor {
                 text = Cow::Owned(text.replace(value.as_str(), REDACTED));
             }
         }
-        let text = replaced(text, &self.shapes, |_| REDACTED.to_owned());
-        let text = replaced(text, &self.bearer, |caps| {
-            format!("{}{}{REDACTED}", &caps[1], &caps[2])
-        });
-        replaced(text, &self.assigned, |caps| {
-            let value = &caps[4];
-            let quoted = !caps[3].is_empty();
-            if value == REDACTED || !secret_value(value, quoted) {
-                return caps[0].to_owned();
+        if text.contains("PRIVATE KEY-----") {
+            text = replaced(text, &self.private_key, |_| REDACTED.to_owned());
+        }
+        // The rest never spans lines: each line is searched only for the patterns whose
+        // literal it holds, which keeps a long answer's export fast.
+        let mut out = String::new();
+        let mut changed = false;
+        for line in text.split_inclusive('\n') {
+            let clean = self.redact_line(line);
+            changed |= matches!(clean, Cow::Owned(_));
+            out.push_str(&clean);
+        }
+        if changed { Cow::Owned(out) } else { text }
+    }
+
+    /// One line with its secrets replaced.
+    fn redact_line<'a>(&self, line: &'a str) -> Cow<'a, str> {
+        let mut line = Cow::Borrowed(line);
+        for (literal, shape) in &self.shapes {
+            if line.contains(literal) {
+                line = replaced(line, shape, |_| REDACTED.to_owned());
             }
-            format!("{}{}{}{REDACTED}", &caps[1], &caps[2], &caps[3])
-        })
+        }
+        let lower = line.to_ascii_lowercase();
+        if lower.contains("bearer") || lower.contains("basic") {
+            line = replaced(line, &self.bearer, |caps| {
+                format!("{}{}{REDACTED}", &caps[1], &caps[2])
+            });
+        }
+        if lower.contains("://") || lower.contains("-u ") || lower.contains("--user") {
+            line = replaced(line, &self.userinfo, |caps| {
+                if &caps[2] == REDACTED {
+                    return caps[0].to_owned();
+                }
+                format!("{}{REDACTED}{}", &caps[1], &caps[3])
+            });
+        }
+        if NAME_WORDS.iter().any(|word| lower.contains(word)) {
+            line = replaced(line, &self.assigned, |caps| {
+                let (name, separator) = (&caps[1], &caps[2]);
+                if let Some(quoted) = caps.get(3).or_else(|| caps.get(4)) {
+                    let quote = if caps.get(3).is_some() { '"' } else { '\'' };
+                    if quoted.as_str().len() < 6 || quoted.as_str() == REDACTED {
+                        return caps[0].to_owned();
+                    }
+                    return format!("{name}{separator}{quote}{REDACTED}{quote}");
+                }
+                let value = &caps[5];
+                // `token = make_token(...)`: a call, not a value.
+                let call = !caps[6].is_empty();
+                if call || value == REDACTED || !secret_value(value) {
+                    return caps[0].to_owned();
+                }
+                format!("{name}{separator}{REDACTED}")
+            });
+        }
+        line
     }
 }
 
@@ -128,13 +213,16 @@ fn secret_name(name: &str) -> bool {
         .any(|word| SECRET_WORDS.contains(&word))
 }
 
-/// Whether a value assigned to a secret's name looks like a secret rather than code
-/// (`token = tokens.next`, `password: str`): eight characters or more, with a digit or both
-/// cases, or six or more in quotes.
-fn secret_value(value: &str, quoted: bool) -> bool {
+/// Whether a bare value assigned to a secret's name looks like a secret rather than code
+/// (`token = tokens.next`, `password: str`): eight characters or more with a digit or both
+/// cases, or sixteen or more of letters, digits and `-` alone (a hex or base64 token; not a
+/// `snake_case` name).
+fn secret_value(value: &str) -> bool {
     let digit = value.chars().any(|c| c.is_ascii_digit());
     let mixed = value.chars().any(char::is_uppercase) && value.chars().any(char::is_lowercase);
-    (value.len() >= SHORTEST_VALUE && (digit || mixed)) || (quoted && value.len() >= 6)
+    let token_like =
+        value.len() >= 16 && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    (value.len() >= SHORTEST_VALUE && (digit || mixed)) || token_like
 }
 
 #[cfg(test)]
@@ -155,79 +243,130 @@ mod tests {
     }
 
     /// One row per rule: what goes in, what comes out.
+    const ROWS: &[(&str, &str, &str)] = &[
+        (
+            "an environment secret's value",
+            "the token is s3rv1ce-t0ken-value here",
+            "the token is [redacted] here",
+        ),
+        (
+            "a path in a variable named AUTH is no secret",
+            "socket /tmp/ssh-agent.sock",
+            "socket /tmp/ssh-agent.sock",
+        ),
+        (
+            "PWD is the directory",
+            "in /home/me/project",
+            "in /home/me/project",
+        ),
+        (
+            "an Anthropic key",
+            "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
+            "key [redacted]",
+        ),
+        (
+            "a GitHub token",
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345 ok",
+            "[redacted] ok",
+        ),
+        ("an AWS key id", "AKIAIOSFODNN7EXAMPLE", "[redacted]"),
+        (
+            "a JWT",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "[redacted]",
+        ),
+        (
+            "a bearer header keeps its scheme",
+            "Authorization: Bearer abcdef0123456789abcdef",
+            "Authorization: Bearer [redacted]",
+        ),
+        (
+            "an assignment keeps its name",
+            "export DB_PASSWORD=Hunter2Hunter2",
+            "export DB_PASSWORD=[redacted]",
+        ),
+        (
+            "a quoted value",
+            r#"api_key: "letmein""#,
+            r#"api_key: "[redacted]""#,
+        ),
+        (
+            "code that names a token is kept",
+            "let token = tokens.next();",
+            "let token = tokens.next();",
+        ),
+        ("a type is kept", "password: String,", "password: String,"),
+        (
+            "a private key, to its end",
+            "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nz",
+            "a\n[redacted]\nz",
+        ),
+        (
+            "a private key cut short, to the end",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow",
+            "[redacted]",
+        ),
+        (
+            "plain prose",
+            "fix the bug in main.rs",
+            "fix the bug in main.rs",
+        ),
+        (
+            "a URL's password, its user kept",
+            "postgres://admin:Sup3rS3cretPw@db.example.com/prod",
+            "postgres://admin:[redacted]@db.example.com/prod",
+        ),
+        (
+            "curl's -u password",
+            "curl -u admin:hunter2hunter2 https://x",
+            "curl -u admin:[redacted] https://x",
+        ),
+        (
+            "a quoted passphrase, whole",
+            r#"password: "correct horse battery staple""#,
+            r#"password: "[redacted]""#,
+        ),
+        (
+            "a Stripe key",
+            "sk_live_0123456789abcdefABCDEF",
+            "[redacted]",
+        ),
+        (
+            "a Google OAuth token",
+            "ya29.a0AfH6SMBx0123456789abcdefghij",
+            "[redacted]",
+        ),
+        (
+            "a Slack webhook",
+            "https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+            "https://[redacted]",
+        ),
+        (
+            "a long lowercase token",
+            "token=abcdefghijklmnopqrstuvwx",
+            "token=[redacted]",
+        ),
+        (
+            "a call is code",
+            "let token = make_token_for(user);",
+            "let token = make_token_for(user);",
+        ),
+        (
+            "a snake_case name is code",
+            "api_key = default_api_key_name",
+            "api_key = default_api_key_name",
+        ),
+        (
+            "a URL without a password",
+            "see https://example.com/a:b and git@github.com:x/y",
+            "see https://example.com/a:b and git@github.com:x/y",
+        ),
+    ];
+
     #[test]
     fn secrets_are_replaced_and_code_is_not() {
-        let rows: &[(&str, &str, &str)] = &[
-            (
-                "an environment secret's value",
-                "the token is s3rv1ce-t0ken-value here",
-                "the token is [redacted] here",
-            ),
-            (
-                "a path in a variable named AUTH is no secret",
-                "socket /tmp/ssh-agent.sock",
-                "socket /tmp/ssh-agent.sock",
-            ),
-            (
-                "PWD is the directory",
-                "in /home/me/project",
-                "in /home/me/project",
-            ),
-            (
-                "an Anthropic key",
-                "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
-                "key [redacted]",
-            ),
-            (
-                "a GitHub token",
-                "ghp_0123456789abcdefghijABCDEFGHIJ012345 ok",
-                "[redacted] ok",
-            ),
-            ("an AWS key id", "AKIAIOSFODNN7EXAMPLE", "[redacted]"),
-            (
-                "a JWT",
-                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-                "[redacted]",
-            ),
-            (
-                "a bearer header keeps its scheme",
-                "Authorization: Bearer abcdef0123456789abcdef",
-                "Authorization: Bearer [redacted]",
-            ),
-            (
-                "an assignment keeps its name",
-                "export DB_PASSWORD=Hunter2Hunter2",
-                "export DB_PASSWORD=[redacted]",
-            ),
-            (
-                "a quoted value",
-                r#"api_key: "letmein""#,
-                r#"api_key: "[redacted]""#,
-            ),
-            (
-                "code that names a token is kept",
-                "let token = tokens.next();",
-                "let token = tokens.next();",
-            ),
-            ("a type is kept", "password: String,", "password: String,"),
-            (
-                "a private key, to its end",
-                "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nz",
-                "a\n[redacted]\nz",
-            ),
-            (
-                "a private key cut short, to the end",
-                "-----BEGIN RSA PRIVATE KEY-----\nMIIEow",
-                "[redacted]",
-            ),
-            (
-                "plain prose",
-                "fix the bug in main.rs",
-                "fix the bug in main.rs",
-            ),
-        ];
         let redactor = redactor();
-        for (rule, input, expected) in rows {
+        for (rule, input, expected) in ROWS {
             assert_eq!(redactor.redact(input), *expected, "{rule}");
         }
     }
@@ -253,11 +392,10 @@ mod tests {
         }
     }
 
-    /// Review 3: a password in a connection URL and a quoted passphrase with spaces are
-    /// "passwords" the export promises to show as `[redacted]`, yet leak whole or in part
-    /// (`password: "[redacted] horse battery staple"` keeps three words of four).
+    /// A password in a connection URL and a quoted passphrase with spaces go whole (the third
+    /// review found them leaking whole or in part).
     #[test]
-    fn review_url_passwords_and_quoted_passphrases_are_redacted_whole() {
+    fn url_passwords_and_quoted_passphrases_are_redacted_whole() {
         let redactor = redactor();
         for (input, secret) in [
             (
