@@ -309,7 +309,7 @@ fn begin<'a>(
                 super::standing::advice(&ctx.thread, live, &ctx.project.dir)
                     .map_or(error, StickyError::Elsewhere)
             })?;
-            refuse_kept_elsewhere(ctx, live)?;
+            refuse_kept_elsewhere(ctx, &ctx.thread, live)?;
         }
         let resume = plan.action == Action::Resume;
         let carried = start.carried.filter(|_| plan.carry.is_some());
@@ -350,11 +350,16 @@ fn begin<'a>(
     })
 }
 
-/// Refuses to resume a session this HOME's agent keeps for another directory (a state from
-/// elsewhere naming another project's session): both projects would go on with it. Looked for
-/// only when the agent shows no transcript of the session for this directory, as it does on
-/// every turn of a session that began here.
-fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
+/// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
+/// for another directory (a state from elsewhere naming another project's session): both
+/// projects would go on with it, or the fork would read the other's turns. Looked for only when
+/// the agent shows no transcript of the session for this directory, as it does on every turn of
+/// a session that began here.
+fn refuse_kept_elsewhere(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+) -> Result<(), StickyError> {
     let (Some(id), Some(adapter)) = (
         live.agent_session_id.as_deref(),
         ctx.agents.find(&live.agent),
@@ -371,7 +376,7 @@ fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyE
     }
     match super::standing::kept_elsewhere(live, &ctx.project.dir) {
         Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
-            &ctx.thread,
+            thread,
             live,
             &other,
             &ctx.project.dir,
