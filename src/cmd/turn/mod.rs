@@ -238,6 +238,7 @@ fn run_turn(
     };
     let begun = begin(ctx, &mut store, args, &start)?;
     let turn = Running::new(ctx, &begun, args);
+    vault::restore_fork_source(&turn, &store);
     let run_agent = || match &prompt {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
