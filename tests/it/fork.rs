@@ -357,3 +357,21 @@ fn a_claude_fork_of_a_source_whose_transcript_is_gone_is_made_from_the_vault() {
         }
     }
 }
+
+/// A bundle of a fork that has not had its first turn: not "session lost ... run `sticky
+/// new`", but that the fork is made at its first turn, and the way out. Review 3.
+#[test]
+fn exporting_a_fork_before_its_first_turn_says_the_first_turn_makes_it() {
+    let env = TestEnv::new();
+    env.turn("alpha");
+    env.ok(["fork", "idea"]);
+    let export = env.sticky(["-t", "idea", "export"]).run();
+    assert_ne!(export.code, Some(0), "exported an unmade fork");
+    export.assert_stderr_contains("made at its first turn");
+    export.assert_stderr_contains("sticky -t idea \"PROMPT\"");
+    assert!(
+        !export.stderr.contains("session lost"),
+        "an unmade fork is not lost: {}",
+        export.stderr
+    );
+}
