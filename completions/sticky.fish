@@ -39,7 +39,7 @@ complete -c sticky -n "__fish_sticky_needs_command" -s C -d 'Run as if sticky wa
 complete -c sticky -n "__fish_sticky_needs_command" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_needs_command" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
 complete -c sticky -n "__fish_sticky_needs_command" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
-complete -c sticky -n "__fish_sticky_needs_command" -l fork -d 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`\'s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
+complete -c sticky -n "__fish_sticky_needs_command" -l fork -d 'Make the thread named by -t a fork of the live session of the thread a turn without -t uses (`STICKY_THREAD`, else the configuration\'s `thread`, else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
 complete -c sticky -n "__fish_sticky_needs_command" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -79,7 +79,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand new" -s C -d 'Run as if st
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
-complete -c sticky -n "__fish_sticky_using_subcommand new" -l fork -d 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`\'s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
+complete -c sticky -n "__fish_sticky_using_subcommand new" -l fork -d 'Make the thread named by -t a fork of the live session of the thread a turn without -t uses (`STICKY_THREAD`, else the configuration\'s `thread`, else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand new" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -98,7 +98,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand fork" -s C -d 'Run as if s
 complete -c sticky -n "__fish_sticky_using_subcommand fork" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand fork" -l no-wait -d 'Fail at once (exit 75) when another turn is running on this conversation, or another program holds the database\'s lock'
 complete -c sticky -n "__fish_sticky_using_subcommand fork" -l no-carry -d 'Carry no recap, even where the configuration\'s `carry_on_change` would'
-complete -c sticky -n "__fish_sticky_using_subcommand fork" -l fork -d 'Make the thread named by -t a fork of the live session of `STICKY_THREAD`\'s thread (else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
+complete -c sticky -n "__fish_sticky_using_subcommand fork" -l fork -d 'Make the thread named by -t a fork of the live session of the thread a turn without -t uses (`STICKY_THREAD`, else the configuration\'s `thread`, else `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT'
 complete -c sticky -n "__fish_sticky_using_subcommand fork" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand fork" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand fork" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -803,8 +803,9 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with = "carry")]
     pub no_carry: bool,
 
-    /// Make the thread named by -t a fork of the live session of `STICKY_THREAD`'s thread (else
-    /// `main`) before this turn, as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT.
+    /// Make the thread named by -t a fork of the live session of the thread a turn without -t
+    /// uses (`STICKY_THREAD`, else the configuration's `thread`, else `main`) before this turn,
+    /// as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT.
     #[arg(long)]
     pub fork: bool,
 

@@ -488,6 +488,21 @@ fn lock_thread(ctx: &Context) -> Result<crate::lock::ReadLock> {
 /// The live session's files: the agent's own, else the vault's copy; refuses a session
 /// without an id, of an agent whose files sticky cannot move, or whose files are missing.
 fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Result<Vec<MovingFile>> {
+    if let Some(from) = live
+        .forked_from
+        .as_ref()
+        .filter(|_| live.confirmed_at.is_none())
+    {
+        // Not lost: the agent makes the fork at its first turn (`cmd/turn/fork.rs`).
+        return Err(StickyError::Usage(format!(
+            "thread {}: the fork of thread {} is made at its first turn, which it has not had              yet, so there is nothing to export; run it (sticky {} \"PROMPT\"), or export              thread {}",
+            super::view::escape(&ctx.thread),
+            super::view::escape(&from.thread),
+            super::view::thread_option(&ctx.thread),
+            super::view::escape(&from.thread),
+        ))
+        .into());
+    }
     let Some(id) = live.agent_session_id.as_deref() else {
         return Err(StickyError::Usage(format!(
             "thread {}: the agent has not named its session yet, so there is nothing to export",

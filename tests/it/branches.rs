@@ -394,3 +394,33 @@ fn outside_git_threads_cannot_tell_and_prune_names_the_way_out() {
     );
     assert_eq!(names(&env), ["topic"]);
 }
+
+/// Review 3: with `thread = "branch"` (or `STICKY_THREAD=@branch`) a turn without `-t` uses the
+/// branch's thread, and `-t NAME --fork` is documented to fork "the thread the turn would use
+/// without -t"; it forks `main` instead (the configuration is not read, and the variable's
+/// `@branch` is taken as a thread's name), silently, with main's history.
+#[test]
+fn dash_t_fork_forks_the_branchs_thread_when_the_thread_follows_git() {
+    let mut env = project();
+    env.ok(["on main"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
+    let config = env.scratch.join("config.toml");
+    std::fs::write(&config, "thread = \"branch\"\n").unwrap();
+    env.set_var("STICKY_CONFIG", &config);
+    env.ok(["on feature"]);
+    assert_eq!(env.ok(["status", "--json"]).json()["thread"], "feature");
+    let fork = env
+        .ok(["-t", "side", "--fork", "from the feature"])
+        .answer();
+    assert_eq!(
+        fork.saw,
+        ["on feature"],
+        "forked the wrong thread: {fork:?}"
+    );
+    let by_variable = env
+        .sticky(["-t", "side2", "--fork", "again"])
+        .env("STICKY_THREAD", "@branch")
+        .run();
+    by_variable.assert_success();
+    assert_eq!(by_variable.answer().saw, ["on feature"]);
+}

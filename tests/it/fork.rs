@@ -326,3 +326,52 @@ fn a_fork_waits_for_the_turn_running_on_its_source() {
     fork.assert_success();
     assert_eq!(fork.answer().saw, ["alpha", "held turn"]);
 }
+
+/// A Claude Code fork whose source transcript is gone (Claude deletes transcripts after
+/// `cleanupPeriodDays`) while sticky's vault keeps a copy: the fork's first turn puts the
+/// source back from the vault, as the source thread's own turn would, before `--resume SOURCE
+/// --fork-session` (which failed every time without it, each failure saying falsely "the next
+/// turn starts afresh"). Review 3.
+#[test]
+fn a_claude_fork_of_a_source_whose_transcript_is_gone_is_made_from_the_vault() {
+    let env = TestEnv::new();
+    let source = env.turn("alpha");
+    env.ok(["fork", "idea"]);
+    std::fs::remove_file(env.transcript(&source.session)).unwrap();
+    for turn in 0..2 {
+        let forked = env.sticky(["-t", "idea", "beta"]).run();
+        forked.assert_success();
+        if turn == 0 {
+            forked.assert_stderr_contains("restored 1 file from sticky's vault");
+        }
+        let fork = forked.answer();
+        assert_ne!(fork.session, source.session);
+        // The second turn resumes the fork's own session, the first turn's included.
+        assert!(
+            fork.saw.first().is_some_and(|seen| seen == "alpha") || fork.prompt.contains("alpha"),
+            "the fork has the source's history: {fork:?}"
+        );
+        if turn == 0 {
+            // Put back for the fork; gone again, the fork (its own session now) goes on.
+            std::fs::remove_file(env.transcript(&source.session)).unwrap();
+        }
+    }
+}
+
+/// A bundle of a fork that has not had its first turn: not "session lost ... run `sticky
+/// new`", but that the fork is made at its first turn, and the way out. Review 3.
+#[test]
+fn exporting_a_fork_before_its_first_turn_says_the_first_turn_makes_it() {
+    let env = TestEnv::new();
+    env.turn("alpha");
+    env.ok(["fork", "idea"]);
+    let export = env.sticky(["-t", "idea", "export"]).run();
+    assert_ne!(export.code, Some(0), "exported an unmade fork");
+    export.assert_stderr_contains("made at its first turn");
+    export.assert_stderr_contains("sticky -t idea \"PROMPT\"");
+    assert!(
+        !export.stderr.contains("session lost"),
+        "an unmade fork is not lost: {}",
+        export.stderr
+    );
+}

@@ -1843,3 +1843,68 @@ fn a_relative_sticky_config_is_refused_as_a_relative_bin_is() {
     output.assert_stderr_contains("STICKY_CONFIG=sticky.toml is a relative path");
     output.assert_stderr_contains("give an absolute path");
 }
+
+/// Review 3: the refusal above holds for a turn on the thread, but `sticky fork` takes the same
+/// session as its source without asking where the agent keeps it, and the fork's first turn
+/// (`--resume ID --fork-session`) reads project a's conversation into this one. A fork must
+/// refuse a source the turn would refuse (`refuse_kept_elsewhere`).
+#[test]
+fn a_fork_of_a_trusted_state_naming_another_projects_session_does_not_read_it() {
+    let a = crate::support::TestEnv::new();
+    let first = a.turn("private in a");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let stranger = a.root().join("stranger");
+    std::fs::create_dir_all(&stranger).expect("another HOME");
+    a.sticky(["planted"])
+        .current_dir(&other)
+        .env("HOME", &stranger)
+        .env("XDG_CONFIG_HOME", stranger.join(".config"))
+        .env("XDG_DATA_HOME", stranger.join(".local/share"))
+        .env("XDG_STATE_HOME", stranger.join(".local/state"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .run()
+        .assert_success();
+    let db = rusqlite::Connection::open(other.join(".sticky/sticky.db")).expect("open");
+    db.execute(
+        "UPDATE sessions SET agent_session_id = ?1",
+        [first.session.as_str()],
+    )
+    .expect("name a's session");
+    drop(db);
+    a.sticky(["trust"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+    a.sticky(["in the other project"])
+        .current_dir(&other)
+        .run()
+        .assert_code(73);
+    let forked = a
+        .sticky(["fork", "side", "what was said before?"])
+        .current_dir(&other)
+        .run();
+    if forked.code == Some(0) {
+        let answer = forked.answer();
+        assert!(
+            !answer.saw.iter().any(|p| p == "private in a"),
+            "the fork read project a's session: {answer:?}"
+        );
+    }
+    // Refused as the turn is, with its way out, and no thread made.
+    forked.assert_code(73);
+    forked.assert_stderr_contains("keeps for another directory");
+    forked.assert_stderr_contains("sticky new");
+    a.sticky(["-t", "side2", "--fork", "again"])
+        .current_dir(&other)
+        .run()
+        .assert_code(73);
+    let threads = a.sticky(["threads"]).current_dir(&other).run();
+    threads.assert_success();
+    assert!(
+        !threads.stdout.contains("side"),
+        "a refused fork made no thread: {}",
+        threads.stdout
+    );
+}

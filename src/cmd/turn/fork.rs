@@ -6,7 +6,8 @@
 //! at the fork's first turn, which passes it the source's ID: their forks are made by a turn
 //! that sends a prompt (Claude Code's too), so the fork waits for one. A fork the agent has not
 //! made yet is made again by the next turn however the last one failed (`session::plan`'s
-//! `forking`). An agent that resumes a copy of a session's files under a new ID
+//! `forking`); a source whose files the agent no longer has is put back from the vault first
+//! (`turn::vault::restore_fork_source`). An agent that resumes a copy of a session's files under a new ID
 //! (`agent::Forking::Copy`: Gemini CLI, Copilot CLI) gets that copy now, and the fork is a
 //! confirmed session its first turn resumes. Where neither is possible (an agent of the
 //! configuration; a source whose files are gone), the first turn puts sticky's recap of the
@@ -129,6 +130,8 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
             return Err(no_session().into());
         };
         crate::session::ensure_in_project(&live, source, &ctx.project.dir)?;
+        // What a turn on the source refuses to resume, its fork does not read either.
+        super::refuse_kept_elsewhere(ctx, source, &live)?;
         crate::session::ensure_plain_arguments(&live, &ctx.agents, &ctx.project.state.db)?;
         let adapter = ctx.agents.get(&live.agent)?;
         if let Some(agent) = args.agent.as_deref() {

@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
 }
 
 /// `-t NAME --fork`: makes thread NAME a fork of the thread the turn would use without `-t`
-/// (`STICKY_THREAD`, else `main`) before the turn runs on it.
+/// ([`thread_without_flag`]) before the turn runs on it.
 fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
     if fresh {
         return Err(StickyError::Usage(
@@ -75,10 +75,7 @@ fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
         )
         .into());
     }
-    let source = std::env::var("STICKY_THREAD")
-        .ok()
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "main".to_owned());
+    let source = thread_without_flag(ctx)?;
     // The agent and model the turn asks for: the fork is made with them (another agent is
     // refused), as `sticky fork NAME` makes it.
     let args = TurnArgs {
@@ -89,6 +86,34 @@ fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
         ..TurnArgs::default()
     };
     fork::make(ctx, &source, &ctx.thread, &args).map(drop)
+}
+
+/// The thread a turn without `-t` uses, resolved as the context resolves it
+/// (`settings::resolve_thread`): `STICKY_THREAD` (`@branch` and `@pr` followed), else the
+/// configuration's `thread`, else `main`.
+fn thread_without_flag(ctx: &Context) -> Result<String> {
+    use crate::cli::{GlobalArgs, Origin, Origins};
+    let variable = std::env::var("STICKY_THREAD")
+        .ok()
+        .filter(|name| !name.is_empty());
+    let origins = Origins {
+        thread: if variable.is_some() {
+            Origin::Environment
+        } else {
+            Origin::Default
+        },
+        ..ctx.origins
+    };
+    let global = GlobalArgs {
+        thread: variable.unwrap_or_else(|| "main".to_owned()),
+        ..GlobalArgs::default()
+    };
+    let chosen =
+        crate::settings::resolve_thread(&global, origins, &ctx.settings.config, &ctx.project.dir)?;
+    if let Some(note) = chosen.note.as_deref().filter(|_| !ctx.quiet && !ctx.json) {
+        eprintln!("sticky: {}", escape(note));
+    }
+    Ok(chosen.setting.value)
 }
 
 /// The prompt from the arguments and piped stdin. Piped input is optional when there is a
@@ -213,6 +238,7 @@ fn run_turn(
     };
     let begun = begin(ctx, &mut store, args, &start)?;
     let turn = Running::new(ctx, &begun, args);
+    vault::restore_fork_source(&turn, &store);
     let run_agent = || match &prompt {
         Some(prompt) => turn.headless(&store, prompt),
         None => turn.interactive(),
@@ -309,7 +335,7 @@ fn begin<'a>(
                 super::standing::advice(&ctx.thread, live, &ctx.project.dir)
                     .map_or(error, StickyError::Elsewhere)
             })?;
-            refuse_kept_elsewhere(ctx, live)?;
+            refuse_kept_elsewhere(ctx, &ctx.thread, live)?;
         }
         let resume = plan.action == Action::Resume;
         let carried = start.carried.filter(|_| plan.carry.is_some());
@@ -350,11 +376,16 @@ fn begin<'a>(
     })
 }
 
-/// Refuses to resume a session this HOME's agent keeps for another directory (a state from
-/// elsewhere naming another project's session): both projects would go on with it. Looked for
-/// only when the agent shows no transcript of the session for this directory, as it does on
-/// every turn of a session that began here.
-fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
+/// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
+/// for another directory (a state from elsewhere naming another project's session): both
+/// projects would go on with it, or the fork would read the other's turns. Looked for only when
+/// the agent shows no transcript of the session for this directory, as it does on every turn of
+/// a session that began here.
+fn refuse_kept_elsewhere(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+) -> Result<(), StickyError> {
     let (Some(id), Some(adapter)) = (
         live.agent_session_id.as_deref(),
         ctx.agents.find(&live.agent),
@@ -371,7 +402,7 @@ fn refuse_kept_elsewhere(ctx: &Context, live: &SessionRow) -> Result<(), StickyE
     }
     match super::standing::kept_elsewhere(live, &ctx.project.dir) {
         Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
-            &ctx.thread,
+            thread,
             live,
             &other,
             &ctx.project.dir,

@@ -75,7 +75,7 @@ pub(super) fn restore_if_lost(
         return (outcome, Some(Restore::Off));
     }
     let vault = vault(turn);
-    match behind(&vault, store, turn, &id) {
+    match behind(&vault, store, &turn.begun.session, &turn.ctx.thread, &id) {
         Ok(None) => {}
         Ok(Some(missing)) => return (outcome, Some(Restore::Behind(missing))),
         Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
@@ -109,11 +109,73 @@ pub(super) fn restore_if_lost(
     (again(), Some(Restore::Done(restored)))
 }
 
-/// What the vault's copy of session `id` lacks of the turns the database records on the
-/// turn's session (`None` when it holds them all, or holds no copy): the turns named, and the
-/// way out. The database says which turns count; the copy's manifest says which it reaches.
-fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<Option<String>> {
-    let session = &turn.begun.session;
+/// Before a fork's first turn, which forks session `from` with the agent's own fork (Claude
+/// Code's `--resume FROM --fork-session`): the source's files put back from the vault when the
+/// agent no longer has them (Claude deletes old transcripts), as a turn on the source thread
+/// would put them back; without them the agent's fork fails. Said on stderr; a copy that lacks
+/// turns of the source, or cannot be put back, is said too and left alone.
+pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
+    let (Some(from), Some(forked)) = (
+        turn.begun.fork_from.as_deref(),
+        turn.begun.session.forked_from.as_ref(),
+    ) else {
+        return;
+    };
+    let adapter = turn.begun.adapter;
+    let directory = &turn.begun.session.directory;
+    if !turn.ctx.settings.vault.value || adapter.saved(&home(), directory, from) != Some(false) {
+        return;
+    }
+    let vault = vault(turn);
+    let note = |text: String| {
+        if !turn.ctx.quiet {
+            eprintln!("{}sticky: {}", fresh_line(), escape(&text));
+        }
+    };
+    let Ok(Some(source)) = store.session(forked.session) else {
+        return;
+    };
+    match behind(&vault, store, &source, &forked.thread, from) {
+        Ok(None) => {}
+        Ok(Some(missing)) => {
+            return note(format!(
+                "{} no longer has session {from} of thread {}, which this fork forks: {missing}",
+                adapter.name(),
+                forked.thread
+            ));
+        }
+        Err(_) => return,
+    }
+    match vault.restore(adapter, &home(), from) {
+        Ok(Some(restored)) if restored.files > 0 => note(format!(
+            "{} no longer has session {from} of thread {}, which this fork forks; restored {} \
+             file{} from sticky's vault",
+            adapter.name(),
+            forked.thread,
+            restored.files,
+            if restored.files == 1 { "" } else { "s" }
+        )),
+        Ok(_) => {}
+        Err(error) => note(format!(
+            "{} no longer has session {from} of thread {}, which this fork forks, and \
+             restoring it from sticky's vault failed: {error:#}",
+            adapter.name(),
+            forked.thread
+        )),
+    }
+}
+
+/// What the vault's copy of session `id` lacks of the turns the database records on
+/// `session` of thread `thread` (`None` when it holds them all, or holds no copy): the turns
+/// named, and the way out. The database says which turns count; the copy's manifest says
+/// which it reaches.
+fn behind(
+    vault: &Vault,
+    store: &Store,
+    session: &crate::store::SessionRow,
+    thread: &str,
+    id: &str,
+) -> Result<Option<String>> {
     let Some(manifest) = vault.manifest(&session.agent, id)? else {
         return Ok(None);
     };
@@ -130,7 +192,6 @@ fn behind(vault: &Vault, store: &Store, turn: &Running<'_>, id: &str) -> Result<
     if missing.len() > NAMED {
         named.push(format!("{} more", missing.len() - NAMED));
     }
-    let thread = &turn.ctx.thread;
     let flag = if thread == "main" {
         String::new()
     } else {
