@@ -394,3 +394,36 @@ fn outside_git_threads_cannot_tell_and_prune_names_the_way_out() {
     );
     assert_eq!(names(&env), ["topic"]);
 }
+
+/// One `-t @branch` turn on branch `main` records that branch on the default thread
+/// `main`, made by plain turns long before. In a repository whose default branch is `develop`
+/// (origin/HEAD, as git-flow sets it), `main` is merged into it, so `threads --prune --yes`
+/// forgets the default conversation whole, its earlier turns with it, as "merged".
+#[test]
+fn prune_keeps_the_default_thread_whose_plain_turns_came_before_a_branch_turn() {
+    let env = project();
+    env.ok(["months of work on the default thread"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "develop"]);
+    commit(&env, "develop's work");
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    env.ok(["-t", "@branch", "one question on main"]);
+    env.git(&env.project, &["checkout", "-q", "develop"]);
+    env.git(
+        &env.project,
+        &["update-ref", "refs/remotes/origin/develop", "develop"],
+    );
+    env.git(
+        &env.project,
+        &[
+            "symbolic-ref",
+            "refs/remotes/origin/HEAD",
+            "refs/remotes/origin/develop",
+        ],
+    );
+    env.ok(["threads", "--prune", "--yes"]);
+    assert_eq!(
+        names(&env),
+        ["main"],
+        "prune forgot the default thread and its plain turns"
+    );
+}
