@@ -427,3 +427,31 @@ fn prune_keeps_the_default_thread_whose_plain_turns_came_before_a_branch_turn() 
         "prune forgot the default thread and its plain turns"
     );
 }
+
+/// On a detached HEAD (`git checkout SHA`, a bisect, a CI checkout) `-t @branch` falls back to
+/// thread `main`, which a turn may; but `forget -t @branch --yes`, meant for the branch's
+/// conversation (a cleanup script after a merge), would forget the default conversation. A
+/// command that forgets or rotates refuses the fallback and names the way out.
+#[test]
+fn forget_and_new_at_branch_on_a_detached_head_refuse_the_fallback_to_main() {
+    let env = project();
+    env.ok(["the default conversation"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
+    env.ok(["-t", "@branch", "feature talk"]);
+    env.git(&env.project, &["checkout", "-q", "--detach"]);
+    let session = env.ok(["status", "--json"]).json()["session"].clone();
+    let refused = env.sticky(["forget", "-t", "@branch", "--yes"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains("does not fall back to thread main; name it with -t main");
+    assert_eq!(
+        names(&env),
+        ["main", "feature"],
+        "forget -t @branch on a detached HEAD forgot a thread"
+    );
+    let rotated = env.sticky(["new", "-t", "@branch"]).run();
+    rotated.assert_code(2);
+    rotated.assert_stderr_contains("`sticky new` does not fall back");
+    assert_eq!(env.ok(["status", "--json"]).json()["session"], session);
+    // A turn still falls back.
+    env.ok(["-t", "@branch", "on main again"]);
+}
