@@ -33,7 +33,7 @@ const FILE: &str = "projects";
 const MAX_LIST: u64 = 4 * 1024 * 1024;
 
 /// A project as the list names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Listed {
     /// The project directory.
     pub dir: PathBuf,
@@ -103,12 +103,13 @@ pub fn read() -> Result<Vec<Listed>> {
     let text = read_bytes(&path)
         .map_err(|e| crate::store::io_error(&path, "read the list of projects", &e))?
         .unwrap_or_default();
-    let mut listed: Vec<Listed> = Vec::new();
-    for entry in text.split(|b| *b == b'\n').filter_map(Listed::parse) {
-        if !listed.contains(&entry) {
-            listed.push(entry);
-        }
-    }
+    // A set beside the list: tens of thousands of lines, each compared once.
+    let mut seen = std::collections::HashSet::new();
+    let listed = text
+        .split(|b| *b == b'\n')
+        .filter_map(Listed::parse)
+        .filter(|entry| seen.insert(entry.clone()))
+        .collect();
     Ok(listed)
 }
 
