@@ -245,3 +245,26 @@ fn usage_all_reads_a_long_list_of_projects_in_linear_time() {
         "usage --all took {took:?} over 20,000 listed projects"
     );
 }
+
+/// Only the list's first 4 MiB is read, so a project listed past them is never found there:
+/// each turn appended its line again, growing the file forever. A full list is left as it is.
+#[test]
+fn a_full_list_of_projects_is_not_appended_to_every_turn() {
+    let env = TestEnv::new();
+    let path = env.home.join(".local/share/sticky/projects");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut list = String::new();
+    let mut n = 0;
+    while list.len() <= 4 * 1024 * 1024 {
+        list.push_str(&format!("{}/gone/p{n}\n", env.root().display()));
+        n += 1;
+    }
+    std::fs::write(&path, &list).unwrap();
+    env.turn("one");
+    env.turn("two");
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        list.len() as u64,
+        "turns appended to a list past what is read"
+    );
+}
