@@ -70,8 +70,28 @@ impl Store {
     }
 
     /// Deletes thread `thread_id` and every row of it (its sessions, turns and restores), in
-    /// one transaction.
+    /// one transaction, leaving none of its text in the file: the freed pages are zeroed
+    /// (`secure_delete`, for this transaction only: a turn pays nothing), the search index is
+    /// merged without the thread's words ([`super::search::OPTIMIZE`], in time the size of the
+    /// index), and the WAL, which still holds the pages as the turns wrote them, is
+    /// checkpointed and emptied (best effort: a reader holding it up leaves it to a later
+    /// checkpoint).
     pub fn forget_thread(&mut self, thread_id: i64) -> Result<Forgotten> {
+        let path = self.path.clone();
+        self.conn
+            .execute_batch("PRAGMA secure_delete = ON")
+            .map_err(|e| super::error::sql(&path, "forget the thread", &e))?;
+        let forgotten = self.forget_rows(thread_id);
+        let _ = self.conn.execute_batch("PRAGMA secure_delete = OFF");
+        if forgotten.is_ok() {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        forgotten
+    }
+
+    fn forget_rows(&mut self, thread_id: i64) -> Result<Forgotten> {
         let path = self.path.clone();
         self.immediate(|tx| {
             let sql = |statement: &str| {
@@ -80,7 +100,8 @@ impl Store {
                     .map_err(|e| super::error::sql(&path, "forget the thread", &e))
             };
             super::search::write(&tx.tx, || {
-                tx.tx.execute(super::search::UNINDEX_THREAD, [thread_id])
+                tx.tx.execute(super::search::UNINDEX_THREAD, [thread_id])?;
+                tx.tx.execute(super::search::OPTIMIZE, [])
             })
             .map_err(|e| super::error::sql(&path, "forget the thread", &e))?;
             let of_thread = "SELECT id FROM sessions WHERE thread_id = ?1";
