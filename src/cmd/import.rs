@@ -595,8 +595,10 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
         live.directory.clone_from(&plan.moving.to);
     }
     let mut store = ctx.open_store()?;
+    // A replaced thread leaves none of its text in the file, as `forget` does.
     store
-        .immediate(|tx| {
+        .erasing(|store| {
+            store.immediate(|tx| {
             if let Some(old) = tx.thread(&plan.name)? {
                 if !replace {
                     anyhow::bail!(StickyError::Usage(format!(
@@ -622,6 +624,7 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
                 &manifest.turns,
             )
             .map(|_| ())
+        })
         })
         .context("cannot add the imported thread")
 }

@@ -70,25 +70,29 @@ impl Store {
     }
 
     /// Deletes thread `thread_id` and every row of it (its sessions, turns and restores), in
-    /// one transaction, leaving none of its text in the file: the freed pages are zeroed
-    /// (`secure_delete`, for this transaction only: a turn pays nothing), the search index is
-    /// merged without the thread's words ([`super::search::OPTIMIZE`], in time the size of the
-    /// index), and the WAL, which still holds the pages as the turns wrote them, is
-    /// checkpointed and emptied (best effort: a reader holding it up leaves it to a later
-    /// checkpoint).
+    /// one transaction, leaving none of its text in the file (see [`Store::erasing`]).
     pub fn forget_thread(&mut self, thread_id: i64) -> Result<Forgotten> {
-        let path = self.path.clone();
+        self.erasing(|store| store.forget_rows(thread_id))
+    }
+
+    /// Runs `delete`, which deletes rows, so that none of their text stays in the file: the
+    /// freed pages are zeroed (`secure_delete`, for this call only: a turn pays nothing), the
+    /// search index is merged without the deleted words ([`super::search::OPTIMIZE`], which
+    /// [`super::search::UNINDEX_THREAD`]'s callers run, in time the size of the index), and the
+    /// WAL, which still holds the pages as the turns wrote them, is checkpointed and emptied
+    /// (best effort: a reader holding it up leaves it to a later checkpoint).
+    pub fn erasing<T>(&mut self, delete: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         self.conn
             .execute_batch("PRAGMA secure_delete = ON")
-            .map_err(|e| super::error::sql(&path, "forget the thread", &e))?;
-        let forgotten = self.forget_rows(thread_id);
+            .map_err(|e| super::error::sql(&self.path, "turn on secure_delete", &e))?;
+        let done = delete(self);
         let _ = self.conn.execute_batch("PRAGMA secure_delete = OFF");
-        if forgotten.is_ok() {
+        if done.is_ok() {
             let _ = self
                 .conn
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
-        forgotten
+        done
     }
 
     fn forget_rows(&mut self, thread_id: i64) -> Result<Forgotten> {
