@@ -367,6 +367,9 @@ pub struct ThreadChoice {
     pub branch: Option<String>,
     /// A note for stderr.
     pub note: Option<String>,
+    /// The thread is `main` because git named no branch (a detached HEAD): a turn may go on
+    /// there, but a command that forgets or rotates refuses it.
+    pub fallback: bool,
 }
 
 impl ThreadChoice {
@@ -382,6 +385,7 @@ impl ThreadChoice {
             setting: Setting::new(global.thread.clone(), source, origin),
             branch: None,
             note: None,
+            fallback: false,
         }
     }
 }
@@ -460,6 +464,7 @@ fn resolve_thread_with(
             setting: Setting::new(global.thread.clone(), source, origin),
             branch: None,
             note: None,
+            fallback: false,
         });
     };
     let followed = match follow {
@@ -474,6 +479,7 @@ fn resolve_thread_with(
             branch: None,
             how: "not in git: main".into(),
             note: None,
+            fallback: false,
         },
         Err(error) if source == Source::Config => Followed {
             name: "main".into(),
@@ -483,6 +489,7 @@ fn resolve_thread_with(
                 "the configuration's thread follows the git branch, but {error}; thread main is \
                  used"
             )),
+            fallback: true,
         },
         Err(error) => return Err(follow_error(&origin, dir, &error)),
     };
@@ -490,6 +497,7 @@ fn resolve_thread_with(
         setting: Setting::new(followed.name, source, format!("{origin}, {}", followed.how)),
         branch: followed.branch,
         note: followed.note,
+        fallback: followed.fallback,
     })
 }
 
@@ -518,6 +526,8 @@ struct Followed {
     /// How the name was found, for the setting's origin.
     how: String,
     note: Option<String>,
+    /// `main`, as git named no branch.
+    fallback: bool,
 }
 
 /// The current branch's thread.
@@ -531,6 +541,7 @@ fn follow_branch(
             branch: Some(name.clone()),
             name,
             note: None,
+            fallback: false,
         },
         git::Head::Detached {
             commit,
@@ -542,6 +553,7 @@ fn follow_branch(
             )),
             branch: Some(name.clone()),
             name,
+            fallback: false,
         },
         git::Head::Detached { commit, .. } => match head_ref(var) {
             // actions/checkout leaves a pull request's merge commit detached.
@@ -553,6 +565,7 @@ fn follow_branch(
                 )),
                 branch: Some(name.clone()),
                 name,
+                fallback: false,
             },
             None => Followed {
                 name: "main".into(),
@@ -562,6 +575,7 @@ fn follow_branch(
                     "HEAD is detached at {commit}, on no branch: thread main is used (-t NAME \
                      names another)"
                 )),
+                fallback: true,
             },
         },
     })
@@ -611,6 +625,7 @@ fn follow_pr(
             how: format!("pull request #{number}"),
             branch,
             note: None,
+            fallback: false,
         });
     }
     match head_ref(var).or_else(|| var("GITHUB_REF_NAME")) {
@@ -619,6 +634,7 @@ fn follow_pr(
             name,
             branch,
             note: None,
+            fallback: false,
         }),
         None => Err(git::GitError::Failed(
             "this GitHub Actions run has no pull request and no branch (GITHUB_REF_NAME)".into(),

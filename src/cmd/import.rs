@@ -595,35 +595,48 @@ fn add_thread(ctx: &Context, plan: &Plan<'_>, manifest: &Manifest, replace: bool
         live.directory.clone_from(&plan.moving.to);
     }
     let mut store = ctx.open_store()?;
+    // A replaced thread leaves none of its text in the file, as `forget` does.
     store
-        .immediate(|tx| {
-            if let Some(old) = tx.thread(&plan.name)? {
-                if !replace {
-                    anyhow::bail!(StickyError::Usage(format!(
-                        "this project has a thread named {} already; import --as NAME or --replace",
-                        plan.name
-                    )));
-                }
-                tx.remove_thread(old.id)?;
-            }
-            // Checked again under the write lock: another import may have taken it meanwhile.
-            if let Some(holder) = tx.thread_resuming(&manifest.agent.name, &plan.moving.id)? {
-                return Err(resumed_already(
-                    &holder.name,
-                    &manifest.thread.name,
-                    &manifest.agent.name,
-                    &plan.moving.id,
-                ));
-            }
-            tx.add_thread(
-                &plan.name,
-                manifest.thread.created_at,
-                &sessions,
-                &manifest.turns,
-            )
-            .map(|_| ())
+        .erasing(|store| {
+            store.immediate(|tx| replace_and_add(tx, plan, manifest, &sessions, replace))
         })
         .context("cannot add the imported thread")
+}
+
+/// Inside the import's transaction: removes the thread it replaces (or refuses, without
+/// `--replace`), then adds the imported one.
+fn replace_and_add(
+    tx: &crate::store::Tx<'_>,
+    plan: &Plan<'_>,
+    manifest: &Manifest,
+    sessions: &[SessionRow],
+    replace: bool,
+) -> Result<()> {
+    if let Some(old) = tx.thread(&plan.name)? {
+        if !replace {
+            anyhow::bail!(StickyError::Usage(format!(
+                "this project has a thread named {} already; import --as NAME or --replace",
+                plan.name
+            )));
+        }
+        tx.remove_thread(old.id)?;
+    }
+    // Checked again under the write lock: another import may have taken it meanwhile.
+    if let Some(holder) = tx.thread_resuming(&manifest.agent.name, &plan.moving.id)? {
+        return Err(resumed_already(
+            &holder.name,
+            &manifest.thread.name,
+            &manifest.agent.name,
+            &plan.moving.id,
+        ));
+    }
+    tx.add_thread(
+        &plan.name,
+        manifest.thread.created_at,
+        sessions,
+        &manifest.turns,
+    )
+    .map(|_| ())
 }
 
 fn report(

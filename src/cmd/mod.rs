@@ -115,9 +115,11 @@ fn dispatch(cli: Cli) -> Result<Report> {
     } = cli;
     // The context is built here only: `init` makes the project it would locate, and `prompt`
     // reads no configuration.
-    let ctx = || Context::new(&global, origins, true);
+    let ctx = || Context::new(&global, origins, ThreadUse::Turn);
     // `agents` and `import` use no thread: `STICKY_THREAD=@branch` outside git stops neither.
-    let unthreaded = || Context::new(&global, origins, false);
+    let unthreaded = || Context::new(&global, origins, ThreadUse::None);
+    // A command that forgets or rotates the thread takes no fallback for `@branch`.
+    let rewriting = |command| Context::new(&global, origins, ThreadUse::Rewrite(command));
     if let Some(command) = &command {
         refuse_thread_flag(command, origins)?;
     }
@@ -125,7 +127,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Init) => init::run(&global),
         Some(Command::Prompt) => prompt::run(&global),
         Some(Command::Agents) => agents::run(&unthreaded()?),
-        Some(Command::New(args)) => turn::run(&ctx()?, &args, true),
+        Some(Command::New(args)) => turn::run(&rewriting("new")?, &args, true),
         Some(Command::Fork(args)) => turn::fork(&ctx()?, &args, |name| {
             // The fork's thread is NAME as given, as `-t NAME` gives it.
             let mut global = global.clone();
@@ -134,7 +136,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
                 thread: crate::cli::Origin::Flag,
                 ..origins
             };
-            Context::new(&global, origins, true)
+            Context::new(&global, origins, ThreadUse::Turn)
         }),
         Some(Command::Status) => status::run(&ctx()?),
         Some(Command::Log(args)) => log::run(&ctx()?, &args),
@@ -146,7 +148,7 @@ fn dispatch(cli: Cli) -> Result<Report> {
         Some(Command::Export(args)) => export::run(&ctx()?, &args),
         Some(Command::Import(args)) => import::run(&unthreaded()?, &args),
         Some(Command::Relocate) => relocate::run(&ctx()?),
-        Some(Command::Forget(args)) => forget::run(&ctx()?, &args),
+        Some(Command::Forget(args)) => forget::run(&rewriting("forget")?, &args),
         Some(Command::Show(args)) => show::run(&ctx()?, &args),
         Some(Command::Trust) => trust::run(&global),
         Some(Command::Usage(args)) => usage::run(&ctx()?, &args),
@@ -350,10 +352,21 @@ fn name_problem(name: &str, from_git: bool) -> Option<&'static str> {
     }
 }
 
+/// What a command does with the thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ThreadUse {
+    /// Nothing: `@branch` is not followed.
+    None,
+    /// Runs or reads it: `@branch` on a detached HEAD falls back to `main`.
+    Turn,
+    /// Forgets or rotates it (the command's name): no fallback.
+    Rewrite(&'static str),
+}
+
 impl Context {
     /// Locates the project from `-C` (or the current directory) and `STICKY_DB`, and resolves
-    /// the settings; the thread (`@branch` asks git) only for a command that `uses_thread`.
-    fn new(global: &GlobalArgs, origins: Origins, uses_thread: bool) -> Result<Self> {
+    /// the settings; the thread (`@branch` asks git) only for a command that uses one.
+    fn new(global: &GlobalArgs, origins: Origins, uses: ThreadUse) -> Result<Self> {
         let cwd = start_dir(global)?;
         if global.thread.trim().is_empty() {
             return Err(StickyError::Usage(
@@ -373,11 +386,19 @@ impl Context {
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
         })?;
-        let chosen = if uses_thread {
-            settings::resolve_thread(global, origins, &config.0, &project.dir)?
-        } else {
+        let chosen = if uses == ThreadUse::None {
             settings::ThreadChoice::as_given(global, origins)
+        } else {
+            settings::resolve_thread(global, origins, &config.0, &project.dir)?
         };
+        if let (ThreadUse::Rewrite(command), true) = (uses, chosen.fallback) {
+            return Err(StickyError::Usage(format!(
+                "{}: git names no branch, and `sticky {command}` does not fall back to thread {}; \
+                 name it with -t {} (or check out the branch)",
+                chosen.setting.origin, chosen.setting.value, chosen.setting.value,
+            ))
+            .into());
+        }
         if let Some(note) = chosen
             .note
             .as_deref()

@@ -7,7 +7,8 @@
 //! turn, and a write only the first time, appended in one `write(2)` so concurrent turns never
 //! interleave their lines (a line listed twice is read once). Nothing here may fail a turn: a
 //! file that cannot be read or written only leaves the project out. A path holding a newline is
-//! not listed (the file is one line per project).
+//! not listed (the file is one line per project), nor is a project once the list is full (past
+//! [`MAX_LIST`], which is all that is read; `sticky usage --all --prune` drops the gone ones).
 //!
 //! The list only says where to look. A listed project is located and checked as a turn there
 //! would be ([`locate_listed`]: `trust` and the stamp), so a line pointing at a stranger's or a
@@ -33,7 +34,7 @@ const FILE: &str = "projects";
 const MAX_LIST: u64 = 4 * 1024 * 1024;
 
 /// A project as the list names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Listed {
     /// The project directory.
     pub dir: PathBuf,
@@ -87,6 +88,8 @@ pub fn note(project: &Project) {
     };
     match read_bytes(&path) {
         Ok(Some(text)) if text.split(|b| *b == b'\n').any(|known| known == line) => return,
+        // A line past what is read would never be read, and be appended again every turn.
+        Ok(Some(text)) if text.len() as u64 >= MAX_LIST => return,
         Ok(_) => {}
         Err(_) => return,
     }
@@ -103,12 +106,13 @@ pub fn read() -> Result<Vec<Listed>> {
     let text = read_bytes(&path)
         .map_err(|e| crate::store::io_error(&path, "read the list of projects", &e))?
         .unwrap_or_default();
-    let mut listed: Vec<Listed> = Vec::new();
-    for entry in text.split(|b| *b == b'\n').filter_map(Listed::parse) {
-        if !listed.contains(&entry) {
-            listed.push(entry);
-        }
-    }
+    // A set beside the list: tens of thousands of lines, each compared once.
+    let mut seen = std::collections::HashSet::new();
+    let listed = text
+        .split(|b| *b == b'\n')
+        .filter_map(Listed::parse)
+        .filter(|entry| seen.insert(entry.clone()))
+        .collect();
     Ok(listed)
 }
 

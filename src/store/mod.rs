@@ -753,6 +753,11 @@ impl Tx<'_> {
         Ok(thread)
     }
 
+    /// Whether this transaction created thread `thread_id`.
+    pub fn created_now(&self, thread_id: i64) -> bool {
+        self.created_thread.get() == Some(thread_id)
+    }
+
     /// Records that thread `thread_id` is named after git branch `branch`.
     pub fn record_branch(&self, thread_id: i64, branch: &str) -> Result<()> {
         let changed = self.write(self.tx.execute(

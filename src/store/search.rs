@@ -26,6 +26,11 @@ pub(super) const INDEX_TURN: &str =
 /// Indexes turn `?1`'s answer `?2` (the turn's end).
 pub(super) const INDEX_ANSWER: &str = "UPDATE turns_text SET answer = ?2 WHERE rowid = ?1";
 
+/// Merges the index's segments into one, leaving out the rows deleted: a deletion only adds a
+/// marker, the words staying in the older segments (FTS5's own `secure-delete` misses those an
+/// earlier update marked), so a forgotten turn's text would stay in the file.
+pub(super) const OPTIMIZE: &str = "INSERT INTO turns_text (turns_text) VALUES ('optimize')";
+
 /// Removes thread `?1`'s turns from the index, before the turns themselves go.
 pub(super) const UNINDEX_THREAD: &str = "DELETE FROM turns_text WHERE rowid IN \
      (SELECT id FROM turns WHERE session_id IN (SELECT id FROM sessions WHERE thread_id = ?1))";

@@ -263,7 +263,8 @@ impl Tx<'_> {
     pub fn remove_thread(&self, thread_id: i64) -> Result<()> {
         self.sessions_changed.set(true);
         self.write(search::write(&self.tx, || {
-            self.tx.execute(search::UNINDEX_THREAD, [thread_id])
+            self.tx.execute(search::UNINDEX_THREAD, [thread_id])?;
+            self.tx.execute(search::OPTIMIZE, [])
         }))?;
         self.write(self.tx.execute(
             "DELETE FROM restores WHERE turn_id IN (SELECT turns.id FROM turns JOIN sessions \

@@ -70,8 +70,32 @@ impl Store {
     }
 
     /// Deletes thread `thread_id` and every row of it (its sessions, turns and restores), in
-    /// one transaction.
+    /// one transaction, leaving none of its text in the file (see [`Store::erasing`]).
     pub fn forget_thread(&mut self, thread_id: i64) -> Result<Forgotten> {
+        self.erasing(|store| store.forget_rows(thread_id))
+    }
+
+    /// Runs `delete`, which deletes rows, so that none of their text stays in the file: the
+    /// freed pages are zeroed (`secure_delete`, for this call only: a turn pays nothing), the
+    /// search index is merged without the deleted words ([`super::search::OPTIMIZE`], which
+    /// [`super::search::UNINDEX_THREAD`]'s callers run, in time the size of the index), and the
+    /// WAL, which still holds the pages as the turns wrote them, is checkpointed and emptied
+    /// (best effort: a reader holding it up leaves it to a later checkpoint).
+    pub fn erasing<T>(&mut self, delete: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.conn
+            .execute_batch("PRAGMA secure_delete = ON")
+            .map_err(|e| super::error::sql(&self.path, "turn on secure_delete", &e))?;
+        let done = delete(self);
+        let _ = self.conn.execute_batch("PRAGMA secure_delete = OFF");
+        if done.is_ok() {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        done
+    }
+
+    fn forget_rows(&mut self, thread_id: i64) -> Result<Forgotten> {
         let path = self.path.clone();
         self.immediate(|tx| {
             let sql = |statement: &str| {
@@ -80,7 +104,8 @@ impl Store {
                     .map_err(|e| super::error::sql(&path, "forget the thread", &e))
             };
             super::search::write(&tx.tx, || {
-                tx.tx.execute(super::search::UNINDEX_THREAD, [thread_id])
+                tx.tx.execute(super::search::UNINDEX_THREAD, [thread_id])?;
+                tx.tx.execute(super::search::OPTIMIZE, [])
             })
             .map_err(|e| super::error::sql(&path, "forget the thread", &e))?;
             let of_thread = "SELECT id FROM sessions WHERE thread_id = ?1";

@@ -424,3 +424,64 @@ fn dash_t_fork_forks_the_branchs_thread_when_the_thread_follows_git() {
     by_variable.assert_success();
     assert_eq!(by_variable.answer().saw, ["on feature"]);
 }
+
+/// One `-t @branch` turn on branch `main` records that branch on the default thread
+/// `main`, made by plain turns long before. In a repository whose default branch is `develop`
+/// (origin/HEAD, as git-flow sets it), `main` is merged into it, so `threads --prune --yes`
+/// forgets the default conversation whole, its earlier turns with it, as "merged".
+#[test]
+fn prune_keeps_the_default_thread_whose_plain_turns_came_before_a_branch_turn() {
+    let env = project();
+    env.ok(["months of work on the default thread"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "develop"]);
+    commit(&env, "develop's work");
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    env.ok(["-t", "@branch", "one question on main"]);
+    env.git(&env.project, &["checkout", "-q", "develop"]);
+    env.git(
+        &env.project,
+        &["update-ref", "refs/remotes/origin/develop", "develop"],
+    );
+    env.git(
+        &env.project,
+        &[
+            "symbolic-ref",
+            "refs/remotes/origin/HEAD",
+            "refs/remotes/origin/develop",
+        ],
+    );
+    env.ok(["threads", "--prune", "--yes"]);
+    assert_eq!(
+        names(&env),
+        ["main"],
+        "prune forgot the default thread and its plain turns"
+    );
+}
+
+/// On a detached HEAD (`git checkout SHA`, a bisect, a CI checkout) `-t @branch` falls back to
+/// thread `main`, which a turn may; but `forget -t @branch --yes`, meant for the branch's
+/// conversation (a cleanup script after a merge), would forget the default conversation. A
+/// command that forgets or rotates refuses the fallback and names the way out.
+#[test]
+fn forget_and_new_at_branch_on_a_detached_head_refuse_the_fallback_to_main() {
+    let env = project();
+    env.ok(["the default conversation"]);
+    env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
+    env.ok(["-t", "@branch", "feature talk"]);
+    env.git(&env.project, &["checkout", "-q", "--detach"]);
+    let session = env.ok(["status", "--json"]).json()["session"].clone();
+    let refused = env.sticky(["forget", "-t", "@branch", "--yes"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains("does not fall back to thread main; name it with -t main");
+    assert_eq!(
+        names(&env),
+        ["main", "feature"],
+        "forget -t @branch on a detached HEAD forgot a thread"
+    );
+    let rotated = env.sticky(["new", "-t", "@branch"]).run();
+    rotated.assert_code(2);
+    rotated.assert_stderr_contains("`sticky new` does not fall back");
+    assert_eq!(env.ok(["status", "--json"]).json()["session"], session);
+    // A turn still falls back.
+    env.ok(["-t", "@branch", "on main again"]);
+}

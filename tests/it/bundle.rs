@@ -2721,3 +2721,25 @@ fn a_refused_import_makes_no_state_directory() {
         "a refused import made .sticky/"
     );
 }
+
+/// `import --replace` removes the local thread as `forget` does, and like it leaves none of
+/// its text in the database file (freed pages, the search index's segments, the WAL).
+#[test]
+fn import_replace_leaves_no_text_of_the_replaced_thread_in_the_database_file() {
+    let a = TestEnv::new();
+    a.turn("in the original");
+    let bundle = a.scratch.join("b.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+
+    let b = TestEnv::new();
+    b.turn("the launch code is zqxvjkwpl");
+    b.ok(["import", "--replace", bundle.to_str().expect("UTF-8")]);
+    b.ok(["status"]);
+    for name in ["sticky.db", "sticky.db-wal"] {
+        let bytes = std::fs::read(b.project.join(".sticky").join(name)).unwrap_or_default();
+        assert!(
+            !bytes.windows(9).any(|window| window == b"zqxvjkwpl"),
+            "the replaced prompt is still in .sticky/{name}"
+        );
+    }
+}

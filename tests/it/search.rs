@@ -147,3 +147,25 @@ fn search_all_looks_in_every_listed_project() {
     );
     assert_eq!(text.lines().count(), 2, "-n 1: {text}");
 }
+
+/// `sticky forget` is for "a conversation that must not be kept", and `search` finds
+/// nothing of it after; its prompt and answer must not stay readable in the database file
+/// either (`SQLite` frees pages without overwriting them, the search index's segments keep the
+/// words, the WAL the pages as written), where a copy of `.sticky/` (a backup, a cache, a state
+/// handed on) would still hold it.
+#[test]
+fn forget_leaves_no_text_of_the_conversation_in_the_database_file() {
+    let env = TestEnv::new();
+    env.turn("keep this one");
+    env.ok(["-t", "secret", "the launch code is zqxvjkwpl"]);
+    env.ok(["forget", "-t", "secret", "--yes"]);
+    // A later command opens and closes the database, checkpointing its WAL.
+    env.ok(["status"]);
+    for name in ["sticky.db", "sticky.db-wal"] {
+        let bytes = std::fs::read(env.project.join(".sticky").join(name)).unwrap_or_default();
+        assert!(
+            !bytes.windows(9).any(|window| window == b"zqxvjkwpl"),
+            "the forgotten prompt is still in .sticky/{name}"
+        );
+    }
+}

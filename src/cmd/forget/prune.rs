@@ -3,7 +3,7 @@
 //! under its turn lock), after one confirmation that lists them.
 //!
 //! Only threads a turn recorded a branch for (`-t @branch`, `-t @pr`, `thread = "branch"`)
-//! are candidates; what counts as gone is `git::Branches::gone` (a merged branch checked out
+//! when it created them are candidates, never the default thread `main`; what counts as gone is `git::Branches::gone` (a merged branch checked out
 //! in a worktree, the default branch and a branch whose tip is the default branch's are kept).
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -89,7 +89,8 @@ pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
     let threads: Vec<ThreadRow> = store
         .threads()?
         .into_iter()
-        .filter(|thread| thread.branch.is_some())
+        // The default thread is never pruned, whatever branch a turn recorded on it.
+        .filter(|thread| thread.branch.is_some() && thread.name != "main")
         .collect();
     if threads.is_empty() {
         return nothing(Vec::new());

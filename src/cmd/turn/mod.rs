@@ -437,11 +437,14 @@ fn request<'a>(ctx: &'a Context, args: &'a TurnArgs, fresh: bool) -> Result<Requ
 fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, Plan)> {
     let row = tx.ensure_thread(&ctx.thread)?;
     // The branch the thread follows, for `sticky threads` and `--prune`: written when it
-    // changes, so a resumed turn writes nothing more.
+    // changes, so a resumed turn writes nothing more. Only on a thread a branch named when it
+    // was created: one made by plain turns or `-t NAME` (`main` before a `-t @branch` turn on
+    // branch main) holds turns no branch owns, which `--prune` must never forget.
+    let branch_named = row.branch.is_some() || tx.created_now(row.id);
     if let Some(branch) = ctx
         .branch
         .as_deref()
-        .filter(|b| row.branch.as_deref() != Some(*b))
+        .filter(|b| branch_named && row.branch.as_deref() != Some(*b))
     {
         tx.record_branch(row.id, branch)?;
     }
