@@ -265,3 +265,31 @@ fn an_answer_cannot_drive_the_terminal_or_break_the_document() {
     );
     assert!(out.stdout.contains("### Turn 2"), "{}", out.stdout);
 }
+
+/// A fork's document says where its history came from (issue 27: the lineage a reviewer reads).
+#[test]
+fn a_forks_document_names_the_thread_it_was_forked_from() {
+    let env = TestEnv::new();
+    let first = env.turn("the plan");
+    env.sticky(["fork", "idea", "try another way"])
+        .run()
+        .assert_success();
+    let markdown = env
+        .sticky(["-t", "idea", "export", "--format", "markdown"])
+        .run();
+    markdown.assert_success();
+    assert!(
+        markdown.stdout.contains(&format!(
+            "It was forked from thread `main` (agent session `{}`)",
+            first.session
+        )),
+        "{}",
+        markdown.stdout
+    );
+    let json = env
+        .sticky(["-t", "idea", "export", "--format", "json"])
+        .run();
+    json.assert_success();
+    let doc = json.json();
+    assert_eq!(doc["sessions"][0]["forked_from"]["thread"], "main", "{doc}");
+}

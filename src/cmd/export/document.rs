@@ -250,6 +250,15 @@ impl Conversation<'_> {
             );
             let _ = write!(out, " It replaced {from} ({}).", rotation(reason));
         }
+        if let Some(fork) = &session.forked_from {
+            let _ = write!(
+                out,
+                " It was forked from thread {} (agent session {}): it starts with that \
+                 conversation's history, and neither has seen the other's turns since.",
+                code(&fork.thread),
+                code(&fork.agent_session_id)
+            );
+        }
         if let (Some(kind), Some(bytes)) = (&session.carried, session.carried_bytes) {
             let _ = write!(
                 out,
