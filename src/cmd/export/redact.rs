@@ -412,4 +412,33 @@ mod tests {
             assert!(!out.contains(secret), "{input} -> {out}");
         }
     }
+
+    /// The fourth review: a URL's password with no user (`redis://:PW@host`, Redis's own
+    /// form) or holding a `/`, and curl's `--user=U:PW` and `-uU:PW`, leak whole.
+    #[test]
+    fn review_url_and_curl_passwords_in_other_forms_leak() {
+        let redactor = redactor();
+        for (input, secret) in [
+            (
+                "REDIS_URL=redis://:S3cretRedisPw@cache:6379",
+                "S3cretRedisPw",
+            ),
+            ("curl --user=alice:S3cretPw1 https://x", "S3cretPw1"),
+            ("curl -ualice:S3cretPw2 https://x", "S3cretPw2"),
+            ("postgres://u:ab/Cd9xyz@db/x", "Cd9xyz"),
+        ] {
+            let out = redactor.redact(input);
+            assert!(!out.contains(secret), "{input} -> {out}");
+        }
+    }
+
+    /// The fourth review: a private key whose armour line does not end in `PRIVATE KEY-----`
+    /// (OpenPGP's `PRIVATE KEY BLOCK`) leaks whole.
+    #[test]
+    fn review_a_pgp_private_key_block_leaks() {
+        let redactor = redactor();
+        let input = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGS3cr3tK3yMat3r1alxyz\n-----END PGP PRIVATE KEY BLOCK-----\n";
+        let out = redactor.redact(input);
+        assert!(!out.contains("lQOYBGS3cr3tK3yMat3r1alxyz"), "{out}");
+    }
 }
