@@ -495,7 +495,9 @@ fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Resul
     {
         // Not lost: the agent makes the fork at its first turn (`cmd/turn/fork.rs`).
         return Err(StickyError::Usage(format!(
-            "thread {}: the fork of thread {} is made at its first turn, which it has not had              yet, so there is nothing to export; run it (sticky {} \"PROMPT\"), or export              thread {}",
+            "thread {}: the fork of thread {} is made at its first turn, which it has not had \
+             yet, so there is nothing to export; run it (sticky {} \"PROMPT\"), or export \
+             thread {}",
             super::view::escape(&ctx.thread),
             super::view::escape(&from.thread),
             super::view::thread_option(&ctx.thread),

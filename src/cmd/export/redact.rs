@@ -28,10 +28,9 @@ const SECRET_WORDS: &[&str] = &[
 /// would blank every word they occur in.
 const SHORTEST_VALUE: usize = 8;
 
-/// PEM private keys, matched over lines: to their end, or to the end of the text when it was
-/// cut.
-const PRIVATE_KEY: &str =
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)";
+/// PEM and OpenPGP (`… PRIVATE KEY BLOCK-----`) private keys, matched over lines: to their
+/// end, or to the end of the text when it was cut.
+const PRIVATE_KEY: &str = r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\z)";
 
 /// The shapes of well-known secrets, matched whole, each with a literal every match holds (a
 /// line without it is not searched): Anthropic's and `OpenAI`'s keys (`sk-…`), Stripe's
@@ -63,10 +62,12 @@ const SHAPES: &[(&str, &str)] = &[
 /// `Authorization: Bearer TOKEN` and the like: the scheme stays, the credential goes.
 const BEARER: &str = r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{16,})";
 
-/// A URL's password (`postgres://user:PASSWORD@host`) and `curl -u user:PASSWORD`: the user
-/// stays, the password goes.
-const USERINFO: &str =
-    r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:|(?:\s|^)(?:-u|--user)\s+[^\s:]+:)([^\s@/]+)(@|\s|$)";
+/// A URL's password (`postgres://user:PASSWORD@host`, `redis://:PASSWORD@host`, a `/` in it
+/// too): the user stays, the password goes.
+const URL_PASSWORD: &str = r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)([^\s@]+)(@)";
+
+/// curl's `-u user:PASSWORD`, `-uuser:PASSWORD` and `--user=user:PASSWORD`.
+const CURL_PASSWORD: &str = r"((?:\s|^)(?:-u\s*|--user(?:=|\s+))[^\s:]+:)(\S+)()";
 
 /// The words of the names [`ASSIGNED`] looks for, lowercase: a line holding none is not
 /// searched for assignments.
@@ -75,7 +76,7 @@ const NAME_WORDS: &[&str] = &["key", "secret", "token", "passw", "credential"];
 /// `NAME = value`, `NAME: "value"`, `--name=value` where NAME holds a secret's word: the name
 /// stays, the value goes: a quoted one whole (spaces and all), a bare one when it looks like a
 /// secret (see [`secret_value`]).
-const ASSIGNED: &str = r#"(?i)\b([A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|passphrase|credentials?|private[_-]?key|access[_-]?key)[A-Za-z0-9_-]*)(["']?\s*[:=]\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;()\[\]{}<>]+)(\(?))"#;
+const ASSIGNED: &str = r#"(?i)\b([A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|passphrase|credentials?|private[_-]?key|access[_-]?key|account[_-]?key)[A-Za-z0-9_-]*)(["']?\s*[:=]\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;()\[\]{}<>]+)(\(?))"#;
 
 /// Replaces secrets in the texts of one export.
 #[derive(Debug)]
@@ -83,7 +84,8 @@ pub struct Redactor {
     private_key: Regex,
     shapes: Vec<(&'static str, Regex)>,
     bearer: Regex,
-    userinfo: Regex,
+    url_password: Regex,
+    curl_password: Regex,
     assigned: Regex,
     /// The values of the environment's secret variables, longest first (so a value holding
     /// another goes whole).
@@ -108,7 +110,8 @@ impl Redactor {
                 .map(|(literal, pattern)| (*literal, compiled(pattern)))
                 .collect(),
             bearer: compiled(BEARER),
-            userinfo: compiled(USERINFO),
+            url_password: compiled(URL_PASSWORD),
+            curl_password: compiled(CURL_PASSWORD),
             assigned: compiled(ASSIGNED),
             values,
         }
@@ -130,7 +133,7 @@ impl Redactor {
                 text = Cow::Owned(text.replace(value.as_str(), REDACTED));
             }
         }
-        if text.contains("PRIVATE KEY-----") {
+        if text.contains("PRIVATE KEY") {
             text = replaced(text, &self.private_key, |_| REDACTED.to_owned());
         }
         // The rest never spans lines: each line is searched only for the patterns whose
@@ -159,13 +162,17 @@ impl Redactor {
                 format!("{}{}{REDACTED}", &caps[1], &caps[2])
             });
         }
-        if lower.contains("://") || lower.contains("-u ") || lower.contains("--user") {
-            line = replaced(line, &self.userinfo, |caps| {
-                if &caps[2] == REDACTED {
-                    return caps[0].to_owned();
-                }
-                format!("{}{REDACTED}{}", &caps[1], &caps[3])
-            });
+        let password = |caps: &Captures<'_>| {
+            if &caps[2] == REDACTED {
+                return caps[0].to_owned();
+            }
+            format!("{}{REDACTED}{}", &caps[1], &caps[3])
+        };
+        if lower.contains("://") {
+            line = replaced(line, &self.url_password, password);
+        }
+        if lower.contains("-u") {
+            line = replaced(line, &self.curl_password, password);
         }
         if NAME_WORDS.iter().any(|word| lower.contains(word)) {
             line = replaced(line, &self.assigned, |caps| {
@@ -347,6 +354,16 @@ mod tests {
             "token=[redacted]",
         ),
         (
+            "an Azure connection string's key",
+            "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=abcDEF123456789+/abcdefgh==;",
+            "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=[redacted];",
+        ),
+        (
+            "a port is no password",
+            "curl https://localhost:8080/health and sort -U x",
+            "curl https://localhost:8080/health and sort -U x",
+        ),
+        (
             "a call is code",
             "let token = make_token_for(user);",
             "let token = make_token_for(user);",
@@ -416,7 +433,7 @@ mod tests {
     /// The fourth review: a URL's password with no user (`redis://:PW@host`, Redis's own
     /// form) or holding a `/`, and curl's `--user=U:PW` and `-uU:PW`, leak whole.
     #[test]
-    fn review_url_and_curl_passwords_in_other_forms_leak() {
+    fn url_and_curl_passwords_in_every_form_are_redacted() {
         let redactor = redactor();
         for (input, secret) in [
             (
@@ -435,7 +452,7 @@ mod tests {
     /// The fourth review: a private key whose armour line does not end in `PRIVATE KEY-----`
     /// (OpenPGP's `PRIVATE KEY BLOCK`) leaks whole.
     #[test]
-    fn review_a_pgp_private_key_block_leaks() {
+    fn a_pgp_private_key_block_is_redacted_whole() {
         let redactor = redactor();
         let input = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGS3cr3tK3yMat3r1alxyz\n-----END PGP PRIVATE KEY BLOCK-----\n";
         let out = redactor.redact(input);
