@@ -28,7 +28,7 @@ const SECRET_WORDS: &[&str] = &[
 /// would blank every word they occur in.
 const SHORTEST_VALUE: usize = 8;
 
-/// PEM and OpenPGP (`… PRIVATE KEY BLOCK-----`) private keys, matched over lines: to their
+/// PEM and PGP (`… PRIVATE KEY BLOCK-----`) private keys, matched over lines: to their
 /// end, or to the end of the text when it was cut.
 const PRIVATE_KEY: &str = r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|\z)";
 
