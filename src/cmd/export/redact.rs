@@ -430,7 +430,7 @@ mod tests {
         }
     }
 
-    /// The fourth review: a URL's password with no user (`redis://:PW@host`, Redis's own
+    /// The fourth review found these kept: a URL's password with no user (`redis://:PW@host`, Redis's own
     /// form) or holding a `/`, and curl's `--user=U:PW` and `-uU:PW`, leak whole.
     #[test]
     fn url_and_curl_passwords_in_every_form_are_redacted() {
@@ -449,8 +449,8 @@ mod tests {
         }
     }
 
-    /// The fourth review: a private key whose armour line does not end in `PRIVATE KEY-----`
-    /// (OpenPGP's `PRIVATE KEY BLOCK`) leaks whole.
+    /// A PGP private key, whose armour line ends in `PRIVATE KEY BLOCK-----`, goes whole (the
+    /// fourth review found it kept).
     #[test]
     fn a_pgp_private_key_block_is_redacted_whole() {
         let redactor = redactor();
