@@ -2743,3 +2743,37 @@ fn import_replace_leaves_no_text_of_the_replaced_thread_in_the_database_file() {
         );
     }
 }
+
+/// The fourth review: one bundle imported into two projects of the same HOME (from another
+/// machine: its source is no project here). The first project goes on with it; Claude Code
+/// sweeps its transcript (the vault keeps it); the second import finds the session nowhere
+/// in the agent's home and looks only in the vault of the bundle's source, so it imports:
+/// the second project takes the session (without the first one's later turns) and the
+/// first one's next turn is refused as "copied from elsewhere, or crafted".
+#[test]
+fn review_a_bundle_imported_in_a_second_project_takes_the_first_ones_session() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("moved.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    b.ok(["import", bundle_arg]);
+    let later = b.turn("later in b");
+    std::fs::remove_file(b.transcript(&later.session)).expect("sweep the transcript");
+    let other = b.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    b.git(&other, &["init", "-q"]);
+    let imported = b.sticky(["import", bundle_arg]).current_dir(&other).run();
+    if imported.code == Some(0) {
+        b.sticky(["in the other project"])
+            .current_dir(&other)
+            .run()
+            .assert_success();
+    }
+    let back = b.sticky(["back in b"]).run();
+    back.assert_success();
+    imported
+        .assert_code(2)
+        .assert_stderr_contains("nothing was changed");
+}
