@@ -424,20 +424,30 @@ fn refuse_kept_at_source(
     if let Some(live) = manifest.live() {
         sources.push(live.directory.clone());
     }
-    for source in sources {
-        if source == ctx.project.dir || !source.is_absolute() {
+    let from_bundle = sources.len();
+    // And every project this user ran sticky in (the list `usage --all` reads): one that
+    // imported this bundle before keeps the session too, in its vault once the agent swept it.
+    sources.extend(
+        crate::project::registry::read()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|listed| listed.db.is_none())
+            .map(|listed| listed.dir),
+    );
+    for (index, source) in sources.iter().enumerate() {
+        if *source == ctx.project.dir || !source.is_absolute() {
             continue;
         }
         // While the agent has the session's files for the source, the agent's home shows it
         // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
         let home = dirs::home_dir().unwrap_or_default();
         if relocate
-            .files(&home, &source, id)
+            .files(&home, source, id)
             .is_ok_and(|files| !files.is_empty())
         {
             continue;
         }
-        let state = crate::state::State::in_project(&source);
+        let state = crate::state::State::in_project(source);
         // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
         // with this HOME's agent: the same path on this machine may be another HOME's project.
         if !crate::project::stamped_here(&state) {
@@ -449,8 +459,13 @@ fn refuse_kept_at_source(
             continue;
         }
         let shown = super::view::escape(&source.display().to_string()).into_owned();
+        let which = if index < from_bundle {
+            "the project the bundle came from"
+        } else {
+            "another project of this HOME"
+        };
         return Err(StickyError::Usage(format!(
-            "the project the bundle came from, {shown}, still has {agent} session {id} (sticky's \
+            "{which}, {shown}, still has {agent} session {id} (sticky's \
              vault there keeps it, and its next turn resumes it): imported here in the same \
              HOME, two projects would resume one session, each seeing the other's turns; go on \
              with it there (sticky -C {shown} \"...\"), or move it here: `sticky -C {shown} \

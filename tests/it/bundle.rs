@@ -2744,14 +2744,13 @@ fn import_replace_leaves_no_text_of_the_replaced_thread_in_the_database_file() {
     }
 }
 
-/// The fourth review: one bundle imported into two projects of the same HOME (from another
-/// machine: its source is no project here). The first project goes on with it; Claude Code
-/// sweeps its transcript (the vault keeps it); the second import finds the session nowhere
-/// in the agent's home and looks only in the vault of the bundle's source, so it imports:
-/// the second project takes the session (without the first one's later turns) and the
-/// first one's next turn is refused as "copied from elsewhere, or crafted".
+/// One bundle imported into two projects of the same HOME (from another machine: its source
+/// is no project here). The first project goes on with it; Claude Code sweeps its transcript
+/// (the vault keeps it). The second import looked only in the vault of the bundle's source,
+/// so the second project took the session and the first one's next turn was refused (the
+/// fourth review); it now looks in the vaults of every project of the user's list too.
 #[test]
-fn review_a_bundle_imported_in_a_second_project_takes_the_first_ones_session() {
+fn a_bundle_imported_in_a_second_project_of_the_home_leaves_the_first_its_session() {
     let a = TestEnv::new();
     a.turn("first in a");
     let bundle = a.scratch.join("moved.sticky");
@@ -2775,5 +2774,6 @@ fn review_a_bundle_imported_in_a_second_project_takes_the_first_ones_session() {
     back.assert_success();
     imported
         .assert_code(2)
+        .assert_stderr_contains("another project of this HOME")
         .assert_stderr_contains("nothing was changed");
 }
