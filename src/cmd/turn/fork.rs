@@ -19,7 +19,7 @@ use super::Context;
 use crate::agent::{Forking, fork_copy};
 use crate::cli::{ForkArgs, TurnArgs};
 use crate::cmd::output::Report;
-use crate::cmd::view::{SessionView, escape};
+use crate::cmd::view::escape;
 use crate::exit::StickyError;
 use crate::store::{ForkedFrom, NewSession, SessionRow};
 
@@ -52,15 +52,7 @@ pub fn run(
         .into());
     }
     if ctx.json {
-        return Report::json(&serde_json::json!({
-            "thread": args.name,
-            "project": ctx.project.dir.display().to_string(),
-            "session": SessionView::from(&session),
-            "turn": null,
-            "answer": null,
-            "error": null,
-            "exit_code": 0,
-        }));
+        return super::no_turn_yet(ctx, &args.name, &session);
     }
     if !ctx.quiet {
         let how = if session.confirmed_at.is_some() {

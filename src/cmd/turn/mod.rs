@@ -568,16 +568,7 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
         session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir, None)
     })?;
     if ctx.json {
-        // A turn's keys, so `sticky new --json` reads alike with and without a prompt.
-        return Report::json(&serde_json::json!({
-            "thread": ctx.thread,
-            "project": ctx.project.dir.display().to_string(),
-            "session": SessionView::from(&session),
-            "turn": null,
-            "answer": null,
-            "error": null,
-            "exit_code": 0,
-        }));
+        return no_turn_yet(ctx, &ctx.thread, &session);
     }
     if !ctx.quiet {
         eprintln!(
@@ -643,4 +634,18 @@ fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, Stick
         }
         via => Ok(via),
     }
+}
+
+/// What `--json` prints for a session made without a turn (`sticky new`, `sticky fork`
+/// without a prompt): a turn's keys, so it reads alike with and without a prompt.
+fn no_turn_yet(ctx: &Context, thread: &str, session: &SessionRow) -> Result<Report> {
+    Report::json(&serde_json::json!({
+        "thread": thread,
+        "project": ctx.project.dir.display().to_string(),
+        "session": SessionView::from(session),
+        "turn": null,
+        "answer": null,
+        "error": null,
+        "exit_code": 0,
+    }))
 }
