@@ -6,7 +6,11 @@
 //! lives, `store` the database, `session` the policy, `lock` one turn at a time, `git` the project's branches, `pipeline`
 //! who writes the pipe on stdin, `agent` the adapters, `pty` the relay, `progress` the spinner,
 //! `generate` the completions and man pages, `sql_json` another program's `SQLite` values as
-//! JSON.
+//! JSON, `msg` everything sticky says on stderr.
+
+// First, so its macros (`note!`, `aside!`, `hint!`) are in scope in every module below.
+#[macro_use]
+pub mod msg;
 
 pub mod agent;
 pub mod bundle;

@@ -299,6 +299,24 @@ pub fn model(
     }
 }
 
+/// The user's home directory, where the agents keep their sessions and sticky its key: `HOME`,
+/// else the account's own (`dirs`). Never empty and never relative, so no agent path is taken
+/// relative to the current directory: without one the error says how to set it.
+pub fn home() -> Result<PathBuf, StickyError> {
+    match dirs::home_dir() {
+        Some(home) if home.is_absolute() => Ok(home),
+        Some(home) => Err(StickyError::Usage(format!(
+            "HOME is {}, not an absolute path: set HOME to your home directory (HOME=/home/you)",
+            home.display()
+        ))),
+        None => Err(StickyError::Usage(
+            "no home directory: HOME is not set and the account has none; set HOME to your \
+             home directory (HOME=/home/you)"
+                .into(),
+        )),
+    }
+}
+
 /// Reads the user's configuration and says where it is: `STICKY_CONFIG` (read here, once;
 /// an absolute path to a file that must exist), else the user's configuration directory (where
 /// a missing file is an empty configuration).

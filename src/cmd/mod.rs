@@ -44,6 +44,7 @@ use crate::store::{SessionRow, Store};
 pub fn run(cli: Cli) -> Exit {
     let reports = cli.command.as_ref().is_some_and(Command::reports);
     let json = cli.global.json;
+    crate::msg::configure(cli.global.quiet, json);
     let keys = cli.command.as_ref().map_or(TURN_KEYS, Command::json_keys);
     let global = cli.global.clone();
     // A panic is a bug: the panic hook has restored the terminal and said where it happened;

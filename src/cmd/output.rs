@@ -15,7 +15,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::listing::{self, Listing};
-use super::view::{escape, fresh_line};
+use super::view::escape;
 use crate::exit::{Exit, exit_for};
 
 /// What a command has to say, and how the process exits.
@@ -160,7 +160,7 @@ fn fail(error: &anyhow::Error) -> Exit {
         .map(escape)
         .collect::<Vec<_>>()
         .join("\n");
-    eprintln!("{}sticky: {message}", fresh_line());
+    crate::msg::error(format_args!("{message}"));
     exit_for(error)
 }
 

@@ -4,8 +4,6 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -157,28 +155,6 @@ pub fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Headless => "headless",
         Mode::Interactive => "interactive",
-    }
-}
-
-/// Whether an interactive agent's output may have left the cursor of sticky's terminal in the
-/// middle of a line (see [`relayed`]).
-static MID_LINE: AtomicBool = AtomicBool::new(false);
-
-/// Notes the last byte an interactive run relayed to the terminal. An agent interrupted or
-/// killed in its UI can leave the cursor mid-line (`> ^C`); unless that byte ended a line,
-/// sticky's next message on a terminal starts on a fresh one ([`fresh_line`]).
-pub fn relayed(last: Option<u8>) {
-    let mid_line = last.is_some_and(|byte| byte != b'\n') && std::io::stderr().is_terminal();
-    MID_LINE.store(mid_line, Ordering::Relaxed);
-}
-
-/// What starts sticky's next message on stderr: `"\r\n"` once after an interactive agent left
-/// the cursor mid-line, else nothing.
-pub fn fresh_line() -> &'static str {
-    if MID_LINE.swap(false, Ordering::Relaxed) {
-        "\r\n"
-    } else {
-        ""
     }
 }
 

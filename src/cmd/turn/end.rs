@@ -8,12 +8,13 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::super::output::Report;
-use super::super::view::{SessionView, TurnView, escape, fresh_line};
+use super::super::view::{SessionView, TurnView, escape};
 use super::run::{Outcome, Running};
 use super::vault::Restore;
 use crate::agent::Diagnosis;
 use crate::agent::{self, ledger::Figures};
 use crate::exit::{Exit, exit_for};
+use crate::msg::fresh_line;
 use crate::pty::Status;
 use crate::session::{self, Asked, Ended, Evidence, Observed, Reason, SessionAction, Verdict};
 use crate::store::{NewSession, Store, TurnEnd, TurnLedger, TurnStatus};

@@ -149,7 +149,7 @@ impl<'a> Running<'a> {
         let mut tail = Vec::new();
         let ended = pty::run_interactive(&self.spec(args, None))
             .map(|(finished, output)| {
-                super::super::view::relayed(output.last().copied());
+                crate::msg::relayed(output.last().copied());
                 tail = output;
                 finished
             })

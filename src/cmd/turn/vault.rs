@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::super::view::{escape, format_time, fresh_line, turn_name};
+use super::super::view::{escape, format_time, turn_name};
 use super::end::lost;
 use super::run::{Outcome, Running};
+use crate::msg::fresh_line;
 use crate::store::Store;
 use crate::vault::{Restored, Vault};
 

@@ -1,0 +1,127 @@
+//! stderr, written from one place: sticky's notes, warnings and errors.
+//!
+//! Whether a message is said is decided once, from `--quiet` and `--json` ([`configure`], called
+//! by `cmd::run` before any command runs), not at each call site; ripgrep's message macros are
+//! the model. Every message starts `sticky: ` and, after an interactive agent left the cursor
+//! mid-line, on a fresh line ([`relayed`]). Text that comes from a user, a database or an agent
+//! is escaped by the caller (`cmd::view::escape`) before it is formatted in.
+//!
+//! | macro | said when | for |
+//! |---|---|---|
+//! | [`note!`] | not `--quiet` | what a turn or command did or could not do beside its output |
+//! | [`aside!`] | neither `--quiet` nor `--json` | what the text output would have said anyway |
+//! | [`hint!`] | not `--quiet`, and stderr is a terminal | a word for the person watching (a wait) |
+//! | [`error`] | always | the one error line a failed command ends with |
+//!
+//! The prompt of a question (`import --replace`'s "Go on? [y/N]") is [`ask`].
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+static JSON: AtomicBool = AtomicBool::new(false);
+static MID_LINE: AtomicBool = AtomicBool::new(false);
+
+/// Sets, once for the run, what `--quiet` and `--json` silence.
+pub fn configure(quiet: bool, json: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+    JSON.store(json, Ordering::Relaxed);
+}
+
+/// Whether notes are said (not `--quiet`).
+pub fn notes() -> bool {
+    !QUIET.load(Ordering::Relaxed)
+}
+
+/// Whether asides are said (neither `--quiet` nor `--json`).
+pub fn asides() -> bool {
+    notes() && !JSON.load(Ordering::Relaxed)
+}
+
+/// Whether hints are said: not `--quiet`, and a person reads stderr.
+pub fn hints() -> bool {
+    notes() && std::io::stderr().is_terminal()
+}
+
+/// Notes the last byte an interactive run relayed to the terminal. An agent interrupted or
+/// killed in its UI can leave the cursor mid-line (`> ^C`); unless that byte ended a line,
+/// sticky's next message on a terminal starts on a fresh one ([`fresh_line`]).
+pub fn relayed(last: Option<u8>) {
+    let mid_line = last.is_some_and(|byte| byte != b'\n') && std::io::stderr().is_terminal();
+    MID_LINE.store(mid_line, Ordering::Relaxed);
+}
+
+/// What starts sticky's next message on stderr: `"\r\n"` once after an interactive agent left
+/// the cursor mid-line, else nothing.
+pub fn fresh_line() -> &'static str {
+    if MID_LINE.swap(false, Ordering::Relaxed) {
+        "\r\n"
+    } else {
+        ""
+    }
+}
+
+/// Writes one message: `sticky: ` and the text, on a fresh line. A closed stderr is ignored:
+/// a message must never turn a turn that worked into a failure.
+pub fn write(text: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{}sticky: {text}", fresh_line());
+}
+
+/// The error line a failed command ends with, said whatever `--quiet` asks.
+pub fn error(text: std::fmt::Arguments<'_>) {
+    write(text);
+}
+
+/// Asks a yes/no question on stderr and reads the answer from stdin (a line); `true` only for
+/// a plain yes. The caller decides whether a person is there to ask.
+pub fn ask(question: std::fmt::Arguments<'_>) -> std::io::Result<bool> {
+    let mut stderr = std::io::stderr().lock();
+    write!(stderr, "{}sticky: {question} [y/N] ", fresh_line())?;
+    stderr.flush()?;
+    drop(stderr);
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// A note: said unless `--quiet`. Takes `format!`'s arguments; the `sticky: ` prefix is added.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {
+        if $crate::msg::notes() {
+            $crate::msg::write(format_args!($($arg)*));
+        }
+    };
+}
+
+/// An aside: said unless `--quiet` or `--json`.
+#[macro_export]
+macro_rules! aside {
+    ($($arg:tt)*) => {
+        if $crate::msg::asides() {
+            $crate::msg::write(format_args!($($arg)*));
+        }
+    };
+}
+
+/// A hint for a person: said unless `--quiet`, and only when stderr is a terminal.
+#[macro_export]
+macro_rules! hint {
+    ($($arg:tt)*) => {
+        if $crate::msg::hints() {
+            $crate::msg::write(format_args!($($arg)*));
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_line_is_given_once_after_a_run_left_the_cursor_mid_line() {
+        MID_LINE.store(true, Ordering::Relaxed);
+        assert_eq!(fresh_line(), "\r\n");
+        assert_eq!(fresh_line(), "");
+    }
+}
