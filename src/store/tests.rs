@@ -1319,7 +1319,10 @@ fn the_search_index_follows_every_write_of_a_turn() {
             .collect()
     };
     let (_, first) = start_turn(&mut store, 1).unwrap();
-    assert!(turns(&store, "hi").is_empty(), "a running turn is not yet indexed");
+    assert!(
+        turns(&store, "hi").is_empty(),
+        "a running turn is not yet indexed"
+    );
     let long = format!("{} the deflated zeppelin\n", "filler words ".repeat(500));
     let end = TurnEnd {
         status: Some(TurnStatus::Ok),
@@ -1332,7 +1335,11 @@ fn the_search_index_follows_every_write_of_a_turn() {
         [(first, "answer")],
         "indexed as it ends"
     );
-    assert_eq!(turns(&store, "hi"), [(first, "prompt")], "its prompt with it");
+    assert_eq!(
+        turns(&store, "hi"),
+        [(first, "prompt")],
+        "its prompt with it"
+    );
     let (_, second) = start_turn(&mut store, 2).unwrap();
     store.finish_turn(second, &ended_ok()).unwrap();
     assert_eq!(turns(&store, "hi"), [(second, "prompt"), (first, "prompt")]);
