@@ -2852,3 +2852,42 @@ fn review_import_is_refused_for_a_session_another_project_ended() {
         imported.stderr
     );
 }
+
+/// The fifth review: the same, when the first project moved and `sticky relocate` carried its
+/// thread: relocate does not add the new directory to the list of projects (which still names
+/// the old, gone one), so the second import takes the session once Claude Code swept it.
+#[test]
+fn review_a_bundle_imported_in_a_second_project_takes_a_relocated_projects_session() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("moved.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    b.ok(["import", bundle_arg]);
+    let later = b.turn("later in b");
+    let moved = b.root().join("moved");
+    std::fs::rename(&b.project, &moved).expect("move the project");
+    b.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    std::fs::remove_file(b.transcript(&later.session)).expect("sweep the transcript");
+    let other = b.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    b.git(&other, &["init", "-q"]);
+    let imported = b.sticky(["import", bundle_arg]).current_dir(&other).run();
+    if imported.code == Some(0) {
+        b.sticky(["in the other project"])
+            .current_dir(&other)
+            .run()
+            .assert_success();
+    }
+    b.sticky(["back in b"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    imported
+        .assert_code(2)
+        .assert_stderr_contains("nothing was changed");
+}
