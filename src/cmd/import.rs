@@ -46,6 +46,9 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
     // is read; one whose size is known, before anything is read of its files.
     let limits = Limits {
         expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
+        // Nor is a manifest parsed that expands past them on its own.
+        manifest_expansion: (!args.yes).then_some(bundle::EXPANSION),
+        bundle_size: size,
         ..Limits::default()
     };
     let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
