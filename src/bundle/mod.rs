@@ -74,6 +74,13 @@ pub struct Limits {
     /// When given, how far the files may expand over the bundle's bytes read so far while
     /// they are staged: for a bundle whose size is not known before (a pipe).
     pub expansion: Option<Expansion>,
+    /// When given, how far the manifest may expand over the bundle's bytes read to its end,
+    /// checked before it is parsed: a few KB of zstd may hold the whole [`Limits::manifest`] of
+    /// minimal turns, hundreds of MB and many seconds to parse (the fifth review, L1).
+    pub manifest_expansion: Option<Expansion>,
+    /// The bundle's size in bytes, when known before it is read (a file): the manifest's
+    /// declared size is then held to `manifest_expansion` before any of it is read.
+    pub bundle_size: Option<u64>,
 }
 
 /// What an import places without asking (`import --yes`, or a yes on a terminal): zstd makes
@@ -153,6 +160,8 @@ impl Default for Limits {
             total: 32 << 30,
             files: 100_000,
             expansion: None,
+            manifest_expansion: None,
+            bundle_size: None,
         }
     }
 }

@@ -60,7 +60,7 @@ pub fn read(
             bail!("the bundle is empty (or not a sticky bundle)");
         };
         let bytes = first.size();
-        let manifest = read_manifest(first, &name, limits)?;
+        let manifest = read_manifest(first, &name, limits, &read_so_far)?;
         if let Some(expanding) = expansion.as_mut() {
             expanding.staged = bytes;
             if let Some(why) = expanding.limit.exceeded_so_far(bytes, expanding.read.get()) {
@@ -226,6 +226,7 @@ fn read_manifest<R: Read>(
     mut entry: tar::Entry<'_, R>,
     name: &[u8],
     limits: Limits,
+    read_so_far: &Cell<u64>,
 ) -> Result<Manifest> {
     if name != MANIFEST.as_bytes() {
         bail!(
@@ -245,7 +246,22 @@ fn read_manifest<R: Read>(
     }
     // The entry gives no more than its header's size, checked above.
     let mut text = Vec::new();
+    if let Some(why) = limits
+        .manifest_expansion
+        .zip(limits.bundle_size)
+        .and_then(|(limit, bundle)| limit.exceeded(size, Some(bundle)))
+    {
+        bail!(why);
+    }
     entry.read_to_end(&mut text).map_err(damaged)?;
+    // Through a pipe, the bytes it took to reach the manifest's end (which it is parsed after).
+    if let Some(why) = limits
+        .manifest_expansion
+        .filter(|_| limits.bundle_size.is_none())
+        .and_then(|limit| limit.exceeded_so_far(size, read_so_far.get()))
+    {
+        bail!(why);
+    }
     // Only the format first (every other field skipped, nothing kept), then the fields as this
     // format has them: never the manifest twice in memory as a generic JSON tree.
     let version: Version =

@@ -64,9 +64,13 @@ fn read_all(bytes: &[u8], limits: Limits) -> Result<(Staged, tempfile::TempDir),
 
 /// A bundle assembled by hand: `manifest` first, then `entries` (path, kind, bytes).
 fn crafted(manifest: &Manifest, entries: &[(&str, tar::EntryType, &[u8])]) -> Vec<u8> {
+    crafted_text(&serde_json::to_vec(manifest).unwrap(), entries)
+}
+
+/// [`crafted`] with the manifest's text as given.
+fn crafted_text(text: &[u8], entries: &[(&str, tar::EntryType, &[u8])]) -> Vec<u8> {
     let mut archive = tar::Builder::new(Vec::new());
-    let text = serde_json::to_vec(manifest).unwrap();
-    let mut entries_all = vec![(MANIFEST, tar::EntryType::Regular, text.as_slice())];
+    let mut entries_all = vec![(MANIFEST, tar::EntryType::Regular, text)];
     entries_all.extend_from_slice(entries);
     for (path, kind, bytes) in entries_all {
         let mut header = tar::Header::new_gnu();
@@ -438,6 +442,33 @@ fn what_import_holds_in_memory_is_capped() {
     let error = read_all(&holding("a"), small).unwrap_err();
     assert!(error.contains("manifest is"), "{error}");
     assert!(error.contains("over the limit of 50 bytes"), "{error}");
+}
+
+/// A manifest that expands past what an import places without asking is refused before it is
+/// parsed (a few KB of zstd held 64 MiB of minimal turns: 405 MB and 20 s to parse before the
+/// refusal; the fifth review, L1): here 20 MiB that are no JSON, refused for their size, as a
+/// file (its size known, before any of it is read) and through a pipe.
+#[test]
+fn a_manifest_that_expands_too_far_is_refused_before_it_is_parsed() {
+    let mut text = vec![b' '; 20 << 20];
+    text.push(b'x');
+    let bytes = crafted_text(&text, &[]);
+    assert!(bytes.len() < 100 << 10, "{} bytes", bytes.len());
+    let unbounded = read_all(&bytes, Limits::default()).unwrap_err();
+    assert!(unbounded.contains("not JSON"), "{unbounded}");
+    let piped = Limits {
+        manifest_expansion: Some(EXPANSION),
+        ..Limits::default()
+    };
+    let error = read_all(&bytes, piped).unwrap_err();
+    assert!(error.contains("manifest and files expand to"), "{error}");
+    let file = Limits {
+        bundle_size: Some(bytes.len() as u64),
+        ..piped
+    };
+    let error = read_all(&bytes, file).unwrap_err();
+    assert!(error.contains("manifest and files add up to"), "{error}");
+    assert!(error.contains("import --yes places it"), "{error}");
 }
 
 /// A bundle declaring more than the free space of where it would be staged is refused with

@@ -46,6 +46,9 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
     // is read; one whose size is known, before anything is read of its files.
     let limits = Limits {
         expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
+        // Nor is a manifest parsed that expands past them on its own.
+        manifest_expansion: (!args.yes).then_some(bundle::EXPANSION),
+        bundle_size: size,
         ..Limits::default()
     };
     let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
@@ -411,8 +414,10 @@ fn inspect<'a>(
 /// the agent's home, yet the source project's next turn puts the vault's copy back and resumes
 /// it, so both projects would go on with one session, each seeing the other's turns. The
 /// source is the bundle's project and its live session's directory, where sticky keeps state
-/// by default (`.sticky/`), when this HOME's key stamped it; a source whose state lives
-/// elsewhere (`STICKY_DB`), or that no longer keeps a vault copy (vault off), is not found.
+/// by default (`.sticky/`), and every project of the user's list (with its `STICKY_DB`
+/// database), when this HOME's key stamped it. Only a session a thread there takes on its next
+/// turn counts (its live session, or the source of its fork not made yet): an ended one, which
+/// no turn resumes, imports; so does one whose project no longer keeps a vault copy (vault off).
 fn refuse_kept_at_source(
     ctx: &Context,
     manifest: &Manifest,
@@ -420,9 +425,9 @@ fn refuse_kept_at_source(
     id: &str,
 ) -> Result<()> {
     let agent = relocate.name();
-    let mut sources = vec![PathBuf::from(&manifest.project)];
+    let mut sources = vec![(None, PathBuf::from(&manifest.project))];
     if let Some(live) = manifest.live() {
-        sources.push(live.directory.clone());
+        sources.push((None, live.directory.clone()));
     }
     let from_bundle = sources.len();
     // And every project this user ran sticky in (the list `usage --all` reads): one that
@@ -431,11 +436,14 @@ fn refuse_kept_at_source(
         crate::project::registry::read()
             .unwrap_or_default()
             .into_iter()
-            .filter(|listed| listed.db.is_none())
-            .map(|listed| listed.dir),
+            .map(|listed| (listed.db, listed.dir)),
     );
-    for (index, source) in sources.iter().enumerate() {
-        if *source == ctx.project.dir || !source.is_absolute() {
+    for (index, (db, source)) in sources.iter().enumerate() {
+        let state = match db {
+            Some(db) => crate::state::State::beside(db.clone()),
+            None => crate::state::State::in_project(source),
+        };
+        if *source == ctx.project.dir || state.db == ctx.project.state.db || !source.is_absolute() {
             continue;
         }
         // While the agent has the session's files for the source, the agent's home shows it
@@ -447,7 +455,6 @@ fn refuse_kept_at_source(
         {
             continue;
         }
-        let state = crate::state::State::in_project(source);
         // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
         // with this HOME's agent: the same path on this machine may be another HOME's project.
         if !crate::project::stamped_here(&state) {
@@ -458,20 +465,48 @@ fn refuse_kept_at_source(
         if vault.manifest(agent, id).ok().flatten().is_none() {
             continue;
         }
+        // Nor does a database that cannot be read.
+        let Some(store) = crate::store::Store::open_existing(&state.db).ok().flatten() else {
+            continue;
+        };
+        let Some((thread, mut live)) = store
+            .thread_keeping(agent, id)
+            .ok()
+            .flatten()
+            .and_then(|thread| Some((thread.clone(), store.live_session(thread.id).ok()??)))
+        else {
+            continue;
+        };
+        // A turn there refuses a session the agent keeps for another directory (a copy of
+        // the project, whose original has it): nothing there takes it up.
+        live.agent_session_id = Some(id.to_owned());
+        if super::standing::kept_elsewhere(&live, source).is_some() {
+            continue;
+        }
         let shown = super::view::escape(&source.display().to_string()).into_owned();
+        let there = match db {
+            Some(db) => format!(
+                "STICKY_DB={} sticky -C {shown}",
+                super::view::escape(&db.display().to_string())
+            ),
+            None => format!("sticky -C {shown}"),
+        };
+        let name = super::view::escape(&thread.name).into_owned();
+        let option = super::view::thread_option(&thread.name);
         let which = if index < from_bundle {
             "the project the bundle came from"
         } else {
             "another project of this HOME"
         };
         return Err(StickyError::Usage(format!(
-            "{which}, {shown}, still has {agent} session {id} (sticky's \
-             vault there keeps it, and its next turn resumes it): imported here in the same \
-             HOME, two projects would resume one session, each seeing the other's turns; go on \
-             with it there (sticky -C {shown} \"...\"), or move it here: `sticky -C {shown} \
-             forget` its thread there (the bundle keeps the conversation), then import the \
-             bundle again; or import it in another HOME or on another machine, where the agent \
-             keeps a session of its own (nothing was changed)"
+            "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
+             and the next turn of its thread {name} takes it up): imported here in the same \
+             HOME, two projects would go on with one session, each seeing the other's turns; go \
+             on with it there (`{there} {option} \"...\"`), or move the conversation here \
+             with the turns it had there: `{there} {option} export -o FILE`, then `{there} \
+             {option} forget --yes`, then `sticky import FILE` here; or import the bundle in \
+             another HOME or on another machine, where the agent keeps a session of its own \
+             (nothing was changed)"
         ))
         .into());
     }

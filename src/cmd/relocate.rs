@@ -37,6 +37,9 @@ pub fn run(ctx: &Context) -> Result<Report> {
         )
         .into());
     };
+    // The list of projects names the new directory from now on: an import elsewhere looks
+    // there for the sessions this project keeps (the old directory is gone).
+    crate::project::registry::note(&ctx.project);
     let threads = store.threads()?;
     let mut moved = Vec::new();
     for thread in threads {

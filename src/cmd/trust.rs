@@ -29,6 +29,10 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
     let (config, _) = crate::settings::read_config()?;
     let agents = Agents::new(&config)?;
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
+    if adopted != Adopted::Nothing {
+        // An adopted state's vault keeps sessions: an import elsewhere looks for them here.
+        project::registry::note(&project);
+    }
     let elsewhere = elsewhere(&project);
     let shared = shared(&project);
     let copies = if adopted == Adopted::Now {

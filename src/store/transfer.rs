@@ -51,6 +51,22 @@ impl Store {
             thread_resuming(&self.conn, agent, id)
         })
     }
+
+    /// The thread whose next turn takes `agent`'s session `id`: it is its live session, or
+    /// its live session is a fork of it not made yet (the turn forks it). An ended session is
+    /// kept by no thread: no turn resumes it.
+    pub fn thread_keeping(&self, agent: &str, id: &str) -> Result<Option<ThreadRow>> {
+        let sql = concat!(
+            "SELECT ",
+            thread_columns!(),
+            " FROM threads WHERE id IN (SELECT thread_id FROM sessions WHERE ended_at IS NULL \
+             AND agent = ?1 AND (agent_session_id = ?2 OR (confirmed_at IS NULL \
+             AND forked_from_id = ?2))) ORDER BY id LIMIT 1"
+        );
+        self.run("read the live sessions", || {
+            rows::one(&self.conn, sql, [agent, id], rows::thread)
+        })
+    }
 }
 
 /// The thread whose live session is `agent`'s session `id`.

@@ -2777,3 +2777,117 @@ fn a_bundle_imported_in_a_second_project_of_the_home_leaves_the_first_its_sessio
         .assert_stderr_contains("another project of this HOME")
         .assert_stderr_contains("nothing was changed");
 }
+
+/// The fifth review: the fourth review's High again, when the first project keeps its state
+/// elsewhere (`STICKY_DB`). The list of projects names that project with its database, but
+/// import looks only at the listed projects without one, so the second import takes the
+/// session and the first project's next turn is refused as "copied from elsewhere, or
+/// crafted".
+#[test]
+fn review_a_bundle_imported_in_a_second_project_takes_a_sticky_db_projects_session() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("moved.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    let database = b.scratch.join("state/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    b.sticky(["import", bundle_arg])
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    let later = b.sticky(["later in b"]).env("STICKY_DB", &database).run();
+    later.assert_success();
+    std::fs::remove_file(b.transcript(&later.answer().session)).expect("sweep the transcript");
+    let other = b.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    b.git(&other, &["init", "-q"]);
+    let imported = b.sticky(["import", bundle_arg]).current_dir(&other).run();
+    if imported.code == Some(0) {
+        b.sticky(["in the other project"])
+            .current_dir(&other)
+            .run()
+            .assert_success();
+    }
+    b.sticky(["back in b"])
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    imported
+        .assert_code(2)
+        .assert_stderr_contains("nothing was changed");
+}
+
+/// The fifth review: a project whose thread went on with a new session (`sticky new`) after
+/// importing a bundle keeps the imported (ended) session in its vault. Importing the bundle
+/// into a second project is refused as if the first project's "next turn resumes it", and the
+/// way out offered is to `forget` the first project's thread, which deletes its live session
+/// (turns the bundle never held). An ended session is resumed by no turn: importing it is safe,
+/// or a refusal should say what is true and offer a way out that loses nothing.
+#[test]
+fn review_import_is_refused_for_a_session_another_project_ended() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("moved.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    b.ok(["import", bundle_arg]);
+    let old = b.turn("old session turn");
+    b.ok(["new", "new session first"]);
+    std::fs::remove_file(b.transcript(&old.session)).expect("sweep the old transcript");
+    let other = b.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    b.git(&other, &["init", "-q"]);
+    let imported = b.sticky(["import", bundle_arg]).current_dir(&other).run();
+    assert!(
+        !imported.stderr.contains("forget"),
+        "the way out deletes the first project's live session: {}",
+        imported.stderr
+    );
+    assert!(
+        !imported.stderr.contains("next turn resumes it"),
+        "the first project's next turn resumes its new session: {}",
+        imported.stderr
+    );
+}
+
+/// The fifth review: the same, when the first project moved and `sticky relocate` carried its
+/// thread: relocate does not add the new directory to the list of projects (which still names
+/// the old, gone one), so the second import takes the session once Claude Code swept it.
+#[test]
+fn review_a_bundle_imported_in_a_second_project_takes_a_relocated_projects_session() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("moved.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    b.ok(["import", bundle_arg]);
+    let later = b.turn("later in b");
+    let moved = b.root().join("moved");
+    std::fs::rename(&b.project, &moved).expect("move the project");
+    b.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    std::fs::remove_file(b.transcript(&later.session)).expect("sweep the transcript");
+    let other = b.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    b.git(&other, &["init", "-q"]);
+    let imported = b.sticky(["import", bundle_arg]).current_dir(&other).run();
+    if imported.code == Some(0) {
+        b.sticky(["in the other project"])
+            .current_dir(&other)
+            .run()
+            .assert_success();
+    }
+    b.sticky(["back in b"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    imported
+        .assert_code(2)
+        .assert_stderr_contains("nothing was changed");
+}

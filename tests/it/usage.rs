@@ -100,6 +100,37 @@ fn make_project(env: &TestEnv, name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// A project that has run no turn in its directory yet is listed once `sticky relocate` moved
+/// its conversations there, or `sticky trust` adopted its state: import looks in the listed
+/// projects' vaults for a session one of them keeps (the fifth review, H1).
+#[test]
+fn a_relocated_or_trusted_project_is_listed() {
+    let env = TestEnv::new();
+    env.turn("here");
+    let copy = env.root().join("copy");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let moved = env.root().join("moved");
+    std::fs::rename(&env.project, &moved).unwrap();
+    let on_line = |dir: &Path| listed(&env).lines().any(|line| Path::new(line) == dir);
+    assert!(!on_line(&moved) && !on_line(&copy), "{}", listed(&env));
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    assert!(on_line(&moved), "relocate lists it: {}", listed(&env));
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
+    assert!(on_line(&copy), "trust lists it: {}", listed(&env));
+}
+
 #[test]
 fn usage_all_reads_every_listed_project_and_skips_what_is_gone_or_not_yours() {
     let env = TestEnv::new();
