@@ -765,3 +765,35 @@ fn a_restore_puts_back_only_the_sessions_own_files() {
     second.assert_code(73);
     second.assert_stderr_contains(&format!("the vault names {planted} as a file of session"));
 }
+
+/// The fifth review: after `sticky relocate`, the vault keeps the copy of the transcript made
+/// before the move, under the old directory's name, beside the new one. When Claude Code later
+/// sweeps the session, the restore puts both back: the agent's home then holds two transcripts
+/// of one session, the stale one for a directory that is gone, and the fake (which resumes a
+/// session by its ID from any directory, as Claude Code 2.1.332) resumes the stale one: the
+/// turn taken after the move is silently gone from the conversation.
+#[test]
+fn review_a_restore_after_relocate_puts_back_the_transcript_from_before_the_move() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    env.sticky(["after the move"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
+    let restored = env.sticky(["once restored"]).current_dir(&moved).run();
+    restored.assert_success();
+    assert_eq!(
+        restored.answer().saw,
+        ["before the move", "after the move"],
+        "the agent's home: {:?}",
+        env.transcripts()
+    );
+    assert_eq!(env.transcripts().len(), 1, "{:?}", env.transcripts());
+}
