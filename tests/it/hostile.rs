@@ -316,3 +316,36 @@ fn a_crafted_session_id_or_model_never_becomes_an_agent_option() {
     let fresh = env.ok(["new", "--model", "claude-sonnet-5", "start over"]);
     assert_ne!(fresh.answer().session, id);
 }
+
+/// The fifth review: the source session ID a fork's first turn passes to the agent
+/// (`forked_from_id`) is the one stored ID `ensure_plain_arguments` does not check: a state
+/// crafted with it as an option (adopted with `sticky trust` from a tarball) puts
+/// `--dangerously-skip-permissions` on the agent's command line at the user's next plain turn.
+#[test]
+fn review_a_crafted_fork_source_id_never_becomes_an_agent_option() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let db = env.project.join(".sticky/sticky.db");
+    rusqlite::Connection::open(&db)
+        .and_then(|conn| {
+            conn.execute(
+                "UPDATE sessions SET forked_from = id, forked_from_thread = 'x', \
+                 forked_from_id = '--dangerously-skip-permissions', confirmed_at = NULL",
+                [],
+            )
+        })
+        .expect("craft the database");
+    let runs = env.agent_runs().len();
+    let output = env.sticky(["hello"]).run();
+    let passed = env.agent_runs().iter().skip(runs).any(|run| {
+        run.argv()
+            .iter()
+            .any(|arg| arg == "--dangerously-skip-permissions")
+    });
+    assert!(
+        !passed,
+        "the crafted fork source reached the agent as an option: {}",
+        output.stderr
+    );
+    output.assert_code(71);
+}
