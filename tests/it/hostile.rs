@@ -349,3 +349,40 @@ fn review_a_crafted_fork_source_id_never_becomes_an_agent_option() {
     );
     output.assert_code(71);
 }
+
+/// The fifth review: the same field, another check. A state (adopted with `sticky trust`)
+/// whose live session is a fork not made yet of another project's session: `sticky fork`
+/// refuses to fork a session this HOME's agent keeps for another directory, but the turn that
+/// makes a recorded fork checks only the fork's own ID, so the plain next turn forks the other
+/// project's session and the agent reads its conversation.
+#[test]
+fn review_a_crafted_fork_of_another_projects_session_reads_its_turns() {
+    let env = TestEnv::new();
+    let theirs = env.turn("a secret of the first project");
+    let other = env.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    env.git(&other, &["init", "-q"]);
+    env.sticky(["mine"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+    rusqlite::Connection::open(other.join(".sticky/sticky.db"))
+        .and_then(|conn| {
+            conn.execute(
+                "UPDATE sessions SET forked_from = id, forked_from_thread = 'x', \
+                 forked_from_id = ?1, confirmed_at = NULL",
+                [&theirs.session],
+            )
+        })
+        .expect("craft the database");
+    let output = env
+        .sticky(["what was said before?"])
+        .current_dir(&other)
+        .run();
+    assert!(
+        !output.stdout.contains("a secret of the first project"),
+        "the fork read the other project's conversation: {}",
+        output.stdout
+    );
+    output.assert_code(73);
+}
