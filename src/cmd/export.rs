@@ -524,6 +524,20 @@ fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Resul
     let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;
+        // Only the copies of the files the agent keeps for the session's directory: one under
+        // another directory's name (an older sticky's copy from before a move) is no file of it.
+        let agent_home = relocate.home(&home);
+        files.retain(|file| {
+            relocate
+                .place(
+                    &agent_home,
+                    &file.relative,
+                    id,
+                    &live.directory,
+                    &live.directory,
+                )
+                .is_ok_and(|placed| placed == file.relative)
+        });
         refuse_behind(ctx, live, id, turns)?;
     }
     place::require_files(&files, &live.agent, id, &live.directory)?;

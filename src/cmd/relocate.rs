@@ -156,6 +156,20 @@ fn relocate(
             }
         }
     }
+    // The vault's copies follow the files, so a restore puts back the moved transcript, never
+    // the old directory's copy beside it.
+    let vault = crate::vault::Vault::new(&ctx.project.state.vault);
+    if let Err(error) = vault.relocated(&live.agent, id, &ctx.project.dir, |relative| {
+        moving.destination(relative).ok()
+    }) {
+        crate::note!(
+            "thread {}: the vault's copy of {} session {id} still names {}: {error:#}; the \
+             next turn copies the session anew",
+            super::view::escape(thread),
+            live.agent,
+            super::view::escape(&from.display().to_string())
+        );
+    }
     Ok(())
 }
 

@@ -111,6 +111,25 @@ pub fn shared(thread: &str, live: &SessionRow, other: &Path, project: &Path) -> 
     )
 }
 
+/// Why the fork not made yet of thread `thread`, whose source (`source`'s ID) this HOME's agent
+/// keeps for directory `other`, is not made in `project`, and the way out: what `trust` says and
+/// the fork's first turn refuses with.
+pub fn fork_shared(thread: &str, source: &SessionRow, other: &Path, project: &Path) -> String {
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(thread))
+    };
+    let other = escape(&other.display().to_string()).into_owned();
+    let agent = &source.agent;
+    format!(
+        "thread {}: its fork is not made yet, and the {agent} session it forks, {}, is one          {agent} in this HOME keeps for another directory ({other}): forked in {}, this          project would read that one's turns (was this state copied from elsewhere, or          crafted?); sticky does not fork it here: run `sticky{flag} new` for a session of its          own",
+        escape(thread),
+        escape(source.agent_session_id.as_deref().unwrap_or_default()),
+        escape(&project.display().to_string()),
+    )
+}
+
 /// For an agent that keeps sessions under an encoded directory name (Claude, Qwen): the
 /// directory whose name now holds session `id` (recorded for `from`), read from its transcript.
 fn encoded_elsewhere(

@@ -59,10 +59,11 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
             "elsewhere": elsewhere,
             "shared": shared
                 .iter()
-                .map(|(thread, live, other)| serde_json::json!({
+                .map(|(thread, live, other, fork)| serde_json::json!({
                     "thread": thread,
                     "agent_session_id": live.agent_session_id,
                     "directory": other.display().to_string(),
+                    "fork_source": fork,
                 }))
                 .collect::<Vec<_>>(),
             "adopted_copies": copies,
@@ -82,11 +83,13 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
         for (thread, live) in &elsewhere {
             eprintln!("sticky: {}", next_step(thread, live, &project.dir));
         }
-        for (thread, live, other) in &shared {
-            eprintln!(
-                "sticky: {}",
+        for (thread, live, other, fork) in &shared {
+            let said = if *fork {
+                standing::fork_shared(thread, live, other, &project.dir)
+            } else {
                 standing::shared(thread, live, other, &project.dir)
-            );
+            };
+            eprintln!("sticky: {said}");
         }
         if !copies.is_empty() {
             eprintln!(
@@ -178,10 +181,11 @@ fn elsewhere(project: &Project) -> Vec<(String, SessionRow)> {
 
 /// The conversations whose live session, recorded for this project, is one the agent in this
 /// HOME keeps for another directory (`standing::kept_elsewhere`): a state from elsewhere naming
-/// another project's session. Adopted, the state's turns refuse them (`sticky new` starts a
-/// session of the thread's own); trust names them.
-fn shared(project: &Project) -> Vec<(String, SessionRow, std::path::PathBuf)> {
-    let read = || -> Result<Vec<(String, SessionRow, std::path::PathBuf)>> {
+/// another project's session; and those whose live session is a fork not made yet of such a
+/// session (the row given with the source's ID, and `true`). Adopted, the state's turns refuse
+/// them (`sticky new` starts a session of the thread's own); trust names them.
+fn shared(project: &Project) -> Vec<(String, SessionRow, std::path::PathBuf, bool)> {
+    let read = || -> Result<Vec<(String, SessionRow, std::path::PathBuf, bool)>> {
         let Some(store) = Store::open_existing(&project.state.db)? else {
             return Ok(Vec::new());
         };
@@ -189,8 +193,21 @@ fn shared(project: &Project) -> Vec<(String, SessionRow, std::path::PathBuf)> {
         for thread in store.threads()? {
             if let Some(live) = store.live_session(thread.id)? {
                 if live.directory == project.dir {
+                    let source = live
+                        .forked_from
+                        .as_ref()
+                        .filter(|_| live.confirmed_at.is_none())
+                        .map(|from| SessionRow {
+                            agent_session_id: Some(from.agent_session_id.clone()),
+                            ..live.clone()
+                        });
                     if let Some(other) = standing::kept_elsewhere(&live, &project.dir) {
-                        found.push((thread.name, live, other));
+                        found.push((thread.name.clone(), live, other, false));
+                    }
+                    if let Some(source) = source {
+                        if let Some(other) = standing::kept_elsewhere(&source, &project.dir) {
+                            found.push((thread.name, source, other, true));
+                        }
                     }
                 }
             }

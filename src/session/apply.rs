@@ -180,24 +180,31 @@ pub fn id_problem(agents: &Agents, agent: &str, id: &str) -> Option<String> {
 /// UUIDs or takes the agent's own, and models come from `--model`), so it comes from a database
 /// crafted or damaged elsewhere, and Claude's `--resume [value]` would take `--resume
 /// --some-flag` as a bare `--resume` followed by that flag. The turn checks the session it is
-/// about to run; `doctor` the one the next turn would resume.
+/// about to run; `doctor` the one the next turn would resume. A fork not made yet passes its
+/// source's ID too (`--resume SOURCE --fork-session`), so that one is checked as well.
 pub fn ensure_plain_arguments(
     session: &SessionRow,
     agents: &Agents,
     db: &Path,
 ) -> Result<(), StickyError> {
+    let source = session
+        .forked_from
+        .as_ref()
+        .filter(|_| session.confirmed_at.is_none())
+        .map(|from| from.agent_session_id.clone());
     let checks = [
         ("session ID", &session.agent_session_id, "`sticky new`"),
+        ("fork source session ID", &source, "`sticky new`"),
         ("model", &session.model, "`sticky new --model MODEL`"),
     ];
     for (what, value, way_out) in checks {
         let Some(value) = value.as_deref() else {
             continue;
         };
-        let problem = if what == "session ID" {
-            id_problem(agents, &session.agent, value)
-        } else {
+        let problem = if what == "model" {
             option_like(value).then(|| "which the agent could take for an option".to_owned())
+        } else {
+            id_problem(agents, &session.agent, value)
         };
         let Some(problem) = problem else {
             continue;

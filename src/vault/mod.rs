@@ -327,6 +327,66 @@ impl Vault {
         Ok(Some(document))
     }
 
+    /// After `sticky relocate` moved session `id`'s files to where the agent keeps them for
+    /// `directory`: each copy whose file moved (`moved` gives its new path under the agent's
+    /// home) is renamed to that path, and the manifest names `directory`. The copy stays what
+    /// it was (the next turn copies the moved file anew); the vault keeps no copy under the old
+    /// directory's name, which a restore would put back beside the moved one (review 5, M2).
+    pub fn relocated(
+        &self,
+        agent: &str,
+        id: &str,
+        directory: &Path,
+        moved: impl Fn(&Path) -> Option<PathBuf>,
+    ) -> Result<()> {
+        let Some(session) = self.open_session(agent, id)? else {
+            return Ok(());
+        };
+        let Some(mut manifest) = read_manifest(&session)? else {
+            return Ok(());
+        };
+        let files = Path::new(FILES);
+        let mut entries = Vec::with_capacity(manifest.files.len());
+        for mut entry in std::mem::take(&mut manifest.files) {
+            ensure_plain(&entry.relative)?;
+            if let Some(to) = moved(&entry.relative).filter(|to| *to != entry.relative) {
+                ensure_plain(&to)?;
+                let (from_path, to_path) = (files.join(&entry.relative), files.join(&to));
+                let renamed = session
+                    .parent_of(&from_path, false)
+                    .and_then(|(dir, name)| {
+                        let (to_dir, to_name) = session.parent_of(&to_path, true)?;
+                        dir.rename(name, &to_dir, to_name)
+                    });
+                match renamed {
+                    Ok(()) => {}
+                    // No copy to carry: the entry goes, as a copy whose file is gone would.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    Err(e) => {
+                        return Err(e).with_context(|| {
+                            format!(
+                                "cannot move the vault's copy of {}",
+                                entry.relative.display()
+                            )
+                        });
+                    }
+                }
+                // A copy already there (a session relocated back) was just replaced.
+                entries.retain(|kept: &Entry| kept.relative != to);
+                entry.relative = to;
+            } else if entries
+                .iter()
+                .any(|kept: &Entry| kept.relative == entry.relative)
+            {
+                continue;
+            }
+            entries.push(entry);
+        }
+        manifest.files = entries;
+        directory.clone_into(&mut manifest.directory);
+        write_manifest(&session, &manifest)
+    }
+
     /// Deletes a session's copies; whether there were any.
     pub fn delete(&self, agent: &str, id: &str) -> Result<bool> {
         let dir = self.session_dir(agent, id);

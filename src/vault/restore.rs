@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 
 use super::{Vault, open_copy, read_manifest, verify};
-use crate::agent::Adapter;
+use crate::agent::{Adapter, relocation};
 use crate::confined::{Dir, Kind};
 
 /// What a restore put back.
@@ -37,15 +37,20 @@ struct Proved {
 }
 
 impl Vault {
-    /// Puts the vault's copies of agent session `id` back into the agent's home (under the
-    /// user's `home`) where they are missing: `None` when the vault holds no copy of it.
-    /// Restored files are the user's only (0600, new directories 0700), each proved to be the
-    /// copy sticky made before any is put in place.
+    /// Puts the vault's copies of agent session `id`, run in `directory`, back into the agent's
+    /// home (under the user's `home`) where they are missing: `None` when the vault holds no
+    /// copy of it. Only the files the agent keeps for `directory` are put back: a copy made
+    /// for another directory (before `sticky relocate` moved the session, or named by a vault
+    /// that came with a state from elsewhere) would put a stale transcript beside the current
+    /// one, or another project's into its directory (review 5, M2). Restored files are the
+    /// user's only (0600, new directories 0700), each proved to be the copy sticky made before
+    /// any is put in place.
     pub fn restore(
         &self,
         adapter: &dyn Adapter,
         home: &Path,
         id: &str,
+        directory: &Path,
     ) -> Result<Option<Restored>> {
         let Some(session) = self.open_session(adapter.name(), id)? else {
             return Ok(None);
@@ -71,6 +76,10 @@ impl Vault {
             )
         })?;
         check_restorable(adapter, copies.iter().map(|(entry, _)| *entry), id)?;
+        copies.retain(|(entry, _)| kept_for(adapter, &root, &entry.relative, id, directory));
+        if copies.is_empty() && rows.is_none() {
+            return Ok(None);
+        }
         let mut proved = Vec::new();
         let staged = (|| {
             let top = Dir::create_top(&root)
@@ -143,6 +152,23 @@ impl Vault {
         }
         Ok(Some(restored))
     }
+}
+
+/// Whether the agent keeps `relative` (a file of session `id` under its home `agent_home`) for
+/// the session run in `directory`: where `Relocate::place` would put it for that directory is
+/// where it is. A path that names no directory (Codex's rollouts) is kept for any.
+fn kept_for(
+    adapter: &dyn Adapter,
+    agent_home: &Path,
+    relative: &Path,
+    id: &str,
+    directory: &Path,
+) -> bool {
+    relocation::for_agent(adapter.name()).is_none_or(|relocate| {
+        relocate
+            .place(agent_home, relative, id, directory, directory)
+            .is_ok_and(|placed| placed == relative)
+    })
 }
 
 /// Refuses a manifest that names a file the agent does not keep for session `id` there

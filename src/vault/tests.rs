@@ -178,7 +178,12 @@ fn the_vault_is_private_to_the_user() {
 #[test]
 fn restore_puts_back_what_is_missing_and_nothing_else() {
     let s = setup();
-    assert_eq!(s.vault.restore(&FILES, &s.home, "s1").unwrap(), None);
+    assert_eq!(
+        s.vault
+            .restore(&FILES, &s.home, "s1", Path::new("/p"))
+            .unwrap(),
+        None
+    );
     s.append("sessions/s1.jsonl", b"turn one\n");
     std::fs::write(s.path("sessions/s1.meta"), b"meta").unwrap();
     std::fs::write(s.path("registry.json"), b"{\"old\":1}").unwrap();
@@ -188,7 +193,11 @@ fn restore_puts_back_what_is_missing_and_nothing_else() {
     // The session's own files are gone, their copies stay; the registry is copied anew.
     assert_eq!(s.copy().written, 11);
     assert_eq!(s.copy_of("sessions/s1.jsonl"), b"turn one\n");
-    let restored = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
+    let restored = s
+        .vault
+        .restore(&FILES, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!(
         restored,
         Restored {
@@ -212,7 +221,11 @@ fn restore_puts_back_what_is_missing_and_nothing_else() {
         b"{\"newer\":1}"
     );
     // Nothing missing now: nothing put back.
-    let again = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
+    let again = s
+        .vault
+        .restore(&FILES, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!(again.files, 0);
 }
 
@@ -227,7 +240,11 @@ fn a_copy_adopted_by_trust_is_named_by_its_restore_until_the_next_copy() {
     let marked = s.vault.adopt(2_000, |m| m.session == "s1").unwrap();
     assert_eq!(marked.len(), 1);
     assert_eq!(marked[0].agent, "agent");
-    let restored = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
+    let restored = s
+        .vault
+        .restore(&FILES, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!((restored.files, restored.adopted_at), (1, Some(2_000)));
     // The agent here goes on with it, and the next copy is its own: no longer adopted.
     s.append("sessions/s1.jsonl", b"turn here\n");
@@ -235,7 +252,11 @@ fn a_copy_adopted_by_trust_is_named_by_its_restore_until_the_next_copy() {
     let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
     assert_eq!(manifest.adopted_at, None);
     std::fs::remove_dir_all(s.path("sessions")).unwrap();
-    let restored = s.vault.restore(&FILES, &s.home, "s1").unwrap().unwrap();
+    let restored = s
+        .vault
+        .restore(&FILES, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!(restored.adopted_at, None);
 }
 
@@ -321,7 +342,11 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     )
     .unwrap();
     drop(conn);
-    let restored = s.vault.restore(&ROWS, &s.home, "s1").unwrap().unwrap();
+    let restored = s
+        .vault
+        .restore(&ROWS, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!(restored.files, 1);
     let messages = |db: &Path| -> Vec<(String, Option<Vec<u8>>)> {
         let conn = rusqlite::Connection::open(db).unwrap();
@@ -341,12 +366,20 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
             ("m2".to_owned(), None)
         ]
     );
-    let again = s.vault.restore(&ROWS, &s.home, "s1").unwrap().unwrap();
+    let again = s
+        .vault
+        .restore(&ROWS, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!(again.files, 0, "nothing missing, nothing put back");
 
     // The whole database gone: a new one with its schema, migrations and the session's rows.
     std::fs::remove_dir_all(s.home.join(".db")).unwrap();
-    let restored = s.vault.restore(&ROWS, &s.home, "s1").unwrap().unwrap();
+    let restored = s
+        .vault
+        .restore(&ROWS, &s.home, "s1", Path::new("/p"))
+        .unwrap()
+        .unwrap();
     assert_eq!(restored.files, 1);
     assert_eq!(messages(&db), [("m1".to_owned(), Some(vec![0, 255]))]);
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -387,7 +420,10 @@ fn a_planted_file_in_the_vault_is_never_restored() {
     std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
     std::fs::remove_file(s.path("sessions/s1.jsonl")).unwrap();
 
-    let error = s.vault.restore(&FILES, &s.home, "s1").unwrap_err();
+    let error = s
+        .vault
+        .restore(&FILES, &s.home, "s1", Path::new("/p"))
+        .unwrap_err();
     assert!(format!("{error:#}").contains("settings.json"), "{error:#}");
     assert!(!s.path("settings.json").exists());
     assert!(
@@ -465,7 +501,10 @@ fn a_restore_with_one_changed_copy_puts_back_none_and_leaves_no_temporary_file()
         .session_dir("agent", "s1")
         .join("files/sessions/s1.meta");
     std::fs::write(&copy, b"ATEM").unwrap();
-    let error = s.vault.restore(&FILES, &s.home, "s1").unwrap_err();
+    let error = s
+        .vault
+        .restore(&FILES, &s.home, "s1", Path::new("/p"))
+        .unwrap_err();
     let message = format!("{error:#}");
     assert!(
         message

@@ -2891,3 +2891,59 @@ fn review_a_bundle_imported_in_a_second_project_takes_a_relocated_projects_sessi
         .assert_code(2)
         .assert_stderr_contains("nothing was changed");
 }
+
+/// Review 5 (M2): an export from the vault carries only the copies of the files the agent keeps
+/// for the session's directory, never a copy under another directory's name (an older sticky's
+/// copy from before a move, or a crafted vault), which the bundle would carry into the
+/// importing HOME.
+#[test]
+fn an_export_from_the_vault_leaves_out_a_copy_kept_for_another_directory() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    let id = &first.session;
+    let session = env.project.join(".sticky/sticky.db.vault/claude").join(id);
+    let manifest_path = session.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).expect("the manifest"))
+            .expect("JSON");
+    let files = manifest["files"].as_array_mut().expect("files");
+    let mut other = files
+        .iter()
+        .find(|entry| {
+            entry["relative"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("/{id}.jsonl"))
+        })
+        .expect("the transcript's entry")
+        .clone();
+    let own = session
+        .join("files")
+        .join(other["relative"].as_str().unwrap());
+    let elsewhere = format!("projects/-another-project/{id}.jsonl");
+    std::fs::create_dir_all(session.join("files/projects/-another-project")).unwrap();
+    std::fs::copy(&own, session.join("files").join(&elsewhere)).unwrap();
+    other["relative"] = serde_json::json!(elsewhere);
+    files.push(other);
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    std::fs::remove_dir_all(env.claude_projects()).expect("sweep the transcripts");
+
+    let bundle = env.scratch.join("conversation.sticky");
+    env.sticky(["export", "-o", bundle.to_str().expect("UTF-8")])
+        .run()
+        .assert_success();
+    let archive = unpacked(&bundle);
+    let named = |needle: &str| {
+        archive
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+    };
+    assert!(
+        named(&format!("{id}.jsonl")),
+        "the transcript is in the bundle"
+    );
+    assert!(
+        !named("-another-project"),
+        "the bundle carries another directory's copy"
+    );
+}

@@ -316,3 +316,73 @@ fn a_crafted_session_id_or_model_never_becomes_an_agent_option() {
     let fresh = env.ok(["new", "--model", "claude-sonnet-5", "start over"]);
     assert_ne!(fresh.answer().session, id);
 }
+
+/// The fifth review: the source session ID a fork's first turn passes to the agent
+/// (`forked_from_id`) is the one stored ID `ensure_plain_arguments` does not check: a state
+/// crafted with it as an option (adopted with `sticky trust` from a tarball) puts
+/// `--dangerously-skip-permissions` on the agent's command line at the user's next plain turn.
+#[test]
+fn review_a_crafted_fork_source_id_never_becomes_an_agent_option() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let db = env.project.join(".sticky/sticky.db");
+    rusqlite::Connection::open(&db)
+        .and_then(|conn| {
+            conn.execute(
+                "UPDATE sessions SET forked_from = id, forked_from_thread = 'x', \
+                 forked_from_id = '--dangerously-skip-permissions', confirmed_at = NULL",
+                [],
+            )
+        })
+        .expect("craft the database");
+    let runs = env.agent_runs().len();
+    let output = env.sticky(["hello"]).run();
+    let passed = env.agent_runs().iter().skip(runs).any(|run| {
+        run.argv()
+            .iter()
+            .any(|arg| arg == "--dangerously-skip-permissions")
+    });
+    assert!(
+        !passed,
+        "the crafted fork source reached the agent as an option: {}",
+        output.stderr
+    );
+    output.assert_code(71);
+}
+
+/// The fifth review: the same field, another check. A state (adopted with `sticky trust`)
+/// whose live session is a fork not made yet of another project's session: `sticky fork`
+/// refuses to fork a session this HOME's agent keeps for another directory, but the turn that
+/// makes a recorded fork checks only the fork's own ID, so the plain next turn forks the other
+/// project's session and the agent reads its conversation.
+#[test]
+fn review_a_crafted_fork_of_another_projects_session_reads_its_turns() {
+    let env = TestEnv::new();
+    let theirs = env.turn("a secret of the first project");
+    let other = env.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    env.git(&other, &["init", "-q"]);
+    env.sticky(["mine"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+    rusqlite::Connection::open(other.join(".sticky/sticky.db"))
+        .and_then(|conn| {
+            conn.execute(
+                "UPDATE sessions SET forked_from = id, forked_from_thread = 'x', \
+                 forked_from_id = ?1, confirmed_at = NULL",
+                [&theirs.session],
+            )
+        })
+        .expect("craft the database");
+    let output = env
+        .sticky(["what was said before?"])
+        .current_dir(&other)
+        .run();
+    assert!(
+        !output.stdout.contains("a secret of the first project"),
+        "the fork read the other project's conversation: {}",
+        output.stdout
+    );
+    output.assert_code(73);
+}

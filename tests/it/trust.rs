@@ -1908,3 +1908,48 @@ fn a_fork_of_a_trusted_state_naming_another_projects_session_does_not_read_it() 
         threads.stdout
     );
 }
+
+/// Review 5: a trusted state whose live session is a fork not made yet of another project's
+/// session: `sticky trust` names it (the fork's first turn refuses it), with the way out.
+#[test]
+fn trust_names_a_fork_not_made_yet_of_another_projects_session() {
+    let a = crate::support::TestEnv::new();
+    let first = a.turn("private in a");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let stranger = a.root().join("stranger");
+    std::fs::create_dir_all(&stranger).expect("another HOME");
+    a.sticky(["planted"])
+        .current_dir(&other)
+        .env("HOME", &stranger)
+        .env("XDG_CONFIG_HOME", stranger.join(".config"))
+        .env("XDG_DATA_HOME", stranger.join(".local/share"))
+        .env("XDG_STATE_HOME", stranger.join(".local/state"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .run()
+        .assert_success();
+    let db = rusqlite::Connection::open(other.join(".sticky/sticky.db")).expect("open");
+    db.execute(
+        "UPDATE sessions SET forked_from = id, forked_from_thread = 'x', forked_from_id = ?1, \
+         confirmed_at = NULL",
+        [first.session.as_str()],
+    )
+    .expect("make it a fork of a's session");
+    drop(db);
+    let trusted = a.sticky(["trust"]).current_dir(&other).run();
+    trusted.assert_success();
+    trusted.assert_stderr_contains("its fork is not made yet");
+    trusted.assert_stderr_contains(&first.session);
+    trusted.assert_stderr_contains("sticky new");
+    let turn = a
+        .sticky(["what was said before?"])
+        .current_dir(&other)
+        .run();
+    turn.assert_code(73);
+    turn.assert_stderr_contains("its fork is not made yet");
+    a.sticky(["new", "a session of its own"])
+        .current_dir(&other)
+        .run()
+        .assert_success();
+}

@@ -765,3 +765,107 @@ fn a_restore_puts_back_only_the_sessions_own_files() {
     second.assert_code(73);
     second.assert_stderr_contains(&format!("the vault names {planted} as a file of session"));
 }
+
+/// The fifth review: after `sticky relocate`, the vault keeps the copy of the transcript made
+/// before the move, under the old directory's name, beside the new one. When Claude Code later
+/// sweeps the session, the restore puts both back: the agent's home then holds two transcripts
+/// of one session, the stale one for a directory that is gone, and the fake (which resumes a
+/// session by its ID from any directory, as Claude Code 2.1.332) resumes the stale one: the
+/// turn taken after the move is silently gone from the conversation.
+#[test]
+fn review_a_restore_after_relocate_puts_back_the_transcript_from_before_the_move() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    env.sticky(["after the move"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
+    let restored = env.sticky(["once restored"]).current_dir(&moved).run();
+    restored.assert_success();
+    assert_eq!(
+        restored.answer().saw,
+        ["before the move", "after the move"],
+        "the agent's home: {:?}",
+        env.transcripts()
+    );
+    assert_eq!(env.transcripts().len(), 1, "{:?}", env.transcripts());
+}
+
+/// Review 5 (M2): `sticky relocate` moves the vault's copies with the files, so a session
+/// the agent sweeps before any turn in the new place is put back where the agent now keeps
+/// it, not under the old directory's name.
+#[test]
+fn a_session_swept_right_after_relocate_is_restored_where_the_agent_now_keeps_it() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
+    let restored = env.sticky(["after the move"]).current_dir(&moved).run();
+    restored.assert_success();
+    assert_eq!(restored.answer().saw, ["before the move"]);
+    let transcripts = env.transcripts();
+    assert_eq!(transcripts.len(), 1, "{transcripts:?}");
+    assert!(
+        transcripts[0].to_string_lossy().contains("renamed"),
+        "restored under the old directory's name: {transcripts:?}"
+    );
+}
+
+/// Review 5 (M2): a restore puts back only the files the agent keeps for the session's
+/// directory: a vault entry under another directory's name (a vault that came with a state
+/// from elsewhere, or an older sticky's copy from before a move) is never written into that
+/// directory's place in the agent's home.
+#[test]
+fn a_restore_never_writes_a_copy_kept_for_another_directory() {
+    let env = TestEnv::new();
+    let first = env.turn("first");
+    let id = &first.session;
+    let session = session_copy(&env, id);
+    let manifest_path = session.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    let files = manifest["files"].as_array_mut().unwrap();
+    let mut other = files
+        .iter()
+        .find(|entry| {
+            entry["relative"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("/{id}.jsonl"))
+        })
+        .expect("the transcript's entry")
+        .clone();
+    let own = session
+        .join("files")
+        .join(other["relative"].as_str().unwrap());
+    let elsewhere = format!("projects/-another-project/{id}.jsonl");
+    std::fs::create_dir_all(session.join("files/projects/-another-project")).unwrap();
+    std::fs::copy(&own, session.join("files").join(&elsewhere)).unwrap();
+    other["relative"] = serde_json::json!(elsewhere);
+    files.push(other);
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    std::fs::remove_dir_all(env.claude_projects()).expect("sweep the transcripts");
+
+    let second = env.sticky(["second"]).run();
+    second.assert_success();
+    assert_eq!(second.answer().saw, ["first"]);
+    let written = env.home.join(".claude").join(&elsewhere);
+    assert!(
+        !written.exists(),
+        "a restore wrote {}, another directory's",
+        written.display()
+    );
+    second.assert_stderr_contains("restored 1 file");
+}

@@ -36,7 +36,8 @@ const PRIVATE_KEY: &str = r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?
 /// line without it is not searched): Anthropic's and `OpenAI`'s keys (`sk-…`), Stripe's
 /// (`sk_live_…`, `rk_test_…`), GitHub tokens (`ghp_…`, `github_pat_…`), GitLab (`glpat-…`),
 /// AWS access key IDs, Google API keys (`AIza…`) and OAuth tokens (`ya29.…`), Slack tokens
-/// (`xox?-…`) and webhooks, Hugging Face (`hf_…`), npm (`npm_…`) and JWTs.
+/// (`xox?-…`) and webhooks, Hugging Face (`hf_…`), npm (`npm_…`), `SendGrid` (`SG.….…`), JWTs,
+/// and a base64 PEM block (`LS0tLS1CRUdJTi…`: kubeconfig's `client-key-data`).
 const SHAPES: &[(&str, &str)] = &[
     ("sk-", r"\bsk-[A-Za-z0-9_-]{20,}"),
     ("k_", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
@@ -53,6 +54,8 @@ const SHAPES: &[(&str, &str)] = &[
     ),
     ("hf_", r"\bhf_[A-Za-z0-9]{30,}"),
     ("npm_", r"\bnpm_[A-Za-z0-9]{36}"),
+    ("SG.", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    ("LS0tLS1CRUdJTi", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]*"),
     (
         "eyJ",
         r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
@@ -68,6 +71,13 @@ const URL_PASSWORD: &str = r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)([^\s@]+)(@)"
 
 /// curl's `-u user:PASSWORD`, `-uuser:PASSWORD` and `--user=user:PASSWORD`.
 const CURL_PASSWORD: &str = r"((?:\s|^)(?:-u\s*|--user(?:=|\s+))[^\s:]+:)(\S+)()";
+
+/// A password given on a command line: `mysql -uroot -pPASSWORD` (mysql, mysqldump,
+/// mysqladmin, mariadb: the password attached to `-p`), `sshpass -p PASSWORD`.
+const CLI_PASSWORD: &str = r#"(?i)((?:\bsshpass\s+(?:-[^p\s]\S*\s+)*-p\s*)|(?:\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p))('[^'\n]*'|"[^"\n]*"|[^\s'"]\S*)()"#;
+
+/// Docker's `config.json` credentials: `"auth": "BASE64"` (user and password).
+const DOCKER_AUTH: &str = r#"(?i)("auth"\s*:\s*")([A-Za-z0-9+/=]{8,})(")"#;
 
 /// The words of the names [`ASSIGNED`] looks for, lowercase: a line holding none is not
 /// searched for assignments.
@@ -86,6 +96,8 @@ pub struct Redactor {
     bearer: Regex,
     url_password: Regex,
     curl_password: Regex,
+    cli_password: Regex,
+    docker_auth: Regex,
     assigned: Regex,
     /// The values of the environment's secret variables, longest first (so a value holding
     /// another goes whole).
@@ -112,6 +124,8 @@ impl Redactor {
             bearer: compiled(BEARER),
             url_password: compiled(URL_PASSWORD),
             curl_password: compiled(CURL_PASSWORD),
+            cli_password: compiled(CLI_PASSWORD),
+            docker_auth: compiled(DOCKER_AUTH),
             assigned: compiled(ASSIGNED),
             values,
         }
@@ -173,6 +187,15 @@ impl Redactor {
         }
         if lower.contains("-u") {
             line = replaced(line, &self.curl_password, password);
+        }
+        if ["sshpass", "mysql", "mariadb"]
+            .iter()
+            .any(|word| lower.contains(word))
+        {
+            line = replaced(line, &self.cli_password, password);
+        }
+        if lower.contains("\"auth\"") {
+            line = replaced(line, &self.docker_auth, password);
         }
         if NAME_WORDS.iter().any(|word| lower.contains(word)) {
             line = replaced(line, &self.assigned, |caps| {
@@ -312,6 +335,41 @@ mod tests {
             "a private key cut short, to the end",
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow",
             "[redacted]",
+        ),
+        (
+            "a kubeconfig client key",
+            "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=",
+            "    client-key-data: [redacted]",
+        ),
+        (
+            "a docker registry credential",
+            r#"    "auth": "dXNlcjpTM2NyZXRQYXNzOTk=""#,
+            r#"    "auth": "[redacted]""#,
+        ),
+        (
+            "a mysql password attached to -p",
+            "mysql -uroot -pS3cretPass99 app",
+            "mysql -uroot -p[redacted] app",
+        ),
+        (
+            "mysql asking for the password",
+            "mysql -uroot -p app",
+            "mysql -uroot -p app",
+        ),
+        (
+            "an sshpass password",
+            "sshpass -p 'Hunter2Hunter2' ssh host",
+            "sshpass -p [redacted] ssh host",
+        ),
+        (
+            "a SendGrid key",
+            "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG ok",
+            "[redacted] ok",
+        ),
+        (
+            "mkdir -p is no password",
+            "mkdir -p build/out",
+            "mkdir -p build/out",
         ),
         (
             "plain prose",

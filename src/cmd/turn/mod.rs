@@ -349,6 +349,9 @@ fn begin<'a>(
             .filter(|_| session.confirmed_at.is_none() && !resume)
             .filter(|_| matches!(adapter.forking(), agent::Forking::Own { .. }))
             .map(|from| from.agent_session_id.clone());
+        if let Some(from) = fork_from.as_deref() {
+            refuse_fork_kept_elsewhere(ctx, &session, from)?;
+        }
         let prompt_via = prompt
             .map(|prompt| prompt_via(adapter, prompt))
             .transpose()?;
@@ -386,11 +389,26 @@ fn refuse_kept_elsewhere(
     thread: &str,
     live: &SessionRow,
 ) -> Result<(), StickyError> {
+    match elsewhere_not_here(ctx, live) {
+        Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
+            thread,
+            live,
+            &other,
+            &ctx.project.dir,
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The other directory for which this HOME's agent keeps `live`'s session
+/// (`standing::kept_elsewhere`), looked for only when the agent shows no transcript of it for
+/// the project's directory.
+fn elsewhere_not_here(ctx: &Context, live: &SessionRow) -> Option<PathBuf> {
     let (Some(id), Some(adapter)) = (
         live.agent_session_id.as_deref(),
         ctx.agents.find(&live.agent),
     ) else {
-        return Ok(());
+        return None;
     };
     let home = dirs::home_dir().unwrap_or_default();
     // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
@@ -398,12 +416,28 @@ fn refuse_kept_elsewhere(
         .transcript(&home, &ctx.project.dir, id)
         .is_some_and(|path| path.is_file())
     {
-        return Ok(());
+        return None;
     }
-    match super::standing::kept_elsewhere(live, &ctx.project.dir) {
-        Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
-            thread,
-            live,
+    super::standing::kept_elsewhere(live, &ctx.project.dir)
+}
+
+/// Refuses the first turn of fork `fork` (not made yet) when its source, agent session `from`,
+/// is one this HOME's agent keeps for another directory (a state from elsewhere, or crafted):
+/// the agent's fork would read that project's turns. `sticky fork` refuses such a source; this
+/// is the same check on the ID the database records.
+fn refuse_fork_kept_elsewhere(
+    ctx: &Context,
+    fork: &SessionRow,
+    from: &str,
+) -> Result<(), StickyError> {
+    let source = SessionRow {
+        agent_session_id: Some(from.to_owned()),
+        ..fork.clone()
+    };
+    match elsewhere_not_here(ctx, &source) {
+        Some(other) => Err(StickyError::Elsewhere(super::standing::fork_shared(
+            &ctx.thread,
+            &source,
             &other,
             &ctx.project.dir,
         ))),

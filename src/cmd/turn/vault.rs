@@ -81,7 +81,8 @@ pub(super) fn restore_if_lost(
         Ok(Some(missing)) => return (outcome, Some(Restore::Behind(missing))),
         Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
     }
-    let restored = match vault.restore(adapter, &home(), &id) {
+    let directory = &turn.begun.session.directory;
+    let restored = match vault.restore(adapter, &home(), &id, directory) {
         Ok(None) => return (outcome, Some(Restore::NoCopy)),
         Ok(Some(restored)) if restored.files == 0 => return (outcome, Some(Restore::InPlace)),
         Ok(Some(restored)) => restored,
@@ -147,7 +148,7 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
         }
         Err(_) => return,
     }
-    match vault.restore(adapter, &home(), from) {
+    match vault.restore(adapter, &home(), from, directory) {
         Ok(Some(restored)) if restored.files > 0 => note(format!(
             "{} no longer has session {from} of thread {}, which this fork forks; restored {} \
              file{} from sticky's vault",
