@@ -5,12 +5,13 @@
 use super::super::Context;
 use super::super::view::escape;
 use crate::cli::Origin;
-use crate::session::{Action, Plan, Reason, Thread};
+use crate::session::{Action, Plan, Reason};
+use crate::store::SessionRow;
 
 /// Says on stderr (one line; not with `--quiet` or `--json`) that the environment rotates the
 /// session, naming the variable, the session's value and the way to stay.
-pub(super) fn note(ctx: &Context, thread: &Thread, plan: &Plan) {
-    let (Action::Rotate(reason), Some(live)) = (plan.action, thread.live.as_ref()) else {
+pub(super) fn note(ctx: &Context, plan: &Plan<&SessionRow>) {
+    let Action::Rotate(live, reason) = plan.action else {
         return;
     };
     let (variable, what, old, new) = match reason {
@@ -28,11 +29,8 @@ pub(super) fn note(ctx: &Context, thread: &Thread, plan: &Plan) {
         ),
         _ => return,
     };
-    if ctx.quiet || ctx.json {
-        return;
-    }
-    eprintln!(
-        "sticky: {variable}={} in the environment differs from the session's {what} {}: a new \
+    crate::aside!(
+        "{variable}={} in the environment differs from the session's {what} {}: a new \
          session starts ({reason}); unset {variable} to stay in the old one",
         escape(new),
         escape(old)

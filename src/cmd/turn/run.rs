@@ -5,8 +5,10 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use super::{Begun, Context, Prompt};
-use crate::agent::{self, LineSplitter, PromptVia, Target};
+use super::super::Context;
+use super::super::input::Prompt;
+use super::begin::Begun;
+use crate::agent::{self, LineSplitter, PromptVia};
 use crate::cli::TurnArgs;
 use crate::progress::Progress;
 use crate::pty::{self, Finished};
@@ -45,24 +47,24 @@ impl<'a> Running<'a> {
         }
     }
 
-    pub(super) fn target(&self) -> Target<'_> {
-        match (&self.begun.target_id, self.begun.resume) {
-            (Some(id), true) => Target::Resume(id),
-            (Some(id), false) => Target::Create(id),
-            (None, _) => Target::CreateUnnamed,
+    /// Runs the agent: headless with the prompt, else interactive.
+    pub(super) fn run(&self, store: &Store, prompt: Option<&Prompt>) -> Outcome {
+        match prompt {
+            Some(prompt) => self.headless(store, prompt),
+            None => self.interactive(),
         }
     }
 
-    pub(super) fn agent_turn(&self) -> agent::Turn<'_> {
+    fn agent_turn(&self) -> agent::Turn<'_> {
         agent::Turn {
-            target: self.target(),
+            target: self.begun.aim.target(),
             model: self.begun.session.model.as_deref(),
             extra_args: &self.extra_args,
             fork_from: self.begun.fork_from.as_deref(),
         }
     }
 
-    pub(super) fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
+    fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
         let mut env = self.begun.adapter.env(&self.begun.session.directory);
         if let Some(settings) = self.ctx.settings.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
@@ -83,7 +85,7 @@ impl<'a> Running<'a> {
         agent::program::refused(self.begun.adapter.name(), &self.begun.program, error)
     }
 
-    pub(super) fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
+    fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
         let (args, stdin) = match self.begun.prompt_via.unwrap_or(PromptVia::Argument) {
@@ -138,7 +140,7 @@ impl<'a> Running<'a> {
         }
     }
 
-    pub(super) fn interactive(&self) -> Outcome {
+    fn interactive(&self) -> Outcome {
         let adapter = self.begun.adapter;
         let report = self.ctx.project.state.report(self.begun.turn_id);
         // A failure here leaves what is there, which `read_report` does not follow either.
@@ -163,12 +165,13 @@ impl<'a> Running<'a> {
         observed.ended_in = reported_sessions(&report)
             .pop()
             .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
-        let home = dirs::home_dir().unwrap_or_default();
         observed.transcript_answer = observed
             .ended_in
             .as_deref()
-            .or(self.begun.target_id.as_deref())
-            .and_then(|id| adapter.last_answer(&home, &self.begun.session.directory, id));
+            .or(self.begun.session.agent_session_id.as_deref())
+            .and_then(|id| {
+                adapter.last_answer(&self.begun.home, &self.begun.session.directory, id)
+            });
         let _ = crate::state::clear_report(&report);
         Outcome {
             ended,
