@@ -76,11 +76,10 @@ impl Thread {
 pub fn live_of<'a>(row: &'a SessionRow, tried: bool, agents: &Agents) -> Live<'a> {
     let confirmed = row.confirmed_at.is_some() && row.agent_session_id.is_some();
     let unsaved = tried && !confirmed && {
-        let saved = match (agents.find(&row.agent), &row.agent_session_id) {
-            (Some(adapter), Some(id)) => {
-                let home = dirs::home_dir().unwrap_or_default();
-                adapter.saved(&home, &row.directory, id)
-            }
+        // Without a home (an error the turn gives before it plans) nothing is known saved.
+        let home = crate::settings::home();
+        let saved = match (agents.find(&row.agent), &row.agent_session_id, home) {
+            (Some(adapter), Some(id), Ok(home)) => adapter.saved(&home, &row.directory, id),
             _ => None,
         };
         saved != Some(true)
