@@ -254,7 +254,7 @@ fn the_handoff_turn_vaults_the_old_sessions_files() {
         .join(".sticky/sticky.db.vault/claude")
         .join(&old)
         .join("files");
-    let transcript = walk(&copy)
+    let transcript = crate::vault::files_under(&copy)
         .into_iter()
         .find(|path| path.ends_with(format!("{old}.jsonl")))
         .unwrap_or_else(|| panic!("no copy of {old}'s transcript under {}", copy.display()));
@@ -263,18 +263,4 @@ fn the_handoff_turn_vaults_the_old_sessions_files() {
         text.contains("Write a handoff summary"),
         "the vault's copy holds the handoff turn: {text}"
     );
-}
-
-/// The files under `dir`, at any depth.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            found.extend(walk(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
 }
