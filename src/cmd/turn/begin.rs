@@ -1,5 +1,6 @@
 //! A turn's start: what the user asks ([`request`]), the turn lock, and one `BEGIN IMMEDIATE`
-//! transaction ([`begin`]) that plans the session once ([`decide`]: `session::plan`), checks it
+//! transaction ([`begin`]) that plans the session once ([`decide`]: `session::plan`, a rotation
+//! the environment asks for said), checks it
 //! (its project, its ID and model, the agent's arguments and the prompt's way in), writes it
 //! (`session::apply`) and the turn's row, before the agent starts.
 
@@ -12,12 +13,12 @@ use anyhow::Result;
 use super::super::Context;
 use super::super::input::Prompt;
 use super::super::view::{escape, format_time, one_line};
-use super::implicit;
 use crate::agent::{self, Adapter, PromptVia};
+use crate::cli::Origin;
 use crate::cli::TurnArgs;
 use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
-use crate::session::{self, Aim, CarryKind, Plan, Request, Thread};
+use crate::session::{self, Action, Aim, CarryKind, Plan, Reason, Request, Thread};
 use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
 
 /// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
@@ -227,7 +228,7 @@ pub(super) fn decide<'t>(
     request: Request<'_>,
 ) -> Plan<&'t SessionRow> {
     let plan = thread.plan(&ctx.agents, request);
-    implicit::note(ctx, &plan);
+    note_implicit(ctx, &plan);
     plan
 }
 /// Refuses, before a new project's state is created, a first turn (or `sticky new`) that could
@@ -268,6 +269,39 @@ fn announce_project(ctx: &Context) {
             ctx.project.dir.display()
         );
     }
+}
+
+/// The note a turn gives when the environment, not a flag, rotates the session: `STICKY_MODEL`
+/// or `STICKY_AGENT` left in a shell profile or a CI file starts a new session as `-m` or `-a`
+/// would, which the design allows, but nothing on the command line asked for it.
+///
+/// Says on stderr (one line; not with `--quiet` or `--json`) that the environment rotates the
+/// session, naming the variable, the session's value and the way to stay.
+fn note_implicit(ctx: &Context, plan: &Plan<&SessionRow>) {
+    let Action::Rotate(live, reason) = plan.action else {
+        return;
+    };
+    let (variable, what, old, new) = match reason {
+        Reason::ModelChange if ctx.origins.model == Origin::Environment => (
+            "STICKY_MODEL",
+            "model",
+            live.model.as_deref().unwrap_or("(the agent's default)"),
+            plan.model.as_deref().unwrap_or_default(),
+        ),
+        Reason::AgentChange if ctx.origins.agent == Origin::Environment => (
+            "STICKY_AGENT",
+            "agent",
+            live.agent.as_str(),
+            plan.agent.as_str(),
+        ),
+        _ => return,
+    };
+    crate::aside!(
+        "{variable}={} in the environment differs from the session's {what} {}: a new \
+         session starts ({reason}); unset {variable} to stay in the old one",
+        escape(new),
+        escape(old)
+    );
 }
 
 /// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::super::view::{escape, format_time, turn_name};
 use super::run::Running;
+use crate::session::{SessionAction, Verdict};
 use crate::store::Store;
 use crate::vault::{Restored, Vault};
 
@@ -95,6 +96,16 @@ pub(super) fn restore(turn: &Running<'_>, store: &Store, id: &str) -> Restore {
         if restored.files == 1 { "" } else { "s" }
     );
     Restore::Done(restored)
+}
+
+/// A session that stays lost says what the vault could do for it (`restore`), in the
+/// verdict's reason and error line.
+pub(super) fn say(verdict: &mut Verdict, restore: &Restore, agent: &str) {
+    if let SessionAction::Lost { reason, .. } = &mut verdict.session {
+        reason.push_str("; ");
+        reason.push_str(&restore.note());
+        verdict.error = verdict.failure(agent).map(|failure| failure.to_string());
+    }
 }
 
 /// Before a fork's first turn, which forks session `from` with the agent's own fork (Claude
