@@ -230,7 +230,7 @@ fn next_plan(ctx: &Context, select: &SelectArgs, state: &State) -> Plan {
         state
             .live
             .as_ref()
-            .map(|row| session::live_of(row, tried(row), &ctx.agents)),
+            .map(|row| (session::live_of(row, tried(row), &ctx.agents), ())),
         Request {
             fresh: false,
             agent: select.agent.as_deref(),
@@ -259,14 +259,14 @@ fn session_problems(
     }
     // The turn refuses a stored ID or model it would pass as an option, or an ID of another
     // shape than the agent's, before it runs.
-    if plan.action == Action::Resume {
+    if plan.action == Action::Resume(()) {
         let db = &ctx.project.state.db;
         if let Err(error) = session::ensure_plain_arguments(live, &ctx.agents, db) {
             problems.push((error.exit(), error.to_string()));
         }
     }
     // A transcript the vault holds a copy of is put back by the next turn.
-    if plan.action == Action::Resume && !restorable {
+    if plan.action == Action::Resume(()) && !restorable {
         problems.extend(resume_problems(live, transcript));
     }
     problems
@@ -598,17 +598,17 @@ mod tests {
             model: Some("opus".into()),
             carry: None,
         };
-        let resume = next_turn(&plan(Action::Resume));
+        let resume = next_turn(&plan(Action::Resume(())));
         assert_eq!(
             (resume.action, resume.model.as_deref(), resume.reason),
             ("resume", Some("opus"), None)
         );
-        let rotate = next_turn(&plan(Action::Rotate(Reason::ModelChange)));
+        let rotate = next_turn(&plan(Action::Rotate((), Reason::ModelChange)));
         assert_eq!(
             (rotate.action, rotate.reason),
             ("rotate", Some("model-change"))
         );
         assert_eq!(next_turn(&plan(Action::Start)).action, "start");
-        assert_eq!(next_turn(&plan(Action::Restart)).action, "restart");
+        assert_eq!(next_turn(&plan(Action::Restart(()))).action, "restart");
     }
 }

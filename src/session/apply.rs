@@ -3,16 +3,18 @@
 //! plan written inside the turn's transaction.
 //!
 //! The turn (`sticky [PROMPT]`, `sticky new PROMPT`) and `sticky new` without a prompt write a
-//! plan through [`apply`]; `doctor` reads the same view ([`live_of`]) and shows the plan.
+//! plan through [`apply`], which returns what the agent is asked for ([`Aim`]); `doctor` reads
+//! the same view ([`live_of`]) and shows the plan; `--carry` reads it without a write
+//! transaction ([`Thread::peek`]) to know what the turn will replace.
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
-use super::{Action, Live, Plan, Reason};
-use crate::agent::{Adapter, Agents};
+use super::{Action, Live, Plan, Reason, Request};
+use crate::agent::{Adapter, Agents, Target};
 use crate::exit::StickyError;
-use crate::store::{NewSession, SessionRow, Tx};
+use crate::store::{NewSession, SessionRow, Store, Tx};
 
 /// A conversation as a turn's transaction finds it: the policy's input from the database.
 #[derive(Debug)]
@@ -33,11 +35,38 @@ impl Thread {
         Ok(Self { id, live, tried })
     }
 
+    /// Reads thread `name` as [`read`](Self::read) does, outside a transaction and without
+    /// creating it (`None` when it does not exist yet).
+    pub fn peek(store: &Store, name: &str) -> Result<Option<Self>> {
+        let Some(row) = store.thread(name)? else {
+            return Ok(None);
+        };
+        let live = store.live_session(row.id)?;
+        let tried = match &live {
+            Some(live) => store.turn_count(live.id)? > 0,
+            None => false,
+        };
+        Ok(Some(Self {
+            id: row.id,
+            live,
+            tried,
+        }))
+    }
+
     /// The policy's view of the live session (see [`live_of`]).
     pub fn live(&self, agents: &Agents) -> Option<Live<'_>> {
         self.live
             .as_ref()
             .map(|row| live_of(row, self.tried, agents))
+    }
+
+    /// The plan for `request` (`session::plan`), its action holding the live session.
+    pub fn plan(&self, agents: &Agents, request: Request<'_>) -> Plan<&SessionRow> {
+        let live = self
+            .live
+            .as_ref()
+            .map(|row| (live_of(row, self.tried, agents), row));
+        super::plan(live, request)
     }
 }
 
@@ -47,11 +76,10 @@ impl Thread {
 pub fn live_of<'a>(row: &'a SessionRow, tried: bool, agents: &Agents) -> Live<'a> {
     let confirmed = row.confirmed_at.is_some() && row.agent_session_id.is_some();
     let unsaved = tried && !confirmed && {
-        let saved = match (agents.find(&row.agent), &row.agent_session_id) {
-            (Some(adapter), Some(id)) => {
-                let home = dirs::home_dir().unwrap_or_default();
-                adapter.saved(&home, &row.directory, id)
-            }
+        // Without a home (an error the turn gives before it plans) nothing is known saved.
+        let home = crate::settings::home();
+        let saved = match (agents.find(&row.agent), &row.agent_session_id, home) {
+            (Some(adapter), Some(id), Ok(home)) => adapter.saved(&home, &row.directory, id),
             _ => None,
         };
         saved != Some(true)
@@ -65,18 +93,49 @@ pub fn live_of<'a>(row: &'a SessionRow, tried: bool, agents: &Agents) -> Live<'a
     }
 }
 
-/// Writes `plan` for `thread` and returns the session the turn runs on: the live one resumed
-/// or started again in place, or a new one recorded for `directory` (replacing the live one on
-/// a rotation) with the ID its agent lets sticky choose up front. `carried` is the kind and
-/// size of the recap the new session starts with (see `Plan::carry`), recorded with it.
+/// The session a turn asks its agent for, as `apply` wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Aim {
+    /// The existing session with this ID.
+    Resume(String),
+    /// A new session with the ID sticky chose up front.
+    Create(String),
+    /// A new session whose ID the agent chooses and reports.
+    CreateUnnamed,
+}
+
+impl Aim {
+    /// A new session: the ID sticky chose, if it chose one.
+    fn create(session: &SessionRow) -> Self {
+        session
+            .agent_session_id
+            .clone()
+            .map_or(Self::CreateUnnamed, Self::Create)
+    }
+
+    /// The agent's view of it.
+    pub fn target(&self) -> Target<'_> {
+        match self {
+            Self::Resume(id) => Target::Resume(id),
+            Self::Create(id) => Target::Create(id),
+            Self::CreateUnnamed => Target::CreateUnnamed,
+        }
+    }
+}
+
+/// Writes `plan` for thread `thread_id` and returns the session the turn runs on, with what the
+/// agent is asked for: the live session resumed or started again in place, or a new one
+/// recorded for `directory` (replacing the live one on a rotation) with the ID its agent lets
+/// sticky choose up front. `carried` is the kind and size of the recap the new session starts
+/// with (see `Plan::carry`), recorded with it.
 pub fn apply(
     tx: &Tx<'_>,
-    thread: Thread,
-    plan: &Plan,
+    thread_id: i64,
+    plan: &Plan<&SessionRow>,
     agents: &Agents,
     directory: &Path,
     carried: Option<(&str, i64)>,
-) -> Result<SessionRow> {
+) -> Result<(SessionRow, Aim)> {
     let (agent, model) = (plan.agent.as_str(), plan.model.as_deref());
     let new = |id, rotated_from: Option<(i64, Reason)>| NewSession {
         agent,
@@ -86,32 +145,41 @@ pub fn apply(
         rotated_from: rotated_from.map(|(id, reason)| (id, reason.as_str())),
         carried: rotated_from.and(carried),
     };
-    match (plan.action, thread.live) {
-        (Action::Resume, Some(live)) => Ok(live),
-        (Action::Restart, Some(live)) => {
-            let adapter = agents.get(agent)?;
-            let id = if live.forked_from.is_some() {
-                adapter.fork_id()
-            } else {
-                adapter.mint_id()
-            };
-            tx.restart_session(live.id, agent, model, id.as_deref())
-        }
-        (Action::Start, None) => {
+    let session = match plan.action {
+        // Resumed by the ID the agent confirmed (`live_of`'s `confirmed`).
+        Action::Resume(live) => match &live.agent_session_id {
+            Some(id) => return Ok((live.clone(), Aim::Resume(id.clone()))),
+            None => restart(tx, live, plan, agents)?,
+        },
+        Action::Restart(live) => restart(tx, live, plan, agents)?,
+        Action::Start => {
             let id = agents.get(agent)?.mint_id();
-            tx.start_session(thread.id, &new(id.as_deref(), None))
+            tx.start_session(thread_id, &new(id.as_deref(), None))?
         }
-        (Action::Rotate(reason), Some(live)) => {
-            let id = chosen_id(&live, reason, agents.get(agent)?);
-            tx.start_session(thread.id, &new(id.as_deref(), Some((live.id, reason))))
+        Action::Rotate(live, reason) => {
+            let id = chosen_id(live, reason, agents.get(agent)?);
+            tx.start_session(thread_id, &new(id.as_deref(), Some((live.id, reason))))?
         }
-        (action, live) => bail!(
-            "the plan to {} does not fit thread {}, whose live session is {}",
-            action.as_str(),
-            thread.id,
-            live.map_or_else(|| "none".to_owned(), |live| format!("#{}", live.id))
-        ),
-    }
+    };
+    let aim = Aim::create(&session);
+    Ok((session, aim))
+}
+
+/// Starts `live` again in place, with a new ID when its agent lets sticky choose one (a fork's
+/// from the agent's fork).
+fn restart(
+    tx: &Tx<'_>,
+    live: &SessionRow,
+    plan: &Plan<&SessionRow>,
+    agents: &Agents,
+) -> Result<SessionRow> {
+    let adapter = agents.get(&plan.agent)?;
+    let id = if live.forked_from.is_some() {
+        adapter.fork_id()
+    } else {
+        adapter.mint_id()
+    };
+    tx.restart_session(live.id, &plan.agent, plan.model.as_deref(), id.as_deref())
 }
 
 /// The ID sticky chooses for the session replacing `live`: the one sticky chose for a session

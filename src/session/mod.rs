@@ -10,14 +10,19 @@
 //! - [`Observed`] (a pure reducer): what the agent reported during the turn, folded from its
 //!   events.
 //! - [`verdict`] (pure, table-tested): the turn's end: status, exit, error line and what
-//!   becomes of the session ([`SessionAction`]); the turn's end applies it.
+//!   becomes of the session ([`SessionAction`]).
+//! - [`settle`]: the verdict written at the turn's end, as `apply` writes the plan at its start.
 
 mod apply;
 mod observed;
 mod plan;
+mod settle;
 mod verdict;
 
-pub use apply::{Thread, apply, ensure_in_project, ensure_plain_arguments, id_problem, live_of};
+pub use apply::{
+    Aim, Thread, apply, ensure_in_project, ensure_plain_arguments, id_problem, live_of,
+};
 pub use observed::{Effect, MAX_AGENT_OUTPUT, Observed};
 pub use plan::{Action, CarryKind, Live, Plan, Reason, Request, plan};
-pub use verdict::{Asked, Ended, Evidence, SessionAction, Verdict, verdict};
+pub use settle::{Moved, Settled, Turn as Settling, settle};
+pub use verdict::{Asked, Ended, Evidence, SessionAction, Unrun, Verdict, verdict};

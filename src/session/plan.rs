@@ -3,7 +3,9 @@
 //! [`plan`] is a pure function of the conversation's live session and the user's request, so
 //! every rule of DESIGN.md's "Rules of the session policy" is pinned by a table test below. The
 //! plan says what it decided (resume, start, restart or rotate) with the agent and model the
-//! turn runs; `session::apply` writes it inside the turn's `BEGIN IMMEDIATE` transaction.
+//! turn runs; `session::apply` writes it inside the turn's `BEGIN IMMEDIATE` transaction. The
+//! actions that act on the live session hold it (`S`: the stored row for the turn, `()` where
+//! only the decision matters), so the plan cannot name an action without its session.
 
 use std::fmt;
 
@@ -86,11 +88,12 @@ impl fmt::Display for Reason {
     }
 }
 
-/// What the turn will run on: what the policy decided, with the agent and model it runs.
+/// What the turn will run on: what the policy decided, with the agent and model it runs; `S` is
+/// the live session its action acts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plan {
+pub struct Plan<S = ()> {
     /// What happens to the conversation's session.
-    pub action: Action,
+    pub action: Action<S>,
     /// The agent the turn runs (the live session's when it is resumed).
     pub agent: String,
     /// The model it runs with (the live session's when it is resumed).
@@ -101,44 +104,54 @@ pub struct Plan {
     pub carry: Option<CarryKind>,
 }
 
-/// What the policy does with the conversation's session.
+/// What the policy does with the conversation's session; `S` is the live session, held by the
+/// actions that act on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub enum Action<S = ()> {
     /// Resume the live session by its stored ID, in its directory.
-    Resume,
+    Resume(S),
     /// No live session yet: start the first one.
     Start,
     /// The agent never confirmed the live session (it was never created on the agent's side):
     /// start it again in place, on the same row.
-    Restart,
+    Restart(S),
     /// Replace the live session by a new one, for this reason; the old one stays on record.
-    Rotate(Reason),
+    Rotate(S, Reason),
 }
 
-impl Action {
+impl<S> Action<S> {
     /// The name `doctor` shows (`resume`, `start`, `restart`, `rotate`).
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &'static str {
         match self {
-            Self::Resume => "resume",
+            Self::Resume(_) => "resume",
             Self::Start => "start",
-            Self::Restart => "restart",
-            Self::Rotate(_) => "rotate",
+            Self::Restart(_) => "restart",
+            Self::Rotate(..) => "rotate",
         }
     }
 
     /// Why the live session is replaced, for a rotation.
-    pub fn reason(self) -> Option<Reason> {
+    pub fn reason(&self) -> Option<Reason> {
         match self {
-            Self::Rotate(reason) => Some(reason),
+            Self::Rotate(_, reason) => Some(*reason),
             _ => None,
+        }
+    }
+
+    /// The live session the action acts on (`None` for a start).
+    pub fn live(&self) -> Option<&S> {
+        match self {
+            Self::Resume(live) | Self::Restart(live) | Self::Rotate(live, _) => Some(live),
+            Self::Start => None,
         }
     }
 }
 
 /// Decides what a turn runs on. Never looks at "the most recent" anything: only the stored
-/// live session and the request (rules 2 and 6).
-pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
-    let Some(live) = live else {
+/// live session (the policy's view of it, and the session `S` the action then holds) and the
+/// request (rules 2 and 6).
+pub fn plan<S>(live: Option<(Live<'_>, S)>, request: Request<'_>) -> Plan<S> {
+    let Some((live, session)) = live else {
         // Rule 1: no session yet in this conversation.
         return Plan {
             action: Action::Start,
@@ -157,35 +170,35 @@ pub fn plan(live: Option<Live<'_>>, request: Request<'_>) -> Plan {
         None => live.model,
     };
     let action = if request.fresh {
-        Action::Rotate(Reason::New) // rule 3
+        Action::Rotate(session, Reason::New) // rule 3
     } else if agent_changed {
-        Action::Rotate(Reason::AgentChange) // rule 4
+        Action::Rotate(session, Reason::AgentChange) // rule 4
     } else if live.forking {
-        Action::Restart // a fork not made yet is made by this turn, with its model
+        Action::Restart(session) // a fork not made yet is made by this turn, with its model
     } else if model != live.model {
-        Action::Rotate(Reason::ModelChange) // rule 4
+        Action::Rotate(session, Reason::ModelChange) // rule 4
     } else if live.confirmed {
         // Rules 2, 4 and 5: same agent and model, or none given; failures never rotate.
-        Action::Resume
+        Action::Resume(session)
     } else if live.unsaved {
-        Action::Rotate(Reason::Unsaved)
+        Action::Rotate(session, Reason::Unsaved)
     } else {
-        Action::Restart
+        Action::Restart(session)
     };
     Plan {
+        carry: carry(action.reason(), request),
         action,
         agent: agent.to_owned(),
         model: model.map(str::to_owned),
-        carry: carry(action, request),
     }
 }
 
 /// The recap a plan carries: the one asked for on a rotation the user chose, else the
 /// configured one on a change of model or agent; nothing on any other action (a resumed
 /// session knows its past, a first one has none, an unsaved one never got any).
-fn carry(action: Action, request: Request<'_>) -> Option<CarryKind> {
+fn carry(reason: Option<Reason>, request: Request<'_>) -> Option<CarryKind> {
     use Reason::{AgentChange, ModelChange, New};
-    let kind = match (action.reason(), request.carry) {
+    let kind = match (reason, request.carry) {
         (Some(New | ModelChange | AgentChange), Some(asked)) => asked,
         (Some(ModelChange | AgentChange), None) => request.carry_on_change,
         _ => return None,
@@ -206,6 +219,11 @@ mod tests {
             unsaved: false,
             forking: false,
         })
+    }
+
+    /// The policy's view of a live session, with nothing for the action to hold.
+    fn held(live: Option<Live<'_>>) -> Option<(Live<'_>, ())> {
+        live.map(|live| (live, ()))
     }
 
     fn request<'a>(fresh: bool, agent: Option<&'a str>, model: Option<&'a str>) -> Request<'a> {
@@ -233,11 +251,11 @@ mod tests {
     }
 
     fn resume(agent: &str, model: Option<&str>) -> Plan {
-        planned(Action::Resume, agent, model)
+        planned(Action::Resume(()), agent, model)
     }
 
     fn rotate(agent: &str, model: Option<&str>, reason: Reason) -> Plan {
-        planned(Action::Rotate(reason), agent, model)
+        planned(Action::Rotate((), reason), agent, model)
     }
 
     #[test]
@@ -375,7 +393,7 @@ mod tests {
                 "unconfirmed restarts",
                 unconfirmed,
                 request(false, None, None),
-                planned(Action::Restart, "claude", None),
+                planned(Action::Restart(()), "claude", None),
             ),
             // a session the agent never saved (its first turn failed): start afresh, recorded
             (
@@ -402,13 +420,13 @@ mod tests {
                 "fork is made",
                 forking,
                 request(false, None, None),
-                planned(Action::Restart, "claude", Some("m1")),
+                planned(Action::Restart(()), "claude", Some("m1")),
             ),
             (
                 "fork with another model",
                 forking,
                 request(false, None, Some("m2")),
-                planned(Action::Restart, "claude", Some("m2")),
+                planned(Action::Restart(()), "claude", Some("m2")),
             ),
             (
                 "new on a fork",
@@ -424,7 +442,7 @@ mod tests {
             ),
         ];
         for (name, live, request, want) in cases {
-            assert_eq!(plan(*live, *request), *want, "{name}");
+            assert_eq!(plan(held(*live), *request), *want, "{name}");
         }
     }
 
@@ -438,12 +456,12 @@ mod tests {
             forking: false,
         });
         assert_eq!(
-            plan(unconfirmed, request(false, None, None)),
-            planned(Action::Restart, "claude", Some("m1"))
+            plan(held(unconfirmed), request(false, None, None)),
+            planned(Action::Restart(()), "claude", Some("m1"))
         );
         // an explicit rotation is still recorded as one
         assert_eq!(
-            plan(unconfirmed, request(true, None, None)),
+            plan(held(unconfirmed), request(true, None, None)),
             rotate("claude", Some("m1"), Reason::New)
         );
     }
@@ -540,7 +558,7 @@ mod tests {
             ),
         ];
         for (name, live, request, want) in cases {
-            assert_eq!(plan(*live, *request).carry, *want, "{name}");
+            assert_eq!(plan(held(*live), *request).carry, *want, "{name}");
         }
     }
 

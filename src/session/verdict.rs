@@ -1,7 +1,7 @@
 //! The turn's end as a pure function: how the run ended and what the agent reported give the
 //! turn's status, sticky's exit, the error line and what becomes of the session (rules 7 to 9).
 //!
-//! [`verdict`] decides; `cmd::turn`'s end only applies what it decided. The facts it needs from
+//! [`verdict`] decides; [`settle`](super::settle) only applies what it decided. The facts it needs from
 //! outside (the agent's own records, the thread's live session now) come through [`Evidence`],
 //! asked only when a rule needs them, so the table test below answers them from its rows.
 
@@ -21,8 +21,28 @@ pub struct Asked<'a> {
     pub target: Target<'a>,
 }
 
-/// How the agent's process ended, or why it could not run (the error, in one line).
-pub type Ended = Result<Finished, String>;
+/// How the agent's process ended, or why it could not run.
+pub type Ended = Result<Finished, Unrun>;
+
+/// Why the agent could not run: the error in one line, and the exit it ends sticky with (72
+/// for a program the kernel would not run; internal for the rest).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrun {
+    /// The error, in one line.
+    pub error: String,
+    /// sticky's exit for it.
+    pub exit: Exit,
+}
+
+impl From<&str> for Unrun {
+    /// An error of sticky's own (internal).
+    fn from(error: &str) -> Self {
+        Self {
+            error: error.to_owned(),
+            exit: Exit::Internal,
+        }
+    }
+}
 
 /// What the agent's records and the database say, read when a rule asks.
 pub trait Evidence {
@@ -98,8 +118,8 @@ pub enum SessionAction {
 pub struct Verdict {
     /// The turn's status.
     pub status: TurnStatus,
-    /// sticky's exit: a failed check's code, internal when the agent could not run, else the
-    /// agent's as [`Exit`] maps it.
+    /// sticky's exit, final: a failed check's code, the error's when the agent could not run,
+    /// else the agent's as [`Exit`] maps it.
     pub exit: Exit,
     /// What went wrong, in one line, as the turn's row records it.
     pub error: Option<String>,
@@ -169,12 +189,12 @@ pub fn verdict(
     let error = failure
         .as_ref()
         .map(ToString::to_string)
-        .or_else(|| ended.as_ref().err().cloned())
+        .or_else(|| ended.as_ref().err().map(|unrun| unrun.error.clone()))
         .or(refusal)
         .or_else(|| agent_failure(asked, observed, ended, status, unsaved.as_deref()));
     let exit = match (&failure, ended) {
         (Some(failure), _) => failure.exit(),
-        (None, Err(_)) => Exit::Internal,
+        (None, Err(unrun)) => unrun.exit,
         (None, Ok(_)) => exit,
     };
     Verdict {

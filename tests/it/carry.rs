@@ -218,3 +218,49 @@ fn the_configuration_makes_carry_the_default_for_model_and_agent_changes() {
     assert_eq!(env.last_agent_run().prompt(), "bare");
     assert_eq!(sessions(&env).pop().unwrap()["carried"], Value::Null);
 }
+
+/// Issue 26: `--carry` reads a preview of the turn's plan, and the plan is made once, so a
+/// rotation that `STICKY_MODEL` asks for is noted once, not once per plan.
+#[test]
+fn a_rotation_the_environment_asks_for_with_carry_is_noted_once() {
+    let env = TestEnv::new();
+    two_claude_turns(&env);
+    let run = env
+        .sticky(["--carry", "go on"])
+        .env("STICKY_MODEL", "claude-opus-9")
+        .run();
+    run.assert_success();
+    let notes = run.stderr.matches("STICKY_MODEL=claude-opus-9").count();
+    assert_eq!(notes, 1, "{}", run.describe());
+    assert_eq!(sessions(&env).pop().unwrap()["carried"], "recap");
+}
+
+/// Issue 26: the handoff turn is a turn like any other: what it added to the old session's
+/// files goes into the vault, as after any turn.
+#[test]
+fn the_handoff_turn_vaults_the_old_sessions_files() {
+    let env = TestEnv::new();
+    two_claude_turns(&env);
+    let old = env.status_json()["session"]["agent_session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    codex()
+        .sticky(&env, &["-a", "codex", "--carry=summary", "go on"])
+        .run()
+        .assert_success();
+    let copy = env
+        .project
+        .join(".sticky/sticky.db.vault/claude")
+        .join(&old)
+        .join("files");
+    let transcript = crate::vault::files_under(&copy)
+        .into_iter()
+        .find(|path| path.ends_with(format!("{old}.jsonl")))
+        .unwrap_or_else(|| panic!("no copy of {old}'s transcript under {}", copy.display()));
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    assert!(
+        text.contains("Write a handoff summary"),
+        "the vault's copy holds the handoff turn: {text}"
+    );
+}

@@ -47,7 +47,7 @@ fn request() -> impl Strategy<Value = Request<'static>> {
 proptest! {
     #[test]
     fn the_policy_keeps_its_rules(live in live(), request in request()) {
-        let planned = plan(live, request);
+        let planned = plan(live.map(|live| (live, ())), request);
         let Some(live) = live else {
             // Rule 1: nothing yet -> start what was asked for, or the default agent.
             prop_assert_eq!(planned, Plan {
@@ -67,13 +67,13 @@ proptest! {
         let want_model = request.model.or(if agent_differs { None } else { live.model });
         prop_assert_eq!(planned.model.as_deref(), want_model);
         match planned.action {
-            Action::Resume => {
+            Action::Resume(()) => {
                 // Never resumes on another agent or model, on `new`, or an unconfirmed session.
                 prop_assert!(!agent_differs && !model_differs && !request.fresh);
                 prop_assert!(live.confirmed);
             }
             Action::Start => prop_assert!(false, "a live session is never started anew"),
-            Action::Restart | Action::Rotate(_) => {
+            Action::Restart(()) | Action::Rotate((), _) => {
                 let want_reason = if request.fresh {
                     Some(Reason::New)
                 } else if agent_differs {
@@ -97,15 +97,15 @@ proptest! {
         }
         // A live session is resumed or rotated whatever the configured default agent says.
         let other_default = Request { default_agent: "opencode", ..request };
-        prop_assert_eq!(plan(Some(live), other_default), planned);
+        prop_assert_eq!(plan(Some((live, ())), other_default), planned);
     }
 
     #[test]
     fn fresh_always_rotates_an_existing_session(live in live(), request in request()) {
         let Some(live) = live else { return Ok(()) };
-        let planned = plan(Some(live), Request { fresh: true, ..request });
+        let planned = plan(Some((live, ())), Request { fresh: true, ..request });
         prop_assert!(
-            planned.action == Action::Rotate(Reason::New),
+            planned.action == Action::Rotate((), Reason::New),
             "{:?}", planned
         );
     }

@@ -29,7 +29,7 @@ fn config(env: &TestEnv, text: &str) -> PathBuf {
 }
 
 /// Every file under `dir`.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();

@@ -6,51 +6,55 @@
 //! - `recap`: sticky's own record of the old session: its prompts and kept answers, newest
 //!   first, naming its agent, model and session ID; older turns are left out, then the oldest
 //!   one kept is cut, to fit.
-//! - `summary`: one extra turn on the old session (recorded with the purpose `handoff`) asks
-//!   it for a handoff summary, which becomes the recap; when that turn fails, the `recap` is
-//!   carried instead, and sticky says so.
+//! - `summary`: one extra turn on the old session, a turn like any other (recorded with the
+//!   purpose `handoff`, its files vaulted), asks it for a handoff summary ([`handoff`]), and
+//!   its answer becomes the recap ([`summary`]); when that turn fails, the `recap` is carried
+//!   instead, and sticky says so.
+//!
+//! What the turn will replace is read from a preview of its plan (`Thread::peek`, no write
+//! transaction, nothing said): the plan itself is made once, in `begin`.
 //!
 //! The rotation then records the kind and size of what was carried (`sessions.carried`).
 
 use anyhow::Result;
 
-use super::{Begun, Context, Running, Start, begin, decide, end};
+use super::super::Context;
+use super::super::input::Prompt;
+use super::super::view::{escape, format_time};
+use super::print::Done;
 use crate::cli::TurnArgs;
-use crate::cmd::input::Prompt;
-use crate::cmd::view::{escape, format_time};
 use crate::exit::StickyError;
-use crate::session::{Action, CarryKind, Plan, Request, Thread};
-use crate::store::{Mode, SessionRow, Store, TurnStatus};
+use crate::session::{Action, CarryKind, Plan, Request};
+use crate::store::{SessionRow, Store, TurnStatus};
 
 /// The purpose recorded on the summary turn.
-const HANDOFF: &str = "handoff";
+pub(super) const HANDOFF: &str = "handoff";
 
 /// The smallest `--carry-max`: room for the recap's first and last lines and a little more.
 const MIN_CARRY: usize = 512;
 
-/// The turn's prompt with any recap before it, and the kind and size in bytes of that recap.
-type Carried = (Option<Prompt>, Option<(CarryKind, i64)>);
-
-/// The prompt with the recap before it, and the kind and size of the recap carried (`None`
-/// when the plan carries none). An explicit `--carry` on a turn that replaces no session is a
-/// usage error, so the user never believes a recap was carried when none was.
-pub(super) fn prepare(
-    ctx: &Context,
-    store: &mut Store,
+/// The recap the turn carries (its kind) and the session it carries from, by the `preview` of
+/// the turn's plan (`None`: the thread has no session yet); `None` when the plan carries none.
+/// An explicit `--carry` on a turn that replaces no session is a usage error, so the user
+/// never believes a recap was carried when none was; so is one into an interactive run.
+pub(super) fn wanted(
     args: &TurnArgs,
     request: Request<'_>,
-    prompt: Option<Prompt>,
-) -> Result<Carried> {
+    preview: Option<&Plan<&SessionRow>>,
+    has_prompt: bool,
+) -> Result<Option<(CarryKind, SessionRow)>> {
     let explicit = matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary));
     if request.carry.is_none() && request.carry_on_change == CarryKind::Off {
-        return Ok((prompt, None));
+        return Ok(None);
     }
-    let (thread, plan) = store.immediate(|tx| decide(ctx, tx, request))?;
-    let (Some(kind), Some(old)) = (plan.carry, thread.live.as_ref()) else {
+    let (Some(kind), Some(old)) = (
+        preview.and_then(|plan| plan.carry),
+        preview.and_then(|plan| plan.action.live()),
+    ) else {
         if explicit {
-            return Err(nothing_replaced(&thread, &plan).into());
+            return Err(nothing_replaced(preview).into());
         }
-        return Ok((prompt, None));
+        return Ok(None);
     };
     if args.carry_max < MIN_CARRY {
         return Err(StickyError::Usage(format!(
@@ -59,87 +63,60 @@ pub(super) fn prepare(
         ))
         .into());
     }
-    let Some(mut prompt) = prompt else {
-        if !ctx.quiet {
-            eprintln!(
-                "sticky: no recap carried into an interactive run (carry_on_change and --carry \
-                 need a prompt to put it before)"
-            );
-        }
-        return Ok((None, None));
-    };
-    let (recap, kind) = match kind {
-        CarryKind::Summary => match summary(ctx, store, old, &plan, args.carry_max) {
-            Ok(summary) => (summary, CarryKind::Summary),
-            Err(why) => {
-                if !ctx.quiet {
-                    eprintln!(
-                        "sticky: no handoff summary ({}); carrying sticky's own recap of the \
-                         old session instead",
-                        escape(&why)
-                    );
-                }
-                (recap(store, old, args.carry_max)?, CarryKind::Recap)
-            }
-        },
-        _ => (recap(store, old, args.carry_max)?, CarryKind::Recap),
-    };
-    prompt.text = [recap.as_bytes(), b"\n\n", &prompt.text].concat();
-    let bytes = i64::try_from(recap.len()).unwrap_or(i64::MAX);
-    Ok((Some(prompt), Some((kind, bytes))))
+    if !has_prompt {
+        note!(
+            "no recap carried into an interactive run (carry_on_change and --carry need a \
+             prompt to put it before)"
+        );
+        return Ok(None);
+    }
+    Ok(Some((kind, (*old).clone())))
 }
 
-/// The first turn of a fork (`sticky fork`) on an agent without a fork of its own: the prompt
-/// with sticky's recap of the source session before it, said on stderr. Any other turn's
-/// prompt is returned as it is.
+/// `prompt` with `recap` before it.
+pub(super) fn before(mut prompt: Prompt, recap: &str) -> Prompt {
+    prompt.text = [recap.as_bytes(), b"\n\n", &prompt.text].concat();
+    prompt
+}
+
+/// The first turn of a fork (`sticky fork`) on an agent without a fork of its own, by the
+/// `preview` of its plan: the prompt with sticky's recap of the source session before it, said
+/// on stderr. Any other turn's prompt is returned as it is.
 pub(super) fn fork_recap(
     ctx: &Context,
-    store: &mut Store,
+    store: &Store,
     args: &TurnArgs,
-    request: Request<'_>,
+    preview: Option<&Plan<&SessionRow>>,
     prompt: Option<Prompt>,
 ) -> Result<Option<Prompt>> {
-    // Read without a write transaction (and without `decide`'s notes): most turns are no fork.
-    let Some(thread) = store.thread(&ctx.thread)? else {
+    let Some(plan) = preview else {
         return Ok(prompt);
     };
-    let Some(live) = store
-        .live_session(thread.id)?
-        .filter(|live| live.confirmed_at.is_none() && live.forked_from.is_some())
-    else {
+    let Action::Restart(live) = plan.action else {
         return Ok(prompt);
     };
-    let tried = store.turn_count(live.id)? > 0;
-    let plan = crate::session::plan(
-        Some(crate::session::live_of(&live, tried, &ctx.agents)),
-        request,
-    );
     let Some(from) = live
         .forked_from
         .as_ref()
-        .filter(|_| plan.action == Action::Restart)
+        .filter(|_| live.confirmed_at.is_none())
     else {
         return Ok(prompt);
     };
     let adapter = ctx.agents.get(&plan.agent)?;
-    if matches!(adapter.forking(), crate::agent::Forking::Own { .. }) {
-        return Ok(prompt);
-    }
     // An agent that forks by a copy (`Forking::Copy`) had none made: the source's files were
     // gone when the fork was recorded, so it starts with the recap too.
     let why = match adapter.forking() {
+        crate::agent::Forking::Own { .. } => return Ok(prompt),
         crate::agent::Forking::Copy => "kept no file of the session it forks",
-        _ => "has no fork of its own",
+        crate::agent::Forking::Recap => "has no fork of its own",
     };
-    let Some(mut prompt) = prompt else {
-        if !ctx.quiet {
-            eprintln!(
-                "sticky: {} {why}, and an interactive run takes no recap: this fork starts \
-                 without thread {}'s history (give a prompt to carry it)",
-                adapter.name(),
-                escape(&from.thread)
-            );
-        }
+    let Some(prompt) = prompt else {
+        note!(
+            "{} {why}, and an interactive run takes no recap: this fork starts without thread \
+             {}'s history (give a prompt to carry it)",
+            adapter.name(),
+            escape(&from.thread)
+        );
         return Ok(None);
     };
     let source = store.session(from.session)?.ok_or_else(|| {
@@ -151,24 +128,21 @@ pub(super) fn fork_recap(
         ))
     })?;
     let recap = recap(store, &source, args.carry_max.max(MIN_CARRY))?;
-    if !ctx.quiet {
-        eprintln!(
-            "sticky: {} {why}; the fork starts a new session with sticky's recap of thread \
-             {}'s session ({} bytes, as --carry does)",
-            adapter.name(),
-            escape(&from.thread),
-            recap.len()
-        );
-    }
-    prompt.text = [recap.as_bytes(), b"\n\n", &prompt.text].concat();
-    Ok(Some(prompt))
+    note!(
+        "{} {why}; the fork starts a new session with sticky's recap of thread {}'s session \
+         ({} bytes, as --carry does)",
+        adapter.name(),
+        escape(&from.thread),
+        recap.len()
+    );
+    Ok(Some(before(prompt, &recap)))
 }
 
 /// Why `--carry` has nothing to do on this turn.
-fn nothing_replaced(thread: &Thread, plan: &Plan) -> StickyError {
-    let what = match (plan.action, &thread.live) {
-        (Action::Resume, Some(live)) => format!("resumes session #{}", live.id),
-        (Action::Start, _) => "starts the conversation's first session".to_owned(),
+fn nothing_replaced(preview: Option<&Plan<&SessionRow>>) -> StickyError {
+    let what = match preview.map(|plan| &plan.action) {
+        Some(Action::Resume(live)) => format!("resumes session #{}", live.id),
+        None | Some(Action::Start) => "starts the conversation's first session".to_owned(),
         _ => "replaces no session the agent kept".to_owned(),
     };
     StickyError::Usage(format!(
@@ -189,7 +163,7 @@ fn named(old: &SessionRow) -> String {
 }
 
 /// sticky's own recap of `old`: its prompts and answers, newest first, within `max` bytes.
-fn recap(store: &Store, old: &SessionRow, max: usize) -> Result<String> {
+pub(super) fn recap(store: &Store, old: &SessionRow, max: usize) -> Result<String> {
     let mut entries = Vec::new();
     for turn in store.turns(old.thread_id)?.iter().rev() {
         if turn.session_id != old.id || turn.purpose.as_deref() == Some(HANDOFF) {
@@ -254,17 +228,12 @@ fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// Runs the handoff turn on `old` and returns the recap made of its answer, or why there is
-/// none.
-fn summary(
-    ctx: &Context,
-    store: &mut Store,
-    old: &SessionRow,
-    plan: &Plan,
-    max: usize,
-) -> Result<String, String> {
+/// The prompt of the handoff turn on `old`, asking for a summary in at most `max` bytes for the
+/// new session the plan starts; `None` when `old` was never saved by its agent (there is
+/// nothing to ask).
+pub(super) fn handoff(old: &SessionRow, plan: &Plan<&SessionRow>, max: usize) -> Option<Prompt> {
     if old.confirmed_at.is_none() || old.agent_session_id.is_none() {
-        return Err("the old session was never saved by its agent".into());
+        return None;
     }
     let ask = format!(
         "sticky is about to continue this conversation in a new session ({}, model {}). Write \
@@ -274,59 +243,41 @@ fn summary(
         plan.agent,
         plan.model.as_deref().unwrap_or("default")
     );
-    let prompt = Prompt {
+    Some(Prompt {
         text: ask.clone().into_bytes(),
         summary: ask,
-    };
-    let turn_id = handoff_turn(ctx, store, &prompt).map_err(|error| format!("{error:#}"))?;
-    let row = store
-        .turn(turn_id)
-        .map_err(|error| format!("{error:#}"))?
-        .ok_or("its turn's row is gone")?;
-    if row.status != TurnStatus::Ok {
-        let why = row.ledger.error.unwrap_or_else(|| row.status.to_string());
+    })
+}
+
+/// The recap made of the handoff turn `done` on `old` (its answer, kept with it and not
+/// printed), or why there is none.
+pub(super) fn summary(old: &SessionRow, done: &Done<'_>, max: usize) -> Result<String, String> {
+    let turn_id = done.begun.turn_id;
+    if let Some(error) = &done.settled.error {
+        return Err(format!("{error:#}"));
+    }
+    if done.verdict.status != TurnStatus::Ok {
+        let why = done
+            .verdict
+            .error
+            .clone()
+            .unwrap_or_else(|| done.verdict.status.to_string());
         return Err(format!(
             "the summary turn #{turn_id} on the old session: {why}"
         ));
     }
-    let answer = store
-        .answer(turn_id)
-        .map_err(|error| format!("{error:#}"))?
-        .filter(|answer| !answer.text.trim().is_empty())
+    let answer = done
+        .outcome
+        .observed
+        .answer()
+        .filter(|answer| !answer.trim().is_empty())
         .ok_or(format!("the summary turn #{turn_id} answered nothing"))?;
     let head = format!(
         "[sticky: this conversation continues from an earlier {}, which sticky replaced. It \
          wrote this handoff summary:]\n",
         named(old)
     );
-    Ok(bounded(&head, &[format!("{}\n", answer.text)], max))
-}
-
-/// One turn on the live (old) session with `prompt`, recorded with the purpose `handoff`; its
-/// answer is kept with it and not printed. Returns the turn's id.
-fn handoff_turn(ctx: &Context, store: &mut Store, prompt: &Prompt) -> Result<i64> {
-    let args = TurnArgs::default();
-    let start = Start {
-        request: Request {
-            fresh: false,
-            agent: None,
-            model: None,
-            default_agent: ctx.default_agent(),
-            carry: None,
-            carry_on_change: CarryKind::Off,
-        },
-        prompt: Some(prompt),
-        mode: Mode::Headless,
-        carried: None,
-        purpose: Some(HANDOFF),
-    };
-    let begun: Begun<'_> = begin(ctx, store, &args, &start)?;
-    let turn = Running::new(ctx, &begun, &args);
-    let outcome = turn.headless(store, prompt);
-    // The report (the summary as a turn would print it) is not printed: the summary goes into
-    // the new session's first request instead.
-    let _ = end::finish(&turn, store, outcome, None);
-    Ok(begun.turn_id)
+    Ok(bounded(&head, &[format!("{answer}\n")], max))
 }
 
 #[cfg(test)]

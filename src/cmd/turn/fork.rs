@@ -15,21 +15,15 @@
 
 use anyhow::Result;
 
-use super::Context;
+use super::super::Context;
 use crate::agent::{Forking, fork_copy};
 use crate::cli::{ForkArgs, TurnArgs};
-use crate::cmd::output::Report;
 use crate::cmd::view::escape;
 use crate::exit::StickyError;
 use crate::store::{ForkedFrom, NewSession, SessionRow};
 
-/// Makes the fork, then runs its first turn when a prompt is given; `open` builds the context
-/// of the new thread.
-pub fn run(
-    ctx: &Context,
-    args: &ForkArgs,
-    open: impl FnOnce(&str) -> Result<Context>,
-) -> Result<Report> {
+/// Refuses `sticky fork NAME --fork`: the command forks already.
+pub(super) fn ensure_no_second_fork(args: &ForkArgs) -> Result<()> {
     if args.turn.fork {
         return Err(StickyError::Usage(
             "--fork belongs to a turn (sticky -t NAME --fork PROMPT); `sticky fork NAME` forks \
@@ -38,11 +32,11 @@ pub fn run(
         )
         .into());
     }
-    let session = make(ctx, &ctx.thread, &args.name, &args.turn)?;
-    let fork = open(&args.name)?;
-    if !args.turn.prompt.is_empty() {
-        return super::run(&fork, &args.turn, false);
-    }
+    Ok(())
+}
+
+/// Says what `sticky fork NAME` without a prompt made: the fork, and how its first turn goes.
+pub(super) fn say_made(ctx: &Context, args: &ForkArgs, session: &SessionRow) -> Result<()> {
     if !args.turn.agent_args.is_empty() {
         return Err(StickyError::Usage(
             "agent arguments after `--` need a turn: the fork is made; give its first prompt \
@@ -51,32 +45,27 @@ pub fn run(
         )
         .into());
     }
-    if ctx.json {
-        return super::no_turn_yet(ctx, &args.name, &session);
-    }
-    if !ctx.quiet {
-        let how = if session.confirmed_at.is_some() {
-            format!(
-                "made now, a copy of its files as session {}",
-                session.agent_session_id.as_deref().unwrap_or("?")
-            )
-        } else if ctx.agents.get(&session.agent)?.forking() == Forking::Copy {
-            // Nothing to copy: the source's files are gone (see `make`).
-            "the agent keeps no file of it to copy, so the fork's first turn starts with \
-             sticky's recap of it"
-                .to_owned()
-        } else {
-            "its first turn makes the fork".to_owned()
-        };
-        eprintln!(
-            "sticky: thread {} forks thread {}'s {} session; {how} (sticky -t {} \"PROMPT\")",
-            escape(&args.name),
-            escape(&ctx.thread),
-            session.agent,
-            escape(&args.name),
-        );
-    }
-    Ok(Report::nothing())
+    let how = if session.confirmed_at.is_some() {
+        format!(
+            "made now, a copy of its files as session {}",
+            session.agent_session_id.as_deref().unwrap_or("?")
+        )
+    } else if ctx.agents.get(&session.agent)?.forking() == Forking::Copy {
+        // Nothing to copy: the source's files are gone (see `make`).
+        "the agent keeps no file of it to copy, so the fork's first turn starts with sticky's \
+         recap of it"
+            .to_owned()
+    } else {
+        "its first turn makes the fork".to_owned()
+    };
+    aside!(
+        "thread {} forks thread {}'s {} session; {how} (sticky -t {} \"PROMPT\")",
+        escape(&args.name),
+        escape(&ctx.thread),
+        session.agent,
+        escape(&args.name),
+    );
+    Ok(())
 }
 
 /// Records thread `name` as a fork of `source`'s live session and returns its session: refuses
@@ -118,12 +107,12 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
             .live_session(source_thread.id)?
             .filter(|live| live.confirmed_at.is_some())
             .ok_or_else(no_session)?;
-        let Some(from_id) = live.agent_session_id.clone() else {
+        if live.agent_session_id.is_none() {
             return Err(no_session().into());
-        };
+        }
         crate::session::ensure_in_project(&live, source, &ctx.project.dir)?;
         // What a turn on the source refuses to resume, its fork does not read either.
-        super::refuse_kept_elsewhere(ctx, source, &live)?;
+        super::begin::refuse_kept_elsewhere(ctx, source, &live, &crate::settings::home()?)?;
         crate::session::ensure_plain_arguments(&live, &ctx.agents, &ctx.project.state.db)?;
         let adapter = ctx.agents.get(&live.agent)?;
         if let Some(agent) = args.agent.as_deref() {
@@ -137,45 +126,59 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
                 .into());
             }
         }
-        let thread = tx.ensure_thread(name)?;
-        let id = adapter.fork_id();
-        // An agent that resumes a copy of the session's files: the copy is the fork, made now.
-        let copy = match (adapter.forking(), id.as_deref()) {
-            (Forking::Copy, Some(new_id)) => {
-                let home = dirs::home_dir().unwrap_or_default();
-                let copied =
-                    fork_copy::copy_session(adapter, &home, &live.directory, (&from_id, new_id))?;
-                (!copied.files.is_empty()).then_some(copied)
-            }
-            _ => None,
-        };
-        let recorded = (|| {
-            let session = tx.start_session(
-                thread.id,
-                &NewSession {
-                    agent: &live.agent,
-                    model: args.model.as_deref().or(live.model.as_deref()),
-                    agent_session_id: id.as_deref(),
-                    directory: &ctx.project.dir,
-                    rotated_from: None,
-                    carried: None,
-                },
-            )?;
-            tx.mark_fork(
-                session.id,
-                &ForkedFrom {
-                    session: live.id,
-                    thread: source.to_owned(),
-                    agent_session_id: from_id.clone(),
-                },
-                copy.is_some(),
-            )
-        })();
-        if let (Err(_), Some(copy)) = (&recorded, copy) {
-            copy.discard();
-        }
-        recorded
+        let home = crate::settings::home()?;
+        start_fork(ctx, tx, (source, &live), name, args, &home)
     })
+}
+
+/// Records thread `name`'s session, a fork of `live` (thread `source`'s live session): for an
+/// agent that resumes a copy of a session's files, that copy made now is the fork.
+fn start_fork(
+    ctx: &Context,
+    tx: &crate::store::Tx<'_>,
+    (source, live): (&str, &SessionRow),
+    name: &str,
+    args: &TurnArgs,
+    home: &std::path::Path,
+) -> Result<SessionRow> {
+    let adapter = ctx.agents.get(&live.agent)?;
+    let from_id = live.agent_session_id.clone().unwrap_or_default();
+    let thread = tx.ensure_thread(name)?;
+    let id = adapter.fork_id();
+    let copy = match (adapter.forking(), id.as_deref()) {
+        (Forking::Copy, Some(new_id)) => {
+            let copied =
+                fork_copy::copy_session(adapter, home, &live.directory, (&from_id, new_id))?;
+            (!copied.files.is_empty()).then_some(copied)
+        }
+        _ => None,
+    };
+    let recorded = (|| {
+        let session = tx.start_session(
+            thread.id,
+            &NewSession {
+                agent: &live.agent,
+                model: args.model.as_deref().or(live.model.as_deref()),
+                agent_session_id: id.as_deref(),
+                directory: &ctx.project.dir,
+                rotated_from: None,
+                carried: None,
+            },
+        )?;
+        tx.mark_fork(
+            session.id,
+            &ForkedFrom {
+                session: live.id,
+                thread: source.to_owned(),
+                agent_session_id: from_id.clone(),
+            },
+            copy.is_some(),
+        )
+    })();
+    if let (Err(_), Some(copy)) = (&recorded, copy) {
+        copy.discard();
+    }
+    recorded
 }
 
 /// Takes thread `source`'s lock as a reader (`lock::lock_to_read`), waiting for a turn running
@@ -187,10 +190,9 @@ fn lock_source(ctx: &Context, source: &str, args: &TurnArgs) -> Result<crate::lo
         std::time::Duration::from_secs(args.wait)
     };
     let lock = crate::lock::lock_to_read(&ctx.project.state.locks, source, wait, &mut || {
-        if !ctx.quiet && !args.no_wait {
-            eprintln!(
-                "sticky: waiting up to {}s for the turn running on thread {}, to fork what it \
-                 leaves",
+        if !args.no_wait {
+            note!(
+                "waiting up to {}s for the turn running on thread {}, to fork what it leaves",
                 wait.as_secs(),
                 escape(source)
             );

@@ -1,46 +1,43 @@
-//! `sticky [PROMPT]` and `sticky new [PROMPT]`: one turn on the conversation's sticky session.
+//! `sticky [PROMPT]` and `sticky new [PROMPT]`: one turn on the conversation's sticky session,
+//! read top to bottom in [`run_turn`] and [`turn`]:
 //!
-//! Parse, then plan, then act: the prompt and the agent are resolved first; one `BEGIN
-//! IMMEDIATE` transaction then applies the session policy and writes the turn's row (with the
-//! session ID when sticky chooses it up front) before the agent starts; the agent runs on a
-//! pseudo-terminal (`run`, home of [`Running`] and its [`run::Outcome`]); the pure verdict
-//! (`session::verdict`) decides the turn's end from what the agent reported, and `end` applies
-//! it, recording the turn's end whatever happened. This file holds the start: the turn lock,
-//! the policy applied (`session::apply`), the turn's row written.
-
-use std::ffi::OsString;
-use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::time::Duration;
+//! lock (`begin::lock_thread`), plan once (`begin::begin`: one `BEGIN IMMEDIATE` transaction
+//! that plans, applies the plan and writes the turn's row; `--carry` reads a preview of the
+//! plan before it), run (`run::Running::run`), judge once (`run::judge`); if the verdict is
+//! "lost" and the vault restores the session (`vault::restore`), run and judge once more;
+//! settle (`session::settle` writes the verdict); vault the session's files (`vault::keep`);
+//! print (`print::print`); the report carries the exit.
+//!
+//! A `--carry=summary` handoff is such a turn too, on the old session, before the turn it
+//! carries into. Below this file, each step is a module that imports none of its callers:
+//! `begin`, `carry`, `run` (the run and its verdict), `vault`, `print`, `fork`. What the user
+//! asks (the prompt, the mode, `--fork` made first) is read at the end of this file, before
+//! anything is opened.
 
 use anyhow::Result;
 
+use std::io::IsTerminal;
+
 use super::Context;
+use super::input::{self, Prompt};
 use super::output::Report;
-use super::view::{SessionView, escape, format_time, one_line};
-use crate::agent::{self, Adapter, PromptVia};
-use crate::cli::TurnArgs;
+use super::view::escape;
+use crate::cli::{ForkArgs, TurnArgs};
 use crate::config::StdinMode;
 use crate::exit::StickyError;
-use crate::lock::{self, TurnLock};
-use crate::session::{self, Action, CarryKind, Plan, Request, Thread};
-use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
+use crate::session::{self, CarryKind, Request, Settling, Thread};
+use crate::store::{Mode, Store};
 
-use super::input::{self, Prompt};
-
+mod begin;
 mod carry;
-mod end;
 mod fork;
-mod implicit;
+mod print;
 mod run;
 mod vault;
 
-pub use fork::run as fork;
+use begin::Start;
+use print::Done;
 use run::Running;
-
-/// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
-/// milliseconds (recording a turn), so a hold longer than this is another program's.
-const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs one turn; `fresh` is `sticky new`.
 pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
@@ -54,6 +51,209 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
         return rotate_only(ctx, args);
     };
     run_turn(ctx, args, fresh, mode, prompt)
+}
+
+/// `sticky fork NAME [PROMPT]`: makes the fork, then runs its first turn when a prompt is
+/// given; `open` builds the context of the new thread.
+pub fn fork(
+    ctx: &Context,
+    args: &ForkArgs,
+    open: impl FnOnce(&str) -> Result<Context>,
+) -> Result<Report> {
+    fork::ensure_no_second_fork(args)?;
+    let session = fork::make(ctx, &ctx.thread, &args.name, &args.turn)?;
+    let forked = open(&args.name)?;
+    if !args.turn.prompt.is_empty() {
+        return run(&forked, &args.turn, false);
+    }
+    fork::say_made(ctx, args, &session)?;
+    if ctx.json {
+        return print::no_turn_yet(ctx, &args.name, &session);
+    }
+    Ok(Report::nothing())
+}
+
+/// The turn, under the conversation's lock: the recap it carries, then the turn itself,
+/// printed.
+fn run_turn(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    mode: Mode,
+    prompt: Option<Prompt>,
+) -> Result<Report> {
+    let mut store = begin::open(ctx, args, fresh, prompt.as_ref())?;
+    // Held until the turn is recorded: one turn at a time per conversation.
+    let _lock = begin::lock_thread(ctx, &store, args)?;
+    let request = begin::request(ctx, args, fresh)?;
+    let (prompt, carried) = carry_into(ctx, &mut store, args, request, prompt)?;
+    let start = Start {
+        request,
+        prompt: prompt.as_ref(),
+        mode,
+        carried: carried.map(|(kind, bytes)| (kind.as_str(), bytes)),
+        purpose: None,
+    };
+    let done = turn(ctx, &mut store, args, &start)?;
+    let report = print::print(ctx, &store, done);
+    store.leave_open_until_exit();
+    report
+}
+
+/// One turn: begun (planned once), run, judged once; run and judged once more when the agent
+/// lost its session and the vault put it back; settled; its session's files vaulted.
+fn turn<'a>(
+    ctx: &'a Context,
+    store: &mut Store,
+    args: &TurnArgs,
+    start: &Start<'_>,
+) -> Result<Done<'a>> {
+    let begun = begin::begin(ctx, store, args, start)?;
+    let (outcome, verdict, settled) = {
+        let turn = Running::new(ctx, &begun, args);
+        vault::restore_fork_source(&turn, store);
+        let mut outcome = turn.run(store, start.prompt);
+        let mut verdict = run::judge(&turn, store, &outcome);
+        let restore = run::lost(&verdict).map(|id| vault::restore(&turn, store, id));
+        if let Some(restore) = &restore {
+            if restore.restored().is_some() {
+                outcome = turn.run(store, start.prompt);
+                verdict = run::judge(&turn, store, &outcome);
+            }
+            vault::say(&mut verdict, restore, begun.adapter.name());
+        }
+        let settling = Settling {
+            agent: begun.adapter.name(),
+            session: &begun.session,
+            turn_id: begun.turn_id,
+        };
+        let status = outcome.ended.as_ref().ok().map(|finished| finished.status);
+        let unrecorded = outcome.unrecorded.take();
+        let restored = restore.as_ref().and_then(vault::Restore::restored);
+        let observed = &outcome.observed;
+        let settled = session::settle(
+            store, &settling, &verdict, observed, status, unrecorded, restored,
+        );
+        vault::keep(&turn, store);
+        (outcome, verdict, settled)
+    };
+    Ok(Done {
+        begun,
+        outcome,
+        verdict,
+        settled,
+    })
+}
+
+/// The turn's prompt with any recap before it, and the kind and size in bytes of a `--carry`
+/// recap.
+type Carried = (Option<Prompt>, Option<(CarryKind, i64)>);
+
+/// The prompt with the recap the turn carries before it (`--carry`, `carry_on_change`, a
+/// fork's first turn on an agent without a fork of its own), and the kind and size of a
+/// `--carry` recap, by a preview of the turn's plan. A summary is asked of the old session by
+/// a handoff turn; when it fails, sticky's own recap is carried, and sticky says why.
+fn carry_into(
+    ctx: &Context,
+    store: &mut Store,
+    args: &TurnArgs,
+    request: Request<'_>,
+    prompt: Option<Prompt>,
+) -> Result<Carried> {
+    let thread = Thread::peek(store, &ctx.thread)?;
+    let preview = thread
+        .as_ref()
+        .map(|thread| thread.plan(&ctx.agents, request));
+    let wanted = carry::wanted(args, request, preview.as_ref(), prompt.is_some())?;
+    let prompt = carry::fork_recap(ctx, store, args, preview.as_ref(), prompt)?;
+    let (Some((kind, old)), Some(prompt), Some(plan)) = (wanted, prompt.clone(), &preview) else {
+        return Ok((prompt, None));
+    };
+    let summary = match kind {
+        CarryKind::Summary => Some(match carry::handoff(&old, plan, args.carry_max) {
+            Some(ask) => handoff(ctx, store, &old, &ask, args.carry_max),
+            None => Err("the old session was never saved by its agent".to_owned()),
+        }),
+        _ => None,
+    };
+    let (recap, kind) = match summary {
+        Some(Ok(summary)) => (summary, CarryKind::Summary),
+        Some(Err(why)) => {
+            note!(
+                "no handoff summary ({}); carrying sticky's own recap of the old session instead",
+                escape(&why)
+            );
+            (carry::recap(store, &old, args.carry_max)?, CarryKind::Recap)
+        }
+        None => (carry::recap(store, &old, args.carry_max)?, CarryKind::Recap),
+    };
+    let bytes = i64::try_from(recap.len()).unwrap_or(i64::MAX);
+    Ok((Some(carry::before(prompt, &recap)), Some((kind, bytes))))
+}
+
+/// The handoff turn: a turn like any other on the old session `old` (recorded with the purpose
+/// `handoff`, its files vaulted), whose answer is not printed but becomes the recap.
+fn handoff(
+    ctx: &Context,
+    store: &mut Store,
+    old: &crate::store::SessionRow,
+    ask: &Prompt,
+    max: usize,
+) -> Result<String, String> {
+    let args = TurnArgs::default();
+    let start = Start {
+        request: Request {
+            fresh: false,
+            agent: None,
+            model: None,
+            default_agent: ctx.default_agent(),
+            carry: None,
+            carry_on_change: CarryKind::Off,
+        },
+        prompt: Some(ask),
+        mode: Mode::Headless,
+        carried: None,
+        purpose: Some(carry::HANDOFF),
+    };
+    let done = turn(ctx, store, &args, &start).map_err(|error| format!("{error:#}"))?;
+    carry::summary(old, &done, max)
+}
+
+/// `sticky new` without a prompt: rotate now, start the agent on the next turn.
+fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
+    if !args.agent_args.is_empty() {
+        // No agent runs now, so they would be dropped without a word.
+        return Err(StickyError::Usage(
+            "agent arguments after `--` need a turn: give `sticky new` a prompt before `--` \
+             (sticky new \"PROMPT\" -- AGENT_ARGS)"
+                .into(),
+        )
+        .into());
+    }
+    if matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary)) {
+        return Err(StickyError::Usage(
+            "--carry puts the recap before the new session's first prompt: give one \
+             (sticky new --carry \"PROMPT\")"
+                .into(),
+        )
+        .into());
+    }
+    let mut store = begin::open(ctx, args, true, None)?;
+    let request = begin::request(ctx, args, true)?;
+    let (session, _) = store.immediate(|tx| {
+        let thread = begin::thread(ctx, tx)?;
+        let plan = begin::decide(ctx, &thread, request);
+        session::apply(tx, thread.id, &plan, &ctx.agents, &ctx.project.dir, None)
+    })?;
+    if ctx.json {
+        return print::no_turn_yet(ctx, &ctx.thread, &session);
+    }
+    aside!(
+        "new {} session for thread {}; the next turn starts it",
+        session.agent,
+        escape(&ctx.thread)
+    );
+    Ok(Report::nothing())
 }
 
 /// `-t NAME --fork`: makes thread NAME a fork of the thread the turn would use without `-t`
@@ -110,8 +310,8 @@ fn thread_without_flag(ctx: &Context) -> Result<String> {
     };
     let chosen =
         crate::settings::resolve_thread(&global, origins, &ctx.settings.config, &ctx.project.dir)?;
-    if let Some(note) = chosen.note.as_deref().filter(|_| !ctx.quiet && !ctx.json) {
-        eprintln!("sticky: {}", escape(note));
+    if let Some(note) = chosen.note.as_deref() {
+        aside!("{}", escape(note));
     }
     Ok(chosen.setting.value)
 }
@@ -210,284 +410,6 @@ fn mode(
     }))
 }
 
-/// Runs the turn under the conversation's lock: plans its session, carries what a rotation
-/// carries, runs the agent (restoring a lost session from the vault) and records it.
-fn run_turn(
-    ctx: &Context,
-    args: &TurnArgs,
-    fresh: bool,
-    mode: Mode,
-    prompt: Option<Prompt>,
-) -> Result<Report> {
-    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, fresh, prompt.as_ref()))?;
-    if args.no_wait {
-        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
-    }
-    announce_project(ctx);
-    // Held until the turn is recorded: one turn at a time per conversation.
-    let _lock = lock_thread(ctx, &store, args)?;
-    let request = request(ctx, args, fresh)?;
-    let (prompt, carried) = carry::prepare(ctx, &mut store, args, request, prompt)?;
-    let prompt = carry::fork_recap(ctx, &mut store, args, request, prompt)?;
-    let start = Start {
-        request,
-        prompt: prompt.as_ref(),
-        mode,
-        carried: carried.map(|(kind, bytes)| (kind.as_str(), bytes)),
-        purpose: None,
-    };
-    let begun = begin(ctx, &mut store, args, &start)?;
-    let turn = Running::new(ctx, &begun, args);
-    vault::restore_fork_source(&turn, &store);
-    let run_agent = || match &prompt {
-        Some(prompt) => turn.headless(&store, prompt),
-        None => turn.interactive(),
-    };
-    let (outcome, restore) = vault::restore_if_lost(&turn, &store, run_agent(), run_agent);
-    let report = end::finish(&turn, &mut store, outcome, restore.as_ref());
-    vault::keep(&turn, &store);
-    store.leave_open_until_exit();
-    report
-}
-
-/// Refuses, before a new project's state is created, a first turn (or `sticky new`) that could
-/// not start: the agent it would run (`-a`, else the default) unknown or its program missing,
-/// an argument for it that sticky reserves, a prompt that cannot reach it. `begin` checks each
-/// again on the session it plans; this only keeps a failed first try from leaving a `.sticky/`
-/// behind.
-fn ensure_startable(
-    ctx: &Context,
-    args: &TurnArgs,
-    fresh: bool,
-    prompt: Option<&Prompt>,
-) -> Result<()> {
-    let request = request(ctx, args, fresh)?;
-    let adapter = ctx
-        .agents
-        .get(request.agent.unwrap_or(request.default_agent))?;
-    ctx.program(adapter)?;
-    ensure_own_arguments(ctx, adapter, args)?;
-    if let Some(prompt) = prompt {
-        prompt_via(adapter, prompt)?;
-    }
-    Ok(())
-}
-
-/// Names the project once when it was found above the current directory outside git (a
-/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise. A new
-/// project started below HOME (or a ceiling) whose own `.sticky/` was passed over says so
-/// wherever stderr goes, once: the user may expect that conversation to go on.
-fn announce_project(ctx: &Context) {
-    if let Some(note) = ctx.project.passed_over_note().filter(|_| !ctx.quiet) {
-        eprintln!("sticky: {}", escape(&note));
-    }
-    if !ctx.quiet && std::io::stderr().is_terminal() && ctx.project.first_use_from_below() {
-        eprintln!(
-            "sticky: using the project {} (the nearest .sticky/ above this directory); \
-             `sticky init` here makes this directory a project of its own",
-            ctx.project.dir.display()
-        );
-    }
-}
-
-/// What `begin` decided and wrote.
-struct Begun<'a> {
-    adapter: &'a dyn Adapter,
-    program: PathBuf,
-    session: SessionRow,
-    /// The session the agent is asked for (`Create`/`Resume`), with sticky's stored ID.
-    target_id: Option<String>,
-    resume: bool,
-    /// The agent session this turn forks with the agent's own fork (a fork's first turn).
-    fork_from: Option<String>,
-    /// How a headless turn's prompt reaches the agent.
-    prompt_via: Option<PromptVia>,
-    turn_id: i64,
-}
-
-/// What a turn starts with: what the user asked, the prompt, how it runs, the recap carried
-/// into a new session (kind, bytes), and why sticky runs it when sticky does (`handoff`).
-struct Start<'a> {
-    request: Request<'a>,
-    prompt: Option<&'a Prompt>,
-    mode: Mode,
-    carried: Option<(&'a str, i64)>,
-    purpose: Option<&'a str>,
-}
-
-/// Applies the session policy and records the turn's start, in one transaction.
-fn begin<'a>(
-    ctx: &'a Context,
-    store: &mut Store,
-    args: &TurnArgs,
-    start: &Start<'_>,
-) -> Result<Begun<'a>> {
-    let (prompt, fresh) = (start.prompt, start.request.fresh);
-    let host = crate::host::name();
-    store.immediate(|tx| {
-        let (thread, plan) = decide(ctx, tx, start.request)?;
-        // The thread's lock is ours: a turn still marked running has lost its process.
-        tx.abandon_running_turns(thread.id)?;
-        if let Some(live) = thread.live.as_ref().filter(|_| !fresh) {
-            session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
-                // Where the session stands now (another copy took it, or the project moved
-                // here) decides the way out; the policy's words are a copy's.
-                super::standing::advice(&ctx.thread, live, &ctx.project.dir)
-                    .map_or(error, StickyError::Elsewhere)
-            })?;
-            refuse_kept_elsewhere(ctx, &ctx.thread, live)?;
-        }
-        let resume = plan.action == Action::Resume;
-        let carried = start.carried.filter(|_| plan.carry.is_some());
-        let session = session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir, carried)?;
-        session::ensure_plain_arguments(&session, &ctx.agents, &ctx.project.state.db)?;
-        let adapter = ctx.agents.get(&session.agent)?;
-        ensure_own_arguments(ctx, adapter, args)?;
-        let fork_from = session
-            .forked_from
-            .as_ref()
-            .filter(|_| session.confirmed_at.is_none() && !resume)
-            .filter(|_| matches!(adapter.forking(), agent::Forking::Own { .. }))
-            .map(|from| from.agent_session_id.clone());
-        if let Some(from) = fork_from.as_deref() {
-            refuse_fork_kept_elsewhere(ctx, &session, from)?;
-        }
-        let prompt_via = prompt
-            .map(|prompt| prompt_via(adapter, prompt))
-            .transpose()?;
-        let program = ctx.program(adapter)?;
-        let turn_id = tx.begin_turn(
-            session.id,
-            prompt.map(|prompt| prompt.summary.as_str()),
-            start.mode,
-            std::process::id(),
-            &host,
-        )?;
-        if let Some(purpose) = start.purpose {
-            tx.set_turn_purpose(turn_id, purpose)?;
-        }
-        Ok(Begun {
-            adapter,
-            program,
-            target_id: session.agent_session_id.clone(),
-            resume,
-            fork_from,
-            session,
-            prompt_via,
-            turn_id,
-        })
-    })
-}
-
-/// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
-/// for another directory (a state from elsewhere naming another project's session): both
-/// projects would go on with it, or the fork would read the other's turns. Looked for only when
-/// the agent shows no transcript of the session for this directory, as it does on every turn of
-/// a session that began here.
-fn refuse_kept_elsewhere(
-    ctx: &Context,
-    thread: &str,
-    live: &SessionRow,
-) -> Result<(), StickyError> {
-    match elsewhere_not_here(ctx, live) {
-        Some(other) => Err(StickyError::Elsewhere(super::standing::shared(
-            thread,
-            live,
-            &other,
-            &ctx.project.dir,
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// The other directory for which this HOME's agent keeps `live`'s session
-/// (`standing::kept_elsewhere`), looked for only when the agent shows no transcript of it for
-/// the project's directory.
-fn elsewhere_not_here(ctx: &Context, live: &SessionRow) -> Option<PathBuf> {
-    let (Some(id), Some(adapter)) = (
-        live.agent_session_id.as_deref(),
-        ctx.agents.find(&live.agent),
-    ) else {
-        return None;
-    };
-    let home = dirs::home_dir().unwrap_or_default();
-    // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
-    if adapter
-        .transcript(&home, &ctx.project.dir, id)
-        .is_some_and(|path| path.is_file())
-    {
-        return None;
-    }
-    super::standing::kept_elsewhere(live, &ctx.project.dir)
-}
-
-/// Refuses the first turn of fork `fork` (not made yet) when its source, agent session `from`,
-/// is one this HOME's agent keeps for another directory (a state from elsewhere, or crafted):
-/// the agent's fork would read that project's turns. `sticky fork` refuses such a source; this
-/// is the same check on the ID the database records.
-fn refuse_fork_kept_elsewhere(
-    ctx: &Context,
-    fork: &SessionRow,
-    from: &str,
-) -> Result<(), StickyError> {
-    let source = SessionRow {
-        agent_session_id: Some(from.to_owned()),
-        ..fork.clone()
-    };
-    match elsewhere_not_here(ctx, &source) {
-        Some(other) => Err(StickyError::Elsewhere(super::standing::fork_shared(
-            &ctx.thread,
-            &source,
-            &other,
-            &ctx.project.dir,
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// What the user asks of the conversation's session; `fresh` is `sticky new`.
-fn request<'a>(ctx: &'a Context, args: &'a TurnArgs, fresh: bool) -> Result<Request<'a>> {
-    let requested = args
-        .agent
-        .as_deref()
-        .map(|name| ctx.agents.get(name))
-        .transpose()?;
-    Ok(Request {
-        fresh,
-        agent: requested.map(Adapter::name),
-        model: args.model.as_deref(),
-        default_agent: ctx.default_agent(),
-        carry: if args.no_carry {
-            Some(CarryKind::Off)
-        } else {
-            args.carry
-        },
-        carry_on_change: ctx.settings.carry_on_change.value,
-    })
-}
-
-/// Reads the conversation inside the turn's transaction (creating its thread) and plans its
-/// session.
-fn decide(ctx: &Context, tx: &Tx<'_>, request: Request<'_>) -> Result<(Thread, Plan)> {
-    let row = tx.ensure_thread(&ctx.thread)?;
-    // The branch the thread follows, for `sticky threads` and `--prune`: written when it
-    // changes, so a resumed turn writes nothing more. Only on a thread a branch named when it
-    // was created: one made by plain turns or `-t NAME` (`main` before a `-t @branch` turn on
-    // branch main) holds turns no branch owns, which `--prune` must never forget.
-    let branch_named = row.branch.is_some() || tx.created_now(row.id);
-    if let Some(branch) = ctx
-        .branch
-        .as_deref()
-        .filter(|b| branch_named && row.branch.as_deref() != Some(*b))
-    {
-        tx.record_branch(row.id, branch)?;
-    }
-    let thread = Thread::read(tx, row.id)?;
-    let plan = session::plan(thread.live(&ctx.agents), request);
-    implicit::note(ctx, &thread, &plan);
-    Ok((thread, plan))
-}
-
 /// A thread's name is shown in every listing and prompt line, so a new thread whose name holds
 /// a control character is refused before anything is written. (An existing one, made by an
 /// older sticky, stays usable; the listings escape its name.) So is one with a space before or
@@ -512,174 +434,4 @@ fn ensure_thread_name(ctx: &Context) -> Result<()> {
         ctx.thread
     ))
     .into())
-}
-
-/// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
-/// ask.
-fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
-    let wait = if args.no_wait {
-        Duration::ZERO
-    } else {
-        Duration::from_secs(args.wait)
-    };
-    let holder = || {
-        let turn = store
-            .thread(&ctx.thread)
-            .ok()
-            .flatten()
-            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
-            .filter(|turn| turn.status == TurnStatus::Running);
-        match turn {
-            Some(turn) => format!(
-                "turn #{} (pid {} on {}, started {}: {})",
-                turn.id,
-                turn.pid,
-                turn.host,
-                format_time(turn.started_at),
-                turn.prompt.as_deref().map_or_else(
-                    || "interactive".to_owned(),
-                    |p| format!("\"{}\"", one_line(p, 40))
-                )
-            ),
-            None => "another sticky".to_owned(),
-        }
-    };
-    let mut on_wait = || {
-        if !args.no_wait && !ctx.quiet {
-            eprintln!(
-                "sticky: thread {} is busy with {}; waiting up to {}s",
-                escape(&ctx.thread),
-                escape(&holder()),
-                wait.as_secs()
-            );
-        }
-    };
-    lock::lock(&ctx.project.state.locks, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
-        let advice = if args.no_wait {
-            "it is still running (--no-wait)".to_owned()
-        } else {
-            format!(
-                "gave up after {}s (--wait SECONDS waits longer)",
-                wait.as_secs()
-            )
-        };
-        StickyError::Busy(format!(
-            "thread {} is busy with {}; {advice}",
-            ctx.thread,
-            holder()
-        ))
-        .into()
-    })
-}
-
-/// `sticky new` without a prompt: rotate now, start the agent on the next turn.
-fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
-    if !args.agent_args.is_empty() {
-        // No agent runs now, so they would be dropped without a word.
-        return Err(StickyError::Usage(
-            "agent arguments after `--` need a turn: give `sticky new` a prompt before `--` \
-             (sticky new \"PROMPT\" -- AGENT_ARGS)"
-                .into(),
-        )
-        .into());
-    }
-    if matches!(args.carry, Some(CarryKind::Recap | CarryKind::Summary)) {
-        return Err(StickyError::Usage(
-            "--carry puts the recap before the new session's first prompt: give one \
-             (sticky new --carry \"PROMPT\")"
-                .into(),
-        )
-        .into());
-    }
-    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, true, None))?;
-    if args.no_wait {
-        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
-    }
-    announce_project(ctx);
-    let request = request(ctx, args, true)?;
-    let session = store.immediate(|tx| {
-        let (thread, plan) = decide(ctx, tx, request)?;
-        session::apply(tx, thread, &plan, &ctx.agents, &ctx.project.dir, None)
-    })?;
-    if ctx.json {
-        return no_turn_yet(ctx, &ctx.thread, &session);
-    }
-    if !ctx.quiet {
-        eprintln!(
-            "sticky: new {} session for thread {}; the next turn starts it",
-            session.agent,
-            escape(&ctx.thread)
-        );
-    }
-    Ok(Report::nothing())
-}
-
-/// Agent arguments (after `--`, or the configuration's `args`) that would choose another
-/// session, model or output format than sticky passes are refused before anything runs (see
-/// [`agent::reserved`]); the transaction this runs in rolls back.
-fn ensure_own_arguments(
-    ctx: &Context,
-    adapter: &dyn Adapter,
-    args: &TurnArgs,
-) -> Result<(), StickyError> {
-    let reserved = adapter.reserved_args();
-    let name = adapter.name();
-    if let Some((arg, instead)) = reserved.find(&args.agent_args) {
-        return Err(StickyError::Usage(format!(
-            "the agent argument `{}` would override what sticky passes {name}; {}",
-            arg.to_string_lossy(),
-            instead.advice()
-        )));
-    }
-    let configured: Vec<OsString> = ctx
-        .settings
-        .config
-        .agent(name)
-        .map(|settings| settings.args.iter().map(OsString::from).collect())
-        .unwrap_or_default();
-    if let Some((arg, instead)) = reserved.find(&configured) {
-        return Err(StickyError::Usage(format!(
-            "the configuration's args for agent `{name}` hold `{}`, which would override what \
-             sticky passes; remove it; {}",
-            arg.to_string_lossy(),
-            instead.advice()
-        )));
-    }
-    Ok(())
-}
-
-/// How `prompt` reaches the agent, or why it cannot: one argument carries at most
-/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte (see [`agent::fits_an_argument`]), and
-/// some agents take their prompt only as an argument.
-fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, StickyError> {
-    let len = prompt.text.len();
-    match adapter.prompt_via(&prompt.text) {
-        PromptVia::Argument if prompt.text.contains(&0) => Err(StickyError::Usage(format!(
-            "the prompt holds a NUL byte, which no argument can carry, and agent `{}` takes its \
-             prompt only as an argument; remove it (binary input: pipe a text form of it)",
-            adapter.name()
-        ))),
-        PromptVia::Argument if len > agent::MAX_ARGUMENT_PROMPT => {
-            Err(StickyError::Usage(format!(
-                "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
-                 takes its prompt only as an argument; shorten it",
-                adapter.name()
-            )))
-        }
-        via => Ok(via),
-    }
-}
-
-/// What `--json` prints for a session made without a turn (`sticky new`, `sticky fork`
-/// without a prompt): a turn's keys, so it reads alike with and without a prompt.
-fn no_turn_yet(ctx: &Context, thread: &str, session: &SessionRow) -> Result<Report> {
-    Report::json(&serde_json::json!({
-        "thread": thread,
-        "project": ctx.project.dir.display().to_string(),
-        "session": SessionView::from(session),
-        "turn": null,
-        "answer": null,
-        "error": null,
-        "exit_code": 0,
-    }))
 }

@@ -1,17 +1,26 @@
 //! A turn's run: [`Running`], the turn between its start and its end; the agent's command line
 //! for this turn, on a pseudo-terminal, headless (its events folded into [`Observed`] as they
-//! come) or interactive (relayed to the user's terminal), ending in an [`Outcome`].
+//! come) or interactive (relayed to the user's terminal), ending in an [`Outcome`]; and the
+//! run judged ([`judge`]): the verdict (`session::verdict`, pure) on how the agent's process
+//! ended and what it reported, with the agent's records and the database as evidence.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use super::{Begun, Context, Prompt};
-use crate::agent::{self, LineSplitter, PromptVia, Target};
+use super::super::Context;
+use super::super::input::Prompt;
+use super::begin::Begun;
+use crate::agent::Diagnosis;
+use crate::agent::{self, LineSplitter, PromptVia};
 use crate::cli::TurnArgs;
+use crate::exit::exit_for;
 use crate::progress::Progress;
 use crate::pty::{self, Finished};
-use crate::session::{Effect, Observed};
+use crate::session::{
+    self, Asked, Effect, Ended, Evidence, Observed, SessionAction, Unrun, Verdict,
+};
 use crate::store::Store;
+use std::path::Path;
 
 /// A turn between its start and its end.
 pub(super) struct Running<'a> {
@@ -45,24 +54,24 @@ impl<'a> Running<'a> {
         }
     }
 
-    pub(super) fn target(&self) -> Target<'_> {
-        match (&self.begun.target_id, self.begun.resume) {
-            (Some(id), true) => Target::Resume(id),
-            (Some(id), false) => Target::Create(id),
-            (None, _) => Target::CreateUnnamed,
+    /// Runs the agent: headless with the prompt, else interactive.
+    pub(super) fn run(&self, store: &Store, prompt: Option<&Prompt>) -> Outcome {
+        match prompt {
+            Some(prompt) => self.headless(store, prompt),
+            None => self.interactive(),
         }
     }
 
-    pub(super) fn agent_turn(&self) -> agent::Turn<'_> {
+    fn agent_turn(&self) -> agent::Turn<'_> {
         agent::Turn {
-            target: self.target(),
+            target: self.begun.aim.target(),
             model: self.begun.session.model.as_deref(),
             extra_args: &self.extra_args,
             fork_from: self.begun.fork_from.as_deref(),
         }
     }
 
-    pub(super) fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
+    fn spec(&self, args: Vec<OsString>, stdin: Option<Vec<u8>>) -> pty::Spec {
         let mut env = self.begun.adapter.env(&self.begun.session.directory);
         if let Some(settings) = self.ctx.settings.config.agent(self.begun.adapter.name()) {
             env.extend(settings.env.iter().map(|(k, v)| (k.into(), v.into())));
@@ -83,7 +92,7 @@ impl<'a> Running<'a> {
         agent::program::refused(self.begun.adapter.name(), &self.begun.program, error)
     }
 
-    pub(super) fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
+    fn headless(&self, store: &Store, prompt: &Prompt) -> Outcome {
         let adapter = self.begun.adapter;
         let turn = self.agent_turn();
         let (args, stdin) = match self.begun.prompt_via.unwrap_or(PromptVia::Argument) {
@@ -138,7 +147,7 @@ impl<'a> Running<'a> {
         }
     }
 
-    pub(super) fn interactive(&self) -> Outcome {
+    fn interactive(&self) -> Outcome {
         let adapter = self.begun.adapter;
         let report = self.ctx.project.state.report(self.begun.turn_id);
         // A failure here leaves what is there, which `read_report` does not follow either.
@@ -163,12 +172,13 @@ impl<'a> Running<'a> {
         observed.ended_in = reported_sessions(&report)
             .pop()
             .or_else(|| adapter.session_from_exit_output(&String::from_utf8_lossy(&tail)));
-        let home = dirs::home_dir().unwrap_or_default();
         observed.transcript_answer = observed
             .ended_in
             .as_deref()
-            .or(self.begun.target_id.as_deref())
-            .and_then(|id| adapter.last_answer(&home, &self.begun.session.directory, id));
+            .or(self.begun.session.agent_session_id.as_deref())
+            .and_then(|id| {
+                adapter.last_answer(&self.begun.home, &self.begun.session.directory, id)
+            });
         let _ = crate::state::clear_report(&report);
         Outcome {
             ended,
@@ -192,4 +202,85 @@ fn reported_sessions(report: &std::path::Path) -> Vec<String> {
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter_map(|event| Some(event.get("session_id")?.as_str()?.to_owned()))
         .collect()
+}
+
+/// The verdict on one run of the turn.
+pub(super) fn judge(turn: &Running<'_>, store: &Store, outcome: &Outcome) -> Verdict {
+    let ended: Ended = match &outcome.ended {
+        Ok(finished) => Ok(*finished),
+        Err(error) => Err(Unrun {
+            error: format!("{error:#}"),
+            // 72 for a program the kernel would not run, in the `--json` object as in the
+            // process's exit.
+            exit: exit_for(error),
+        }),
+    };
+    let asked = Asked {
+        agent: turn.begun.adapter.name(),
+        target: turn.begun.aim.target(),
+    };
+    let evidence = Records {
+        turn,
+        store,
+        home: &turn.begun.home,
+        said: outcome.observed.said(),
+    };
+    session::verdict(asked, &outcome.observed, &ended, &evidence)
+}
+
+/// The agent session ID when the verdict is that the agent lost it (rule 8), so the vault may
+/// put it back and the turn run once more.
+pub(super) fn lost(verdict: &Verdict) -> Option<&str> {
+    match &verdict.session {
+        SessionAction::Lost { session, .. } => Some(session),
+        _ => None,
+    }
+}
+
+/// The agent's records of its sessions and the thread's row, as the verdict asks for them.
+struct Records<'a> {
+    turn: &'a Running<'a>,
+    store: &'a Store,
+    home: &'a Path,
+    /// What the agent said, where the adapter looks for its error texts.
+    said: String,
+}
+
+impl Evidence for Records<'_> {
+    fn saved(&self, id: &str) -> Option<bool> {
+        let begun = self.turn.begun;
+        begun.adapter.saved(self.home, &begun.session.directory, id)
+    }
+
+    fn renamed(&self, expected: &str, actual: &str) -> bool {
+        let begun = self.turn.begun;
+        let directory = &begun.session.directory;
+        begun
+            .adapter
+            .renamed(self.home, directory, expected, actual)
+    }
+
+    fn transcript(&self, id: &str) -> Option<bool> {
+        let begun = self.turn.begun;
+        let path = begun
+            .adapter
+            .transcript(self.home, &begun.session.directory, id)?;
+        Some(path.is_file())
+    }
+
+    fn still_live(&self) -> bool {
+        // A read that fails says yes: the rotation's own transaction reads again, and says
+        // what it could not record.
+        let session = &self.turn.begun.session;
+        self.store
+            .live_session(session.thread_id)
+            .map_or(true, |live| live.is_some_and(|live| live.id == session.id))
+    }
+
+    fn diagnose(&self) -> Option<Diagnosis> {
+        self.turn
+            .begun
+            .adapter
+            .diagnose(&self.turn.begun.aim.target(), &self.said)
+    }
 }

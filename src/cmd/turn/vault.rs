@@ -4,14 +4,11 @@
 //! session: an older one would resume a conversation with its latest turns forgotten, which
 //! the user would not see (issue 23, finding 9).
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 
 use super::super::view::{escape, format_time, turn_name};
-use super::end::lost;
-use super::run::{Outcome, Running};
-use crate::msg::fresh_line;
+use super::run::Running;
+use crate::session::{SessionAction, Verdict};
 use crate::store::Store;
 use crate::vault::{Restored, Vault};
 
@@ -37,6 +34,14 @@ pub(super) enum Restore {
 }
 
 impl Restore {
+    /// The files put back, when the vault restored the session (count, bytes).
+    pub(super) fn restored(&self) -> Option<(usize, u64)> {
+        match self {
+            Self::Done(restored) => Some((restored.files, restored.bytes)),
+            _ => None,
+        }
+    }
+
     /// What the vault could do, for the "session lost" message of a turn that stays lost.
     pub(super) fn note(&self) -> String {
         match self {
@@ -50,65 +55,58 @@ impl Restore {
     }
 }
 
-/// The user's home, where the agents keep their files.
-fn home() -> PathBuf {
-    dirs::home_dir().unwrap_or_default()
-}
-
 /// The vault of the turn's project.
 fn vault(turn: &Running<'_>) -> Vault {
     Vault::new(&turn.ctx.project.state.vault)
 }
 
-/// When the agent reported the session lost: the vault's copy put back and the agent run once
-/// more (`again`), whose outcome replaces the first. `None` when the session was not lost.
-pub(super) fn restore_if_lost(
-    turn: &Running<'_>,
-    store: &Store,
-    outcome: Outcome,
-    again: impl FnOnce() -> Outcome,
-) -> (Outcome, Option<Restore>) {
+/// The agent reported session `id` lost: the vault's copy put back when it holds every turn
+/// the database records on the session, said on stderr; the turn then runs once more.
+pub(super) fn restore(turn: &Running<'_>, store: &Store, id: &str) -> Restore {
     let adapter = turn.begun.adapter;
-    let Some(id) = lost(turn, store, &outcome) else {
-        return (outcome, None);
-    };
     if !turn.ctx.settings.vault.value {
-        return (outcome, Some(Restore::Off));
+        return Restore::Off;
     }
     let vault = vault(turn);
-    match behind(&vault, store, &turn.begun.session, &turn.ctx.thread, &id) {
+    match behind(&vault, store, &turn.begun.session, &turn.ctx.thread, id) {
         Ok(None) => {}
-        Ok(Some(missing)) => return (outcome, Some(Restore::Behind(missing))),
-        Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
+        Ok(Some(missing)) => return Restore::Behind(missing),
+        Err(error) => return Restore::Failed(format!("{error:#}")),
     }
     let directory = &turn.begun.session.directory;
-    let restored = match vault.restore(adapter, &home(), &id, directory) {
-        Ok(None) => return (outcome, Some(Restore::NoCopy)),
-        Ok(Some(restored)) if restored.files == 0 => return (outcome, Some(Restore::InPlace)),
+    let restored = match vault.restore(adapter, &turn.begun.home, id, directory) {
+        Ok(None) => return Restore::NoCopy,
+        Ok(Some(restored)) if restored.files == 0 => return Restore::InPlace,
         Ok(Some(restored)) => restored,
-        Err(error) => return (outcome, Some(Restore::Failed(format!("{error:#}")))),
+        Err(error) => return Restore::Failed(format!("{error:#}")),
     };
-    if !turn.ctx.quiet {
-        // A copy that came with a state `sticky trust` adopted was written elsewhere: the
-        // agent here never had that transcript, and now reads it as its own.
-        let adopted = restored.adopted_at.map_or_else(String::new, |at| {
-            format!(
-                " adopted by `sticky trust` on {} (the copy came with that state: this HOME's \
-                 agent never had it)",
-                format_time(at)
-            )
-        });
-        eprintln!(
-            "{}sticky: {} lost session {}; restored {} file{} from sticky's vault{adopted}, \
-             resuming it again",
-            fresh_line(),
-            adapter.name(),
-            escape(&id),
-            restored.files,
-            if restored.files == 1 { "" } else { "s" }
-        );
+    // A copy that came with a state `sticky trust` adopted was written elsewhere: the agent
+    // here never had that transcript, and now reads it as its own.
+    let adopted = restored.adopted_at.map_or_else(String::new, |at| {
+        format!(
+            " adopted by `sticky trust` on {} (the copy came with that state: this HOME's agent \
+             never had it)",
+            format_time(at)
+        )
+    });
+    note!(
+        "{} lost session {}; restored {} file{} from sticky's vault{adopted}, resuming it again",
+        adapter.name(),
+        escape(id),
+        restored.files,
+        if restored.files == 1 { "" } else { "s" }
+    );
+    Restore::Done(restored)
+}
+
+/// A session that stays lost says what the vault could do for it (`restore`), in the
+/// verdict's reason and error line.
+pub(super) fn say(verdict: &mut Verdict, restore: &Restore, agent: &str) {
+    if let SessionAction::Lost { reason, .. } = &mut verdict.session {
+        reason.push_str("; ");
+        reason.push_str(&restore.note());
+        verdict.error = verdict.failure(agent).map(|failure| failure.to_string());
     }
-    (again(), Some(Restore::Done(restored)))
 }
 
 /// Before a fork's first turn, which forks session `from` with the agent's own fork (Claude
@@ -125,15 +123,12 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
     };
     let adapter = turn.begun.adapter;
     let directory = &turn.begun.session.directory;
-    if !turn.ctx.settings.vault.value || adapter.saved(&home(), directory, from) != Some(false) {
+    let home = &turn.begun.home;
+    if !turn.ctx.settings.vault.value || adapter.saved(home, directory, from) != Some(false) {
         return;
     }
     let vault = vault(turn);
-    let note = |text: String| {
-        if !turn.ctx.quiet {
-            eprintln!("{}sticky: {}", fresh_line(), escape(&text));
-        }
-    };
+    let note = |text: String| note!("{}", escape(&text));
     let Ok(Some(source)) = store.session(forked.session) else {
         return;
     };
@@ -148,7 +143,7 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
         }
         Err(_) => return,
     }
-    match vault.restore(adapter, &home(), from, directory) {
+    match vault.restore(adapter, home, from, directory) {
         Ok(Some(restored)) if restored.files > 0 => note(format!(
             "{} no longer has session {from} of thread {}, which this fork forks; restored {} \
              file{} from sticky's vault",
@@ -225,15 +220,13 @@ pub(super) fn keep(turn: &Running<'_>, store: &Store) {
     let (Some(id), Ok(adapter)) = (&live.agent_session_id, turn.ctx.agents.get(&live.agent)) else {
         return;
     };
-    let copied = vault(turn).copy(adapter, &home(), &live.directory, id, turn.begun.turn_id);
+    let home = &turn.begun.home;
+    let copied = vault(turn).copy(adapter, home, &live.directory, id, turn.begun.turn_id);
     if let Err(error) = copied {
-        if !turn.ctx.quiet {
-            eprintln!(
-                "{}sticky: could not keep a copy of session {} in the vault: {}",
-                fresh_line(),
-                escape(id),
-                escape(&format!("{error:#}"))
-            );
-        }
+        note!(
+            "could not keep a copy of session {} in the vault: {}",
+            escape(id),
+            escape(&format!("{error:#}"))
+        );
     }
 }

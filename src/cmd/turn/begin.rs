@@ -1,0 +1,455 @@
+//! A turn's start: what the user asks ([`request`]), the turn lock, and one `BEGIN IMMEDIATE`
+//! transaction ([`begin`]) that plans the session once ([`decide`]: `session::plan`, a rotation
+//! the environment asks for said), checks it
+//! (its project, its ID and model, the agent's arguments and the prompt's way in), writes it
+//! (`session::apply`) and the turn's row, before the agent starts.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::super::Context;
+use super::super::input::Prompt;
+use super::super::view::{escape, format_time, one_line};
+use crate::agent::{self, Adapter, PromptVia};
+use crate::cli::Origin;
+use crate::cli::TurnArgs;
+use crate::exit::StickyError;
+use crate::lock::{self, TurnLock};
+use crate::session::{self, Action, Aim, CarryKind, Plan, Reason, Request, Thread};
+use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
+
+/// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
+/// milliseconds (recording a turn), so a hold longer than this is another program's.
+const NO_WAIT_GRACE: Duration = Duration::from_millis(500);
+
+/// What `begin` decided and wrote.
+pub(super) struct Begun<'a> {
+    pub(super) adapter: &'a dyn Adapter,
+    pub(super) program: PathBuf,
+    pub(super) session: SessionRow,
+    /// The session the agent is asked for, as the plan wrote it.
+    pub(super) aim: Aim,
+    /// The agent session this turn forks with the agent's own fork (a fork's first turn).
+    pub(super) fork_from: Option<String>,
+    /// How a headless turn's prompt reaches the agent.
+    pub(super) prompt_via: Option<PromptVia>,
+    pub(super) turn_id: i64,
+    /// The user's home, where the agents keep their files.
+    pub(super) home: PathBuf,
+}
+
+/// What a turn starts with: what the user asked, the prompt, how it runs, the recap carried
+/// into a new session (kind, bytes), and why sticky runs it when sticky does (`handoff`).
+pub(super) struct Start<'a> {
+    pub(super) request: Request<'a>,
+    pub(super) prompt: Option<&'a Prompt>,
+    pub(super) mode: Mode,
+    pub(super) carried: Option<(&'a str, i64)>,
+    pub(super) purpose: Option<&'a str>,
+}
+
+/// Opens the project's store for a turn (refusing, before a new project's state is created, a
+/// turn that could not start) and names the project when the user may not expect it.
+pub(super) fn open(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    prompt: Option<&Prompt>,
+) -> Result<Store> {
+    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, fresh, prompt))?;
+    if args.no_wait {
+        store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
+    }
+    announce_project(ctx);
+    Ok(store)
+}
+
+/// Applies the session policy and records the turn's start, in one transaction.
+pub(super) fn begin<'a>(
+    ctx: &'a Context,
+    store: &mut Store,
+    args: &TurnArgs,
+    start: &Start<'_>,
+) -> Result<Begun<'a>> {
+    let host = crate::host::name();
+    let home = crate::settings::home()?;
+    store.immediate(|tx| {
+        let thread = thread(ctx, tx)?;
+        let plan = decide(ctx, &thread, start.request);
+        // The thread's lock is ours: a turn still marked running has lost its process.
+        tx.abandon_running_turns(thread.id)?;
+        if let Some(live) = plan.action.live().filter(|_| !start.request.fresh) {
+            ensure_here(ctx, live, &home)?;
+        }
+        let carried = start.carried.filter(|_| plan.carry.is_some());
+        let (session, aim) =
+            session::apply(tx, thread.id, &plan, &ctx.agents, &ctx.project.dir, carried)?;
+        session::ensure_plain_arguments(&session, &ctx.agents, &ctx.project.state.db)?;
+        let adapter = ctx.agents.get(&session.agent)?;
+        ensure_own_arguments(ctx, adapter, args)?;
+        let prompt_via = start
+            .prompt
+            .map(|prompt| prompt_via(adapter, prompt))
+            .transpose()?;
+        let program = ctx.program(adapter)?;
+        let turn_id = tx.begin_turn(
+            session.id,
+            start.prompt.map(|prompt| prompt.summary.as_str()),
+            start.mode,
+            std::process::id(),
+            &host,
+        )?;
+        if let Some(purpose) = start.purpose {
+            tx.set_turn_purpose(turn_id, purpose)?;
+        }
+        let fork_from = fork_from(adapter, &session, &aim);
+        if let Some(from) = fork_from.as_deref() {
+            refuse_fork_kept_elsewhere(ctx, &session, from, &home)?;
+        }
+        Ok(Begun {
+            adapter,
+            program,
+            fork_from,
+            aim,
+            session,
+            prompt_via,
+            turn_id,
+            home: home.clone(),
+        })
+    })
+}
+
+/// The agent session a fork's first turn forks with the agent's own fork: the source's, while
+/// the fork is not made yet (a session started anew, not resumed).
+fn fork_from(adapter: &dyn Adapter, session: &SessionRow, aim: &Aim) -> Option<String> {
+    session
+        .forked_from
+        .as_ref()
+        .filter(|_| session.confirmed_at.is_none() && !matches!(aim, Aim::Resume(_)))
+        .filter(|_| matches!(adapter.forking(), agent::Forking::Own { .. }))
+        .map(|from| from.agent_session_id.clone())
+}
+
+/// Refuses to go on with `live` outside this project, or when this HOME's agent keeps it for
+/// another.
+fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
+    session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
+        // Where the session stands now (another copy took it, or the project moved here)
+        // decides the way out; the policy's words are a copy's.
+        super::super::standing::advice(&ctx.thread, live, &ctx.project.dir)
+            .map_or(error, StickyError::Elsewhere)
+    })?;
+    refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
+    Ok(())
+}
+
+/// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
+/// for another directory (a state from elsewhere naming another project's session): both
+/// projects would go on with it, or the fork would read the other's turns. Looked for only when
+/// the agent shows no transcript of the session for this directory, as it does on every turn of
+/// a session that began here.
+pub(super) fn refuse_kept_elsewhere(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+) -> Result<(), StickyError> {
+    match elsewhere_not_here(ctx, live, home) {
+        Some(other) => Err(StickyError::Elsewhere(super::super::standing::shared(
+            thread,
+            live,
+            &other,
+            &ctx.project.dir,
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The other directory for which this HOME's agent keeps `live`'s session
+/// (`standing::kept_elsewhere`), looked for only when the agent shows no transcript of it for
+/// the project's directory.
+fn elsewhere_not_here(ctx: &Context, live: &SessionRow, home: &Path) -> Option<PathBuf> {
+    let (Some(id), Some(adapter)) = (
+        live.agent_session_id.as_deref(),
+        ctx.agents.find(&live.agent),
+    ) else {
+        return None;
+    };
+    // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
+    if adapter
+        .transcript(home, &ctx.project.dir, id)
+        .is_some_and(|path| path.is_file())
+    {
+        return None;
+    }
+    super::super::standing::kept_elsewhere(live, &ctx.project.dir)
+}
+
+/// Refuses the first turn of fork `fork` (not made yet) when its source, agent session `from`,
+/// is one this HOME's agent keeps for another directory (a state from elsewhere, or crafted):
+/// the agent's fork would read that project's turns. `sticky fork` refuses such a source; this
+/// is the same check on the ID the database records.
+fn refuse_fork_kept_elsewhere(
+    ctx: &Context,
+    fork: &SessionRow,
+    from: &str,
+    home: &Path,
+) -> Result<(), StickyError> {
+    let source = SessionRow {
+        agent_session_id: Some(from.to_owned()),
+        ..fork.clone()
+    };
+    match elsewhere_not_here(ctx, &source, home) {
+        Some(other) => Err(StickyError::Elsewhere(super::super::standing::fork_shared(
+            &ctx.thread,
+            &source,
+            &other,
+            &ctx.project.dir,
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// What the user asks of the conversation's session; `fresh` is `sticky new`.
+pub(super) fn request<'a>(
+    ctx: &'a Context,
+    args: &'a TurnArgs,
+    fresh: bool,
+) -> Result<Request<'a>> {
+    let requested = args
+        .agent
+        .as_deref()
+        .map(|name| ctx.agents.get(name))
+        .transpose()?;
+    Ok(Request {
+        fresh,
+        agent: requested.map(Adapter::name),
+        model: args.model.as_deref(),
+        default_agent: ctx.default_agent(),
+        carry: if args.no_carry {
+            Some(CarryKind::Off)
+        } else {
+            args.carry
+        },
+        carry_on_change: ctx.settings.carry_on_change.value,
+    })
+}
+
+/// Reads the conversation inside the turn's transaction, creating its thread.
+pub(super) fn thread(ctx: &Context, tx: &Tx<'_>) -> Result<Thread> {
+    let row = tx.ensure_thread(&ctx.thread)?;
+    // The branch the thread follows, for `sticky threads` and `--prune`: written when it
+    // changes, so a resumed turn writes nothing more. Only on a thread a branch named when it
+    // was created: one made by plain turns or `-t NAME` (`main` before a `-t @branch` turn on
+    // branch main) holds turns no branch owns, which `--prune` must never forget.
+    let branch_named = row.branch.is_some() || tx.created_now(row.id);
+    if let Some(branch) = ctx
+        .branch
+        .as_deref()
+        .filter(|b| branch_named && row.branch.as_deref() != Some(*b))
+    {
+        tx.record_branch(row.id, branch)?;
+    }
+    Thread::read(tx, row.id)
+}
+
+/// Plans the conversation's session: the one plan of the turn, whose rotation by the
+/// environment is said here.
+pub(super) fn decide<'t>(
+    ctx: &Context,
+    thread: &'t Thread,
+    request: Request<'_>,
+) -> Plan<&'t SessionRow> {
+    let plan = thread.plan(&ctx.agents, request);
+    note_implicit(ctx, &plan);
+    plan
+}
+/// Refuses, before a new project's state is created, a first turn (or `sticky new`) that could
+/// not start: the agent it would run (`-a`, else the default) unknown or its program missing,
+/// an argument for it that sticky reserves, a prompt that cannot reach it. `begin` checks each
+/// again on the session it plans; this only keeps a failed first try from leaving a `.sticky/`
+/// behind.
+fn ensure_startable(
+    ctx: &Context,
+    args: &TurnArgs,
+    fresh: bool,
+    prompt: Option<&Prompt>,
+) -> Result<()> {
+    let request = request(ctx, args, fresh)?;
+    let adapter = ctx
+        .agents
+        .get(request.agent.unwrap_or(request.default_agent))?;
+    ctx.program(adapter)?;
+    ensure_own_arguments(ctx, adapter, args)?;
+    if let Some(prompt) = prompt {
+        prompt_via(adapter, prompt)?;
+    }
+    Ok(())
+}
+
+/// Names the project once when it was found above the current directory outside git (a
+/// `.sticky/` the user may have forgotten), on a terminal only: scripts get no new noise. A new
+/// project started below HOME (or a ceiling) whose own `.sticky/` was passed over says so
+/// wherever stderr goes, once: the user may expect that conversation to go on.
+fn announce_project(ctx: &Context) {
+    if let Some(note) = ctx.project.passed_over_note() {
+        note!("{}", escape(&note));
+    }
+    if crate::msg::hints() && ctx.project.first_use_from_below() {
+        hint!(
+            "using the project {} (the nearest .sticky/ above this directory); `sticky init` \
+             here makes this directory a project of its own",
+            ctx.project.dir.display()
+        );
+    }
+}
+
+/// The note a turn gives when the environment, not a flag, rotates the session: `STICKY_MODEL`
+/// or `STICKY_AGENT` left in a shell profile or a CI file starts a new session as `-m` or `-a`
+/// would, which the design allows, but nothing on the command line asked for it.
+///
+/// Says on stderr (one line; not with `--quiet` or `--json`) that the environment rotates the
+/// session, naming the variable, the session's value and the way to stay.
+fn note_implicit(ctx: &Context, plan: &Plan<&SessionRow>) {
+    let Action::Rotate(live, reason) = plan.action else {
+        return;
+    };
+    let (variable, what, old, new) = match reason {
+        Reason::ModelChange if ctx.origins.model == Origin::Environment => (
+            "STICKY_MODEL",
+            "model",
+            live.model.as_deref().unwrap_or("(the agent's default)"),
+            plan.model.as_deref().unwrap_or_default(),
+        ),
+        Reason::AgentChange if ctx.origins.agent == Origin::Environment => (
+            "STICKY_AGENT",
+            "agent",
+            live.agent.as_str(),
+            plan.agent.as_str(),
+        ),
+        _ => return,
+    };
+    crate::aside!(
+        "{variable}={} in the environment differs from the session's {what} {}: a new \
+         session starts ({reason}); unset {variable} to stay in the old one",
+        escape(new),
+        escape(old)
+    );
+}
+
+/// Takes the conversation's turn lock, waiting (and saying for whom) as `--wait`/`--no-wait`
+/// ask.
+pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Result<TurnLock> {
+    let wait = if args.no_wait {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(args.wait)
+    };
+    let holder = || {
+        let turn = store
+            .thread(&ctx.thread)
+            .ok()
+            .flatten()
+            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
+            .filter(|turn| turn.status == TurnStatus::Running);
+        match turn {
+            Some(turn) => format!(
+                "turn #{} (pid {} on {}, started {}: {})",
+                turn.id,
+                turn.pid,
+                turn.host,
+                format_time(turn.started_at),
+                turn.prompt.as_deref().map_or_else(
+                    || "interactive".to_owned(),
+                    |p| format!("\"{}\"", one_line(p, 40))
+                )
+            ),
+            None => "another sticky".to_owned(),
+        }
+    };
+    let mut on_wait = || {
+        if !args.no_wait {
+            note!(
+                "thread {} is busy with {}; waiting up to {}s",
+                escape(&ctx.thread),
+                escape(&holder()),
+                wait.as_secs()
+            );
+        }
+    };
+    lock::lock(&ctx.project.state.locks, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
+        let advice = if args.no_wait {
+            "it is still running (--no-wait)".to_owned()
+        } else {
+            format!(
+                "gave up after {}s (--wait SECONDS waits longer)",
+                wait.as_secs()
+            )
+        };
+        StickyError::Busy(format!(
+            "thread {} is busy with {}; {advice}",
+            ctx.thread,
+            holder()
+        ))
+        .into()
+    })
+}
+
+/// Agent arguments (after `--`, or the configuration's `args`) that would choose another
+/// session, model or output format than sticky passes are refused before anything runs (see
+/// [`agent::reserved`]); the transaction this runs in rolls back.
+pub(super) fn ensure_own_arguments(
+    ctx: &Context,
+    adapter: &dyn Adapter,
+    args: &TurnArgs,
+) -> Result<(), StickyError> {
+    let reserved = adapter.reserved_args();
+    let name = adapter.name();
+    if let Some((arg, instead)) = reserved.find(&args.agent_args) {
+        return Err(StickyError::Usage(format!(
+            "the agent argument `{}` would override what sticky passes {name}; {}",
+            arg.to_string_lossy(),
+            instead.advice()
+        )));
+    }
+    let configured: Vec<OsString> = ctx
+        .settings
+        .config
+        .agent(name)
+        .map(|settings| settings.args.iter().map(OsString::from).collect())
+        .unwrap_or_default();
+    if let Some((arg, instead)) = reserved.find(&configured) {
+        return Err(StickyError::Usage(format!(
+            "the configuration's args for agent `{name}` hold `{}`, which would override what \
+             sticky passes; remove it; {}",
+            arg.to_string_lossy(),
+            instead.advice()
+        )));
+    }
+    Ok(())
+}
+
+/// How `prompt` reaches the agent, or why it cannot: one argument carries at most
+/// [`agent::MAX_ARGUMENT_PROMPT`] bytes and no NUL byte (see [`agent::fits_an_argument`]), and
+/// some agents take their prompt only as an argument.
+fn prompt_via(adapter: &dyn Adapter, prompt: &Prompt) -> Result<PromptVia, StickyError> {
+    let len = prompt.text.len();
+    match adapter.prompt_via(&prompt.text) {
+        PromptVia::Argument if prompt.text.contains(&0) => Err(StickyError::Usage(format!(
+            "the prompt holds a NUL byte, which no argument can carry, and agent `{}` takes its \
+             prompt only as an argument; remove it (binary input: pipe a text form of it)",
+            adapter.name()
+        ))),
+        PromptVia::Argument if len > agent::MAX_ARGUMENT_PROMPT => {
+            Err(StickyError::Usage(format!(
+                "the prompt is {len} bytes, more than one argument can carry, and agent `{}` \
+                 takes its prompt only as an argument; shorten it",
+                adapter.name()
+            )))
+        }
+        via => Ok(via),
+    }
+}
