@@ -8,16 +8,43 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::{Call, Run, json_keys};
 use crate::agent::relocation::{self, Rewrite};
 use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
-use crate::cli::ImportArgs;
 use crate::exit::StickyError;
 use crate::store::{SessionRow, TurnRow};
 use crate::vault::Vault;
+
+/// What `sticky import` reads and how it names the thread.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct Args {
+    /// The bundle written by `sticky export`; `-` reads it from stdin.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// Add the conversation as thread NAME instead of the name it had.
+    #[arg(long = "as", value_name = "NAME", conflicts_with = "replace")]
+    pub as_name: Option<String>,
+
+    /// Replace a thread of the same name in this project: its sessions, turns and vault copies
+    /// are removed (asked first when stdin is a terminal). The agent's files of the bundle's
+    /// session are placed over only where they hold nothing the bundle lacks, and a session
+    /// another project of this HOME resumes is never taken.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Answer yes to what import asks: replacing a thread (--replace), and placing a bundle
+    /// whose manifest and files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
+    /// size (what no real session comes near; refused without --yes when there is no terminal
+    /// to ask on).
+    #[arg(short, long)]
+    pub yes: bool,
+}
 
 /// How long import waits for a turn running on a thread of the same name to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -35,8 +62,40 @@ struct Replaced {
     turns: Vec<TurnRow>,
 }
 
+/// The `--json` object of `sticky import`.
+#[derive(Serialize, Default)]
+struct Imported<'a> {
+    /// The name the thread was added under.
+    thread: &'a str,
+    /// This project's directory.
+    project: String,
+    /// The project it was exported from.
+    from: &'a str,
+    agent: &'a str,
+    agent_session_id: &'a str,
+    sessions: usize,
+    turns: usize,
+    files: usize,
+    /// What `--replace` removed.
+    replaced: Option<serde_json::Value>,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.unthreaded()?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Imported<'static>>()
+    }
+
+    fn refuses_thread(&self) -> Option<&'static str> {
+        Some("--as NAME names the thread it adds")
+    }
+}
+
 /// Verifies the bundle, places its files, then adds the thread.
-pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     let (input, size) = open(&args.file)?;
     let home = dirs::home_dir().unwrap_or_default();
     let existing = ctx.existing_store()?;
@@ -114,7 +173,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
 
 /// The thread of this project `--replace` would remove, if there is one.
 fn replaced(
-    args: &ImportArgs,
+    args: &Args,
     existing: Option<&crate::store::Store>,
     name: &str,
 ) -> Result<Option<Replaced>> {
@@ -353,7 +412,7 @@ fn usage(file: &Path, error: anyhow::Error) -> anyhow::Error {
 /// (or `--replace`); returns the plan and how to stage the files.
 fn inspect<'a>(
     ctx: &Context,
-    args: &ImportArgs,
+    args: &Args,
     home: &Path,
     existing: Option<&crate::store::Store>,
     manifest: &Manifest,
@@ -481,7 +540,7 @@ fn refuse_kept_at_source(
 /// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one
 /// in use unless `--replace`.
 fn thread_name(
-    args: &ImportArgs,
+    args: &Args,
     existing: Option<&crate::store::Store>,
     manifest: &Manifest,
 ) -> Result<String> {
@@ -673,17 +732,17 @@ fn report(
                 "vault_copies": copies,
             })
         });
-        return Report::json(&serde_json::json!({
-            "thread": plan.name,
-            "project": plan.moving.to.display().to_string(),
-            "from": manifest.project,
-            "agent": manifest.agent.name,
-            "agent_session_id": plan.moving.id,
-            "sessions": manifest.sessions.len(),
-            "turns": manifest.turns.len(),
-            "files": manifest.files.len(),
-            "replaced": replaced,
-        }));
+        return Report::json(&Imported {
+            thread: &plan.name,
+            project: plan.moving.to.display().to_string(),
+            from: &manifest.project,
+            agent: &manifest.agent.name,
+            agent_session_id: &plan.moving.id,
+            sessions: manifest.sessions.len(),
+            turns: manifest.turns.len(),
+            files: manifest.files.len(),
+            replaced,
+        });
     }
     if !ctx.quiet {
         if let Some((replaced, copies)) = replaced {

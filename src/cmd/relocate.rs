@@ -15,22 +15,57 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
 use super::standing::{Standing, standing, taken};
+use super::{Call, Run, json_keys};
 use crate::agent::relocation::{self, Stored};
 use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::SessionRow;
 
+/// `sticky relocate` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
 /// How long relocate waits for a turn running on a conversation to end.
 const WAIT: Duration = Duration::from_secs(600);
 
+/// The `--json` object of `sticky relocate`.
+#[derive(Serialize, Default)]
+struct Relocated<'a> {
+    /// This project's directory.
+    project: String,
+    /// The sessions moved here.
+    relocated: Vec<Moved<'a>>,
+}
+
+/// A session `relocate` moved.
+#[derive(Serialize)]
+struct Moved<'a> {
+    thread: &'a str,
+    agent: &'a str,
+    agent_session_id: Option<&'a str>,
+    /// The directory the session was moved from.
+    from: String,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Relocated<'static>>()
+    }
+}
+
 /// Moves every conversation whose live session belongs to another directory (only `-t NAME`'s
 /// when given).
-pub fn run(ctx: &Context) -> Result<Report> {
+fn run(ctx: &Context) -> Result<Report> {
     let Some(mut store) = ctx.existing_store()? else {
         return Err(StickyError::Usage(
             "this directory has no sticky conversations to relocate".into(),
@@ -57,21 +92,19 @@ pub fn run(ctx: &Context) -> Result<Report> {
         moved.push((thread.name, live));
     }
     if ctx.json {
-        let threads: Vec<_> = moved
+        let relocated = moved
             .iter()
-            .map(|(name, live)| {
-                serde_json::json!({
-                    "thread": name,
-                    "agent": live.agent,
-                    "agent_session_id": live.agent_session_id,
-                    "from": live.directory.display().to_string(),
-                })
+            .map(|(name, live)| Moved {
+                thread: name,
+                agent: &live.agent,
+                agent_session_id: live.agent_session_id.as_deref(),
+                from: live.directory.display().to_string(),
             })
             .collect();
-        return Report::json(&serde_json::json!({
-            "project": ctx.project.dir.display().to_string(),
-            "relocated": threads,
-        }));
+        return Report::json(&Relocated {
+            project: ctx.project.dir.display().to_string(),
+            relocated,
+        });
     }
     if !ctx.quiet {
         if moved.is_empty() {

@@ -13,10 +13,12 @@
 use std::path::Path;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::output::Report;
 use super::standing::{self, Standing};
 use super::view::escape;
+use super::{Call, Run, json_keys};
 use super::{start_dir, sticky_db};
 use crate::agent::Agents;
 use crate::cli::GlobalArgs;
@@ -24,8 +26,48 @@ use crate::project::{self, Adopted, Project};
 use crate::store::{SessionRow, Store};
 use crate::vault::{Manifest, Vault};
 
+/// `sticky trust` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
+/// The `--json` object of `sticky trust` (docs/json.md says each list's shape).
+#[derive(Serialize, Default)]
+#[allow(clippy::struct_field_names)] // the keys of a published schema
+struct Trusted {
+    project: String,
+    database: String,
+    /// Whether there is a database, now the user's.
+    trusted: bool,
+    /// Whether this run stamped it.
+    stamped: bool,
+    /// The threads whose live session was recorded in another directory.
+    elsewhere: Vec<serde_json::Value>,
+    /// The threads whose live session the agent in this HOME keeps for another directory.
+    shared: Vec<serde_json::Value>,
+    /// The vault's copies of sessions the agents in this HOME do not have.
+    adopted_copies: Vec<serde_json::Value>,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(call.global)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Trusted>()
+    }
+
+    fn reports(&self) -> bool {
+        false
+    }
+
+    fn refuses_thread(&self) -> Option<&'static str> {
+        Some("it adopts the whole project's state")
+    }
+}
+
 /// Stamps the database of the project of the current directory (or `-C DIR`) as the user's.
-pub fn run(global: &GlobalArgs) -> Result<Report> {
+fn run(global: &GlobalArgs) -> Result<Report> {
     let (config, _) = crate::settings::read_config()?;
     let agents = Agents::new(&config)?;
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
@@ -37,32 +79,35 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
         Vec::new()
     };
     if global.json {
-        let copies: Vec<_> = copies
+        let copies = copies
             .iter()
             .map(|copy| serde_json::json!({"agent": copy.agent, "session": copy.session}))
             .collect();
-        let elsewhere: Vec<_> = elsewhere
+        let elsewhere = elsewhere
             .iter()
             .map(|(thread, live)| {
                 serde_json::json!({"thread": thread, "directory": live.directory.display().to_string()})
             })
             .collect();
-        return Report::json(&serde_json::json!({
-            "project": project.dir.display().to_string(),
-            "database": project.state.db.display().to_string(),
-            "trusted": adopted != Adopted::Nothing,
-            "stamped": adopted == Adopted::Now,
-            "elsewhere": elsewhere,
-            "shared": shared
-                .iter()
-                .map(|(thread, live, other)| serde_json::json!({
+        let shared = shared
+            .iter()
+            .map(|(thread, live, other)| {
+                serde_json::json!({
                     "thread": thread,
                     "agent_session_id": live.agent_session_id,
                     "directory": other.display().to_string(),
-                }))
-                .collect::<Vec<_>>(),
-            "adopted_copies": copies,
-        }));
+                })
+            })
+            .collect();
+        return Report::json(&Trusted {
+            project: project.dir.display().to_string(),
+            database: project.state.db.display().to_string(),
+            trusted: adopted != Adopted::Nothing,
+            stamped: adopted == Adopted::Now,
+            elsewhere,
+            shared,
+            adopted_copies: copies,
+        });
     }
     if !global.quiet {
         let db = escape(&project.state.db.display().to_string()).into_owned();

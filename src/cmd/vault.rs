@@ -9,7 +9,7 @@ use crate::store::{SessionRow, TurnRow};
 use crate::vault::Vault;
 
 /// The vault in a report (`--json`: `vault`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct VaultView {
     /// Whether turns copy their session's files (`vault = false` turns it off).
     pub enabled: bool,

@@ -12,9 +12,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{copied, describe, plural};
-use crate::cli::ThreadsArgs;
 use crate::cmd::Context;
 use crate::cmd::output::Report;
+use crate::cmd::threads::Args as ThreadsArgs;
 use crate::cmd::view::escape;
 use crate::exit::StickyError;
 use crate::git::{BranchState, Branches, GitError};
@@ -22,9 +22,9 @@ use crate::lock::{self, TurnLock};
 use crate::store::{SessionRow, ThreadRow};
 use crate::vault::Vault;
 
-/// The `--json` object.
-#[derive(Serialize)]
-struct Pruned {
+/// The `--json` object of `sticky threads --prune`.
+#[derive(Serialize, Default)]
+pub(in crate::cmd) struct Pruned {
     /// The threads forgotten.
     pruned: Vec<PrunedThread>,
     /// The threads left because a turn was running on them.
