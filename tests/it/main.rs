@@ -46,6 +46,7 @@ mod readme;
 mod real;
 mod report;
 mod robust;
+mod schema;
 mod search;
 mod shared_state;
 mod support;
