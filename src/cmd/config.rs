@@ -137,27 +137,33 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let stdin = &report.stdin;
     line(out, "stdin", stdin.value.as_str(), &stdin.origin)?;
     for agent in &report.agents {
-        let kind = if agent.built_in {
-            ""
-        } else {
-            " (defined in the config file)"
-        };
-        writeln!(out, "\nagent {}{kind}", escape(&agent.name))?;
-        match (&agent.program.value, &agent.error) {
-            (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
-            (None, error) => line(
-                out,
-                "  program",
-                "not found",
-                error.as_deref().unwrap_or_default(),
-            )?,
-        }
-        if !agent.args.is_empty() {
-            line(out, "  args", &agent.args.join(" "), "config file")?;
-        }
-        for (key, value) in &agent.env {
-            line(out, "  env", &format!("{key}={value}"), "config file")?;
-        }
+        print_agent(out, agent)?;
+    }
+    Ok(())
+}
+
+/// One agent's program, arguments and environment.
+fn print_agent(out: &mut impl Write, agent: &AgentSettings) -> std::io::Result<()> {
+    let kind = if agent.built_in {
+        ""
+    } else {
+        " (defined in the config file)"
+    };
+    writeln!(out, "\nagent {}{kind}", escape(&agent.name))?;
+    match (&agent.program.value, &agent.error) {
+        (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
+        (None, error) => line(
+            out,
+            "  program",
+            "not found",
+            error.as_deref().unwrap_or_default(),
+        )?,
+    }
+    if !agent.args.is_empty() {
+        line(out, "  args", &agent.args.join(" "), "config file")?;
+    }
+    for (key, value) in &agent.env {
+        line(out, "  env", &format!("{key}={value}"), "config file")?;
     }
     Ok(())
 }

@@ -448,7 +448,7 @@ fn next_turn(plan: &Plan) -> NextTurn {
 fn transcript(ctx: &Context, live: &SessionRow) -> Option<Transcript> {
     let id = live.agent_session_id.as_deref()?;
     let adapter = ctx.agents.find(&live.agent)?;
-    let home = dirs::home_dir().unwrap_or_default();
+    let home = crate::settings::home().ok()?;
     let path = adapter.transcript(&home, &live.directory, id)?;
     Some(Transcript {
         exists: path.is_file(),

@@ -295,24 +295,7 @@ fn resolved(path: &Path) -> PathBuf {
 /// `--format markdown|json`: the conversation as a document, from the database alone, to
 /// stdout (a terminal too: it is text) or to `-o FILE`, written whole or not at all.
 fn export_document(ctx: &Context, args: &Args) -> Result<Report> {
-    let to_stdout = args
-        .output
-        .as_deref()
-        .is_none_or(|path| path == Path::new("-"));
-    if to_stdout && ctx.json {
-        return Err(StickyError::Usage(format!(
-            "--json prints a report on stdout, where the {} would go; give -o FILE",
-            args.format.name()
-        ))
-        .into());
-    }
-    let kind = match args.format {
-        ExportFormat::Json => &JSON,
-        _ => &MARKDOWN,
-    };
-    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        check_output(ctx, path, args.force, kind)?;
-    }
+    let to_stdout = document_target(ctx, args)?;
     let Some(store) = ctx.existing_store()? else {
         return Err(no_thread(ctx));
     };
@@ -336,19 +319,8 @@ fn export_document(ctx: &Context, args: &Args) -> Result<Report> {
         ExportFormat::Json => conversation.json(redactor.as_ref()),
         _ => conversation.markdown(redactor.as_ref()),
     };
-    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        write_text(path, &text)?;
-    } else {
-        let mut stdout = std::io::stdout().lock();
-        match stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
-        {
-            // A reader that has seen enough (`| head`) ends the export quietly, as it ends
-            // `log`.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(Report::nothing()),
-            written => written.context("cannot write the export to stdout")?,
-        }
+    if !write_document(args.output.as_deref().filter(|_| !to_stdout), &text)? {
+        return Ok(Report::nothing());
     }
     let file = args.output.as_ref().filter(|_| !to_stdout);
     if ctx.json {
@@ -364,9 +336,9 @@ fn export_document(ctx: &Context, args: &Args) -> Result<Report> {
             turns: turns.len(),
         });
     }
-    if let Some(path) = file.filter(|_| !ctx.quiet) {
-        eprintln!(
-            "sticky: exported thread {} ({} turn{}, {} bytes of {}) to {}",
+    if let Some(path) = file {
+        note!(
+            "exported thread {} ({} turn{}, {} bytes of {}) to {}",
             super::view::escape(&thread.name),
             turns.len(),
             if turns.len() == 1 { "" } else { "s" },
@@ -376,6 +348,51 @@ fn export_document(ctx: &Context, args: &Args) -> Result<Report> {
         );
     }
     Ok(Report::nothing())
+}
+
+/// Whether the document goes to stdout (no `-o FILE`, or `-o -`); refuses `--json` there, and
+/// an `-o FILE` that is no earlier export of the same kind (unless `--force`).
+fn document_target(ctx: &Context, args: &Args) -> Result<bool> {
+    let to_stdout = args
+        .output
+        .as_deref()
+        .is_none_or(|path| path == Path::new("-"));
+    if to_stdout && ctx.json {
+        return Err(StickyError::Usage(format!(
+            "--json prints a report on stdout, where the {} would go; give -o FILE",
+            args.format.name()
+        ))
+        .into());
+    }
+    let kind = match args.format {
+        ExportFormat::Json => &JSON,
+        _ => &MARKDOWN,
+    };
+    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+        check_output(ctx, path, args.force, kind)?;
+    }
+    Ok(to_stdout)
+}
+
+/// Writes the document to `path` (whole or not at all), else to stdout; `false` when the
+/// reader of stdout stopped reading (`| head`), which ends the export quietly, as it ends
+/// `log`.
+fn write_document(path: Option<&Path>, text: &str) -> Result<bool> {
+    if let Some(path) = path {
+        write_text(path, text)?;
+        return Ok(true);
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        written => {
+            written.context("cannot write the export to stdout")?;
+            Ok(true)
+        }
+    }
 }
 
 /// Whether the file at `path` starts as a markdown export does.
@@ -481,24 +498,22 @@ fn report(ctx: &Context, args: &Args, to_stdout: bool, written: &Manifest) -> Re
             turns: written.turns.len(),
         });
     }
-    if !ctx.quiet {
-        let target = args
-            .output
-            .as_ref()
-            .filter(|_| !to_stdout)
-            .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
-        eprintln!(
-            "sticky: exported thread {} ({} session {live}, {} turn{}, {} file{}, {size} bytes) \
-             to {}",
-            super::view::escape(&written.thread.name),
-            written.agent.name,
-            written.turns.len(),
-            if written.turns.len() == 1 { "" } else { "s" },
-            written.files.len(),
-            if written.files.len() == 1 { "" } else { "s" },
-            super::view::escape(&target),
-        );
-    }
+    let target = args
+        .output
+        .as_ref()
+        .filter(|_| !to_stdout)
+        .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
+    note!(
+        "exported thread {} ({} session {live}, {} turn{}, {} file{}, {size} bytes) \
+         to {}",
+        super::view::escape(&written.thread.name),
+        written.agent.name,
+        written.turns.len(),
+        if written.turns.len() == 1 { "" } else { "s" },
+        written.files.len(),
+        if written.files.len() == 1 { "" } else { "s" },
+        super::view::escape(&target),
+    );
     Ok(Report::nothing())
 }
 
@@ -534,19 +549,19 @@ fn gather(ctx: &Context) -> Result<Gathered> {
         .ok()
         .and_then(|adapter| ctx.program(adapter).ok());
     let mut manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
-    fit_answers(ctx, &mut manifest);
+    fit_answers(&mut manifest);
     Ok((manifest, sources(files), program, lock))
 }
 
 /// Keeps the kept answers within half of what import reads of a manifest (the rest is room for
 /// the other fields and JSON's escapes), leaving out the oldest first, and says so.
-fn fit_answers(ctx: &Context, manifest: &mut Manifest) {
+fn fit_answers(manifest: &mut Manifest) {
     let budget = usize::try_from(bundle::Limits::default().manifest / 2).unwrap_or(usize::MAX);
     let dropped = manifest.fit_answers(budget);
-    if dropped > 0 && !ctx.quiet {
+    if dropped > 0 {
         let turns = if dropped == 1 { "turn" } else { "turns" };
-        eprintln!(
-            "sticky: left the answers of the oldest {dropped} {turns} out of the bundle, so it \
+        note!(
+            "left the answers of the oldest {dropped} {turns} out of the bundle, so it \
              stays within the {budget} bytes of answers a bundle carries"
         );
     }
@@ -558,12 +573,7 @@ fn fit_answers(ctx: &Context, manifest: &mut Manifest) {
 fn lock_thread(ctx: &Context) -> Result<crate::lock::ReadLock> {
     Ok(
         crate::lock::lock_to_read(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
-            if !ctx.quiet {
-                eprintln!(
-                    "sticky: waiting for the turn running on thread {}",
-                    ctx.thread
-                );
-            }
+            note!("waiting for the turn running on thread {}", ctx.thread);
         })?
         .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", ctx.thread)))?,
     )
@@ -604,7 +614,7 @@ fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Resul
         ))
         .into());
     };
-    let home = dirs::home_dir().unwrap_or_default();
+    let home = crate::settings::home()?;
     let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;

@@ -1,7 +1,7 @@
 //! `sticky forget`: deletes a conversation for good, its rows and its vault copies, after a
 //! confirmation on a terminal (`--yes` otherwise).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -75,7 +75,7 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
         .collect();
     let what = describe(&ctx.thread, sessions.len(), turns, copies.len());
     if !args.yes && !confirmed(&what)? {
-        eprintln!("sticky: nothing forgotten");
+        crate::msg::write(format_args!("nothing forgotten"));
         return Ok(Report::nothing());
     }
     for session in &copies {
@@ -148,9 +148,7 @@ fn confirmed(what: &str) -> Result<bool> {
         ))
         .into());
     }
-    eprint!("sticky: forget {what}? This cannot be undone. [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!(
+        "forget {what}? This cannot be undone."
+    ))?)
 }

@@ -2,7 +2,7 @@
 //! session's files verified, rewritten for this directory and placed where the agent in this
 //! HOME looks for them, so the next turn resumes the same agent session with its history.
 
-use std::io::{BufRead as _, IsTerminal, Read, Write as _};
+use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -96,37 +96,12 @@ impl Run for Args {
 
 /// Verifies the bundle, places its files, then adds the thread.
 fn run(ctx: &Context, args: &Args) -> Result<Report> {
-    let (input, size) = open(&args.file)?;
-    let home = dirs::home_dir().unwrap_or_default();
+    let bundle = open(&args.file)?;
+    let home = crate::settings::home()?;
     let existing = ctx.existing_store()?;
-    let mut plan = None;
-    let mut declined = false;
-    // A bundle whose size is not known before (a pipe) is held to the expansion limits as it
-    // is read; one whose size is known, before anything is read of its files.
-    let limits = Limits {
-        expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
-        ..Limits::default()
-    };
-    let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
-        let (decided, inspected) = inspect(ctx, args, &home, existing.as_ref(), manifest)?;
-        // The manifest counts: its turns are written into the database.
-        let total = manifest.files.iter().map(|file| file.size).sum::<u64>() + manifest_bytes;
-        if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
-            if !args.yes && !confirmed_expansion(&args.file, &why)? {
-                declined = true;
-                anyhow::bail!("declined");
-            }
-        }
-        plan = Some(decided);
-        Ok(inspected)
-    });
-    if declined {
-        eprintln!("sticky: nothing imported");
+    let Some((staged, plan)) = read(ctx, args, bundle, &home, existing.as_ref())? else {
+        crate::msg::write(format_args!("nothing imported"));
         return Ok(Report::nothing());
-    }
-    let staged = staged.map_err(|error| usage(&args.file, error))?;
-    let Some(plan) = plan else {
-        anyhow::bail!("the bundle was read without its manifest being seen");
     };
     let manifest = &staged.manifest;
     let stagings: Vec<Staging> = staged
@@ -147,7 +122,7 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
     if let Some(replaced) = &replaced {
         refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
         if !args.yes && !confirmed(&describe(&plan.name, replaced))? {
-            eprintln!("sticky: nothing imported");
+            crate::msg::write(format_args!("nothing imported"));
             return Ok(Report::nothing());
         }
     }
@@ -169,6 +144,46 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
         None => 0,
     };
     report(ctx, &plan, manifest, replaced.as_ref().map(|r| (r, copies)))
+}
+
+/// Reads and verifies the bundle (`open`'s), and decides where its files go and the thread's name;
+/// `None` when the user declined a bundle that expands past the limits.
+fn read<'a>(
+    ctx: &Context,
+    args: &Args,
+    (input, size): (Box<dyn Read>, Option<u64>),
+    home: &Path,
+    existing: Option<&crate::store::Store>,
+) -> Result<Option<(bundle::Staged, Plan<'a>)>> {
+    let mut plan = None;
+    let mut declined = false;
+    // A bundle whose size is not known before (a pipe) is held to the expansion limits as it
+    // is read; one whose size is known, before anything is read of its files.
+    let limits = Limits {
+        expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
+        ..Limits::default()
+    };
+    let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
+        let (decided, inspected) = inspect(ctx, args, home, existing, manifest)?;
+        // The manifest counts: its turns are written into the database.
+        let total = manifest.files.iter().map(|file| file.size).sum::<u64>() + manifest_bytes;
+        if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
+            if !args.yes && !confirmed_expansion(&args.file, &why)? {
+                declined = true;
+                anyhow::bail!("declined");
+            }
+        }
+        plan = Some(decided);
+        Ok(inspected)
+    });
+    if declined {
+        return Ok(None);
+    }
+    let staged = staged.map_err(|error| usage(&args.file, error))?;
+    let Some(plan) = plan else {
+        anyhow::bail!("the bundle was read without its manifest being seen");
+    };
+    Ok(Some((staged, plan)))
 }
 
 /// The thread of this project `--replace` would remove, if there is one.
@@ -234,34 +249,7 @@ fn refuse_vault_ahead(
     let Some(entry) = ahead else {
         return Ok(());
     };
-    // The turns the bundle lacks: the session's finished turns here that began after its
-    // last one on the session (an export of this thread carries them with their times).
-    let last = manifest.live().and_then(|live| {
-        manifest
-            .turns
-            .iter()
-            .filter(|turn| turn.row.session_id == live.id)
-            .map(|turn| turn.row.started_at)
-            .max()
-    });
-    let lacking: Vec<String> = replaced
-        .turns
-        .iter()
-        .filter(|turn| turn.session_id == session.id)
-        .filter(|turn| turn.status == crate::store::TurnStatus::Ok)
-        .filter(|turn| last.is_none_or(|last| turn.started_at > last))
-        .map(|turn| format!("#{}", turn.id))
-        .collect();
-    let turns = if lacking.is_empty() {
-        "turns taken after the bundle was exported".to_owned()
-    } else {
-        format!(
-            "turn{} {} of thread {}, taken after the bundle was exported",
-            if lacking.len() == 1 { "" } else { "s" },
-            lacking.join(", "),
-            super::view::escape(&plan.name)
-        )
-    };
+    let turns = lacking_turns(replaced, session, manifest, &plan.name);
     let option = if plan.name == "main" {
         String::new()
     } else {
@@ -278,6 +266,43 @@ fn refuse_vault_ahead(
         bundled(&entry.relative).map_or_else(|| "none".to_owned(), |size| size.to_string()),
     ))
     .into())
+}
+
+/// The turns the bundle lacks, as the refusal names them: the session's finished turns here
+/// that began after its last one on the session (an export of this thread carries them with
+/// their times).
+fn lacking_turns(
+    replaced: &Replaced,
+    session: &SessionRow,
+    manifest: &Manifest,
+    name: &str,
+) -> String {
+    let last = manifest.live().and_then(|live| {
+        manifest
+            .turns
+            .iter()
+            .filter(|turn| turn.row.session_id == live.id)
+            .map(|turn| turn.row.started_at)
+            .max()
+    });
+    let lacking: Vec<String> = replaced
+        .turns
+        .iter()
+        .filter(|turn| turn.session_id == session.id)
+        .filter(|turn| turn.status == crate::store::TurnStatus::Ok)
+        .filter(|turn| last.is_none_or(|last| turn.started_at > last))
+        .map(|turn| format!("#{}", turn.id))
+        .collect();
+    if lacking.is_empty() {
+        "turns taken after the bundle was exported".to_owned()
+    } else {
+        format!(
+            "turn{} {} of thread {}, taken after the bundle was exported",
+            if lacking.len() == 1 { "" } else { "s" },
+            lacking.join(", "),
+            super::view::escape(name)
+        )
+    }
 }
 
 /// What `--replace` removes, as the question and the report name it.
@@ -312,11 +337,9 @@ fn confirmed(what: &str) -> Result<bool> {
     if !std::io::stdin().is_terminal() {
         return Ok(true);
     }
-    eprint!("sticky: import --replace removes {what} and its vault copies for good. Go on? [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!(
+        "import --replace removes {what} and its vault copies for good. Go on?"
+    ))?)
 }
 
 /// Asks on the terminal whether to place a bundle that expands past [`bundle::EXPANSION`]
@@ -329,11 +352,7 @@ fn confirmed_expansion(file: &Path, why: &str) -> Result<bool> {
     let question = why
         .split_once(": import --yes")
         .map_or(why, |(what, _)| what);
-    eprint!("sticky: {question}. Place it? [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!("{question}. Place it?"))?)
 }
 
 /// Removes the vault copies of the replaced thread's sessions, as `forget` does; returns how
@@ -493,28 +512,12 @@ fn refuse_kept_at_source(
             .filter(|listed| listed.db.is_none())
             .map(|listed| listed.dir),
     );
+    let home = crate::settings::home()?;
     for (index, source) in sources.iter().enumerate() {
         if *source == ctx.project.dir || !source.is_absolute() {
             continue;
         }
-        // While the agent has the session's files for the source, the agent's home shows it
-        // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
-        let home = dirs::home_dir().unwrap_or_default();
-        if relocate
-            .files(&home, source, id)
-            .is_ok_and(|files| !files.is_empty())
-        {
-            continue;
-        }
-        let state = crate::state::State::in_project(source);
-        // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
-        // with this HOME's agent: the same path on this machine may be another HOME's project.
-        if !crate::project::stamped_here(&state) {
-            continue;
-        }
-        // An unreadable vault (damaged) proves nothing either way.
-        let vault = Vault::new(&state.vault);
-        if vault.manifest(agent, id).ok().flatten().is_none() {
+        if !kept_in_vault(relocate, &home, source, id) {
             continue;
         }
         let shown = super::view::escape(&source.display().to_string()).into_owned();
@@ -535,6 +538,33 @@ fn refuse_kept_at_source(
         .into());
     }
     Ok(())
+}
+
+/// Whether session `id` of `source` is one only sticky's vault there keeps: the agent has no
+/// file of it for `source`, and a state of this HOME's there has a copy.
+fn kept_in_vault(
+    relocate: &dyn relocation::Relocate,
+    home: &Path,
+    source: &Path,
+    id: &str,
+) -> bool {
+    // While the agent has the session's files for the source, the agent's home shows it
+    // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
+    if relocate
+        .files(home, source, id)
+        .is_ok_and(|files| !files.is_empty())
+    {
+        return false;
+    }
+    let state = crate::state::State::in_project(source);
+    // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
+    // with this HOME's agent: the same path on this machine may be another HOME's project.
+    if !crate::project::stamped_here(&state) {
+        return false;
+    }
+    // An unreadable vault (damaged) proves nothing either way.
+    let vault = Vault::new(&state.vault);
+    vault.manifest(relocate.name(), id).ok().flatten().is_some()
 }
 
 /// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one
@@ -744,29 +774,27 @@ fn report(
             replaced,
         });
     }
-    if !ctx.quiet {
-        if let Some((replaced, copies)) = replaced {
-            eprintln!(
-                "sticky: replaced {} and {copies} vault cop{}",
-                describe(&plan.name, replaced),
-                if copies == 1 { "y" } else { "ies" }
-            );
-        }
-        let thread = if plan.name == "main" {
-            String::new()
-        } else {
-            format!("{} ", super::view::thread_option(&plan.name))
-        };
-        eprintln!(
-            "sticky: imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
-             goes on with it here",
-            super::view::escape(&plan.name),
-            manifest.agent.name,
-            plan.moving.id,
-            manifest.turns.len(),
-            if manifest.turns.len() == 1 { "" } else { "s" },
-            super::view::escape(&manifest.project),
+    if let Some((replaced, copies)) = replaced {
+        note!(
+            "replaced {} and {copies} vault cop{}",
+            describe(&plan.name, replaced),
+            if copies == 1 { "y" } else { "ies" }
         );
     }
+    let thread = if plan.name == "main" {
+        String::new()
+    } else {
+        format!("{} ", super::view::thread_option(&plan.name))
+    };
+    note!(
+        "imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
+         goes on with it here",
+        super::view::escape(&plan.name),
+        manifest.agent.name,
+        plan.moving.id,
+        manifest.turns.len(),
+        if manifest.turns.len() == 1 { "" } else { "s" },
+        super::view::escape(&manifest.project),
+    );
     Ok(Report::nothing())
 }

@@ -49,9 +49,7 @@ fn run(global: &GlobalArgs) -> Result<Report> {
             database: project.state.db.display().to_string(),
         });
     }
-    if !global.quiet {
-        let dir = super::view::escape(&project.dir.display().to_string()).into_owned();
-        eprintln!("sticky: {dir} is a project of its own");
-    }
+    let dir = super::view::escape(&project.dir.display().to_string()).into_owned();
+    note!("{dir} is a project of its own");
     Ok(Report::nothing())
 }

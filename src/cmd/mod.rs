@@ -1,4 +1,7 @@
-//! The commands: one file each, orchestration only (build the context, plan, act).
+//! The commands: one module each, orchestration only (build the context, plan, act). Each
+//! command's module holds its clap `Args`, its [`Run`] (its run, its text and its `--json`
+//! object, a `Serialize` type whose keys its error object has too); `cli::Command` dispatches
+//! to it, and [`run`] prints what it said through [`output::emit`].
 
 mod across;
 pub mod agents;
@@ -285,9 +288,9 @@ impl Context {
         let config = settings::read_config()?;
         let agents = Agents::new(&config.0)?;
         let project = project::locate(&cwd, sticky_db().as_deref())?;
+        let home = settings::home()?;
         project.adopt_unstamped(|session| {
             let id = session.agent_session_id.as_deref()?;
-            let home = dirs::home_dir().unwrap_or_default();
             agents
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
@@ -305,12 +308,8 @@ impl Context {
             ))
             .into());
         }
-        if let Some(note) = chosen
-            .note
-            .as_deref()
-            .filter(|_| !global.quiet && !global.json)
-        {
-            eprintln!("sticky: {}", view::escape(note));
+        if let Some(note) = chosen.note.as_deref() {
+            aside!("{}", view::escape(note));
         }
         let thread = chosen.setting.value.clone();
         let settings = Settings::new(global, chosen.setting, &project, config);
@@ -357,12 +356,10 @@ impl Context {
         // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
         // turn: the database is then checked as one from before stamps, every run.
         if let Err(error) = self.project.stamp_created() {
-            if !self.quiet && !self.json {
-                eprintln!(
-                    "sticky: cannot stamp the new database as yours ({error:#}); it is checked \
-                     as a database from before stamps until sticky can write its key"
-                );
-            }
+            aside!(
+                "cannot stamp the new database as yours ({error:#}); it is checked as a \
+                 database from before stamps until sticky can write its key"
+            );
         }
         Ok(store)
     }

@@ -21,7 +21,7 @@ use super::Context;
 use super::output::Report;
 use super::standing::{Standing, standing, taken};
 use super::{Call, Run, json_keys};
-use crate::agent::relocation::{self, Stored};
+use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
@@ -106,20 +106,18 @@ fn run(ctx: &Context) -> Result<Report> {
             relocated,
         });
     }
-    if !ctx.quiet {
-        if moved.is_empty() {
-            eprintln!("sticky: nothing to relocate: every conversation belongs to this directory");
-        }
-        for (name, live) in &moved {
-            eprintln!(
-                "sticky: thread {} ({} session {}) moved from {} to {}",
-                super::view::escape(name),
-                live.agent,
-                live.agent_session_id.as_deref().unwrap_or("not named yet"),
-                super::view::escape(&live.directory.display().to_string()),
-                super::view::escape(&ctx.project.dir.display().to_string()),
-            );
-        }
+    if moved.is_empty() {
+        note!("nothing to relocate: every conversation belongs to this directory");
+    }
+    for (name, live) in &moved {
+        note!(
+            "thread {} ({} session {}) moved from {} to {}",
+            super::view::escape(name),
+            live.agent,
+            live.agent_session_id.as_deref().unwrap_or("not named yet"),
+            super::view::escape(&live.directory.display().to_string()),
+            super::view::escape(&ctx.project.dir.display().to_string()),
+        );
     }
     Ok(Report::nothing())
 }
@@ -147,7 +145,7 @@ fn relocate(
         ))
         .into());
     };
-    let home = dirs::home_dir().unwrap_or_default();
+    let home = crate::settings::home()?;
     let moving = Move {
         relocate,
         agent_home: relocate.home(&home),
@@ -178,15 +176,20 @@ fn relocate(
         placed.undo();
         return Err(error);
     }
-    for (file, staged) in files.iter().zip(&stagings) {
+    remove_moved(&moving, &files, &stagings);
+    Ok(())
+}
+
+/// Removes the old place of each file `moving` placed anew (best effort: the session runs
+/// from its new place whatever is left there).
+fn remove_moved(moving: &Move<'_>, files: &[MovingFile], stagings: &[place::Staging]) {
+    for (file, staged) in files.iter().zip(stagings) {
         if let Stored::File(path) = &file.stored {
             if *path != moving.agent_home.join(&staged.relative) {
-                // Best effort: the session runs from its new place whatever is left here.
                 let _ = place::remove_moved(&moving.agent_home, &file.relative);
             }
         }
     }
-    Ok(())
 }
 
 /// Why a conversation of a copy of the project is not relocated, and the way to a session of

@@ -76,9 +76,9 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
         ))
         .into());
     };
-    if answer.cut() && !ctx.quiet {
-        eprintln!(
-            "sticky: turn #{}'s answer was {} bytes; only its first {} MiB was kept",
+    if answer.cut() {
+        note!(
+            "turn #{}'s answer was {} bytes; only its first {} MiB was kept",
             turn.id,
             answer.bytes,
             MAX_ANSWER / (1024 * 1024)

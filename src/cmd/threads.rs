@@ -153,12 +153,10 @@ fn read_branches(ctx: &Context, summaries: &[Summary]) -> Option<Branches> {
     match Branches::read(&ctx.project.dir) {
         Ok(branches) => Some(branches),
         Err(error) => {
-            if !ctx.quiet {
-                eprintln!(
-                    "sticky: cannot tell which threads' branches still exist: {}",
-                    escape(&error.to_string())
-                );
-            }
+            note!(
+                "cannot tell which threads' branches still exist: {}",
+                escape(&error.to_string())
+            );
             None
         }
     }

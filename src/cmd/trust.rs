@@ -10,7 +10,7 @@
 //! one back for the agent to read as its own. Trust names them, and marks them adopted
 //! (`Vault::adopt`), so the restore of one names the adoption and its date.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -30,10 +30,10 @@ use crate::vault::{Manifest, Vault};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {}
 
-/// The `--json` object of `sticky trust` (docs/json.md says each list's shape).
+/// The `--json` object of `sticky trust`.
 #[derive(Serialize, Default)]
 #[allow(clippy::struct_field_names)] // the keys of a published schema
-struct Trusted {
+struct Trusted<'a> {
     project: String,
     database: String,
     /// Whether there is a database, now the user's.
@@ -41,11 +41,33 @@ struct Trusted {
     /// Whether this run stamped it.
     stamped: bool,
     /// The threads whose live session was recorded in another directory.
-    elsewhere: Vec<serde_json::Value>,
+    elsewhere: Vec<Elsewhere<'a>>,
     /// The threads whose live session the agent in this HOME keeps for another directory.
-    shared: Vec<serde_json::Value>,
+    shared: Vec<Shared<'a>>,
     /// The vault's copies of sessions the agents in this HOME do not have.
-    adopted_copies: Vec<serde_json::Value>,
+    adopted_copies: Vec<AdoptedCopy<'a>>,
+}
+
+/// A thread whose live session was recorded in another directory.
+#[derive(Serialize)]
+struct Elsewhere<'a> {
+    thread: &'a str,
+    directory: String,
+}
+
+/// A thread whose live session the agent in this HOME keeps for another directory.
+#[derive(Serialize)]
+struct Shared<'a> {
+    thread: &'a str,
+    agent_session_id: Option<&'a str>,
+    directory: String,
+}
+
+/// A vault copy adopted with the state.
+#[derive(Serialize)]
+struct AdoptedCopy<'a> {
+    agent: &'a str,
+    session: &'a str,
 }
 
 impl Run for Args {
@@ -54,7 +76,7 @@ impl Run for Args {
     }
 
     fn json_keys(&self) -> Vec<String> {
-        json_keys::<Trusted>()
+        json_keys::<Trusted<'static>>()
     }
 
     fn reports(&self) -> bool {
@@ -70,96 +92,105 @@ impl Run for Args {
 fn run(global: &GlobalArgs) -> Result<Report> {
     let (config, _) = crate::settings::read_config()?;
     let agents = Agents::new(&config)?;
+    let home = crate::settings::home()?;
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
     let elsewhere = elsewhere(&project);
     let shared = shared(&project);
     let copies = if adopted == Adopted::Now {
-        adopt_copies(&project, &agents, global.quiet)
+        adopt_copies(&project, &agents, &home)
     } else {
         Vec::new()
     };
     if global.json {
-        let copies = copies
-            .iter()
-            .map(|copy| serde_json::json!({"agent": copy.agent, "session": copy.session}))
-            .collect();
-        let elsewhere = elsewhere
-            .iter()
-            .map(|(thread, live)| {
-                serde_json::json!({"thread": thread, "directory": live.directory.display().to_string()})
-            })
-            .collect();
-        let shared = shared
-            .iter()
-            .map(|(thread, live, other)| {
-                serde_json::json!({
-                    "thread": thread,
-                    "agent_session_id": live.agent_session_id,
-                    "directory": other.display().to_string(),
-                })
-            })
-            .collect();
         return Report::json(&Trusted {
             project: project.dir.display().to_string(),
             database: project.state.db.display().to_string(),
             trusted: adopted != Adopted::Nothing,
             stamped: adopted == Adopted::Now,
-            elsewhere,
-            shared,
-            adopted_copies: copies,
+            elsewhere: elsewhere
+                .iter()
+                .map(|(thread, live)| Elsewhere {
+                    thread,
+                    directory: live.directory.display().to_string(),
+                })
+                .collect(),
+            shared: shared
+                .iter()
+                .map(|(thread, live, other)| Shared {
+                    thread,
+                    agent_session_id: live.agent_session_id.as_deref(),
+                    directory: other.display().to_string(),
+                })
+                .collect(),
+            adopted_copies: copies
+                .iter()
+                .map(|copy| AdoptedCopy {
+                    agent: &copy.agent,
+                    session: &copy.session,
+                })
+                .collect(),
         });
     }
-    if !global.quiet {
-        let db = escape(&project.state.db.display().to_string()).into_owned();
-        match adopted {
-            Adopted::Now if elsewhere.is_empty() => eprintln!(
-                "sticky: {db} is yours now: its conversations continue here (`sticky status` \
-                 shows them)"
-            ),
-            Adopted::Now => eprintln!("sticky: {db} is yours now"),
-            Adopted::Already => eprintln!("sticky: {db} is already yours"),
-            Adopted::Nothing => eprintln!("sticky: no database at {db}: nothing to trust"),
-        }
-        for (thread, live) in &elsewhere {
-            eprintln!("sticky: {}", next_step(thread, live, &project.dir));
-        }
-        for (thread, live, other) in &shared {
-            eprintln!(
-                "sticky: {}",
-                standing::shared(thread, live, other, &project.dir)
-            );
-        }
-        if !copies.is_empty() {
-            eprintln!(
-                "sticky: {}",
-                foreign_copies(&copies, &project, config.vault == Some(false))
-            );
-        }
-    }
+    say(
+        &project,
+        adopted,
+        &elsewhere,
+        &shared,
+        &copies,
+        config.vault == Some(false),
+    );
     Ok(Report::nothing())
+}
+
+/// Says on stderr (not with `--quiet`) what `trust` did, and the next step for each thread
+/// recorded elsewhere (`elsewhere`) or kept for another directory (`shared`).
+fn say(
+    project: &Project,
+    adopted: Adopted,
+    elsewhere: &[(String, SessionRow)],
+    shared: &[(String, SessionRow, PathBuf)],
+    copies: &[Manifest],
+    vault_off: bool,
+) {
+    let db = escape(&project.state.db.display().to_string()).into_owned();
+    match adopted {
+        Adopted::Now if elsewhere.is_empty() => note!(
+            "{db} is yours now: its conversations continue here (`sticky status` \
+             shows them)"
+        ),
+        Adopted::Now => note!("{db} is yours now"),
+        Adopted::Already => note!("{db} is already yours"),
+        Adopted::Nothing => note!("no database at {db}: nothing to trust"),
+    }
+    for (thread, live) in elsewhere {
+        note!("{}", next_step(thread, live, &project.dir));
+    }
+    for (thread, live, other) in shared {
+        note!("{}", standing::shared(thread, live, other, &project.dir));
+    }
+    if !copies.is_empty() {
+        note!("{}", foreign_copies(copies, project, vault_off));
+    }
 }
 
 /// Marks the vault's copies of the sessions whose files the agents in this HOME do not have
 /// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, written
 /// elsewhere, and a restore of one says so (`Vault::adopt`). Those copies. A copy that cannot
 /// be marked is said on stderr: the state is adopted all the same.
-fn adopt_copies(project: &Project, agents: &Agents, quiet: bool) -> Vec<Manifest> {
-    let home = dirs::home_dir().unwrap_or_default();
+fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest> {
     let vault = Vault::new(&project.state.vault);
     let marked = vault.adopt(crate::store::now(), |copy| {
         agents
             .find(&copy.agent)
-            .and_then(|agent| agent.saved(&home, &copy.directory, &copy.session))
+            .and_then(|agent| agent.saved(home, &copy.directory, &copy.session))
             != Some(true)
     });
     marked.unwrap_or_else(|error| {
-        if !quiet {
-            eprintln!(
-                "sticky: could not mark the vault's copies as adopted (a restore of one will not \
-                 say it came with this state): {}",
-                escape(&format!("{error:#}"))
-            );
-        }
+        note!(
+            "could not mark the vault's copies as adopted (a restore of one will not \
+             say it came with this state): {}",
+            escape(&format!("{error:#}"))
+        );
         Vec::new()
     })
 }
