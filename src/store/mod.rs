@@ -490,7 +490,7 @@ impl Store {
             CONFIRMED_AT,
             totals::ADD_TO_LIVE_SESSION,
             FINISH_TURN,
-            search::INDEX_ANSWER,
+            search::INDEX_ENDED,
         ] {
             let _ = self.conn.prepare_cached(sql);
         }
@@ -565,12 +565,11 @@ impl Store {
                 ledger.context_window,
                 end.reported_totals,
             ])?;
-            if let Some(text) = &end.answer {
-                search::index(&tx, || {
-                    tx.prepare_cached(search::INDEX_ANSWER)?
-                        .execute(params![turn_id, answer::kept(text)])
-                })?;
-            }
+            let kept = end.answer.as_deref().map(answer::kept);
+            search::index(&tx, || {
+                tx.prepare_cached(search::INDEX_ENDED)?
+                    .execute(params![turn_id, kept])
+            })?;
             tx.commit()?;
             Ok(changed)
         })?;
@@ -931,6 +930,10 @@ impl Tx<'_> {
         if !ours {
             return Ok(0);
         }
+        // An abandoned turn never reached `finish_turn`: its prompt enters the index here.
+        self.write(search::index(&self.tx, || {
+            self.tx.execute(search::INDEX_ABANDONED, [thread_id])
+        }))?;
         self.write(self.tx.execute(
             "UPDATE turns SET status = 'abandoned', ended_at = ?2 WHERE status = 'running' \
              AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)",
@@ -959,12 +962,9 @@ impl Tx<'_> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running')",
             params![session_id, prompt, mode, pid, host, now()],
         ))?;
-        let id = self.tx.last_insert_rowid();
-        self.write(search::index(&self.tx, || {
-            self.tx
-                .execute(search::INDEX_TURN, params![id, prompt, None::<&str>])
-        }))?;
-        Ok(id)
+        // The turn enters the search index when it ends (`finish_turn`) or is found
+        // abandoned: one FTS5 write a turn, not an insert and an update.
+        Ok(self.tx.last_insert_rowid())
     }
 
     /// Records why sticky ran a turn itself (`handoff`), in the transaction that began it.
