@@ -15,7 +15,7 @@ pub mod msg;
 pub mod agent;
 pub mod bundle;
 pub mod cli;
-mod cmd;
+pub mod cmd;
 pub mod config;
 pub mod confined;
 pub mod exit;

@@ -93,10 +93,8 @@ pub fn sources(ctx: &Context, all: bool, prune: bool) -> Result<(Vec<Source>, Ve
     if prune && skipped.iter().any(|s| s.pruned) {
         registry::replace(&keep)?;
     }
-    if !ctx.quiet && !ctx.json {
-        for skip in &skipped {
-            eprintln!("sticky: {}", escape(&skip.note()));
-        }
+    for skip in &skipped {
+        aside!("{}", escape(&skip.note()));
     }
     Ok((sources, skipped))
 }

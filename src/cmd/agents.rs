@@ -10,7 +10,12 @@ use super::Context;
 use super::output::Report;
 use super::probe::versions;
 use super::view::escape;
+use super::{Call, Run, json_keys};
 use crate::agent::{Adapter, tested};
+
+/// `sticky agents` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
 
 #[derive(Serialize)]
 struct AgentStatus {
@@ -26,8 +31,22 @@ struct AgentStatus {
     newer_than_tested: bool,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.unthreaded()?)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Vec<AgentStatus>>()
+    }
+
+    fn refuses_thread(&self) -> Option<&'static str> {
+        Some("it lists the agents, not a conversation's")
+    }
+}
+
 /// Lists every agent with its program and version.
-pub fn run(ctx: &Context) -> Result<Report> {
+fn run(ctx: &Context) -> Result<Report> {
     let mut statuses: Vec<AgentStatus> = ctx
         .agents
         .all()

@@ -11,9 +11,18 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::escape;
+use super::{Call, Run};
 use crate::cli::SelectArgs;
 use crate::config::{CarryKind, StdinMode};
 use crate::settings::{self, AgentSettings, ConfigFile, ProjectDir, Setting};
+
+/// The options of `sticky config`: the agent and model it reports on.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    /// The agent and model, chosen as a turn chooses them.
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
 
 /// The `--json` object.
 #[derive(Serialize)]
@@ -31,8 +40,35 @@ struct Shown<'a> {
     stdin: Setting<StdinMode>,
 }
 
+/// The keys of [`Shown`], which its fields have no default value to give (settings with
+/// their sources): the error object has them too. The integration tests hold them to the
+/// object `--json` prints and to docs/json.md.
+const KEYS: &[&str] = &[
+    "config_file",
+    "agent",
+    "model",
+    "thread",
+    "project",
+    "database",
+    "agents",
+    "vault",
+    "carry_on_change",
+    "context_threshold",
+    "stdin",
+];
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, &self.select)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        KEYS.iter().map(ToString::to_string).collect()
+    }
+}
+
 /// Prints the effective settings.
-pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
+fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let live = ctx.live_session()?;
     let settings = &ctx.settings;
     let agent = settings.agent(select, ctx.origins, live.as_ref());
@@ -101,27 +137,33 @@ fn print_text(out: &mut impl Write, report: &Shown<'_>) -> std::io::Result<()> {
     let stdin = &report.stdin;
     line(out, "stdin", stdin.value.as_str(), &stdin.origin)?;
     for agent in &report.agents {
-        let kind = if agent.built_in {
-            ""
-        } else {
-            " (defined in the config file)"
-        };
-        writeln!(out, "\nagent {}{kind}", escape(&agent.name))?;
-        match (&agent.program.value, &agent.error) {
-            (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
-            (None, error) => line(
-                out,
-                "  program",
-                "not found",
-                error.as_deref().unwrap_or_default(),
-            )?,
-        }
-        if !agent.args.is_empty() {
-            line(out, "  args", &agent.args.join(" "), "config file")?;
-        }
-        for (key, value) in &agent.env {
-            line(out, "  env", &format!("{key}={value}"), "config file")?;
-        }
+        print_agent(out, agent)?;
+    }
+    Ok(())
+}
+
+/// One agent's program, arguments and environment.
+fn print_agent(out: &mut impl Write, agent: &AgentSettings) -> std::io::Result<()> {
+    let kind = if agent.built_in {
+        ""
+    } else {
+        " (defined in the config file)"
+    };
+    writeln!(out, "\nagent {}{kind}", escape(&agent.name))?;
+    match (&agent.program.value, &agent.error) {
+        (Some(program), _) => line(out, "  program", program, &agent.program.origin)?,
+        (None, error) => line(
+            out,
+            "  program",
+            "not found",
+            error.as_deref().unwrap_or_default(),
+        )?,
+    }
+    if !agent.args.is_empty() {
+        line(out, "  args", &agent.args.join(" "), "config file")?;
+    }
+    for (key, value) in &agent.env {
+        line(out, "  env", &format!("{key}={value}"), "config file")?;
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::output::Report;
 use super::vault::{self, VaultView};
 use super::view::{CountedSession, SessionView, TurnView, escape, format_time};
+use super::{Call, Run};
 use super::{Context, probe};
 use crate::agent::{Adapter, tested};
 use crate::cli::SelectArgs;
@@ -23,6 +24,14 @@ use crate::session::{self, Action, Plan, Reason, Request};
 use crate::settings::{ConfigFile, ProjectDir, Setting, Source};
 use crate::state;
 use crate::store::{SessionRow, TurnRow};
+
+/// The options of `sticky doctor`: the agent and model it reports on.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {
+    /// The agent and model, chosen as a turn chooses them.
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
 
 /// The `--json` object.
 #[derive(Serialize)]
@@ -45,6 +54,26 @@ struct Shown<'a> {
     exit_code: u8,
     vault: DoctorVault,
 }
+
+/// The keys of [`Shown`], which its fields have no default value to give (settings with
+/// their sources): the error object has them too. The integration tests hold them to the
+/// object `--json` prints and to docs/json.md.
+const KEYS: &[&str] = &[
+    "project",
+    "database",
+    "config_file",
+    "thread",
+    "session",
+    "last_turn",
+    "turn_running",
+    "next_turn",
+    "agent",
+    "program",
+    "transcript",
+    "problems",
+    "exit_code",
+    "vault",
+];
 
 /// The vault, with what it holds of the live session and the agent's retention warning.
 #[derive(Serialize)]
@@ -107,8 +136,18 @@ struct Problem {
     exit_code: u8,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, &self.select)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        KEYS.iter().map(ToString::to_string).collect()
+    }
+}
+
 /// Reports what the next turn would use, and exits with the code it would fail with.
-pub fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
+fn run(ctx: &Context, select: &SelectArgs) -> Result<Report> {
     let (state, mut problems) = state_and_problems(ctx);
     let live = state.live.as_ref();
     let plan = next_plan(ctx, select, &state);
@@ -409,7 +448,7 @@ fn next_turn(plan: &Plan) -> NextTurn {
 fn transcript(ctx: &Context, live: &SessionRow) -> Option<Transcript> {
     let id = live.agent_session_id.as_deref()?;
     let adapter = ctx.agents.find(&live.agent)?;
-    let home = dirs::home_dir().unwrap_or_default();
+    let home = crate::settings::home().ok()?;
     let path = adapter.transcript(&home, &live.directory, id)?;
     Some(Transcript {
         exists: path.is_file(),

@@ -7,23 +7,107 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::{Call, Run, json_keys};
 use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::{self, Carried, Manifest, Source, place};
-use crate::cli::{ExportArgs, ExportFormat};
+
 use crate::exit::StickyError;
 use crate::store::{SessionRow, WholeTurn};
 
 mod document;
 mod redact;
 
+/// Where `sticky export` writes the bundle.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct Args {
+    /// Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal).
+    /// FILE may be a new file, an empty one or an earlier bundle; never a directory nor a
+    /// path in sticky's own state (`.sticky/`, the database and its companions).
+    #[arg(short, long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+
+    /// Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced).
+    #[arg(long)]
+    pub force: bool,
+
+    /// What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads:
+    /// each turn's prompt, answer, agent, model, time and cost, and the rotations and carries
+    /// between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no
+    /// agent files, go to a terminal too, and have secrets replaced by `[redacted]`.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ExportFormat::Bundle)]
+    pub format: ExportFormat,
+
+    /// Keep what looks like a secret (API keys, tokens, passwords, the values of environment
+    /// variables named like secrets) in a markdown or JSON export.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// What `sticky export` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The conversation and its agent session's files, for `sticky import`.
+    #[default]
+    Bundle,
+    /// A document to read.
+    Markdown,
+    /// The document as JSON.
+    Json,
+}
+
+impl ExportFormat {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bundle => "bundle",
+            Self::Markdown => "markdown",
+            Self::Json => "json",
+        }
+    }
+}
+
 /// How long export waits for a turn running on the conversation to end.
 const WAIT: Duration = Duration::from_secs(600);
 
+/// The `--json` object of `sticky export -o FILE`.
+#[derive(Serialize, Default)]
+struct Exported<'a> {
+    thread: &'a str,
+    /// The directory the session ran in.
+    project: &'a str,
+    agent: &'a str,
+    agent_session_id: Option<&'a str>,
+    file: Option<String>,
+    /// `bundle`, `markdown` or `json`.
+    format: &'a str,
+    /// How many of the session's files the bundle holds (0 for a document).
+    files: usize,
+    /// Their total size, or the document's own.
+    bytes: u64,
+    /// How many turns.
+    turns: usize,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Exported<'static>>()
+    }
+
+    fn reports(&self) -> bool {
+        false
+    }
+}
+
 /// Writes the bundle of the conversation to `-o FILE`, or to stdout when it is not a terminal.
-pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     if args.format != ExportFormat::Bundle {
         return export_document(ctx, args);
     }
@@ -47,7 +131,7 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> Result<Report> {
 
 /// Whether the bundle goes to stdout (no `-o`, or `-o -`); refuses a terminal there, and
 /// `--json`, whose report would share stdout with the bundle.
-fn to_stdout(ctx: &Context, args: &ExportArgs) -> Result<bool> {
+fn to_stdout(ctx: &Context, args: &Args) -> Result<bool> {
     let to_stdout = args
         .output
         .as_deref()
@@ -210,25 +294,8 @@ fn resolved(path: &Path) -> PathBuf {
 
 /// `--format markdown|json`: the conversation as a document, from the database alone, to
 /// stdout (a terminal too: it is text) or to `-o FILE`, written whole or not at all.
-fn export_document(ctx: &Context, args: &ExportArgs) -> Result<Report> {
-    let to_stdout = args
-        .output
-        .as_deref()
-        .is_none_or(|path| path == Path::new("-"));
-    if to_stdout && ctx.json {
-        return Err(StickyError::Usage(format!(
-            "--json prints a report on stdout, where the {} would go; give -o FILE",
-            args.format.name()
-        ))
-        .into());
-    }
-    let kind = match args.format {
-        ExportFormat::Json => &JSON,
-        _ => &MARKDOWN,
-    };
-    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        check_output(ctx, path, args.force, kind)?;
-    }
+fn export_document(ctx: &Context, args: &Args) -> Result<Report> {
+    let to_stdout = document_target(ctx, args)?;
     let Some(store) = ctx.existing_store()? else {
         return Err(no_thread(ctx));
     };
@@ -252,37 +319,26 @@ fn export_document(ctx: &Context, args: &ExportArgs) -> Result<Report> {
         ExportFormat::Json => conversation.json(redactor.as_ref()),
         _ => conversation.markdown(redactor.as_ref()),
     };
-    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
-        write_text(path, &text)?;
-    } else {
-        let mut stdout = std::io::stdout().lock();
-        match stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
-        {
-            // A reader that has seen enough (`| head`) ends the export quietly, as it ends
-            // `log`.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(Report::nothing()),
-            written => written.context("cannot write the export to stdout")?,
-        }
+    if !write_document(args.output.as_deref().filter(|_| !to_stdout), &text)? {
+        return Ok(Report::nothing());
     }
     let file = args.output.as_ref().filter(|_| !to_stdout);
     if ctx.json {
-        return Report::json(&serde_json::json!({
-            "thread": thread.name,
-            "project": conversation.project,
-            "agent": last.agent,
-            "agent_session_id": last.agent_session_id,
-            "file": file.map(|path| path.display().to_string()),
-            "format": args.format.name(),
-            "files": 0,
-            "bytes": text.len(),
-            "turns": turns.len(),
-        }));
+        return Report::json(&Exported {
+            thread: &thread.name,
+            project: &conversation.project,
+            agent: &last.agent,
+            agent_session_id: last.agent_session_id.as_deref(),
+            file: file.map(|path| path.display().to_string()),
+            format: args.format.name(),
+            files: 0,
+            bytes: text.len() as u64,
+            turns: turns.len(),
+        });
     }
-    if let Some(path) = file.filter(|_| !ctx.quiet) {
-        eprintln!(
-            "sticky: exported thread {} ({} turn{}, {} bytes of {}) to {}",
+    if let Some(path) = file {
+        note!(
+            "exported thread {} ({} turn{}, {} bytes of {}) to {}",
             super::view::escape(&thread.name),
             turns.len(),
             if turns.len() == 1 { "" } else { "s" },
@@ -292,6 +348,51 @@ fn export_document(ctx: &Context, args: &ExportArgs) -> Result<Report> {
         );
     }
     Ok(Report::nothing())
+}
+
+/// Whether the document goes to stdout (no `-o FILE`, or `-o -`); refuses `--json` there, and
+/// an `-o FILE` that is no earlier export of the same kind (unless `--force`).
+fn document_target(ctx: &Context, args: &Args) -> Result<bool> {
+    let to_stdout = args
+        .output
+        .as_deref()
+        .is_none_or(|path| path == Path::new("-"));
+    if to_stdout && ctx.json {
+        return Err(StickyError::Usage(format!(
+            "--json prints a report on stdout, where the {} would go; give -o FILE",
+            args.format.name()
+        ))
+        .into());
+    }
+    let kind = match args.format {
+        ExportFormat::Json => &JSON,
+        _ => &MARKDOWN,
+    };
+    if let Some(path) = args.output.as_deref().filter(|_| !to_stdout) {
+        check_output(ctx, path, args.force, kind)?;
+    }
+    Ok(to_stdout)
+}
+
+/// Writes the document to `path` (whole or not at all), else to stdout; `false` when the
+/// reader of stdout stopped reading (`| head`), which ends the export quietly, as it ends
+/// `log`.
+fn write_document(path: Option<&Path>, text: &str) -> Result<bool> {
+    if let Some(path) = path {
+        write_text(path, text)?;
+        return Ok(true);
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        written => {
+            written.context("cannot write the export to stdout")?;
+            Ok(true)
+        }
+    }
 }
 
 /// Whether the file at `path` starts as a markdown export does.
@@ -356,7 +457,7 @@ fn is_bundle(path: &Path) -> bool {
 /// Writes the bundle to its file or stdout, probing the agent's version meanwhile; returns
 /// the manifest as written.
 fn write_bundle(
-    args: &ExportArgs,
+    args: &Args,
     to_stdout: bool,
     manifest: Manifest,
     sources: &[Carried],
@@ -378,43 +479,41 @@ fn write_bundle(
 }
 
 /// What was exported: a JSON report with `--json`, else a line on stderr unless `--quiet`.
-fn report(ctx: &Context, args: &ExportArgs, to_stdout: bool, written: &Manifest) -> Result<Report> {
+fn report(ctx: &Context, args: &Args, to_stdout: bool, written: &Manifest) -> Result<Report> {
     let size: u64 = written.files.iter().map(|file| file.size).sum();
     let live = written
         .live()
         .and_then(|s| s.agent_session_id.clone())
         .unwrap_or_default();
     if ctx.json {
-        return Report::json(&serde_json::json!({
-            "thread": written.thread.name,
-            "project": written.project,
-            "agent": written.agent.name,
-            "agent_session_id": live,
-            "file": args.output.as_ref().map(|path| path.display().to_string()),
-            "format": args.format.name(),
-            "files": written.files.len(),
-            "bytes": size,
-            "turns": written.turns.len(),
-        }));
+        return Report::json(&Exported {
+            thread: &written.thread.name,
+            project: &written.project,
+            agent: &written.agent.name,
+            agent_session_id: Some(&live),
+            file: args.output.as_ref().map(|path| path.display().to_string()),
+            format: args.format.name(),
+            files: written.files.len(),
+            bytes: size,
+            turns: written.turns.len(),
+        });
     }
-    if !ctx.quiet {
-        let target = args
-            .output
-            .as_ref()
-            .filter(|_| !to_stdout)
-            .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
-        eprintln!(
-            "sticky: exported thread {} ({} session {live}, {} turn{}, {} file{}, {size} bytes) \
-             to {}",
-            super::view::escape(&written.thread.name),
-            written.agent.name,
-            written.turns.len(),
-            if written.turns.len() == 1 { "" } else { "s" },
-            written.files.len(),
-            if written.files.len() == 1 { "" } else { "s" },
-            super::view::escape(&target),
-        );
-    }
+    let target = args
+        .output
+        .as_ref()
+        .filter(|_| !to_stdout)
+        .map_or_else(|| "stdout".to_owned(), |path| path.display().to_string());
+    note!(
+        "exported thread {} ({} session {live}, {} turn{}, {} file{}, {size} bytes) \
+         to {}",
+        super::view::escape(&written.thread.name),
+        written.agent.name,
+        written.turns.len(),
+        if written.turns.len() == 1 { "" } else { "s" },
+        written.files.len(),
+        if written.files.len() == 1 { "" } else { "s" },
+        super::view::escape(&target),
+    );
     Ok(Report::nothing())
 }
 
@@ -450,19 +549,19 @@ fn gather(ctx: &Context) -> Result<Gathered> {
         .ok()
         .and_then(|adapter| ctx.program(adapter).ok());
     let mut manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
-    fit_answers(ctx, &mut manifest);
+    fit_answers(&mut manifest);
     Ok((manifest, sources(files), program, lock))
 }
 
 /// Keeps the kept answers within half of what import reads of a manifest (the rest is room for
 /// the other fields and JSON's escapes), leaving out the oldest first, and says so.
-fn fit_answers(ctx: &Context, manifest: &mut Manifest) {
+fn fit_answers(manifest: &mut Manifest) {
     let budget = usize::try_from(bundle::Limits::default().manifest / 2).unwrap_or(usize::MAX);
     let dropped = manifest.fit_answers(budget);
-    if dropped > 0 && !ctx.quiet {
+    if dropped > 0 {
         let turns = if dropped == 1 { "turn" } else { "turns" };
-        eprintln!(
-            "sticky: left the answers of the oldest {dropped} {turns} out of the bundle, so it \
+        note!(
+            "left the answers of the oldest {dropped} {turns} out of the bundle, so it \
              stays within the {budget} bytes of answers a bundle carries"
         );
     }
@@ -474,12 +573,7 @@ fn fit_answers(ctx: &Context, manifest: &mut Manifest) {
 fn lock_thread(ctx: &Context) -> Result<crate::lock::ReadLock> {
     Ok(
         crate::lock::lock_to_read(&ctx.project.state.locks, &ctx.thread, WAIT, &mut || {
-            if !ctx.quiet {
-                eprintln!(
-                    "sticky: waiting for the turn running on thread {}",
-                    ctx.thread
-                );
-            }
+            note!("waiting for the turn running on thread {}", ctx.thread);
         })?
         .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", ctx.thread)))?,
     )
@@ -520,7 +614,7 @@ fn session_files(ctx: &Context, live: &SessionRow, turns: &[WholeTurn]) -> Resul
         ))
         .into());
     };
-    let home = dirs::home_dir().unwrap_or_default();
+    let home = crate::settings::home()?;
     let mut files = relocate.files(&home, &live.directory, id)?;
     if files.is_empty() {
         files = from_vault(ctx, &live.agent, id)?;

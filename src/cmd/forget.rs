@@ -1,7 +1,7 @@
 //! `sticky forget`: deletes a conversation for good, its rows and its vault copies, after a
 //! confirmation on a terminal (`--yes` otherwise).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -10,17 +10,25 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::escape;
-use crate::cli::ForgetArgs;
+use super::{Call, Run, json_keys};
 use crate::exit::StickyError;
 use crate::lock;
 use crate::store::SessionRow;
 use crate::vault::Vault;
 
+/// The options of `sticky forget`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Delete without asking (needed when stdin is not a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
+}
+
 /// `sticky threads --prune`: forget, for many threads at once.
 pub(super) mod prune;
 
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Forgot<'a> {
     thread: &'a str,
     /// The sessions deleted.
@@ -31,8 +39,22 @@ struct Forgot<'a> {
     vault_copies: usize,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.rewriting("forget")?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Forgot<'static>>()
+    }
+
+    fn reports(&self) -> bool {
+        false
+    }
+}
+
 /// Deletes the conversation's rows and vault copies.
-pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     let unknown = || {
         StickyError::Usage(format!(
             "thread {} does not exist in this project; `sticky threads` lists them",
@@ -53,7 +75,7 @@ pub fn run(ctx: &Context, args: &ForgetArgs) -> Result<Report> {
         .collect();
     let what = describe(&ctx.thread, sessions.len(), turns, copies.len());
     if !args.yes && !confirmed(&what)? {
-        eprintln!("sticky: nothing forgotten");
+        crate::msg::write(format_args!("nothing forgotten"));
         return Ok(Report::nothing());
     }
     for session in &copies {
@@ -126,9 +148,7 @@ fn confirmed(what: &str) -> Result<bool> {
         ))
         .into());
     }
-    eprint!("sticky: forget {what}? This cannot be undone. [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!(
+        "forget {what}? This cannot be undone."
+    ))?)
 }

@@ -2,22 +2,49 @@
 //! session's files verified, rewritten for this directory and placed where the agent in this
 //! HOME looks for them, so the next turn resumes the same agent session with its history.
 
-use std::io::{BufRead as _, IsTerminal, Read, Write as _};
+use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
+use super::{Call, Run, json_keys};
 use crate::agent::relocation::{self, Rewrite};
 use crate::bundle::place::{Move, Staging};
 use crate::bundle::{self, Limits, Manifest};
-use crate::cli::ImportArgs;
 use crate::exit::StickyError;
 use crate::store::{SessionRow, TurnRow};
 use crate::vault::Vault;
+
+/// What `sticky import` reads and how it names the thread.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct Args {
+    /// The bundle written by `sticky export`; `-` reads it from stdin.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// Add the conversation as thread NAME instead of the name it had.
+    #[arg(long = "as", value_name = "NAME", conflicts_with = "replace")]
+    pub as_name: Option<String>,
+
+    /// Replace a thread of the same name in this project: its sessions, turns and vault copies
+    /// are removed (asked first when stdin is a terminal). The agent's files of the bundle's
+    /// session are placed over only where they hold nothing the bundle lacks, and a session
+    /// another project of this HOME resumes is never taken.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Answer yes to what import asks: replacing a thread (--replace), and placing a bundle
+    /// whose manifest and files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
+    /// size (what no real session comes near; refused without --yes when there is no terminal
+    /// to ask on).
+    #[arg(short, long)]
+    pub yes: bool,
+}
 
 /// How long import waits for a turn running on a thread of the same name to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -35,42 +62,46 @@ struct Replaced {
     turns: Vec<TurnRow>,
 }
 
-/// Verifies the bundle, places its files, then adds the thread.
-pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
-    let (input, size) = open(&args.file)?;
-    let home = dirs::home_dir().unwrap_or_default();
-    let existing = ctx.existing_store()?;
-    let mut plan = None;
-    let mut declined = false;
-    // A bundle whose size is not known before (a pipe) is held to the expansion limits as it
-    // is read; one whose size is known, before anything is read of its files.
-    let limits = Limits {
-        expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
-        // Nor is a manifest parsed that expands past them on its own.
-        manifest_expansion: (!args.yes).then_some(bundle::EXPANSION),
-        bundle_size: size,
-        ..Limits::default()
-    };
-    let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
-        let (decided, inspected) = inspect(ctx, args, &home, existing.as_ref(), manifest)?;
-        // The manifest counts: its turns are written into the database.
-        let total = manifest.files.iter().map(|file| file.size).sum::<u64>() + manifest_bytes;
-        if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
-            if !args.yes && !confirmed_expansion(&args.file, &why)? {
-                declined = true;
-                anyhow::bail!("declined");
-            }
-        }
-        plan = Some(decided);
-        Ok(inspected)
-    });
-    if declined {
-        eprintln!("sticky: nothing imported");
-        return Ok(Report::nothing());
+/// The `--json` object of `sticky import`.
+#[derive(Serialize, Default)]
+struct Imported<'a> {
+    /// The name the thread was added under.
+    thread: &'a str,
+    /// This project's directory.
+    project: String,
+    /// The project it was exported from.
+    from: &'a str,
+    agent: &'a str,
+    agent_session_id: &'a str,
+    sessions: usize,
+    turns: usize,
+    files: usize,
+    /// What `--replace` removed.
+    replaced: Option<serde_json::Value>,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.unthreaded()?, self)
     }
-    let staged = staged.map_err(|error| usage(&args.file, error))?;
-    let Some(plan) = plan else {
-        anyhow::bail!("the bundle was read without its manifest being seen");
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Imported<'static>>()
+    }
+
+    fn refuses_thread(&self) -> Option<&'static str> {
+        Some("--as NAME names the thread it adds")
+    }
+}
+
+/// Verifies the bundle, places its files, then adds the thread.
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
+    let bundle = open(&args.file)?;
+    let home = crate::settings::home()?;
+    let existing = ctx.existing_store()?;
+    let Some((staged, plan)) = read(ctx, args, bundle, &home, existing.as_ref())? else {
+        crate::msg::write(format_args!("nothing imported"));
+        return Ok(Report::nothing());
     };
     let manifest = &staged.manifest;
     let stagings: Vec<Staging> = staged
@@ -91,7 +122,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
     if let Some(replaced) = &replaced {
         refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
         if !args.yes && !confirmed(&describe(&plan.name, replaced))? {
-            eprintln!("sticky: nothing imported");
+            crate::msg::write(format_args!("nothing imported"));
             return Ok(Report::nothing());
         }
     }
@@ -115,9 +146,52 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> Result<Report> {
     report(ctx, &plan, manifest, replaced.as_ref().map(|r| (r, copies)))
 }
 
+/// Reads and verifies the bundle (`open`'s), and decides where its files go and the thread's name;
+/// `None` when the user declined a bundle that expands past the limits.
+fn read<'a>(
+    ctx: &Context,
+    args: &Args,
+    (input, size): (Box<dyn Read>, Option<u64>),
+    home: &Path,
+    existing: Option<&crate::store::Store>,
+) -> Result<Option<(bundle::Staged, Plan<'a>)>> {
+    let mut plan = None;
+    let mut declined = false;
+    // A bundle whose size is not known before (a pipe) is held to the expansion limits as it
+    // is read; one whose size is known, before anything is read of its files.
+    let limits = Limits {
+        expansion: (size.is_none() && !args.yes).then_some(bundle::EXPANSION),
+        // Nor is a manifest parsed that expands past them on its own.
+        manifest_expansion: (!args.yes).then_some(bundle::EXPANSION),
+        bundle_size: size,
+        ..Limits::default()
+    };
+    let staged = bundle::read(input, limits, &mut |manifest, manifest_bytes| {
+        let (decided, inspected) = inspect(ctx, args, home, existing, manifest)?;
+        // The manifest counts: its turns are written into the database.
+        let total = manifest.files.iter().map(|file| file.size).sum::<u64>() + manifest_bytes;
+        if let Some(why) = bundle::EXPANSION.exceeded(total, size) {
+            if !args.yes && !confirmed_expansion(&args.file, &why)? {
+                declined = true;
+                anyhow::bail!("declined");
+            }
+        }
+        plan = Some(decided);
+        Ok(inspected)
+    });
+    if declined {
+        return Ok(None);
+    }
+    let staged = staged.map_err(|error| usage(&args.file, error))?;
+    let Some(plan) = plan else {
+        anyhow::bail!("the bundle was read without its manifest being seen");
+    };
+    Ok(Some((staged, plan)))
+}
+
 /// The thread of this project `--replace` would remove, if there is one.
 fn replaced(
-    args: &ImportArgs,
+    args: &Args,
     existing: Option<&crate::store::Store>,
     name: &str,
 ) -> Result<Option<Replaced>> {
@@ -178,34 +252,7 @@ fn refuse_vault_ahead(
     let Some(entry) = ahead else {
         return Ok(());
     };
-    // The turns the bundle lacks: the session's finished turns here that began after its
-    // last one on the session (an export of this thread carries them with their times).
-    let last = manifest.live().and_then(|live| {
-        manifest
-            .turns
-            .iter()
-            .filter(|turn| turn.row.session_id == live.id)
-            .map(|turn| turn.row.started_at)
-            .max()
-    });
-    let lacking: Vec<String> = replaced
-        .turns
-        .iter()
-        .filter(|turn| turn.session_id == session.id)
-        .filter(|turn| turn.status == crate::store::TurnStatus::Ok)
-        .filter(|turn| last.is_none_or(|last| turn.started_at > last))
-        .map(|turn| format!("#{}", turn.id))
-        .collect();
-    let turns = if lacking.is_empty() {
-        "turns taken after the bundle was exported".to_owned()
-    } else {
-        format!(
-            "turn{} {} of thread {}, taken after the bundle was exported",
-            if lacking.len() == 1 { "" } else { "s" },
-            lacking.join(", "),
-            super::view::escape(&plan.name)
-        )
-    };
+    let turns = lacking_turns(replaced, session, manifest, &plan.name);
     let option = if plan.name == "main" {
         String::new()
     } else {
@@ -222,6 +269,43 @@ fn refuse_vault_ahead(
         bundled(&entry.relative).map_or_else(|| "none".to_owned(), |size| size.to_string()),
     ))
     .into())
+}
+
+/// The turns the bundle lacks, as the refusal names them: the session's finished turns here
+/// that began after its last one on the session (an export of this thread carries them with
+/// their times).
+fn lacking_turns(
+    replaced: &Replaced,
+    session: &SessionRow,
+    manifest: &Manifest,
+    name: &str,
+) -> String {
+    let last = manifest.live().and_then(|live| {
+        manifest
+            .turns
+            .iter()
+            .filter(|turn| turn.row.session_id == live.id)
+            .map(|turn| turn.row.started_at)
+            .max()
+    });
+    let lacking: Vec<String> = replaced
+        .turns
+        .iter()
+        .filter(|turn| turn.session_id == session.id)
+        .filter(|turn| turn.status == crate::store::TurnStatus::Ok)
+        .filter(|turn| last.is_none_or(|last| turn.started_at > last))
+        .map(|turn| format!("#{}", turn.id))
+        .collect();
+    if lacking.is_empty() {
+        "turns taken after the bundle was exported".to_owned()
+    } else {
+        format!(
+            "turn{} {} of thread {}, taken after the bundle was exported",
+            if lacking.len() == 1 { "" } else { "s" },
+            lacking.join(", "),
+            super::view::escape(name)
+        )
+    }
 }
 
 /// What `--replace` removes, as the question and the report name it.
@@ -256,11 +340,9 @@ fn confirmed(what: &str) -> Result<bool> {
     if !std::io::stdin().is_terminal() {
         return Ok(true);
     }
-    eprint!("sticky: import --replace removes {what} and its vault copies for good. Go on? [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!(
+        "import --replace removes {what} and its vault copies for good. Go on?"
+    ))?)
 }
 
 /// Asks on the terminal whether to place a bundle that expands past [`bundle::EXPANSION`]
@@ -273,11 +355,7 @@ fn confirmed_expansion(file: &Path, why: &str) -> Result<bool> {
     let question = why
         .split_once(": import --yes")
         .map_or(why, |(what, _)| what);
-    eprint!("sticky: {question}. Place it? [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!("{question}. Place it?"))?)
 }
 
 /// Removes the vault copies of the replaced thread's sessions, as `forget` does; returns how
@@ -356,7 +434,7 @@ fn usage(file: &Path, error: anyhow::Error) -> anyhow::Error {
 /// (or `--replace`); returns the plan and how to stage the files.
 fn inspect<'a>(
     ctx: &Context,
-    args: &ImportArgs,
+    args: &Args,
     home: &Path,
     existing: Option<&crate::store::Store>,
     manifest: &Manifest,
@@ -424,7 +502,6 @@ fn refuse_kept_at_source(
     relocate: &dyn relocation::Relocate,
     id: &str,
 ) -> Result<()> {
-    let agent = relocate.name();
     let mut sources = vec![(None, PathBuf::from(&manifest.project))];
     if let Some(live) = manifest.live() {
         sources.push((None, live.directory.clone()));
@@ -438,6 +515,7 @@ fn refuse_kept_at_source(
             .into_iter()
             .map(|listed| (listed.db, listed.dir)),
     );
+    let home = crate::settings::home()?;
     for (index, (db, source)) in sources.iter().enumerate() {
         let state = match db {
             Some(db) => crate::state::State::beside(db.clone()),
@@ -446,77 +524,111 @@ fn refuse_kept_at_source(
         if *source == ctx.project.dir || state.db == ctx.project.state.db || !source.is_absolute() {
             continue;
         }
-        // While the agent has the session's files for the source, the agent's home shows it
-        // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
-        let home = dirs::home_dir().unwrap_or_default();
-        if relocate
-            .files(&home, source, id)
-            .is_ok_and(|files| !files.is_empty())
-        {
+        if !kept_in_vault(relocate, &home, (source, &state), id) {
             continue;
         }
-        // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
-        // with this HOME's agent: the same path on this machine may be another HOME's project.
-        if !crate::project::stamped_here(&state) {
-            continue;
-        }
-        // An unreadable vault (damaged) proves nothing either way.
-        let vault = Vault::new(&state.vault);
-        if vault.manifest(agent, id).ok().flatten().is_none() {
-            continue;
-        }
-        // Nor does a database that cannot be read.
-        let Some(store) = crate::store::Store::open_existing(&state.db).ok().flatten() else {
+        let Some(thread) = taken_up_there(relocate.name(), (source, &state), id) else {
             continue;
         };
-        let Some((thread, mut live)) = store
-            .thread_keeping(agent, id)
-            .ok()
-            .flatten()
-            .and_then(|thread| Some((thread.clone(), store.live_session(thread.id).ok()??)))
-        else {
-            continue;
-        };
-        // A turn there refuses a session the agent keeps for another directory (a copy of
-        // the project, whose original has it): nothing there takes it up.
-        live.agent_session_id = Some(id.to_owned());
-        if super::standing::kept_elsewhere(&live, source).is_some() {
-            continue;
-        }
-        let shown = super::view::escape(&source.display().to_string()).into_owned();
-        let there = match db {
-            Some(db) => format!(
-                "STICKY_DB={} sticky -C {shown}",
-                super::view::escape(&db.display().to_string())
-            ),
-            None => format!("sticky -C {shown}"),
-        };
-        let name = super::view::escape(&thread.name).into_owned();
-        let option = super::view::thread_option(&thread.name);
         let which = if index < from_bundle {
             "the project the bundle came from"
         } else {
             "another project of this HOME"
         };
-        return Err(StickyError::Usage(format!(
-            "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
-             and the next turn of its thread {name} takes it up): imported here in the same \
-             HOME, two projects would go on with one session, each seeing the other's turns; go \
-             on with it there (`{there} {option} \"...\"`), or move the conversation here \
-             with the turns it had there: `{there} {option} export -o FILE`, then `{there} \
-             {option} forget --yes`, then `sticky import FILE` here; or import the bundle in \
-             another HOME or on another machine, where the agent keeps a session of its own \
-             (nothing was changed)"
-        ))
-        .into());
+        let there = Source {
+            dir: source,
+            db: db.as_deref(),
+            thread: &thread,
+        };
+        return Err(StickyError::Usage(kept_at_source(which, &there, relocate.name(), id)).into());
     }
     Ok(())
+}
+
+/// A project of this HOME whose vault keeps the session a bundle brings: its directory, its
+/// `STICKY_DB` when it keeps its state there, and the thread that takes the session up.
+struct Source<'a> {
+    dir: &'a Path,
+    db: Option<&'a Path>,
+    thread: &'a str,
+}
+
+/// Why an import is refused when `source` takes up session `id` of `agent` on its next turn,
+/// and the ways out, none of which loses a turn.
+fn kept_at_source(which: &str, source: &Source<'_>, agent: &str, id: &str) -> String {
+    let shown = super::view::escape(&source.dir.display().to_string()).into_owned();
+    let there = match source.db {
+        Some(db) => format!(
+            "STICKY_DB={} sticky -C {shown}",
+            super::view::escape(&db.display().to_string())
+        ),
+        None => format!("sticky -C {shown}"),
+    };
+    let name = super::view::escape(source.thread).into_owned();
+    let option = super::view::thread_option(source.thread);
+    format!(
+        "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
+         and the next turn of its thread {name} takes it up): imported here in the same \
+         HOME, two projects would go on with one session, each seeing the other's turns; go \
+         on with it there (`{there} {option} \"...\"`), or move the conversation here \
+         with the turns it had there: `{there} {option} export -o FILE`, then `{there} \
+         {option} forget --yes`, then `sticky import FILE` here; or import the bundle in \
+         another HOME or on another machine, where the agent keeps a session of its own \
+         (nothing was changed)"
+    )
+}
+
+/// Whether session `id` of `source` (its directory and state) is one only sticky's vault there
+/// keeps: the agent has no file of it for `source`, and a state of this HOME's there has a copy.
+fn kept_in_vault(
+    relocate: &dyn relocation::Relocate,
+    home: &Path,
+    (source, state): (&Path, &crate::state::State),
+    id: &str,
+) -> bool {
+    // While the agent has the session's files for the source, the agent's home shows it
+    // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
+    if relocate
+        .files(home, source, id)
+        .is_ok_and(|files| !files.is_empty())
+    {
+        return false;
+    }
+    // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
+    // with this HOME's agent: the same path on this machine may be another HOME's project.
+    if !crate::project::stamped_here(state) {
+        return false;
+    }
+    // An unreadable vault (damaged) proves nothing either way.
+    let vault = Vault::new(&state.vault);
+    vault.manifest(relocate.name(), id).ok().flatten().is_some()
+}
+
+/// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,
+/// or the source of its fork not made yet), if one does: an ended session, which no turn
+/// resumes, imports; so does one a turn there refuses as kept for another directory (a copy
+/// of the project, whose original has it). A database that cannot be read proves nothing.
+fn taken_up_there(
+    agent: &str,
+    (source, state): (&Path, &crate::state::State),
+    id: &str,
+) -> Option<String> {
+    let store = crate::store::Store::open_existing(&state.db)
+        .ok()
+        .flatten()?;
+    let thread = store.thread_keeping(agent, id).ok().flatten()?;
+    let mut live = store.live_session(thread.id).ok()??;
+    live.agent_session_id = Some(id.to_owned());
+    if super::standing::kept_elsewhere(&live, source).is_some() {
+        return None;
+    }
+    Some(thread.name)
 }
 
 /// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one
 /// in use unless `--replace`.
 fn thread_name(
-    args: &ImportArgs,
+    args: &Args,
     existing: Option<&crate::store::Store>,
     manifest: &Manifest,
 ) -> Result<String> {
@@ -708,41 +820,39 @@ fn report(
                 "vault_copies": copies,
             })
         });
-        return Report::json(&serde_json::json!({
-            "thread": plan.name,
-            "project": plan.moving.to.display().to_string(),
-            "from": manifest.project,
-            "agent": manifest.agent.name,
-            "agent_session_id": plan.moving.id,
-            "sessions": manifest.sessions.len(),
-            "turns": manifest.turns.len(),
-            "files": manifest.files.len(),
-            "replaced": replaced,
-        }));
+        return Report::json(&Imported {
+            thread: &plan.name,
+            project: plan.moving.to.display().to_string(),
+            from: &manifest.project,
+            agent: &manifest.agent.name,
+            agent_session_id: &plan.moving.id,
+            sessions: manifest.sessions.len(),
+            turns: manifest.turns.len(),
+            files: manifest.files.len(),
+            replaced,
+        });
     }
-    if !ctx.quiet {
-        if let Some((replaced, copies)) = replaced {
-            eprintln!(
-                "sticky: replaced {} and {copies} vault cop{}",
-                describe(&plan.name, replaced),
-                if copies == 1 { "y" } else { "ies" }
-            );
-        }
-        let thread = if plan.name == "main" {
-            String::new()
-        } else {
-            format!("{} ", super::view::thread_option(&plan.name))
-        };
-        eprintln!(
-            "sticky: imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
-             goes on with it here",
-            super::view::escape(&plan.name),
-            manifest.agent.name,
-            plan.moving.id,
-            manifest.turns.len(),
-            if manifest.turns.len() == 1 { "" } else { "s" },
-            super::view::escape(&manifest.project),
+    if let Some((replaced, copies)) = replaced {
+        note!(
+            "replaced {} and {copies} vault cop{}",
+            describe(&plan.name, replaced),
+            if copies == 1 { "y" } else { "ies" }
         );
     }
+    let thread = if plan.name == "main" {
+        String::new()
+    } else {
+        format!("{} ", super::view::thread_option(&plan.name))
+    };
+    note!(
+        "imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
+         goes on with it here",
+        super::view::escape(&plan.name),
+        manifest.agent.name,
+        plan.moving.id,
+        manifest.turns.len(),
+        if manifest.turns.len() == 1 { "" } else { "s" },
+        super::view::escape(&manifest.project),
+    );
     Ok(Report::nothing())
 }

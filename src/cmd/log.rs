@@ -14,12 +14,39 @@ use super::view::{
     SessionView, TurnView, escape, format_duration, format_ledger, format_time, one_line,
     session_summary, shown_status, status_name,
 };
-use crate::cli::LogArgs;
+use super::{Call, Run, json_keys};
 use crate::exit::StickyError;
 use crate::store::{Millis, RestoreRow, SessionRow, Store, StoredAnswer, TurnRow};
 
+/// Options of `sticky log`.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct Args {
+    /// Show only the last N turns.
+    #[arg(short = 'n', long = "limit", value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in
+    /// UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Show each turn's kept answer under it.
+    #[arg(long)]
+    pub answers: bool,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Log<'static>>()
+    }
+}
+
 /// Prints the conversation's sessions and turns, oldest first.
-pub fn run(ctx: &Context, args: &LogArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     let since = args
         .since
         .as_deref()
@@ -179,7 +206,7 @@ fn turns_of<'a>(turns: &'a [TurnRow], session: &SessionRow) -> impl Iterator<Ite
     turns.iter().filter(move |turn| turn.session_id == id)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Log<'a> {
     thread: &'a str,
     sessions: Vec<SessionLog<'a>>,

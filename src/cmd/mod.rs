@@ -1,35 +1,42 @@
-//! The commands: one file each, orchestration only (build the context, plan, act).
+//! The commands: one module each, orchestration only (build the context, plan, act). Each
+//! command's module holds its clap `Args`, its [`Run`] (its run, its text and its `--json`
+//! object, a `Serialize` type whose keys its error object has too); `cli::Command` dispatches
+//! to it, and [`run`] prints what it said through [`output::emit`].
 
 mod across;
-mod agents;
-mod config;
-mod doctor;
-mod export;
-mod forget;
-mod import;
-mod init;
+pub mod agents;
+pub mod config;
+pub mod doctor;
+pub mod export;
+pub mod forget;
+pub mod fork;
+pub mod import;
+pub mod init;
 mod input;
 mod listing;
-mod log;
+pub mod log;
+pub mod new;
 mod output;
 mod probe;
-mod prompt;
-mod relocate;
-mod search;
-mod sessions;
-mod show;
+pub mod prompt;
+pub mod relocate;
+pub mod search;
+pub mod sessions;
+pub mod show;
 mod standing;
-mod status;
-mod threads;
-mod trust;
+pub mod status;
+pub mod threads;
+pub mod trust;
 mod turn;
-mod usage;
+pub mod usage;
 mod vault;
 mod view;
 
 use std::path::PathBuf;
 
 use anyhow::Result;
+
+use serde::Serialize;
 
 use output::Report;
 
@@ -40,12 +47,79 @@ use crate::project::{self, Project};
 use crate::settings::{self, Settings};
 use crate::store::{SessionRow, Store};
 
+/// What every command is: its options (`Args`, as clap parsed them), run against the call.
+/// zoxide's `impl Run for Query` is the model: the command's module holds its options, its
+/// run, its text and its `--json` object, and [`Command`] dispatches to it.
+pub trait Run {
+    /// Runs the command: what it has to say (text or its `--json` object) and its exit.
+    fn run(&self, call: &Call<'_>) -> Result<Report>;
+
+    /// The keys of the command's `--json` success object, which its error object has too
+    /// (see [`error_object`]): [`json_keys`] of the type it prints.
+    fn json_keys(&self) -> Vec<String>;
+
+    /// Whether the command only reports (so a closed stdout ends it quietly).
+    fn reports(&self) -> bool {
+        true
+    }
+
+    /// Why `-t NAME` does not apply to the command, when it works on no conversation.
+    fn refuses_thread(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The keys of `T`'s JSON object, read from its default value (none for a list): the error
+/// object of a command that failed has the keys the command would have printed.
+pub fn json_keys<T: Serialize + Default>() -> Vec<String> {
+    match serde_json::to_value(T::default()) {
+        Ok(serde_json::Value::Object(object)) => object.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What a command is given: the options every command has and where the settings came from;
+/// a command that works on a project builds its [`Context`] from it.
+pub struct Call<'a> {
+    /// The options every command understands.
+    pub global: &'a GlobalArgs,
+    /// Whether `--agent`, `--model` and `--thread` came from flags or the environment.
+    pub origins: Origins,
+}
+
+impl Call<'_> {
+    /// The context of a command that runs or reads the conversation.
+    fn context(&self) -> Result<Context> {
+        Context::new(self.global, self.origins, ThreadUse::Turn)
+    }
+
+    /// The context of a command that uses no thread (`agents`, `import`):
+    /// `STICKY_THREAD=@branch` outside git stops neither.
+    fn unthreaded(&self) -> Result<Context> {
+        Context::new(self.global, self.origins, ThreadUse::None)
+    }
+
+    /// The context of `command`, which forgets or rotates the thread: no fallback for
+    /// `@branch`.
+    fn rewriting(&self, command: &'static str) -> Result<Context> {
+        Context::new(self.global, self.origins, ThreadUse::Rewrite(command))
+    }
+}
+
 /// Runs the command line: the command, then the one writer of its output ([`output::emit`]).
 pub fn run(cli: Cli) -> Exit {
-    let reports = cli.command.as_ref().is_some_and(Command::reports);
+    let reports = cli
+        .command
+        .as_ref()
+        .is_some_and(|command| command.runner().reports());
     let json = cli.global.json;
     crate::msg::configure(cli.global.quiet, json);
-    let keys = cli.command.as_ref().map_or(TURN_KEYS, Command::json_keys);
+    let keys = cli
+        .command
+        .as_ref()
+        .map_or_else(json_keys::<new::TurnObject>, |command| {
+            command.runner().json_keys()
+        });
     let global = cli.global.clone();
     // A panic is a bug: the panic hook has restored the terminal and said where it happened;
     // it ends as an internal error (70), with its `--json` object like any other failure.
@@ -58,40 +132,28 @@ pub fn run(cli: Cli) -> Exit {
     let shape = output::Shape {
         json,
         reports,
-        error_object: &|error| error_object(error, keys, &global),
+        error_object: &|error| error_object(error, &keys, &global),
     };
     output::emit(result, &shape)
 }
 
-/// The keys of a turn's `--json` object (`sticky PROMPT`, `sticky new`).
-const TURN_KEYS: &[&str] = &[
-    "thread",
-    "project",
-    "session",
-    "turn",
-    "answer",
-    "error",
-    "exit_code",
-];
-
 /// The `--json` object of a command that failed before printing its own: the keys of its
 /// success object (`null` where nothing is known, the thread and the project directory where
 /// they are), plus `error` and `exit_code`, so a script reads the same fields either way.
-fn error_object(error: &anyhow::Error, keys: &[&str], global: &GlobalArgs) -> serde_json::Value {
+fn error_object(error: &anyhow::Error, keys: &[String], global: &GlobalArgs) -> serde_json::Value {
+    let has = |key: &str| keys.iter().any(|known| known == key);
     let mut object = serde_json::Map::new();
     for key in keys {
-        let value = match *key {
+        let value = match key.as_str() {
             // In `config` and `doctor`, `thread` is a setting with its source, left `null`.
-            "thread" | "current" if !keys.contains(&"config_file") => {
-                serde_json::json!(global.thread)
-            }
+            "thread" | "current" if !has("config_file") => serde_json::json!(global.thread),
             // Where `project` is the directory (not a setting with its source), fill it in.
-            "project" if keys.contains(&"turn") || keys.contains(&"found") => {
+            "project" if has("turn") || has("found") => {
                 known_project(global).map_or(serde_json::Value::Null, |dir| serde_json::json!(dir))
             }
             _ => serde_json::Value::Null,
         };
-        object.insert((*key).to_owned(), value);
+        object.insert(key.clone(), value);
     }
     object.insert("error".into(), serde_json::json!(format!("{error:#}")));
     let code = crate::exit::exit_for(error).code();
@@ -114,47 +176,16 @@ fn dispatch(cli: Cli) -> Result<Report> {
         global,
         origins,
     } = cli;
-    // The context is built here only: `init` makes the project it would locate, and `prompt`
-    // reads no configuration.
-    let ctx = || Context::new(&global, origins, ThreadUse::Turn);
-    // `agents` and `import` use no thread: `STICKY_THREAD=@branch` outside git stops neither.
-    let unthreaded = || Context::new(&global, origins, ThreadUse::None);
-    // A command that forgets or rotates the thread takes no fallback for `@branch`.
-    let rewriting = |command| Context::new(&global, origins, ThreadUse::Rewrite(command));
-    if let Some(command) = &command {
-        refuse_thread_flag(command, origins)?;
-    }
-    match command {
-        Some(Command::Init) => init::run(&global),
-        Some(Command::Prompt) => prompt::run(&global),
-        Some(Command::Agents) => agents::run(&unthreaded()?),
-        Some(Command::New(args)) => turn::run(&rewriting("new")?, &args, true),
-        Some(Command::Fork(args)) => turn::fork(&ctx()?, &args, |name| {
-            // The fork's thread is NAME as given, as `-t NAME` gives it.
-            let mut global = global.clone();
-            name.clone_into(&mut global.thread);
-            let origins = Origins {
-                thread: crate::cli::Origin::Flag,
-                ..origins
-            };
-            Context::new(&global, origins, ThreadUse::Turn)
-        }),
-        Some(Command::Status) => status::run(&ctx()?),
-        Some(Command::Log(args)) => log::run(&ctx()?, &args),
-        Some(Command::Sessions) => sessions::run(&ctx()?),
-        Some(Command::Threads(args)) if args.prune => forget::prune::run(&ctx()?, &args),
-        Some(Command::Threads(_)) => threads::run(&ctx()?),
-        Some(Command::Config(select)) => config::run(&ctx()?, &select),
-        Some(Command::Doctor(select)) => doctor::run(&ctx()?, &select),
-        Some(Command::Export(args)) => export::run(&ctx()?, &args),
-        Some(Command::Import(args)) => import::run(&unthreaded()?, &args),
-        Some(Command::Relocate) => relocate::run(&ctx()?),
-        Some(Command::Forget(args)) => forget::run(&rewriting("forget")?, &args),
-        Some(Command::Show(args)) => show::run(&ctx()?, &args),
-        Some(Command::Trust) => trust::run(&global),
-        Some(Command::Usage(args)) => usage::run(&ctx()?, &args),
-        Some(Command::Search(args)) => search::run(&ctx()?, &args),
-        None => turn::run(&ctx()?, &turn, false),
+    let call = Call {
+        global: &global,
+        origins,
+    };
+    match &command {
+        Some(command) => {
+            refuse_thread_flag(command, origins)?;
+            command.runner().run(&call)
+        }
+        None => turn::run(&call.context()?, &turn, false),
     }
 }
 
@@ -162,135 +193,12 @@ fn dispatch(cli: Cli) -> Result<Report> {
 /// conversation refuses it rather than drop it (`STICKY_THREAD` in the environment is a
 /// default, and stays unused there).
 fn refuse_thread_flag(command: &Command, origins: Origins) -> Result<()> {
-    if origins.thread != crate::cli::Origin::Flag {
-        return Ok(());
-    }
-    let (name, why) = match command {
-        Command::Init => (
-            "init",
-            "it makes a project; a thread starts with its first turn (sticky -t NAME PROMPT)",
-        ),
-        Command::Agents => ("agents", "it lists the agents, not a conversation's"),
-        Command::Import(_) => ("import", "--as NAME names the thread it adds"),
-        Command::Trust => ("trust", "it adopts the whole project's state"),
-        Command::Usage(_) => (
-            "usage",
-            "it sums every thread of the project (`--by thread` shows each)",
-        ),
-        _ => return Ok(()),
-    };
-    Err(StickyError::Usage(format!("-t does not apply to `sticky {name}`: {why}")).into())
-}
-
-impl Command {
-    /// The keys of the command's `--json` success object (none for `agents`, a list), which
-    /// its error object has too (see `error_object`).
-    fn json_keys(&self) -> &'static [&'static str] {
-        match self {
-            Self::New(_) | Self::Fork(_) => TURN_KEYS,
-            Self::Status => &[
-                "project",
-                "database",
-                "found",
-                "thread",
-                "session",
-                "last_turn",
-                "vault",
-                "ledger",
-                "context",
-            ],
-            Self::Log(_) | Self::Sessions => &["thread", "sessions"],
-            Self::Threads(args) if args.prune => &["pruned", "busy"],
-            Self::Threads(_) => &["current", "threads"],
-            Self::Init => &["project", "database"],
-            Self::Agents => &[],
-            Self::Config(_) => &[
-                "config_file",
-                "agent",
-                "model",
-                "thread",
-                "project",
-                "database",
-                "agents",
-                "vault",
-                "carry_on_change",
-                "context_threshold",
-                "stdin",
-            ],
-            Self::Doctor(_) => &[
-                "project",
-                "database",
-                "thread",
-                "config_file",
-                "session",
-                "last_turn",
-                "turn_running",
-                "next_turn",
-                "agent",
-                "program",
-                "transcript",
-                "problems",
-                "exit_code",
-                "vault",
-            ],
-            Self::Prompt => &["thread", "agent", "model", "agent_session_id", "status"],
-            Self::Export(_) => &[
-                "thread",
-                "project",
-                "agent",
-                "agent_session_id",
-                "file",
-                "format",
-                "files",
-                "bytes",
-                "turns",
-            ],
-            Self::Import(_) => &[
-                "thread",
-                "project",
-                "from",
-                "agent",
-                "agent_session_id",
-                "sessions",
-                "turns",
-                "files",
-            ],
-            Self::Relocate => &["project", "relocated"],
-            Self::Forget(_) => &["thread", "sessions", "turns", "vault_copies"],
-            Self::Show(_) => &["thread", "session", "turn", "answer", "answer_cut"],
-            Self::Trust => &[
-                "project",
-                "database",
-                "trusted",
-                "stamped",
-                "elsewhere",
-                "adopted_copies",
-            ],
-            Self::Usage(_) => &[
-                "by",
-                "since",
-                "until",
-                "rows",
-                "total",
-                "duplicates",
-                "projects",
-                "skipped",
-            ],
-            Self::Search(_) => &["query", "results", "skipped"],
-        }
-    }
-
-    /// Whether the command only reports (so a closed stdout ends it quietly).
-    fn reports(&self) -> bool {
-        !matches!(
-            self,
-            Self::New(_)
-                | Self::Fork(_)
-                | Self::Init
-                | Self::Export(_)
-                | Self::Forget(_)
-                | Self::Trust
-        ) && !matches!(self, Self::Threads(args) if args.prune)
+    match command.runner().refuses_thread() {
+        Some(why) if origins.thread == crate::cli::Origin::Flag => Err(StickyError::Usage(
+            format!("-t does not apply to `sticky {}`: {why}", command.name()),
+        )
+        .into()),
+        _ => Ok(()),
     }
 }
 
@@ -380,9 +288,9 @@ impl Context {
         let config = settings::read_config()?;
         let agents = Agents::new(&config.0)?;
         let project = project::locate(&cwd, sticky_db().as_deref())?;
+        let home = settings::home()?;
         project.adopt_unstamped(|session| {
             let id = session.agent_session_id.as_deref()?;
-            let home = dirs::home_dir().unwrap_or_default();
             agents
                 .find(&session.agent)?
                 .saved(&home, &session.directory, id)
@@ -400,12 +308,8 @@ impl Context {
             ))
             .into());
         }
-        if let Some(note) = chosen
-            .note
-            .as_deref()
-            .filter(|_| !global.quiet && !global.json)
-        {
-            eprintln!("sticky: {}", view::escape(note));
+        if let Some(note) = chosen.note.as_deref() {
+            aside!("{}", view::escape(note));
         }
         let thread = chosen.setting.value.clone();
         let settings = Settings::new(global, chosen.setting, &project, config);
@@ -452,12 +356,10 @@ impl Context {
         // A data directory sticky cannot write (a read-only HOME) costs the stamp, not the
         // turn: the database is then checked as one from before stamps, every run.
         if let Err(error) = self.project.stamp_created() {
-            if !self.quiet && !self.json {
-                eprintln!(
-                    "sticky: cannot stamp the new database as yours ({error:#}); it is checked \
-                     as a database from before stamps until sticky can write its key"
-                );
-            }
+            aside!(
+                "cannot stamp the new database as yours ({error:#}); it is checked as a \
+                 database from before stamps until sticky can write its key"
+            );
         }
         Ok(store)
     }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::output::Report;
 use super::view::{escape, short_id, shown_status, status_name};
+use super::{Call, Run, json_keys};
 use super::{start_dir, sticky_db};
 use crate::cli::{GlobalArgs, Origin, Origins};
 use crate::config::Config;
@@ -17,8 +18,12 @@ use crate::project;
 use crate::settings;
 use crate::store::Store;
 
+/// `sticky prompt` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct PromptView<'a> {
     thread: &'a str,
     agent: &'a str,
@@ -29,8 +34,18 @@ struct PromptView<'a> {
     status: Option<&'static str>,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(call.global)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<PromptView<'static>>()
+    }
+}
+
 /// Prints the prompt line of the conversation, or nothing.
-pub fn run(global: &GlobalArgs) -> Result<Report> {
+fn run(global: &GlobalArgs) -> Result<Report> {
     let project = project::locate(&start_dir(global)?, sticky_db().as_deref())?;
     let Some(store) = Store::open_existing(&project.state.db)? else {
         return Ok(Report::nothing());

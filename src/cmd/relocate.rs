@@ -15,22 +15,57 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
 use super::standing::{Standing, standing, taken};
-use crate::agent::relocation::{self, Stored};
+use super::{Call, Run, json_keys};
+use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::SessionRow;
 
+/// `sticky relocate` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
 /// How long relocate waits for a turn running on a conversation to end.
 const WAIT: Duration = Duration::from_secs(600);
 
+/// The `--json` object of `sticky relocate`.
+#[derive(Serialize, Default)]
+struct Relocated<'a> {
+    /// This project's directory.
+    project: String,
+    /// The sessions moved here.
+    relocated: Vec<Moved<'a>>,
+}
+
+/// A session `relocate` moved.
+#[derive(Serialize)]
+struct Moved<'a> {
+    thread: &'a str,
+    agent: &'a str,
+    agent_session_id: Option<&'a str>,
+    /// The directory the session was moved from.
+    from: String,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Relocated<'static>>()
+    }
+}
+
 /// Moves every conversation whose live session belongs to another directory (only `-t NAME`'s
 /// when given).
-pub fn run(ctx: &Context) -> Result<Report> {
+fn run(ctx: &Context) -> Result<Report> {
     let Some(mut store) = ctx.existing_store()? else {
         return Err(StickyError::Usage(
             "this directory has no sticky conversations to relocate".into(),
@@ -60,36 +95,32 @@ pub fn run(ctx: &Context) -> Result<Report> {
         moved.push((thread.name, live));
     }
     if ctx.json {
-        let threads: Vec<_> = moved
+        let relocated = moved
             .iter()
-            .map(|(name, live)| {
-                serde_json::json!({
-                    "thread": name,
-                    "agent": live.agent,
-                    "agent_session_id": live.agent_session_id,
-                    "from": live.directory.display().to_string(),
-                })
+            .map(|(name, live)| Moved {
+                thread: name,
+                agent: &live.agent,
+                agent_session_id: live.agent_session_id.as_deref(),
+                from: live.directory.display().to_string(),
             })
             .collect();
-        return Report::json(&serde_json::json!({
-            "project": ctx.project.dir.display().to_string(),
-            "relocated": threads,
-        }));
+        return Report::json(&Relocated {
+            project: ctx.project.dir.display().to_string(),
+            relocated,
+        });
     }
-    if !ctx.quiet {
-        if moved.is_empty() {
-            eprintln!("sticky: nothing to relocate: every conversation belongs to this directory");
-        }
-        for (name, live) in &moved {
-            eprintln!(
-                "sticky: thread {} ({} session {}) moved from {} to {}",
-                super::view::escape(name),
-                live.agent,
-                live.agent_session_id.as_deref().unwrap_or("not named yet"),
-                super::view::escape(&live.directory.display().to_string()),
-                super::view::escape(&ctx.project.dir.display().to_string()),
-            );
-        }
+    if moved.is_empty() {
+        note!("nothing to relocate: every conversation belongs to this directory");
+    }
+    for (name, live) in &moved {
+        note!(
+            "thread {} ({} session {}) moved from {} to {}",
+            super::view::escape(name),
+            live.agent,
+            live.agent_session_id.as_deref().unwrap_or("not named yet"),
+            super::view::escape(&live.directory.display().to_string()),
+            super::view::escape(&ctx.project.dir.display().to_string()),
+        );
     }
     Ok(Report::nothing())
 }
@@ -117,7 +148,7 @@ fn relocate(
         ))
         .into());
     };
-    let home = dirs::home_dir().unwrap_or_default();
+    let home = crate::settings::home()?;
     let moving = Move {
         relocate,
         agent_home: relocate.home(&home),
@@ -148,29 +179,40 @@ fn relocate(
         placed.undo();
         return Err(error);
     }
-    for (file, staged) in files.iter().zip(&stagings) {
-        if let Stored::File(path) = &file.stored {
-            if *path != moving.agent_home.join(&staged.relative) {
-                // Best effort: the session runs from its new place whatever is left here.
-                let _ = place::remove_moved(&moving.agent_home, &file.relative);
-            }
-        }
-    }
-    // The vault's copies follow the files, so a restore puts back the moved transcript, never
-    // the old directory's copy beside it.
+    remove_moved(&moving, &files, &stagings);
+    move_vault_copies(ctx, thread, live, &moving);
+    Ok(())
+}
+
+/// Renames the vault's copies of the session `moving` moved after its files, so a restore
+/// puts back the moved transcript, never the old directory's copy beside it. A failure is
+/// said: the next turn copies the session anew.
+fn move_vault_copies(ctx: &Context, thread: &str, live: &SessionRow, moving: &Move<'_>) {
     let vault = crate::vault::Vault::new(&ctx.project.state.vault);
+    let id = &moving.id;
     if let Err(error) = vault.relocated(&live.agent, id, &ctx.project.dir, |relative| {
         moving.destination(relative).ok()
     }) {
-        crate::note!(
+        note!(
             "thread {}: the vault's copy of {} session {id} still names {}: {error:#}; the \
              next turn copies the session anew",
             super::view::escape(thread),
             live.agent,
-            super::view::escape(&from.display().to_string())
+            super::view::escape(&live.directory.display().to_string())
         );
     }
-    Ok(())
+}
+
+/// Removes the old place of each file `moving` placed anew (best effort: the session runs
+/// from its new place whatever is left there).
+fn remove_moved(moving: &Move<'_>, files: &[MovingFile], stagings: &[place::Staging]) {
+    for (file, staged) in files.iter().zip(stagings) {
+        if let Stored::File(path) = &file.stored {
+            if *path != moving.agent_home.join(&staged.relative) {
+                let _ = place::remove_moved(&moving.agent_home, &file.relative);
+            }
+        }
+    }
 }
 
 /// Why a conversation of a copy of the project is not relocated, and the way to a session of

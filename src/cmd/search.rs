@@ -12,12 +12,44 @@ use super::Context;
 use super::across::{self, Skipped};
 use super::output::Report;
 use super::view::{escape, format_time};
-use crate::cli::{Origin, SearchArgs};
+use super::{Call, Run, json_keys};
+use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::{MATCH_END, MATCH_START, Millis};
 
+/// Options of `sticky search`.
+#[derive(Debug, clap::Args, Clone)]
+pub struct Args {
+    /// The words to find.
+    #[arg(value_name = "TEXT", required = true)]
+    pub text: Vec<String>,
+
+    /// Only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a
+    /// duration back from now (`90m`, `2h`, `7d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Every project you ran sticky in, not only this one.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Show at most N turns, the newest.
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Search>()
+    }
+}
+
 /// Prints the turns found.
-pub fn run(ctx: &Context, args: &SearchArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     let Some(query) = crate::store::search_query(&args.text.join(" ")) else {
         return Err(StickyError::Usage(
             "nothing to search for: give the words to find (sticky search WORDS)".into(),
@@ -57,7 +89,7 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<Report> {
 }
 
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Search {
     query: String,
     results: Vec<Hit>,

@@ -11,17 +11,32 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::{CountedSession, SessionView, escape, format_time, short_id};
+use super::{Call, Run, json_keys};
 use crate::store::SessionRow;
 
+/// `sticky sessions` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Sessions<'a> {
     thread: &'a str,
     sessions: Vec<CountedSession<'a>>,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Sessions<'static>>()
+    }
+}
+
 /// Prints the conversation's sessions.
-pub fn run(ctx: &Context) -> Result<Report> {
+fn run(ctx: &Context) -> Result<Report> {
     let mut sessions = Vec::new();
     if let Some(store) = ctx.existing_store()? {
         if let Some(thread) = store.thread(&ctx.thread)? {

@@ -13,23 +13,43 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::{SessionView, TurnView, escape, escape_answer};
-use crate::cli::ShowArgs;
+use super::{Call, Run, json_keys};
 use crate::exit::StickyError;
 use crate::store::{MAX_ANSWER, Store, TurnRow};
 
+/// Options of `sticky show`.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct Args {
+    /// The turn (`12` or `#12`, as `log` numbers them); default: the conversation's last turn.
+    #[arg(value_name = "TURN")]
+    pub turn: Option<String>,
+}
+
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Shown<'a> {
     thread: &'a str,
     session: Option<SessionView<'a>>,
-    turn: TurnView<'a>,
+    /// The turn (never `null` in a success object; `Option` so the error object, read from
+    /// the default value, has the key).
+    turn: Option<TurnView<'a>>,
     answer: Option<&'a str>,
     /// Whether only the first 1 MiB of the answer was kept.
     answer_cut: bool,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Shown<'static>>()
+    }
+}
+
 /// Prints the answer of the turn asked for, or of the conversation's last turn.
-pub fn run(ctx: &Context, args: &ShowArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     let wanted = args.turn.as_deref().map(turn_number).transpose()?;
     let store = ctx.existing_store()?.ok_or_else(|| no_turns(ctx))?;
     let turn = find(ctx, &store, wanted)?;
@@ -39,7 +59,7 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> Result<Report> {
         return Report::json(&Shown {
             thread: &ctx.thread,
             session: session.as_ref().map(SessionView::from),
-            turn: TurnView::from(&turn),
+            turn: Some(TurnView::from(&turn)),
             answer: answer.as_ref().map(|answer| answer.text.as_str()),
             answer_cut: answer.as_ref().is_some_and(crate::store::StoredAnswer::cut),
         });
@@ -56,9 +76,9 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> Result<Report> {
         ))
         .into());
     };
-    if answer.cut() && !ctx.quiet {
-        eprintln!(
-            "sticky: turn #{}'s answer was {} bytes; only its first {} MiB was kept",
+    if answer.cut() {
+        note!(
+            "turn #{}'s answer was {} bytes; only its first {} MiB was kept",
             turn.id,
             answer.bytes,
             MAX_ANSWER / (1024 * 1024)

@@ -42,7 +42,9 @@ pub fn standing(live: &SessionRow) -> Standing {
     ) else {
         return Standing::Moved;
     };
-    let home = dirs::home_dir().unwrap_or_default();
+    let Ok(home) = crate::settings::home() else {
+        return Standing::Moved;
+    };
     let Ok(files) = relocate.files(&home, from, id) else {
         return Standing::Moved;
     };
@@ -77,7 +79,7 @@ pub fn kept_elsewhere(live: &SessionRow, project: &Path) -> Option<PathBuf> {
     ) else {
         return None;
     };
-    let agent_home = relocate.home(&dirs::home_dir().unwrap_or_default());
+    let agent_home = relocate.home(&crate::settings::home().ok()?);
     let found = relocate.elsewhere(&agent_home, id, (&[], project)).ok()?;
     found.into_iter().find_map(|relative| {
         match named_directory(relocate, &agent_home, &relative, project) {

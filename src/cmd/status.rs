@@ -16,11 +16,26 @@ use super::view::{
     CountedSession, SessionView, TurnView, escape, format_count, format_duration, format_ledger,
     format_time, one_line, session_summary,
 };
+use super::{Call, Run, json_keys};
 use crate::settings::Setting;
 use crate::store::{SessionRow, Totals, TurnRow};
 
+/// `sticky status` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Status<'static>>()
+    }
+}
+
 /// Prints the status of the conversation.
-pub fn run(ctx: &Context) -> Result<Report> {
+fn run(ctx: &Context) -> Result<Report> {
     let (session, turns, last_turn, ledger) = match ctx.existing_store()? {
         None => (None, 0, None, None),
         Some(store) => match store.thread(&ctx.thread)? {
@@ -167,7 +182,7 @@ fn print_ledger(
     Ok(())
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Status<'a> {
     project: String,
     database: String,

@@ -14,8 +14,24 @@ use serde::Serialize;
 use super::Context;
 use super::output::Report;
 use super::view::{SessionView, escape, format_time, short_id};
+use super::{Call, Run, forget, json_keys};
 use crate::git::{BranchState, Branches};
 use crate::store::{Millis, SessionRow, Store, ThreadRow};
+
+/// The options of `sticky threads`.
+#[derive(Debug, Clone, clap::Args, Default)]
+pub struct Args {
+    /// Forget the threads whose git branch was deleted, or merged into the default branch (and
+    /// is checked out nowhere), with their sessions, turns and vault copies, as `sticky forget`
+    /// does. Lists them and asks first when stdin is a terminal; `--yes` confirms without
+    /// asking, and is needed when stdin is not a terminal. A thread running a turn is left.
+    #[arg(long)]
+    pub prune: bool,
+
+    /// Prune without asking.
+    #[arg(short, long, requires = "prune")]
+    pub yes: bool,
+}
 
 /// One thread and its figures.
 struct Summary {
@@ -27,7 +43,7 @@ struct Summary {
 }
 
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Threads<'a> {
     /// The thread in use (`-t`, `STICKY_THREAD`, else `main`).
     current: &'a str,
@@ -59,8 +75,30 @@ struct BranchView<'a> {
     merged: Option<bool>,
 }
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        if self.prune {
+            forget::prune::run(&call.context()?, self)
+        } else {
+            run(&call.context()?)
+        }
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        if self.prune {
+            json_keys::<forget::prune::Pruned>()
+        } else {
+            json_keys::<Threads<'static>>()
+        }
+    }
+
+    fn reports(&self) -> bool {
+        !self.prune
+    }
+}
+
 /// Prints the project's threads, oldest first.
-pub fn run(ctx: &Context) -> Result<Report> {
+fn run(ctx: &Context) -> Result<Report> {
     let summaries: Vec<Summary> = match ctx.existing_store()? {
         None => Vec::new(),
         Some(store) => store
@@ -115,12 +153,10 @@ fn read_branches(ctx: &Context, summaries: &[Summary]) -> Option<Branches> {
     match Branches::read(&ctx.project.dir) {
         Ok(branches) => Some(branches),
         Err(error) => {
-            if !ctx.quiet {
-                eprintln!(
-                    "sticky: cannot tell which threads' branches still exist: {}",
-                    escape(&error.to_string())
-                );
-            }
+            note!(
+                "cannot tell which threads' branches still exist: {}",
+                escape(&error.to_string())
+            );
             None
         }
     }

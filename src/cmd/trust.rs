@@ -10,13 +10,15 @@
 //! one back for the agent to read as its own. Trust names them, and marks them adopted
 //! (`Vault::adopt`), so the restore of one names the adoption and its date.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::output::Report;
 use super::standing::{self, Standing};
 use super::view::escape;
+use super::{Call, Run, json_keys};
 use super::{start_dir, sticky_db};
 use crate::agent::Agents;
 use crate::cli::GlobalArgs;
@@ -24,10 +26,75 @@ use crate::project::{self, Adopted, Project};
 use crate::store::{SessionRow, Store};
 use crate::vault::{Manifest, Vault};
 
+/// `sticky trust` takes no options of its own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Args {}
+
+/// The `--json` object of `sticky trust`.
+#[derive(Serialize, Default)]
+#[allow(clippy::struct_field_names)] // the keys of a published schema
+struct Trusted<'a> {
+    project: String,
+    database: String,
+    /// Whether there is a database, now the user's.
+    trusted: bool,
+    /// Whether this run stamped it.
+    stamped: bool,
+    /// The threads whose live session was recorded in another directory.
+    elsewhere: Vec<Elsewhere<'a>>,
+    /// The threads whose live session the agent in this HOME keeps for another directory.
+    shared: Vec<Shared<'a>>,
+    /// The vault's copies of sessions the agents in this HOME do not have.
+    adopted_copies: Vec<AdoptedCopy<'a>>,
+}
+
+/// A thread whose live session was recorded in another directory.
+#[derive(Serialize)]
+struct Elsewhere<'a> {
+    thread: &'a str,
+    directory: String,
+}
+
+/// A thread whose live session the agent in this HOME keeps for another directory.
+#[derive(Serialize)]
+struct Shared<'a> {
+    thread: &'a str,
+    agent_session_id: Option<&'a str>,
+    directory: String,
+    /// Whether the session is the source of a fork not made yet, not the live session itself.
+    fork_source: bool,
+}
+
+/// A vault copy adopted with the state.
+#[derive(Serialize)]
+struct AdoptedCopy<'a> {
+    agent: &'a str,
+    session: &'a str,
+}
+
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(call.global)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Trusted<'static>>()
+    }
+
+    fn reports(&self) -> bool {
+        false
+    }
+
+    fn refuses_thread(&self) -> Option<&'static str> {
+        Some("it adopts the whole project's state")
+    }
+}
+
 /// Stamps the database of the project of the current directory (or `-C DIR`) as the user's.
-pub fn run(global: &GlobalArgs) -> Result<Report> {
+fn run(global: &GlobalArgs) -> Result<Report> {
     let (config, _) = crate::settings::read_config()?;
     let agents = Agents::new(&config)?;
+    let home = crate::settings::home()?;
     let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
     if adopted != Adopted::Nothing {
         // An adopted state's vault keeps sessions: an import elsewhere looks for them here.
@@ -36,92 +103,106 @@ pub fn run(global: &GlobalArgs) -> Result<Report> {
     let elsewhere = elsewhere(&project);
     let shared = shared(&project);
     let copies = if adopted == Adopted::Now {
-        adopt_copies(&project, &agents, global.quiet)
+        adopt_copies(&project, &agents, &home)
     } else {
         Vec::new()
     };
     if global.json {
-        let copies: Vec<_> = copies
-            .iter()
-            .map(|copy| serde_json::json!({"agent": copy.agent, "session": copy.session}))
-            .collect();
-        let elsewhere: Vec<_> = elsewhere
-            .iter()
-            .map(|(thread, live)| {
-                serde_json::json!({"thread": thread, "directory": live.directory.display().to_string()})
-            })
-            .collect();
-        return Report::json(&serde_json::json!({
-            "project": project.dir.display().to_string(),
-            "database": project.state.db.display().to_string(),
-            "trusted": adopted != Adopted::Nothing,
-            "stamped": adopted == Adopted::Now,
-            "elsewhere": elsewhere,
-            "shared": shared
+        return Report::json(&Trusted {
+            project: project.dir.display().to_string(),
+            database: project.state.db.display().to_string(),
+            trusted: adopted != Adopted::Nothing,
+            stamped: adopted == Adopted::Now,
+            elsewhere: elsewhere
                 .iter()
-                .map(|(thread, live, other, fork)| serde_json::json!({
-                    "thread": thread,
-                    "agent_session_id": live.agent_session_id,
-                    "directory": other.display().to_string(),
-                    "fork_source": fork,
-                }))
-                .collect::<Vec<_>>(),
-            "adopted_copies": copies,
-        }));
+                .map(|(thread, live)| Elsewhere {
+                    thread,
+                    directory: live.directory.display().to_string(),
+                })
+                .collect(),
+            shared: shared
+                .iter()
+                .map(|(thread, live, other, fork)| Shared {
+                    thread,
+                    agent_session_id: live.agent_session_id.as_deref(),
+                    directory: other.display().to_string(),
+                    fork_source: *fork,
+                })
+                .collect(),
+            adopted_copies: copies
+                .iter()
+                .map(|copy| AdoptedCopy {
+                    agent: &copy.agent,
+                    session: &copy.session,
+                })
+                .collect(),
+        });
     }
-    if !global.quiet {
-        let db = escape(&project.state.db.display().to_string()).into_owned();
-        match adopted {
-            Adopted::Now if elsewhere.is_empty() => eprintln!(
-                "sticky: {db} is yours now: its conversations continue here (`sticky status` \
-                 shows them)"
-            ),
-            Adopted::Now => eprintln!("sticky: {db} is yours now"),
-            Adopted::Already => eprintln!("sticky: {db} is already yours"),
-            Adopted::Nothing => eprintln!("sticky: no database at {db}: nothing to trust"),
-        }
-        for (thread, live) in &elsewhere {
-            eprintln!("sticky: {}", next_step(thread, live, &project.dir));
-        }
-        for (thread, live, other, fork) in &shared {
-            let said = if *fork {
-                standing::fork_shared(thread, live, other, &project.dir)
-            } else {
-                standing::shared(thread, live, other, &project.dir)
-            };
-            eprintln!("sticky: {said}");
-        }
-        if !copies.is_empty() {
-            eprintln!(
-                "sticky: {}",
-                foreign_copies(&copies, &project, config.vault == Some(false))
-            );
-        }
-    }
+    say(
+        &project,
+        adopted,
+        &elsewhere,
+        &shared,
+        &copies,
+        config.vault == Some(false),
+    );
     Ok(Report::nothing())
+}
+
+/// Says on stderr (not with `--quiet`) what `trust` did, and the next step for each thread
+/// recorded elsewhere (`elsewhere`) or kept for another directory (`shared`).
+fn say(
+    project: &Project,
+    adopted: Adopted,
+    elsewhere: &[(String, SessionRow)],
+    shared: &[(String, SessionRow, PathBuf, bool)],
+    copies: &[Manifest],
+    vault_off: bool,
+) {
+    let db = escape(&project.state.db.display().to_string()).into_owned();
+    match adopted {
+        Adopted::Now if elsewhere.is_empty() => note!(
+            "{db} is yours now: its conversations continue here (`sticky status` \
+             shows them)"
+        ),
+        Adopted::Now => note!("{db} is yours now"),
+        Adopted::Already => note!("{db} is already yours"),
+        Adopted::Nothing => note!("no database at {db}: nothing to trust"),
+    }
+    for (thread, live) in elsewhere {
+        note!("{}", next_step(thread, live, &project.dir));
+    }
+    for (thread, live, other, fork) in shared {
+        let said = if *fork {
+            standing::fork_shared(thread, live, other, &project.dir)
+        } else {
+            standing::shared(thread, live, other, &project.dir)
+        };
+        note!("{said}");
+    }
+    if !copies.is_empty() {
+        note!("{}", foreign_copies(copies, project, vault_off));
+    }
 }
 
 /// Marks the vault's copies of the sessions whose files the agents in this HOME do not have
 /// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, written
 /// elsewhere, and a restore of one says so (`Vault::adopt`). Those copies. A copy that cannot
 /// be marked is said on stderr: the state is adopted all the same.
-fn adopt_copies(project: &Project, agents: &Agents, quiet: bool) -> Vec<Manifest> {
-    let home = dirs::home_dir().unwrap_or_default();
+fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest> {
     let vault = Vault::new(&project.state.vault);
     let marked = vault.adopt(crate::store::now(), |copy| {
         agents
             .find(&copy.agent)
-            .and_then(|agent| agent.saved(&home, &copy.directory, &copy.session))
+            .and_then(|agent| agent.saved(home, &copy.directory, &copy.session))
             != Some(true)
     });
     marked.unwrap_or_else(|error| {
-        if !quiet {
-            eprintln!(
-                "sticky: could not mark the vault's copies as adopted (a restore of one will not \
-                 say it came with this state): {}",
-                escape(&format!("{error:#}"))
-            );
-        }
+        note!(
+            "could not mark the vault's copies as adopted (a restore of one will not \
+             say it came with this state): {}",
+            escape(&format!("{error:#}"))
+        );
         Vec::new()
     })
 }
@@ -184,8 +265,8 @@ fn elsewhere(project: &Project) -> Vec<(String, SessionRow)> {
 /// another project's session; and those whose live session is a fork not made yet of such a
 /// session (the row given with the source's ID, and `true`). Adopted, the state's turns refuse
 /// them (`sticky new` starts a session of the thread's own); trust names them.
-fn shared(project: &Project) -> Vec<(String, SessionRow, std::path::PathBuf, bool)> {
-    let read = || -> Result<Vec<(String, SessionRow, std::path::PathBuf, bool)>> {
+fn shared(project: &Project) -> Vec<(String, SessionRow, PathBuf, bool)> {
+    let read = || -> Result<Vec<(String, SessionRow, PathBuf, bool)>> {
         let Some(store) = Store::open_existing(&project.state.db)? else {
             return Ok(Vec::new());
         };

@@ -20,15 +20,90 @@ use super::Context;
 use super::across::{self, Skipped};
 use super::output::Report;
 use super::view::{escape, format_count, format_time, short_id};
+use super::{Call, Run, json_keys};
 use crate::agent::ledger::Figures;
-use crate::cli::{Grouping, UsageArgs};
+
 use crate::store::{Millis, Totals, UsageSession};
+
+/// Options of `sticky usage`.
+#[derive(Debug, clap::Args, Clone)]
+pub struct Args {
+    /// What each row sums: a day, week or month, a thread, an agent session, a model or an
+    /// agent.
+    #[arg(long, value_enum, default_value_t = Grouping::Day, value_name = "WHAT")]
+    pub by: Grouping,
+
+    /// Count only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC)
+    /// or a duration back from now (`90m`, `2h`, `7d`, `1w`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Count only the turns started before WHEN (a date alone counts that day whole).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Every project you ran sticky in, not only this one.
+    #[arg(long)]
+    pub all: bool,
+
+    /// With --all: drop the projects that are gone from the list.
+    #[arg(long, requires = "all")]
+    pub prune: bool,
+}
+
+/// What a row of `sticky usage` sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Grouping {
+    /// A day (UTC).
+    Day,
+    /// A week, Monday to Sunday.
+    Week,
+    /// A month.
+    Month,
+    /// A thread (of its project).
+    Thread,
+    /// An agent session.
+    Session,
+    /// A model.
+    Model,
+    /// An agent.
+    Agent,
+}
+
+impl Grouping {
+    /// The value's name, as `--by` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Day => "day",
+            Self::Week => "week",
+            Self::Month => "month",
+            Self::Thread => "thread",
+            Self::Session => "session",
+            Self::Model => "model",
+            Self::Agent => "agent",
+        }
+    }
+}
 
 /// One day in milliseconds.
 const DAY: Millis = 86_400_000;
 
+impl Run for Args {
+    fn run(&self, call: &Call<'_>) -> Result<Report> {
+        run(&call.context()?, self)
+    }
+
+    fn json_keys(&self) -> Vec<String> {
+        json_keys::<Usage>()
+    }
+
+    fn refuses_thread(&self) -> Option<&'static str> {
+        Some("it sums every thread of the project (`--by thread` shows each)")
+    }
+}
+
 /// Prints the report.
-pub fn run(ctx: &Context, args: &UsageArgs) -> Result<Report> {
+fn run(ctx: &Context, args: &Args) -> Result<Report> {
     let now = crate::store::now();
     let since = args
         .since
@@ -85,7 +160,7 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<Report> {
 }
 
 /// The `--json` object.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Usage {
     by: &'static str,
     since: Option<Millis>,

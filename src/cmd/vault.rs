@@ -9,7 +9,7 @@ use crate::store::{SessionRow, TurnRow};
 use crate::vault::Vault;
 
 /// The vault in a report (`--json`: `vault`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct VaultView {
     /// Whether turns copy their session's files (`vault = false` turns it off).
     pub enabled: bool,
@@ -104,7 +104,7 @@ pub fn retention_warning(
 ) -> Option<String> {
     const DAY: i64 = 86_400_000;
     let adapter = ctx.agents.find(&live.agent)?;
-    let days = adapter.retention_days(&dirs::home_dir().unwrap_or_default())?;
+    let days = adapter.retention_days(&crate::settings::home().ok()?)?;
     let last = last?;
     let since = now.saturating_sub(last.ended_at.unwrap_or(last.started_at));
     let limit = i64::try_from(days).unwrap_or(i64::MAX).saturating_mul(DAY);

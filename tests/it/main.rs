@@ -48,6 +48,7 @@ mod readme;
 mod real;
 mod report;
 mod robust;
+mod schema;
 mod search;
 mod shared_state;
 mod support;

@@ -1546,3 +1546,20 @@ fn a_configuration_that_is_no_regular_file_or_too_large_is_refused_at_once() {
         .assert_stderr_contains("a FIFO (named pipe), not a configuration file");
     assert!(env.agent_runs().is_empty(), "no agent ran");
 }
+
+/// A HOME that is no absolute path is a usage error naming HOME, for a command as for a turn:
+/// the agents' files are found from it, and a relative one would look for them in the project.
+#[test]
+fn a_relative_home_is_refused_by_a_command_not_taken_as_the_project() {
+    let env = TestEnv::new();
+    env.turn("first");
+    for args in [
+        &["status"][..],
+        &["export", "-o", "bundle.sticky"],
+        &["trust"],
+    ] {
+        let run = env.sticky(args).env("HOME", "relative/home").run();
+        run.assert_code(2)
+            .assert_stderr_contains("HOME is relative/home, not an absolute path");
+    }
+}

@@ -220,15 +220,7 @@ impl Conversation<'_> {
         session: &SessionRow,
         ordinal: &HashMap<i64, usize>,
     ) {
-        let model = session.model.as_deref().map_or_else(
-            || "the default model".to_owned(),
-            |model| format!("model {}", code(model)),
-        );
-        let _ = writeln!(
-            out,
-            "## Session {number} · {} · {model}\n",
-            escape(&session.agent),
-        );
+        out.push_str(&heading(number, session));
         let id = session
             .agent_session_id
             .as_deref()
@@ -274,6 +266,18 @@ impl Conversation<'_> {
         }
         out.push('\n');
     }
+}
+
+/// The heading of session `number`: its agent and model.
+fn heading(number: usize, session: &SessionRow) -> String {
+    let model = session.model.as_deref().map_or_else(
+        || "the default model".to_owned(),
+        |model| format!("model {}", code(model)),
+    );
+    format!(
+        "## Session {number} · {} · {model}\n\n",
+        escape(&session.agent)
+    )
 }
 
 /// Why a session replaced the one before, for people.

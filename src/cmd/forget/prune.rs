@@ -6,25 +6,25 @@
 //! when it created them are candidates, never the default thread `main`; what counts as gone is `git::Branches::gone` (a merged branch checked out
 //! in a worktree, the default branch and a branch whose tip is the default branch's are kept).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::{copied, describe, plural};
-use crate::cli::ThreadsArgs;
 use crate::cmd::Context;
 use crate::cmd::output::Report;
+use crate::cmd::threads::Args as ThreadsArgs;
 use crate::cmd::view::escape;
 use crate::exit::StickyError;
 use crate::git::{BranchState, Branches, GitError};
 use crate::lock::{self, TurnLock};
-use crate::store::{SessionRow, ThreadRow};
+use crate::store::{SessionRow, Store, ThreadRow};
 use crate::vault::Vault;
 
-/// The `--json` object.
-#[derive(Serialize)]
-struct Pruned {
+/// The `--json` object of `sticky threads --prune`.
+#[derive(Serialize, Default)]
+pub(in crate::cmd) struct Pruned {
     /// The threads forgotten.
     pruned: Vec<PrunedThread>,
     /// The threads left because a turn was running on them.
@@ -72,9 +72,7 @@ impl Candidate {
 /// Forgets the threads of deleted and merged branches.
 pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
     let nothing = |busy: Vec<String>| {
-        if !ctx.quiet && !ctx.json {
-            eprintln!("sticky: no thread's branch was deleted or merged: nothing to prune");
-        }
+        aside!("no thread's branch was deleted or merged: nothing to prune");
         if ctx.json {
             return Report::json(&Pruned {
                 pruned: Vec::new(),
@@ -95,8 +93,39 @@ pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
     if threads.is_empty() {
         return nothing(Vec::new());
     }
-    let branches = read_branches(ctx)?;
     let vault = Vault::new(&ctx.project.state.vault);
+    let (candidates, busy) = candidates(ctx, &store, threads, &vault)?;
+    for name in &busy {
+        note!(
+            "thread {} is running a turn; it is left (prune again once the turn is \
+             over)",
+            escape(name)
+        );
+    }
+    if candidates.is_empty() {
+        return nothing(busy);
+    }
+    if !args.yes && !confirmed(&candidates)? {
+        crate::msg::write(format_args!("nothing forgotten"));
+        return Ok(Report::nothing());
+    }
+    let (pruned, mut lines) = forget(&mut store, &vault, &candidates)?;
+    if ctx.json {
+        return Report::json(&Pruned { pruned, busy });
+    }
+    lines.push_str("the agent's own files of these sessions are where it keeps them\n");
+    Ok(Report::text(lines.into_bytes()))
+}
+
+/// The `threads` whose branch is gone, each with what forgetting it deletes and its turn lock
+/// held; and the names of those a turn is running on, which are left.
+fn candidates(
+    ctx: &Context,
+    store: &Store,
+    threads: Vec<ThreadRow>,
+    vault: &Vault,
+) -> Result<(Vec<Candidate>, Vec<String>)> {
+    let branches = read_branches(ctx)?;
     let mut candidates = Vec::new();
     let mut busy = Vec::new();
     for thread in threads {
@@ -115,7 +144,7 @@ pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
         };
         let sessions = store.sessions(thread.id)?;
         let turns = store.turns(thread.id)?.len();
-        let copies = sessions.iter().filter(|s| copied(&vault, s)).count();
+        let copies = sessions.iter().filter(|s| copied(vault, s)).count();
         candidates.push(Candidate {
             thread,
             why,
@@ -125,26 +154,20 @@ pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
             _lock: lock,
         });
     }
-    for name in &busy {
-        if !ctx.quiet {
-            eprintln!(
-                "sticky: thread {} is running a turn; it is left (prune again once the turn is \
-                 over)",
-                escape(name)
-            );
-        }
-    }
-    if candidates.is_empty() {
-        return nothing(busy);
-    }
-    if !args.yes && !confirmed(&candidates)? {
-        eprintln!("sticky: nothing forgotten");
-        return Ok(Report::nothing());
-    }
+    Ok((candidates, busy))
+}
+
+/// Forgets the `candidates` with their vault copies: what was forgotten, and the lines that
+/// say it.
+fn forget(
+    store: &mut Store,
+    vault: &Vault,
+    candidates: &[Candidate],
+) -> Result<(Vec<PrunedThread>, String)> {
     let mut pruned = Vec::new();
     let mut lines = String::new();
-    for candidate in &candidates {
-        for session in candidate.sessions.iter().filter(|s| copied(&vault, s)) {
+    for candidate in candidates {
+        for session in candidate.sessions.iter().filter(|s| copied(vault, s)) {
             if let Some(id) = &session.agent_session_id {
                 vault.delete(&session.agent, id)?;
             }
@@ -160,11 +183,7 @@ pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
             vault_copies: candidate.copies,
         });
     }
-    if ctx.json {
-        return Report::json(&Pruned { pruned, busy });
-    }
-    lines.push_str("the agent's own files of these sessions are where it keeps them\n");
-    Ok(Report::text(lines.into_bytes()))
+    Ok((pruned, lines))
 }
 
 /// Asks on the terminal whether to forget the `candidates`; without a terminal to ask on, a
@@ -185,11 +204,9 @@ fn confirmed(candidates: &[Candidate]) -> Result<bool> {
         ))
         .into());
     }
-    eprint!("sticky: forget {count} whose branch is gone?{list}\nThis cannot be undone. [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    Ok(crate::msg::ask(format_args!(
+        "forget {count} whose branch is gone?{list}\nThis cannot be undone."
+    ))?)
 }
 
 /// The branches of the project's repository, or why `--prune` cannot tell what became of them.

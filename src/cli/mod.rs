@@ -1,322 +1,28 @@
 //! The command line as clap types, and the checks only the raw command line allows: where a
-//! turn option given before a command goes, where `-p TEXT` sits among the prompt words, and a
-//! one-word prompt that is a misspelt command.
+//! turn option given before a command goes and a model clap cannot judge. The turn's own parse
+//! (its options, `-p TEXT` among the prompt words, a one-word prompt that is a misspelt command)
+//! is [`turn`]'s; the tables of the help and the man pages (exit codes, examples, environment)
+//! are [`help`]'s; each command's own options are its module's `Args` (`cmd::log::Args`).
 //!
 //! Doc comments here are the `--help` text and the man pages, so they are written for users.
 //! Nothing in this module opens the database or touches the terminal: turning these raw values
 //! into a validated plan is the job of `cmd`.
+
+mod help;
+mod turn;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
-use clap::{
-    ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
-};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueHint};
 
-use crate::config::{CarryKind, StdinMode};
+pub use help::{ENVIRONMENT, EXAMPLES, EXIT_CODES};
+pub use turn::{DEFAULT_CARRY_MAX, ForkArgs, TurnArgs};
 
-/// The exit-code contract, printed under `--help` and in the man page.
-pub const EXIT_CODES: &str = "\
-Exit codes:
-  0        the turn succeeded
-  1-125    the agent's own exit code, passed through (but see 76)
-  128+N    the agent was killed by signal N (130 for Ctrl-C)
-  2        usage error: bad option or argument (a bundle sticky cannot import, too)
-  70       internal error in sticky
-  71       store error: the project database cannot be opened, read or written, or is not yours
-  72       agent not found or not executable
-  73       session lost: the agent cannot resume the stored session, or it is another directory's
-  74       amnesia detected: the agent answered from a different session than the one resumed
-  75       busy: another turn holds this conversation and waiting gave up
-  76       the agent exited with a code sticky reserves (2, 70-76); log and --json show it";
-
-/// The EXAMPLES of the man pages: per page (`sticky`, or a command's name), each command line
-/// with what it does. Every one is run against the fake agents by the integration tests
-/// (`tests/it/documented.rs`), so they are written to run as they stand.
-pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
-    (
-        "sticky",
-        &[
-            (
-                "sticky \"why does the build fail?\"",
-                "one headless turn on the project's session; the answer goes to stdout",
-            ),
-            (
-                "sticky \"apply the fix\" -- --permission-mode acceptEdits",
-                "the prompt comes first; what follows -- goes to the agent unchanged",
-            ),
-            (
-                "sticky -p \"-v prints nothing; why?\"",
-                "a prompt that starts with -",
-            ),
-            (
-                "git diff | sticky \"review this\"",
-                "piped input is added to the prompt as context",
-            ),
-            (
-                "sticky -t review \"look at the API\"",
-                "a turn on another conversation of the project",
-            ),
-            (
-                "sticky -t @branch \"plan the login form\"",
-                "a turn on the current git branch's conversation",
-            ),
-            (
-                "sticky --json \"summarise the diff\" | jq -r .answer",
-                "one JSON object on stdout, for scripts",
-            ),
-            (
-                "sticky -a codex --carry \"what did we decide?\"",
-                "go on with another agent, whose new session starts with a recap of this one",
-            ),
-        ],
-    ),
-    (
-        "fork",
-        &[
-            (
-                "sticky fork idea \"try it with a trie instead\"",
-                "thread idea goes on from this conversation's history; main never sees its turns",
-            ),
-            (
-                "sticky -t idea2 --fork \"or with a hash map\"",
-                "the same in one step, from thread main",
-            ),
-        ],
-    ),
-    (
-        "new",
-        &[
-            ("sticky new", "start a fresh session; the next turn runs it"),
-            (
-                "sticky new \"start on the release notes\"",
-                "start a fresh session with this first prompt",
-            ),
-            (
-                "echo \"start on the changelog\" | sticky new",
-                "piped input is the first prompt of the new session",
-            ),
-            (
-                "sticky -a codex new \"port the parser\"",
-                "a fresh session with another agent",
-            ),
-            (
-                "sticky new --carry \"go on from here\"",
-                "a fresh session that starts with a recap of the old one",
-            ),
-        ],
-    ),
-    (
-        "status",
-        &[(
-            "sticky status",
-            "the project, thread, session and last turn",
-        )],
-    ),
-    (
-        "log",
-        &[
-            ("sticky log | head", "the first turns of the conversation"),
-            (
-                "sticky log -n 5 --answers",
-                "the last five turns, with their answers",
-            ),
-        ],
-    ),
-    (
-        "sessions",
-        &[("sticky sessions --json", "the sessions, as JSON")],
-    ),
-    (
-        "threads",
-        &[
-            ("sticky threads", "the conversations of the project"),
-            (
-                "sticky threads --prune",
-                "forget the threads of deleted and merged branches, after asking",
-            ),
-        ],
-    ),
-    (
-        "init",
-        &[(
-            "sticky init",
-            "make the current directory a project of its own",
-        )],
-    ),
-    (
-        "agents",
-        &[("sticky agents", "the agents, their programs and versions")],
-    ),
-    (
-        "config",
-        &[("sticky config", "each setting and where it came from")],
-    ),
-    (
-        "doctor",
-        &[
-            (
-                "sticky doctor",
-                "what the next turn would use, and what stands in its way",
-            ),
-            ("sticky doctor -a codex", "the same, for a turn with Codex"),
-        ],
-    ),
-    (
-        "prompt",
-        &[("sticky prompt", "one line for a shell prompt")],
-    ),
-    (
-        "export",
-        &[
-            (
-                "sticky export -o conversation.sticky",
-                "the conversation and its session's files in one file",
-            ),
-            (
-                "sticky export | ssh host sticky import --as from-laptop -",
-                "through a pipe, to another machine (or HOME: one agent session runs in one \
-                 project of a HOME; the other way, ssh host sticky export | sticky import -)",
-            ),
-            (
-                "sticky export --format markdown -o review.md",
-                "the conversation as a document to read: prompts, answers, models, costs and \
-                 rotations, secrets redacted",
-            ),
-        ],
-    ),
-    (
-        "import",
-        &[
-            (
-                "sticky import conversation.sticky",
-                "add it here; the next turn resumes the same session with its history",
-            ),
-            (
-                "sticky import --as review conversation.sticky",
-                "add it under another thread name",
-            ),
-        ],
-    ),
-    (
-        "relocate",
-        &[(
-            "sticky relocate",
-            "go on with the conversations after the project directory moved",
-        )],
-    ),
-    (
-        "forget",
-        &[(
-            "sticky forget -t scratch --yes",
-            "delete the conversation `scratch`, its turns and its vault copies, without asking",
-        )],
-    ),
-    (
-        "show",
-        &[
-            ("sticky show", "the last turn's answer, again"),
-            (
-                "sticky show --json",
-                "the last turn and its answer, as JSON",
-            ),
-        ],
-    ),
-    (
-        "usage",
-        &[
-            (
-                "sticky usage",
-                "tokens and cost of this project, day by day",
-            ),
-            (
-                "sticky usage --by model --since 7d",
-                "the last seven days, by model",
-            ),
-            (
-                "sticky usage --all --by month --json",
-                "every project you ran sticky in, month by month, as JSON",
-            ),
-        ],
-    ),
-    (
-        "search",
-        &[
-            (
-                "sticky search migration",
-                "the turns of this project that mention a migration",
-            ),
-            (
-                "sticky search --all --since 30d \"rate limit\"",
-                "the last month's turns of every project that hold both words",
-            ),
-        ],
-    ),
-    (
-        "trust",
-        &[(
-            "sticky trust",
-            "continue here a state you copied or restored yourself (a CI cache, a backup)",
-        )],
-    ),
-];
-
-/// The environment variables sticky reads, for the man pages (name, meaning).
-pub const ENVIRONMENT: &[(&str, &str)] = &[
-    (
-        "STICKY_AGENT",
-        "the agent to use, as --agent does (a flag wins over it); a session it rotates is named \
-         on stderr",
-    ),
-    (
-        "STICKY_MODEL",
-        "the model to use, as --model does (a flag wins over it); a session it rotates is named \
-         on stderr",
-    ),
-    (
-        "STICKY_THREAD",
-        "the conversation to use, as --thread does (a flag wins over it); @branch follows the \
-         git branch, @pr the pull request in GitHub Actions",
-    ),
-    (
-        "STICKY_DB",
-        "the database file, instead of .sticky/sticky.db in the project directory \
-         (read-only checkouts, CI caches); a relative path is taken from the project directory",
-    ),
-    (
-        "STICKY_CEILING_DIRECTORIES",
-        "directories (colon-separated, as git's GIT_CEILING_DIRECTORIES) the search for a \
-         project's .sticky/ never enters from below (their own serves turns run there); nor \
-         does it enter the home directory, /, or a directory owned by another user",
-    ),
-    (
-        "STICKY_CONFIG",
-        "the configuration file, instead of sticky/config.toml in the user's configuration \
-         directory; an absolute path to a file that must exist (exit 2 otherwise)",
-    ),
-    (
-        "STICKY_STDIN",
-        "what a turn does with stdin that is not a terminal, as --stdin does: auto, wait or \
-         skip (a flag wins over it)",
-    ),
-    (
-        "STICKY_<AGENT>_BIN",
-        "the program of an agent (STICKY_CLAUDE_BIN; non-alphanumeric characters of the name \
-         become _), before the configuration's bin and before PATH",
-    ),
-    (
-        "STICKY_ACTIVE",
-        "set to 1 for the agent, so a sticky run by the agent can tell it runs inside one",
-    ),
-    (
-        "PAGER",
-        "the pager of long listings (log, sessions, threads) when stdout is a terminal; \
-         default less -FRX; PAGER=cat turns paging off",
-    ),
-    ("NO_COLOR", "when set, sticky prints no colour"),
-];
+use crate::cmd;
+use turn::{TURN_OPTIONS, refuse_misspelt_command};
 
 /// Sticky per-project sessions for coding-agent CLIs.
 ///
@@ -372,22 +78,6 @@ impl Cli {
         Self::from_matches(&matches, &mut command)
     }
 
-    /// A turn, the common case, parsed with [`turn_command`]: the top level's options without
-    /// building every command's (a third of clap's work and allocations at every start).
-    /// `None` when the command line names a command, asks for help or has an error to report:
-    /// the whole definition parses those, so their text has one source. `--version` is the
-    /// top level's own.
-    fn parse_turn(args: &[OsString]) -> Option<Result<Self, clap::Error>> {
-        let mut command = turn_command();
-        match command.try_get_matches_from_mut(args) {
-            Ok(matches) if matches.subcommand().is_none() => {
-                Self::from_matches(&matches, &mut command).ok().map(Ok)
-            }
-            Err(error) if error.kind() == ErrorKind::DisplayVersion => Some(Err(error)),
-            _ => None,
-        }
-    }
-
     /// The parsed command line out of `command`'s `matches`, with the checks clap cannot make.
     fn from_matches(
         matches: &ArgMatches,
@@ -431,7 +121,10 @@ impl Cli {
         };
         let model = match &mut cli.command {
             Some(Command::New(args)) => &mut args.model,
-            Some(Command::Config(select) | Command::Doctor(select)) => &mut select.model,
+            Some(
+                Command::Config(cmd::config::Args { select })
+                | Command::Doctor(cmd::doctor::Args { select }),
+            ) => &mut select.model,
             None => &mut cli.turn.model,
             // The other commands use no model.
             Some(_) => return Ok(cli),
@@ -439,153 +132,6 @@ impl Cli {
         check_model(model, cli.origins.model, command)?;
         Ok(cli)
     }
-
-    /// Moves the turn option `id`, given before the command, into the command's own
-    /// arguments unless the command gave it too (the later one wins, as for any repeated
-    /// option); `false` when the command has no such option.
-    fn take_turn_option(&mut self, id: &str, leaf: &ArgMatches) -> bool {
-        let top = &mut self.turn;
-        let given_after = Origin::of(leaf, id) == Origin::Flag;
-        match (&mut self.command, id) {
-            (Some(Command::New(args)), _) => {
-                match id {
-                    "agent" if !given_after => args.agent = top.agent.take(),
-                    "model" if !given_after => args.model = top.model.take(),
-                    "wait" if !given_after && !args.no_wait => args.wait = top.wait,
-                    "no_wait" if !given_after && Origin::of(leaf, "wait") != Origin::Flag => {
-                        args.no_wait = top.no_wait;
-                    }
-                    "carry" if !given_after && !args.no_carry => args.carry = top.carry,
-                    "carry_max" if !given_after => args.carry_max = top.carry_max,
-                    "stdin" if !given_after => args.stdin = top.stdin,
-                    "no_carry" if !given_after && args.carry.is_none() => {
-                        args.no_carry = top.no_carry;
-                    }
-                    "prompt_text" => {
-                        // `sticky -p TEXT new WORDS`: the words follow the text.
-                        let mut words = std::mem::take(&mut top.prompt);
-                        words.append(&mut args.prompt);
-                        args.prompt = words;
-                    }
-                    _ => {}
-                }
-                true
-            }
-            (Some(Command::Config(select) | Command::Doctor(select)), "agent" | "model") => {
-                if !given_after {
-                    if id == "agent" {
-                        select.agent = top.agent.take();
-                    } else {
-                        select.model = top.model.take();
-                    }
-                }
-                true
-            }
-            _ => false,
-        }
-    }
-}
-
-/// The options of a turn that may come before a command, with the flag that names them.
-const TURN_OPTIONS: &[(&str, &str)] = &[
-    ("agent", "--agent"),
-    ("model", "--model"),
-    ("wait", "--wait"),
-    ("no_wait", "--no-wait"),
-    ("prompt_text", "--prompt"),
-    ("carry", "--carry"),
-    ("carry_max", "--carry-max"),
-    ("no_carry", "--no-carry"),
-    ("stdin", "--stdin"),
-];
-
-/// Every command's name (a test holds the list to the definition): the turn's parse knows
-/// them, so a command line that names one is parsed with the whole definition, and a one-word
-/// prompt a letter or two away from one is refused (see [`refuse_misspelt_command`]).
-const COMMANDS: &[&str] = &[
-    "new", "fork", "status", "log", "sessions", "threads", "init", "agents", "config", "doctor",
-    "prompt", "export", "import", "relocate", "forget", "show", "trust", "usage", "search",
-];
-
-/// The top level of the command line as [`Cli::command`] defines it, with each command only
-/// a name: what parsing a turn needs (see [`Cli::parse_turn`]); never used for help or errors.
-fn turn_command() -> clap::Command {
-    let top = clap::Command::new("sticky").version(env!("CARGO_PKG_VERSION"));
-    // Global options are copied into each command when clap builds the command line; the
-    // names need none of them.
-    let top =
-        GlobalArgs::augment_args(TurnArgs::augment_args(top)).mut_args(|arg| arg.global(false));
-    COMMANDS
-        .iter()
-        .fold(top, |top, name| top.subcommand(clap::Command::new(*name)))
-}
-
-/// `sticky statsu`: a one-word prompt a letter or two away from a command's name is most
-/// likely a misspelt command, and a turn costs money; it is refused with the way to send it
-/// anyway (`-p`). Longer prompts (`sticky fix the status`) are prompts. Every command counts,
-/// `forget` too: `sticky forgt` is refused, not sent (nor run: the error only names the
-/// command), and so is a word such as `forgot` or `format`, which says too little to be worth a
-/// paid turn by mistake, with `-p` to send it all the same.
-fn refuse_misspelt_command(
-    turn: &TurnArgs,
-    command: &mut clap::Command,
-) -> Result<(), clap::Error> {
-    let [word] = turn.prompt.as_slice() else {
-        return Ok(());
-    };
-    if turn.prompt_text.is_some() {
-        return Ok(());
-    }
-    let Some(word) = word.to_str() else {
-        return Ok(());
-    };
-    // Commands are lowercase: `sticky PROMPT` or `sticky Status?` are prompts.
-    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
-        return Ok(());
-    }
-    let allowed = if word.len() <= 4 { 1 } else { 2 };
-    // The nearest command (`forgt` is `forget`, not `fork`).
-    let near = COMMANDS
-        .iter()
-        .map(|name| (edit_distance(word, name), name))
-        .filter(|(distance, _)| *distance <= allowed)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name);
-    match near {
-        Some(name) => Err(command.error(
-            ErrorKind::InvalidSubcommand,
-            format!(
-                "did you mean `sticky {name}`? to send {word:?} as a prompt use `sticky -p {word}`"
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// The optimal-string-alignment distance of `a` and `b`: insertions, deletions,
-/// substitutions and swaps of two neighbours each count one (`statsu` is one from `status`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut rows = vec![vec![0_usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
 }
 
 /// Replaces clap's tip for an unknown option, "to pass '--x' as a value, use '-- --x'", which
@@ -730,140 +276,6 @@ pub struct GlobalArgs {
     pub quiet: bool,
 }
 
-/// The default bound of a carried recap (`--carry-max`): 16 KiB.
-pub const DEFAULT_CARRY_MAX: usize = 16 * 1024;
-
-/// Options of a turn: the prompt, the agent, the model and the agent's own arguments.
-#[derive(Debug, Args, Clone, Default)]
-pub struct TurnArgs {
-    /// The prompt; words are joined with spaces. Without one, on a terminal, the agent's own
-    /// interactive UI opens on the sticky session. It comes before `--`: what follows `--`
-    /// goes to the agent.
-    #[arg(value_name = "PROMPT")]
-    pub prompt: Vec<OsString>,
-
-    /// The prompt as one value, also one that starts with `-` (`-p "-v is broken"`); joined
-    /// with any prompt words in command-line order.
-    #[arg(
-        short = 'p',
-        long = "prompt",
-        value_name = "TEXT",
-        allow_hyphen_values = true
-    )]
-    pub prompt_text: Option<OsString>,
-
-    /// The agent CLI to run: claude, codex, gemini, qwen, opencode, copilot, or one defined in
-    /// the configuration; a different agent than the session's starts a new session.
-    #[arg(short, long, env = "STICKY_AGENT", value_name = "NAME")]
-    pub agent: Option<String>,
-
-    /// The model for the session; a different model than the session's starts a new session.
-    #[arg(short, long, env = "STICKY_MODEL", value_name = "MODEL")]
-    pub model: Option<String>,
-
-    /// Wait at most SECONDS for another turn on this conversation to end (exit 75 when it
-    /// does not).
-    #[arg(
-        long,
-        allow_negative_numbers = true,
-        default_value_t = 600,
-        value_name = "SECONDS",
-        value_parser = seconds
-    )]
-    pub wait: u64,
-
-    /// Fail at once (exit 75) when another turn is running on this conversation, or another
-    /// program holds the database's lock.
-    #[arg(long, conflicts_with = "wait")]
-    pub no_wait: bool,
-
-    /// When this turn starts a new session (`sticky new`, another --model or --agent), put a
-    /// recap of the old session before the prompt, so the new one knows what was done. KIND
-    /// `recap` (the default) is sticky's own record: the old session's prompts and answers,
-    /// newest first, naming its agent, model and session ID. `summary` first asks the old
-    /// session for a handoff summary (one extra turn on it, shown in `log`) and carries that,
-    /// falling back to `recap` when that turn fails. The configuration's `carry_on_change`
-    /// makes this the default for a change of model or agent.
-    #[arg(
-        long,
-        value_name = "KIND",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "recap",
-        value_enum
-    )]
-    pub carry: Option<CarryKind>,
-
-    /// The most bytes the carried recap may take (at least 512); older turns are left out, then
-    /// cut, to fit.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_CARRY_MAX)]
-    pub carry_max: usize,
-
-    /// Carry no recap, even where the configuration's `carry_on_change` would.
-    #[arg(long, conflicts_with = "carry")]
-    pub no_carry: bool,
-
-    /// Make the thread named by -t a fork of the live session of the thread a turn without -t
-    /// uses (`STICKY_THREAD`, else the configuration's `thread`, else `main`) before this turn,
-    /// as `sticky fork NAME PROMPT` does: -t NAME --fork PROMPT.
-    #[arg(long)]
-    pub fork: bool,
-
-    /// What a turn does with stdin when it is not a terminal (default: `STICKY_STDIN`, else the
-    /// configuration's `stdin`, else auto).
-    ///
-    /// With prompt words, piped input is their context. `auto` waits however long for a pipe
-    /// this command line feeds (`cmd | sticky PROMPT`, `timeout` on either side included: a
-    /// writer in sticky's session, not its parent, which sticky can tell on Linux), and gives any other pipe 3 seconds to start before going on
-    /// without it, with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
-    /// its end however long that takes; `skip` never reads it. Without prompt words stdin is the
-    /// prompt, read to its end unless `skip`. More than 32 MiB on stdin is refused (exit 2).
-    #[arg(long, value_name = "WHEN", value_enum)]
-    pub stdin: Option<StdinMode>,
-
-    /// Arguments passed to the agent unchanged, after `--` (e.g. permission flags in CI).
-    #[arg(last = true, value_name = "AGENT_ARGS")]
-    pub agent_args: Vec<OsString>,
-}
-
-/// `sticky fork NAME [PROMPT]`: the new thread's name, then a turn's options.
-#[derive(Debug, Args, Clone)]
-pub struct ForkArgs {
-    /// The new thread; a name in use is refused.
-    #[arg(value_name = "NAME")]
-    pub name: String,
-
-    /// The fork's first turn, if a prompt is given.
-    #[command(flatten)]
-    pub turn: TurnArgs,
-}
-
-/// The value of `--wait`: a whole number of seconds. A negative one is taken as a value
-/// (`allow_negative_numbers`), so `--wait -1` is refused for what it is rather than read as an
-/// unknown option.
-fn seconds(value: &str) -> Result<u64, String> {
-    value.parse().map_err(|_| {
-        "--wait takes a whole number of seconds, 0 or more (`--wait 30`); --no-wait fails at \
-         once instead of waiting"
-            .to_owned()
-    })
-}
-
-impl TurnArgs {
-    /// Puts the `--prompt` value among the prompt words where the command line gave it
-    /// (`sticky fix -p "-v output"` is "fix -v output").
-    fn place_prompt_option(&mut self, matches: &ArgMatches) {
-        let Some(text) = self.prompt_text.clone() else {
-            return;
-        };
-        let at = matches.index_of("prompt_text").unwrap_or(0);
-        let before = matches
-            .indices_of("prompt")
-            .map_or(0, |indices| indices.filter(|index| *index < at).count());
-        self.prompt.insert(before, text);
-    }
-}
-
 /// The agent and model a report is about, chosen as a turn chooses them.
 #[derive(Debug, Args, Clone, Default)]
 pub struct SelectArgs {
@@ -876,15 +288,48 @@ pub struct SelectArgs {
     pub model: Option<String>,
 }
 
-/// sticky's commands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
+/// Declares [`Command`]: each command's name, its help (the doc comment) and its module's
+/// `Args`, which implements [`cmd::Run`]; and from the same list the names the turn's parse
+/// knows ([`COMMANDS`]) and the dispatch to each command's `Run`. Adding a command is one entry
+/// here, its module and its row in docs/json.md.
+macro_rules! commands {
+    ($( $(#[$attr:meta])* $name:literal => $variant:ident($args:ty), )*) => {
+        /// sticky's commands.
+        #[derive(Debug, Subcommand)]
+        pub enum Command {
+            $( $(#[$attr])* #[command(name = $name)] $variant($args), )*
+        }
+
+        /// Every command's name: the turn's parse knows them, so a command line that names one
+        /// is parsed with the whole definition, and a one-word prompt a letter or two away from
+        /// one is refused (see [`turn::refuse_misspelt_command`]).
+        pub(crate) const COMMANDS: &[&str] = &[$($name),*];
+
+        impl Command {
+            /// The command's name on the command line.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( Self::$variant(_) => $name, )*
+                }
+            }
+
+            /// The command as the trait every command implements.
+            pub fn runner(&self) -> &dyn cmd::Run {
+                match self {
+                    $( Self::$variant(args) => args, )*
+                }
+            }
+        }
+    };
+}
+
+commands! {
     /// Start a fresh session for this conversation, and run its first turn if a prompt is given
     /// (as words, with -p, or piped on stdin).
     ///
     /// The old session stays on record, linked to the new one with the reason `new`.
     #[command(mut_arg("fork", |arg| arg.hide(true)))]
-    New(TurnArgs),
+    "new" => New(TurnArgs),
 
     /// Make thread NAME a fork of this conversation's live session, and run its first turn if
     /// a prompt is given (as words or with -p).
@@ -900,24 +345,24 @@ pub enum Command {
     /// `log` show where a fork came from. `sticky -t NAME --fork PROMPT` does the same in one
     /// step.
     #[command(mut_arg("fork", |arg| arg.hide(true)))]
-    Fork(ForkArgs),
+    "fork" => Fork(ForkArgs),
 
     /// Show the project, the conversation, its session and the last turn.
-    Status,
+    "status" => Status(cmd::status::Args),
 
     /// List the turns of this conversation across all its sessions.
     ///
     /// Each session is shown with the one it replaced and why (its lineage, with the size of a
     /// recap carried into it), then its turns, oldest first, with their tokens and cost. Paged
     /// on a terminal (see PAGER).
-    Log(LogArgs),
+    "log" => Log(cmd::log::Args),
 
     /// List the sessions of this conversation, with their lineage.
     ///
     /// One line per agent session, oldest first: sticky's id, the agent, the model, the agent's
     /// own session ID, when it was created, the session it replaced and why, when it ended, and
     /// how many turns ran on it. Paged on a terminal (see PAGER).
-    Sessions,
+    "sessions" => Sessions(cmd::sessions::Args),
 
     /// List the conversations (threads) of this project.
     ///
@@ -926,13 +371,13 @@ pub enum Command {
     /// named after a git branch (`-t @branch`, `-t @pr`, the configuration's `thread =
     /// "branch"`) shows the branch, and whether it was deleted or merged into the default
     /// branch. Paged on a terminal (see PAGER).
-    Threads(ThreadsArgs),
+    "threads" => Threads(cmd::threads::Args),
 
     /// Make the current directory (or `-C DIR`) a sticky project of its own.
-    Init,
+    "init" => Init(cmd::init::Args),
 
     /// List the agents sticky knows: whether each is installed, its path and its version.
-    Agents,
+    "agents" => Agents(cmd::agents::Args),
 
     /// Show the effective settings and where each came from.
     ///
@@ -942,7 +387,7 @@ pub enum Command {
     /// defaults). For each agent: its program (STICKY_<AGENT>_BIN, else the configuration's
     /// `bin`, else PATH), its extra arguments and its environment. An invalid configuration file
     /// is an error naming the line and the key.
-    Config(SelectArgs),
+    "config" => Config(cmd::config::Args),
 
     /// Explain what the next turn would use and why, and what stands in its way.
     ///
@@ -951,13 +396,13 @@ pub enum Command {
     /// version, and whether the agent still has the session's transcript. Exits 0 when the next
     /// turn can run; otherwise with the code that turn would fail with (72: agent not found,
     /// 73: session lost).
-    Doctor(SelectArgs),
+    "doctor" => Doctor(cmd::doctor::Args),
 
     /// Print a one-line status for a shell prompt: agent, short session ID, last turn's status.
     ///
     /// Fast enough for every prompt: it reads the database and nothing else (no agent is looked
     /// up or run). Prints nothing when the project has no sticky state yet.
-    Prompt,
+    "prompt" => Prompt(cmd::prompt::Args),
 
     /// Write the conversation and its agent session's files to one file, for `sticky import`
     /// in another directory, HOME or machine.
@@ -975,7 +420,7 @@ pub enum Command {
     /// (to stdout, a terminal included, or -o FILE): each turn's prompt, answer, agent, model,
     /// time and cost, and the rotations and carries between sessions, with secrets replaced by
     /// `[redacted]` unless --no-redact.
-    Export(ExportArgs),
+    "export" => Export(cmd::export::Args),
 
     /// Add a conversation written by `sticky export` to this project: the next turn resumes the
     /// same agent session, with its whole history.
@@ -994,7 +439,7 @@ pub enum Command {
     /// `log` and `status` read the same here as where it was exported; a bundle of an older
     /// sticky imports too, what it did not record (answers, the newer ledger figures) shown as
     /// not recorded.
-    Import(ImportArgs),
+    "import" => Import(cmd::import::Args),
 
     /// Carry the conversations forward after the project directory moved or was renamed.
     ///
@@ -1004,7 +449,7 @@ pub enum Command {
     /// here (only -t NAME's when given). Refused when the old directory still exists: a copy
     /// of a project gets a session of its own with `sticky new --carry` instead (the original's
     /// session carried over by `export` and `import` would be resumed from both directories).
-    Relocate,
+    "relocate" => Relocate(cmd::relocate::Args),
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the
     /// copies of its sessions' files in sticky's vault.
@@ -1012,7 +457,7 @@ pub enum Command {
     /// For a conversation that must not be kept. Asks first when stdin is a terminal; `--yes`
     /// confirms without asking, and is needed when stdin is not a terminal. The agent's own files
     /// of those sessions stay where the agent keeps them.
-    Forget(ForgetArgs),
+    "forget" => Forget(cmd::forget::Args),
     /// Print a turn's answer again, exactly as it was printed.
     ///
     /// TURN is a turn's number as `log` shows it (`12` or `#12`); without one, the last turn of
@@ -1026,7 +471,7 @@ pub enum Command {
     /// (`\e`, `\x07`), as `log --answers` shows them, so an answer (one imported from a bundle
     /// above all) cannot clear the screen, retitle the terminal or write to its clipboard;
     /// piped or redirected, the answer's bytes are written as they are.
-    Show(ShowArgs),
+    "show" => Show(cmd::show::Args),
 
     /// Adopt this project's state as yours: a `.sticky/` (or a database kept elsewhere) you
     /// copied, restored or cloned on purpose.
@@ -1040,7 +485,7 @@ pub enum Command {
     /// conversation was recorded in another directory (a project moved to another file system,
     /// which copies its database), it names the next step: `sticky relocate` after a move,
     /// `sticky new` in a copy.
-    Trust,
+    "trust" => Trust(cmd::trust::Args),
 
     /// Sum the tokens and cost of the turns by day, week, month, thread, session, model or
     /// agent.
@@ -1052,7 +497,7 @@ pub enum Command {
     /// with --prune. A turn imported into several threads or projects (`sticky import`) counts
     /// once. Times are days in UTC, as `log` shows them; weeks start on Monday. Figures are what
     /// the agents reported; `-` where none did.
-    Usage(UsageArgs),
+    "usage" => Usage(cmd::usage::Args),
 
     /// Find the turns whose prompt or kept answer holds every word of TEXT.
     ///
@@ -1062,216 +507,14 @@ pub enum Command {
     /// found is shown with its thread, its number (for `sticky show`), when it started, its
     /// agent, and a few words around the match, escaped as `log` shows stored text, the match
     /// in bold on a terminal (between `**` otherwise). The newest first.
-    Search(SearchArgs),
-}
-
-/// Where `sticky export` writes the bundle.
-#[derive(Debug, Args, Clone, Default)]
-pub struct ExportArgs {
-    /// Write the bundle to FILE (`-` for stdout, the default when stdout is not a terminal).
-    /// FILE may be a new file, an empty one or an earlier bundle; never a directory nor a
-    /// path in sticky's own state (`.sticky/`, the database and its companions).
-    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
-    pub output: Option<PathBuf>,
-
-    /// Overwrite FILE even when it is not a sticky bundle (or is a link, which is replaced).
-    #[arg(long)]
-    pub force: bool,
-
-    /// What to write: `bundle` (for `sticky import`), `markdown` (a document a reviewer reads:
-    /// each turn's prompt, answer, agent, model, time and cost, and the rotations and carries
-    /// between sessions) or `json` (the same, as one JSON document). Markdown and JSON need no
-    /// agent files, go to a terminal too, and have secrets replaced by `[redacted]`.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ExportFormat::Bundle)]
-    pub format: ExportFormat,
-
-    /// Keep what looks like a secret (API keys, tokens, passwords, the values of environment
-    /// variables named like secrets) in a markdown or JSON export.
-    #[arg(long)]
-    pub no_redact: bool,
-}
-
-/// What `sticky export` writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// The conversation and its agent session's files, for `sticky import`.
-    #[default]
-    Bundle,
-    /// A document to read.
-    Markdown,
-    /// The document as JSON.
-    Json,
-}
-
-impl ExportFormat {
-    /// Its name on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Bundle => "bundle",
-            Self::Markdown => "markdown",
-            Self::Json => "json",
-        }
-    }
-}
-
-/// What `sticky import` reads and how it names the thread.
-#[derive(Debug, Args, Clone, Default)]
-pub struct ImportArgs {
-    /// The bundle written by `sticky export`; `-` reads it from stdin.
-    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
-    pub file: PathBuf,
-
-    /// Add the conversation as thread NAME instead of the name it had.
-    #[arg(long = "as", value_name = "NAME", conflicts_with = "replace")]
-    pub as_name: Option<String>,
-
-    /// Replace a thread of the same name in this project: its sessions, turns and vault copies
-    /// are removed (asked first when stdin is a terminal). The agent's files of the bundle's
-    /// session are placed over only where they hold nothing the bundle lacks, and a session
-    /// another project of this HOME resumes is never taken.
-    #[arg(long)]
-    pub replace: bool,
-
-    /// Answer yes to what import asks: replacing a thread (--replace), and placing a bundle
-    /// whose manifest and files add up to more than 256 MiB, or more than 8 MiB and 200 times the bundle's
-    /// size (what no real session comes near; refused without --yes when there is no terminal
-    /// to ask on).
-    #[arg(short, long)]
-    pub yes: bool,
-}
-
-/// Options of `sticky log`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct LogArgs {
-    /// Show only the last N turns.
-    #[arg(short = 'n', long = "limit", value_name = "N")]
-    pub limit: Option<usize>,
-
-    /// Show only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, in
-    /// UTC as `log` shows times) or a duration back from now (`90m`, `2h`, `3d`, `1w`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-
-    /// Show each turn's kept answer under it.
-    #[arg(long)]
-    pub answers: bool,
-}
-
-/// Options of `sticky usage`.
-#[derive(Debug, Args, Clone)]
-pub struct UsageArgs {
-    /// What each row sums: a day, week or month, a thread, an agent session, a model or an
-    /// agent.
-    #[arg(long, value_enum, default_value_t = Grouping::Day, value_name = "WHAT")]
-    pub by: Grouping,
-
-    /// Count only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC)
-    /// or a duration back from now (`90m`, `2h`, `7d`, `1w`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-
-    /// Count only the turns started before WHEN (a date alone counts that day whole).
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-
-    /// Every project you ran sticky in, not only this one.
-    #[arg(long)]
-    pub all: bool,
-
-    /// With --all: drop the projects that are gone from the list.
-    #[arg(long, requires = "all")]
-    pub prune: bool,
-}
-
-/// Options of `sticky search`.
-#[derive(Debug, Args, Clone)]
-pub struct SearchArgs {
-    /// The words to find.
-    #[arg(value_name = "TEXT", required = true)]
-    pub text: Vec<String>,
-
-    /// Only the turns started since WHEN: a date (`2026-11-30`, `2026-11-30 14:00`, UTC) or a
-    /// duration back from now (`90m`, `2h`, `7d`, `1w`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-
-    /// Every project you ran sticky in, not only this one.
-    #[arg(long)]
-    pub all: bool,
-
-    /// Show at most N turns, the newest.
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 20)]
-    pub limit: usize,
-}
-
-/// What a row of `sticky usage` sums.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Grouping {
-    /// A day (UTC).
-    Day,
-    /// A week, Monday to Sunday.
-    Week,
-    /// A month.
-    Month,
-    /// A thread (of its project).
-    Thread,
-    /// An agent session.
-    Session,
-    /// A model.
-    Model,
-    /// An agent.
-    Agent,
-}
-
-impl Grouping {
-    /// The value's name, as `--by` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Day => "day",
-            Self::Week => "week",
-            Self::Month => "month",
-            Self::Thread => "thread",
-            Self::Session => "session",
-            Self::Model => "model",
-            Self::Agent => "agent",
-        }
-    }
-}
-
-/// Options of `sticky show`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct ShowArgs {
-    /// The turn (`12` or `#12`, as `log` numbers them); default: the conversation's last turn.
-    #[arg(value_name = "TURN")]
-    pub turn: Option<String>,
-}
-
-/// The options of `sticky threads`.
-#[derive(Debug, Clone, Args, Default)]
-pub struct ThreadsArgs {
-    /// Forget the threads whose git branch was deleted, or merged into the default branch (and
-    /// is checked out nowhere), with their sessions, turns and vault copies, as `sticky forget`
-    /// does. Lists them and asks first when stdin is a terminal; `--yes` confirms without
-    /// asking, and is needed when stdin is not a terminal. A thread running a turn is left.
-    #[arg(long)]
-    pub prune: bool,
-
-    /// Prune without asking.
-    #[arg(short, long, requires = "prune")]
-    pub yes: bool,
-}
-
-/// The options of `sticky forget`.
-#[derive(Debug, Clone, Args)]
-pub struct ForgetArgs {
-    /// Delete without asking (needed when stdin is not a terminal).
-    #[arg(short, long)]
-    pub yes: bool,
+    "search" => Search(cmd::search::Args),
 }
 
 #[cfg(test)]
 mod tests {
+    use super::turn::edit_distance;
     use super::*;
+    use crate::config::{CarryKind, StdinMode};
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_args(std::iter::once("sticky").chain(args.iter().copied()))
@@ -1350,14 +593,14 @@ mod tests {
     #[test]
     fn options_of_every_command_may_come_before_it() {
         let cli = parse(&["-t", "review", "--json", "status"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Status)), "{cli:?}");
+        assert!(matches!(cli.command, Some(Command::Status(_))), "{cli:?}");
         assert_eq!(
             (cli.global.thread.as_str(), cli.global.json),
             ("review", true)
         );
         assert_eq!(cli.origins.thread, Origin::Flag);
         let cli = parse(&["sessions", "-t", "review"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Sessions)), "{cli:?}");
+        assert!(matches!(cli.command, Some(Command::Sessions(_))), "{cli:?}");
         assert_eq!(cli.origins.thread, Origin::Flag);
     }
 
@@ -1400,7 +643,7 @@ mod tests {
         );
         let cli = parse(&["-a", "codex", "-m", "o3", "doctor"]).unwrap();
         assert_eq!(cli.origins.agent, Origin::Flag);
-        let Some(Command::Doctor(select)) = cli.command else {
+        let Some(Command::Doctor(cmd::doctor::Args { select })) = cli.command else {
             panic!("{cli:?}")
         };
         assert_eq!(
