@@ -223,11 +223,7 @@ pub(crate) enum Shared {
 /// `~/.local/state`), never a shared directory such as `/tmp`, where others may plant the
 /// files that go beside it.
 pub(super) fn own_place() -> String {
-    let state_home = std::env::var_os("XDG_STATE_HOME")
-        .filter(|dir| Path::new(dir).is_absolute())
-        .map(std::path::PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|home| home.join(".local/state")));
-    match state_home {
+    match crate::settings::env::state_home() {
         Some(dir) => format!("STICKY_DB={}", dir.join("sticky").join(DB_FILE).display()),
         None => "STICKY_DB=~/.local/state/sticky/sticky.db".to_owned(),
     }

@@ -131,7 +131,8 @@ pub(super) fn size_of(fd: BorrowedFd<'_>) -> Option<PtySize> {
 
 /// The size announced by COLUMNS and LINES, each falling back to 80x24.
 pub(super) fn env_size() -> PtySize {
-    size_from_env(std::env::var_os("COLUMNS"), std::env::var_os("LINES"))
+    let (columns, lines) = crate::settings::env::size();
+    size_from_env(columns, lines)
 }
 
 fn size_from_env(columns: Option<OsString>, lines: Option<OsString>) -> PtySize {

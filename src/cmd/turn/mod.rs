@@ -93,9 +93,7 @@ fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
 /// configuration's `thread`, else `main`.
 fn thread_without_flag(ctx: &Context) -> Result<String> {
     use crate::cli::{GlobalArgs, Origin, Origins};
-    let variable = std::env::var("STICKY_THREAD")
-        .ok()
-        .filter(|name| !name.is_empty());
+    let variable = crate::settings::env::thread();
     let origins = Origins {
         thread: if variable.is_some() {
             Origin::Environment
