@@ -105,6 +105,8 @@ fn install_panic_hook() {
                 entry.restore();
             }
         }
+        // The previous hook (std's) writes the panic message to stderr raw, not through msg:
+        // a bug's report is said whatever --quiet asks, and relies on nothing of sticky's.
         previous(info);
     }));
 }

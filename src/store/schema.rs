@@ -341,12 +341,13 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
         .map_err(|e| error::sql(file, "commit the schema", &e))?;
     // Names quoted as Rust quotes them: a control character in one is shown, not obeyed.
     for (thread, agent, id, keeper) in shared {
-        eprintln!(
-            "sticky: thread {thread:?} resumed {agent:?} session {id:?}, which thread {keeper:?} \
+        // Said whatever --quiet asks, as before msg: a thread's next turn changes session.
+        crate::msg::write(format_args!(
+            "thread {thread:?} resumed {agent:?} session {id:?}, which thread {keeper:?} \
              resumes too (a bundle imported twice by an older sticky), so each saw the other's \
              turns; {keeper:?} keeps it, and {thread:?}'s next turn starts a session of its own \
              (`sticky -t {thread:?} new --carry` starts it with a recap)"
-        );
+        ));
     }
     Ok(())
 }
