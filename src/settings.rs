@@ -431,37 +431,7 @@ fn resolve_thread_with(
     dir: &std::path::Path,
     var: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ThreadChoice, StickyError> {
-    let (source, origin, follow) = match origins.thread {
-        Origin::Flag | Origin::Environment => {
-            let follow = match global.thread.as_str() {
-                FOLLOW_BRANCH => Some(Follow::Branch),
-                FOLLOW_PR => Some(Follow::Pr),
-                _ => None,
-            };
-            // A name followed says which (`--thread @branch`); a plain one, the flag.
-            let shown = |flag: &str, joiner: &str| match follow {
-                Some(_) => format!("{flag}{joiner}{}", global.thread),
-                None => flag.to_owned(),
-            };
-            if origins.thread == Origin::Flag {
-                (Source::Flag, shown("--thread", " "), follow)
-            } else {
-                (Source::Environment, shown("STICKY_THREAD", "="), follow)
-            }
-        }
-        Origin::Default => match (config.thread, &config.source) {
-            (Some(chosen), Some(file)) => {
-                let (word, follow) = match chosen {
-                    ThreadDefault::Main => ("main", None),
-                    ThreadDefault::Branch => ("branch", Some(Follow::Branch)),
-                    ThreadDefault::Pr => ("pr", Some(Follow::Pr)),
-                };
-                let origin = format!("{}: thread = \"{word}\"", file.display());
-                (Source::Config, origin, follow)
-            }
-            _ => (Source::Default, "built-in default".to_owned(), None),
-        },
-    };
+    let (source, origin, follow) = thread_source(global, origins, config);
     let Some(follow) = follow else {
         return Ok(ThreadChoice {
             setting: Setting::new(global.thread.clone(), source, origin),
@@ -502,6 +472,46 @@ fn resolve_thread_with(
         note: followed.note,
         fallback: followed.fallback,
     })
+}
+
+/// What names the thread (`-t`, `STICKY_THREAD`, the configuration or the default), as a
+/// setting's source and origin, and whether the name follows git.
+fn thread_source(
+    global: &GlobalArgs,
+    origins: Origins,
+    config: &Config,
+) -> (Source, String, Option<Follow>) {
+    match origins.thread {
+        Origin::Flag | Origin::Environment => {
+            let follow = match global.thread.as_str() {
+                FOLLOW_BRANCH => Some(Follow::Branch),
+                FOLLOW_PR => Some(Follow::Pr),
+                _ => None,
+            };
+            // A name followed says which (`--thread @branch`); a plain one, the flag.
+            let shown = |flag: &str, joiner: &str| match follow {
+                Some(_) => format!("{flag}{joiner}{}", global.thread),
+                None => flag.to_owned(),
+            };
+            if origins.thread == Origin::Flag {
+                (Source::Flag, shown("--thread", " "), follow)
+            } else {
+                (Source::Environment, shown("STICKY_THREAD", "="), follow)
+            }
+        }
+        Origin::Default => match (config.thread, &config.source) {
+            (Some(chosen), Some(file)) => {
+                let (word, follow) = match chosen {
+                    ThreadDefault::Main => ("main", None),
+                    ThreadDefault::Branch => ("branch", Some(Follow::Branch)),
+                    ThreadDefault::Pr => ("pr", Some(Follow::Pr)),
+                };
+                let origin = format!("{}: thread = \"{word}\"", file.display());
+                (Source::Config, origin, follow)
+            }
+            _ => (Source::Default, "built-in default".to_owned(), None),
+        },
+    }
 }
 
 /// The way out when `-t @branch` (or `STICKY_THREAD`) cannot follow the branch.
