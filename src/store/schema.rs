@@ -164,7 +164,7 @@ const MIGRATIONS: &[&str] = &[
         tokenize = 'unicode61 remove_diacritics 2');
     INSERT INTO turns_text (rowid, prompt, answer)
         SELECT id, prompt, CASE WHEN answer_encoding IS NULL THEN CAST(answer AS TEXT) END
-        FROM turns;
+        FROM turns WHERE status != 'running';
     ",
     // 7 (part 17): forks. A session made by `sticky fork` names the session it was forked
     // from: its row id, its thread's name and its agent session ID, copied when the fork is

@@ -1,9 +1,9 @@
 //! `sticky search`: the FTS5 index of the turns' text (migration 6's `turns_text`, its rowid
 //! the turn's id, its columns the prompt and the kept answer), and the query.
 //!
-//! The index is kept in step by the transactions that write turns: a turn's row and its
-//! prompt are indexed together when it begins (`Tx::begin_turn`), its answer when it ends
-//! (`Store::finish_turn`), an imported turn with both (`Tx::add_thread`), and a thread's turns
+//! The index is kept in step by the transactions that write turns: a turn is indexed, its
+//! prompt and its answer together, when it ends (`Store::finish_turn`) or is recorded
+//! abandoned (`Tx::abandon_running_turns`), an imported turn with both (`Tx::add_thread`), and a thread's turns
 //! leave the index with them (`forget`, `import --replace`). Answers are indexed as kept (cut
 //! at [`MAX_ANSWER`](super::MAX_ANSWER)), as text: the deflated ones inflated first.
 //!
@@ -23,7 +23,18 @@ use super::{Millis, Store, answer};
 pub(super) const INDEX_TURN: &str =
     "INSERT INTO turns_text (rowid, prompt, answer) VALUES (?1, ?2, ?3)";
 
-/// Indexes turn `?1`'s answer `?2` (the turn's end).
+/// Indexes turn `?1`, ending, with its prompt and its kept answer `?2` (`NULL` for none): one
+/// insert, where an insert at the start and an update at the end cost FTS5 three writes.
+pub(super) const INDEX_ENDED: &str =
+    "INSERT INTO turns_text (rowid, prompt, answer) SELECT id, prompt, ?2 FROM turns WHERE id = ?1";
+
+/// Indexes the prompts of thread `?1`'s running turns, about to be recorded abandoned (they
+/// never reach [`INDEX_ENDED`]).
+pub(super) const INDEX_ABANDONED: &str = "INSERT INTO turns_text (rowid, prompt, answer) \
+     SELECT id, prompt, NULL FROM turns WHERE status = 'running' \
+     AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)";
+
+/// Indexes turn `?1`'s answer `?2` (the migration, for answers stored deflated).
 pub(super) const INDEX_ANSWER: &str = "UPDATE turns_text SET answer = ?2 WHERE rowid = ?1";
 
 /// Merges the index's segments into one, leaving out the rows deleted: a deletion only adds a
@@ -187,7 +198,7 @@ fn repair(conn: &Connection) -> rusqlite::Result<()> {
              tokenize = 'unicode61 remove_diacritics 2');
          INSERT INTO turns_text (rowid, prompt, answer)
              SELECT id, prompt, CASE WHEN answer_encoding IS NULL THEN CAST(answer AS TEXT) END
-             FROM turns;",
+             FROM turns WHERE status != 'running';",
     )?;
     index_deflated(conn)
 }

@@ -1300,6 +1300,14 @@ fn assert_unwritable(error: &anyhow::Error, db: &Path) {
     );
 }
 
+/// A turn's end with a status and nothing else.
+fn ended_ok() -> TurnEnd {
+    TurnEnd {
+        status: Some(TurnStatus::Ok),
+        ..TurnEnd::default()
+    }
+}
+
 #[test]
 fn the_search_index_follows_every_write_of_a_turn() {
     let (_dir, db) = project();
@@ -1314,10 +1322,9 @@ fn the_search_index_follows_every_write_of_a_turn() {
             .collect()
     };
     let (_, first) = start_turn(&mut store, 1).unwrap();
-    assert_eq!(
-        turns(&store, "hi"),
-        [(first, "prompt")],
-        "indexed as it begins"
+    assert!(
+        turns(&store, "hi").is_empty(),
+        "a running turn is not yet indexed"
     );
     let long = format!("{} the deflated zeppelin\n", "filler words ".repeat(500));
     let end = TurnEnd {
@@ -1329,10 +1336,27 @@ fn the_search_index_follows_every_write_of_a_turn() {
     assert_eq!(
         turns(&store, "zeppelin"),
         [(first, "answer")],
-        "and as it ends"
+        "indexed as it ends"
+    );
+    assert_eq!(
+        turns(&store, "hi"),
+        [(first, "prompt")],
+        "its prompt with it"
     );
     let (_, second) = start_turn(&mut store, 2).unwrap();
+    store.finish_turn(second, &ended_ok()).unwrap();
     assert_eq!(turns(&store, "hi"), [(second, "prompt"), (first, "prompt")]);
+    // A turn recorded abandoned (its sticky died) never ends: its prompt is indexed then.
+    let (_, third) = start_turn(&mut store, 3).unwrap();
+    let main = store.thread("main").unwrap().unwrap();
+    store
+        .immediate(|tx| tx.abandon_running_turns(main.id))
+        .unwrap();
+    assert_eq!(
+        turns(&store, "hi"),
+        [(third, "prompt"), (second, "prompt"), (first, "prompt")],
+        "abandoned"
+    );
     assert_eq!(turns(&store, "zepp*"), [(first, "answer")], "a prefix");
     assert!(turns(&store, "hi zeppelin walrus").is_empty(), "every word");
     let since = store
@@ -1364,6 +1388,7 @@ fn the_search_index_follows_every_write_of_a_turn() {
     // A new turn takes the forgotten turns' ids again: their rows are gone from the index.
     let (_, again) = start_turn(&mut store, 3).unwrap();
     assert_eq!(again, first);
+    store.finish_turn(again, &ended_ok()).unwrap();
     assert_eq!(turns(&store, "hi"), [(again, "prompt")]);
     intact::prove(&store.conn, &db).unwrap();
 }
@@ -1373,6 +1398,7 @@ fn a_damaged_search_index_is_made_again_by_the_next_write() {
     let (_dir, db) = project();
     let mut store = Store::open(&db).unwrap();
     let (_, first) = start_turn(&mut store, 1).unwrap();
+    store.finish_turn(first, &ended_ok()).unwrap();
     drop(store);
     // What a torn copy of the file held: FTS5's pages from another time than sticky's tables.
     rusqlite::Connection::open(&db)
@@ -1381,6 +1407,7 @@ fn a_damaged_search_index_is_made_again_by_the_next_write() {
         .unwrap();
     let mut store = Store::open(&db).unwrap();
     let (_, second) = start_turn(&mut store, 2).unwrap();
+    store.finish_turn(second, &ended_ok()).unwrap();
     let found: Vec<i64> = store
         .search("\"hi\"", None, None, 10)
         .unwrap()
@@ -1395,6 +1422,7 @@ fn a_stale_row_at_a_new_turns_id_is_replaced_by_the_index_made_again() {
     let (_dir, db) = project();
     let mut store = Store::open(&db).unwrap();
     let (_, first) = start_turn(&mut store, 1).unwrap();
+    store.finish_turn(first, &ended_ok()).unwrap();
     // A row the index holds for a turn that is gone (an index from another time than the
     // turns): the next turn's id is taken, and its plain insert fails.
     store
@@ -1406,6 +1434,7 @@ fn a_stale_row_at_a_new_turns_id_is_replaced_by_the_index_made_again() {
         .unwrap();
     let (_, second) = start_turn(&mut store, 2).unwrap();
     assert_eq!(second, first + 1);
+    store.finish_turn(second, &ended_ok()).unwrap();
     let found = |words: &str| -> Vec<i64> {
         store
             .search(&search::query(words).unwrap(), None, None, 10)
@@ -1414,6 +1443,6 @@ fn a_stale_row_at_a_new_turns_id_is_replaced_by_the_index_made_again() {
             .map(|found| found.turn)
             .collect()
     };
-    assert_eq!(found("hi"), [second, first], "the turn begins, indexed");
+    assert_eq!(found("hi"), [second, first], "the turn ends, indexed");
     assert!(found("walrus").is_empty(), "the stale row is gone");
 }

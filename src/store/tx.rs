@@ -256,6 +256,10 @@ impl Tx<'_> {
         if !ours {
             return Ok(0);
         }
+        // An abandoned turn never reached `finish_turn`: its prompt enters the index here.
+        self.write(search::index(&self.tx, || {
+            self.tx.execute(search::INDEX_ABANDONED, [thread_id])
+        }))?;
         self.write(self.tx.execute(
             "UPDATE turns SET status = 'abandoned', ended_at = ?2 WHERE status = 'running' \
              AND session_id IN (SELECT id FROM sessions WHERE thread_id = ?1)",
@@ -284,12 +288,9 @@ impl Tx<'_> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running')",
             params![session_id, prompt, mode, pid, host, now()],
         ))?;
-        let id = self.tx.last_insert_rowid();
-        self.write(search::index(&self.tx, || {
-            self.tx
-                .execute(search::INDEX_TURN, params![id, prompt, None::<&str>])
-        }))?;
-        Ok(id)
+        // The turn enters the search index when it ends (`finish_turn`) or is found
+        // abandoned: one FTS5 write a turn, not an insert and an update.
+        Ok(self.tx.last_insert_rowid())
     }
 
     /// Records why sticky ran a turn itself (`handoff`), in the transaction that began it.

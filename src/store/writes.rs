@@ -56,7 +56,7 @@ impl Store {
             CONFIRMED_AT,
             totals::ADD_TO_LIVE_SESSION,
             FINISH_TURN,
-            search::INDEX_ANSWER,
+            search::INDEX_ENDED,
         ] {
             let _ = self.conn.prepare_cached(sql);
         }
@@ -131,12 +131,11 @@ impl Store {
                 ledger.context_window,
                 end.reported_totals,
             ])?;
-            if let Some(text) = &end.answer {
-                search::index(&tx, || {
-                    tx.prepare_cached(search::INDEX_ANSWER)?
-                        .execute(params![turn_id, answer::kept(text)])
-                })?;
-            }
+            let kept = end.answer.as_deref().map(answer::kept);
+            search::index(&tx, || {
+                tx.prepare_cached(search::INDEX_ENDED)?
+                    .execute(params![turn_id, kept])
+            })?;
             tx.commit()?;
             Ok(changed)
         })?;

@@ -1,8 +1,8 @@
 //! A conversation carried to another directory and HOME (issue 13 items 2-5): `sticky export`
 //! in one world, `sticky import` in another (a file, or a pipe), and the next turn there resumes
 //! the same agent session with its whole history, for every agent's fake; bad bundles refused
-//! with nothing changed; a moved project carried forward by `sticky relocate`; and the README's
-//! GitHub Actions example played as its two jobs on two checkouts and two HOMEs.
+//! with nothing changed; a moved project carried forward by `sticky relocate`; and docs/ci.md's
+//! two-job GitHub Actions example played as its two jobs on two checkouts and two HOMEs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -555,15 +555,15 @@ fn relocate_refuses_a_copy_whose_original_still_exists() {
     assert_eq!(env.turn("the original goes on").saw, ["in the original"]);
 }
 
-/// The README's GitHub Actions example, as its jobs: each job's `run:` lines in order, and the
+/// docs/ci.md's two-job GitHub Actions example, as its jobs: each job's `run:` lines in order, and the
 /// artifact steps (`upload-artifact`'s `path:`, `download-artifact`) as the copy between them.
 fn readme_jobs() -> Vec<(String, Vec<String>)> {
-    let readme = include_str!("../../README.md");
-    let yaml = readme
+    let page = include_str!("../../docs/ci.md");
+    let yaml = page
         .split("```yaml\n")
         .filter_map(|rest| rest.split("```").next())
         .find(|body| body.contains("upload-artifact"))
-        .expect("the README's GitHub Actions example uploads an artifact");
+        .expect("docs/ci.md's two-job example uploads an artifact");
     let mut jobs: Vec<(String, Vec<String>)> = Vec::new();
     // The jobs are what follows `jobs:` (the events under `on:` are indented alike).
     let body = yaml.split_once("\njobs:\n").map_or(yaml, |(_, jobs)| jobs);
@@ -619,7 +619,7 @@ fn shell(env: &TestEnv, bin: &Path, dir: &Path, line: &str) -> std::process::Out
 }
 
 #[test]
-fn the_readme_ci_example_carries_the_first_jobs_turns_into_the_second_job() {
+fn the_documented_two_job_example_carries_the_first_jobs_turns_into_the_second_job() {
     let jobs = readme_jobs();
     assert_eq!(jobs.len(), 2, "two jobs: {jobs:?}");
     // Two runners: two HOMEs, two checkout paths.

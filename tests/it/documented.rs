@@ -942,7 +942,7 @@ fn every_documented_command_has_a_row_and_every_row_is_documented() {
         ("git diff | sticky \"review this\"", "README.md"),
         (
             "sticky \"fix the lint errors\" -- --permission-mode acceptEdits",
-            "README.md",
+            "docs/ci.md",
         ),
         ("sticky -t review prompt", "docs/prompt.md"),
         (

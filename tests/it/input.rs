@@ -266,7 +266,7 @@ fn a_late_producer_is_read(script: &str) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_late_producer_in_a_shell_pipeline_is_read_whatever_its_delay() {
-    // The README's CI example: `cargo clippy 2>&1 | sticky "these remain, fix them too"`.
+    // docs/ci.md's two-job example: `cargo clippy 2>&1 | sticky "these remain, fix them too"`.
     a_late_producer_is_read(
         r#"(until [ -e "$GO" ]; do sleep 0.05; done; echo "warning: x") | "$STICKY" "fix them too""#,
     );
@@ -509,7 +509,7 @@ fn stdin_skip_never_reads_stdin_and_says_once_what_it_drops() {
         .assert_stderr_contains("no prompt: stdin is skipped (--stdin skip, from STICKY_STDIN)");
 }
 
-/// The README's `while read` loop: each turn given `</dev/null` (or `--stdin skip`) leaves the
+/// docs/input.md's `while read` loop: each turn given `</dev/null` (or `--stdin skip`) leaves the
 /// loop its list; without either, the first turn takes the rest of the list as its context and
 /// the loop ends after one round.
 #[test]

@@ -12,12 +12,13 @@
 //! `robust` (crashes, lost sessions, damaged state: never lose a session), `hostile` (input
 //! and repositories sticky must not trust), `links` (no link below `.sticky/` or an agent's
 //! home is followed), `branches` (threads that follow git), `display` (stored text shown safely),
-//! `documented` (every command the README, docs/ and the man pages show runs as written) and
+//! `documented` (every command the README, docs/ and the man pages show runs as written), `docs`
+//! (every relative link between the documents leads somewhere) and
 //! `properties` (property tests of the policy and the event parsers).
 //! `mock` is the mock model server and `real` the offline real-agent tier: the pinned, real
 //! agent CLIs (installed by `.ci/install-agents`) run against the mock, directly and through
 //! sticky. `action` plays the GitHub Action (`action.yml`) as a runner does, and lints it with
-//! the README's workflows.
+//! the workflows of the README and docs/ci.md.
 
 mod action;
 mod agents;
@@ -26,6 +27,7 @@ mod bundle;
 mod carry;
 mod concurrency;
 mod display;
+mod docs;
 mod document;
 mod documented;
 mod emptied;

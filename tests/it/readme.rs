@@ -30,7 +30,7 @@ fn block(lang: &str, marker: &str) -> String {
 #[test]
 fn the_readme_exit_codes_are_the_ones_help_prints() {
     let section = README
-        .split("### Exit codes")
+        .split("## Exit codes")
         .nth(1)
         .expect("the README has an exit-code section");
     let table: BTreeSet<String> = section

@@ -1,16 +1,16 @@
-//! `actionlint` and `zizmor --offline` over `action.yml` and every workflow of the README, as
-//! issue 25 asks: actionlint reads the README's workflows with the action as a local one
-//! (`uses: ./`), so it checks each `with:` input and `steps.sticky.outputs` against
-//! `action.yml`; zizmor audits `action.yml` with its defaults, and the README's workflows as
-//! written, with the two exceptions the README names.
+//! `actionlint` and `zizmor --offline` over `action.yml` and every workflow of the README and
+//! docs/ci.md, as issue 25 asks: actionlint reads the documented workflows with the action as a
+//! local one (`uses: ./`), so it checks each `with:` input and `steps.sticky.outputs` against
+//! `action.yml`; zizmor audits `action.yml` with its defaults, and the documented workflows as
+//! written, with the two exceptions docs/ci.md names.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{action_path, yaml_blocks};
+use super::{action_path, documented_yaml_blocks};
 use crate::support::skip;
 
-/// zizmor's configuration for the README's workflows: `sticky-cli/sticky` at a release tag,
+/// zizmor's configuration for the documented workflows: `sticky-cli/sticky` at a release tag,
 /// and no `adhoc-packages` audit (the agent CLI is installed with npm at a pinned version).
 const README_ZIZMOR: &str = "\
 rules:
@@ -45,13 +45,12 @@ fn tool(name: &str) -> Option<PathBuf> {
     found
 }
 
-/// The README's workflows (its `yaml` blocks with `jobs:`) written into `dir/.github/workflows`,
-/// each through `edit`.
+/// The workflows of the README and docs/ci.md (their `yaml` blocks with `jobs:`) written into
+/// `dir/.github/workflows`, each through `edit`.
 fn write_readme_workflows(dir: &Path, edit: impl Fn(&str) -> String) -> usize {
-    let readme = std::fs::read_to_string(action_path().join("README.md")).expect("the README");
     let workflows = dir.join(".github/workflows");
     std::fs::create_dir_all(&workflows).expect("create .github/workflows");
-    let blocks: Vec<String> = yaml_blocks(&readme)
+    let blocks: Vec<String> = documented_yaml_blocks()
         .into_iter()
         .filter(|b| b.contains("\njobs:"))
         .collect();
@@ -74,7 +73,7 @@ fn assert_passes(mut command: Command, what: &str) {
     );
 }
 
-/// actionlint passes on the README's workflows, the action's inputs and outputs checked.
+/// actionlint passes on the documented workflows, the action's inputs and outputs checked.
 #[test]
 fn actionlint_passes_on_the_readmes_workflows_and_the_actions_interface() {
     let Some(actionlint) = tool("actionlint") else {
@@ -102,7 +101,7 @@ fn actionlint_passes_on_the_readmes_workflows_and_the_actions_interface() {
     assert_passes(command, "actionlint");
 }
 
-/// zizmor (offline) passes on `action.yml` with its defaults, and on the README's workflows.
+/// zizmor (offline) passes on `action.yml` with its defaults, and on the documented workflows.
 #[test]
 fn zizmor_passes_on_the_action_and_the_readmes_workflows() {
     let Some(zizmor) = tool("zizmor") else { return };
@@ -121,5 +120,5 @@ fn zizmor_passes_on_the_action_and_the_readmes_workflows() {
         .args(["--offline", "--no-progress", "--config"])
         .arg(&config)
         .arg(dir.path().join(".github/workflows"));
-    assert_passes(command, "zizmor on the README's workflows");
+    assert_passes(command, "zizmor on the documented workflows");
 }

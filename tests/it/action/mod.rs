@@ -9,7 +9,7 @@
 //! HOME, checkout path and temporary directory.
 //!
 //! What cannot be played here (GitHub's own scheduling, `concurrency`, secrets, a fork's
-//! restrictions as GitHub applies them) the README lists as tested only on GitHub.
+//! restrictions as GitHub applies them) docs/ci.md lists as tested only on GitHub.
 //!
 //! `runs` holds the tests with the fake agents; `real::action` plays the same runs with the real
 //! Claude Code and Codex against the mock.
@@ -710,12 +710,27 @@ fn play_uses(
     }
 }
 
-/// The README's workflows that use the action: each fenced `yaml` block naming
-/// `sticky-cli/sticky@`, parsed, in the README's order; `None` after a skip (no yaml module).
+/// The documents that show the action's workflows: the README (the shortest) and docs/ci.md.
+pub const WORKFLOW_DOCUMENTS: [&str; 2] = ["README.md", "docs/ci.md"];
+
+/// The `yaml` blocks of [`WORKFLOW_DOCUMENTS`], in their order.
+pub fn documented_yaml_blocks() -> Vec<String> {
+    WORKFLOW_DOCUMENTS
+        .iter()
+        .flat_map(|name| {
+            let text = std::fs::read_to_string(action_path().join(name))
+                .unwrap_or_else(|e| panic!("read {name}: {e}"));
+            yaml_blocks(&text)
+        })
+        .collect()
+}
+
+/// The documented workflows that use the action: each fenced `yaml` block of the README and
+/// docs/ci.md naming `sticky-cli/sticky@`, parsed, in their order; `None` after a skip (no yaml
+/// module).
 pub fn readme_workflows() -> Option<Vec<Workflow>> {
-    let readme = std::fs::read_to_string(action_path().join("README.md")).expect("read the README");
     let mut workflows = Vec::new();
-    for block in yaml_blocks(&readme) {
+    for block in documented_yaml_blocks() {
         if block.contains("uses: sticky-cli/sticky@") {
             workflows.push(Workflow::new(&yaml(&block)?));
         }
@@ -744,7 +759,7 @@ pub fn yaml_blocks(markdown: &str) -> Vec<String> {
     blocks
 }
 
-/// A README workflow's one job that uses the action, as far as a run of the action needs it.
+/// A documented workflow's one job that uses the action, as far as a run of the action needs it.
 pub struct Workflow {
     /// The workflow's `name:`.
     pub name: String,
@@ -801,16 +816,18 @@ impl Workflow {
         }
     }
 
-    /// The README workflow named `name`.
+    /// The documented workflow named `name`.
     pub fn named(workflows: Vec<Workflow>, name: &str) -> Workflow {
         workflows
             .into_iter()
             .find(|w| w.name == name)
-            .unwrap_or_else(|| panic!("the README has no workflow named {name}"))
+            .unwrap_or_else(|| {
+                panic!("neither the README nor docs/ci.md has a workflow named {name}")
+            })
     }
 
     /// A run of this workflow's action step for `event_name` with `event`, its `with:` and
-    /// `env:` as the README writes them.
+    /// `env:` as the documents write them.
     pub fn run(&self, event_name: &str, event: Value, id: u64) -> Run {
         assert!(
             self.events.iter().any(|e| e == event_name),
@@ -818,7 +835,7 @@ impl Workflow {
             self.name
         );
         let mut run = Run::new(event_name, event, id);
-        // The README names each workflow's file after the workflow (`# .github/workflows/...`).
+        // The documents name each workflow's file after the workflow (`# .github/workflows/...`).
         run.workflow = format!(".github/workflows/{}.yml", self.name);
         run.with.clone_from(&self.with);
         run.env.clone_from(&self.env);

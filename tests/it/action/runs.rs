@@ -345,7 +345,7 @@ pub enum Install<'a> {
     FromSource,
 }
 
-/// Plays one run of the README's `@sticky` comment workflow, for comment `body` on pull
+/// Plays one run of the docs/ci.md's `@sticky` comment workflow, for comment `body` on pull
 /// request `pull`, on a fresh runner whose checkout path names the run.
 #[allow(clippy::too_many_arguments)] // a run's whole description, as the tests vary it
 pub fn comment_run(
@@ -378,7 +378,7 @@ pub fn comment_run(
     play(action, &run, &runner, store)
 }
 
-/// The README's comment workflow, three runs on pull request 7 (each on a fresh runner: its
+/// The docs/ci.md's comment workflow, three runs on pull request 7 (each on a fresh runner: its
 /// own HOME and checkout path): run 1 starts the conversation, installing the release; run 2,
 /// its agent failing, continues it and still saves it; run 3 continues with both earlier
 /// prompts, on the same agent session. A run on pull request 8 sees none of pr-7's turns.
@@ -484,7 +484,7 @@ fn three_runs_on_fresh_runners_continue_one_conversation_per_pull_request() {
     assert_reviewer_sees_each_run(&bundle);
 }
 
-/// What the README tells a reviewer: `sticky import` of a run's bundle, anywhere, then
+/// What docs/ci.md tells a reviewer: `sticky import` of a run's bundle, anywhere, then
 /// `sticky log -t pr-7` lists the turn of each run, the failed one included.
 #[track_caller]
 fn assert_reviewer_sees_each_run(bundle: &std::path::Path) {
@@ -566,7 +566,7 @@ fn assert_first_run(first: &Played, tools: &Tools) -> String {
     session
 }
 
-/// The README's comment workflow starts only for a comment on a pull request that mentions
+/// The docs/ci.md's comment workflow starts only for a comment on a pull request that mentions
 /// @sticky, by someone with write access.
 #[test]
 fn the_comment_workflow_starts_only_for_members_mentioning_sticky() {

@@ -1,5 +1,5 @@
 //! The GitHub Action's three runs (issue 25) with the real Claude Code and Codex against the
-//! mock: the README's `@sticky` comment workflow played on pull request 7 by
+//! mock: the docs/ci.md's `@sticky` comment workflow played on pull request 7 by
 //! [`crate::action::play`], each run on a fresh world (its own HOME, seeded for the agents, and
 //! its own checkout path), sticky installed by `install.sh` from a release served on
 //! 127.0.0.1. Run 2's model request fails (the mock's `MOCK-FAIL-500x2`, the agent's retries
@@ -16,7 +16,7 @@ use crate::action::{Played, Runner, Workflow, action, play, readme_workflows};
 use crate::mock::{FAIL, MockServer, Request};
 
 /// What differs between the agents: the action's `agent` input, the agent's own arguments in
-/// place of the README's Claude Code ones, the header naming its session, and sticky's
+/// place of the comment workflow's Claude Code ones, the header naming its session, and sticky's
 /// configuration that bounds its retries of a failed request to one.
 struct Setup {
     agent: Agent,
@@ -49,7 +49,7 @@ fn session_of(request: &Request, setup: &Setup) -> String {
         .to_owned()
 }
 
-/// One run of the README's comment workflow on a fresh world.
+/// One run of the docs/ci.md's comment workflow on a fresh world.
 #[allow(clippy::too_many_arguments)] // a run's whole description, as the tests vary it
 fn comment_run(
     setup: &Setup,
@@ -79,7 +79,7 @@ fn comment_run(
         }
     }
     run.with.push(("agent".into(), setup.agent.name().into()));
-    // The README's step gives Claude Code its key from the repository's secrets.
+    // The workflow's step gives Claude Code its key from the repository's secrets.
     run.secrets = serde_json::json!({"ANTHROPIC_API_KEY": API_KEY});
     // The world's environment, with the fake gh (GitHub's runners have gh) first on PATH.
     run.base_env = world
@@ -185,13 +185,13 @@ fn three_runs(setup: &Setup) {
     assert_ne!(session_of(&other_request, setup), session);
 }
 
-/// Claude Code: three runs of the README's comment workflow continue one session.
+/// Claude Code: three runs of the docs/ci.md's comment workflow continue one session.
 #[test]
 fn claude_three_action_runs_continue_one_session() {
     three_runs(&CLAUDE);
 }
 
-/// Codex: three runs of the README's comment workflow continue one thread.
+/// Codex: three runs of the docs/ci.md's comment workflow continue one thread.
 #[test]
 fn codex_three_action_runs_continue_one_session() {
     three_runs(&CODEX);
