@@ -211,7 +211,7 @@ impl Config {
         config
             .anchor_bins(
                 absolute.parent().unwrap_or(Path::new("/")),
-                dirs::home_dir().as_deref(),
+                crate::settings::home().ok().as_deref(),
             )
             .map_err(invalid)?;
         config.source = Some(absolute);

@@ -137,26 +137,10 @@ impl Branches {
                 .map(|name| (format!("refs/heads/{name}"), tips[name].clone()));
             (name, target)
         };
-        let mut merged = Vec::new();
-        if let Some((target, target_tip)) = target {
-            let listing = git(
-                dir,
-                &[
-                    "for-each-ref",
-                    "--format=%(refname)",
-                    &format!("--merged={target}"),
-                    "refs/heads/",
-                ],
-            )?
-            .success("for-each-ref --merged")?;
-            merged = listing
-                .lines()
-                .filter_map(|name| name.strip_prefix("refs/heads/"))
-                .filter(|name| Some(*name) != default.as_deref())
-                .filter(|name| tips.get(*name) != Some(&target_tip))
-                .map(str::to_owned)
-                .collect();
-        }
+        let merged = match target {
+            Some(target) => merged_into(dir, &target, default.as_deref(), &tips)?,
+            None => Vec::new(),
+        };
         Ok(Self {
             local,
             default,
@@ -182,6 +166,33 @@ impl Branches {
             BranchState::Exists => false,
         }
     }
+}
+
+/// The local branches merged into `target` (its ref and tip), `default` and those at its tip
+/// aside; `tips` holds each local branch's tip.
+fn merged_into(
+    dir: &Path,
+    (target, target_tip): &(String, String),
+    default: Option<&str>,
+    tips: &BTreeMap<String, String>,
+) -> Result<Vec<String>, GitError> {
+    let listing = git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            &format!("--merged={target}"),
+            "refs/heads/",
+        ],
+    )?
+    .success("for-each-ref --merged")?;
+    Ok(listing
+        .lines()
+        .filter_map(|name| name.strip_prefix("refs/heads/"))
+        .filter(|name| Some(*name) != default)
+        .filter(|name| tips.get(*name) != Some(target_tip))
+        .map(str::to_owned)
+        .collect())
 }
 
 /// What became of a thread's branch.

@@ -69,10 +69,20 @@ pub fn lock(
     wait: Duration,
     on_wait: &mut dyn FnMut(),
 ) -> Result<Option<TurnLock>, StickyError> {
+    poll(wait, on_wait, || try_lock(locks, thread))
+}
+
+/// Calls `attempt` until it gives a lock, every [`POLL`] up to `wait`; `on_wait` is called
+/// once, after the first attempt that found the lock held. `Ok(None)` when waiting gave up.
+fn poll<T>(
+    wait: Duration,
+    on_wait: &mut dyn FnMut(),
+    mut attempt: impl FnMut() -> Result<Option<T>, StickyError>,
+) -> Result<Option<T>, StickyError> {
     let deadline = Instant::now() + wait;
     let mut told = false;
     loop {
-        if let Some(lock) = try_lock(locks, thread)? {
+        if let Some(lock) = attempt()? {
             return Ok(Some(lock));
         }
         if !told {
@@ -127,7 +137,7 @@ pub fn lock_to_read(
     on_wait: &mut dyn FnMut(),
 ) -> Result<Option<ReadLock>, StickyError> {
     let path = path(locks, thread);
-    let mut file = match open_existing(&path) {
+    let file = match open_existing(&path) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => match create(&path) {
             Ok(file) => file,
@@ -136,26 +146,21 @@ pub fn lock_to_read(
         },
         Err(error) => return Err(cannot_open(&path, &error)),
     };
-    let deadline = Instant::now() + wait;
-    let mut told = false;
-    loop {
-        match Flock::lock(file, FlockArg::LockSharedNonblock) {
-            Ok(file) => return Ok(Some(ReadLock { file: Some(file) })),
-            Err((back, Errno::EWOULDBLOCK)) => file = back,
-            Err((_, errno)) => {
-                return Err(StickyError::store(&path, format!("cannot lock: {errno}")));
+    // Flock takes the file and gives it back when the lock is held.
+    let mut file = Some(file);
+    poll(wait, on_wait, || {
+        let Some(unlocked) = file.take() else {
+            return Err(StickyError::store(&path, "cannot lock: the file is gone"));
+        };
+        match Flock::lock(unlocked, FlockArg::LockSharedNonblock) {
+            Ok(locked) => Ok(Some(ReadLock { file: Some(locked) })),
+            Err((back, Errno::EWOULDBLOCK)) => {
+                file = Some(back);
+                Ok(None)
             }
+            Err((_, errno)) => Err(StickyError::store(&path, format!("cannot lock: {errno}"))),
         }
-        if !told {
-            on_wait();
-            told = true;
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(None);
-        }
-        std::thread::sleep(POLL.min(deadline - now));
-    }
+    })
 }
 
 /// Whether `error` says the place cannot be written (rather than that something is wrong).

@@ -41,7 +41,9 @@ fn run(args: Vec<OsString>) -> u8 {
     // it happened; the process then exits 70 like any internal error, never Rust's 101.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sticky::run(cli)));
     let exit = result.unwrap_or_else(|_| {
-        eprintln!("sticky: internal error: sticky panicked (a bug in sticky; please report it)");
+        sticky::msg::error(format_args!(
+            "internal error: sticky panicked (a bug in sticky; please report it)"
+        ));
         Exit::Internal
     });
     exit.code()

@@ -34,6 +34,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::exit::StickyError;
+use crate::settings;
 use crate::state::{self, STATE_DIR, State};
 use crate::store;
 
@@ -48,7 +50,7 @@ pub fn stamped_here(state: &State) -> bool {
 }
 
 /// The variable listing directories the upward search never enters (colon-separated).
-pub const CEILING_VAR: &str = "STICKY_CEILING_DIRECTORIES";
+pub const CEILING_VAR: &str = crate::settings::env::CEILINGS;
 
 /// A located project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,7 +311,7 @@ impl Found {
 /// as unset; a relative one is taken from the project directory, so every subdirectory of the
 /// project, and every step of a CI job, finds the same database). Creates nothing.
 pub fn locate(cwd: &Path, sticky_db: Option<&Path>) -> Result<Project> {
-    locate_within(cwd, sticky_db, &Bounds::from_env())
+    locate_within(cwd, sticky_db, &Bounds::from_env()?)
 }
 
 /// [`locate`] with the search's bounds given.
@@ -340,7 +342,7 @@ pub enum Adopted {
 /// committed it chose its conversation and its vault's transcripts), until the user untracks it.
 pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
     let cwd = canonical(cwd)?;
-    let (dir, found, _) = project_dir(&cwd, &Bounds::from_env());
+    let (dir, found, _) = project_dir(&cwd, &Bounds::from_env()?);
     let mut project = project(dir, found, &cwd, sticky_db);
     trust::check_owned(&project)?;
     let adopted = match stamp::verdict(&project.state)? {
@@ -376,12 +378,14 @@ pub struct Bounds {
 
 impl Bounds {
     /// The bounds of this process: `HOME`, `STICKY_CEILING_DIRECTORIES` and the effective user.
-    pub fn from_env() -> Self {
-        Self::new(
-            dirs::home_dir().as_deref(),
-            std::env::var_os(CEILING_VAR).as_deref(),
+    /// A missing or relative HOME is an error (exit 2): every project keeps its key and its
+    /// agents' sessions there.
+    pub fn from_env() -> Result<Self, StickyError> {
+        Ok(Self::new(
+            Some(&settings::home()?),
+            settings::env::ceilings().as_deref(),
             nix::unistd::geteuid().as_raw(),
-        )
+        ))
     }
 
     /// Bounds from a home directory, a `STICKY_CEILING_DIRECTORIES` value and a user id. Empty

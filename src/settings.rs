@@ -21,11 +21,15 @@ use crate::git;
 use crate::project::Project;
 use crate::store::SessionRow;
 
+pub mod env;
+
+pub use env::home;
+
 /// The variable that moves the configuration file.
-const CONFIG_VAR: &str = "STICKY_CONFIG";
+const CONFIG_VAR: &str = env::CONFIG;
 
 /// The variable that sets what a turn does with stdin, as `--stdin` does.
-const STDIN_VAR: &str = "STICKY_STDIN";
+const STDIN_VAR: &str = env::STDIN;
 
 /// What chose a setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -147,7 +151,7 @@ impl Settings {
         if let Some(mode) = flag {
             return Ok(Setting::new(mode, Source::Flag, "--stdin"));
         }
-        if let Some(value) = std::env::var_os(STDIN_VAR).filter(|value| !value.is_empty()) {
+        if let Some(value) = env::stdin() {
             let mode = value
                 .to_str()
                 .and_then(|value| clap::ValueEnum::from_str(value, false).ok())
@@ -193,7 +197,7 @@ impl Settings {
     /// `STICKY_<AGENT>_BIN`, else the configured `bin`; `None` means its usual name on PATH.
     pub fn program_choice(&self, name: &str) -> Option<Chosen> {
         let var = override_var(name);
-        if let Some(program) = std::env::var_os(&var).filter(|value| !value.is_empty()) {
+        if let Some(program) = env::agent_bin(&var) {
             return Some(Chosen {
                 program,
                 by: ChosenBy::Environment,
@@ -223,7 +227,7 @@ impl Settings {
             adapter.name(),
             adapter.program(),
             chosen,
-            std::env::var_os("PATH").as_deref(),
+            env::path().as_deref(),
         );
         let value = resolved
             .as_ref()
@@ -299,36 +303,18 @@ pub fn model(
     }
 }
 
-/// The user's home directory, where the agents keep their sessions and sticky its key: `HOME`,
-/// else the account's own (`dirs`). Never empty and never relative, so no agent path is taken
-/// relative to the current directory: without one the error says how to set it.
-pub fn home() -> Result<PathBuf, StickyError> {
-    match dirs::home_dir() {
-        Some(home) if home.is_absolute() => Ok(home),
-        Some(home) => Err(StickyError::Usage(format!(
-            "HOME is {}, not an absolute path: set HOME to your home directory (HOME=/home/you)",
-            home.display()
-        ))),
-        None => Err(StickyError::Usage(
-            "no home directory: HOME is not set and the account has none; set HOME to your \
-             home directory (HOME=/home/you)"
-                .into(),
-        )),
-    }
-}
-
 /// Reads the user's configuration and says where it is: `STICKY_CONFIG` (read here, once;
 /// an absolute path to a file that must exist), else the user's configuration directory (where
 /// a missing file is an empty configuration).
 pub fn read_config() -> Result<(Config, ConfigFile), StickyError> {
-    let (path, source, origin) = match std::env::var_os(CONFIG_VAR).filter(|v| !v.is_empty()) {
+    let (path, source, origin) = match env::config_file() {
         Some(path) => (
-            Some(absolute_config(PathBuf::from(path))?),
+            Some(absolute_config(path)?),
             Source::Environment,
             CONFIG_VAR,
         ),
         None => (
-            dirs::config_dir().map(|dir| dir.join("sticky").join("config.toml")),
+            env::config_dir().map(|dir| dir.join("sticky").join("config.toml")),
             Source::Default,
             "the user's configuration directory",
         ),
@@ -427,8 +413,7 @@ pub fn resolve_thread(
     config: &Config,
     dir: &std::path::Path,
 ) -> Result<ThreadChoice, StickyError> {
-    let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
-    resolve_thread_with(global, origins, config, dir, &var)
+    resolve_thread_with(global, origins, config, dir, &env::var)
 }
 
 /// How the thread follows git.
@@ -446,37 +431,7 @@ fn resolve_thread_with(
     dir: &std::path::Path,
     var: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ThreadChoice, StickyError> {
-    let (source, origin, follow) = match origins.thread {
-        Origin::Flag | Origin::Environment => {
-            let follow = match global.thread.as_str() {
-                FOLLOW_BRANCH => Some(Follow::Branch),
-                FOLLOW_PR => Some(Follow::Pr),
-                _ => None,
-            };
-            // A name followed says which (`--thread @branch`); a plain one, the flag.
-            let shown = |flag: &str, joiner: &str| match follow {
-                Some(_) => format!("{flag}{joiner}{}", global.thread),
-                None => flag.to_owned(),
-            };
-            if origins.thread == Origin::Flag {
-                (Source::Flag, shown("--thread", " "), follow)
-            } else {
-                (Source::Environment, shown("STICKY_THREAD", "="), follow)
-            }
-        }
-        Origin::Default => match (config.thread, &config.source) {
-            (Some(chosen), Some(file)) => {
-                let (word, follow) = match chosen {
-                    ThreadDefault::Main => ("main", None),
-                    ThreadDefault::Branch => ("branch", Some(Follow::Branch)),
-                    ThreadDefault::Pr => ("pr", Some(Follow::Pr)),
-                };
-                let origin = format!("{}: thread = \"{word}\"", file.display());
-                (Source::Config, origin, follow)
-            }
-            _ => (Source::Default, "built-in default".to_owned(), None),
-        },
-    };
+    let (source, origin, follow) = thread_source(global, origins, config);
     let Some(follow) = follow else {
         return Ok(ThreadChoice {
             setting: Setting::new(global.thread.clone(), source, origin),
@@ -517,6 +472,46 @@ fn resolve_thread_with(
         note: followed.note,
         fallback: followed.fallback,
     })
+}
+
+/// What names the thread (`-t`, `STICKY_THREAD`, the configuration or the default), as a
+/// setting's source and origin, and whether the name follows git.
+fn thread_source(
+    global: &GlobalArgs,
+    origins: Origins,
+    config: &Config,
+) -> (Source, String, Option<Follow>) {
+    match origins.thread {
+        Origin::Flag | Origin::Environment => {
+            let follow = match global.thread.as_str() {
+                FOLLOW_BRANCH => Some(Follow::Branch),
+                FOLLOW_PR => Some(Follow::Pr),
+                _ => None,
+            };
+            // A name followed says which (`--thread @branch`); a plain one, the flag.
+            let shown = |flag: &str, joiner: &str| match follow {
+                Some(_) => format!("{flag}{joiner}{}", global.thread),
+                None => flag.to_owned(),
+            };
+            if origins.thread == Origin::Flag {
+                (Source::Flag, shown("--thread", " "), follow)
+            } else {
+                (Source::Environment, shown("STICKY_THREAD", "="), follow)
+            }
+        }
+        Origin::Default => match (config.thread, &config.source) {
+            (Some(chosen), Some(file)) => {
+                let (word, follow) = match chosen {
+                    ThreadDefault::Main => ("main", None),
+                    ThreadDefault::Branch => ("branch", Some(Follow::Branch)),
+                    ThreadDefault::Pr => ("pr", Some(Follow::Pr)),
+                };
+                let origin = format!("{}: thread = \"{word}\"", file.display());
+                (Source::Config, origin, follow)
+            }
+            _ => (Source::Default, "built-in default".to_owned(), None),
+        },
+    }
 }
 
 /// The way out when `-t @branch` (or `STICKY_THREAD`) cannot follow the branch.

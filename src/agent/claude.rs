@@ -147,9 +147,8 @@ impl Adapter for Claude {
 
     /// Claude Code takes and names its sessions by UUID only (`--session-id` must be one).
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
-        let config = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .filter(|dir| !dir.is_empty())
-            .map_or_else(|| home.join(".claude"), PathBuf::from);
+        let config =
+            super::output::env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
         transcript_in(&config, directory, id)
     }
 
@@ -304,9 +303,7 @@ fn to_base36(mut n: u32) -> String {
 
 /// Claude Code's own home: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 fn config_dir(home: &Path) -> PathBuf {
-    std::env::var_os("CLAUDE_CONFIG_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| home.join(".claude"), PathBuf::from)
+    super::output::env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"))
 }
 
 /// Claude Code's default `cleanupPeriodDays`.

@@ -120,9 +120,7 @@ pub(super) fn first_json_line(path: &Path) -> Option<Value> {
 
 /// An environment variable that names a directory, when set and not empty.
 pub(super) fn env_dir(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
+    crate::settings::env::dir(name)
 }
 
 /// Checks that `adapter` reads `output` as a lost session when it resumes one, with the line

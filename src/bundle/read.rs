@@ -61,37 +61,20 @@ pub fn read(
         };
         let bytes = first.size();
         let manifest = read_manifest(first, &name, limits, &read_so_far)?;
-        if let Some(expanding) = expansion.as_mut() {
-            expanding.staged = bytes;
-            if let Some(why) = expanding.limit.exceeded_so_far(bytes, expanding.read.get()) {
-                bail!(why);
-            }
-        }
+        count_manifest(expansion.as_mut(), bytes)?;
         check(&manifest, limits)?;
         let (rewrites, staging) = inspect(&manifest, bytes)?;
         let dir = tempfile::Builder::new()
             .prefix(".sticky-import-")
             .tempdir_in(&staging)
             .with_context(|| format!("cannot stage the bundle's files in {}", staging.display()))?;
-        let mut files = Vec::new();
-        for (index, (file, rewrites)) in manifest.files.iter().zip(rewrites).enumerate() {
-            let Some((entry, name)) = next_entry(&mut entries)? else {
-                bail!(
-                    "the bundle is truncated: it ends before {} (nothing was changed)",
-                    file.path
-                );
-            };
-            let staged = dir.path().join(index.to_string());
-            stage(
-                entry,
-                &name,
-                (file, &staged),
-                rewrites,
-                limits,
-                expansion.as_mut(),
-            )?;
-            files.push(staged);
-        }
+        let files = stage_all(
+            &mut entries,
+            &manifest,
+            (rewrites, dir.path()),
+            limits,
+            expansion.as_mut(),
+        )?;
         if let Some((_, name)) = next_entry(&mut entries)? {
             bail!(
                 "the bundle holds {}, which its manifest does not list (nothing was changed)",
@@ -108,6 +91,48 @@ pub fn read(
         files,
         _dir: dir,
     })
+}
+
+/// Counts the manifest's `bytes` as the first staged, refused past the expansion's limit.
+fn count_manifest(expansion: Option<&mut Expanding<'_>>, bytes: u64) -> Result<()> {
+    if let Some(expanding) = expansion {
+        expanding.staged = bytes;
+        if let Some(why) = expanding.limit.exceeded_so_far(bytes, expanding.read.get()) {
+            bail!(why);
+        }
+    }
+    Ok(())
+}
+
+/// Stages each file the manifest lists from the next entries, with its `rewrites`, into the
+/// staging directory (`dir`, one file named by its index); returns their paths.
+fn stage_all<R: Read>(
+    entries: &mut tar::Entries<'_, R>,
+    manifest: &Manifest,
+    (rewrites, dir): (Vec<Vec<Rewrite>>, &Path),
+    limits: Limits,
+    mut expansion: Option<&mut Expanding<'_>>,
+) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for (index, (file, rewrites)) in manifest.files.iter().zip(rewrites).enumerate() {
+        let Some((entry, name)) = next_entry(entries)? else {
+            bail!(
+                "the bundle is truncated: it ends before {} (nothing was changed)",
+                file.path
+            );
+        };
+        let staged = dir.join(index.to_string());
+        stage(
+            entry,
+            &name,
+            (file, &staged),
+            rewrites,
+            limits,
+            expansion.as_deref_mut(),
+        )?;
+        files.push(staged);
+    }
+    Ok(files)
 }
 
 /// The most a GNU long name or a PAX extended header may hold: a path is at most a few KiB
@@ -171,36 +196,50 @@ fn next_entry<'a, R: Read>(
                  changed)"
             );
         }
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).map_err(damaged)?;
-        if bytes.len() as u64 != size {
-            bail!("the bundle is truncated in a {what} header (nothing was changed)");
+        read_extension(&mut entry, (what, size), &mut long_name, &mut pax_size)?;
+    }
+}
+
+/// Reads the extended header `entry` (a GNU long name or a PAX header, `what`, `size` bytes):
+/// the name it gives the next entry into `long_name`, the size a PAX header gives into
+/// `pax_size`.
+fn read_extension<R: Read>(
+    entry: &mut tar::Entry<'_, R>,
+    (what, size): (&str, u64),
+    long_name: &mut Option<Vec<u8>>,
+    pax_size: &mut Option<u64>,
+) -> Result<()> {
+    let kind = entry.header().entry_type();
+    let mut bytes = Vec::new();
+    entry.read_to_end(&mut bytes).map_err(damaged)?;
+    if bytes.len() as u64 != size {
+        bail!("the bundle is truncated in a {what} header (nothing was changed)");
+    }
+    if kind.is_gnu_longname() {
+        while bytes.last() == Some(&0) {
+            bytes.pop();
         }
-        if kind.is_gnu_longname() {
-            while bytes.last() == Some(&0) {
-                bytes.pop();
-            }
-            long_name = Some(bytes);
-        } else if kind.is_pax_local_extensions() {
-            for extension in tar::PaxExtensions::new(&bytes) {
-                let extension = extension.map_err(damaged)?;
-                match extension.key_bytes() {
-                    b"path" => long_name = Some(extension.value_bytes().to_vec()),
-                    b"size" => {
-                        let size = extension.value().ok().and_then(|v| v.parse().ok());
-                        let Some(size) = size else {
-                            bail!(
-                                "the bundle is damaged or crafted: an extended header gives a \
-                                 size that is not a number (nothing was changed)"
-                            );
-                        };
-                        pax_size = Some(size);
-                    }
-                    _ => {}
+        *long_name = Some(bytes);
+    } else if kind.is_pax_local_extensions() {
+        for extension in tar::PaxExtensions::new(&bytes) {
+            let extension = extension.map_err(damaged)?;
+            match extension.key_bytes() {
+                b"path" => *long_name = Some(extension.value_bytes().to_vec()),
+                b"size" => {
+                    let size = extension.value().ok().and_then(|v| v.parse().ok());
+                    let Some(size) = size else {
+                        bail!(
+                            "the bundle is damaged or crafted: an extended header gives a \
+                             size that is not a number (nothing was changed)"
+                        );
+                    };
+                    *pax_size = Some(size);
                 }
+                _ => {}
             }
         }
     }
+    Ok(())
 }
 
 /// A name or path from a bundle as a message shows it: lossy UTF-8, cut to [`SHOWN`]
@@ -297,9 +336,32 @@ fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
             limits.files
         );
     }
+    check_files(&manifest.files, limits)?;
+    let Some(live) = manifest.live() else {
+        bail!("the bundle's thread has no live session to import");
+    };
+    if live.agent_session_id.is_none() || live.agent != manifest.agent.name {
+        bail!("the bundle's live session names no agent session to resume");
+    }
+    let ids: HashSet<i64> = manifest.sessions.iter().map(|s| s.id).collect();
+    let dangling = manifest
+        .turns
+        .iter()
+        .map(|t| t.row.session_id)
+        .chain(manifest.sessions.iter().filter_map(|s| s.rotated_from));
+    for id in dangling {
+        if !ids.contains(&id) {
+            bail!("the bundle refers to a session #{id} it does not hold");
+        }
+    }
+    manifest.turns.iter().enumerate().try_for_each(check_turn)
+}
+
+/// Checks each file the manifest lists (its path, size and checksum) and their total size.
+fn check_files(files: &[super::File], limits: Limits) -> Result<()> {
     let mut seen = HashSet::new();
     let mut total = 0_u64;
-    for file in &manifest.files {
+    for file in files {
         check_path(&file.path)?;
         if !seen.insert(file.path.as_str()) {
             bail!("the bundle lists {} twice", file.path);
@@ -331,24 +393,7 @@ fn check(manifest: &Manifest, limits: Limits) -> Result<()> {
             limits.total
         );
     }
-    let Some(live) = manifest.live() else {
-        bail!("the bundle's thread has no live session to import");
-    };
-    if live.agent_session_id.is_none() || live.agent != manifest.agent.name {
-        bail!("the bundle's live session names no agent session to resume");
-    }
-    let ids: HashSet<i64> = manifest.sessions.iter().map(|s| s.id).collect();
-    let dangling = manifest
-        .turns
-        .iter()
-        .map(|t| t.row.session_id)
-        .chain(manifest.sessions.iter().filter_map(|s| s.rotated_from));
-    for id in dangling {
-        if !ids.contains(&id) {
-            bail!("the bundle refers to a session #{id} it does not hold");
-        }
-    }
-    manifest.turns.iter().enumerate().try_for_each(check_turn)
+    Ok(())
 }
 
 /// The most of the agent's reported totals a turn may carry: they are a few figures as JSON.
@@ -429,16 +474,9 @@ fn check_path(path: &str) -> Result<()> {
     Ok(())
 }
 
-/// Streams `entry` (the manifest's `file`) into `staged`, hashing what was in the bundle and
-/// writing it rewritten.
-fn stage<R: Read>(
-    mut entry: tar::Entry<'_, R>,
-    name: &[u8],
-    (file, staged): (&super::File, &Path),
-    rewrites: Vec<Rewrite>,
-    limits: Limits,
-    expansion: Option<&mut Expanding<'_>>,
-) -> Result<()> {
+/// Checks that `entry`, named `name`, is the regular file the manifest lists as `file`, of its
+/// size.
+fn check_entry<R: Read>(entry: &tar::Entry<'_, R>, name: &[u8], file: &super::File) -> Result<()> {
     let expected = format!("{FILES}/{}", file.path);
     let matches = name == expected.as_bytes();
     let name = shown(name);
@@ -465,6 +503,20 @@ fn stage<R: Read>(
             file.size
         );
     }
+    Ok(())
+}
+
+/// Streams `entry` (the manifest's `file`) into `staged`, hashing what was in the bundle and
+/// writing it rewritten.
+fn stage<R: Read>(
+    mut entry: tar::Entry<'_, R>,
+    name: &[u8],
+    (file, staged): (&super::File, &Path),
+    rewrites: Vec<Rewrite>,
+    limits: Limits,
+    expansion: Option<&mut Expanding<'_>>,
+) -> Result<()> {
+    check_entry(&entry, name, file)?;
     let out = super::place::create_private(staged)?;
     let mut hasher = Sha256::new();
     let mut writer =

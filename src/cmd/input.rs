@@ -113,18 +113,18 @@ impl std::fmt::Display for Note {
         match self {
             Self::Waiting(Wait::Forever) => write!(
                 f,
-                "sticky: waiting for stdin, where nothing has arrived yet (--stdin skip goes on \
+                "waiting for stdin, where nothing has arrived yet (--stdin skip goes on \
                  without it)"
             ),
             Self::Waiting(Wait::Grace(grace)) => write!(
                 f,
-                "sticky: waiting up to {}s for stdin, where nothing has arrived yet (--stdin skip \
+                "waiting up to {}s for stdin, where nothing has arrived yet (--stdin skip \
                  goes on without it; --stdin wait waits however long)",
                 grace.as_secs()
             ),
             Self::GaveUp(grace) => write!(
                 f,
-                "sticky: nothing arrived on stdin within {}s, and sticky cannot tell it is this \
+                "nothing arrived on stdin within {}s, and sticky cannot tell it is this \
                  command line's own pipe; going on without it (--stdin wait waits for it however \
                  late; --stdin skip or </dev/null skips this wait)",
                 grace.as_secs()
@@ -235,7 +235,7 @@ pub fn holds_skipped_input(stdin: &impl AsFd) -> bool {
 /// configuration file) and how to send it.
 pub fn skipped_note(origin: &str) -> String {
     format!(
-        "sticky: stdin holds input that this turn does not send: stdin is skipped (skip, from \
+        "stdin holds input that this turn does not send: stdin is skipped (skip, from \
          {origin}); --stdin wait sends it after the prompt"
     )
 }

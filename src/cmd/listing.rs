@@ -47,17 +47,14 @@ impl Listing {
         if !io::stdout().is_terminal() {
             return Self::stdout();
         }
-        let pager = std::env::var_os("PAGER");
+        let pager = crate::settings::env::pager();
         let Some(mut command) = pager_command(pager.as_deref()) else {
             return Self::stdout();
         };
         let spawned = command
             .stdin(Stdio::piped())
-            .env(
-                "LESS",
-                std::env::var_os("LESS").unwrap_or_else(|| "FRX".into()),
-            )
-            .env("LV", std::env::var_os("LV").unwrap_or_else(|| "-c".into()))
+            .env("LESS", crate::settings::env::less())
+            .env("LV", crate::settings::env::lv())
             .spawn();
         let Ok(mut child) = spawned else {
             return Self::stdout();

@@ -404,7 +404,5 @@ fn start_dir(global: &GlobalArgs) -> Result<PathBuf> {
 
 /// `STICKY_DB`: a database path that overrides `.sticky/sticky.db`.
 fn sticky_db() -> Option<PathBuf> {
-    std::env::var_os("STICKY_DB")
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
+    crate::settings::env::db()
 }

@@ -84,7 +84,7 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
     if ctx.json {
         return Report::json(&report);
     }
-    let bold = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let bold = std::io::stdout().is_terminal() && !crate::settings::env::no_color();
     Ok(Report::paged(report.text(args.all, bold)?))
 }
 

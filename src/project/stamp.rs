@@ -264,7 +264,7 @@ pub fn key_path() -> Result<PathBuf> {
 /// The user's data directory (`~/.local/share`, `XDG_DATA_HOME`).
 #[cfg(not(test))]
 pub(crate) fn data_dir() -> Option<PathBuf> {
-    dirs::data_dir()
+    crate::settings::env::data_dir()
 }
 
 /// The unit tests' data directory: never the HOME of whoever runs them.

@@ -223,11 +223,7 @@ pub(crate) enum Shared {
 /// `~/.local/state`), never a shared directory such as `/tmp`, where others may plant the
 /// files that go beside it.
 pub(super) fn own_place() -> String {
-    let state_home = std::env::var_os("XDG_STATE_HOME")
-        .filter(|dir| Path::new(dir).is_absolute())
-        .map(std::path::PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|home| home.join(".local/state")));
-    match state_home {
+    match crate::settings::env::state_home() {
         Some(dir) => format!("STICKY_DB={}", dir.join("sticky").join(DB_FILE).display()),
         None => "STICKY_DB=~/.local/state/sticky/sticky.db".to_owned(),
     }
@@ -388,7 +384,6 @@ fn untrack_path(project: &Project) -> String {
 /// the one line that ignores sticky's files. Asks git once, when the database is about to be
 /// created, never on a turn that finds it.
 pub(super) fn check_ignored(project: &Project) -> Result<()> {
-    use std::io::Write as _;
     let db = &project.state.db;
     let (Some(parent), Some(name)) = (db.parent(), db.file_name()) else {
         return Ok(());
@@ -404,46 +399,10 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
         companion(db, ".locks").join("l"),
         companion(db, ".vault").join("v"),
     ];
-    let child = std::process::Command::new("git")
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "check-ignore",
-            "-z",
-            "--stdin",
-        ])
-        .current_dir(existing)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn();
     // No git, or no worktree here: nothing would be committed by it.
-    let Ok(mut child) = child else {
+    let Some(ignored) = ignored_count(existing, &paths) else {
         return Ok(());
     };
-    if let Some(mut stdin) = child.stdin.take() {
-        let mut list = Vec::new();
-        for path in &paths {
-            list.extend_from_slice(path.as_os_str().as_encoded_bytes());
-            list.push(0);
-        }
-        let _ = stdin.write_all(&list);
-    }
-    let Ok(output) = child.wait_with_output() else {
-        return Ok(());
-    };
-    // 0: some are ignored, 1: none; anything else (outside any worktree): nothing to commit.
-    if !matches!(output.status.code(), Some(0 | 1)) {
-        return Ok(());
-    }
-    let ignored = output
-        .stdout
-        .split(|&b| b == 0)
-        .filter(|p| !p.is_empty())
-        .count();
     if ignored == paths.len() {
         return Ok(());
     }
@@ -463,6 +422,51 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
     .into())
 }
 
+/// git run in `dir` on the repository there, whatever the environment names, and without a file
+/// system monitor (a repository's hook).
+fn git_in(dir: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new("git");
+    command
+        .args(["-c", "core.fsmonitor=false"])
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    command
+}
+
+/// How many of `paths` git ignores, asked in `dir`; `None` without git or a worktree there.
+fn ignored_count(dir: &Path, paths: &[std::path::PathBuf]) -> Option<usize> {
+    use std::io::Write as _;
+    let mut child = git_in(dir)
+        .args(["check-ignore", "-z", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let mut list = Vec::new();
+        for path in paths {
+            list.extend_from_slice(path.as_os_str().as_encoded_bytes());
+            list.push(0);
+        }
+        let _ = stdin.write_all(&list);
+    }
+    let output = child.wait_with_output().ok()?;
+    // 0: some are ignored, 1: none; anything else (outside any worktree): nothing to commit.
+    if !matches!(output.status.code(), Some(0 | 1)) {
+        return None;
+    }
+    Some(
+        output
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .count(),
+    )
+}
+
 /// The refusal of a project's `.sticky/` git does not ignore: it came with the repository (git
 /// tracks files in it, such as a `.gitignore` that ignores nothing), and sticky writes no
 /// `.gitignore` over the repository's. The way out ignores it in this clone only (git's
@@ -471,13 +475,8 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
 /// applies to a tracked file), or keeps the state outside the worktree.
 fn tracked_state_dir(state_dir: &Path) -> anyhow::Error {
     let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(["-c", "core.fsmonitor=false"])
+        git_in(state_dir)
             .args(args)
-            .current_dir(state_dir)
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .output()
@@ -487,36 +486,8 @@ fn tracked_state_dir(state_dir: &Path) -> anyhow::Error {
     };
     let listed = git(&["ls-files", "-z", "--full-name", "--", "."]).unwrap_or_default();
     let tracked: Vec<&str> = listed.split('\0').filter(|name| !name.is_empty()).collect();
-    let came = match tracked.as_slice() {
-        [] => String::new(),
-        names => {
-            let shown = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
-            let more = match names.len() {
-                0..=3 => String::new(),
-                n => format!(" and {} more", n - 3),
-            };
-            format!(
-                " (git tracks {shown}{more}: it came with the repository, and its .gitignore, \
-                 if any, is the repository's, which sticky does not overwrite)"
-            )
-        }
-    };
-    let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
-    // sticky's own files among them: no exclusion applies to a file git tracks.
-    let own = tracked.iter().any(|name| {
-        Path::new(name)
-            .file_name()
-            .is_some_and(|name| name.to_string_lossy().starts_with(DB_FILE))
-    });
-    let untrack = if own {
-        let files = state_dir.join(format!("{DB_FILE}*"));
-        format!(
-            "git rm -r -q --cached -- {} && ",
-            quote(&files.display().to_string())
-        )
-    } else {
-        String::new()
-    };
+    let came = came_with_repository(&tracked);
+    let untrack = untrack_first(state_dir, &tracked);
     // `--show-prefix` is the state directory's path from the worktree's top, `/`-terminated.
     let exclude = git(&[
         "rev-parse",
@@ -532,9 +503,9 @@ fn tracked_state_dir(state_dir: &Path) -> anyhow::Error {
         let dir = file.parent()?.display().to_string();
         Some(format!(
             "{untrack}mkdir -p {} && echo {} >> {}",
-            quote(&dir),
-            quote(&format!("/{prefix}")),
-            quote(&file.display().to_string())
+            shell_quote(&dir),
+            shell_quote(&format!("/{prefix}")),
+            shell_quote(&file.display().to_string())
         ))
     });
     let ignore = exclude.map_or_else(String::new, |line| {
@@ -549,6 +520,47 @@ fn tracked_state_dir(state_dir: &Path) -> anyhow::Error {
         own_place(),
     ))
     .into()
+}
+
+/// The command that untracks sticky's own files among those git tracks in `state_dir`
+/// (`tracked`), followed by `&& `: no exclusion applies to a file git tracks. Empty when none is.
+fn untrack_first(state_dir: &Path, tracked: &[&str]) -> String {
+    let own = tracked.iter().any(|name| {
+        Path::new(name)
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with(DB_FILE))
+    });
+    if !own {
+        return String::new();
+    }
+    let files = state_dir.join(format!("{DB_FILE}*"));
+    format!(
+        "git rm -r -q --cached -- {} && ",
+        shell_quote(&files.display().to_string())
+    )
+}
+
+/// `text` quoted for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// What the refusal says of the files git tracks in the state directory (`tracked`).
+fn came_with_repository(tracked: &[&str]) -> String {
+    match tracked {
+        [] => String::new(),
+        names => {
+            let shown = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+            let more = match names.len() {
+                0..=3 => String::new(),
+                n => format!(" and {} more", n - 3),
+            };
+            format!(
+                " (git tracks {shown}{more}: it came with the repository, and its .gitignore, \
+                 if any, is the repository's, which sticky does not overwrite)"
+            )
+        }
+    }
 }
 
 /// Refuses a database without a stamp that git tracks (it came with the repository) or may
@@ -840,7 +852,18 @@ fn check_database_kind(project: &Project) -> Result<()> {
             ),
         ));
     }
-    let why = if kind.is_dir() {
+    let why = wrong_kind_named(db, kind);
+    Err(StickyError::Usage(format!(
+        "STICKY_DB names {}, {why}, or unset STICKY_DB to keep the state in the project's \
+         .sticky/",
+        db.display()
+    ))
+    .into())
+}
+
+/// Why `STICKY_DB` cannot name `db`, of `kind` (not a regular file), and what to name instead.
+fn wrong_kind_named(db: &Path, kind: std::fs::FileType) -> String {
+    if kind.is_dir() {
         // A file in the directory only when it is the user's alone: in a shared one (`/tmp`)
         // others may plant the files that go beside the database.
         let own = std::fs::metadata(db).is_ok_and(|meta| {
@@ -873,13 +896,7 @@ fn check_database_kind(project: &Project) -> Result<()> {
              (STICKY_DB=/path/to/sticky.db, which sticky creates)",
             crate::confined::describe(kind)
         )
-    };
-    Err(StickyError::Usage(format!(
-        "STICKY_DB names {}, {why}, or unset STICKY_DB to keep the state in the project's \
-         .sticky/",
-        db.display()
-    ))
-    .into())
+    }
 }
 
 /// Refuses a `STICKY_DB` that is a symbolic link to nothing: `SQLite` would fail to open it

@@ -19,6 +19,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
+use crate::msg;
+
 /// The hidden first argument that makes sticky act as the stdin shim (see [`shim_main`]).
 pub const SHIM_ARG: &str = "__sticky_stdin_shim";
 
@@ -33,24 +35,26 @@ pub const SHIM_ARG: &str = "__sticky_stdin_shim";
 #[allow(clippy::needless_pass_by_value)]
 pub fn shim_main(args: Vec<OsString>) -> u8 {
     let Some(invocation) = Invocation::parse(&args) else {
-        eprintln!("sticky: internal error: malformed stdin shim arguments {args:?}");
+        msg::error(format_args!(
+            "internal error: malformed stdin shim arguments {args:?}"
+        ));
         return 126;
     };
     let mut command = match invocation.command() {
         Ok(command) => command,
         Err(error) => {
-            eprintln!(
-                "sticky: could not read the program's input from {}: {error}",
+            msg::error(format_args!(
+                "could not read the program's input from {}: {error}",
                 invocation.file.display()
-            );
+            ));
             return 126;
         }
     };
     let error = command.exec();
-    eprintln!(
-        "sticky: could not run {}: {error}",
+    msg::error(format_args!(
+        "could not run {}: {error}",
         Path::new(invocation.program).display()
-    );
+    ));
     exec_failure_code(&error)
 }
 

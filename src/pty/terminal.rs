@@ -105,6 +105,8 @@ fn install_panic_hook() {
                 entry.restore();
             }
         }
+        // The previous hook (std's) writes the panic message to stderr raw, not through msg:
+        // a bug's report is said whatever --quiet asks, and relies on nothing of sticky's.
         previous(info);
     }));
 }
@@ -131,7 +133,8 @@ pub(super) fn size_of(fd: BorrowedFd<'_>) -> Option<PtySize> {
 
 /// The size announced by COLUMNS and LINES, each falling back to 80x24.
 pub(super) fn env_size() -> PtySize {
-    size_from_env(std::env::var_os("COLUMNS"), std::env::var_os("LINES"))
+    let (columns, lines) = crate::settings::env::size();
+    size_from_env(columns, lines)
 }
 
 fn size_from_env(columns: Option<OsString>, lines: Option<OsString>) -> PtySize {

@@ -87,6 +87,17 @@ pub fn configure_process() {
 /// turns and the reading stays under 0.1 ms.
 const WAL_AUTOCHECKPOINT: u32 = 128;
 
+/// Opens the regular file `file` with `flags`, the busy timeout and the planner's settings.
+fn open_with(file: &Path, flags: OpenFlags) -> Result<Connection> {
+    ensure_regular(file)?;
+    let conn =
+        Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
+    stable_plans(&conn, file)?;
+    Ok(conn)
+}
+
 /// Opens an existing file as a sticky database: checks it, switches it to WAL, migrates it.
 pub(crate) fn connect(file: &Path) -> Result<Connection> {
     // No SQLITE_OPEN_CREATE: the file exists (see `create_file`), and a database that vanished
@@ -95,12 +106,7 @@ pub(crate) fn connect(file: &Path) -> Result<Connection> {
     let mut wal = file.as_os_str().to_owned();
     wal.push("-wal");
     let found_wal = Path::new(&wal).exists();
-    ensure_regular(file)?;
-    let conn =
-        Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
-    stable_plans(&conn, file)?;
+    let conn = open_with(file, flags)?;
     // Until the file is known to be ours, closing must not checkpoint a WAL someone else left
     // into it: a refused file keeps its bytes. (A WAL this connection creates is empty, and
     // closing deletes it again, so only a WAL found on arrival is kept as it was.)
@@ -175,12 +181,7 @@ fn limit_growth_if_asked(conn: &Connection, file: &Path) -> Result<()> {
 /// when its `-wal` and `-shm` files exist (sticky leaves them between runs) or can be created.
 pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    ensure_regular(file)?;
-    let conn =
-        Connection::open_with_flags(file, flags).map_err(|e| error::sql(file, "open", &e))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(|e| error::sql(file, "set the busy timeout", &e))?;
-    stable_plans(&conn, file)?;
+    let conn = open_with(file, flags)?;
     let identity = retry_busy(file, "read", || Identity::read_quick(&conn))?;
     identity.check(file)?;
     if identity.version != schema::LATEST {

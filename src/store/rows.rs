@@ -182,6 +182,17 @@ pub(crate) fn session(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
     })
 }
 
+/// The figures of a ledger in four columns from `first`: cost, input, output and cached
+/// tokens (the order of the totals' and usage's queries).
+pub(crate) fn figures(row: &Row<'_>, first: usize) -> rusqlite::Result<Figures> {
+    Ok(Figures {
+        cost_usd: row.get(first)?,
+        input_tokens: row.get(first + 1)?,
+        output_tokens: row.get(first + 2)?,
+        cached_tokens: row.get(first + 3)?,
+    })
+}
+
 /// A [`TurnRow`] from the [`turn_columns`] columns.
 pub(crate) fn turn(row: &Row<'_>) -> rusqlite::Result<TurnRow> {
     Ok(TurnRow {

@@ -341,12 +341,13 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
         .map_err(|e| error::sql(file, "commit the schema", &e))?;
     // Names quoted as Rust quotes them: a control character in one is shown, not obeyed.
     for (thread, agent, id, keeper) in shared {
-        eprintln!(
-            "sticky: thread {thread:?} resumed {agent:?} session {id:?}, which thread {keeper:?} \
+        // Said whatever --quiet asks, as before msg: a thread's next turn changes session.
+        crate::msg::write(format_args!(
+            "thread {thread:?} resumed {agent:?} session {id:?}, which thread {keeper:?} \
              resumes too (a bundle imported twice by an older sticky), so each saw the other's \
              turns; {keeper:?} keeps it, and {thread:?}'s next turn starts a session of its own \
              (`sticky -t {thread:?} new --carry` starts it with a recap)"
-        );
+        ));
     }
     Ok(())
 }
@@ -423,16 +424,28 @@ mod tests {
         assert_eq!(APPLICATION_ID, 1_937_009_529, "the literal in migration 1");
     }
 
+    /// A database in memory migrated to `version` only, as an older sticky left it.
+    fn at_version(version: usize) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate_to(&conn, version);
+        conn
+    }
+
+    /// Runs the migrations of `conn` up to `version` only, as an older sticky did.
+    fn migrate_to(conn: &Connection, version: usize) {
+        for migration in &MIGRATIONS[..version] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", i64::try_from(version).unwrap())
+            .unwrap();
+    }
+
     /// A row of a ledger's totals: turns, cost, input, output and cached tokens.
     type Totals = (i64, Option<f64>, Option<i64>, Option<i64>, Option<i64>);
 
     #[test]
     fn migration_4_adds_up_the_turns_an_older_database_already_holds() {
-        let conn = Connection::open_in_memory().unwrap();
-        for migration in &MIGRATIONS[..3] {
-            conn.execute_batch(migration).unwrap();
-        }
-        conn.pragma_update(None, "user_version", 3).unwrap();
+        let conn = at_version(3);
         conn.execute_batch(
             "INSERT INTO threads (name, created_at) VALUES ('main', 0), ('other', 0);
              INSERT INTO sessions (thread_id, agent, directory, created_at, ended_at, turn_count)
@@ -493,12 +506,7 @@ mod tests {
             .iter()
             .position(|migration| migration.contains("ADD COLUMN branch"))
             .unwrap();
-        let conn = Connection::open_in_memory().unwrap();
-        for migration in &MIGRATIONS[..at] {
-            conn.execute_batch(migration).unwrap();
-        }
-        conn.pragma_update(None, "user_version", i64::try_from(at).unwrap())
-            .unwrap();
+        let conn = at_version(at);
         conn.execute_batch("INSERT INTO threads (name, created_at) VALUES ('feature/x', 0);")
             .unwrap();
         let seen = Identity::read(&conn).unwrap();
@@ -511,11 +519,7 @@ mod tests {
 
     #[test]
     fn migration_5_leaves_an_agent_session_live_in_its_first_thread_only() {
-        let conn = Connection::open_in_memory().unwrap();
-        for migration in &MIGRATIONS[..4] {
-            conn.execute_batch(migration).unwrap();
-        }
-        conn.pragma_update(None, "user_version", 4).unwrap();
+        let conn = at_version(4);
         // `second` and `third` imported one bundle (an older sticky let them); `other` has its
         // own session, and an ended session of `second`'s ID elsewhere is no conflict.
         conn.execute_batch(
@@ -583,11 +587,7 @@ mod tests {
             .iter()
             .position(|migration| migration.contains("forked_from"))
             .unwrap();
-        for migration in &MIGRATIONS[..before] {
-            conn.execute_batch(migration).unwrap();
-        }
-        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
-            .unwrap();
+        migrate_to(&conn, before);
         conn.execute_batch(
             "INSERT INTO threads (name, created_at) VALUES ('main', 0);
              INSERT INTO sessions (thread_id, agent, agent_session_id, directory, created_at)
@@ -636,11 +636,7 @@ mod tests {
             .iter()
             .position(|migration| migration.contains(SEARCH_INDEX))
             .unwrap();
-        for migration in &MIGRATIONS[..before] {
-            conn.execute_batch(migration).unwrap();
-        }
-        conn.pragma_update(None, "user_version", i64::try_from(before).unwrap())
-            .unwrap();
+        migrate_to(&conn, before);
         conn.execute_batch(
             "INSERT INTO threads (name, created_at) VALUES ('main', 0);
              INSERT INTO sessions (thread_id, agent, directory, created_at)

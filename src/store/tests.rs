@@ -8,7 +8,10 @@ use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use anyhow::bail;
+
 use super::*;
+use crate::agent::ledger::Figures;
 use crate::exit::{Exit, exit_for};
 
 /// A fresh temp dir and the default database path inside it (nothing created yet).

@@ -159,12 +159,7 @@ pub(crate) fn read(
         .query_row([key], |row| {
             Ok(Totals {
                 turns: row.get(0)?,
-                figures: Figures {
-                    cost_usd: row.get(1)?,
-                    input_tokens: row.get(2)?,
-                    output_tokens: row.get(3)?,
-                    cached_tokens: row.get(4)?,
-                },
+                figures: super::rows::figures(row, 1)?,
             })
         })
         .optional()?;

@@ -329,18 +329,23 @@ mod tests {
     use crate::agent::ledger::Figures;
     use crate::store::{Mode, NewSession, Store, TurnEnd, TurnLedger, TurnStatus};
 
-    #[test]
-    fn a_thread_is_added_whole_with_its_lineage_and_removed_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("a.db")).unwrap();
-        let new = |id| NewSession {
+    /// A new Claude Code session `id` in `/a`.
+    fn claude_session(id: &str) -> NewSession<'_> {
+        NewSession {
             agent: "claude",
             model: None,
             agent_session_id: Some(id),
             directory: Path::new("/a"),
             rotated_from: None,
             carried: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_thread_is_added_whole_with_its_lineage_and_removed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("a.db")).unwrap();
+        let new = claude_session;
         store
             .immediate(|tx| {
                 let t = tx.ensure_thread("main")?;
@@ -429,14 +434,7 @@ mod tests {
     fn an_agent_session_is_added_live_to_one_thread_only() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("a.db")).unwrap();
-        let session = NewSession {
-            agent: "claude",
-            model: None,
-            agent_session_id: Some("x"),
-            directory: Path::new("/a"),
-            rotated_from: None,
-            carried: None,
-        };
+        let session = claude_session("x");
         store
             .immediate(|tx| {
                 let t = tx.ensure_thread("main")?;

@@ -81,12 +81,7 @@ impl Store {
                         session_id: row.get(0)?,
                         started_at: row.get(1)?,
                         pid: row.get(2)?,
-                        figures: Figures {
-                            cost_usd: row.get(3)?,
-                            input_tokens: row.get(4)?,
-                            output_tokens: row.get(5)?,
-                            cached_tokens: row.get(6)?,
-                        },
+                        figures: rows::figures(row, 3)?,
                     })
                 },
             )

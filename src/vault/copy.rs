@@ -54,54 +54,11 @@ impl Vault {
             return Ok(Copied::default());
         }
         let session = self.create_session(adapter.name(), id)?;
-        // A damaged manifest is started over: everything is copied whole again.
-        let mut manifest = read_manifest(&session)
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| Manifest {
-                version: VERSION,
-                agent: adapter.name().to_owned(),
-                session: id.to_owned(),
-                directory: directory.to_owned(),
-                copied_at: 0,
-                turn: None,
-                files: Vec::new(),
-                rows: None,
-                adopted_at: None,
-            });
-        directory.clone_into(&mut manifest.directory);
+        let mut manifest = manifest_to_update(&session, adapter, directory, id);
         let mut copied = Copied {
             files: listed.len(),
-            written: 0,
+            written: copy_listed(adapter, home, &listed, &mut manifest, &session)?,
         };
-        // The agent's home is the user's (a link the user made is trusted); below it, the
-        // session's files are read without following a link.
-        let agent_home = match adapter.agent_home(home) {
-            Some(root) if !listed.is_empty() => Some(
-                Dir::open_top(&root).with_context(|| format!("cannot read {}", root.display()))?,
-            ),
-            _ => None,
-        };
-        for file in &listed {
-            let Some(agent_home) = &agent_home else {
-                anyhow::bail!(
-                    "sticky does not know where {} keeps its sessions",
-                    adapter.name()
-                );
-            };
-            let index = manifest
-                .files
-                .iter()
-                .position(|entry| entry.relative == file.relative);
-            let old = index.map(|index| &manifest.files[index]);
-            let (entry, written) = copy_file(agent_home, file, old, &session)
-                .with_context(|| format!("cannot copy {} into the vault", file.path.display()))?;
-            copied.written += written;
-            match index {
-                Some(index) => manifest.files[index] = entry,
-                None => manifest.files.push(entry),
-            }
-        }
         if let Some((relative, dump)) = rows {
             copied.files += 1;
             copied.written += keep_rows(&session, &mut manifest, relative, &dump)?;
@@ -113,6 +70,73 @@ impl Vault {
         write_manifest(&session, &manifest)?;
         Ok(copied)
     }
+}
+
+/// The manifest of `session` to update, its directory `directory`; a damaged one is started
+/// over, so everything is copied whole again.
+fn manifest_to_update(
+    session: &Dir,
+    adapter: &dyn Adapter,
+    directory: &Path,
+    id: &str,
+) -> Manifest {
+    let mut manifest = read_manifest(session)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Manifest {
+            version: VERSION,
+            agent: adapter.name().to_owned(),
+            session: id.to_owned(),
+            directory: directory.to_owned(),
+            copied_at: 0,
+            turn: None,
+            files: Vec::new(),
+            rows: None,
+            adopted_at: None,
+        });
+    directory.clone_into(&mut manifest.directory);
+    manifest
+}
+
+/// Copies what changed of the `listed` files into `session`, recording each in `manifest`;
+/// returns the bytes written.
+fn copy_listed(
+    adapter: &dyn Adapter,
+    home: &Path,
+    listed: &[SessionFile],
+    manifest: &mut Manifest,
+    session: &Dir,
+) -> Result<u64> {
+    // The agent's home is the user's (a link the user made is trusted); below it, the
+    // session's files are read without following a link.
+    let agent_home = match adapter.agent_home(home) {
+        Some(root) if !listed.is_empty() => {
+            Some(Dir::open_top(&root).with_context(|| format!("cannot read {}", root.display()))?)
+        }
+        _ => None,
+    };
+    let mut written = 0;
+    for file in listed {
+        let Some(agent_home) = &agent_home else {
+            anyhow::bail!(
+                "sticky does not know where {} keeps its sessions",
+                adapter.name()
+            );
+        };
+        let index = manifest
+            .files
+            .iter()
+            .position(|entry| entry.relative == file.relative);
+        let old = index.map(|index| &manifest.files[index]);
+        let (entry, bytes) = copy_file(agent_home, file, old, session)
+            .with_context(|| format!("cannot copy {} into the vault", file.path.display()))?;
+        written += bytes;
+        match index {
+            Some(index) => manifest.files[index] = entry,
+            None => manifest.files.push(entry),
+        }
+    }
+    Ok(written)
 }
 
 /// Keeps a session's rows (`rows.json`) when they changed; returns the bytes written.

@@ -80,42 +80,7 @@ impl Vault {
         if copies.is_empty() && rows.is_none() {
             return Ok(None);
         }
-        let mut proved = Vec::new();
-        let staged = (|| {
-            let top = Dir::create_top(&root)
-                .with_context(|| format!("cannot create {}", root.display()))?;
-            for (entry, copy) in copies {
-                let (dir, name) = top
-                    .parent_of(&entry.relative, true)
-                    .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
-                if dir.kind(name)?.is_some() {
-                    continue;
-                }
-                let temporary = super::temporary(name, ".sticky-restore");
-                let mut out = super::create_temporary(&dir, &temporary)
-                    .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
-                proved.push(Proved {
-                    temporary,
-                    name: name.to_owned(),
-                    len: entry.len,
-                    dir,
-                });
-                verify(
-                    copy,
-                    entry.len,
-                    entry.sha256.as_deref(),
-                    &entry.relative,
-                    &mut out,
-                )?;
-            }
-            Ok::<_, anyhow::Error>(())
-        })();
-        if let Err(error) = staged {
-            for file in &proved {
-                let _ = file.dir.remove_file(&file.temporary);
-            }
-            return Err(error);
-        }
+        let proved = stage(&root, copies)?;
         let mut restored = Restored {
             adopted_at: manifest.adopted_at,
             ..Restored::default()
@@ -133,19 +98,7 @@ impl Vault {
             restored.bytes += file.len;
         }
         if let (Some(document), Some(rows)) = (rows, adapter.session_rows(home, id)) {
-            // SQLite opens the agent's database by its path: the way to it is made (0700) and
-            // checked first, so no link below the agent's home leads it elsewhere.
-            let (dir, name) = Dir::create_top(&root)
-                .and_then(|top| top.parent_of(&rows.relative, true))
-                .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
-            anyhow::ensure!(
-                matches!(dir.kind(name)?, None | Some(Kind::File)),
-                "cannot restore rows into {}: it is not a regular file (a link is not followed)",
-                rows.database.display()
-            );
-            let back = super::rows::restore(&rows, id, &document)
-                .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
-            if back {
+            if restore_rows(&root, &rows, id, &document)? {
                 restored.files += 1;
                 restored.bytes += document.len() as u64;
             }
@@ -169,6 +122,70 @@ fn kept_for(
             .place(agent_home, relative, id, directory, directory)
             .is_ok_and(|placed| placed == relative)
     })
+}
+
+/// Writes each copy the agent's home lacks beside its place under `root`, proved against its
+/// manifest entry; on any failure, removes every one written and puts nothing in place.
+fn stage(root: &Path, copies: Vec<(&super::Entry, std::fs::File)>) -> Result<Vec<Proved>> {
+    let mut proved = Vec::new();
+    let staged = (|| {
+        let top =
+            Dir::create_top(root).with_context(|| format!("cannot create {}", root.display()))?;
+        for (entry, copy) in copies {
+            let (dir, name) = top
+                .parent_of(&entry.relative, true)
+                .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
+            if dir.kind(name)?.is_some() {
+                continue;
+            }
+            let temporary = super::temporary(name, ".sticky-restore");
+            let mut out = super::create_temporary(&dir, &temporary)
+                .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
+            proved.push(Proved {
+                temporary,
+                name: name.to_owned(),
+                len: entry.len,
+                dir,
+            });
+            verify(
+                copy,
+                entry.len,
+                entry.sha256.as_deref(),
+                &entry.relative,
+                &mut out,
+            )?;
+        }
+        Ok::<_, anyhow::Error>(())
+    })();
+    if let Err(error) = staged {
+        for file in &proved {
+            let _ = file.dir.remove_file(&file.temporary);
+        }
+        return Err(error);
+    }
+    Ok(proved)
+}
+
+/// Puts the session's rows (`document`, the vault's `rows.json`) back into the agent's
+/// database under `root`; `true` when any went back.
+fn restore_rows(
+    root: &Path,
+    rows: &crate::agent::SessionRows,
+    id: &str,
+    document: &[u8],
+) -> Result<bool> {
+    // SQLite opens the agent's database by its path: the way to it is made (0700) and checked
+    // first, so no link below the agent's home leads it elsewhere.
+    let (dir, name) = Dir::create_top(root)
+        .and_then(|top| top.parent_of(&rows.relative, true))
+        .with_context(|| format!("cannot restore rows into {}", rows.database.display()))?;
+    anyhow::ensure!(
+        matches!(dir.kind(name)?, None | Some(Kind::File)),
+        "cannot restore rows into {}: it is not a regular file (a link is not followed)",
+        rows.database.display()
+    );
+    super::rows::restore(rows, id, document)
+        .with_context(|| format!("cannot restore rows into {}", rows.database.display()))
 }
 
 /// Refuses a manifest that names a file the agent does not keep for session `id` there

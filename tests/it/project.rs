@@ -451,3 +451,48 @@ fn the_note_of_a_new_project_below_home_escapes_its_directory() {
         output.describe()
     );
 }
+
+/// The entries of `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read a directory")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_turn_without_an_absolute_home_exits_2_naming_home_and_writes_nothing() {
+    let env = TestEnv::new();
+    let before = entries(&env.project);
+    for (home, said) in [
+        (None, "HOME is not set"),
+        (Some(""), "HOME is not set"),
+        (Some("home"), "HOME is home, not an absolute path"),
+        (Some("."), "HOME is ., not an absolute path"),
+    ] {
+        let run = env.sticky(["hello"]);
+        let run = match home {
+            Some(home) => run.env("HOME", home),
+            None => run.env_remove("HOME"),
+        };
+        let output = run.run();
+        output
+            .assert_code(2)
+            .assert_stderr_contains(said)
+            .assert_stderr_contains("set HOME to your home directory");
+        assert!(env.agent_runs().is_empty(), "{home:?}: the agent never ran");
+        assert_eq!(
+            entries(&env.project),
+            before,
+            "{home:?}: no .sticky/ and no agent directory made relative to the current directory"
+        );
+    }
+}

@@ -293,34 +293,39 @@ impl Sink<'_> {
             }
         }
         self.kept.remove(&canonical(table, &cells));
-        let (names, values): (Vec<String>, Vec<Sql>) = known
-            .iter()
-            .zip(cells)
-            .filter_map(|(name, cell)| {
-                cell.map(|cell| (format!("\"{}\"", name.replace('"', "\"\"")), cell))
-            })
-            .unzip();
-        let verb = if table == "project" {
-            "INSERT OR IGNORE"
-        } else {
-            "INSERT"
-        };
-        let marks = (1..=values.len())
-            .map(|i| format!("?{i}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let (sql, values) = insert_statement(table, known, cells);
         self.tx
-            .execute(
-                &format!(
-                    "{verb} INTO \"{}\" ({}) VALUES ({marks})",
-                    table.replace('"', "\"\""),
-                    names.join(", ")
-                ),
-                params_from_iter(values),
-            )
+            .execute(&sql, params_from_iter(values))
             .with_context(|| format!("cannot add a row to opencode's {table} table"))?;
         Ok(())
     }
+}
+
+/// The statement that inserts `cells` (by the column names `known`) into `table`, and its
+/// values: a project row that exists already is kept (`INSERT OR IGNORE`).
+fn insert_statement(table: &str, known: &[String], cells: Vec<Option<Sql>>) -> (String, Vec<Sql>) {
+    let (names, values): (Vec<String>, Vec<Sql>) = known
+        .iter()
+        .zip(cells)
+        .filter_map(|(name, cell)| {
+            cell.map(|cell| (format!("\"{}\"", name.replace('"', "\"\"")), cell))
+        })
+        .unzip();
+    let verb = if table == "project" {
+        "INSERT OR IGNORE"
+    } else {
+        "INSERT"
+    };
+    let marks = (1..=values.len())
+        .map(|i| format!("?{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "{verb} INTO \"{}\" ({}) VALUES ({marks})",
+        table.replace('"', "\"\""),
+        names.join(", ")
+    );
+    (sql, values)
 }
 
 /// The rows document: `{"session": ID, "tables": {TABLE: [ROW, ...], ...}}`.

@@ -293,9 +293,7 @@ fn fork_first(ctx: &Context, turn: &TurnArgs, fresh: bool) -> Result<()> {
 /// configuration's `thread`, else `main`.
 fn thread_without_flag(ctx: &Context) -> Result<String> {
     use crate::cli::{GlobalArgs, Origin, Origins};
-    let variable = std::env::var("STICKY_THREAD")
-        .ok()
-        .filter(|name| !name.is_empty());
+    let variable = crate::settings::env::thread();
     let origins = Origins {
         thread: if variable.is_some() {
             Origin::Environment
@@ -344,22 +342,16 @@ fn read_prompt(
         // skips it. `--stdin skip` on this very command line is said already.
         if mode.value == StdinMode::Skip
             && mode.origin != "--stdin"
-            && !ctx.quiet
+            && crate::msg::notes()
             && input::holds_skipped_input(&stdin)
         {
-            eprintln!("{}", escape(&input::skipped_note(&mode.origin)));
+            note!("{}", escape(&input::skipped_note(&mode.origin)));
         }
-        let on_terminal = !ctx.quiet && std::io::stderr().is_terminal();
-        let mut note = |note: input::Note| {
+        let mut note = |said: input::Note| match said {
             // The wait is said once, and only to a person; giving up is said anywhere, since
             // a turn without the input the user meant to send must not pass unremarked.
-            let tell = match note {
-                input::Note::Waiting(_) => on_terminal,
-                input::Note::GaveUp(_) => !ctx.quiet,
-            };
-            if tell {
-                eprintln!("{note}");
-            }
+            input::Note::Waiting(_) => hint!("{said}"),
+            input::Note::GaveUp(_) => note!("{said}"),
         };
         read_stdin =
             input::should_read(&stdin, mode.value, optional, input::STDIN_GRACE, &mut note);
