@@ -178,12 +178,25 @@ pub fn write_gitignore(dir: &Path) -> io::Result<()> {
 }
 
 /// Writes `.gitignore` with `*` in `dir` unless something is there (a link there is left as
-/// it is, never written through).
+/// it is, never written through). The file appears whole: written under a name of this
+/// process's own, then linked into place, so a sticky starting at the same moment, which asks
+/// git whether the state is ignored, never reads it empty (64 first runs at once did).
 fn gitignore_in(dir: &Dir) -> io::Result<()> {
-    match dir.create_new(OsStr::new(".gitignore")) {
-        Ok(mut file) => file.write_all(b"*\n"),
+    let name = OsStr::new(".gitignore");
+    if dir.kind(name)?.is_some() {
+        return Ok(());
+    }
+    let temporary = OsString::from(format!(".gitignore.{}.new", std::process::id()));
+    // One left by a sticky of the same pid that died here is ours to replace.
+    let _ = dir.remove_file(&temporary);
+    let written = dir
+        .create_new(&temporary)
+        .and_then(|mut file| file.write_all(b"*\n"));
+    let linked = written.and_then(|()| dir.link_new(&temporary, name));
+    let _ = dir.remove_file(&temporary);
+    match linked {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
+        linked => linked,
     }
 }
 
@@ -318,5 +331,33 @@ mod tests {
         std::os::unix::fs::symlink(outside.join("ignored"), planted.join(".gitignore")).unwrap();
         write_gitignore(&planted).unwrap();
         assert!(!outside.join("ignored").exists());
+    }
+
+    #[test]
+    fn the_gitignore_appears_whole_and_never_over_another() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(".sticky");
+        std::fs::create_dir(&dir).unwrap();
+        // A temporary of this pid left by a sticky that died is replaced, and none stays.
+        let stale = dir.join(format!(".gitignore.{}.new", std::process::id()));
+        std::fs::write(&stale, "half").unwrap();
+        write_gitignore(&dir).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
+            "*\n"
+        );
+        assert!(!stale.exists(), "the temporary is removed");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "only .gitignore is left"
+        );
+        // A repository's own .gitignore stays as it is.
+        std::fs::write(dir.join(".gitignore"), "!keep\n").unwrap();
+        write_gitignore(&dir).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
+            "!keep\n"
+        );
     }
 }

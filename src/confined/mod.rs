@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use nix::errno::Errno;
 use nix::fcntl::{AtFlags, OFlag, openat, renameat};
 use nix::sys::stat::{FileStat, Mode, SFlag, fstatat, mkdirat};
-use nix::unistd::{UnlinkatFlags, unlinkat};
+use nix::unistd::{UnlinkatFlags, linkat, unlinkat};
 
 /// What is at a path, as `lstat` tells it (a link is never followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +210,14 @@ impl Dir {
     pub fn rename(&self, from: &OsStr, target: &Self, to: &OsStr) -> io::Result<()> {
         renameat(self.fd.as_fd(), from, target.fd.as_fd(), to)
             .map_err(|errno| error(errno, &target.path.join(to), None))
+    }
+
+    /// Gives the file `from` in this directory a second name, `to` (`linkat`): never over
+    /// anything at `to` (`AlreadyExists`), so a file written whole under a temporary name
+    /// appears at `to` complete or not at all.
+    pub fn link_new(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        linkat(self.fd.as_fd(), from, self.fd.as_fd(), to, AtFlags::empty())
+            .map_err(|errno| error(errno, &self.path.join(to), None))
     }
 
     /// Removes the file (or link) `name` from this directory.
