@@ -1953,3 +1953,60 @@ fn trust_names_a_fork_not_made_yet_of_another_projects_session() {
         .run()
         .assert_success();
 }
+
+/// Review 6: the sibling through `sticky trust` of review 5's H1 (import refuses a session
+/// another project of this HOME keeps in its vault; trust does not look). A state crafted in
+/// another HOME names this HOME's session S, which Claude swept (the victim's vault keeps it),
+/// and holds a transcript of S of its own in its vault. Adopted with `sticky trust`, its turn
+/// puts that transcript back and resumes S; the victim project's next turn is then refused
+/// (exit 73) as a session "claude in this HOME keeps for another directory ... (was this state
+/// copied from elsewhere, or crafted?)", its only way out `sticky new`: its session is taken.
+#[test]
+fn review_a_trusted_state_takes_a_session_another_projects_vault_keeps() {
+    let victim = TestEnv::new();
+    let theirs = victim.turn("the victim's plan");
+    fs::remove_file(victim.transcript(&theirs.session)).expect("sweep the transcript");
+    let adopted = victim.root().join("adopted");
+    fs::create_dir_all(&adopted).expect("the adopted project");
+    victim.git(&adopted, &["init", "-q"]);
+    // Crafted elsewhere (another HOME), in the directory the victim adopts it in.
+    let crafter = TestEnv::new();
+    let own = crafter
+        .sticky(["crafted"])
+        .current_dir(&adopted)
+        .run()
+        .answer();
+    let transcript = crafter.transcript(&own.session);
+    let text = fs::read_to_string(&transcript).expect("the crafted transcript");
+    fs::write(
+        transcript.with_file_name(format!("{}.jsonl", theirs.session)),
+        text.replace(&own.session, &theirs.session),
+    )
+    .expect("the transcript under the victim's ID");
+    fs::remove_file(&transcript).expect("the old name");
+    rusqlite::Connection::open(adopted.join(".sticky/sticky.db"))
+        .and_then(|conn| {
+            conn.execute(
+                "UPDATE sessions SET agent_session_id = ?1",
+                [&theirs.session],
+            )
+        })
+        .expect("craft the database");
+    crafter
+        .sticky(["into the vault"])
+        .current_dir(&adopted)
+        .run()
+        .assert_success();
+    victim
+        .sticky(["trust"])
+        .current_dir(&adopted)
+        .run()
+        .assert_success();
+    victim
+        .sticky(["in the adopted state"])
+        .current_dir(&adopted)
+        .run();
+    let back = victim.sticky(["the victim goes on"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().saw, ["the victim's plan"]);
+}
