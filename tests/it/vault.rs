@@ -870,7 +870,6 @@ fn a_restore_never_writes_a_copy_kept_for_another_directory() {
     second.assert_stderr_contains("restored 1 file");
 }
 
-
 /// Review 6: the session Claude swept (the vault keeps the only copy, which is what the vault
 /// is for), then the project renamed: `sticky relocate` refuses it (exit 73) as one "claude
 /// keeps no file of any more (another copy of this project relocated it, or claude deleted
