@@ -1963,7 +1963,7 @@ fn trust_names_a_fork_not_made_yet_of_another_projects_session() {
 /// copied from elsewhere, or crafted?)", its only way out `sticky new`: its session is taken.
 #[test]
 fn review_a_trusted_state_takes_a_session_another_projects_vault_keeps() {
-    let (victim, theirs, adopted) = a_victim_and_a_state_crafted_to_take_its_session();
+    let (victim, _, adopted) = a_victim_and_a_state_crafted_to_take_its_session();
     victim
         .sticky(["trust"])
         .current_dir(&adopted)
