@@ -45,7 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
-            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')
@@ -338,7 +338,7 @@ Register-ArgumentCompleter -Native -CommandName 'sticky' -ScriptBlock {
         }
         'sticky;help' {
             [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
-            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the project, the conversation, its session and the last turn')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List the turns of this conversation across all its sessions')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of this conversation, with their lineage')

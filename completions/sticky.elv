@@ -42,7 +42,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
-            cand fork 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)'
+            cand fork 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
             cand log 'List the turns of this conversation across all its sessions'
             cand sessions 'List the sessions of this conversation, with their lineage'
@@ -315,7 +315,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
         }
         &'sticky;help'= {
             cand new 'Start a fresh session for this conversation, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
-            cand fork 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words or with -p)'
+            cand fork 'Make thread NAME a fork of this conversation''s live session, and run its first turn if a prompt is given (as words, with -p, or piped on stdin)'
             cand status 'Show the project, the conversation, its session and the last turn'
             cand log 'List the turns of this conversation across all its sessions'
             cand sessions 'List the sessions of this conversation, with their lineage'

@@ -332,7 +332,7 @@ commands! {
     "new" => New(TurnArgs),
 
     /// Make thread NAME a fork of this conversation's live session, and run its first turn if
-    /// a prompt is given (as words or with -p).
+    /// a prompt is given (as words, with -p, or piped on stdin).
     ///
     /// The fork's first turn has the whole history of the session it forks; from then on
     /// neither thread sees the other's turns. sticky uses the agent's own fork (Claude Code's

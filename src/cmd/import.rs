@@ -11,6 +11,7 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::Context;
+use super::kept;
 use super::output::Report;
 use super::{Call, Run, json_keys};
 use crate::agent::relocation::{self, Rewrite};
@@ -507,27 +508,16 @@ fn refuse_kept_at_source(
         sources.push((None, live.directory.clone()));
     }
     let from_bundle = sources.len();
-    // And every project this user ran sticky in (the list `usage --all` reads): one that
-    // imported this bundle before keeps the session too, in its vault once the agent swept it.
-    sources.extend(
-        crate::project::registry::read()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|listed| (listed.db, listed.dir)),
-    );
+    // And every project this user ran sticky in: one that imported this bundle before keeps
+    // the session too, in its vault once the agent swept it.
+    sources.extend(kept::listed());
     let home = crate::settings::home()?;
-    for (index, (db, source)) in sources.iter().enumerate() {
-        let state = match db {
-            Some(db) => crate::state::State::beside(db.clone()),
-            None => crate::state::State::in_project(source),
-        };
-        if *source == ctx.project.dir || state.db == ctx.project.state.db || !source.is_absolute() {
+    for (index, (db, source)) in sources.into_iter().enumerate() {
+        let state = kept::state_of(db.as_deref(), &source);
+        if source == ctx.project.dir || state.db == ctx.project.state.db || !source.is_absolute() {
             continue;
         }
-        if !kept_in_vault(relocate, &home, (source, &state), id) {
-            continue;
-        }
-        let Some(thread) = taken_up_there(relocate.name(), (source, &state), id) else {
+        let Some((_, thread)) = kept::taken_up(relocate, &home, (&source, &state), id) else {
             continue;
         };
         let which = if index < from_bundle {
@@ -535,37 +525,23 @@ fn refuse_kept_at_source(
         } else {
             "another project of this HOME"
         };
-        let there = Source {
+        let keeper = kept::Keeper {
             dir: source,
-            db: db.as_deref(),
-            thread: &thread,
+            db,
+            thread,
         };
-        return Err(StickyError::Usage(kept_at_source(which, &there, relocate.name(), id)).into());
+        return Err(StickyError::Usage(kept_at_source(which, &keeper, relocate.name(), id)).into());
     }
     Ok(())
 }
 
-/// A project of this HOME whose vault keeps the session a bundle brings: its directory, its
-/// `STICKY_DB` when it keeps its state there, and the thread that takes the session up.
-struct Source<'a> {
-    dir: &'a Path,
-    db: Option<&'a Path>,
-    thread: &'a str,
-}
-
 /// Why an import is refused when `source` takes up session `id` of `agent` on its next turn,
 /// and the ways out, none of which loses a turn.
-fn kept_at_source(which: &str, source: &Source<'_>, agent: &str, id: &str) -> String {
+fn kept_at_source(which: &str, source: &kept::Keeper, agent: &str, id: &str) -> String {
     let shown = super::view::escape(&source.dir.display().to_string()).into_owned();
-    let there = match source.db {
-        Some(db) => format!(
-            "STICKY_DB={} sticky -C {shown}",
-            super::view::escape(&db.display().to_string())
-        ),
-        None => format!("sticky -C {shown}"),
-    };
-    let name = super::view::escape(source.thread).into_owned();
-    let option = super::view::thread_option(source.thread);
+    let there = kept::there(source);
+    let name = super::view::escape(&source.thread).into_owned();
+    let option = super::view::thread_option(&source.thread);
     format!(
         "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
          and the next turn of its thread {name} takes it up): imported here in the same \
@@ -576,53 +552,6 @@ fn kept_at_source(which: &str, source: &Source<'_>, agent: &str, id: &str) -> St
          another HOME or on another machine, where the agent keeps a session of its own \
          (nothing was changed)"
     )
-}
-
-/// Whether session `id` of `source` (its directory and state) is one only sticky's vault there
-/// keeps: the agent has no file of it for `source`, and a state of this HOME's there has a copy.
-fn kept_in_vault(
-    relocate: &dyn relocation::Relocate,
-    home: &Path,
-    (source, state): (&Path, &crate::state::State),
-    id: &str,
-) -> bool {
-    // While the agent has the session's files for the source, the agent's home shows it
-    // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
-    if relocate
-        .files(home, source, id)
-        .is_ok_and(|files| !files.is_empty())
-    {
-        return false;
-    }
-    // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
-    // with this HOME's agent: the same path on this machine may be another HOME's project.
-    if !crate::project::stamped_here(state) {
-        return false;
-    }
-    // An unreadable vault (damaged) proves nothing either way.
-    let vault = Vault::new(&state.vault);
-    vault.manifest(relocate.name(), id).ok().flatten().is_some()
-}
-
-/// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,
-/// or the source of its fork not made yet), if one does: an ended session, which no turn
-/// resumes, imports; so does one a turn there refuses as kept for another directory (a copy
-/// of the project, whose original has it). A database that cannot be read proves nothing.
-fn taken_up_there(
-    agent: &str,
-    (source, state): (&Path, &crate::state::State),
-    id: &str,
-) -> Option<String> {
-    let store = crate::store::Store::open_existing(&state.db)
-        .ok()
-        .flatten()?;
-    let thread = store.thread_keeping(agent, id).ok().flatten()?;
-    let mut live = store.live_session(thread.id).ok()??;
-    live.agent_session_id = Some(id.to_owned());
-    if super::standing::kept_elsewhere(&live, source).is_some() {
-        return None;
-    }
-    Some(thread.name)
 }
 
 /// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one

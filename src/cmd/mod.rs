@@ -13,6 +13,7 @@ pub mod fork;
 pub mod import;
 pub mod init;
 mod input;
+mod kept;
 mod listing;
 pub mod log;
 pub mod new;

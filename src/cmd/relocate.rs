@@ -185,14 +185,23 @@ fn relocate(
 }
 
 /// Renames the vault's copies of the session `moving` moved after its files, so a restore
-/// puts back the moved transcript, never the old directory's copy beside it. A failure is
-/// said: the next turn copies the session anew.
+/// puts back the moved transcript, never the old directory's copy beside it, then makes them
+/// the placed files' (what names the directory inside them was rewritten: Codex's rollout keeps
+/// its path, so only its bytes changed), so a restore right after relocate puts back a session
+/// the next turn accepts (review 6, M3). A failure is said: the next turn copies the session
+/// anew.
 fn move_vault_copies(ctx: &Context, thread: &str, live: &SessionRow, moving: &Move<'_>) {
     let vault = crate::vault::Vault::new(&ctx.project.state.vault);
     let id = &moving.id;
-    if let Err(error) = vault.relocated(&live.agent, id, &ctx.project.dir, |relative| {
-        moving.destination(relative).ok()
-    }) {
+    let moved = vault
+        .relocated(&live.agent, id, &ctx.project.dir, |relative| {
+            moving.destination(relative).ok()
+        })
+        .and_then(|()| {
+            let adapter = ctx.agents.get(&live.agent)?;
+            vault.refresh(adapter, &crate::settings::home()?, &ctx.project.dir, id)
+        });
+    if let Err(error) = moved {
         note!(
             "thread {}: the vault's copy of {} session {id} still names {}: {error:#}; the \
              next turn copies the session anew",

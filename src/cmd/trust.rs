@@ -10,11 +10,12 @@
 //! one back for the agent to read as its own. Trust names them, and marks them adopted
 //! (`Vault::adopt`), so the restore of one names the adoption and its date.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
 
+use super::kept;
 use super::output::Report;
 use super::standing::{self, Standing};
 use super::view::escape;
@@ -63,6 +64,9 @@ struct Shared<'a> {
     directory: String,
     /// Whether the session is the source of a fork not made yet, not the live session itself.
     fork_source: bool,
+    /// Whether another project's vault keeps it (and `directory` is that project's), its next
+    /// turn taking it up, rather than this HOME's agent.
+    vault: bool,
 }
 
 /// A vault copy adopted with the state.
@@ -101,12 +105,14 @@ fn run(global: &GlobalArgs) -> Result<Report> {
         project::registry::note(&project);
     }
     let elsewhere = elsewhere(&project);
-    let shared = shared(&project);
+    // Marked first: whether another project's vault comes before this one's copy of a session
+    // (`kept::in_another_vault`) depends on it.
     let copies = if adopted == Adopted::Now {
         adopt_copies(&project, &agents, &home)
     } else {
         Vec::new()
     };
+    let shared = shared(&project);
     if global.json {
         return Report::json(&Trusted {
             project: project.dir.display().to_string(),
@@ -122,11 +128,12 @@ fn run(global: &GlobalArgs) -> Result<Report> {
                 .collect(),
             shared: shared
                 .iter()
-                .map(|(thread, live, other, fork)| Shared {
-                    thread,
-                    agent_session_id: live.agent_session_id.as_deref(),
-                    directory: other.display().to_string(),
-                    fork_source: *fork,
+                .map(|found| Shared {
+                    thread: &found.thread,
+                    agent_session_id: found.live.agent_session_id.as_deref(),
+                    directory: found.holder.dir().display().to_string(),
+                    fork_source: found.fork,
+                    vault: matches!(found.holder, kept::Holder::Vault(_)),
                 })
                 .collect(),
             adopted_copies: copies
@@ -155,7 +162,7 @@ fn say(
     project: &Project,
     adopted: Adopted,
     elsewhere: &[(String, SessionRow)],
-    shared: &[(String, SessionRow, PathBuf, bool)],
+    shared: &[Found],
     copies: &[Manifest],
     vault_off: bool,
 ) {
@@ -172,11 +179,14 @@ fn say(
     for (thread, live) in elsewhere {
         note!("{}", next_step(thread, live, &project.dir));
     }
-    for (thread, live, other, fork) in shared {
-        let said = if *fork {
-            standing::fork_shared(thread, live, other, &project.dir)
-        } else {
-            standing::shared(thread, live, other, &project.dir)
+    for found in shared {
+        let (thread, live, dir) = (&found.thread, &found.live, &project.dir);
+        let said = match &found.holder {
+            kept::Holder::Agent(other) if found.fork => {
+                standing::fork_shared(thread, live, other, dir)
+            }
+            kept::Holder::Agent(other) => standing::shared(thread, live, other, dir),
+            kept::Holder::Vault(keeper) => kept::shared(thread, live, keeper, dir, found.fork),
         };
         note!("{said}");
     }
@@ -260,36 +270,53 @@ fn elsewhere(project: &Project) -> Vec<(String, SessionRow)> {
     read().unwrap_or_default()
 }
 
+/// A thread whose live session (or the source of its fork not made yet) another holds.
+struct Found {
+    thread: String,
+    /// Its live session, or the fork's source (the row given with the source's ID).
+    live: SessionRow,
+    /// Whether `live` is the source of a fork not made yet.
+    fork: bool,
+    holder: kept::Holder,
+}
+
 /// The conversations whose live session, recorded for this project, is one the agent in this
 /// HOME keeps for another directory (`standing::kept_elsewhere`): a state from elsewhere naming
-/// another project's session; and those whose live session is a fork not made yet of such a
-/// session (the row given with the source's ID, and `true`). Adopted, the state's turns refuse
-/// them (`sticky new` starts a session of the thread's own); trust names them.
-fn shared(project: &Project) -> Vec<(String, SessionRow, PathBuf, bool)> {
-    let read = || -> Result<Vec<(String, SessionRow, PathBuf, bool)>> {
+/// another project's session; or one another project of this HOME keeps in its vault and takes
+/// up next, where this state's vault holds a copy a lost turn would put back
+/// (`kept::in_another_vault`); and those whose live session is a fork not made yet of such a
+/// session. Adopted, the state's turns refuse them (`sticky new` starts a session of the
+/// thread's own); trust names them.
+fn shared(project: &Project) -> Vec<Found> {
+    let read = || -> Result<Vec<Found>> {
         let Some(store) = Store::open_existing(&project.state.db)? else {
             return Ok(Vec::new());
         };
         let mut found = Vec::new();
         for thread in store.threads()? {
-            if let Some(live) = store.live_session(thread.id)? {
-                if live.directory == project.dir {
-                    let source = live
-                        .forked_from
-                        .as_ref()
-                        .filter(|_| live.confirmed_at.is_none())
-                        .map(|from| SessionRow {
-                            agent_session_id: Some(from.agent_session_id.clone()),
-                            ..live.clone()
-                        });
-                    if let Some(other) = standing::kept_elsewhere(&live, &project.dir) {
-                        found.push((thread.name.clone(), live, other, false));
-                    }
-                    if let Some(source) = source {
-                        if let Some(other) = standing::kept_elsewhere(&source, &project.dir) {
-                            found.push((thread.name, source, other, true));
-                        }
-                    }
+            let Some(live) = store.live_session(thread.id)? else {
+                continue;
+            };
+            if live.directory != project.dir {
+                continue;
+            }
+            let source = live
+                .forked_from
+                .as_ref()
+                .filter(|_| live.confirmed_at.is_none())
+                .map(|from| SessionRow {
+                    agent_session_id: Some(from.agent_session_id.clone()),
+                    ..live.clone()
+                });
+            for (live, fork) in std::iter::once((live, false)).chain(source.map(|s| (s, true))) {
+                if let Some(holder) = kept::holder(&live, &project.dir, &project.state) {
+                    let thread = thread.name.clone();
+                    found.push(Found {
+                        thread,
+                        live,
+                        fork,
+                        holder,
+                    });
                 }
             }
         }

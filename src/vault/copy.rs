@@ -43,6 +43,41 @@ impl Vault {
         id: &str,
         turn: i64,
     ) -> Result<Copied> {
+        self.copy_changed(adapter, home, directory, id, |manifest| {
+            manifest.copied_at = crate::store::now();
+            manifest.turn = Some(turn);
+        })
+    }
+
+    /// After `sticky relocate` placed session `id`'s files for `directory` (what names the
+    /// directory inside them rewritten): the vault's copy, if it holds one, made the placed
+    /// files' (each moved file has a new inode, so it is copied whole), so a restore puts back
+    /// what was placed, never a file that still names the old directory (review 6, M3). The
+    /// turns the copy holds are the ones it held: the files were moved, not added to.
+    pub fn refresh(
+        &self,
+        adapter: &dyn Adapter,
+        home: &Path,
+        directory: &Path,
+        id: &str,
+    ) -> Result<()> {
+        if self.manifest(adapter.name(), id)?.is_none() {
+            return Ok(());
+        }
+        self.copy_changed(adapter, home, directory, id, |_| {})
+            .map(|_| ())
+    }
+
+    /// Copies what changed of session `id`'s files into the vault, then lets `mark` record the
+    /// copy in the manifest before it is written.
+    fn copy_changed(
+        &self,
+        adapter: &dyn Adapter,
+        home: &Path,
+        directory: &Path,
+        id: &str,
+        mark: impl FnOnce(&mut Manifest),
+    ) -> Result<Copied> {
         let listed = adapter.session_files(home, directory, id);
         let rows = match adapter.session_rows(home, id) {
             Some(rows) => rows::dump(&rows, id)
@@ -63,8 +98,7 @@ impl Vault {
             copied.files += 1;
             copied.written += keep_rows(&session, &mut manifest, relative, &dump)?;
         }
-        manifest.copied_at = crate::store::now();
-        manifest.turn = Some(turn);
+        mark(&mut manifest);
         // Copied from the agent's own files in this HOME now, not adopted with the state.
         manifest.adopted_at = None;
         write_manifest(&session, &manifest)?;

@@ -375,3 +375,30 @@ fn exporting_a_fork_before_its_first_turn_says_the_first_turn_makes_it() {
         export.stderr
     );
 }
+
+/// Review 6, L4: `echo PROMPT | sticky fork NAME` takes piped stdin as the fork's first prompt,
+/// as `sticky new` does, rather than making the fork and dropping it without a word: the first
+/// turn runs on it, with the source's history, and the source thread goes on as it was.
+#[test]
+fn a_fork_takes_piped_stdin_as_its_first_prompt() {
+    let env = TestEnv::new();
+    let source = env.turn("alpha");
+    let forked = env
+        .sticky(["fork", "idea"])
+        .stdin("the piped prompt\n")
+        .run();
+    forked.assert_success();
+    let fork = forked.answer();
+    assert!(fork.prompt.contains("the piped prompt"), "{fork:?}");
+    assert_ne!(fork.session, source.session);
+    assert!(
+        fork.saw.first().is_some_and(|seen| seen == "alpha") || fork.prompt.contains("alpha"),
+        "the fork has the source's history: {fork:?}"
+    );
+    let back = env.sticky(["beta"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().session, source.session);
+    let again = env.sticky(["-t", "idea", "gamma"]).run();
+    again.assert_success();
+    assert_eq!(again.answer().session, fork.session);
+}

@@ -1953,3 +1953,146 @@ fn trust_names_a_fork_not_made_yet_of_another_projects_session() {
         .run()
         .assert_success();
 }
+
+/// Review 6: the sibling through `sticky trust` of review 5's H1 (import refuses a session
+/// another project of this HOME keeps in its vault; trust does not look). A state crafted in
+/// another HOME names this HOME's session S, which Claude swept (the victim's vault keeps it),
+/// and holds a transcript of S of its own in its vault. Adopted with `sticky trust`, its turn
+/// puts that transcript back and resumes S; the victim project's next turn is then refused
+/// (exit 73) as a session "claude in this HOME keeps for another directory ... (was this state
+/// copied from elsewhere, or crafted?)", its only way out `sticky new`: its session is taken.
+#[test]
+fn review_a_trusted_state_takes_a_session_another_projects_vault_keeps() {
+    let (victim, _, adopted) = a_victim_and_a_state_crafted_to_take_its_session();
+    victim
+        .sticky(["trust"])
+        .current_dir(&adopted)
+        .run()
+        .assert_success();
+    victim
+        .sticky(["in the adopted state"])
+        .current_dir(&adopted)
+        .run();
+    let back = victim.sticky(["the victim goes on"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().saw, ["the victim's plan"]);
+}
+
+/// A victim project whose session (its ID returned) Claude swept, its vault keeping it, and a
+/// state crafted in another HOME in `adopted` (a git repository made here, returned) whose live
+/// session names that ID and whose vault holds a transcript of its own under it (the crafter's
+/// turn copied it there).
+fn a_victim_and_a_state_crafted_to_take_its_session() -> (TestEnv, String, std::path::PathBuf) {
+    let victim = TestEnv::new();
+    let theirs = victim.turn("the victim's plan").session;
+    fs::remove_file(victim.transcript(&theirs)).expect("sweep the transcript");
+    let adopted = victim.root().join("adopted");
+    craft_a_vault_copy_of(&victim, &adopted, &theirs);
+    (victim, theirs, adopted)
+}
+
+/// `sticky --json trust` in `adopted`, which names one thread whose session another project's
+/// vault keeps (the live session, or with `fork` the source of a fork not made yet): that entry.
+fn trusted_with_one_shared(victim: &TestEnv, adopted: &Path, fork: bool) -> serde_json::Value {
+    let trusted = victim
+        .sticky(["--json", "trust"])
+        .current_dir(adopted)
+        .run();
+    trusted.assert_success();
+    let shared = &trusted.json()["shared"];
+    assert_eq!(shared.as_array().map(Vec::len), Some(1), "{shared}");
+    assert_eq!(shared[0]["vault"], true, "{shared}");
+    assert_eq!(shared[0]["fork_source"], fork, "{shared}");
+    shared[0].clone()
+}
+
+/// A state crafted in another HOME, in `adopted`, whose live session names session `id` and
+/// whose vault holds a transcript of its own under that ID.
+fn craft_a_vault_copy_of(victim: &TestEnv, adopted: &Path, id: &str) {
+    fs::create_dir_all(adopted).expect("the adopted project");
+    victim.git(adopted, &["init", "-q"]);
+    let crafter = TestEnv::new();
+    let own = crafter
+        .sticky(["crafted"])
+        .current_dir(adopted)
+        .run()
+        .answer();
+    let transcript = crafter.transcript(&own.session);
+    let text = fs::read_to_string(&transcript).expect("the crafted transcript");
+    fs::write(
+        transcript.with_file_name(format!("{id}.jsonl")),
+        text.replace(&own.session, id),
+    )
+    .expect("the transcript under the victim's ID");
+    fs::remove_file(&transcript).expect("the old name");
+    rusqlite::Connection::open(adopted.join(".sticky/sticky.db"))
+        .and_then(|conn| conn.execute("UPDATE sessions SET agent_session_id = ?1", [id]))
+        .expect("craft the database");
+    crafter
+        .sticky(["into the vault"])
+        .current_dir(adopted)
+        .run()
+        .assert_success();
+}
+
+/// Review 6, M4: a trusted state whose live session is one another project of this HOME keeps
+/// in its vault (Claude swept it) and takes up next, its own vault holding a copy under that ID:
+/// `trust` names it (the project whose vault keeps it, and the way out), and its turn refuses it
+/// (exit 73) before any copy is put back, so the victim goes on with its session; `sticky new`
+/// gives the adopted project a session of its own.
+#[test]
+fn a_trusted_state_never_takes_up_a_session_another_projects_vault_keeps() {
+    let (victim, theirs, adopted) = a_victim_and_a_state_crafted_to_take_its_session();
+    let shared = trusted_with_one_shared(&victim, &adopted, false);
+    assert_eq!(shared["agent_session_id"], theirs.as_str());
+    let project = fs::canonicalize(&victim.project).expect("the victim's project");
+    assert_eq!(shared["directory"], project.display().to_string().as_str());
+    let turn = victim
+        .sticky(["in the adopted state"])
+        .current_dir(&adopted)
+        .run();
+    turn.assert_code(73);
+    turn.assert_stderr_contains(&format!(
+        "is one another project of this HOME, {}, keeps in sticky's vault",
+        project.display()
+    ));
+    turn.assert_stderr_contains("run `sticky new` for a session of its own");
+    let back = victim.sticky(["the victim goes on"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().saw, ["the victim's plan"]);
+    let fresh = victim
+        .sticky(["new", "a session of its own"])
+        .current_dir(&adopted)
+        .run();
+    fresh.assert_success();
+    assert_ne!(fresh.answer().session, theirs);
+}
+
+/// Review 6, M4, the fork's first turn: a trusted state whose fork not made yet forks a session
+/// another project of this HOME keeps in its vault; the first turn would put the state's copy
+/// back to fork it (and the victim's next turn would find its session kept for another
+/// directory): `trust` names it, and the first turn refuses it.
+#[test]
+fn a_trusted_forks_first_turn_never_puts_back_a_session_another_projects_vault_keeps() {
+    let (victim, theirs, adopted) = a_victim_and_a_state_crafted_to_take_its_session();
+    rusqlite::Connection::open(adopted.join(".sticky/sticky.db"))
+        .and_then(|conn| {
+            conn.execute(
+                "UPDATE sessions SET forked_from = id, forked_from_thread = 'x', \
+                 forked_from_id = ?1, confirmed_at = NULL, agent_session_id = NULL",
+                [&theirs],
+            )
+        })
+        .expect("make it a fork not made yet of the victim's session");
+    trusted_with_one_shared(&victim, &adopted, true);
+    let turn = victim
+        .sticky(["what was said before?"])
+        .current_dir(&adopted)
+        .run();
+    turn.assert_code(73);
+    turn.assert_stderr_contains("its fork is not made yet");
+    turn.assert_stderr_contains("keeps in sticky's vault");
+    let back = victim.sticky(["the victim goes on"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().saw, ["the victim's plan"]);
+}

@@ -869,3 +869,70 @@ fn a_restore_never_writes_a_copy_kept_for_another_directory() {
     );
     second.assert_stderr_contains("restored 1 file");
 }
+
+/// Review 6: the session Claude swept (the vault keeps the only copy, which is what the vault
+/// is for), then the project renamed: `sticky relocate` refuses it (exit 73) as one "claude
+/// keeps no file of any more (another copy of this project relocated it, or claude deleted
+/// it)", says relocate "cannot carry it here", and offers only `sticky new --carry`, a new
+/// session: the agent session the vault holds whole is given up. The next turn is refused
+/// the same way.
+#[test]
+fn review_relocate_carries_a_session_only_the_vault_keeps() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let after = env.sticky(["after the move"]).current_dir(&moved).run();
+    after.assert_success();
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
+
+/// Review 6: the Codex sibling of review 5's M2. Relocate rewrites the rollout's `cwd` in
+/// place (its path names no directory), so the vault's copy is not moved and keeps the old
+/// directory. Swept before the next turn, the rollout is put back from that copy: the turn
+/// goes on, but the restored rollout names the old directory, and every later turn is refused
+/// (exit 73) as a session "codex in this HOME keeps for another directory ... (was this state
+/// copied from elsewhere, or crafted?)", whose only way out is `sticky new`.
+#[test]
+fn review_a_codex_session_swept_right_after_relocate_goes_on_after_its_restore() {
+    fn rollouts(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rollouts(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let env = TestEnv::new();
+    let codex = &AGENTS[1];
+    assert_eq!(codex.name, "codex");
+    let first = codex.turn(&env, &["-a", "codex", "before the move"]);
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    codex
+        .sticky(&env, &["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let mut found = Vec::new();
+    rollouts(&env.home.join(codex.storage), &mut found);
+    found.retain(|path| path.to_string_lossy().contains(&first.session));
+    assert_eq!(found.len(), 1, "{found:?}");
+    std::fs::remove_file(&found[0]).expect("sweep the rollout");
+    let restored = codex
+        .sticky(&env, &["after the sweep"])
+        .current_dir(&moved)
+        .run();
+    restored.assert_success();
+    let next = codex.sticky(&env, &["once more"]).current_dir(&moved).run();
+    next.assert_success();
+    assert_eq!(codex.answer(&next).session, first.session);
+}

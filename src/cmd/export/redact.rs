@@ -44,7 +44,7 @@ const SHAPES: &[(&str, &str)] = &[
     ("_", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
     ("github_pat_", r"\bgithub_pat_[A-Za-z0-9_]{30,}"),
     ("glpat-", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("IA", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("IA", ACCESS_KEY_ID),
     ("AIza", r"\bAIza[0-9A-Za-z_-]{35}"),
     ("ya29.", r"\bya29\.[0-9A-Za-z_-]{20,}"),
     ("xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
@@ -62,6 +62,9 @@ const SHAPES: &[(&str, &str)] = &[
     ),
 ];
 
+/// An AWS access key ID.
+const ACCESS_KEY_ID: &str = r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b";
+
 /// `Authorization: Bearer TOKEN` and the like: the scheme stays, the credential goes.
 const BEARER: &str = r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{16,})";
 
@@ -73,8 +76,30 @@ const URL_PASSWORD: &str = r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)([^\s@]+)(@)"
 const CURL_PASSWORD: &str = r"((?:\s|^)(?:-u\s*|--user(?:=|\s+))[^\s:]+:)(\S+)()";
 
 /// A password given on a command line: `mysql -uroot -pPASSWORD` (mysql, mysqldump,
-/// mysqladmin, mariadb: the password attached to `-p`), `sshpass -p PASSWORD`.
-const CLI_PASSWORD: &str = r#"(?i)((?:\bsshpass\s+(?:-[^p\s]\S*\s+)*-p\s*)|(?:\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p))('[^'\n]*'|"[^"\n]*"|[^\s'"]\S*)()"#;
+/// mysqladmin, mariadb: the password attached to `-p`), `sshpass -p PASSWORD`, `docker login
+/// -p PASSWORD`, `redis-cli -a PASSWORD`.
+const CLI_PASSWORD: &str = r#"(?i)((?:\bsshpass\s+(?:-[^p\s]\S*\s+)*-p\s*)|(?:\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p)|(?:\bdocker\s+login\b[^\n]*?\s-p\s+)|(?:\bredis-cli\b[^\n]*?\s-a\s+))('[^'\n]*'|"[^"\n]*"|[^\s'"]\S*)()"#;
+
+/// The commands [`CLI_PASSWORD`] knows, lowercase: a line naming none is not searched for it.
+const CLI_WORDS: &[&str] = &["sshpass", "mysql", "mariadb", "docker", "redis-cli"];
+
+/// An option named like a secret with its value after a space: `--password VALUE`,
+/// `--client-secret "VALUE"`, `-token VALUE` (the `=` form is [`ASSIGNED`]'s). Its value is
+/// judged as an assignment's: a quoted one goes whole, a bare one when it looks like a secret
+/// (`--token flag` in prose stays).
+const OPTION: &str = r#"(?i)((?:\s|^)--?[a-z0-9_-]*(?:password|passwd|passphrase|token|secret|api[_-]?key|access[_-]?key|secret[_-]?key)\s+)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`$-][^\s"'`]*))"#;
+
+/// openssl's `-passin pass:PASSWORD`, `-passout pass:…`, `-pass pass:…`.
+const OPENSSL_PASSWORD: &str = r"(?i)(-pass(?:in|out)?\s+pass:)(\S+)()";
+
+/// A `.netrc` password: after `machine HOST` or `login USER` on its line, or alone on its own
+/// line (`password VALUE`).
+const NETRC_PASSWORD: &str = r"(?i)((?:\b(?:machine|login)\s+\S+\s+(?:[^\n]*?\s)?|^\s*)password\s+)(\S+)(\s*$|\s+(?:machine|login|account|default|macdef)\b)";
+
+/// A bare AWS secret access key: forty characters of base64 of both cases, searched only in a
+/// text that holds an access key ID (`AKIA…`, `ASIA…`), as `credentials.csv` and `aws
+/// configure` show them side by side. The characters around it are kept.
+const AWS_SECRET: &str = r"(^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})($|[^A-Za-z0-9/+=])";
 
 /// Docker's `config.json` credentials: `"auth": "BASE64"` (user and password).
 const DOCKER_AUTH: &str = r#"(?i)("auth"\s*:\s*")([A-Za-z0-9+/=]{8,})(")"#;
@@ -99,6 +124,11 @@ pub struct Redactor {
     cli_password: Regex,
     docker_auth: Regex,
     assigned: Regex,
+    option: Regex,
+    openssl_password: Regex,
+    netrc_password: Regex,
+    access_key_id: Regex,
+    aws_secret: Regex,
     /// The values of the environment's secret variables, longest first (so a value holding
     /// another goes whole).
     values: Vec<String>,
@@ -127,6 +157,11 @@ impl Redactor {
             cli_password: compiled(CLI_PASSWORD),
             docker_auth: compiled(DOCKER_AUTH),
             assigned: compiled(ASSIGNED),
+            option: compiled(OPTION),
+            openssl_password: compiled(OPENSSL_PASSWORD),
+            netrc_password: compiled(NETRC_PASSWORD),
+            access_key_id: compiled(ACCESS_KEY_ID),
+            aws_secret: compiled(AWS_SECRET),
             values,
         }
     }
@@ -149,6 +184,16 @@ impl Redactor {
         }
         if text.contains("PRIVATE KEY") {
             text = replaced(text, &self.private_key, |_| REDACTED.to_owned());
+        }
+        // Before the lines hide the access key ID that says a secret key is near.
+        if (text.contains("AKIA") || text.contains("ASIA")) && self.access_key_id.is_match(&text) {
+            text = replaced(text, &self.aws_secret, |caps| {
+                let key = &caps[2];
+                let mixed = key.chars().any(|c| c.is_ascii_uppercase())
+                    && key.chars().any(|c| c.is_ascii_lowercase());
+                let key = if mixed { REDACTED } else { key };
+                format!("{}{key}{}", &caps[1], &caps[3])
+            });
         }
         // The rest never spans lines: each line is searched only for the patterns whose
         // literal it holds, which keeps a long answer's export fast.
@@ -188,32 +233,36 @@ impl Redactor {
         if lower.contains("-u") {
             line = replaced(line, &self.curl_password, password);
         }
-        if ["sshpass", "mysql", "mariadb"]
-            .iter()
-            .any(|word| lower.contains(word))
-        {
+        if CLI_WORDS.iter().any(|word| lower.contains(word)) {
             line = replaced(line, &self.cli_password, password);
         }
         if lower.contains("\"auth\"") {
             line = replaced(line, &self.docker_auth, password);
         }
+        if lower.contains("pass:") {
+            line = replaced(line, &self.openssl_password, password);
+        }
+        if lower.contains("password") {
+            line = replaced(line, &self.netrc_password, password);
+        }
         if NAME_WORDS.iter().any(|word| lower.contains(word)) {
+            line = replaced(line, &self.option, |caps| {
+                let quoted = quoted(caps, 2);
+                match hidden(quoted, caps.get(4).map(|bare| bare.as_str())) {
+                    Some(value) => format!("{}{value}", &caps[1]),
+                    None => caps[0].to_owned(),
+                }
+            });
             line = replaced(line, &self.assigned, |caps| {
                 let (name, separator) = (&caps[1], &caps[2]);
-                if let Some(quoted) = caps.get(3).or_else(|| caps.get(4)) {
-                    let quote = if caps.get(3).is_some() { '"' } else { '\'' };
-                    if quoted.as_str().len() < 6 || quoted.as_str() == REDACTED {
-                        return caps[0].to_owned();
-                    }
-                    return format!("{name}{separator}{quote}{REDACTED}{quote}");
-                }
-                let value = &caps[5];
                 // `token = make_token(...)`: a call, not a value.
-                let call = !caps[6].is_empty();
-                if call || value == REDACTED || !secret_value(value) {
-                    return caps[0].to_owned();
+                let bare = caps
+                    .get(5)
+                    .filter(|_| caps.get(6).is_none_or(|open| open.as_str().is_empty()));
+                match hidden(quoted(caps, 3), bare.map(|bare| bare.as_str())) {
+                    Some(value) => format!("{name}{separator}{value}"),
+                    None => caps[0].to_owned(),
                 }
-                format!("{name}{separator}{REDACTED}")
             });
         }
         line
@@ -234,6 +283,25 @@ fn replaced<'a>(
             .replace_all(&text, |caps: &Captures<'_>| with(caps))
             .into_owned(),
     )
+}
+
+/// The value quoted in group `at` (`"…"`) or `at + 1` (`'…'`) of `caps`, with its quote.
+fn quoted<'t>(caps: &Captures<'t>, at: usize) -> Option<(&'t str, char)> {
+    caps.get(at)
+        .map(|value| (value.as_str(), '"'))
+        .or_else(|| caps.get(at + 1).map(|value| (value.as_str(), '\'')))
+}
+
+/// What a value given to a secret's name becomes, `None` to keep it: a quoted one (with its
+/// quote) goes whole unless it is too short to be a secret, a bare one when it looks like one
+/// (see [`secret_value`]); one already hidden stays.
+fn hidden(quoted: Option<(&str, char)>, bare: Option<&str>) -> Option<String> {
+    if let Some((value, quote)) = quoted {
+        return (value.len() >= 6 && value != REDACTED)
+            .then(|| format!("{quote}{REDACTED}{quote}"));
+    }
+    let value = bare?;
+    (value != REDACTED && secret_value(value)).then(|| REDACTED.to_owned())
 }
 
 /// Whether an environment variable's name says it holds a secret.
@@ -430,6 +498,61 @@ mod tests {
             "a snake_case name is code",
             "api_key = default_api_key_name",
             "api_key = default_api_key_name",
+        ),
+        (
+            "an option's password after a space (review 6)",
+            "az login --password AzPassw0rd99 -u me",
+            "az login --password [redacted] -u me",
+        ),
+        (
+            "an option's quoted secret after a space",
+            r#"tool --client-secret "s3cret value" run"#,
+            r#"tool --client-secret "[redacted]" run"#,
+        ),
+        (
+            "an option named in prose is kept",
+            "use the --token flag, or --password-stdin -u me",
+            "use the --token flag, or --password-stdin -u me",
+        ),
+        (
+            "docker login's -p (review 6)",
+            "docker login -u me -p D0ckerPassw0rd registry.example.com",
+            "docker login -u me -p [redacted] registry.example.com",
+        ),
+        (
+            "redis-cli's -a (review 6)",
+            "redis-cli -h cache -a R3disPassw0rd99 ping",
+            "redis-cli -h cache -a [redacted] ping",
+        ),
+        (
+            "a .netrc password (review 6)",
+            "machine api.example.com login me password N3tRcPassw0rd",
+            "machine api.example.com login me password [redacted]",
+        ),
+        (
+            "a .netrc password on its own line",
+            "machine x\n  login me\n  password N3tRcPassw0rd\n",
+            "machine x\n  login me\n  password [redacted]\n",
+        ),
+        (
+            "openssl's -passin (review 6)",
+            "openssl rsa -in k.pem -passin pass:0pensslPw99 -out x",
+            "openssl rsa -in k.pem -passin pass:[redacted] -out x",
+        ),
+        (
+            "a bare AWS secret key beside its key id (review 6)",
+            "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+            "[redacted],[redacted]\n",
+        ),
+        (
+            "a commit hash beside a key id is kept",
+            "AKIAIOSFODNN7EXAMPLE in 0123456789abcdef0123456789abcdef01234567",
+            "[redacted] in 0123456789abcdef0123456789abcdef01234567",
+        ),
+        (
+            "forty characters with no key id near are kept",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         ),
         (
             "a URL without a password",

@@ -13,6 +13,7 @@ use anyhow::Result;
 use super::super::Context;
 use super::super::input::Prompt;
 use super::super::view::{escape, format_time, one_line};
+use super::super::{kept, standing};
 use crate::agent::{self, Adapter, PromptVia};
 use crate::cli::Origin;
 use crate::cli::TurnArgs;
@@ -139,8 +140,7 @@ fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
     session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
         // Where the session stands now (another copy took it, or the project moved here)
         // decides the way out; the policy's words are a copy's.
-        super::super::standing::advice(&ctx.thread, live, &ctx.project.dir)
-            .map_or(error, StickyError::Elsewhere)
+        standing::advice(&ctx.thread, live, &ctx.project.dir).map_or(error, StickyError::Elsewhere)
     })?;
     refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
     Ok(())
@@ -148,30 +148,47 @@ fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
 
 /// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
 /// for another directory (a state from elsewhere naming another project's session): both
-/// projects would go on with it, or the fork would read the other's turns. Looked for only when
-/// the agent shows no transcript of the session for this directory, as it does on every turn of
-/// a session that began here.
+/// projects would go on with it, or the fork would read the other's turns; or when another
+/// project of this HOME keeps it in its vault and takes it up next, while a lost turn here
+/// would put this vault's copy back ([`kept::in_another_vault`], as import refuses it). Looked
+/// for only when the agent shows no transcript of the session for this directory, as it does
+/// on every turn of a session that began here.
 pub(super) fn refuse_kept_elsewhere(
     ctx: &Context,
     thread: &str,
     live: &SessionRow,
     home: &Path,
 ) -> Result<(), StickyError> {
+    refuse_shared(ctx, thread, live, home, false)
+}
+
+/// [`refuse_kept_elsewhere`] for a session `live` names, or, with `fork`, for the source of a
+/// fork not made yet (`live` given with the source's ID).
+fn refuse_shared(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+    fork: bool,
+) -> Result<(), StickyError> {
+    let project = &ctx.project.dir;
     match elsewhere_not_here(ctx, live, home) {
-        Some(other) => Err(StickyError::Elsewhere(super::super::standing::shared(
-            thread,
-            live,
-            &other,
-            &ctx.project.dir,
+        Some(kept::Holder::Agent(other)) if fork => Err(StickyError::Elsewhere(
+            standing::fork_shared(thread, live, &other, project),
+        )),
+        Some(kept::Holder::Agent(other)) => Err(StickyError::Elsewhere(standing::shared(
+            thread, live, &other, project,
+        ))),
+        Some(kept::Holder::Vault(keeper)) => Err(StickyError::Elsewhere(kept::shared(
+            thread, live, &keeper, project, fork,
         ))),
         None => Ok(()),
     }
 }
 
-/// The other directory for which this HOME's agent keeps `live`'s session
-/// (`standing::kept_elsewhere`), looked for only when the agent shows no transcript of it for
-/// the project's directory.
-fn elsewhere_not_here(ctx: &Context, live: &SessionRow, home: &Path) -> Option<PathBuf> {
+/// Who else keeps `live`'s session ([`kept::holder`]): looked for only when the agent shows no
+/// transcript of it for the project's directory.
+fn elsewhere_not_here(ctx: &Context, live: &SessionRow, home: &Path) -> Option<kept::Holder> {
     let (Some(id), Some(adapter)) = (
         live.agent_session_id.as_deref(),
         ctx.agents.find(&live.agent),
@@ -185,13 +202,14 @@ fn elsewhere_not_here(ctx: &Context, live: &SessionRow, home: &Path) -> Option<P
     {
         return None;
     }
-    super::super::standing::kept_elsewhere(live, &ctx.project.dir)
+    kept::holder(live, &ctx.project.dir, &ctx.project.state)
 }
 
 /// Refuses the first turn of fork `fork` (not made yet) when its source, agent session `from`,
 /// is one this HOME's agent keeps for another directory (a state from elsewhere, or crafted):
-/// the agent's fork would read that project's turns. `sticky fork` refuses such a source; this
-/// is the same check on the ID the database records.
+/// the agent's fork would read that project's turns; or one another project's vault keeps and
+/// takes up next: put back here to be forked, it would be two projects'. `sticky fork` refuses
+/// such a source; this is the same check on the ID the database records.
 fn refuse_fork_kept_elsewhere(
     ctx: &Context,
     fork: &SessionRow,
@@ -202,15 +220,7 @@ fn refuse_fork_kept_elsewhere(
         agent_session_id: Some(from.to_owned()),
         ..fork.clone()
     };
-    match elsewhere_not_here(ctx, &source, home) {
-        Some(other) => Err(StickyError::Elsewhere(super::super::standing::fork_shared(
-            &ctx.thread,
-            &source,
-            &other,
-            &ctx.project.dir,
-        ))),
-        None => Ok(()),
-    }
+    refuse_shared(ctx, &ctx.thread, &source, home, true)
 }
 
 /// What the user asks of the conversation's session; `fresh` is `sticky new`.

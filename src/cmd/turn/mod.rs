@@ -54,17 +54,28 @@ pub fn run(ctx: &Context, args: &TurnArgs, fresh: bool) -> Result<Report> {
 }
 
 /// `sticky fork NAME [PROMPT]`: makes the fork, then runs its first turn when a prompt is
-/// given; `open` builds the context of the new thread.
+/// given (as words, or piped on stdin); `open` builds the context of the new thread.
 pub fn fork(
     ctx: &Context,
     args: &ForkArgs,
     open: impl FnOnce(&str) -> Result<Context>,
 ) -> Result<Report> {
     fork::ensure_no_second_fork(args)?;
+    // Without prompt words, piped stdin is the first prompt, as for `sticky new`: read (and a
+    // problem with it refused) before the fork is made.
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let piped = if args.turn.prompt.is_empty() {
+        read_prompt(ctx, &args.turn, true, stdin_is_terminal)?
+    } else {
+        None
+    };
     let session = fork::make(ctx, &ctx.thread, &args.name, &args.turn)?;
     let forked = open(&args.name)?;
     if !args.turn.prompt.is_empty() {
         return run(&forked, &args.turn, false);
+    }
+    if let Some(prompt) = piped {
+        return run_turn(&forked, &args.turn, false, Mode::Headless, Some(prompt));
     }
     fork::say_made(ctx, args, &session)?;
     if ctx.json {

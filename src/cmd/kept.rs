@@ -1,0 +1,205 @@
+//! A session another project of this HOME keeps in sticky's vault and takes up on its next
+//! turn: the agent swept its files, so nothing in the agent's home shows it, yet that project's
+//! next turn puts the vault's copy back and resumes it. Put anywhere else as well (an import, or
+//! a state adopted with `sticky trust` whose own vault holds a copy under that ID), two projects
+//! would go on with one session, each seeing the other's turns (review 5, H1; review 6, M4).
+//! Import refuses such a bundle; `trust` names such a thread, and the turn refuses it (a fork's
+//! first turn, its source) before any copy is put back. A helper shared by those commands.
+
+use std::path::{Path, PathBuf};
+
+use crate::agent::relocation::{self, Relocate};
+use crate::state::State;
+use crate::store::SessionRow;
+use crate::vault::{Manifest, Vault};
+
+/// A project of this HOME whose vault keeps a session: its directory, its `STICKY_DB` when it
+/// keeps its state there, and the thread that takes the session up.
+pub struct Keeper {
+    pub dir: PathBuf,
+    pub db: Option<PathBuf>,
+    pub thread: String,
+}
+
+/// Who else keeps a session a project's turn would go on with.
+pub enum Holder {
+    /// This HOME's agent, for the directory named.
+    Agent(PathBuf),
+    /// Another project's vault, whose next turn takes it up.
+    Vault(Keeper),
+}
+
+impl Holder {
+    /// The other directory.
+    pub fn dir(&self) -> &Path {
+        match self {
+            Self::Agent(dir) => dir,
+            Self::Vault(keeper) => &keeper.dir,
+        }
+    }
+}
+
+/// Who else keeps `live`'s session, recorded for `project` (whose state is `state`): this
+/// HOME's agent, for another directory (`standing::kept_elsewhere`), or another project's
+/// vault ([`in_another_vault`]).
+pub fn holder(live: &SessionRow, project: &Path, state: &State) -> Option<Holder> {
+    super::standing::kept_elsewhere(live, project)
+        .map(Holder::Agent)
+        .or_else(|| in_another_vault(live, project, state).map(Holder::Vault))
+}
+
+/// The projects this user ran sticky in (the list `usage --all` reads), each with its
+/// `STICKY_DB` database when it has one.
+pub fn listed() -> Vec<(Option<PathBuf>, PathBuf)> {
+    crate::project::registry::read()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|listed| (listed.db, listed.dir))
+        .collect()
+}
+
+/// The state of project `dir` (beside `db` when `STICKY_DB` chose it).
+pub fn state_of(db: Option<&Path>, dir: &Path) -> State {
+    match db {
+        Some(db) => State::beside(db.to_owned()),
+        None => State::in_project(dir),
+    }
+}
+
+/// The vault's copy of session `id` in project `source` (its directory and state) and the
+/// thread there that takes it up next, when only that vault keeps the session
+/// ([`kept_in_vault`]) and a thread there resumes it ([`taken_up_there`]).
+pub fn taken_up(
+    relocate: &dyn Relocate,
+    home: &Path,
+    (source, state): (&Path, &State),
+    id: &str,
+) -> Option<(Manifest, String)> {
+    let copy = kept_in_vault(relocate, home, (source, state), id)?;
+    let thread = taken_up_there(relocate.name(), (source, state), id)?;
+    Some((copy, thread))
+}
+
+/// The other listed project of this HOME that keeps `live`'s session (recorded for `project`,
+/// whose state is `state`) in its vault and takes it up next, when this project's own vault
+/// holds a copy of it a lost turn would put back, and that project's claim comes first: a copy
+/// this HOME's turns made (never adopted) comes before one adopted with a state (`sticky
+/// trust`), and of two adopted copies the earlier. `None` when no other project keeps it so, or
+/// this project has no copy to put back (the session is lost, harming no one).
+pub fn in_another_vault(live: &SessionRow, project: &Path, state: &State) -> Option<Keeper> {
+    let (Some(id), Some(relocate)) = (
+        live.agent_session_id.as_deref(),
+        relocation::for_agent(&live.agent),
+    ) else {
+        return None;
+    };
+    let own = Vault::new(&state.vault)
+        .manifest(relocate.name(), id)
+        .ok()
+        .flatten()?;
+    let home = crate::settings::home().ok()?;
+    listed().into_iter().find_map(|(db, dir)| {
+        let there = state_of(db.as_deref(), &dir);
+        if dir == project || there.db == state.db || !dir.is_absolute() {
+            return None;
+        }
+        let (copy, thread) = taken_up(relocate, &home, (&dir, &there), id)?;
+        (copy.adopted_at < own.adopted_at).then_some(Keeper { dir, db, thread })
+    })
+}
+
+/// The copy of session `id` in the vault of `source` (its directory and state), when only that
+/// vault keeps it: the agent has no file of it for `source`, and a state of this HOME's there
+/// has a copy.
+fn kept_in_vault(
+    relocate: &dyn Relocate,
+    home: &Path,
+    (source, state): (&Path, &State),
+    id: &str,
+) -> Option<Manifest> {
+    // An unreadable vault (damaged) proves nothing either way; no copy, nothing to look at.
+    let copy = Vault::new(&state.vault)
+        .manifest(relocate.name(), id)
+        .ok()
+        .flatten()?;
+    // While the agent has the session's files for the source, the agent's home shows it
+    // (`Move::refuse_shared`, `Move::place`): this is for a session only the vault keeps.
+    if relocate
+        .files(home, source, id)
+        .is_ok_and(|files| !files.is_empty())
+    {
+        return None;
+    }
+    // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
+    // with this HOME's agent: the same path on this machine may be another HOME's project.
+    crate::project::stamped_here(state).then_some(copy)
+}
+
+/// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,
+/// or the source of its fork not made yet), if one does: an ended session, which no turn
+/// resumes, does not count; nor does one a turn there refuses as kept for another directory (a
+/// copy of the project, whose original has it). A database that cannot be read proves nothing.
+fn taken_up_there(agent: &str, (source, state): (&Path, &State), id: &str) -> Option<String> {
+    let store = crate::store::Store::open_existing(&state.db)
+        .ok()
+        .flatten()?;
+    let thread = store.thread_keeping(agent, id).ok().flatten()?;
+    let mut live = store.live_session(thread.id).ok()??;
+    live.agent_session_id = Some(id.to_owned());
+    if super::standing::kept_elsewhere(&live, source).is_some() {
+        return None;
+    }
+    Some(thread.name)
+}
+
+/// The way to run sticky in `keeper`'s project (`sticky -C DIR`, with its `STICKY_DB`).
+pub fn there(keeper: &Keeper) -> String {
+    let shown = super::view::escape(&keeper.dir.display().to_string()).into_owned();
+    match &keeper.db {
+        Some(db) => format!(
+            "STICKY_DB={} sticky -C {shown}",
+            super::view::escape(&db.display().to_string())
+        ),
+        None => format!("sticky -C {shown}"),
+    }
+}
+
+/// Why thread `thread`'s session `live`, which `keeper` keeps in its vault and takes up next,
+/// is not resumed (or, with `fork`, not forked) in `project`, and the way out: what `trust`
+/// says and the turn refuses with.
+pub fn shared(
+    thread: &str,
+    live: &SessionRow,
+    keeper: &Keeper,
+    project: &Path,
+    fork: bool,
+) -> String {
+    let escape = super::view::escape;
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(thread))
+    };
+    let agent = &live.agent;
+    let id = escape(live.agent_session_id.as_deref().unwrap_or_default()).into_owned();
+    let what = if fork {
+        format!("its fork is not made yet, and the {agent} session it forks, {id},")
+    } else {
+        format!("{agent} session {id}")
+    };
+    format!(
+        "thread {}: {what} is one another project of this HOME, {}, keeps in sticky's vault \
+         ({agent} deleted its files), and the next turn of its thread {} there puts it back and \
+         resumes it: put back in {} as well, two projects would go on with one session, each \
+         seeing the other's turns (was this state copied from elsewhere, or crafted?); sticky \
+         does not {} it here: run `sticky{flag} new` for a session of its own (`{} {} \"...\"` \
+         goes on with it there)",
+        escape(thread),
+        escape(&keeper.dir.display().to_string()),
+        escape(&keeper.thread),
+        escape(&project.display().to_string()),
+        if fork { "fork" } else { "resume" },
+        there(keeper),
+        super::view::thread_option(&keeper.thread),
+    )
+}
