@@ -121,6 +121,11 @@ impl Branches {
                 remote_default = Some((target.to_owned(), symref.to_owned(), tip.to_owned()));
             }
         }
+        // The branch HEAD names before its first commit (`git init`) has no ref yet: it is
+        // there all the same, checked out here.
+        if let Ok(Head::Branch(unborn)) = head(dir) {
+            local.entry(unborn).or_insert(true);
+        }
         // The default branch and the commit a merged branch is in the history of: origin's
         // (a pull request merged there), else the local one.
         let (default, target) = if let Some((name, target, tip)) = remote_default {

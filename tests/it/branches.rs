@@ -485,3 +485,22 @@ fn forget_and_new_at_branch_on_a_detached_head_refuse_the_fallback_to_main() {
     // A turn still falls back.
     env.ok(["-t", "@branch", "on main again"]);
 }
+
+/// The sixth review (L5): in a repository without a commit yet, the branch HEAD names has no
+/// ref; its thread is not "deleted", and prune keeps it.
+#[test]
+fn the_branch_of_a_repository_without_commits_exists_and_prune_keeps_it() {
+    let env = TestEnv::new();
+    env.git(&env.project, &["checkout", "-q", "-b", "trunk"]);
+    env.ok(["-t", "@branch", "plan"]);
+    assert_eq!(listed(&env, "trunk")["branch"]["exists"], true);
+    let text = env.ok(["threads"]).stdout;
+    assert!(!text.contains("(deleted)"), "{text}");
+    let pruned = env.ok(["threads", "--prune", "--yes"]);
+    assert!(
+        pruned.stderr.contains("nothing to prune"),
+        "{}",
+        pruned.stderr
+    );
+    assert_eq!(names(&env), ["trunk"]);
+}
