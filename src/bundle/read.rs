@@ -41,7 +41,7 @@ pub fn read(
 ) -> Result<Staged> {
     let read_so_far = Cell::new(0);
     let counted = Counted {
-        inner: input,
+        inner: refuse_a_document(input)?,
         count: &read_so_far,
     };
     let mut expansion = limits.expansion.map(|limit| Expanding {
@@ -251,6 +251,32 @@ fn shown(name: &[u8]) -> String {
     }
     let cut: String = text.chars().take(SHOWN).collect();
     format!("{cut}… ({} bytes)", name.len())
+}
+
+/// `input`, given back whole, unless it starts as a conversation exported to read (`export
+/// --format markdown` writes `# `, `--format json` writes `{`), which is no bundle: said as
+/// such, with the way to a bundle, rather than as a damaged one. A bundle starts with zstd's
+/// magic number.
+fn refuse_a_document(mut input: impl Read) -> Result<impl Read> {
+    let mut head = Vec::with_capacity(2);
+    input
+        .by_ref()
+        .take(2)
+        .read_to_end(&mut head)
+        .context("cannot read the bundle")?;
+    let format = match head.as_slice() {
+        [b'#', b' '] => Some("markdown"),
+        [b'{', _] => Some("json"),
+        _ => None,
+    };
+    if let Some(format) = format {
+        bail!(
+            "this is a conversation exported to read (`sticky export --format {format}`), not \
+             a bundle: import takes the file `sticky export -o FILE` writes (the default \
+             format); nothing was changed"
+        );
+    }
+    Ok(io::Cursor::new(head).chain(input))
 }
 
 /// A read error of the archive or the compressed stream: a bundle cut off or damaged.

@@ -145,6 +145,16 @@ fn bad_bundles_are_refused_with_what_is_wrong() {
             "truncated or damaged",
         ),
         ("not zstd", b"hello".to_vec(), "truncated or damaged"),
+        (
+            "a markdown export",
+            b"# Thread main\n\nturns...".to_vec(),
+            "exported to read (`sticky export --format markdown`), not a bundle",
+        ),
+        (
+            "a json export",
+            b"{\"thread\": \"main\"}".to_vec(),
+            "exported to read (`sticky export --format json`), not a bundle",
+        ),
         ("empty", Vec::new(), "truncated or damaged"),
         (
             "newer format",
