@@ -869,3 +869,26 @@ fn a_restore_never_writes_a_copy_kept_for_another_directory() {
     );
     second.assert_stderr_contains("restored 1 file");
 }
+
+/// Review 6: the session Claude swept (the vault keeps the only copy, which is what the vault
+/// is for), then the project renamed: `sticky relocate` refuses it (exit 73) as one "claude
+/// keeps no file of any more (another copy of this project relocated it, or claude deleted
+/// it)", says relocate "cannot carry it here", and offers only `sticky new --carry`, a new
+/// session: the agent session the vault holds whole is given up. The next turn is refused
+/// the same way.
+#[test]
+fn review_relocate_carries_a_session_only_the_vault_keeps() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let after = env.sticky(["after the move"]).current_dir(&moved).run();
+    after.assert_success();
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
