@@ -495,4 +495,26 @@ fn a_turn_without_an_absolute_home_exits_2_naming_home_and_writes_nothing() {
             "{home:?}: no .sticky/ and no agent directory made relative to the current directory"
         );
     }
+
+/// Review 6: a project renamed, and a new directory made at its old path (a fresh clone, an
+/// empty `mkdir`): no sticky state there, no copy of the project. `sticky relocate` in the
+/// moved project refuses it as "a copy of the project rather than a move ... (sticky in <old>
+/// goes on with the original's)", which is false, while the turn's own refusal says to run
+/// relocate; the only way out offered, `sticky new --carry`, gives the agent session up.
+#[test]
+fn review_relocate_carries_a_session_whose_old_directory_was_made_again_without_sticky() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.root().join("renamed");
+    std::fs::rename(&env.project, &moved).expect("move the project");
+    std::fs::create_dir_all(&env.project).expect("a new directory at the old path");
+    env.git(&env.project, &["init", "-q"]);
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let after = env.sticky(["after the move"]).current_dir(&moved).run();
+    after.assert_success();
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
 }
