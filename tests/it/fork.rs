@@ -387,12 +387,8 @@ fn review_relocate_carries_a_fork_not_made_yet_and_its_first_turn_has_the_histor
     let env = TestEnv::new();
     env.turn("alpha");
     env.ok(["fork", "idea"]);
-    let moved = env.root().join("renamed");
-    std::fs::rename(&env.project, &moved).expect("move the project");
-    env.sticky(["relocate"])
-        .current_dir(&moved)
-        .run()
-        .assert_success();
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
     let forked = env.sticky(["-t", "idea", "beta"]).current_dir(&moved).run();
     forked.assert_success();
     let fork = forked.answer();

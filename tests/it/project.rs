@@ -495,6 +495,7 @@ fn a_turn_without_an_absolute_home_exits_2_naming_home_and_writes_nothing() {
             "{home:?}: no .sticky/ and no agent directory made relative to the current directory"
         );
     }
+}
 
 /// Review 6: a project renamed, and a new directory made at its old path (a fresh clone, an
 /// empty `mkdir`): no sticky state there, no copy of the project. `sticky relocate` in the
@@ -505,16 +506,26 @@ fn a_turn_without_an_absolute_home_exits_2_naming_home_and_writes_nothing() {
 fn review_relocate_carries_a_session_whose_old_directory_was_made_again_without_sticky() {
     let env = TestEnv::new();
     let first = env.turn("before the move");
-    let moved = env.root().join("renamed");
-    std::fs::rename(&env.project, &moved).expect("move the project");
+    let moved = env.move_project();
     std::fs::create_dir_all(&env.project).expect("a new directory at the old path");
     env.git(&env.project, &["init", "-q"]);
-    env.sticky(["relocate"])
-        .current_dir(&moved)
-        .run()
-        .assert_success();
-    let after = env.sticky(["after the move"]).current_dir(&moved).run();
-    after.assert_success();
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
     assert_eq!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, ["before the move"]);
+}
+
+/// Review 6, M2's sibling: a pending `sticky new` (no prompt yet: the agent never started the
+/// session) in a project that moved is no session the agent deleted: relocate records it here,
+/// and the next turn starts it.
+#[test]
+fn relocate_records_a_pending_new_session_and_its_first_turn_starts_it() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    env.ok(["new"]);
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_ne!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, Vec::<String>::new());
 }

@@ -881,14 +881,9 @@ fn review_relocate_carries_a_session_only_the_vault_keeps() {
     let env = TestEnv::new();
     let first = env.turn("before the move");
     std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
-    let moved = env.root().join("renamed");
-    std::fs::rename(&env.project, &moved).expect("move the project");
-    env.sticky(["relocate"])
-        .current_dir(&moved)
-        .run()
-        .assert_success();
-    let after = env.sticky(["after the move"]).current_dir(&moved).run();
-    after.assert_success();
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
     assert_eq!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, ["before the move"]);
 }

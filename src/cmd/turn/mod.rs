@@ -33,7 +33,7 @@ mod carry;
 mod fork;
 mod print;
 mod run;
-mod vault;
+pub(in crate::cmd) mod vault;
 
 use begin::Start;
 use print::Done;

@@ -165,8 +165,8 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
 /// What the vault's copy of session `id` lacks of the turns the database records on
 /// `session` of thread `thread` (`None` when it holds them all, or holds no copy): the turns
 /// named, and the way out. The database says which turns count; the copy's manifest says
-/// which it reaches.
-fn behind(
+/// which it reaches. `relocate` asks it too, before it carries a session only the vault keeps.
+pub(in crate::cmd) fn behind(
     vault: &Vault,
     store: &Store,
     session: &crate::store::SessionRow,
