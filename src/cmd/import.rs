@@ -527,7 +527,7 @@ fn refuse_kept_at_source(
         if !kept_in_vault(relocate, &home, (source, &state), id) {
             continue;
         }
-        let Some(thread) = taken_up_there(relocate.name(), (source, &state), id) else {
+        let Some((thread, fork)) = taken_up_there(relocate.name(), (source, &state), id) else {
             continue;
         };
         let which = if index < from_bundle {
@@ -539,6 +539,7 @@ fn refuse_kept_at_source(
             dir: source,
             db: db.as_deref(),
             thread: &thread,
+            fork,
         };
         return Err(StickyError::Usage(kept_at_source(which, &there, relocate.name(), id)).into());
     }
@@ -551,6 +552,9 @@ struct Source<'a> {
     dir: &'a Path,
     db: Option<&'a Path>,
     thread: &'a str,
+    /// Whether that thread's live session is a fork not made yet of the session (its first
+    /// turn forks it), not the session itself: nothing of it to export there.
+    fork: bool,
 }
 
 /// Why an import is refused when `source` takes up session `id` of `agent` on its next turn,
@@ -566,6 +570,17 @@ fn kept_at_source(which: &str, source: &Source<'_>, agent: &str, id: &str) -> St
     };
     let name = super::view::escape(source.thread).into_owned();
     let option = super::view::thread_option(source.thread);
+    if source.fork {
+        return format!(
+            "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
+             and the first turn of its thread {name}, a fork not made yet, forks it): imported \
+             here in the same HOME, two projects would go on with one session, each seeing the \
+             other's turns; go on with the fork there (`{there} {option} \"...\"` makes it, with \
+             the session's turns), or, for the session here, drop the fork not made yet there \
+             (`{there} {option} forget --yes`), then `sticky import FILE` here; or import the bundle in another HOME or on another machine, where the agent \
+             keeps a session of its own (nothing was changed)"
+        );
+    }
     format!(
         "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
          and the next turn of its thread {name} takes it up): imported here in the same \
@@ -605,24 +620,25 @@ fn kept_in_vault(
 }
 
 /// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,
-/// or the source of its fork not made yet), if one does: an ended session, which no turn
+/// or the source of its fork not made yet: then `true`), if one does: an ended session, which no turn
 /// resumes, imports; so does one a turn there refuses as kept for another directory (a copy
 /// of the project, whose original has it). A database that cannot be read proves nothing.
 fn taken_up_there(
     agent: &str,
     (source, state): (&Path, &crate::state::State),
     id: &str,
-) -> Option<String> {
+) -> Option<(String, bool)> {
     let store = crate::store::Store::open_existing(&state.db)
         .ok()
         .flatten()?;
     let thread = store.thread_keeping(agent, id).ok().flatten()?;
     let mut live = store.live_session(thread.id).ok()??;
+    let fork = live.agent_session_id.as_deref() != Some(id);
     live.agent_session_id = Some(id.to_owned());
     if super::standing::kept_elsewhere(&live, source).is_some() {
         return None;
     }
-    Some(thread.name)
+    Some((thread.name, fork))
 }
 
 /// The name the thread gets here (`--as`, else the bundle's); refuses a blank one, and one
