@@ -231,13 +231,27 @@ fn put_back(
         .into());
     }
     let vault = crate::vault::Vault::new(&ctx.project.state.vault);
-    if let Some(missing) = super::turn::vault::behind(&vault, store, live, thread, id)? {
+    if let Some(missing) = super::vault::behind(&vault, store, live, thread, id)? {
         return Err(StickyError::Elsewhere(format!("{lost}; {missing}")).into());
     }
     let adapter = ctx.agents.get(&live.agent)?;
-    vault
+    let restored = vault
         .restore(adapter, home, id, &live.directory)
         .map_err(|error| error.context(format!("{lost}, and its copy in sticky's vault")))?;
+    if let Some(restored) = restored.filter(|restored| restored.files > 0) {
+        // As a turn's restore says it, a copy that came with an adopted state included.
+        let adopted = restored.adopted_at.map_or_else(String::new, |at| {
+            format!(
+                " (a copy that came with the state `sticky trust` adopted on {})",
+                super::view::format_time(at)
+            )
+        });
+        note!(
+            "{lost}; carried it from sticky's vault ({} file{}){adopted}",
+            restored.files,
+            if restored.files == 1 { "" } else { "s" }
+        );
+    }
     Ok(())
 }
 

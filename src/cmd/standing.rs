@@ -58,7 +58,12 @@ pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     };
     let agent_home = relocate.home(&home);
     if files.is_empty() {
-        return match encoded_elsewhere(relocate, &agent_home, id, from) {
+        // Another copy may have taken it (a second copy of a moved project, whose vault copy
+        // came with the state): the agent keeping it for another directory says so first.
+        let now = encoded_elsewhere(relocate, &agent_home, id, from)
+            .or_else(|| kept_elsewhere(live, from))
+            .or_else(|| listed_elsewhere(live, id, project));
+        return match now {
             Some(now) => Standing::Taken(Some(now)),
             // Never started: the agent never had a file of it.
             None if live.confirmed_at.is_none() => Standing::Moved,
@@ -89,6 +94,30 @@ fn copy_at(from: &Path, project: &Project) -> bool {
         return false;
     }
     project.db_overridden || State::in_project(from).db.exists()
+}
+
+/// The directory of another project of this HOME's list whose state records `live`'s session
+/// `id` as its live session, for that project's own directory: a copy of this project that
+/// relocated it (`relocate` lists the directory it runs in). What sticky's states say, for an
+/// agent whose files do not tell where the session went (Gemini keeps one under a hash of its
+/// directory). Only a state this HOME's key stamped counts, as import's check has it.
+fn listed_elsewhere(live: &SessionRow, id: &str, project: &Project) -> Option<PathBuf> {
+    let listed = crate::project::registry::read().ok()?;
+    listed.into_iter().find_map(|listed| {
+        let state = State::beside(listed.database());
+        if listed.dir == project.dir
+            || listed.dir == live.directory
+            || state.db == project.state.db
+            || !crate::project::stamped_here(&state)
+        {
+            return None;
+        }
+        let store = crate::store::Store::open_existing(&state.db).ok()??;
+        let thread = store.thread_keeping(&live.agent, id).ok()??;
+        let there = store.live_session(thread.id).ok()??;
+        (there.agent_session_id.as_deref() == Some(id) && there.directory == listed.dir)
+            .then_some(listed.dir)
+    })
 }
 
 /// Whether sticky's vault of `project` keeps a copy of `live`'s session `id` made for its

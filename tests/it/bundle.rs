@@ -487,17 +487,7 @@ fn relocate_in_a_second_copy_of_a_moved_project_leaves_the_first_copys_session_a
     for agent in AGENTS {
         let env = TestEnv::new();
         let first = agent.turn(&env, &["-a", agent.name, "before the move"]);
-        let copy = |name: &str| {
-            let to = env.root().join(name);
-            let copied = Command::new("cp")
-                .arg("-a")
-                .arg(&env.project)
-                .arg(&to)
-                .status();
-            assert!(copied.is_ok_and(|status| status.success()), "cp -a");
-            to
-        };
-        let (q2, q3) = (copy("q2"), copy("q3"));
+        let (q2, q3) = (env.copy_project("q2"), env.copy_project("q3"));
         std::fs::remove_dir_all(&env.project).expect("remove the original");
         for step in ["trust", "relocate"] {
             agent

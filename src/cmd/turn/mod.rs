@@ -33,7 +33,7 @@ mod carry;
 mod fork;
 mod print;
 mod run;
-pub(in crate::cmd) mod vault;
+mod vault;
 
 use begin::Start;
 use print::Done;

@@ -213,6 +213,19 @@ impl TestEnv {
         moved
     }
 
+    /// Copies the project with `cp -a` to `name` beside it (its `.sticky/` included): the copy.
+    #[track_caller]
+    pub fn copy_project(&self, name: &str) -> PathBuf {
+        let to = self.root().join(name);
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(&self.project)
+            .arg(&to)
+            .status();
+        assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+        to
+    }
+
     /// Runs one headless turn with `prompt` in the project, asserts it succeeded, and returns
     /// the fake agent's answer.
     #[track_caller]
