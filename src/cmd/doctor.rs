@@ -293,7 +293,7 @@ fn session_problems(
     let mut problems = Vec::new();
     if let Err(error) = session::ensure_in_project(live, &ctx.thread, &ctx.project.dir) {
         // The same advice a turn gives (another copy took the session, or the project moved).
-        let advice = super::standing::advice(&ctx.thread, live, &ctx.project.dir);
+        let advice = super::standing::advice(&ctx.thread, live, &ctx.project);
         problems.push((error.exit(), advice.unwrap_or_else(|| error.to_string())));
     }
     // The turn refuses a stored ID or model it would pass as an option, or an ID of another

@@ -517,7 +517,7 @@ fn refuse_kept_at_source(
         if source == ctx.project.dir || state.db == ctx.project.state.db || !source.is_absolute() {
             continue;
         }
-        let Some((_, thread)) = kept::taken_up(relocate, &home, (&source, &state), id) else {
+        let Some((_, thread, fork)) = kept::taken_up(relocate, &home, (&source, &state), id) else {
             continue;
         };
         let which = if index < from_bundle {
@@ -529,6 +529,7 @@ fn refuse_kept_at_source(
             dir: source,
             db,
             thread,
+            fork,
         };
         return Err(StickyError::Usage(kept_at_source(which, &keeper, relocate.name(), id)).into());
     }
@@ -542,6 +543,18 @@ fn kept_at_source(which: &str, source: &kept::Keeper, agent: &str, id: &str) -> 
     let there = kept::there(source);
     let name = super::view::escape(&source.thread).into_owned();
     let option = super::view::thread_option(&source.thread);
+    if source.fork {
+        return format!(
+            "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
+             and the first turn of its thread {name}, a fork not made yet, forks it): imported \
+             here in the same HOME, two projects would go on with one session, each seeing the \
+             other's turns; go on with the fork there (`{there} {option} \"...\"` makes it, with \
+             the session's turns), or, for the session here, drop the fork not made yet there \
+             (`{there} {option} forget --yes`), then `sticky import FILE` here; or import the \
+             bundle in another HOME or on another machine, where the agent keeps a session of \
+             its own (nothing was changed)"
+        );
+    }
     format!(
         "{which}, {shown}, still has {agent} session {id} (sticky's vault there keeps it, \
          and the next turn of its thread {name} takes it up): imported here in the same \

@@ -19,6 +19,9 @@ pub struct Keeper {
     pub dir: PathBuf,
     pub db: Option<PathBuf>,
     pub thread: String,
+    /// Whether that thread's live session is a fork not made yet of the session (its first
+    /// turn forks it), not the session itself: nothing of it to export there.
+    pub fork: bool,
 }
 
 /// Who else keeps a session a project's turn would go on with.
@@ -67,17 +70,17 @@ pub fn state_of(db: Option<&Path>, dir: &Path) -> State {
 }
 
 /// The vault's copy of session `id` in project `source` (its directory and state) and the
-/// thread there that takes it up next, when only that vault keeps the session
+/// thread there that takes it up next (and whether as a fork's source), when only that vault keeps the session
 /// ([`kept_in_vault`]) and a thread there resumes it ([`taken_up_there`]).
 pub fn taken_up(
     relocate: &dyn Relocate,
     home: &Path,
     (source, state): (&Path, &State),
     id: &str,
-) -> Option<(Manifest, String)> {
+) -> Option<(Manifest, String, bool)> {
     let copy = kept_in_vault(relocate, home, (source, state), id)?;
-    let thread = taken_up_there(relocate.name(), (source, state), id)?;
-    Some((copy, thread))
+    let (thread, fork) = taken_up_there(relocate.name(), (source, state), id)?;
+    Some((copy, thread, fork))
 }
 
 /// The other listed project of this HOME that keeps `live`'s session (recorded for `project`,
@@ -103,8 +106,13 @@ pub fn in_another_vault(live: &SessionRow, project: &Path, state: &State) -> Opt
         if dir == project || there.db == state.db || !dir.is_absolute() {
             return None;
         }
-        let (copy, thread) = taken_up(relocate, &home, (&dir, &there), id)?;
-        (copy.adopted_at < own.adopted_at).then_some(Keeper { dir, db, thread })
+        let (copy, thread, fork) = taken_up(relocate, &home, (&dir, &there), id)?;
+        (copy.adopted_at < own.adopted_at).then_some(Keeper {
+            dir,
+            db,
+            thread,
+            fork,
+        })
     })
 }
 
@@ -139,17 +147,23 @@ fn kept_in_vault(
 /// or the source of its fork not made yet), if one does: an ended session, which no turn
 /// resumes, does not count; nor does one a turn there refuses as kept for another directory (a
 /// copy of the project, whose original has it). A database that cannot be read proves nothing.
-fn taken_up_there(agent: &str, (source, state): (&Path, &State), id: &str) -> Option<String> {
+/// `true` with it when the thread's live session is a fork not made yet of the session.
+fn taken_up_there(
+    agent: &str,
+    (source, state): (&Path, &State),
+    id: &str,
+) -> Option<(String, bool)> {
     let store = crate::store::Store::open_existing(&state.db)
         .ok()
         .flatten()?;
     let thread = store.thread_keeping(agent, id).ok().flatten()?;
     let mut live = store.live_session(thread.id).ok()??;
+    let fork = live.agent_session_id.as_deref() != Some(id);
     live.agent_session_id = Some(id.to_owned());
     if super::standing::kept_elsewhere(&live, source).is_some() {
         return None;
     }
-    Some(thread.name)
+    Some((thread.name, fork))
 }
 
 /// The way to run sticky in `keeper`'s project (`sticky -C DIR`, with its `STICKY_DB`).

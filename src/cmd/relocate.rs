@@ -4,10 +4,13 @@
 //!
 //! One command in place of `export` then `import` of the project's own bundle: nothing to name
 //! or keep, and the old files are moved, not copied, so no agent finds two copies of one
-//! session. It refuses when the old directory still exists: that is a copy of the project, not
-//! a move, and both would then write one agent session: it names `sticky new --carry` instead.
-//! It refuses too when the old directory is gone but the agent keeps the session for it no
-//! more, as in a second copy of a moved project after the first ran `relocate`: [`standing`](super::standing)
+//! session. It refuses when the old directory still holds its sticky state: that is a copy of the
+//! project, not a move, and both would then write one agent session: it names `sticky new
+//! --carry` instead (a directory made again at the old path without one is no copy). A session
+//! only sticky's vault keeps (the agent swept it) is put back and moved; one never started (a
+//! fork not made yet) has only its record moved. It refuses too when neither the agent nor the
+//! vault keeps the session for the old directory any more, as in a second copy of a moved project
+//! after the first ran `relocate`: [`standing`](super::standing)
 //! finds where the session lives now, and [`advice`] is what `trust`, a turn and `doctor` say
 //! there, so no advice loops back to `relocate` (issue 23 review, finding 16).
 
@@ -125,7 +128,10 @@ fn run(ctx: &Context) -> Result<Report> {
     Ok(Report::nothing())
 }
 
-/// Moves one live session's files from its directory to the project's and records it.
+/// Moves one live session's files from its directory to the project's and records it. A
+/// session only sticky's vault keeps (the agent swept it) is put back where the agent kept it
+/// first, then moved as the agent's own files are; one never started (a fork not made yet, a
+/// pending `sticky new`) has only its record moved: its first turn starts it here.
 fn relocate(
     ctx: &Context,
     store: &mut crate::store::Store,
@@ -133,22 +139,35 @@ fn relocate(
     live: &SessionRow,
 ) -> Result<()> {
     let from = &live.directory;
-    if from.is_dir() {
-        return Err(StickyError::Usage(copied(thread, from)).into());
+    match standing(live, &ctx.project) {
+        Standing::Copy => return Err(StickyError::Usage(copied(thread, from)).into()),
+        // The agent's files name this directory already (a relocation whose record failed):
+        // only the record is missing.
+        Standing::Taken(Some(now)) if now == ctx.project.dir => return record(ctx, store, live),
+        Standing::Taken(now) => {
+            let reason = taken(thread, live, now.as_deref(), &ctx.project.dir);
+            return Err(StickyError::Elsewhere(reason).into());
+        }
+        Standing::Moved => {}
     }
     let Some(id) = live.agent_session_id.as_deref() else {
         // Never named by the agent: nothing of it to move.
-        return store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir));
+        return record(ctx, store, live);
     };
     let Some(relocate) = relocation::for_agent(&live.agent) else {
-        return Err(StickyError::Usage(format!(
-            "thread {thread}: sticky does not know where agent `{}` keeps its sessions; run \
-             `sticky new` to start a session here",
-            live.agent
-        ))
-        .into());
+        return Err(unknown(thread, &live.agent));
     };
     let home = crate::settings::home()?;
+    let mut files = relocate.files(&home, from, id)?;
+    if files.is_empty() {
+        if live.confirmed_at.is_none() {
+            // Never started: the agent has nothing of it; its first turn starts it here.
+            return record(ctx, store, live);
+        }
+        put_back(ctx, store, thread, live, &home)?;
+        files = relocate.files(&home, from, id)?;
+    }
+    place::require_files(&files, &live.agent, id, from)?;
     let moving = Move {
         relocate,
         agent_home: relocate.home(&home),
@@ -156,31 +175,90 @@ fn relocate(
         to: ctx.project.dir.clone(),
         id: id.to_owned(),
     };
-    match standing(live) {
-        // The agent's files name this directory already (a relocation whose record failed):
-        // only the record is missing.
-        Standing::Taken(Some(now)) if now == ctx.project.dir => {
-            return store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir));
-        }
-        Standing::Taken(now) => {
-            let reason = taken(thread, live, now.as_deref(), &ctx.project.dir);
-            return Err(StickyError::Elsewhere(reason).into());
-        }
-        Standing::Copy | Standing::Moved => {}
-    }
-    let files = relocate.files(&home, from, id)?;
-    place::require_files(&files, &live.agent, id, from)?;
     let staging = tempfile::Builder::new()
         .prefix(".sticky-relocate-")
         .tempdir_in(moving.staging_root())?;
     let stagings = moving.stage_local(&files, staging.path())?;
     let placed = moving.place(&stagings, true)?;
-    if let Err(error) = store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir)) {
+    if let Err(error) = record(ctx, store, live) {
         placed.undo();
         return Err(error);
     }
     remove_moved(&moving, &files, &stagings);
     move_vault_copies(ctx, thread, live, &moving);
+    Ok(())
+}
+
+/// Why a session of agent `agent` is not relocated: sticky does not know where it keeps them.
+fn unknown(thread: &str, agent: &str) -> anyhow::Error {
+    StickyError::Usage(format!(
+        "thread {}: sticky does not know where agent `{agent}` keeps its sessions; run `sticky \
+         new` to start a session here",
+        super::view::escape(thread)
+    ))
+    .into()
+}
+
+/// Records `live` as the project's: its directory is the project's now.
+fn record(ctx: &Context, store: &mut crate::store::Store, live: &SessionRow) -> Result<()> {
+    store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir))
+}
+
+/// Puts sticky's vault copy of `live`'s session, which the agent swept, back where the agent
+/// kept it for the session's old directory, so `relocate` carries it as the agent's own files
+/// (what encodes the directory rewritten). Refused when the vault is off, and when the copy
+/// ends before turns the database records on the session, as a turn's restore is: resumed,
+/// the agent would go on with them forgotten.
+fn put_back(
+    ctx: &Context,
+    store: &crate::store::Store,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+) -> Result<()> {
+    let id = live.agent_session_id.as_deref().unwrap_or_default();
+    let lost = format!(
+        "thread {}: {} no longer has session {}",
+        super::view::escape(thread),
+        live.agent,
+        super::view::escape(id)
+    );
+    if !ctx.settings.vault.value {
+        return Err(StickyError::Elsewhere(format!(
+            "{lost}, and sticky's vault, which keeps a copy of it, is off (vault = false): turn \
+             it on (vault = true) and run `sticky relocate` again to carry it here"
+        ))
+        .into());
+    }
+    let vault = crate::vault::Vault::new(&ctx.project.state.vault);
+    if let Some(missing) = super::vault::behind(&vault, store, live, thread, id)? {
+        return Err(StickyError::Elsewhere(format!("{lost}; {missing}")).into());
+    }
+    // Another project of this HOME whose vault keeps the session and takes it up next comes
+    // first, as at a turn's restore (`kept::in_another_vault`).
+    if let Some(keeper) = super::kept::in_another_vault(live, &ctx.project.dir, &ctx.project.state)
+    {
+        let why = super::kept::shared(thread, live, &keeper, &ctx.project.dir, false);
+        return Err(StickyError::Elsewhere(why).into());
+    }
+    let adapter = ctx.agents.get(&live.agent)?;
+    let restored = vault
+        .restore(adapter, home, id, &live.directory)
+        .map_err(|error| error.context(format!("{lost}, and its copy in sticky's vault")))?;
+    if let Some(restored) = restored.filter(|restored| restored.files > 0) {
+        // As a turn's restore says it, a copy that came with an adopted state included.
+        let adopted = restored.adopted_at.map_or_else(String::new, |at| {
+            format!(
+                " (a copy that came with the state `sticky trust` adopted on {})",
+                super::view::format_time(at)
+            )
+        });
+        note!(
+            "{lost}; carried it from sticky's vault ({} file{}){adopted}",
+            restored.files,
+            if restored.files == 1 { "" } else { "s" }
+        );
+    }
     Ok(())
 }
 

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use super::view::escape;
 use crate::agent::relocation::{self, Relocate, Stored};
 use crate::confined::{Access, Dir, Kind};
+use crate::project::Project;
+use crate::state::State;
 use crate::store::SessionRow;
 
 /// The most bytes of an agent's session file read to find the directory it names: its first
@@ -18,10 +20,14 @@ const NAMING_BYTES: u64 = 1 << 20;
 /// Where a live session recorded for another directory stands, for the advice that follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    /// Its directory still exists: this project is a copy of it.
+    /// Its directory still exists and holds a sticky state of its own: this project is a copy
+    /// of it.
     Copy,
-    /// Its directory is gone and the agent keeps the session there: the project moved here,
-    /// or `sticky relocate` may carry it.
+    /// Its directory is gone (or was made again without a sticky state: a fresh clone, a
+    /// `mkdir`), and the session is there to carry: the agent keeps it for that directory,
+    /// sticky's vault here does (the agent swept it), or it never started (a fork not made
+    /// yet, a pending `sticky new`: only its record moves). The project moved here, or `sticky
+    /// relocate` may carry it.
     Moved,
     /// Its directory is gone, and the agent keeps no file of the session for it any more:
     /// another copy of the project relocated it (to the directory named, when one is found),
@@ -30,10 +36,12 @@ pub enum Standing {
     Taken(Option<PathBuf>),
 }
 
-/// Where `live` (recorded for another directory than the project's) stands in this HOME.
-pub fn standing(live: &SessionRow) -> Standing {
+/// Where `live` (recorded for another directory than `project`'s) stands in this HOME. A move
+/// is told from a copy by what the project's own state says: the old directory's sticky state
+/// (a copy has one), the session's start, and sticky's vault here, beside the agent's files.
+pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     let from = &live.directory;
-    if from.exists() {
+    if copy_at(from, project) {
         return Standing::Copy;
     }
     let (Some(id), Some(relocate)) = (
@@ -50,7 +58,18 @@ pub fn standing(live: &SessionRow) -> Standing {
     };
     let agent_home = relocate.home(&home);
     if files.is_empty() {
-        return Standing::Taken(encoded_elsewhere(relocate, &agent_home, id, from));
+        // Another copy may have taken it (a second copy of a moved project, whose vault copy
+        // came with the state): the agent keeping it for another directory says so first.
+        let now = encoded_elsewhere(relocate, &agent_home, id, from)
+            .or_else(|| kept_elsewhere(live, from))
+            .or_else(|| listed_elsewhere(live, id, project));
+        return match now {
+            Some(now) => Standing::Taken(Some(now)),
+            // Never started: the agent never had a file of it.
+            None if live.confirmed_at.is_none() => Standing::Moved,
+            None if vault_keeps(live, id, project) => Standing::Moved,
+            None => Standing::Taken(None),
+        };
     }
     // An agent that finds a session by its ID alone (Codex, Copilot) still lists it: the
     // directory its files name tells whether another copy relocated it.
@@ -62,6 +81,55 @@ pub fn standing(live: &SessionRow) -> Standing {
         Some(dir) if dir != *from => Standing::Taken(Some(dir)),
         _ => Standing::Moved,
     }
+}
+
+/// Whether `from`, the directory a live session of `project` was recorded for, holds a copy of
+/// the project: it exists, and holds a sticky state (`.sticky/sticky.db`), as a copy made of
+/// the project does. A directory made again at the old path (a fresh clone, a `mkdir`) has
+/// none: the project moved, and a new directory took its old name. With `STICKY_DB`, the state
+/// lives elsewhere and both directories would share it: an existing directory counts as a
+/// copy.
+fn copy_at(from: &Path, project: &Project) -> bool {
+    if !from.exists() {
+        return false;
+    }
+    project.db_overridden || State::in_project(from).db.exists()
+}
+
+/// The directory of another project of this HOME's list whose state records `live`'s session
+/// `id` as its live session, for that project's own directory: a copy of this project that
+/// relocated it (`relocate` lists the directory it runs in). What sticky's states say, for an
+/// agent whose files do not tell where the session went (Gemini keeps one under a hash of its
+/// directory). Only a state this HOME's key stamped counts, as import's check has it.
+fn listed_elsewhere(live: &SessionRow, id: &str, project: &Project) -> Option<PathBuf> {
+    let listed = crate::project::registry::read().ok()?;
+    listed.into_iter().find_map(|listed| {
+        let state = State::beside(listed.database());
+        if listed.dir == project.dir
+            || listed.dir == live.directory
+            || state.db == project.state.db
+            || !crate::project::stamped_here(&state)
+        {
+            return None;
+        }
+        let store = crate::store::Store::open_existing(&state.db).ok()??;
+        let thread = store.thread_keeping(&live.agent, id).ok()??;
+        let there = store.live_session(thread.id).ok()??;
+        (there.agent_session_id.as_deref() == Some(id) && there.directory == listed.dir)
+            .then_some(listed.dir)
+    })
+}
+
+/// Whether sticky's vault of `project` keeps a copy of `live`'s session `id` made for its
+/// directory: the agent swept the session, and `relocate` carries it from that copy.
+pub fn vault_keeps(live: &SessionRow, id: &str, project: &Project) -> bool {
+    crate::vault::Vault::new(&project.state.vault)
+        .manifest(&live.agent, id)
+        .ok()
+        .flatten()
+        .is_some_and(|copy| {
+            copy.directory == live.directory && (!copy.files.is_empty() || copy.rows.is_some())
+        })
 }
 
 /// The other directory for which this HOME's agent keeps `live`'s session (one recorded for
@@ -125,7 +193,11 @@ pub fn fork_shared(thread: &str, source: &SessionRow, other: &Path, project: &Pa
     let other = escape(&other.display().to_string()).into_owned();
     let agent = &source.agent;
     format!(
-        "thread {}: its fork is not made yet, and the {agent} session it forks, {}, is one          {agent} in this HOME keeps for another directory ({other}): forked in {}, this          project would read that one's turns (was this state copied from elsewhere, or          crafted?); sticky does not fork it here: run `sticky{flag} new` for a session of its          own",
+        "thread {}: its fork is not made yet, and the {agent} session it forks, {}, is one \
+         {agent} in this HOME keeps for another directory ({other}): forked in {}, this \
+         project would read that one's turns (was this state copied from elsewhere, or \
+         crafted?); sticky does not fork it here: run `sticky{flag} new` for a session of its \
+         own",
         escape(thread),
         escape(source.agent_session_id.as_deref().unwrap_or_default()),
         escape(&project.display().to_string()),
@@ -215,25 +287,36 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// The advice for thread `thread`, whose live session `live` belongs to another directory than
-/// `project`, when it is not the plain copy's (`None` then: the caller's own words stand): a
+/// `project`'s, when it is not the plain copy's (`None` then: the caller's own words stand): a
 /// session another copy took (it names where it lives now, and `sticky new --carry`), or a
 /// project that moved here (`sticky relocate`, without the gone directory as a place to go on).
-pub fn advice(thread: &str, live: &SessionRow, project: &Path) -> Option<String> {
+pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<String> {
     let shown = escape(thread);
     let from = escape(&live.directory.display().to_string()).into_owned();
     let id = live.agent_session_id.as_deref().unwrap_or("not named yet");
-    match standing(live) {
+    match standing(live, project) {
         Standing::Copy => None,
         Standing::Moved => Some(format!(
-            "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, which \
-             is gone; if the project moved here, run `sticky relocate` to go on with it here; \
-             else run `sticky new` to start a session here (the old one stays on record), or set \
+            "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, {}; if \
+             the project moved here, run `sticky relocate` to go on with it here; else run \
+             `sticky new` to start a session here (the old one stays on record), or set \
              STICKY_DB to keep this project's state apart",
             live.agent,
             live.id,
             escape(id),
+            gone(&live.directory),
         )),
-        Standing::Taken(now) => Some(taken(thread, live, now.as_deref(), project)),
+        Standing::Taken(now) => Some(taken(thread, live, now.as_deref(), &project.dir)),
+    }
+}
+
+/// What became of `from`, a directory a session was recorded for that holds no copy of the
+/// project: gone, or made again without a sticky state.
+pub fn gone(from: &Path) -> &'static str {
+    if from.exists() {
+        "which holds no sticky state (a directory made again at that path)"
+    } else {
+        "which is gone"
     }
 }
 
@@ -249,6 +332,7 @@ pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Path
     let from = escape(&live.directory.display().to_string()).into_owned();
     let id = escape(live.agent_session_id.as_deref().unwrap_or_default()).into_owned();
     let agent = &live.agent;
+    let gone = gone(&live.directory);
     let way_out = format!(
         "run `sticky{flag} new --carry \"...\"` here for a session of its own that starts with a \
          recap of the conversation so far"
@@ -256,23 +340,43 @@ pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Path
     match now {
         // Only a relocation whose record failed leaves it so; `relocate` records it.
         Some(now) if now == project => format!(
-            "thread {shown}: {agent} session {id} was recorded in {from}, which is gone, and \
+            "thread {shown}: {agent} session {id} was recorded in {from}, {gone}, and \
              {agent} keeps it for this directory already; run `sticky relocate` to record it here"
         ),
         Some(now) => {
             let now = escape(&now.display().to_string()).into_owned();
             format!(
-                "thread {shown}: {agent} session {id} was recorded in {from}, which is gone, and \
+                "thread {shown}: {agent} session {id} was recorded in {from}, {gone}, and \
                  another copy of this project took it since: it now belongs to {now} (sticky \
                  there goes on with it). This project is another copy, and one agent session \
                  goes on in one project only: {way_out}"
             )
         }
         None => format!(
-            "thread {shown}: {agent} session {id} was recorded in {from}, which is gone, and \
-             {agent} keeps no file of it for that directory any more (another copy of this \
-             project relocated it, or {agent} deleted it), so `sticky relocate` cannot carry it \
+            "thread {shown}: {agent} session {id} was recorded in {from}, {gone}, and \
+             {agent} keeps no file of it for that directory any more, nor does sticky's vault here \
+             (another copy of this project relocated it, or {agent} deleted it), so `sticky relocate` cannot carry it \
              here: {way_out}"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Review 6, L1: the message's lines are joined with `\`, so no run of spaces is left where
+    /// the source wrapped it.
+    #[test]
+    fn fork_shared_reads_as_one_line_of_single_spaces() {
+        let source: SessionRow = serde_json::from_value(serde_json::json!({
+            "id": 1, "agent": "claude", "model": null, "agent_session_id": "S",
+            "directory": "/p", "created_at": 0, "confirmed_at": null, "rotated_from": null,
+            "rotation_reason": null, "ended_at": null,
+        }))
+        .expect("a session row");
+        let said = fork_shared("idea", &source, Path::new("/other"), Path::new("/p"));
+        assert!(!said.contains("  "), "{said}");
+        assert!(said.ends_with("for a session of its own"), "{said}");
     }
 }

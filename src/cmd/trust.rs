@@ -177,7 +177,7 @@ fn say(
         Adopted::Nothing => note!("no database at {db}: nothing to trust"),
     }
     for (thread, live) in elsewhere {
-        note!("{}", next_step(thread, live, &project.dir));
+        note!("{}", next_step(thread, live, project));
     }
     for found in shared {
         let (thread, live, dir) = (&found.thread, &found.live, &project.dir);
@@ -326,27 +326,26 @@ fn shared(project: &Project) -> Vec<Found> {
 }
 
 /// What to run for thread `thread`, whose live session `live` belongs to another directory than
-/// `project`: `sticky relocate` when that directory is gone (the project moved here), `sticky
-/// new` when it exists (this is a copy of it), and `sticky new --carry` when it is gone but
-/// another copy of the project took the session since (`relocate` would refuse it).
-fn next_step(thread: &str, live: &SessionRow, project: &Path) -> String {
-    if let Standing::Taken(now) = standing::standing(live) {
-        return standing::taken(thread, live, now.as_deref(), project);
-    }
+/// `project`: `sticky relocate` when that directory is gone or made again without a sticky
+/// state (the project moved here), `sticky new` when it holds one (this is a copy of it), and
+/// `sticky new --carry` when another copy of the project took the session since (`relocate`
+/// would refuse it).
+fn next_step(thread: &str, live: &SessionRow, project: &Project) -> String {
     let dir = &live.directory;
     let shown = dir.display().to_string();
-    let (thread, shown) = (escape(thread), escape(&shown));
-    if dir.exists() {
-        format!(
-            "thread {thread} was recorded in {shown}, which still exists, so this is a copy of \
-             that project: run `sticky new` here for a session of its own (or sticky in {shown} \
-             to go on there)"
-        )
-    } else {
-        format!(
-            "thread {thread} was recorded in {shown}, which is gone: if the project moved here, \
-             run `sticky relocate` to go on with it here (else `sticky new` for a session of its \
-             own)"
-        )
+    let (shown_thread, shown) = (escape(thread), escape(&shown));
+    match standing::standing(live, project) {
+        Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), &project.dir),
+        Standing::Copy => format!(
+            "thread {shown_thread} was recorded in {shown}, which still exists, so this is a \
+             copy of that project: run `sticky new` here for a session of its own (or sticky in \
+             {shown} to go on there)"
+        ),
+        Standing::Moved => format!(
+            "thread {shown_thread} was recorded in {shown}, {}: if the project moved here, run \
+             `sticky relocate` to go on with it here (else `sticky new` for a session of its \
+             own)",
+            standing::gone(dir)
+        ),
     }
 }

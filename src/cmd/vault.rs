@@ -1,12 +1,17 @@
-//! The vault as `status` and `doctor` show it: on or off, its size, its newest copy; and the
+//! The vault as `status` and `doctor` show it: on or off, its size, its newest copy; the turns a
+//! copy lacks, which keep a turn's restore and `relocate` from putting it back; and the
 //! warning `doctor` gives when the agent's own retention may have deleted the session.
 
+use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
 use super::view::{escape, format_time};
-use crate::store::{SessionRow, TurnRow};
+use crate::store::{SessionRow, Store, TurnRow};
 use crate::vault::Vault;
+
+/// The most missing turns a message names (the rest are counted).
+const NAMED: usize = 3;
 
 /// The vault in a report (`--json`: `vault`).
 #[derive(Debug, Default, Serialize)]
@@ -90,6 +95,52 @@ pub fn lacking(ctx: &Context, live: &SessionRow, turns: &[TurnRow]) -> Option<St
         .map(|turn| format!("#{}", turn.id))
         .collect();
     (!lacks.is_empty()).then(|| lacks.join(", "))
+}
+
+/// What the vault's copy of session `id` lacks of the turns the database records on
+/// `session` of thread `thread` (`None` when it holds them all, or holds no copy): the turns
+/// named, and the way out. The database says which turns count; the copy's manifest says
+/// which it reaches. A turn asks it before a restore, `relocate` before it carries a session
+/// only the vault keeps.
+pub fn behind(
+    vault: &Vault,
+    store: &Store,
+    session: &crate::store::SessionRow,
+    thread: &str,
+    id: &str,
+) -> Result<Option<String>> {
+    let Some(manifest) = vault.manifest(&session.agent, id)? else {
+        return Ok(None);
+    };
+    let turns = store.turns(session.thread_id)?;
+    let missing = manifest.lacks(turns.iter().filter(|row| row.session_id == session.id));
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let mut named: Vec<String> = missing
+        .iter()
+        .take(NAMED)
+        .map(|row| super::view::turn_name(row))
+        .collect();
+    if missing.len() > NAMED {
+        named.push(format!("{} more", missing.len() - NAMED));
+    }
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" -t {}", escape(thread))
+    };
+    let (one, turns) = (missing.len() == 1, named.join(", "));
+    Ok(Some(format!(
+        "sticky's vault holds a copy of it that ends before turn{} {turns} (copying {} into the \
+         vault failed), so it was not put back: resumed, the agent would go on with {} \
+         forgotten; run `sticky{flag} new --carry \"...\"` for a new session that starts with \
+         sticky's recap of the conversation, {} included",
+        if one { "" } else { "s" },
+        if one { "it" } else { "them" },
+        if one { "that turn" } else { "those turns" },
+        if one { "that turn" } else { "those turns" },
+    )))
 }
 
 /// The warning when the agent deletes sessions older than its retention (Claude Code's

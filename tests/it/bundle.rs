@@ -487,17 +487,7 @@ fn relocate_in_a_second_copy_of_a_moved_project_leaves_the_first_copys_session_a
     for agent in AGENTS {
         let env = TestEnv::new();
         let first = agent.turn(&env, &["-a", agent.name, "before the move"]);
-        let copy = |name: &str| {
-            let to = env.root().join(name);
-            let copied = Command::new("cp")
-                .arg("-a")
-                .arg(&env.project)
-                .arg(&to)
-                .status();
-            assert!(copied.is_ok_and(|status| status.success()), "cp -a");
-            to
-        };
-        let (q2, q3) = (copy("q2"), copy("q3"));
+        let (q2, q3) = (env.copy_project("q2"), env.copy_project("q3"));
         std::fs::remove_dir_all(&env.project).expect("remove the original");
         for step in ["trust", "relocate"] {
             agent
@@ -2945,5 +2935,62 @@ fn an_export_from_the_vault_leaves_out_a_copy_kept_for_another_directory() {
     assert!(
         !named("-another-project"),
         "the bundle carries another directory's copy"
+    );
+}
+
+/// Review 6, L3: project `a` exports its conversation, then makes a fork not made yet of its
+/// session and goes on with a new one on main; Claude Code sweeps the session (a's vault keeps
+/// it), and a second project of the HOME imports the bundle: refused, as a's fork takes the
+/// session up on its first turn. The refusal, the bundle and the second project.
+fn import_refused_for_a_fork_not_made_yet(a: &TestEnv) -> (Output, PathBuf, PathBuf) {
+    let first = a.turn("first in a");
+    let bundle = a.scratch.join("forked.sticky");
+    a.ok(["export".as_ref(), "-o".as_ref(), bundle.as_os_str()]);
+    a.ok(["fork", "idea"]);
+    a.ok(["new"]);
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let refused = a
+        .sticky(["import".as_ref(), bundle.as_os_str()])
+        .current_dir(&other)
+        .run();
+    refused
+        .assert_code(2)
+        .assert_stderr_contains("a fork not made yet")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !refused.stderr.contains("export -o"),
+        "no export of a fork not made yet: {}",
+        refused.stderr
+    );
+    (refused, bundle, other)
+}
+
+/// Review 6, L3: import's refusal named `export -o FILE` of a fork not made yet as the way to
+/// move the session, which exits 2 (a fork not made yet has nothing to export); it names what
+/// works: the fork dropped there, then the import again.
+#[test]
+fn an_import_refused_for_a_fork_not_made_yet_names_a_way_out_that_works() {
+    let a = TestEnv::new();
+    let (refused, bundle, other) = import_refused_for_a_fork_not_made_yet(&a);
+    refused.assert_stderr_contains("-t idea forget --yes");
+    a.ok(["-t", "idea", "forget", "--yes"]);
+    a.ok_in(&other, ["import".as_ref(), bundle.as_os_str()]);
+}
+
+/// Review 6, L3: the refusal's other way out, going on with the fork there, works as said: its
+/// first turn makes it with the session's turns.
+#[test]
+fn an_import_refused_for_a_fork_not_made_yet_says_the_fork_goes_on_there() {
+    let a = TestEnv::new();
+    let (refused, _, _) = import_refused_for_a_fork_not_made_yet(&a);
+    refused.assert_stderr_contains("-t idea \"...\"` makes it");
+    let made = a.ok(["-t", "idea", "the fork's first turn"]);
+    assert_eq!(
+        made.answer().saw,
+        ["first in a"],
+        "the fork has its source's history"
     );
 }

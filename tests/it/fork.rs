@@ -402,3 +402,25 @@ fn a_fork_takes_piped_stdin_as_its_first_prompt() {
     again.assert_success();
     assert_eq!(again.answer().session, fork.session);
 }
+
+/// Review 6: a project with a fork not made yet (`sticky fork idea`, no prompt) is moved and
+/// `sticky relocate` run: relocate exits 73 and leaves the fork behind, saying Claude "keeps no
+/// file of it" (another copy relocated it, or Claude deleted it), which is false (the fork is
+/// only not made yet); the fork's first turn is refused the same way, and the way out it names
+/// (`-t idea new --carry`) starts a session whose recap is empty: the fork never gets the
+/// source's history.
+#[test]
+fn review_relocate_carries_a_fork_not_made_yet_and_its_first_turn_has_the_history() {
+    let env = TestEnv::new();
+    env.turn("alpha");
+    env.ok(["fork", "idea"]);
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    let forked = env.sticky(["-t", "idea", "beta"]).current_dir(&moved).run();
+    forked.assert_success();
+    let fork = forked.answer();
+    assert!(
+        fork.saw.first().is_some_and(|seen| seen == "alpha") || fork.prompt.contains("alpha"),
+        "the fork has the source's history: {fork:?}"
+    );
+}

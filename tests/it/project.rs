@@ -496,3 +496,36 @@ fn a_turn_without_an_absolute_home_exits_2_naming_home_and_writes_nothing() {
         );
     }
 }
+
+/// Review 6: a project renamed, and a new directory made at its old path (a fresh clone, an
+/// empty `mkdir`): no sticky state there, no copy of the project. `sticky relocate` in the
+/// moved project refuses it as "a copy of the project rather than a move ... (sticky in <old>
+/// goes on with the original's)", which is false, while the turn's own refusal says to run
+/// relocate; the only way out offered, `sticky new --carry`, gives the agent session up.
+#[test]
+fn review_relocate_carries_a_session_whose_old_directory_was_made_again_without_sticky() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    std::fs::create_dir_all(&env.project).expect("a new directory at the old path");
+    env.git(&env.project, &["init", "-q"]);
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
+
+/// Review 6, M2's sibling: a pending `sticky new` (no prompt yet: the agent never started the
+/// session) in a project that moved is no session the agent deleted: relocate records it here,
+/// and the next turn starts it.
+#[test]
+fn relocate_records_a_pending_new_session_and_its_first_turn_starts_it() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    env.ok(["new"]);
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_ne!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, Vec::<String>::new());
+}

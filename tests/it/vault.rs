@@ -881,14 +881,10 @@ fn review_relocate_carries_a_session_only_the_vault_keeps() {
     let env = TestEnv::new();
     let first = env.turn("before the move");
     std::fs::remove_file(env.transcript(&first.session)).expect("sweep the transcript");
-    let moved = env.root().join("renamed");
-    std::fs::rename(&env.project, &moved).expect("move the project");
-    env.sticky(["relocate"])
-        .current_dir(&moved)
-        .run()
-        .assert_success();
-    let after = env.sticky(["after the move"]).current_dir(&moved).run();
-    after.assert_success();
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"])
+        .assert_stderr_contains("carried it from sticky's vault (1 file)");
+    let after = env.ok_in(&moved, ["after the move"]);
     assert_eq!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, ["before the move"]);
 }
@@ -935,4 +931,32 @@ fn review_a_codex_session_swept_right_after_relocate_goes_on_after_its_restore()
     let next = codex.sticky(&env, &["once more"]).current_dir(&moved).run();
     next.assert_success();
     assert_eq!(codex.answer(&next).session, first.session);
+}
+
+/// Review 6, M1's other side: a second copy of a moved project (`cp -a` twice, the original
+/// removed), whose vault came with the state, after the first copy relocated the session and
+/// Claude Code swept it: the second copy's vault keeps a copy for the old directory, yet the
+/// session is the first copy's (its state records it there), so relocate refuses it, naming
+/// the first copy, and does not put it back as a session only the vault keeps.
+#[test]
+fn relocate_in_a_second_copy_leaves_a_swept_session_to_the_copy_that_relocated_it() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let (q2, q3) = (env.copy_project("q2"), env.copy_project("q3"));
+    std::fs::remove_dir_all(&env.project).expect("remove the original");
+    env.ok_in(&q2, ["trust"]);
+    env.ok_in(&q2, ["relocate"]);
+    env.ok_in(&q3, ["trust"]);
+    for transcript in env.transcripts() {
+        std::fs::remove_file(transcript).expect("sweep the transcript");
+    }
+    env.sticky(["relocate"])
+        .current_dir(&q3)
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains("another copy of this project")
+        .assert_stderr_contains(&q2.display().to_string());
+    let back = env.ok_in(&q2, ["q2 goes on"]).answer();
+    assert_eq!(back.session, first.session);
+    assert_eq!(back.saw, ["before the move"]);
 }

@@ -140,7 +140,7 @@ fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
     session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
         // Where the session stands now (another copy took it, or the project moved here)
         // decides the way out; the policy's words are a copy's.
-        standing::advice(&ctx.thread, live, &ctx.project.dir).map_or(error, StickyError::Elsewhere)
+        standing::advice(&ctx.thread, live, &ctx.project).map_or(error, StickyError::Elsewhere)
     })?;
     refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
     Ok(())

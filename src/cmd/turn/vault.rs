@@ -4,16 +4,12 @@
 //! session: an older one would resume a conversation with its latest turns forgotten, which
 //! the user would not see (issue 23, finding 9).
 
-use anyhow::Result;
-
-use super::super::view::{escape, format_time, turn_name};
+use super::super::vault::behind;
+use super::super::view::{escape, format_time};
 use super::run::Running;
 use crate::session::{SessionAction, Verdict};
 use crate::store::Store;
 use crate::vault::{Restored, Vault};
-
-/// The most missing turns a message names (the rest are counted).
-const NAMED: usize = 3;
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -160,51 +156,6 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
             forked.thread
         )),
     }
-}
-
-/// What the vault's copy of session `id` lacks of the turns the database records on
-/// `session` of thread `thread` (`None` when it holds them all, or holds no copy): the turns
-/// named, and the way out. The database says which turns count; the copy's manifest says
-/// which it reaches.
-fn behind(
-    vault: &Vault,
-    store: &Store,
-    session: &crate::store::SessionRow,
-    thread: &str,
-    id: &str,
-) -> Result<Option<String>> {
-    let Some(manifest) = vault.manifest(&session.agent, id)? else {
-        return Ok(None);
-    };
-    let turns = store.turns(session.thread_id)?;
-    let missing = manifest.lacks(turns.iter().filter(|row| row.session_id == session.id));
-    if missing.is_empty() {
-        return Ok(None);
-    }
-    let mut named: Vec<String> = missing
-        .iter()
-        .take(NAMED)
-        .map(|row| turn_name(row))
-        .collect();
-    if missing.len() > NAMED {
-        named.push(format!("{} more", missing.len() - NAMED));
-    }
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" -t {}", escape(thread))
-    };
-    let (one, turns) = (missing.len() == 1, named.join(", "));
-    Ok(Some(format!(
-        "sticky's vault holds a copy of it that ends before turn{} {turns} (copying {} into the \
-         vault failed), so it was not put back: resumed, the agent would go on with {} \
-         forgotten; run `sticky{flag} new --carry \"...\"` for a new session that starts with \
-         sticky's recap of the conversation, {} included",
-        if one { "" } else { "s" },
-        if one { "it" } else { "them" },
-        if one { "that turn" } else { "those turns" },
-        if one { "that turn" } else { "those turns" },
-    )))
 }
 
 /// After the turn: what changed of the thread's live session's files goes into the vault

@@ -192,6 +192,40 @@ impl TestEnv {
         output
     }
 
+    /// Runs sticky with `args` in `dir` and asserts it succeeded.
+    #[track_caller]
+    pub fn ok_in<I, S>(&self, dir: &Path, args: I) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let output = self.sticky(args).current_dir(dir).run();
+        output.assert_success();
+        output
+    }
+
+    /// Renames the project to `renamed` beside it (a move, for `sticky relocate`): the new
+    /// directory.
+    #[track_caller]
+    pub fn move_project(&self) -> PathBuf {
+        let moved = self.root().join("renamed");
+        std::fs::rename(&self.project, &moved).expect("move the project");
+        moved
+    }
+
+    /// Copies the project with `cp -a` to `name` beside it (its `.sticky/` included): the copy.
+    #[track_caller]
+    pub fn copy_project(&self, name: &str) -> PathBuf {
+        let to = self.root().join(name);
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(&self.project)
+            .arg(&to)
+            .status();
+        assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+        to
+    }
+
     /// Runs one headless turn with `prompt` in the project, asserts it succeeded, and returns
     /// the fake agent's answer.
     #[track_caller]
