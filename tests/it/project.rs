@@ -529,3 +529,22 @@ fn relocate_records_a_pending_new_session_and_its_first_turn_starts_it() {
     assert_ne!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, Vec::<String>::new());
 }
+
+/// Review 7: a sibling of review 6's M5. The directory made again at the old path (a fresh
+/// clone) ran sticky and has a state of its own, which keeps another session: the moved
+/// project is no copy of it, yet relocate calls it one ("sticky in ... goes on with the
+/// original's", false) and its way out gives the session up.
+#[test]
+fn review_relocate_carries_a_session_whose_old_directory_was_made_again_with_its_own_sticky() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    std::fs::create_dir_all(&env.project).expect("a new directory at the old path");
+    env.git(&env.project, &["init", "-q"]);
+    let fresh = env.ok_in(&env.project, ["fresh work"]);
+    assert_ne!(fresh.answer().session, first.session);
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
