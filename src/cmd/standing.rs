@@ -41,7 +41,7 @@ pub enum Standing {
 /// (a copy has one), the session's start, and sticky's vault here, beside the agent's files.
 pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     let from = &live.directory;
-    if copy_at(from, project) {
+    if copy_at(live, project) {
         return Standing::Copy;
     }
     let (Some(id), Some(relocate)) = (
@@ -83,17 +83,33 @@ pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     }
 }
 
-/// Whether `from`, the directory a live session of `project` was recorded for, holds a copy of
-/// the project: it exists, and holds a sticky state (`.sticky/sticky.db`), as a copy made of
-/// the project does. A directory made again at the old path (a fresh clone, a `mkdir`) has
-/// none: the project moved, and a new directory took its old name. With `STICKY_DB`, the state
-/// lives elsewhere and both directories would share it: an existing directory counts as a
-/// copy.
-fn copy_at(from: &Path, project: &Project) -> bool {
+/// Whether the directory `live` was recorded for holds a copy of `project`: it exists, and
+/// holds a sticky state (`.sticky/sticky.db`) that goes on with `live`'s session, as a copy
+/// made of the project does. A directory made again at the old path (a fresh clone, a
+/// `mkdir`) has no state, or one of its own whose threads take up other sessions (sticky ran
+/// in the new clone): the project moved, and a new directory took its old name. A state that
+/// cannot be read there, or a session not named yet, counts as a copy's. With `STICKY_DB`, the
+/// state lives elsewhere and both directories would share it: an existing directory counts as
+/// a copy.
+fn copy_at(live: &SessionRow, project: &Project) -> bool {
+    let from = &live.directory;
     if !from.exists() {
         return false;
     }
-    project.db_overridden || State::in_project(from).db.exists()
+    if project.db_overridden {
+        return true;
+    }
+    let db = State::in_project(from).db;
+    if !db.exists() {
+        return false;
+    }
+    let Some(id) = live.agent_session_id.as_deref() else {
+        return true;
+    };
+    // Read-only: another project's state is looked at, never migrated or written.
+    crate::store::Store::open_read_only(&db)
+        .and_then(|store| store.thread_keeping(&live.agent, id))
+        .map_or(true, |thread| thread.is_some())
 }
 
 /// The directory of another project of this HOME's list whose state records `live`'s session

@@ -84,6 +84,16 @@ impl Store {
         }
     }
 
+    /// Opens the existing database at `path` read-only, whoever may write it: another
+    /// project's state, looked at and never migrated or written.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        Ok(Store {
+            conn: open::connect_read_only(path)?,
+            path: path.to_owned(),
+            wait: error::BUSY_TIMEOUT,
+        })
+    }
+
     fn connect(path: &Path) -> Result<Store> {
         Ok(Store {
             conn: open::connect(path)?,

@@ -77,11 +77,20 @@ const CURL_PASSWORD: &str = r"((?:\s|^)(?:-u\s*|--user(?:=|\s+))[^\s:]+:)(\S+)()
 
 /// A password given on a command line: `mysql -uroot -pPASSWORD` (mysql, mysqldump,
 /// mysqladmin, mariadb: the password attached to `-p`), `sshpass -p PASSWORD`, `docker login
-/// -p PASSWORD`, `redis-cli -a PASSWORD`.
-const CLI_PASSWORD: &str = r#"(?i)((?:\bsshpass\s+(?:-[^p\s]\S*\s+)*-p\s*)|(?:\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p)|(?:\bdocker\s+login\b[^\n]*?\s-p\s+)|(?:\bredis-cli\b[^\n]*?\s-a\s+))('[^'\n]*'|"[^"\n]*"|[^\s'"]\S*)()"#;
+/// -p PASSWORD`, `redis-cli -a PASSWORD`, `az login -p PASSWORD`, `htpasswd -b FILE USER
+/// PASSWORD`.
+const CLI_PASSWORD: &str = r#"(?i)((?:\bsshpass\s+(?:-[^p\s]\S*\s+)*-p\s*)|(?:\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p)|(?:\bdocker\s+login\b[^\n]*?\s-p\s+)|(?:\bredis-cli\b[^\n]*?\s-a\s+)|(?:\baz\s+login\b[^\n]*?\s-p\s+)|(?:\bhtpasswd\s+-[a-z]*b[a-z]*\s+(?:-[a-z]+\s+)*\S+\s+\S+\s+))('[^'\n]*'|"[^"\n]*"|[^\s'"]\S*)()"#;
 
 /// The commands [`CLI_PASSWORD`] knows, lowercase: a line naming none is not searched for it.
-const CLI_WORDS: &[&str] = &["sshpass", "mysql", "mariadb", "docker", "redis-cli"];
+const CLI_WORDS: &[&str] = &[
+    "sshpass",
+    "mysql",
+    "mariadb",
+    "docker",
+    "redis-cli",
+    "az",
+    "htpasswd",
+];
 
 /// An option named like a secret with its value after a space: `--password VALUE`,
 /// `--client-secret "VALUE"`, `-token VALUE` (the `=` form is [`ASSIGNED`]'s). Its value is
@@ -428,6 +437,21 @@ mod tests {
             "an sshpass password",
             "sshpass -p 'Hunter2Hunter2' ssh host",
             "sshpass -p [redacted] ssh host",
+        ),
+        (
+            "an az login password",
+            "az login -u me@example.com -p Azur3Passw0rdX",
+            "az login -u me@example.com -p [redacted]",
+        ),
+        (
+            "an htpasswd password",
+            "htpasswd -bc file user Htp4sswdSecret",
+            "htpasswd -bc file user [redacted]",
+        ),
+        (
+            "htpasswd asking for the password",
+            "htpasswd -c file user",
+            "htpasswd -c file user",
         ),
         (
             "a SendGrid key",
