@@ -159,10 +159,9 @@ pub fn should_read(
                 return true;
             }
             if pipeline::is_users_pipeline(stdin) {
-                Wait::Forever
-            } else {
-                Wait::Grace(grace)
+                return wait_for_pipeline(stdin, optional, grace, note);
             }
+            Wait::Grace(grace)
         }
     };
     let first = match wait {
@@ -184,6 +183,35 @@ pub fn should_read(
                 note(Note::GaveUp(grace));
             }
             arrived
+        }
+    }
+}
+
+/// Waits for the input of a pipe the user's own pipeline writes, however late it comes, for as
+/// long as a writer of that pipeline holds it: looked at again every [`NOTICE_AFTER`], so a
+/// writer that was only passing (a process forked by another, between its fork and its exec)
+/// leaves the pipe to the grace of a pipe from elsewhere, which a turn never waits on forever.
+fn wait_for_pipeline(
+    stdin: &impl AsFd,
+    optional: bool,
+    grace: Duration,
+    note: &mut dyn FnMut(Note),
+) -> bool {
+    let mut told = false;
+    loop {
+        if has_input(stdin, Some(NOTICE_AFTER)) {
+            return true;
+        }
+        if !pipeline::is_users_pipeline(stdin) {
+            let arrived = has_input(stdin, Some(grace));
+            if !arrived {
+                note(Note::GaveUp(grace));
+            }
+            return arrived;
+        }
+        if optional && !told {
+            note(Note::Waiting(Wait::Forever));
+            told = true;
         }
     }
 }

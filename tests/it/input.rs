@@ -656,6 +656,41 @@ fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_with_a_prompt() {
     assert_eq!(env.last_agent_run().text("prompt"), Some("are you there?"));
 }
 
+/// A writer of sticky's own session that only passes (in CI, a process another test forked,
+/// between its fork and its exec) makes the pipe look like the user's pipeline for a moment:
+/// once it is gone, only sticky's parent holds the pipe, and the turn goes on after the grace
+/// a pipe from elsewhere gets, rather than waiting forever (CI hung here once).
+#[test]
+fn a_pipeline_writer_that_leaves_leaves_the_pipe_to_the_grace() {
+    let env = TestEnv::new();
+    let stderr_path = env.root().join("stderr");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    // The passing writer: in this session, no ancestor of sticky, gone after a few seconds.
+    let mut passing = std::process::Command::new("sleep")
+        .arg("4")
+        .stdout(writer.try_clone().expect("clone the write end"))
+        .spawn()
+        .expect("start sleep");
+    let mut child = env
+        .sticky(["are you there?"])
+        .command()
+        .stdin(reader)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .expect("start sticky");
+    let _held_open = writer;
+    crate::support::wait_for("sticky to end once the passing writer left", || {
+        child.try_wait().expect("wait").is_some()
+    });
+    passing.wait().expect("sleep ends");
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("nothing arrived on stdin"), "{stderr}");
+    assert_eq!(env.last_agent_run().text("prompt"), Some("are you there?"));
+}
+
 #[test]
 fn piped_stdin_starts_a_new_session_as_it_starts_a_turn() {
     let env = TestEnv::new();
