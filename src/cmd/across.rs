@@ -66,7 +66,7 @@ pub fn sources(ctx: &Context, all: bool, prune: bool) -> Result<(Vec<Source>, Ve
             pruned: gone && prune,
         };
         let outcome = match registry::locate_listed(&entry) {
-            Found::Usable(project) => match Store::open_existing(&project.state.db) {
+            Found::Usable(project) => match Store::open_elsewhere(&project.state.db) {
                 Ok(Some(store)) => {
                     sources.push(Source {
                         project: project.dir,

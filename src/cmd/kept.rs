@@ -153,7 +153,7 @@ fn taken_up_there(
     (source, state): (&Path, &State),
     id: &str,
 ) -> Option<(String, bool)> {
-    let store = crate::store::Store::open_existing(&state.db)
+    let store = crate::store::Store::open_elsewhere(&state.db)
         .ok()
         .flatten()?;
     let thread = store.thread_keeping(agent, id).ok().flatten()?;

@@ -128,7 +128,7 @@ fn listed_elsewhere(live: &SessionRow, id: &str, project: &Project) -> Option<Pa
         {
             return None;
         }
-        let store = crate::store::Store::open_existing(&state.db).ok()??;
+        let store = crate::store::Store::open_elsewhere(&state.db).ok()??;
         let thread = store.thread_keeping(&live.agent, id).ok()??;
         let there = store.live_session(thread.id).ok()??;
         (there.agent_session_id.as_deref() == Some(id) && there.directory == listed.dir)

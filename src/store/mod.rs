@@ -94,6 +94,22 @@ impl Store {
         })
     }
 
+    /// Opens another listed project's existing database to look at it: read-only when its
+    /// schema is this sticky's, so nothing there is written or waited for. An older schema
+    /// cannot answer this sticky's queries read-only, so a writable one is brought up to date
+    /// first, as that project's own next turn would; `Ok(None)` when there is no file.
+    pub fn open_elsewhere(path: &Path) -> Result<Option<Store>> {
+        match path.try_exists() {
+            Ok(true) => match Self::open_read_only(path) {
+                Ok(store) => Ok(Some(store)),
+                Err(_) if open::writable(path) => Self::connect(path).map(Some),
+                Err(error) => Err(error),
+            },
+            Ok(false) => Ok(None),
+            Err(e) => Err(error::io(path, "look for the database", &e)),
+        }
+    }
+
     fn connect(path: &Path) -> Result<Store> {
         Ok(Store {
             conn: open::connect(path)?,

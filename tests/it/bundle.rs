@@ -2768,6 +2768,56 @@ fn a_bundle_imported_in_a_second_project_of_the_home_leaves_the_first_its_sessio
         .assert_stderr_contains("nothing was changed");
 }
 
+/// Import's look at another listed project's state reads it and writes nothing there; an
+/// older schema there (a project not run since sticky was updated) is still read, brought up
+/// to date as its own next turn would, and not taken as "keeps nothing".
+#[test]
+fn import_looks_at_another_projects_state_without_writing_it_at_any_schema() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("moved.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    b.ok(["import", bundle_arg]);
+    let later = b.turn("later in b");
+    std::fs::remove_file(b.transcript(&later.session)).expect("sweep the transcript");
+    let other = b.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    b.git(&other, &["init", "-q"]);
+    let db = b.project.join(".sticky/sticky.db");
+    let files = || {
+        ["", "-wal"].map(|suffix| {
+            let mut path = db.clone().into_os_string();
+            path.push(suffix);
+            std::fs::read(&path).unwrap_or_default()
+        })
+    };
+    let before = files();
+    b.sticky(["import", bundle_arg])
+        .current_dir(&other)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("another project of this HOME");
+    assert!(
+        files() == before,
+        "import wrote to another project's database"
+    );
+
+    // The schema before migration 8 (no `threads.branch`).
+    let conn = rusqlite::Connection::open(&db).expect("open the db");
+    conn.execute_batch("ALTER TABLE threads DROP COLUMN branch; PRAGMA user_version = 7;")
+        .expect("go back to schema 7");
+    drop(conn);
+    b.sticky(["import", bundle_arg])
+        .current_dir(&other)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("another project of this HOME")
+        .assert_stderr_contains("nothing was changed");
+    b.sticky(["back in b"]).run().assert_success();
+}
+
 /// The fifth review: the fourth review's High again, when the first project keeps its state
 /// elsewhere (`STICKY_DB`). The list of projects names that project with its database, but
 /// import looks only at the listed projects without one, so the second import takes the
