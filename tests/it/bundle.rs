@@ -3044,3 +3044,28 @@ fn an_import_refused_for_a_fork_not_made_yet_says_the_fork_goes_on_there() {
         "the fork has its source's history"
     );
 }
+
+/// Review 8: what follows the archive's end is decompressed to the end of the stream, counted
+/// by no limit: a 256 KB bundle, a real one followed by 8 GiB of zeros in RLE blocks, is
+/// imported (exit 0) after decompressing all of it (a 660 KB one took 18 s of CPU; the time
+/// grows with the bundle, about 30,000 times its size). The archive's end is followed by at
+/// most a tar record's padding; more is a crafted bundle, refused.
+#[test]
+fn review_a_bundle_with_gigabytes_after_its_archive_end_is_refused() {
+    const AFTER: u64 = 8 << 30;
+    let a = TestEnv::new();
+    a.turn("first");
+    let good = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", good.to_str().expect("UTF-8")]);
+    let tar_bytes = unpacked(&good);
+    let crafted = zstd_frame(&[Part::Bytes(&tar_bytes), Part::Run(0, AFTER)]);
+    assert!(crafted.len() < 300 << 10, "{} bytes", crafted.len());
+    let file = a.scratch.join("trailing.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    b.sticky(["import", file.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("nothing was changed");
+}

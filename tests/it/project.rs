@@ -548,3 +548,54 @@ fn review_relocate_carries_a_session_whose_old_directory_was_made_again_with_its
     assert_eq!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, ["before the move"]);
 }
+
+/// Review 8: a variation of review 7's. The original keeps its state elsewhere (`STICKY_DB`,
+/// listed with that database); a copy of the project gets a copy of that database as its own
+/// `.sticky/sticky.db`, is trusted, and runs `relocate`. The original's directory still exists
+/// and its state goes on with the session, so this is a copy, which relocate refuses; instead
+/// `copy_at` looks only at the old directory's `.sticky/`, calls it "a directory made again at
+/// that path", moves the original's session into the copy, and the original's next turn is
+/// refused ("sticky does not resume it here: run `sticky new`").
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_is_elsewhere() {
+    let env = TestEnv::new();
+    let database = env.scratch.join("state/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env
+        .sticky(["in the original"])
+        .env("STICKY_DB", &database)
+        .run();
+    first.assert_success();
+    let copy = env.copy_project("copy");
+    std::fs::create_dir_all(copy.join(".sticky")).expect("the copy's state directory");
+    std::fs::copy(&database, copy.join(".sticky/sticky.db")).expect("copy the database");
+    env.ok_in(&copy, ["trust"]);
+    let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
+    let back = env
+        .sticky(["back in the original"])
+        .env("STICKY_DB", &database)
+        .run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.answer().session);
+    relocated
+        .assert_code(2)
+        .assert_stderr_contains("a copy of the project");
+}
+
+/// Review 8: a variation of review 7's. The project moved and a link to it was left at the old
+/// path (`mv p r && ln -s r p`, a common way to keep old paths working). The turn says "if
+/// the project moved here, run `sticky relocate`"; relocate calls it "a copy of the project
+/// rather than a move ... (sticky in <old> goes on with the original's)", but sticky at the
+/// old path is this same project and is refused as well; the only way out offered, `sticky new
+/// --carry`, gives the agent session up. The old path names this project's own state: a move.
+#[test]
+fn review_relocate_carries_a_session_whose_old_path_is_a_link_to_the_moved_project() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    std::os::unix::fs::symlink(&moved, &env.project).expect("a link at the old path");
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
