@@ -3069,3 +3069,37 @@ fn review_a_bundle_with_gigabytes_after_its_archive_end_is_refused() {
         .assert_code(2)
         .assert_stderr_contains("nothing was changed");
 }
+
+/// Review 8: import refuses a session this HOME's agent keeps for another directory
+/// (`refuse_shared`) only while it inspects the manifest, before staging; nothing holds that
+/// check to the moment the files are placed. Two imports of one bundle started together in two
+/// projects of one HOME both succeed (6 runs of 6 by hand), and both projects then resume one
+/// agent session, each seeing the other's turns (issue 23, finding 5).
+#[test]
+fn review_two_imports_of_one_bundle_at_once_in_two_projects_both_take_the_session() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("b.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let b = TestEnv::new();
+    let (one, two) = (b.root().join("one"), b.root().join("two"));
+    for dir in [&one, &two] {
+        std::fs::create_dir_all(dir).expect("a project");
+        b.git(dir, &["init", "-q"]);
+    }
+    let first = b.sticky(["import", bundle_arg]).current_dir(&one).start();
+    let second = b.sticky(["import", bundle_arg]).current_dir(&two).start();
+    let (first, second) = (first.wait(), second.wait());
+    let imported = [&first, &second]
+        .iter()
+        .filter(|output| output.code == Some(0))
+        .count();
+    assert_eq!(
+        imported,
+        1,
+        "one import takes the session:\n{}\n{}",
+        first.describe(),
+        second.describe()
+    );
+}
