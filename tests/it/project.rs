@@ -599,3 +599,30 @@ fn review_relocate_carries_a_session_whose_old_path_is_a_link_to_the_moved_proje
     assert_eq!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, ["before the move"]);
 }
+
+/// Review 8: review 7's finding again, from another user. The project lived in a shared
+/// directory and moved; another user made its old path again with a `.sticky/` of their own
+/// (here a FIFO as its database). sticky refuses to use another user's state, yet relocate
+/// takes it for the original's state: it calls the move a copy ("sticky in <old> goes on with
+/// the original's", where sticky refuses that state), and its only way out gives the session up.
+#[test]
+fn review_relocate_carries_a_session_whose_old_path_holds_another_users_sticky() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    let state = env.project.join(".sticky");
+    std::fs::create_dir_all(&state).expect("a state at the old path");
+    let made = std::process::Command::new("mkfifo")
+        .arg(state.join("sticky.db"))
+        .status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    if crate::support::other_user::is_root() {
+        for path in [&env.project, &state, &state.join("sticky.db")] {
+            crate::support::other_user::give_to_nobody(path);
+        }
+    }
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
