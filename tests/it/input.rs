@@ -787,3 +787,38 @@ fn endless_piped_input_stops_at_the_cap_with_a_usage_error() {
     assert!(written < 256 << 20, "sticky read {written} bytes");
     assert!(env.agent_runs().is_empty(), "no turn ran");
 }
+
+/// Review 8: a writer of the user's own command line that runs as another user (`sudo make
+/// 2>&1 | sticky "fix these"`, as a CI runner's passwordless sudo makes common; ping and other
+/// programs with raised privileges too) cannot be told from `/proc` (its descriptors are not
+/// the user's to read), so its pipe gets the 3 s grace of a pipe from elsewhere: a producer
+/// silent that long loses its input, and the turn runs without it (exit 0), where the README
+/// says sticky "waits for a pipe written by your own command line however long it stays
+/// silent" (issue 23, finding 3).
+#[test]
+fn review_a_late_writer_running_as_another_user_in_the_command_line_is_waited_for() {
+    use crate::support::other_user::{SharedPlace, give_to_nobody, has_setpriv, is_root};
+    if !is_root() || !has_setpriv() {
+        crate::support::skip::skip("needs root and setpriv to run sticky as another user");
+        return;
+    }
+    let place = SharedPlace::new("sticky-sudo-");
+    give_to_nobody(&place.project);
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(r#"(sleep 5; echo "late warning") | env -i HOME="$1" PATH="$2" FAKE_CLAUDE_LOG=/dev/null setpriv --reuid=65534 --regid=65534 --clear-groups "$3" "fix these""#)
+        .arg("sh")
+        .arg(&place.home)
+        .arg(SharedPlace::path())
+        .arg(env!("CARGO_BIN_EXE_sticky"))
+        .current_dir(&place.project)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the pipeline");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("late warning"), "{stdout}\n{stderr}");
+}
