@@ -16,7 +16,6 @@ use sticky::cli::Cli;
 use sticky::exit::Exit;
 
 fn main() -> ExitCode {
-    sticky::store::configure_process();
     ExitCode::from(run(std::env::args_os().collect()))
 }
 

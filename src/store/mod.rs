@@ -45,7 +45,6 @@ pub(crate) use error::io as io_error;
 
 pub use answer::MAX_ANSWER;
 pub use model::*;
-pub use open::configure_process;
 pub use tx::Tx;
 
 /// An open project database.

@@ -52,34 +52,6 @@ pub(crate) fn create_file(file: &Path) -> Result<()> {
     }
 }
 
-/// Sets how `SQLite` takes memory, for the whole process:
-///
-/// - Each connection's page cache takes memory page by page as pages are read, instead of one
-///   block for 20 pages set up (and so touched) at the first read, of which a turn reads 8 to
-///   10: 9 fewer page faults of a turn's 245 (each faulted in, then freed at exit).
-/// - No statistics of memory use (`sqlite3_memory_used`, which sticky never asks for): without
-///   them an allocation takes no global mutex and updates no counters, 93 k of a turn's 1.63 M
-///   instructions (callgrind, the same database restored before each run).
-///
-/// For `main`, before anything else: `SQLite` must not be in use, by any thread, while it is
-/// configured. Once `SQLite` is in use the call is refused and changes nothing.
-pub fn configure_process() {
-    use std::ffi::{c_int, c_void};
-    #[allow(unsafe_code)]
-    // SAFETY: called first thing in `main`, on the only thread, before any connection; the
-    // variadic arguments are the (void*, int, int) that SQLITE_CONFIG_PAGECACHE takes and the
-    // int that SQLITE_CONFIG_MEMSTATUS takes.
-    unsafe {
-        rusqlite::ffi::sqlite3_config(
-            rusqlite::ffi::SQLITE_CONFIG_PAGECACHE,
-            std::ptr::null_mut::<c_void>(),
-            0 as c_int,
-            0 as c_int,
-        );
-        rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0 as c_int);
-    }
-}
-
 /// How many pages the WAL may hold before a commit checkpoints it into the database (`SQLite`'s
 /// default is 1000). Every sticky process is the first connection to its database, so opening it
 /// rebuilds the WAL's index by reading the whole WAL: at 1000 pages (about 100 turns) that cost

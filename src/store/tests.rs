@@ -1446,3 +1446,41 @@ fn a_stale_row_at_a_new_turns_id_is_replaced_by_the_index_made_again() {
     assert_eq!(found("hi"), [second, first], "the turn ends, indexed");
     assert!(found("walrus").is_empty(), "the stale row is gone");
 }
+
+/// The `SQLite` sticky links is the one `.cargo/config.toml` asks for: without memory
+/// statistics, a page cache that grows page by page, FTS5 but none of the parts every
+/// connection would register and sticky never uses.
+#[test]
+fn sqlite_is_built_as_the_checkouts_cargo_config_asks() {
+    let conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
+    let mut statement = conn
+        .prepare("PRAGMA compile_options")
+        .expect("compile options");
+    let options: Vec<String> = statement
+        .query_map([], |row| row.get(0))
+        .expect("query")
+        .collect::<rusqlite::Result<_>>()
+        .expect("rows");
+    for wanted in [
+        "DEFAULT_MEMSTATUS=0",
+        "DEFAULT_PCACHE_INITSZ=0",
+        "ENABLE_FTS5",
+        "OMIT_LOAD_EXTENSION",
+    ] {
+        assert!(
+            options.iter().any(|o| o == wanted),
+            "{wanted} missing: {options:?}"
+        );
+    }
+    for unwanted in [
+        "ENABLE_FTS3",
+        "ENABLE_RTREE",
+        "ENABLE_DBSTAT_VTAB",
+        "ENABLE_STAT4",
+    ] {
+        assert!(
+            !options.iter().any(|o| o == unwanted),
+            "{unwanted} built in"
+        );
+    }
+}
