@@ -688,7 +688,21 @@ fn placed(moving: &Move<'_>, manifest: &Manifest) -> Result<(Vec<PathBuf>, Vec<V
             ))
             .into());
         }
-        destinations.push(moving.destination(relative)?);
+        let destination = moving.destination(relative)?;
+        if let Some(name) = bundle::long_name(&destination) {
+            return Err(StickyError::Usage(format!(
+                "{} cannot be placed in {}: its name {} is {} bytes, longer than a file system \
+                 takes ({} at most; {} names it after this directory) (nothing was changed)",
+                super::view::escape(&file.path),
+                super::view::escape(&moving.agent_home.display().to_string()),
+                super::view::escape(&name.to_string_lossy()),
+                name.len(),
+                bundle::MAX_NAME,
+                moving.relocate.name(),
+            ))
+            .into());
+        }
+        destinations.push(destination);
         rewrites.push(if file.rows {
             Vec::new()
         } else {

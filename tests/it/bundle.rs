@@ -3190,3 +3190,40 @@ fn a_session_hold_that_cannot_be_taken_is_a_clear_error_and_changes_nothing() {
     );
     assert_eq!(std::fs::read_dir(&elsewhere).expect("read").count(), 0);
 }
+
+/// Review 8, L2: a crafted bundle naming a session file whose name is longer than a file
+/// system takes (`subagents/<300 × a>.jsonl`, its size and checksum right) is refused as
+/// crafted before anything is made: exit 2, "nothing was changed", no `.sticky/` in the
+/// project, nothing in HOME.
+#[test]
+fn a_bundle_naming_a_file_name_too_long_is_refused_as_crafted_and_makes_nothing() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let long = std::cell::RefCell::new(String::new());
+    let crafted = rebuilt(
+        &good,
+        |m| {
+            let path = m["files"][0]["path"].as_str().expect("a path").to_owned();
+            let session = path.strip_suffix(".jsonl").expect("a transcript");
+            *long.borrow_mut() = format!("{session}/subagents/{}.jsonl", "a".repeat(300));
+            m["files"][0]["path"] = long.borrow().as_str().into();
+        },
+        |all| all[1].0 = format!("files/{}", long.borrow()),
+    );
+    let file = a.scratch.join("long.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    let home = tree(&b.home);
+    b.sticky(["import", file.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("longer than a file system takes")
+        .assert_stderr_contains("crafted or damaged")
+        .assert_stderr_contains("nothing was changed");
+    assert!(!b.project.join(".sticky").exists(), "no state made");
+    assert!(tree(&b.home) == home, "HOME changed");
+}
