@@ -29,7 +29,12 @@ pub struct TurnLock {
 /// The lock file of `thread`: its name made safe for a file name, plus a hash so that two names
 /// that sanitize alike never share a lock.
 fn path(locks: &Path, thread: &str) -> PathBuf {
-    let safe: String = thread
+    named(locks, "thread", thread)
+}
+
+/// The lock file of `key` in `locks`: `<kind>-<key made safe>-<hash of key>.lock`.
+fn named(locks: &Path, kind: &str, key: &str) -> PathBuf {
+    let safe: String = key
         .chars()
         .take(40)
         .map(|c| {
@@ -41,12 +46,10 @@ fn path(locks: &Path, thread: &str) -> PathBuf {
         })
         .collect();
     // FNV-1a: stable across versions and platforms, unlike std's hasher.
-    let hash = thread
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-        });
-    locks.join(format!("thread-{safe}-{hash:016x}.lock"))
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    locks.join(format!("{kind}-{safe}-{hash:016x}.lock"))
 }
 
 /// Tries to take the lock of `thread` in the directory `locks` once; `Ok(None)` when another
@@ -72,13 +75,45 @@ pub fn lock(
     poll(wait, on_wait, || try_lock(locks, thread))
 }
 
-/// Calls `attempt` until it gives a lock, every [`POLL`] up to `wait`; `on_wait` is called
-/// once, after the first attempt that found the lock held. `Ok(None)` when waiting gave up.
-fn poll<T>(
+/// A held session lock ([`lock_session`]); dropping it releases the lock.
+#[derive(Debug)]
+pub struct SessionLock {
+    _file: Flock<File>,
+}
+
+/// Takes the session lock `key` (an agent and a session ID) in `locks`, the one directory of
+/// session locks of this HOME (`<data dir>/sticky/locks`), waiting up to `wait` as [`lock`]
+/// does. A command that puts an agent session in a project (import, relocate) or adopts a
+/// state naming one (trust) holds it from its check that no other project of this HOME keeps
+/// the session until its project's record of it is written, so two of them in two projects
+/// take turns, and the second sees what the first did. The lock file is made through
+/// `state::companion` (the directory 0700 and the user's, the file 0600, no link followed or
+/// written through); the kernel releases the lock when its holder ends, however it ends.
+/// `Ok(None)` when waiting gave up; an error names the lock file.
+pub fn lock_session(
+    locks: &Path,
+    key: &str,
     wait: Duration,
     on_wait: &mut dyn FnMut(),
-    mut attempt: impl FnMut() -> Result<Option<T>, StickyError>,
-) -> Result<Option<T>, StickyError> {
+) -> Result<Option<SessionLock>, (PathBuf, std::io::Error)> {
+    let path = named(locks, "session", key);
+    poll(wait, on_wait, || {
+        let file = create(&path).map_err(|error| (path.clone(), error))?;
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(file) => Ok(Some(SessionLock { _file: file })),
+            Err((_, Errno::EWOULDBLOCK)) => Ok(None),
+            Err((_, errno)) => Err((path.clone(), errno.into())),
+        }
+    })
+}
+
+/// Calls `attempt` until it gives a lock, every [`POLL`] up to `wait`; `on_wait` is called
+/// once, after the first attempt that found the lock held. `Ok(None)` when waiting gave up.
+fn poll<T, E>(
+    wait: Duration,
+    on_wait: &mut dyn FnMut(),
+    mut attempt: impl FnMut() -> Result<Option<T>, E>,
+) -> Result<Option<T>, E> {
     let deadline = Instant::now() + wait;
     let mut told = false;
     loop {
@@ -233,6 +268,50 @@ mod tests {
         drop(first);
         assert!(!is_held(&db, "main"));
         assert!(try_lock(&db, "main").unwrap().is_some());
+    }
+
+    #[test]
+    fn a_session_has_one_holder_at_a_time_in_a_private_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("sticky/locks");
+        let never = Duration::ZERO;
+        let first = lock_session(&locks, "claude\0abc", never, &mut || {});
+        let first = first.unwrap().expect("free at first");
+        let mut told = 0;
+        let second = lock_session(&locks, "claude\0abc", never, &mut || told += 1).unwrap();
+        assert!(second.is_none(), "held");
+        assert_eq!(told, 1);
+        let other = lock_session(&locks, "claude\0abd", never, &mut || {}).unwrap();
+        assert!(other.is_some(), "another session is free");
+        assert!(
+            try_lock(&locks, "claude\0abc").unwrap().is_some(),
+            "a thread is not a session"
+        );
+        for made in [dir.path().join("sticky"), locks.clone()] {
+            let mode = std::fs::metadata(&made).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", made.display());
+        }
+        drop(first);
+        assert!(
+            lock_session(&locks, "claude\0abc", never, &mut || {})
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_session_lock_is_never_taken_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        std::fs::create_dir(&locks).unwrap();
+        let target = dir.path().join("elsewhere");
+        let planted = named(&locks, "session", "claude\0abc");
+        std::os::unix::fs::symlink(&target, &planted).unwrap();
+        let (path, _) = lock_session(&locks, "claude\0abc", Duration::ZERO, &mut || {})
+            .expect_err("a link is refused");
+        assert_eq!(path, planted);
+        assert!(!target.exists(), "nothing made through the link");
     }
 
     #[test]

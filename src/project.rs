@@ -39,6 +39,12 @@ use crate::settings;
 use crate::state::{self, STATE_DIR, State};
 use crate::store;
 
+/// The directory of this HOME's session locks (`lock::lock_session`): `<data dir>/sticky/locks`,
+/// beside sticky's key and the list of projects.
+pub fn session_locks() -> Option<PathBuf> {
+    stamp::data_dir().map(|dir| dir.join("sticky").join("locks"))
+}
+
 /// Whether the database of `state` was made (or adopted) by this user with this HOME's key,
 /// here or in the project it was copied from: a state whose turns run with this HOME's agents.
 /// Reads the stamp and the key; creates nothing.
@@ -340,25 +346,33 @@ pub enum Adopted {
 /// cannot vouch for is still refused: a `.sticky/` of another user, writable by others, or a
 /// link out of the project; and a state git tracks, which came with the repository (whoever
 /// committed it chose its conversation and its vault's transcripts), until the user untracks it.
-pub fn adopt(cwd: &Path, sticky_db: Option<&Path>) -> Result<(Project, Adopted)> {
+/// `before_stamp` is called with a database found and checked, before it is stamped: what it
+/// gives (`trust`'s hold on the sessions the state names) is given back with the project.
+pub fn adopt<T>(
+    cwd: &Path,
+    sticky_db: Option<&Path>,
+    before_stamp: impl FnOnce(&Project) -> Result<T>,
+) -> Result<(Project, Adopted, Option<T>)> {
     let cwd = canonical(cwd)?;
     let (dir, found, _) = project_dir(&cwd, &Bounds::from_env()?);
     let mut project = project(dir, found, &cwd, sticky_db);
     trust::check_owned(&project)?;
-    let adopted = match stamp::verdict(&project.state)? {
-        stamp::Verdict::NoDatabase => Adopted::Nothing,
-        stamp::Verdict::Mine => Adopted::Already,
+    let (adopted, held) = match stamp::verdict(&project.state)? {
+        stamp::Verdict::NoDatabase => (Adopted::Nothing, None),
+        stamp::Verdict::Mine => (Adopted::Already, Some(before_stamp(&project)?)),
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),
         _ => {
             trust::check_not_committed(&project)?;
+            stamp::ready_key()?;
+            let held = before_stamp(&project)?;
             stamp::write(&project.state)?;
-            Adopted::Now
+            (Adopted::Now, Some(held))
         }
     };
     if adopted != Adopted::Nothing {
         project.database = Database::Stamped;
     }
-    Ok((project, adopted))
+    Ok((project, adopted, held))
 }
 
 /// Where the upward search for a project stops.
@@ -790,7 +804,8 @@ mod tests {
             assert!(text.contains(says), "{named}: {text}");
             assert!(text.contains("or unset STICKY_DB"), "{named}: {text}");
             // `sticky trust` and `sticky init` refuse it the same way.
-            assert_eq!(exit_for(&adopt(&repo, Some(&db)).unwrap_err()), Exit::Usage);
+            let adopted = adopt(&repo, Some(&db), |_| Ok(())).unwrap_err();
+            assert_eq!(exit_for(&adopted), Exit::Usage);
             assert_eq!(exit_for(&init(&repo, Some(&db)).unwrap_err()), Exit::Usage);
         }
         // Nothing was created beside any of them.

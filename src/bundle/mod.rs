@@ -51,6 +51,15 @@ pub const MANIFEST: &str = "manifest.json";
 /// The directory of the carried files inside the archive.
 const FILES: &str = "files";
 
+/// The longest file name a bundle's file may have, and one placed: `NAME_MAX` on Linux and
+/// macOS.
+pub const MAX_NAME: usize = 255;
+
+/// The first name in `path` longer than [`MAX_NAME`] bytes, if one is: no file system takes it.
+pub fn long_name(path: &std::path::Path) -> Option<&std::ffi::OsStr> {
+    path.iter().find(|name| name.len() > MAX_NAME)
+}
+
 /// The sizes a bundle may not exceed: a bundle comes from elsewhere, and a small file must not
 /// be able to fill the disk, nor (zstd makes a long run of one byte almost nothing) the memory.
 /// What import holds in memory is capped by the manifest, a rows file and a line; files are

@@ -83,14 +83,35 @@ pub fn read(
         }
         (manifest, files, dir)
     };
-    // The rest of the stream (tar's end blocks) must decompress too: a cut-off or damaged zstd
-    // frame fails its checksum here.
-    io::copy(&mut archive.into_inner(), &mut io::sink()).map_err(damaged)?;
+    end_of_archive(archive.into_inner())?;
     Ok(Staged {
         manifest,
         files,
         _dir: dir,
     })
+}
+
+/// The most that may follow the first of the archive's end blocks: tar's second end block and
+/// the zeros that pad an archive to a whole record (20 blocks, 10 KiB, as GNU tar and bsdtar
+/// write it; sticky's own bundles end after the second block).
+const END_PADDING: u64 = 20 * 512;
+
+/// Reads what follows the archive's end: at most [`END_PADDING`] zeros, to the end of the
+/// stream, so a cut-off or damaged zstd frame fails its checksum here. More, or anything but
+/// zeros, is no tar padding but a crafted (or damaged) bundle, refused after reading one byte
+/// past the padding: zstd makes gigabytes of zeros a few KB, and none of them is decompressed.
+fn end_of_archive(rest: impl Read) -> Result<()> {
+    let mut after = Vec::new();
+    rest.take(END_PADDING + 1)
+        .read_to_end(&mut after)
+        .map_err(damaged)?;
+    if after.len() as u64 > END_PADDING || after.iter().any(|byte| *byte != 0) {
+        bail!(
+            "the bundle is damaged or crafted: its archive ends with more after it than tar's \
+             padding (at most {END_PADDING} zero bytes); nothing was changed: export it again"
+        );
+    }
+    Ok(())
 }
 
 /// Counts the manifest's `bytes` as the first staged, refused past the expansion's limit.
@@ -473,7 +494,7 @@ fn check_turn((index, turn): (usize, &WholeTurn)) -> Result<()> {
 const MAX_PATH: usize = 4096;
 
 /// A carried path must be plain and relative: no root, no `..`, no `.`, UTF-8, at most
-/// [`MAX_PATH`] bytes.
+/// [`MAX_PATH`] bytes, each of its names at most [`super::MAX_NAME`] bytes.
 fn check_path(path: &str) -> Result<()> {
     if path.len() > MAX_PATH {
         bail!(
@@ -481,6 +502,17 @@ fn check_path(path: &str) -> Result<()> {
              (nothing was changed)",
             path.len(),
             shown(path.as_bytes())
+        );
+    }
+    if let Some(name) = super::long_name(Path::new(path)) {
+        bail!(
+            "the bundle names the path {}, whose name {} is {} bytes, longer than a file system \
+             takes ({} at most): sticky exports no such file, so the bundle was crafted or \
+             damaged; export it again from the project it came from (nothing was changed)",
+            shown(path.as_bytes()),
+            shown(name.as_encoded_bytes()),
+            name.len(),
+            super::MAX_NAME
         );
     }
     let plain = !path.is_empty()

@@ -196,6 +196,15 @@ fn bad_bundles_are_refused_with_what_is_wrong() {
             crafted(&with_file("a", body), &[]),
             "ends before a",
         ),
+        (
+            "a name too long",
+            crafted(
+                &with_file(&format!("a/{}.jsonl", "b".repeat(250)), body),
+                &[],
+            ),
+            "longer than a file system takes (255 at most): sticky exports no such file, so \
+             the bundle was crafted",
+        ),
     ];
     for (what, bytes, says) in cases {
         let error = read_all(&bytes, Limits::default()).unwrap_err();
@@ -207,6 +216,44 @@ fn bad_bundles_are_refused_with_what_is_wrong() {
     };
     let error = read_all(&good, small).unwrap_err();
     assert!(error.contains("over the limit"), "{error}");
+}
+
+/// After the archive's first end block comes at most tar's padding, zeros to a whole record
+/// (10 KiB, as GNU tar pads); more, in the same zstd frame or another, or anything but zeros,
+/// is refused as crafted or damaged (review 8, L1).
+#[test]
+fn what_follows_the_archives_end_is_at_most_tars_padding() {
+    let good = bundle(&[("a/b.jsonl", b"line\n")]);
+    let tar = zstd::decode_all(good.as_slice()).unwrap();
+    let padded = |extra: usize| {
+        let mut bytes = tar.clone();
+        bytes.resize(tar.len().next_multiple_of(10240) + extra, 0);
+        zstd::encode_all(bytes.as_slice(), 3).unwrap()
+    };
+    assert!(
+        read_all(&padded(0), Limits::default()).is_ok(),
+        "a record's padding"
+    );
+    let mut nonzero = tar.clone();
+    nonzero.push(1);
+    let mut second_frame = good.clone();
+    second_frame.extend(zstd::encode_all(vec![0; 1 << 20].as_slice(), 3).unwrap());
+    let cases = [
+        ("a record more", padded(10240)),
+        ("a byte", zstd::encode_all(nonzero.as_slice(), 3).unwrap()),
+        ("a second frame of zeros", second_frame),
+    ];
+    for (what, bytes) in cases {
+        let error = read_all(&bytes, Limits::default()).unwrap_err();
+        assert!(
+            error.contains("damaged or crafted") && error.contains("tar's padding"),
+            "{what}: {error}"
+        );
+    }
+    let mut cut = padded(0);
+    cut.truncate(cut.len() - 2);
+    let error = read_all(&cut, Limits::default()).unwrap_err();
+    assert!(error.contains("truncated or damaged"), "{error}");
 }
 
 #[test]
@@ -581,7 +628,12 @@ fn pax(records: &[(&str, &str)]) -> Vec<u8> {
 /// link name.
 #[test]
 fn long_names_are_read_within_a_cap() {
-    let long = format!("projects/-a-p/{}/id.jsonl", "d".repeat(300));
+    // Past the 100 bytes a plain header names, each name one a file system takes.
+    let long = format!(
+        "projects/-a-p/{}/{}/id.jsonl",
+        "d".repeat(200),
+        "e".repeat(200)
+    );
     let body = b"{\"cwd\":\"/a/p\"}\n";
     let written = bundle(&[(long.as_str(), body.as_slice())]);
     let (staged, _dir) = read_all(&written, Limits::default()).unwrap();

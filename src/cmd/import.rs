@@ -127,6 +127,12 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
             return Ok(Report::nothing());
         }
     }
+    // Held from the checks that no other project of this HOME keeps the session, made again
+    // now, until the thread is added: another import (or relocate) of it meanwhile is seen.
+    // Taken before the thread's lock, which makes the state directory: refused, nothing is made.
+    let _claim = kept::claim(&manifest.agent.name, &plan.moving.id)?;
+    plan.moving.refuse_shared(&plan.destinations)?;
+    refuse_kept_at_source(ctx, manifest, plan.moving.relocate, &plan.moving.id)?;
     let _lock = crate::lock::lock(&ctx.project.state.locks, &plan.name, WAIT, &mut || {})?
         .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {}", plan.name)))?;
     // Again under the thread's lock: a turn that ran meanwhile may have copied more.
@@ -682,7 +688,21 @@ fn placed(moving: &Move<'_>, manifest: &Manifest) -> Result<(Vec<PathBuf>, Vec<V
             ))
             .into());
         }
-        destinations.push(moving.destination(relative)?);
+        let destination = moving.destination(relative)?;
+        if let Some(name) = bundle::long_name(&destination) {
+            return Err(StickyError::Usage(format!(
+                "{} cannot be placed in {}: its name {} is {} bytes, longer than a file system \
+                 takes ({} at most; {} names it after this directory) (nothing was changed)",
+                super::view::escape(&file.path),
+                super::view::escape(&moving.agent_home.display().to_string()),
+                super::view::escape(&name.to_string_lossy()),
+                name.len(),
+                bundle::MAX_NAME,
+                moving.relocate.name(),
+            ))
+            .into());
+        }
+        destinations.push(destination);
         rewrites.push(if file.rows {
             Vec::new()
         } else {

@@ -7,8 +7,11 @@
 //! first turn, its source) before any copy is put back. A helper shared by those commands.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::agent::relocation::{self, Relocate};
+use crate::exit::StickyError;
+use crate::lock::SessionLock;
 use crate::state::State;
 use crate::store::SessionRow;
 use crate::vault::{Manifest, Vault};
@@ -216,4 +219,83 @@ pub fn shared(
         there(keeper),
         super::view::thread_option(&keeper.thread),
     )
+}
+
+/// How long a command waits for another that takes the same session in another project.
+const CLAIM_WAIT: Duration = Duration::from_secs(600);
+
+/// Holds `agent`'s session `id` for this HOME (`lock::lock_session`), waiting for another
+/// sticky that holds it: taken before the check that no other project keeps the session
+/// (`Move::refuse_shared`, [`in_another_vault`], `standing`) and held until this project's
+/// record of it is written, so that two imports, relocates or trusts of one session in two
+/// projects at once take turns, and the second sees the first's and is refused as it would be
+/// run after it (review 8, M3). A lock that cannot be taken is an error naming it.
+pub fn claim(agent: &str, id: &str) -> anyhow::Result<SessionLock> {
+    let escape = super::view::escape;
+    let shown = format!("{} session {}", escape(agent), escape(id));
+    let Some(locks) = crate::project::session_locks() else {
+        return Err(StickyError::Store(format!(
+            "cannot take sticky's lock on {shown}: there is no data directory to keep it in; \
+             set HOME (or XDG_DATA_HOME)"
+        ))
+        .into());
+    };
+    let mut on_wait = || {
+        hint!("waiting for another sticky (an import, relocate or trust) taking {shown}");
+    };
+    // NUL parts the agent from the ID: no other pair of them is the same key.
+    let key = format!("{agent}\0{id}");
+    match crate::lock::lock_session(&locks, &key, CLAIM_WAIT, &mut on_wait) {
+        Ok(Some(lock)) => Ok(lock),
+        Ok(None) => Err(StickyError::Busy(format!(
+            "another sticky (an import, relocate or trust) has been taking {shown} for {} \
+             minutes; run the command again once it is done",
+            CLAIM_WAIT.as_secs() / 60
+        ))
+        .into()),
+        Err((path, error)) => Err(StickyError::Store(format!(
+            "cannot take sticky's lock on {shown} ({}: {error}), which keeps two projects of \
+             this HOME from taking one session at once; let sticky make and write {} (its data \
+             directory; XDG_DATA_HOME moves it), then run the command again",
+            escape(&path.display().to_string()),
+            escape(&locks.display().to_string()),
+        ))
+        .into()),
+    }
+}
+
+/// [`claim`]s every session of `sessions` (agent, ID), each once, in one order whoever takes
+/// them, so that two commands claiming some of the same never wait for each other in a circle.
+pub fn claim_all(
+    sessions: impl IntoIterator<Item = (String, String)>,
+) -> anyhow::Result<Vec<SessionLock>> {
+    let sorted: std::collections::BTreeSet<(String, String)> = sessions.into_iter().collect();
+    sorted.iter().map(|(agent, id)| claim(agent, id)).collect()
+}
+
+/// [`claim_all`] for the sessions `project`'s state names: each thread's live session and the
+/// source of its fork not made yet (`trust`, before it stamps the state). A database that
+/// cannot be read names none: nothing of it is taken up either.
+pub fn claim_state(project: &crate::project::Project) -> anyhow::Result<Vec<SessionLock>> {
+    let read = || -> anyhow::Result<Vec<(String, String)>> {
+        let Some(store) = crate::store::Store::open_elsewhere(&project.state.db)? else {
+            return Ok(Vec::new());
+        };
+        let mut named = Vec::new();
+        for thread in store.threads()? {
+            let Some(live) = store.live_session(thread.id)? else {
+                continue;
+            };
+            let source = live
+                .forked_from
+                .as_ref()
+                .filter(|_| live.confirmed_at.is_none())
+                .map(|from| from.agent_session_id.clone());
+            for id in live.agent_session_id.iter().cloned().chain(source) {
+                named.push((live.agent.clone(), id));
+            }
+        }
+        Ok(named)
+    };
+    claim_all(read().unwrap_or_default())
 }

@@ -90,11 +90,7 @@ fn run(ctx: &Context) -> Result<Report> {
         if live.directory == ctx.project.dir {
             continue;
         }
-        let _lock = crate::lock::lock(&ctx.project.state.locks, &thread.name, WAIT, &mut || {})?
-            .ok_or_else(|| {
-                StickyError::Busy(format!("a turn still runs on thread {}", thread.name))
-            })?;
-        relocate(ctx, &mut store, &thread.name, &live)?;
+        carry(ctx, &mut store, &thread.name, &live)?;
         moved.push((thread.name, live));
     }
     if ctx.json {
@@ -126,6 +122,25 @@ fn run(ctx: &Context) -> Result<Report> {
         );
     }
     Ok(Report::nothing())
+}
+
+/// Relocates thread `thread`'s live session `live` holding it for this HOME (`kept::claim`,
+/// when the agent named it) from `standing`'s look at where it is until it is recorded here,
+/// so a relocate (or import) of it in another project meanwhile is seen; and holding the
+/// thread's lock, so no turn runs on it meanwhile.
+fn carry(
+    ctx: &Context,
+    store: &mut crate::store::Store,
+    thread: &str,
+    live: &SessionRow,
+) -> Result<()> {
+    let id = live.agent_session_id.as_deref();
+    let _claim = id
+        .map(|id| super::kept::claim(&live.agent, id))
+        .transpose()?;
+    let _lock = crate::lock::lock(&ctx.project.state.locks, thread, WAIT, &mut || {})?
+        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {thread}")))?;
+    relocate(ctx, store, thread, live)
 }
 
 /// Moves one live session's files from its directory to the project's and records it. A

@@ -23,6 +23,7 @@ use super::{Call, Run, json_keys};
 use super::{start_dir, sticky_db};
 use crate::agent::Agents;
 use crate::cli::GlobalArgs;
+use crate::lock::SessionLock;
 use crate::project::{self, Adopted, Project};
 use crate::store::{SessionRow, Store};
 use crate::vault::{Manifest, Vault};
@@ -99,7 +100,7 @@ fn run(global: &GlobalArgs) -> Result<Report> {
     let (config, _) = crate::settings::read_config()?;
     let agents = Agents::new(&config)?;
     let home = crate::settings::home()?;
-    let (project, adopted) = project::adopt(&start_dir(global)?, sticky_db().as_deref())?;
+    let (project, adopted, _claims) = adopt(global)?;
     if adopted != Adopted::Nothing {
         // An adopted state's vault keeps sessions: an import elsewhere looks for them here.
         project::registry::note(&project);
@@ -154,6 +155,18 @@ fn run(global: &GlobalArgs) -> Result<Report> {
         config.vault == Some(false),
     );
     Ok(Report::nothing())
+}
+
+/// Adopts the state of the project of the current directory (or `-C DIR`), holding the
+/// sessions it names (`kept::claim_state`) from before it is stamped (its vault's copies count
+/// from then on) until trust has said who keeps each: an import, relocate or trust of one of
+/// them in another project meanwhile is seen.
+fn adopt(global: &GlobalArgs) -> Result<(Project, Adopted, Option<Vec<SessionLock>>)> {
+    project::adopt(
+        &start_dir(global)?,
+        sticky_db().as_deref(),
+        kept::claim_state,
+    )
 }
 
 /// Says on stderr (not with `--quiet`) what `trust` did, and the next step for each thread

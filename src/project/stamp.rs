@@ -221,6 +221,12 @@ pub fn write(state: &State) -> Result<()> {
     Ok(())
 }
 
+/// Makes the user's key when there is none (see [`write`]), so that a data directory that
+/// cannot keep it is said as such before anything else is made there.
+pub fn ready_key() -> Result<()> {
+    key().map(drop)
+}
+
 /// Creates `path` (mode 0600) holding `bytes`, on disk when it returns; fails when it exists,
 /// and leaves nothing behind when the bytes cannot be written.
 fn create_private(path: &Path, bytes: &[u8]) -> io::Result<()> {

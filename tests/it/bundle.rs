@@ -3088,18 +3088,142 @@ fn review_two_imports_of_one_bundle_at_once_in_two_projects_both_take_the_sessio
         std::fs::create_dir_all(dir).expect("a project");
         b.git(dir, &["init", "-q"]);
     }
-    let first = b.sticky(["import", bundle_arg]).current_dir(&one).start();
-    let second = b.sticky(["import", bundle_arg]).current_dir(&two).start();
-    let (first, second) = (first.wait(), second.wait());
-    let imported = [&first, &second]
+    let dirs = [one, two];
+    let runs = dirs
         .iter()
-        .filter(|output| output.code == Some(0))
-        .count();
-    assert_eq!(
-        imported,
-        1,
-        "one import takes the session:\n{}\n{}",
-        first.describe(),
-        second.describe()
+        .map(|dir| b.sticky(["import", bundle_arg]).current_dir(dir));
+    let (imported, outputs) = one_of_at_once(runs, "one import takes the session");
+    // The second waited for the first's hold on the session, then was refused as it is when
+    // run after it, with nothing made in its project.
+    let refused = 1 - imported;
+    outputs[refused]
+        .assert_code(2)
+        .assert_stderr_contains("this HOME has claude session")
+        .assert_stderr_contains("nothing was changed");
+    assert!(
+        !dirs[refused].join(".sticky").exists(),
+        "a refused import makes no state"
     );
+    let next = b.ok_in(&dirs[imported], ["goes on"]);
+    assert_eq!(next.answer().saw, ["first in a"]);
+}
+
+/// Starts `runs` together and waits for all of them: the index of the one that succeeded
+/// (asserted to be the only one, as `what` says) and every output.
+fn one_of_at_once<'a>(runs: impl Iterator<Item = Run<'a>>, what: &str) -> (usize, Vec<Output>) {
+    let started: Vec<_> = runs.map(Run::start).collect();
+    let outputs: Vec<Output> = started.into_iter().map(|run| run.wait()).collect();
+    let succeeded: Vec<usize> = (0..outputs.len())
+        .filter(|index| outputs[*index].code == Some(0))
+        .collect();
+    let described: Vec<String> = outputs.iter().map(Output::describe).collect();
+    assert_eq!(succeeded.len(), 1, "{what}:\n{}", described.join("\n"));
+    (succeeded[0], outputs)
+}
+
+/// Review 8, M3: two copies of a moved project, both trusted, run `relocate` at once: one
+/// carries the session, the other waits for its hold on the session, then is refused as it is
+/// when run after it ("another copy of this project took it"), so no two projects go on with
+/// one agent session.
+#[test]
+fn of_two_relocates_of_one_session_at_once_in_two_copies_one_carries_it() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let copies = [env.copy_project("q2"), env.copy_project("q3")];
+    std::fs::remove_dir_all(&env.project).expect("remove the original");
+    for copy in &copies {
+        env.ok_in(copy, ["trust"]);
+    }
+    let runs = copies
+        .iter()
+        .map(|copy| env.sticky(["relocate"]).current_dir(copy));
+    let (moved, outputs) = one_of_at_once(runs, "one relocate carries it");
+    outputs[1 - moved]
+        .assert_code(73)
+        .assert_stderr_contains("another copy of this project");
+    let next = env.ok_in(&copies[moved], ["goes on"]);
+    assert_eq!(next.answer().session, first.session);
+    assert_eq!(next.answer().saw, ["before the move"]);
+}
+
+/// Review 8, M3: the hold on a session lives in this HOME's data directory
+/// (`sticky/locks`), never through a link planted there; when it cannot be taken, relocate,
+/// import and trust say so, name it, and change nothing.
+#[test]
+fn a_session_hold_that_cannot_be_taken_is_a_clear_error_and_changes_nothing() {
+    let plant = |env: &TestEnv| {
+        let locks = env.home.join(".local/share/sticky/locks");
+        let _ = std::fs::remove_dir_all(&locks);
+        std::fs::create_dir_all(locks.parent().expect("a parent")).expect("the data directory");
+        let elsewhere = env.scratch.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).expect("a directory");
+        std::os::unix::fs::symlink(&elsewhere, &locks).expect("a link for the locks");
+        (locks, elsewhere)
+    };
+    let refused = |run: Run<'_>, locks: &Path| {
+        run.run()
+            .assert_code(71)
+            .assert_stderr_contains("cannot take sticky's lock on claude session")
+            .assert_stderr_contains(&locks.display().to_string());
+    };
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let bundle = env.scratch.join("b.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    env.ok(["export", "-o", bundle_arg]);
+    let (locks, elsewhere) = plant(&env);
+    let moved = env.move_project();
+    refused(env.sticky(["relocate"]).current_dir(&moved), &locks);
+    refused(env.sticky(["trust"]).current_dir(&moved), &locks);
+    assert_eq!(std::fs::read_dir(&elsewhere).expect("read").count(), 0);
+    std::fs::remove_file(&locks).expect("remove the link");
+    env.ok_in(&moved, ["relocate"]);
+    let next = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(next.answer().session, first.session);
+
+    let other = TestEnv::new();
+    let (locks, elsewhere) = plant(&other);
+    refused(other.sticky(["import", bundle_arg]), &locks);
+    assert!(
+        !other.project.join(".sticky").exists(),
+        "the import made nothing"
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).expect("read").count(), 0);
+}
+
+/// Review 8, L2: a crafted bundle naming a session file whose name is longer than a file
+/// system takes (`subagents/<300 × a>.jsonl`, its size and checksum right) is refused as
+/// crafted before anything is made: exit 2, "nothing was changed", no `.sticky/` in the
+/// project, nothing in HOME.
+#[test]
+fn a_bundle_naming_a_file_name_too_long_is_refused_as_crafted_and_makes_nothing() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let long = std::cell::RefCell::new(String::new());
+    let crafted = rebuilt(
+        &good,
+        |m| {
+            let path = m["files"][0]["path"].as_str().expect("a path").to_owned();
+            let session = path.strip_suffix(".jsonl").expect("a transcript");
+            *long.borrow_mut() = format!("{session}/subagents/{}.jsonl", "a".repeat(300));
+            m["files"][0]["path"] = long.borrow().as_str().into();
+        },
+        |all| all[1].0 = format!("files/{}", long.borrow()),
+    );
+    let file = a.scratch.join("long.sticky");
+    std::fs::write(&file, &crafted).expect("write the bundle");
+
+    let b = TestEnv::new();
+    let home = tree(&b.home);
+    b.sticky(["import", file.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("longer than a file system takes")
+        .assert_stderr_contains("crafted or damaged")
+        .assert_stderr_contains("nothing was changed");
+    assert!(!b.project.join(".sticky").exists(), "no state made");
+    assert!(tree(&b.home) == home, "HOME changed");
 }
