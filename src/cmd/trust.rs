@@ -334,18 +334,24 @@ fn next_step(thread: &str, live: &SessionRow, project: &Project) -> String {
     let dir = &live.directory;
     let shown = dir.display().to_string();
     let (shown_thread, shown) = (escape(thread), escape(&shown));
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(thread))
+    };
     match standing::standing(live, project) {
-        Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), &project.dir),
+        Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), project),
         Standing::Copy => format!(
             "thread {shown_thread} was recorded in {shown}, which still exists, so this is a \
-             copy of that project: run `sticky new` here for a session of its own (or sticky in \
-             {shown} to go on there)"
+             copy of that project: run `sticky{flag} new` here for a session of its own (or \
+             `{}{flag} \"...\"` to go on there)",
+            standing::in_original(live, project)
         ),
         Standing::Moved => format!(
             "thread {shown_thread} was recorded in {shown}, {}: if the project moved here, run \
              `sticky relocate` to go on with it here (else `sticky new` for a session of its \
              own)",
-            standing::gone(dir)
+            standing::gone(live, project)
         ),
     }
 }
