@@ -219,6 +219,17 @@ fn elsewhere_in_home(
         .or_else(|| listed_elsewhere(relocate.name(), id, from, project))
 }
 
+/// The directory other than `from` for which this HOME keeps session `id` of `agent`, which a
+/// vault copy of `project`'s names for `from` while the agent has no file of it there: another
+/// copy of the project took it (relocated it), so it was written in this HOME, not elsewhere
+/// (review 8, L3). `None` when this HOME keeps it nowhere, or for an agent sticky cannot
+/// relocate.
+pub fn kept_in_home(agent: &str, id: &str, from: &Path, project: &Project) -> Option<PathBuf> {
+    let relocate = relocation::for_agent(agent)?;
+    let agent_home = relocate.home(&crate::settings::home().ok()?);
+    elsewhere_in_home(relocate, &agent_home, id, from, project)
+}
+
 /// The directory of another project of this HOME's list whose state records session `id` of
 /// `agent` (recorded for `from` here) as its live session, for that project's own directory: a
 /// copy of this project that relocated it (`relocate` lists the directory it runs in). What

@@ -196,9 +196,13 @@ fn say(
 }
 
 /// Marks the vault's copies of the sessions whose files the agents in this HOME do not have
-/// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, written
-/// elsewhere, and a restore of one says so (`Vault::adopt`). Those copies. A copy that cannot
-/// be marked is said on stderr: the state is adopted all the same.
+/// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, and a
+/// restore of one says so (`Vault::adopt`); a copy this HOME's turns made comes before them
+/// (`kept::in_another_vault`). The ones written elsewhere: a session this HOME keeps for
+/// another directory (the original of a copied project moved, and relocated it), marked all
+/// the same, was written here, and is not said to be (review 8, L3; `trust` names where it went,
+/// or that another project keeps it). A copy that cannot be marked is said on stderr: the state
+/// is adopted all the same.
 fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest> {
     let vault = Vault::new(&project.state.vault);
     let marked = vault.adopt(crate::store::now(), |copy| {
@@ -207,14 +211,23 @@ fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest
             .and_then(|agent| agent.saved(home, &copy.directory, &copy.session))
             != Some(true)
     });
-    marked.unwrap_or_else(|error| {
-        note!(
-            "could not mark the vault's copies as adopted (a restore of one will not \
-             say it came with this state): {}",
-            escape(&format!("{error:#}"))
-        );
-        Vec::new()
-    })
+    let marked = match marked {
+        Ok(marked) => marked,
+        Err(error) => {
+            note!(
+                "could not mark the vault's copies as adopted (a restore of one will not say it \
+                 came with this state): {}",
+                escape(&format!("{error:#}"))
+            );
+            return Vec::new();
+        }
+    };
+    marked
+        .into_iter()
+        .filter(|copy| {
+            standing::kept_in_home(&copy.agent, &copy.session, &copy.directory, project).is_none()
+        })
+        .collect()
 }
 
 /// What `sticky trust` says of the vault's copies the agents in this HOME never had (`copies`):
