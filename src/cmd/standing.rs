@@ -92,8 +92,9 @@ pub enum OldPath {
     Gone,
     /// It exists, and holds no sticky state (a fresh clone, a `mkdir`).
     Bare,
-    /// It holds a sticky state that sticky would not use there: another user's, not a regular
-    /// file, or not made (nor adopted) with this HOME's key. No turn there goes on with it.
+    /// It holds a sticky state that sticky would not use there as it is: another user's, not a
+    /// regular file, or not stamped as the user's for that file (made with another key, or a
+    /// copy not adopted there with `sticky trust`). No turn there goes on with it.
     Refused,
     /// It holds a sticky state of its own, which goes on with other sessions than this one
     /// (sticky ran in a directory made again at that path).
@@ -465,9 +466,10 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
         OldPath::Gone => "which is gone",
         OldPath::Bare => "which holds no sticky state (a directory made again at that path)",
         OldPath::Refused => {
-            "where sticky uses no state of yours (the directory or its sticky state is another \
-             user's, not a regular file, or not made with this HOME's key), so nothing there goes \
-             on with it"
+            "where sticky uses no state of yours as it is (the directory or its sticky state is \
+             another user's or no regular file, or the state is not stamped as yours there: made \
+             with another key, or a copy `sticky trust` did not adopt), so nothing there goes on \
+             with it"
         }
         OldPath::Other => {
             "which holds a sticky state of its own that does not go on with this session (a \

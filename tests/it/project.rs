@@ -668,6 +668,33 @@ fn relocate_carries_a_session_whose_old_path_leads_to_this_projects_own_state() 
     assert_eq!(after.answer().saw, ["before the move"]);
 }
 
+/// Review 8, M1 (b)'s sibling: the project moved, and a copy of it was made back at the old path
+/// (`cp -a`), not adopted there: sticky refuses that copy's state until `sticky trust`, so no
+/// original goes on with the session there. Relocate in the moved project (whose database is
+/// the one sticky made) carries it; the copy, trusted after, is refused the session, which this
+/// HOME's agent keeps for the moved project, so the two never share it.
+#[test]
+fn relocate_carries_a_session_whose_old_path_holds_a_copy_not_adopted_there() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&moved)
+        .arg(&env.project)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    relocate_is_the_way(&env, &moved, "where sticky uses no state of yours");
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    env.ok(["trust"]);
+    env.sticky(["in the copy"])
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains("sticky does not resume it here");
+}
+
 /// A turn in `moved`, a project that moved, is refused (exit 73) with `said` of its old path and
 /// `sticky relocate` as the way, never as a copy of the project.
 #[track_caller]
@@ -677,5 +704,9 @@ fn relocate_is_the_way(env: &TestEnv, moved: &Path, said: &str) {
         .assert_code(73)
         .assert_stderr_contains(said)
         .assert_stderr_contains("run `sticky relocate`");
-    assert!(!refused.stderr.contains("copy"), "{}", refused.describe());
+    assert!(
+        !refused.stderr.contains("a copy of"),
+        "{}",
+        refused.describe()
+    );
 }
