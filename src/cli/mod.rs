@@ -448,9 +448,12 @@ commands! {
     /// looks for this directory, rewriting what names the old one, and records the session
     /// here (only -t NAME's when given); a session only sticky's vault keeps (the agent swept
     /// it) is put back and moved, and a fork not made yet is recorded here. Refused when the
-    /// old directory still holds its sticky state (.sticky/): a copy of a project gets a session
-    /// of its own with `sticky new --carry` instead (the original's session carried over by
-    /// `export` and `import` would be resumed from both directories).
+    /// old directory still holds a sticky state of yours that goes on with the session (its
+    /// .sticky/, or the `STICKY_DB` database sticky's list of projects names for it): a copy of a
+    /// project gets a session of its own with `sticky new --carry` instead (the original's
+    /// session carried over by `export` and `import` would be resumed from both directories).
+    /// A link to this project left at the old path, or a state sticky would not use there
+    /// (another user's), is no original.
     "relocate" => Relocate(cmd::relocate::Args),
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the

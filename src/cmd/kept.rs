@@ -171,8 +171,14 @@ fn taken_up_there(
 
 /// The way to run sticky in `keeper`'s project (`sticky -C DIR`, with its `STICKY_DB`).
 pub fn there(keeper: &Keeper) -> String {
-    let shown = super::view::escape(&keeper.dir.display().to_string()).into_owned();
-    match &keeper.db {
+    sticky_in(&keeper.dir, keeper.db.as_deref())
+}
+
+/// The way to run sticky in project `dir` whose state is `db` when `STICKY_DB` chose it:
+/// `sticky -C DIR`, with that `STICKY_DB`.
+pub fn sticky_in(dir: &Path, db: Option<&Path>) -> String {
+    let shown = super::view::escape(&dir.display().to_string()).into_owned();
+    match db {
         Some(db) => format!(
             "STICKY_DB={} sticky -C {shown}",
             super::view::escape(&db.display().to_string())

@@ -4,9 +4,12 @@
 //!
 //! One command in place of `export` then `import` of the project's own bundle: nothing to name
 //! or keep, and the old files are moved, not copied, so no agent finds two copies of one
-//! session. It refuses when the old directory still holds its sticky state: that is a copy of the
-//! project, not a move, and both would then write one agent session: it names `sticky new
-//! --carry` instead (a directory made again at the old path without one is no copy). A session
+//! session. It refuses when the old directory still holds a state of the user's that goes on
+//! with the session (its `.sticky/`, or the `STICKY_DB` the list of projects names for it): that
+//! is a copy of the project, not a move, and both would then write one agent session: it names
+//! `sticky new --carry` instead. A directory made again at the old path without such a state, a
+//! link to this project left there, or a state sticky would not use there (another user's) is
+//! no original ([`old_path`](super::standing::old_path)). A session
 //! only sticky's vault keeps (the agent swept it) is put back and moved; one never started (a
 //! fork not made yet) has only its record moved. It refuses too when neither the agent nor the
 //! vault keeps the session for the old directory any more, as in a second copy of a moved project
@@ -155,12 +158,15 @@ fn relocate(
 ) -> Result<()> {
     let from = &live.directory;
     match standing(live, &ctx.project) {
-        Standing::Copy => return Err(StickyError::Usage(copied(thread, from)).into()),
+        Standing::Copy => {
+            let there = super::standing::in_original(live, &ctx.project);
+            return Err(StickyError::Usage(copied(thread, from, &there)).into());
+        }
         // The agent's files name this directory already (a relocation whose record failed):
         // only the record is missing.
         Standing::Taken(Some(now)) if now == ctx.project.dir => return record(ctx, store, live),
         Standing::Taken(now) => {
-            let reason = taken(thread, live, now.as_deref(), &ctx.project.dir);
+            let reason = taken(thread, live, now.as_deref(), &ctx.project);
             return Err(StickyError::Elsewhere(reason).into());
         }
         Standing::Moved => {}
@@ -323,7 +329,8 @@ fn remove_moved(moving: &Move<'_>, files: &[MovingFile], stagings: &[place::Stag
 /// resumed from both directories, each seeing the other's turns; so the way out is a new
 /// session, with sticky's recap of the conversation so far (`--carry`, whose summary kind
 /// never runs on the original's session from here), and the message says why not the other.
-fn copied(thread: &str, from: &Path) -> String {
+/// `there` runs sticky in the original (`sticky -C DIR`, with its `STICKY_DB`).
+fn copied(thread: &str, from: &Path, there: &str) -> String {
     let shown = super::view::escape(thread);
     let flag = if thread == "main" {
         String::new()
@@ -334,8 +341,8 @@ fn copied(thread: &str, from: &Path) -> String {
     format!(
         "thread {shown}: its session belongs to {from}, which still exists, so this is a copy \
          of the project rather than a move; run `sticky{flag} new --carry \"...\"` here for a \
-         session of its own that starts with a recap of the conversation so far (sticky in \
-         {from} goes on with the original's). Carrying the original's session over (export \
+         session of its own that starts with a recap of the conversation so far (`{there}{flag} \
+         \"...\"` goes on with the original's there). Carrying the original's session over (export \
          there, import here) would not make it the copy's: both directories would resume one \
          agent session, each seeing the other's turns"
     )

@@ -20,14 +20,14 @@ const NAMING_BYTES: u64 = 1 << 20;
 /// Where a live session recorded for another directory stands, for the advice that follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    /// Its directory still exists and holds a sticky state of its own: this project is a copy
-    /// of it.
+    /// Its directory still exists, and a turn there uses a sticky state of the user's that goes
+    /// on with the session ([`OldPath::Original`]): this project is a copy of it.
     Copy,
-    /// Its directory is gone (or was made again without a sticky state: a fresh clone, a
-    /// `mkdir`), and the session is there to carry: the agent keeps it for that directory,
-    /// sticky's vault here does (the agent swept it), or it never started (a fork not made
-    /// yet, a pending `sticky new`: only its record moves). The project moved here, or `sticky
-    /// relocate` may carry it.
+    /// Its directory is gone (or holds no original: made again without a sticky state, a link
+    /// to this project, a state sticky does not use there; see [`OldPath`]), and the session is
+    /// there to carry: the agent keeps it for that directory, sticky's vault here does (the
+    /// agent swept it), or it never started (a fork not made yet, a pending `sticky new`: only
+    /// its record moves). The project moved here, or `sticky relocate` may carry it.
     Moved,
     /// Its directory is gone, and the agent keeps no file of the session for it any more:
     /// another copy of the project relocated it (to the directory named, when one is found),
@@ -37,11 +37,12 @@ pub enum Standing {
 }
 
 /// Where `live` (recorded for another directory than `project`'s) stands in this HOME. A move
-/// is told from a copy by what the project's own state says: the old directory's sticky state
-/// (a copy has one), the session's start, and sticky's vault here, beside the agent's files.
+/// is told from a copy by what the old directory holds ([`old_path`]: a copy's original goes on
+/// with the session there), the session's start, and sticky's vault here, beside the agent's
+/// files.
 pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     let from = &live.directory;
-    if copy_at(live, project) {
+    if old_path(live, project) == OldPath::Original {
         return Standing::Copy;
     }
     let (Some(id), Some(relocate)) = (
@@ -60,9 +61,7 @@ pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     if files.is_empty() {
         // Another copy may have taken it (a second copy of a moved project, whose vault copy
         // came with the state): the agent keeping it for another directory says so first.
-        let now = encoded_elsewhere(relocate, &agent_home, id, from)
-            .or_else(|| kept_elsewhere(live, from))
-            .or_else(|| listed_elsewhere(live, id, project));
+        let now = elsewhere_in_home(relocate, &agent_home, id, from, project);
         return match now {
             Some(now) => Standing::Taken(Some(now)),
             // Never started: the agent never had a file of it.
@@ -83,53 +82,176 @@ pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     }
 }
 
-/// Whether the directory `live` was recorded for holds a copy of `project`: it exists, and
-/// holds a sticky state (`.sticky/sticky.db`) that goes on with `live`'s session, as a copy
-/// made of the project does. A directory made again at the old path (a fresh clone, a
-/// `mkdir`) has no state, or one of its own whose threads take up other sessions (sticky ran
-/// in the new clone): the project moved, and a new directory took its old name. A state that
-/// cannot be read there, or a session not named yet, counts as a copy's. With `STICKY_DB`, the
-/// state lives elsewhere and both directories would share it: an existing directory counts as
-/// a copy.
-fn copy_at(live: &SessionRow, project: &Project) -> bool {
-    let from = &live.directory;
-    if !from.exists() {
-        return false;
-    }
-    if project.db_overridden {
-        return true;
-    }
-    let db = State::in_project(from).db;
-    if !db.exists() {
-        return false;
-    }
-    let Some(id) = live.agent_session_id.as_deref() else {
-        return true;
-    };
-    // Read-only: another project's state is looked at, never migrated or written.
-    crate::store::Store::open_read_only(&db)
-        .and_then(|store| store.thread_keeping(&live.agent, id))
-        .map_or(true, |thread| thread.is_some())
+/// What the directory a live session was recorded for (another than the project's) holds now,
+/// as far as the session is concerned. Ordered by how much it says: of two states a turn there
+/// may use (its `.sticky/`, and a database the list of projects names for it, `STICKY_DB`), the
+/// larger stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OldPath {
+    /// It no longer exists.
+    Gone,
+    /// It exists, and holds no sticky state (a fresh clone, a `mkdir`).
+    Bare,
+    /// It holds a sticky state that sticky would not use there as it is: another user's, not a
+    /// regular file, or not stamped as the user's for that file (made with another key, or a
+    /// copy not adopted there with `sticky trust`). No turn there goes on with it.
+    Refused,
+    /// It holds a sticky state of its own, which goes on with other sessions than this one
+    /// (sticky ran in a directory made again at that path).
+    Other,
+    /// Its sticky state is this project's own database under another name (one file by device
+    /// and inode: a `.sticky` linking to this project's), which a turn there does not use.
+    Shared,
+    /// It is this project's directory under another name (by device and inode): a link left at
+    /// the old path by the move, or another path to it.
+    Here,
+    /// A turn there uses a state that goes on with the session: the original, of which this
+    /// project is a copy (a state that cannot be read, or a session not named yet, counts so).
+    Original,
 }
 
-/// The directory of another project of this HOME's list whose state records `live`'s session
-/// `id` as its live session, for that project's own directory: a copy of this project that
-/// relocated it (`relocate` lists the directory it runs in). What sticky's states say, for an
-/// agent whose files do not tell where the session went (Gemini keeps one under a hash of its
-/// directory). Only a state this HOME's key stamped counts, as import's check has it.
-fn listed_elsewhere(live: &SessionRow, id: &str, project: &Project) -> Option<PathBuf> {
+/// What the directory `live` was recorded for holds now, for `project`. A copy is told from a
+/// move by the state a turn in that directory would use, with the checks such a turn makes
+/// (`project::locate`): only one of the user's own that goes on with `live`'s session is the
+/// original's (review 8, M1). Its `.sticky/`, and each database the list of projects names for
+/// it (`STICKY_DB`, review 8, M2), are looked at.
+pub fn old_path(live: &SessionRow, project: &Project) -> OldPath {
+    assess(live, project).0
+}
+
+/// The way to go on with `live`'s session in the directory it was recorded for, which holds the
+/// original of this copy of the project: `sticky -C DIR`, with the original's `STICKY_DB` when
+/// its state is a database the list of projects names (a plain `sticky` there would not find it).
+pub fn in_original(live: &SessionRow, project: &Project) -> String {
+    super::kept::sticky_in(&live.directory, assess(live, project).1.as_deref())
+}
+
+/// [`old_path`], with the `STICKY_DB` database of the state that decided it, when one did.
+fn assess(live: &SessionRow, project: &Project) -> (OldPath, Option<PathBuf>) {
+    let from = &live.directory;
+    // A file in its place is no directory of a project either.
+    if !from.is_dir() {
+        return (OldPath::Gone, None);
+    }
+    if same_file(from, &project.dir) {
+        return (OldPath::Here, None);
+    }
+    let mut databases = Vec::new();
+    if !matches!(from.join(crate::state::STATE_DIR).symlink_metadata(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+    {
+        databases.push(None);
+    }
+    let listed = crate::project::registry::read().unwrap_or_default();
+    databases.extend(
+        listed
+            .into_iter()
+            .filter(|listed| listed.dir == *from)
+            .filter_map(|listed| listed.db.map(Some)),
+    );
+    databases
+        .into_iter()
+        .map(|db| (state_at(live, project, db.as_deref()), db))
+        .max_by_key(|(found, _)| *found)
+        .unwrap_or((OldPath::Bare, None))
+}
+
+/// What the state a turn in `live`'s directory uses (with `STICKY_DB` `db`, when given) is to
+/// `live`'s session and to `project`.
+fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath {
+    let from = &live.directory;
+    let path = db.map_or_else(|| State::in_project(from).db, Path::to_owned);
+    // This project's own database under another name, which a turn there does not use (a
+    // `.sticky` linking out of that directory, one file under two names) is no original's.
+    let refused = if same_file(&path, &project.state.db) {
+        OldPath::Shared
+    } else {
+        OldPath::Refused
+    };
+    // Located and checked as a turn there would be: another user's state, a FIFO, a copy not
+    // adopted there, are refused. One this project shares (`STICKY_DB` in both) is used there,
+    // and goes on with the session there too: an original's.
+    let Ok(there) = crate::project::locate(from, db) else {
+        return refused;
+    };
+    if !same_file(&there.dir, from) {
+        // The turn would take another project (its `.sticky/` passed over).
+        return refused;
+    }
+    if there.database == crate::project::Database::Missing {
+        return OldPath::Bare;
+    }
+    let Some(id) = live.agent_session_id.as_deref() else {
+        return OldPath::Original;
+    };
+    // Another project's state is looked at read-only (an older schema brought up to date
+    // first, as a turn there would).
+    let kept = crate::store::Store::open_elsewhere(&there.state.db)
+        .and_then(|store| store.map_or(Ok(None), |store| store.thread_keeping(&live.agent, id)));
+    match kept {
+        Ok(None) => OldPath::Other,
+        Ok(Some(_)) | Err(_) => OldPath::Original,
+    }
+}
+
+/// Whether `a` and `b` name one file (or directory), by device and inode, links followed.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// Where else than `from` this HOME keeps session `id` (of `relocate`'s agent, whose home is
+/// `agent_home`), recorded for `from` in `project`'s state: the directory the agent keeps it
+/// for now (under that directory's name, or found by its ID alone), or the directory of another
+/// project of the list whose state goes on with it. Another copy of the project took it, or it
+/// was written in this HOME all the same.
+fn elsewhere_in_home(
+    relocate: &dyn Relocate,
+    agent_home: &Path,
+    id: &str,
+    from: &Path,
+    project: &Project,
+) -> Option<PathBuf> {
+    encoded_elsewhere(relocate, agent_home, id, from)
+        .or_else(|| kept_for_another(relocate, agent_home, id, from))
+        .or_else(|| listed_elsewhere(relocate.name(), id, from, project))
+}
+
+/// The directory other than `from` for which this HOME keeps session `id` of `agent`, which a
+/// vault copy of `project`'s names for `from` while the agent has no file of it there: another
+/// copy of the project took it (relocated it), so it was written in this HOME, not elsewhere
+/// (review 8, L3). `None` when this HOME keeps it nowhere, or for an agent sticky cannot
+/// relocate.
+pub fn kept_in_home(agent: &str, id: &str, from: &Path, project: &Project) -> Option<PathBuf> {
+    let relocate = relocation::for_agent(agent)?;
+    let agent_home = relocate.home(&crate::settings::home().ok()?);
+    elsewhere_in_home(relocate, &agent_home, id, from, project)
+}
+
+/// The directory of another project of this HOME's list whose state records session `id` of
+/// `agent` (recorded for `from` here) as its live session, for that project's own directory: a
+/// copy of this project that relocated it (`relocate` lists the directory it runs in). What
+/// sticky's states say, for an agent whose files do not tell where the session went (Gemini
+/// keeps one under a hash of its directory). Each project is looked at with the database the
+/// list names for it (`STICKY_DB`); this project's own state, under whichever name, is not
+/// another's; only a state this HOME's key stamped counts, as import's check has it.
+fn listed_elsewhere(agent: &str, id: &str, from: &Path, project: &Project) -> Option<PathBuf> {
     let listed = crate::project::registry::read().ok()?;
     listed.into_iter().find_map(|listed| {
         let state = State::beside(listed.database());
         if listed.dir == project.dir
-            || listed.dir == live.directory
+            || listed.dir == from
             || state.db == project.state.db
+            || same_file(&state.db, &project.state.db)
             || !crate::project::stamped_here(&state)
         {
             return None;
         }
         let store = crate::store::Store::open_elsewhere(&state.db).ok()??;
-        let thread = store.thread_keeping(&live.agent, id).ok()??;
+        let thread = store.thread_keeping(agent, id).ok()??;
         let there = store.live_session(thread.id).ok()??;
         (there.agent_session_id.as_deref() == Some(id) && there.directory == listed.dir)
             .then_some(listed.dir)
@@ -164,9 +286,19 @@ pub fn kept_elsewhere(live: &SessionRow, project: &Path) -> Option<PathBuf> {
         return None;
     };
     let agent_home = relocate.home(&crate::settings::home().ok()?);
-    let found = relocate.elsewhere(&agent_home, id, (&[], project)).ok()?;
+    kept_for_another(relocate, &agent_home, id, project)
+}
+
+/// [`kept_elsewhere`] for session `id` of `relocate`'s agent, whose home is `agent_home`.
+fn kept_for_another(
+    relocate: &dyn Relocate,
+    agent_home: &Path,
+    id: &str,
+    project: &Path,
+) -> Option<PathBuf> {
+    let found = relocate.elsewhere(agent_home, id, (&[], project)).ok()?;
     found.into_iter().find_map(|relative| {
-        match named_directory(relocate, &agent_home, &relative, project) {
+        match named_directory(relocate, agent_home, &relative, project) {
             Some(dir) if dir == project => None,
             Some(dir) => Some(dir),
             None => Some(agent_home.join(relative)),
@@ -320,25 +452,45 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
             live.agent,
             live.id,
             escape(id),
-            gone(&live.directory),
+            gone(live, project),
         )),
-        Standing::Taken(now) => Some(taken(thread, live, now.as_deref(), &project.dir)),
+        Standing::Taken(now) => Some(taken(thread, live, now.as_deref(), project)),
     }
 }
 
-/// What became of `from`, a directory a session was recorded for that holds no copy of the
-/// project: gone, or made again without a sticky state.
-pub fn gone(from: &Path) -> &'static str {
-    if from.exists() {
-        "which holds no sticky state (a directory made again at that path)"
-    } else {
-        "which is gone"
+/// What became of the directory `live` was recorded for, when it holds no copy of `project`
+/// going on with the session ([`old_path`]): gone, made again, another user's, or this project
+/// under another name; said after the directory, as "recorded in DIR, {gone}".
+pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
+    match old_path(live, project) {
+        OldPath::Gone => "which is gone",
+        OldPath::Bare => "which holds no sticky state (a directory made again at that path)",
+        OldPath::Refused => {
+            "where sticky uses no state of yours as it is (the directory or its sticky state is \
+             another user's or no regular file, or the state is not stamped as yours there: made \
+             with another key, or a copy `sticky trust` did not adopt), so nothing there goes on \
+             with it"
+        }
+        OldPath::Other => {
+            "which holds a sticky state of its own that does not go on with this session (a \
+             directory made again at that path)"
+        }
+        OldPath::Shared => {
+            "whose sticky state leads to this project's own database, which sticky does not use \
+             there (a link out of that directory, or one file under two names)"
+        }
+        OldPath::Here => {
+            "which now leads to this very directory (a link left by the move, or another path to \
+             it)"
+        }
+        // Not said of a copy's original, whose own words stand.
+        OldPath::Original => "which still exists",
     }
 }
 
 /// Why a copy cannot go on with a session another copy of the project took, and the way to a
 /// session of its own.
-pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Path) -> String {
+pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Project) -> String {
     let shown = escape(thread);
     let flag = if thread == "main" {
         String::new()
@@ -348,14 +500,14 @@ pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Path
     let from = escape(&live.directory.display().to_string()).into_owned();
     let id = escape(live.agent_session_id.as_deref().unwrap_or_default()).into_owned();
     let agent = &live.agent;
-    let gone = gone(&live.directory);
+    let gone = gone(live, project);
     let way_out = format!(
         "run `sticky{flag} new --carry \"...\"` here for a session of its own that starts with a \
          recap of the conversation so far"
     );
     match now {
         // Only a relocation whose record failed leaves it so; `relocate` records it.
-        Some(now) if now == project => format!(
+        Some(now) if now == project.dir => format!(
             "thread {shown}: {agent} session {id} was recorded in {from}, {gone}, and \
              {agent} keeps it for this directory already; run `sticky relocate` to record it here"
         ),

@@ -209,9 +209,13 @@ fn say(
 }
 
 /// Marks the vault's copies of the sessions whose files the agents in this HOME do not have
-/// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, written
-/// elsewhere, and a restore of one says so (`Vault::adopt`). Those copies. A copy that cannot
-/// be marked is said on stderr: the state is adopted all the same.
+/// (or cannot tell: opencode keeps rows) as adopted now: they came with the state, and a
+/// restore of one says so (`Vault::adopt`); a copy this HOME's turns made comes before them
+/// (`kept::in_another_vault`). The ones written elsewhere: a session this HOME keeps for
+/// another directory (the original of a copied project moved, and relocated it), marked all
+/// the same, was written here, and is not said to be (review 8, L3; `trust` names where it went,
+/// or that another project keeps it). A copy that cannot be marked is said on stderr: the state
+/// is adopted all the same.
 fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest> {
     let vault = Vault::new(&project.state.vault);
     let marked = vault.adopt(crate::store::now(), |copy| {
@@ -220,14 +224,23 @@ fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest
             .and_then(|agent| agent.saved(home, &copy.directory, &copy.session))
             != Some(true)
     });
-    marked.unwrap_or_else(|error| {
-        note!(
-            "could not mark the vault's copies as adopted (a restore of one will not \
-             say it came with this state): {}",
-            escape(&format!("{error:#}"))
-        );
-        Vec::new()
-    })
+    let marked = match marked {
+        Ok(marked) => marked,
+        Err(error) => {
+            note!(
+                "could not mark the vault's copies as adopted (a restore of one will not say it \
+                 came with this state): {}",
+                escape(&format!("{error:#}"))
+            );
+            return Vec::new();
+        }
+    };
+    marked
+        .into_iter()
+        .filter(|copy| {
+            standing::kept_in_home(&copy.agent, &copy.session, &copy.directory, project).is_none()
+        })
+        .collect()
 }
 
 /// What `sticky trust` says of the vault's copies the agents in this HOME never had (`copies`):
@@ -347,18 +360,24 @@ fn next_step(thread: &str, live: &SessionRow, project: &Project) -> String {
     let dir = &live.directory;
     let shown = dir.display().to_string();
     let (shown_thread, shown) = (escape(thread), escape(&shown));
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(thread))
+    };
     match standing::standing(live, project) {
-        Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), &project.dir),
+        Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), project),
         Standing::Copy => format!(
             "thread {shown_thread} was recorded in {shown}, which still exists, so this is a \
-             copy of that project: run `sticky new` here for a session of its own (or sticky in \
-             {shown} to go on there)"
+             copy of that project: run `sticky{flag} new` here for a session of its own (or \
+             `{}{flag} \"...\"` to go on there)",
+            standing::in_original(live, project)
         ),
         Standing::Moved => format!(
             "thread {shown_thread} was recorded in {shown}, {}: if the project moved here, run \
              `sticky relocate` to go on with it here (else `sticky new` for a session of its \
              own)",
-            standing::gone(dir)
+            standing::gone(live, project)
         ),
     }
 }

@@ -459,22 +459,29 @@ fn a_moved_project_goes_on_after_sticky_relocate() {
         refused
             .assert_code(73)
             .assert_stderr_contains("sticky relocate");
-        agent
-            .sticky(&env, &["relocate"])
-            .current_dir(&moved)
-            .run()
-            .assert_success()
-            .assert_stderr_contains("moved from");
-        let output = agent
-            .sticky(&env, &["after relocate"])
-            .current_dir(&moved)
-            .run();
-        output.assert_success();
-        let next = agent.answer(&output);
-        assert_eq!(next.session, first.session, "{}", agent.name);
-        assert_eq!(next.saw, ["before the move"], "{}", agent.name);
-        assert_eq!(env.last_agent_run().cwd(), moved, "{}", agent.name);
+        relocate_and_go_on(agent, &env, &moved, &first);
     }
+}
+
+/// Runs `sticky relocate` in `moved` with `agent`, then a turn there, which goes on with the
+/// session of `first` (the turn before the move), run in `moved`.
+#[track_caller]
+fn relocate_and_go_on(agent: &Agent, env: &TestEnv, moved: &Path, first: &Answer) {
+    agent
+        .sticky(env, &["relocate"])
+        .current_dir(moved)
+        .run()
+        .assert_success()
+        .assert_stderr_contains("moved from");
+    let output = agent
+        .sticky(env, &["after relocate"])
+        .current_dir(moved)
+        .run();
+    output.assert_success();
+    let next = agent.answer(&output);
+    assert_eq!(next.session, first.session, "{}", agent.name);
+    assert_eq!(next.saw, ["before the move"], "{}", agent.name);
+    assert_eq!(env.last_agent_run().cwd(), moved, "{}", agent.name);
 }
 
 /// Issue 23 review, finding 16, for every agent: in a second copy of a moved project, after the
@@ -512,6 +519,58 @@ fn relocate_in_a_second_copy_of_a_moved_project_leaves_the_first_copys_session_a
         let next = agent.answer(&original);
         assert_eq!(next.session, first.session, "{}", agent.name);
         assert_eq!(next.saw, ["before the move"], "{}", agent.name);
+    }
+}
+
+/// Review 8, L3, for every agent: a copy of a project whose original moved and relocated its
+/// session since. The copy's vault holds a copy of that session, which `trust` there adopts
+/// with the state; but the session was written in this HOME, and the agent still keeps it (for
+/// the moved original): trust does not call it written elsewhere, and says where it went.
+#[test]
+fn trust_in_a_copy_of_a_moved_project_does_not_call_its_session_written_elsewhere() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let first = agent.turn(&env, &["-a", agent.name, "before the move"]);
+        let copy = env.copy_project("copy");
+        let moved = env.move_project();
+        agent
+            .sticky(&env, &["relocate"])
+            .current_dir(&moved)
+            .run()
+            .assert_success();
+        let trusted = agent.sticky(&env, &["trust"]).current_dir(&copy).run();
+        trusted
+            .assert_success()
+            .assert_stderr_contains("another copy of this project took it since")
+            .assert_stderr_contains(&moved.display().to_string());
+        assert!(
+            !trusted.stderr.contains("written elsewhere"),
+            "{}: {}",
+            agent.name,
+            trusted.describe()
+        );
+        let original = agent.sticky(&env, &["goes on"]).current_dir(&moved).run();
+        original.assert_success();
+        assert_eq!(
+            agent.answer(&original).session,
+            first.session,
+            "{}",
+            agent.name
+        );
+    }
+}
+
+/// Review 8, M1 (a), for every agent: the project moved and a link to it was left at the old
+/// path. The old path is this project, no original: relocate carries the session, and the
+/// next turn goes on with it, run in the new directory.
+#[test]
+fn relocate_carries_a_session_whose_old_path_is_a_link_to_the_moved_project() {
+    for agent in AGENTS {
+        let env = TestEnv::new();
+        let first = agent.turn(&env, &["-a", agent.name, "before the move"]);
+        let moved = env.move_project();
+        std::os::unix::fs::symlink(&moved, &env.project).expect("a link at the old path");
+        relocate_and_go_on(agent, &env, &moved, &first);
     }
 }
 

@@ -569,7 +569,15 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_is_els
     let copy = env.copy_project("copy");
     std::fs::create_dir_all(copy.join(".sticky")).expect("the copy's state directory");
     std::fs::copy(&database, copy.join(".sticky/sticky.db")).expect("copy the database");
-    env.ok_in(&copy, ["trust"]);
+    // What is said: a copy, and the way to go on in the original, with its `STICKY_DB`.
+    let there = format!(
+        "STICKY_DB={} sticky -C {}",
+        database.display(),
+        env.project.display()
+    );
+    env.ok_in(&copy, ["trust"])
+        .assert_stderr_contains("which still exists, so this is a copy of that project")
+        .assert_stderr_contains(&there);
     let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
     let back = env
         .sticky(["back in the original"])
@@ -579,7 +587,8 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_is_els
     assert_eq!(back.answer().session, first.answer().session);
     relocated
         .assert_code(2)
-        .assert_stderr_contains("a copy of the project");
+        .assert_stderr_contains("a copy of the project")
+        .assert_stderr_contains(&there);
 }
 
 /// Review 8: a variation of review 7's. The project moved and a link to it was left at the old
@@ -594,6 +603,13 @@ fn review_relocate_carries_a_session_whose_old_path_is_a_link_to_the_moved_proje
     let first = env.turn("before the move");
     let moved = env.move_project();
     std::os::unix::fs::symlink(&moved, &env.project).expect("a link at the old path");
+    // What is said names the old path for what it is, and relocate, never a copy.
+    relocate_is_the_way(&env, &moved, "which now leads to this very directory");
+    let trusted = env.ok_in(&moved, ["trust"]);
+    trusted
+        .assert_stderr_contains("which now leads to this very directory")
+        .assert_stderr_contains("run `sticky relocate`");
+    assert!(!trusted.stderr.contains("copy"), "{}", trusted.describe());
     env.ok_in(&moved, ["relocate"]);
     let after = env.ok_in(&moved, ["after the move"]);
     assert_eq!(after.answer().session, first.session);
@@ -621,8 +637,76 @@ fn review_relocate_carries_a_session_whose_old_path_holds_another_users_sticky()
             crate::support::other_user::give_to_nobody(path);
         }
     }
+    // What is said names that state for what it is: no copy's original, nor "no sticky state".
+    relocate_is_the_way(&env, &moved, "where sticky uses no state of yours");
     env.ok_in(&moved, ["relocate"]);
     let after = env.ok_in(&moved, ["after the move"]);
     assert_eq!(after.answer().session, first.session);
     assert_eq!(after.answer().saw, ["before the move"]);
+}
+
+/// Review 8, M1 (a), the same database file: the project moved, and the old path was made
+/// again with a `.sticky` that is a link to the moved project's own state (which a turn there
+/// refuses: it leads out of that directory). That is this project's state, not an original's:
+/// the turn says so, and relocate carries the session.
+#[test]
+fn relocate_carries_a_session_whose_old_path_leads_to_this_projects_own_state() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    std::fs::create_dir_all(&env.project).expect("a new directory at the old path");
+    std::os::unix::fs::symlink(moved.join(".sticky"), env.project.join(".sticky"))
+        .expect("a link to the moved project's state");
+    relocate_is_the_way(
+        &env,
+        &moved,
+        "whose sticky state leads to this project's own database",
+    );
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
+
+/// Review 8, M1 (b)'s sibling: the project moved, and a copy of it was made back at the old path
+/// (`cp -a`), not adopted there: sticky refuses that copy's state until `sticky trust`, so no
+/// original goes on with the session there. Relocate in the moved project (whose database is
+/// the one sticky made) carries it; the copy, trusted after, is refused the session, which this
+/// HOME's agent keeps for the moved project, so the two never share it.
+#[test]
+fn relocate_carries_a_session_whose_old_path_holds_a_copy_not_adopted_there() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&moved)
+        .arg(&env.project)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    relocate_is_the_way(&env, &moved, "where sticky uses no state of yours");
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]);
+    assert_eq!(after.answer().session, first.session);
+    env.ok(["trust"]);
+    env.sticky(["in the copy"])
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains("sticky does not resume it here");
+}
+
+/// A turn in `moved`, a project that moved, is refused (exit 73) with `said` of its old path and
+/// `sticky relocate` as the way, never as a copy of the project.
+#[track_caller]
+fn relocate_is_the_way(env: &TestEnv, moved: &Path, said: &str) {
+    let refused = env.sticky(["after the move"]).current_dir(moved).run();
+    refused
+        .assert_code(73)
+        .assert_stderr_contains(said)
+        .assert_stderr_contains("run `sticky relocate`");
+    assert!(
+        !refused.stderr.contains("a copy of"),
+        "{}",
+        refused.describe()
+    );
 }
