@@ -710,3 +710,28 @@ fn relocate_is_the_way(env: &TestEnv, moved: &Path, said: &str) {
         refused.describe()
     );
 }
+
+/// Review 9: review 8's M2 from another side. The original's state is the user's own and keeps
+/// the session, but a turn there refuses it for a reason the user fixes there (group-writable
+/// after a `chmod -R g+w` to share the tree; the same with a lost key before `sticky trust` ran
+/// there). `standing::old_path` counts any state a turn there refuses as no original's: trust
+/// in the copy says "sticky uses no state of yours ... if the project moved here, run `sticky
+/// relocate`"; relocate moves the original's session into the copy, and once the original's
+/// mode is fixed (as sticky told), its next turn is refused: its session is gone.
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_has_a_fixable_mode() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = TestEnv::new();
+    let first = env.turn("in the original");
+    let copy = env.copy_project("copy");
+    let state = env.project.join(".sticky");
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o770)).expect("chmod");
+    env.ok_in(&copy, ["trust"]);
+    let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let back = env.ok(["back in the original"]);
+    assert_eq!(back.answer().session, first.session);
+    relocated
+        .assert_code(2)
+        .assert_stderr_contains("a copy of the project");
+}
