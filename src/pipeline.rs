@@ -99,13 +99,20 @@ mod linux {
         if holding(me, pipe) == Holding::Writes {
             return false;
         }
-        let Some(processes) = processes() else {
-            return false;
-        };
+        processes().is_some_and(|processes| decide(me, &processes, |pid| holding(pid, pipe)))
+    }
+
+    /// Whether the pipe is the pipeline's, as the module explains, for process `me` among
+    /// `processes`, where `holding` says what a process has of the pipe.
+    fn decide(
+        me: u32,
+        processes: &HashMap<u32, Process>,
+        holding: impl Fn(u32) -> Holding,
+    ) -> bool {
         let Some(mine) = processes.get(&me).copied() else {
             return false;
         };
-        let ancestors = ancestors(me, &processes);
+        let ancestors = ancestors(me, processes);
         // The shell's job, and the shell's own group, where bash runs `<(...)`.
         let groups = [
             Some(mine.group),
@@ -120,7 +127,7 @@ mod linux {
         let members = others()
             .filter(|(pid, process)| process.session == mine.session && !ancestors.contains(pid));
         for (pid, process) in members {
-            match holding(*pid, pipe) {
+            match holding(*pid) {
                 Holding::Writes => return true,
                 Holding::Hidden => hidden_in_group |= groups.contains(&Some(process.group)),
                 Holding::Not => {}
@@ -133,7 +140,7 @@ mod linux {
         hidden_in_group
             && !others()
                 .filter(|(pid, process)| process.session != mine.session || ancestors.contains(pid))
-                .any(|(pid, _)| holding(*pid, pipe) == Holding::Writes)
+                .any(|(pid, _)| holding(*pid) == Holding::Writes)
     }
 
     /// The identity of `fd` when it is a pipe (or FIFO).
@@ -242,6 +249,75 @@ mod linux {
             assert!(!process.zombie);
             assert!(parse_stat("42 (x) Z 7 9 8 0").unwrap().zombie);
             assert!(parse_stat("42 (x").is_none());
+        }
+
+        /// A shell (10, session and group 10) ran `? | sticky` as a job (group 20): sticky is
+        /// 21; 1 is init, in a session of its own.
+        fn table(extra: &[(u32, u32, i32, i32, bool)]) -> HashMap<u32, Process> {
+            let process = |parent, group, session, zombie| Process {
+                parent,
+                group,
+                session,
+                zombie,
+            };
+            let mut table = HashMap::from([
+                (1, process(0, 1, 1, false)),
+                (10, process(1, 10, 10, false)),
+                (21, process(10, 20, 10, false)),
+            ]);
+            for &(pid, parent, group, session, zombie) in extra {
+                table.insert(pid, process(parent, group, session, zombie));
+            }
+            table
+        }
+
+        /// What [`decide`] says for sticky (21) in `table(extra)`, where `writes` write the pipe
+        /// and `hidden` cannot be looked into.
+        fn decided(extra: &[(u32, u32, i32, i32, bool)], writes: &[u32], hidden: &[u32]) -> bool {
+            decide(21, &table(extra), |pid| {
+                if hidden.contains(&pid) {
+                    Holding::Hidden
+                } else if writes.contains(&pid) {
+                    Holding::Writes
+                } else {
+                    Holding::Not
+                }
+            })
+        }
+
+        #[test]
+        fn a_hidden_process_of_the_job_or_the_shells_group_is_the_pipelines_writer() {
+            let job = [(20, 10, 20, 10, false)];
+            assert!(decided(&job, &[20], &[]), "a writer of the job");
+            assert!(decided(&job, &[], &[20]), "sudo of `sudo make | sticky`");
+            assert!(!decided(&job, &[], &[]), "nobody writes it");
+            let substituted = [(30, 10, 10, 10, false)];
+            assert!(
+                decided(&substituted, &[], &[30]),
+                "sudo of `< <(sudo make)`"
+            );
+            let elsewhere = [(40, 10, 40, 10, false)];
+            assert!(!decided(&elsewhere, &[], &[40]), "a job of its own");
+            let other_session = [(50, 1, 50, 50, false)];
+            assert!(!decided(&other_session, &[], &[50]), "a daemon");
+            let ended = [(20, 10, 20, 10, true)];
+            assert!(!decided(&ended, &[], &[20]), "a zombie holds nothing");
+        }
+
+        #[test]
+        fn a_pipe_held_by_an_ancestor_or_another_session_keeps_its_grace_beside_hidden_ones() {
+            let job = [(20, 10, 20, 10, false)];
+            assert!(
+                !decided(&job, &[10], &[20]),
+                "the shell, an ancestor, holds it"
+            );
+            let daemon = [(20, 10, 20, 10, false), (50, 1, 50, 50, false)];
+            assert!(
+                !decided(&daemon, &[50], &[20]),
+                "a process of another session does"
+            );
+            assert!(!decided(&[], &[], &[10]), "a hidden ancestor is no writer");
+            assert!(!decided(&job, &[21], &[]), "sticky itself is no writer");
         }
 
         #[test]
