@@ -19,17 +19,32 @@
 //! ancestor too: while no program of the pipeline holds the pipe, such input gets the grace
 //! period.)
 //!
-//! On Linux this is read from `/proc`: every process's session and parent in
-//! `/proc/PID/stat`, and for the members of sticky's session, which of their descriptors is
-//! this pipe (`/proc/PID/fd/N`, the same device and inode) opened for writing
-//! (`/proc/PID/fdinfo/N`). Elsewhere (macOS has no `/proc`, and its `libproc` calls would need
-//! `unsafe`, which this crate denies) the writer cannot be told, and [`is_users_pipeline`]
-//! says `false`: the grace period applies there, and `--stdin wait` waits however long.
+//! A writer sticky cannot look into (another user's process, as `sudo make 2>&1 | sticky "fix"`
+//! runs `sudo` and `make`, or a setuid or setcap program) hides which pipe it holds. Such a
+//! process in sticky's own process group (the shell's job: with or without job control, the
+//! processes of `a | b` share one group) or in its parent's (an interactive bash runs the `sudo
+//! make` of `sticky "fix" < <(sudo make)` in its own group), neither sticky nor an ancestor,
+//! makes the pipe the user's pipeline, unless a process sticky can look into that is no part of
+//! the pipeline (an ancestor, or a process of another session) holds its write end: a runner
+//! that keeps the pipe it gave its step still gets the grace period, even beside a hidden
+//! process of the step's group. What it admits beyond a pipeline is a hidden process of those
+//! groups that does not write the pipe, while what holds the pipe is hidden too (a runner that
+//! runs as another user, in the group of a step that left `sudo daemon &` running): such a turn
+//! waits for that process, and `--stdin skip` or `</dev/null` is the way out.
+//!
+//! On Linux this is read from `/proc`: every process's parent, group and session in
+//! `/proc/PID/stat` (anyone's to read), and for the members of sticky's session, which of
+//! their descriptors is this pipe (`/proc/PID/fd/N`, the same device and inode) opened for
+//! writing (`/proc/PID/fdinfo/N`), or that they cannot be read. Elsewhere (macOS has no
+//! `/proc`, and its `libproc` calls would need `unsafe`, which this crate denies) the writer
+//! cannot be told, and [`is_users_pipeline`] says `false`: the grace period applies there,
+//! and `--stdin wait` waits however long. With `/proc` mounted `hidepid=`, another user's
+//! processes are not listed at all, and their pipes get the grace period too.
 
 use std::os::fd::AsFd;
 
 /// Whether `stdin` is a pipe whose writer is part of the user's pipeline, as the module
-/// explains; `false` when it cannot be told (not Linux, `/proc` hidden, another user's writer).
+/// explains; `false` when it cannot be told (not Linux, `/proc` hidden).
 pub fn is_users_pipeline(stdin: &impl AsFd) -> bool {
     #[cfg(target_os = "linux")]
     {
@@ -46,6 +61,7 @@ pub fn is_users_pipeline(stdin: &impl AsFd) -> bool {
 mod linux {
     use std::collections::HashMap;
     use std::fs::{self, File};
+    use std::io::ErrorKind;
     use std::os::fd::BorrowedFd;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
@@ -56,7 +72,22 @@ mod linux {
     #[derive(Debug, Clone, Copy)]
     struct Process {
         parent: u32,
+        group: i32,
         session: i32,
+        /// Ended, and not yet waited for: it holds no descriptor.
+        zombie: bool,
+    }
+
+    /// What `/proc` tells of a process and a pipe.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Holding {
+        /// It holds the pipe open for writing.
+        Writes,
+        /// It does not (or it is gone).
+        Not,
+        /// Its descriptors are not this user's to read: another user's process, or one with
+        /// raised privileges (`sudo`, a setuid or setcap program).
+        Hidden,
     }
 
     pub fn is_users_pipeline(stdin: BorrowedFd<'_>) -> bool {
@@ -65,22 +96,51 @@ mod linux {
         };
         let me = std::process::id();
         // A pipe sticky itself may write never ends while sticky waits: not a pipeline's.
-        if writes(me, pipe) {
+        if holding(me, pipe) == Holding::Writes {
             return false;
         }
-        let Some(processes) = processes() else {
+        processes().is_some_and(|processes| decide(me, &processes, |pid| holding(pid, pipe)))
+    }
+
+    /// Whether the pipe is the pipeline's, as the module explains, for process `me` among
+    /// `processes`, where `holding` says what a process has of the pipe.
+    fn decide(
+        me: u32,
+        processes: &HashMap<u32, Process>,
+        holding: impl Fn(u32) -> Holding,
+    ) -> bool {
+        let Some(mine) = processes.get(&me).copied() else {
             return false;
         };
-        let Ok(session) = nix::unistd::getsid(None) else {
-            return false;
+        let ancestors = ancestors(me, processes);
+        // The shell's job, and the shell's own group, where bash runs `<(...)`.
+        let groups = [
+            Some(mine.group),
+            processes.get(&mine.parent).map(|parent| parent.group),
+        ];
+        let others = || {
+            processes
+                .iter()
+                .filter(|(pid, process)| **pid != me && !process.zombie)
         };
-        let ancestors = ancestors(me, &processes);
-        processes
-            .iter()
-            .filter(|(pid, process)| {
-                process.session == session.as_raw() && **pid != me && !ancestors.contains(pid)
-            })
-            .any(|(pid, _)| writes(*pid, pipe))
+        let mut hidden_in_group = false;
+        let members = others()
+            .filter(|(pid, process)| process.session == mine.session && !ancestors.contains(pid));
+        for (pid, process) in members {
+            match holding(*pid) {
+                Holding::Writes => return true,
+                Holding::Hidden => hidden_in_group |= groups.contains(&Some(process.group)),
+                Holding::Not => {}
+            }
+        }
+        // A writer sticky cannot look into, of the shell's job (`sudo make | sticky`) or the
+        // shell's group, is the pipeline's unless a process it can look into, outside the
+        // pipeline, holds the pipe: an ancestor (a runner that keeps its step's pipe) or a
+        // process of another session.
+        hidden_in_group
+            && !others()
+                .filter(|(pid, process)| process.session != mine.session || ancestors.contains(pid))
+                .any(|(pid, _)| holding(*pid) == Holding::Writes)
     }
 
     /// The identity of `fd` when it is a pipe (or FIFO).
@@ -114,16 +174,16 @@ mod linux {
         Some(found)
     }
 
-    /// The parent and session of a `/proc/PID/stat` line: `pid (comm) state ppid pgrp session
-    /// ...`, where `comm` may hold spaces and parentheses, so the fields are counted from the
-    /// last `)`.
+    /// The state, parent, group and session of a `/proc/PID/stat` line: `pid (comm) state ppid
+    /// pgrp session ...`, where `comm` may hold spaces and parentheses, so the fields are
+    /// counted from the last `)`.
     fn parse_stat(stat: &str) -> Option<Process> {
         let mut fields = stat[stat.rfind(')')? + 1..].split_ascii_whitespace();
-        let _state = fields.next()?;
-        let parent = fields.next()?.parse().ok()?;
-        let _group = fields.next()?;
+        let state = fields.next()?;
         Some(Process {
-            parent,
+            zombie: matches!(state, "Z" | "X" | "x"),
+            parent: fields.next()?.parse().ok()?,
+            group: fields.next()?.parse().ok()?,
             session: fields.next()?.parse().ok()?,
         })
     }
@@ -143,13 +203,16 @@ mod linux {
         found
     }
 
-    /// Whether process `pid` holds `pipe` open for writing. Another user's process cannot be
-    /// read, and counts as not writing: it is no part of this user's pipeline.
-    fn writes(pid: u32, pipe: PipeId) -> bool {
-        let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
-            return false;
+    /// Whether process `pid` holds `pipe` open for writing, as far as `/proc` shows it: the
+    /// descriptors of another user's process (or of one with raised privileges) are hidden.
+    fn holding(pid: u32, pipe: PipeId) -> Holding {
+        let fds = match fs::read_dir(format!("/proc/{pid}/fd")) {
+            Ok(fds) => fds,
+            Err(error) if error.kind() == ErrorKind::PermissionDenied => return Holding::Hidden,
+            // Ended since the listing.
+            Err(_) => return Holding::Not,
         };
-        fds.flatten().any(|fd| {
+        let writes = fds.flatten().any(|fd| {
             let is_pipe = fs::metadata(fd.path()).is_ok_and(|m| (m.dev(), m.ino()) == pipe);
             is_pipe
                 && fs::read_to_string(format!(
@@ -157,7 +220,12 @@ mod linux {
                     fd.file_name().to_string_lossy()
                 ))
                 .is_ok_and(|info| opened_for_writing(&info))
-        })
+        });
+        if writes {
+            Holding::Writes
+        } else {
+            Holding::Not
+        }
     }
 
     /// Whether the `flags:` line (octal) of a `/proc/PID/fdinfo/N` opens for writing:
@@ -177,8 +245,79 @@ mod linux {
         #[test]
         fn stat_lines_are_read_from_the_last_parenthesis() {
             let process = parse_stat("42 (a (b) c) S 7 9 8 0 -1 4194560 1 0").unwrap();
-            assert_eq!((process.parent, process.session), (7, 8));
+            assert_eq!((process.parent, process.group, process.session), (7, 9, 8));
+            assert!(!process.zombie);
+            assert!(parse_stat("42 (x) Z 7 9 8 0").unwrap().zombie);
             assert!(parse_stat("42 (x").is_none());
+        }
+
+        /// A shell (10, session and group 10) ran `? | sticky` as a job (group 20): sticky is
+        /// 21; 1 is init, in a session of its own.
+        fn table(extra: &[(u32, u32, i32, i32, bool)]) -> HashMap<u32, Process> {
+            let process = |parent, group, session, zombie| Process {
+                parent,
+                group,
+                session,
+                zombie,
+            };
+            let mut table = HashMap::from([
+                (1, process(0, 1, 1, false)),
+                (10, process(1, 10, 10, false)),
+                (21, process(10, 20, 10, false)),
+            ]);
+            for &(pid, parent, group, session, zombie) in extra {
+                table.insert(pid, process(parent, group, session, zombie));
+            }
+            table
+        }
+
+        /// What [`decide`] says for sticky (21) in `table(extra)`, where `writes` write the pipe
+        /// and `hidden` cannot be looked into.
+        fn decided(extra: &[(u32, u32, i32, i32, bool)], writes: &[u32], hidden: &[u32]) -> bool {
+            decide(21, &table(extra), |pid| {
+                if hidden.contains(&pid) {
+                    Holding::Hidden
+                } else if writes.contains(&pid) {
+                    Holding::Writes
+                } else {
+                    Holding::Not
+                }
+            })
+        }
+
+        #[test]
+        fn a_hidden_process_of_the_job_or_the_shells_group_is_the_pipelines_writer() {
+            let job = [(20, 10, 20, 10, false)];
+            assert!(decided(&job, &[20], &[]), "a writer of the job");
+            assert!(decided(&job, &[], &[20]), "sudo of `sudo make | sticky`");
+            assert!(!decided(&job, &[], &[]), "nobody writes it");
+            let substituted = [(30, 10, 10, 10, false)];
+            assert!(
+                decided(&substituted, &[], &[30]),
+                "sudo of `< <(sudo make)`"
+            );
+            let elsewhere = [(40, 10, 40, 10, false)];
+            assert!(!decided(&elsewhere, &[], &[40]), "a job of its own");
+            let other_session = [(50, 1, 50, 50, false)];
+            assert!(!decided(&other_session, &[], &[50]), "a daemon");
+            let ended = [(20, 10, 20, 10, true)];
+            assert!(!decided(&ended, &[], &[20]), "a zombie holds nothing");
+        }
+
+        #[test]
+        fn a_pipe_held_by_an_ancestor_or_another_session_keeps_its_grace_beside_hidden_ones() {
+            let job = [(20, 10, 20, 10, false)];
+            assert!(
+                !decided(&job, &[10], &[20]),
+                "the shell, an ancestor, holds it"
+            );
+            let daemon = [(20, 10, 20, 10, false), (50, 1, 50, 50, false)];
+            assert!(
+                !decided(&daemon, &[50], &[20]),
+                "a process of another session does"
+            );
+            assert!(!decided(&[], &[], &[10]), "a hidden ancestor is no writer");
+            assert!(!decided(&job, &[21], &[]), "sticky itself is no writer");
         }
 
         #[test]

@@ -257,9 +257,10 @@ pub struct TurnArgs {
     /// configuration's `stdin`, else auto).
     ///
     /// With prompt words, piped input is their context. `auto` waits however long for a pipe
-    /// this command line feeds (`cmd | sticky PROMPT`, `timeout` on either side included: a
-    /// writer in sticky's session, not its parent, which sticky can tell on Linux), and gives any other pipe 3 seconds to start before going on
-    /// without it, with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
+    /// this command line feeds (`cmd | sticky PROMPT`, `timeout` on either side and `sudo` on
+    /// the left included: a writer in sticky's session, not its parent, which sticky can tell
+    /// on Linux), and gives any other pipe 3 seconds to start before going on without it,
+    /// with a note (a runner's pipe nobody writes or closes). `wait` reads stdin to
     /// its end however long that takes; `skip` never reads it. Without prompt words stdin is the
     /// prompt, read to its end unless `skip`. More than 32 MiB on stdin is refused (exit 2).
     #[arg(long, value_name = "WHEN", value_enum)]

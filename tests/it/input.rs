@@ -214,21 +214,17 @@ fn bash(env: &TestEnv, script: &str) -> Command {
 /// any pipe, so the old behaviour fails them; the new one reads it whatever the delay.
 const LATER_THAN_THE_OLD_GRACE: Duration = Duration::from_millis(3500);
 
-/// Runs `script` (bash, in the project) whose producer writes `warning: x` into sticky's stdin
-/// only once `$GO` exists, which the test creates after sticky is seen waiting for it however
-/// long and the producer is later than the old grace; the turn must get the input.
+/// Runs `command` (stdin and stdout its own), whose producer writes into sticky's stdin only
+/// once `go` exists, which is made after sticky is seen waiting for it however long and the
+/// producer is later than the old grace; checks that sticky read it (exit 0, no note that it
+/// gave up, the wait said once) and returns what it wrote on stdout and on its terminal stderr.
 #[cfg(target_os = "linux")]
-fn a_late_producer_is_read(script: &str) {
-    let env = TestEnv::new();
-    let go = env.scratch.join("go");
-    let mut command = bash(&env, script);
-    command
-        .env("GO", &go)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped());
+fn late_producer_read(mut command: Command, go: &std::path::Path) -> (String, String) {
+    let _release = Release(go.to_owned());
+    command.stdout(Stdio::piped());
     let stderr = TerminalStderr::attach(&mut command);
     let started = Instant::now();
-    let mut child = command.spawn().expect("start bash");
+    let mut child = command.spawn().expect("start the command line");
     drop(command);
     wait_for("sticky to say it waits for stdin", || {
         stderr.so_far().contains("for stdin")
@@ -246,8 +242,14 @@ fn a_late_producer_is_read(script: &str) {
         "{}",
         stderr.so_far()
     );
-    std::fs::write(&go, "").expect("let the producer write");
-    let status = wait_exit(&mut child, "the pipeline to end");
+    std::fs::write(go, "").expect("let the producer write");
+    let status = wait_exit(&mut child, "the command line to end");
+    let mut stdout = String::new();
+    let _ = child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut stdout);
     let text = stderr.so_far();
     assert!(status.success(), "{text}");
     assert!(!text.contains("nothing arrived"), "{text}");
@@ -257,6 +259,31 @@ fn a_late_producer_is_read(script: &str) {
         "said once: {text}"
     );
     assert!(text.contains("--stdin skip"), "{text}");
+    (stdout, text)
+}
+
+/// Makes its file when dropped: a producer waiting for it ends when a test fails. (The
+/// producers of the tests that run as another user give up by themselves after two minutes
+/// too: one may look between the file and its directory's removal.)
+#[cfg(target_os = "linux")]
+struct Release(std::path::PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, "");
+    }
+}
+
+/// Runs `script` (bash, in the project) whose producer writes `warning: x` into sticky's stdin
+/// only once `$GO` exists (see [`late_producer_read`]); the turn must get the input.
+#[cfg(target_os = "linux")]
+fn a_late_producer_is_read(script: &str) {
+    let env = TestEnv::new();
+    let go = env.scratch.join("go");
+    let mut command = bash(&env, script);
+    command.env("GO", &go).stdin(Stdio::null());
+    late_producer_read(command, &go);
     assert_eq!(
         env.last_agent_run().prompt(),
         "fix them too\n\nwarning: x\n"
@@ -290,6 +317,27 @@ fn a_late_producer_into_sticky_under_timeout_is_read_whatever_its_delay() {
     );
 }
 
+/// Runs `command` (sticky, or what starts it, its stdin set) while `holder` (a `cat`
+/// reading its piped stdin) runs, then ends `holder`; checks that sticky gave up on stdin after
+/// its grace, as a terminal is told, and returns what its terminal stderr shows.
+fn gives_up_after_the_grace(mut command: Command, mut holder: std::process::Child) -> String {
+    command.stdout(Stdio::null());
+    let stderr = TerminalStderr::attach(&mut command);
+    let mut sticky = command.spawn().expect("start sticky");
+    drop(command);
+    let status = wait_exit(&mut sticky, "sticky to end without stdin's end");
+    drop(holder.stdin.take());
+    holder.wait().expect("the holder ends");
+    let text = stderr.so_far();
+    assert!(status.success(), "{text}");
+    assert!(text.contains("waiting up to 3s for stdin"), "{text}");
+    assert!(
+        text.contains("nothing arrived on stdin within 3s"),
+        "{text}"
+    );
+    text
+}
+
 #[test]
 fn a_silent_pipe_from_another_session_ends_after_the_grace_with_the_note() {
     // The pipe's only writer is a process of another session (a runner's helper), not
@@ -315,7 +363,7 @@ fn a_silent_pipe_from_another_session_ends_after_the_grace_with_the_note() {
         Command::new("cat")
     };
     holder.stdin(Stdio::piped()).stdout(Stdio::from(write));
-    let mut holder = holder.spawn().expect("start the holder");
+    let holder = holder.spawn().expect("start the holder");
     #[cfg(target_os = "linux")]
     {
         let pid = nix::unistd::Pid::from_raw(i32::try_from(holder.id()).expect("a pid"));
@@ -324,20 +372,8 @@ fn a_silent_pipe_from_another_session_ends_after_the_grace_with_the_note() {
         });
     }
     let mut command = env.sticky(["are you there?"]).command();
-    command.stdin(Stdio::from(read)).stdout(Stdio::null());
-    let stderr = TerminalStderr::attach(&mut command);
-    let mut sticky = command.spawn().expect("start sticky");
-    drop(command);
-    let status = wait_exit(&mut sticky, "sticky to end without stdin's end");
-    drop(holder.stdin.take());
-    holder.wait().expect("the holder ends");
-    let text = stderr.so_far();
-    assert!(status.success(), "{text}");
-    assert!(text.contains("waiting up to 3s for stdin"), "{text}");
-    assert!(
-        text.contains("nothing arrived on stdin within 3s"),
-        "{text}"
-    );
+    command.stdin(Stdio::from(read));
+    let text = gives_up_after_the_grace(command, holder);
     assert!(text.contains("--stdin wait"), "{text}");
     assert_eq!(env.last_agent_run().prompt(), "are you there?");
 }
@@ -788,37 +824,143 @@ fn endless_piped_input_stops_at_the_cap_with_a_usage_error() {
     assert!(env.agent_runs().is_empty(), "no turn ran");
 }
 
-/// Review 8: a writer of the user's own command line that runs as another user (`sudo make
-/// 2>&1 | sticky "fix these"`, as a CI runner's passwordless sudo makes common; ping and other
-/// programs with raised privileges too) cannot be told from `/proc` (its descriptors are not
-/// the user's to read), so its pipe gets the 3 s grace of a pipe from elsewhere: a producer
-/// silent that long loses its input, and the turn runs without it (exit 0), where the README
-/// says sticky "waits for a pipe written by your own command line however long it stays
-/// silent" (issue 23, finding 3).
-#[test]
-fn review_a_late_writer_running_as_another_user_in_the_command_line_is_waited_for() {
+/// A project `nobody` owns, for sticky to run there as `nobody` while the test runs as root;
+/// `None` (the test skipped) elsewhere.
+#[cfg(target_os = "linux")]
+fn nobodys_project(prefix: &str) -> Option<crate::support::other_user::SharedPlace> {
     use crate::support::other_user::{SharedPlace, give_to_nobody, has_setpriv, is_root};
     if !is_root() || !has_setpriv() {
         crate::support::skip::skip("needs root and setpriv to run sticky as another user");
-        return;
+        return None;
     }
-    let place = SharedPlace::new("sticky-sudo-");
+    let place = SharedPlace::new(prefix);
     give_to_nobody(&place.project);
-    let output = Command::new("sh")
+    Some(place)
+}
+
+/// sticky with `prompt`, in `place`'s project with its HOME: for `as_user` to run as `nobody`.
+#[cfg(target_os = "linux")]
+fn nobodys_sticky(place: &crate::support::other_user::SharedPlace, prompt: &str) -> Command {
+    let mut sticky = Command::new(env!("CARGO_BIN_EXE_sticky"));
+    sticky
+        .arg(prompt)
+        .env("HOME", &place.home)
+        .env("PATH", crate::support::other_user::SharedPlace::path())
+        .env("FAKE_CLAUDE_LOG", "/dev/null")
+        .current_dir(&place.project);
+    sticky
+}
+
+/// The environment `command` sets, as `KEY=VALUE` words for `env -i`.
+#[cfg(target_os = "linux")]
+fn env_words(command: &Command) -> Vec<std::ffi::OsString> {
+    command
+        .get_envs()
+        .filter_map(|(key, value)| {
+            let mut word = key.to_owned();
+            word.push("=");
+            word.push(value?);
+            Some(word)
+        })
+        .collect()
+}
+
+/// `sh -c script` in `sticky`'s directory, its `"$@"` for `env -i "$@"` to run `sticky`:
+/// `sticky`'s environment as `KEY=VALUE` words, its program and its arguments.
+#[cfg(target_os = "linux")]
+fn shell_running(script: &str, sticky: &Command) -> Command {
+    let mut shell = Command::new("sh");
+    shell
         .arg("-c")
-        .arg(r#"(sleep 5; echo "late warning") | env -i HOME="$1" PATH="$2" FAKE_CLAUDE_LOG=/dev/null setpriv --reuid=65534 --regid=65534 --clear-groups "$3" "fix these""#)
+        .arg(script)
         .arg("sh")
-        .arg(&place.home)
-        .arg(SharedPlace::path())
-        .arg(env!("CARGO_BIN_EXE_sticky"))
-        .current_dir(&place.project)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the pipeline");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
+        .args(env_words(sticky))
+        .arg(sticky.get_program())
+        .args(sticky.get_args());
+    if let Some(dir) = sticky.get_current_dir() {
+        shell.current_dir(dir);
+    }
+    shell
+}
+
+/// A producer that waits for `go` (two minutes at most), then writes `late warning`.
+#[cfg(target_os = "linux")]
+const LATE_PRODUCER: &str =
+    r#"until [ -e "$GO" ] || [ $((n += 1)) -gt 2400 ]; do sleep 0.05; done; echo "late warning""#;
+
+/// Review 8: a writer of the user's own command line that runs as another user (`sudo make
+/// 2>&1 | sticky "fix these"`, as a CI runner's passwordless sudo makes common; ping and other
+/// programs with raised privileges too) cannot be told from `/proc` (its descriptors are not
+/// the user's to read), so its pipe got the 3 s grace of a pipe from elsewhere: a producer
+/// silent that long lost its input, and the turn ran without it (exit 0), where the README
+/// says sticky "waits for a pipe written by your own command line however long it stays
+/// silent" (issue 23, finding 3). Here the producer runs as root and sticky as `nobody`, both
+/// in the shell's process group.
+#[cfg(target_os = "linux")]
+#[test]
+fn review_a_late_writer_running_as_another_user_in_the_command_line_is_waited_for() {
+    let Some(place) = nobodys_project("sticky-sudo-") else {
+        return;
+    };
+    let go = place.project.with_file_name("go");
+    let sticky = crate::support::other_user::as_user(&nobodys_sticky(&place, "fix these"));
+    let mut command = shell_running(&format!(r#"({LATE_PRODUCER}) | env -i "$@""#), &sticky);
+    command.env("GO", &go).stdin(Stdio::null());
+    let (stdout, _) = late_producer_read(command, &go);
+    assert!(stdout.contains("late warning"), "{stdout}");
+}
+
+/// The other side of the review's finding: a pipe its runner keeps (an ancestor of sticky that
+/// sticky can look into, holding the write end it never writes or closes) is still one from
+/// elsewhere when a process sticky cannot look into (root's, beside `nobody`'s sticky) is in
+/// sticky's process group: the turn goes on after the grace rather than waiting for it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_runners_pipe_keeps_its_grace_beside_another_users_process_in_the_group() {
+    let Some(place) = nobodys_project("sticky-runner-") else {
+        return;
+    };
+    // Root's, in this process group (and so sticky's), holding nothing of the pipe.
+    let hidden = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start root's cat");
+    // The runner: `nobody`'s shell holding the FIFO open for writing (fd 3) while sticky,
+    // its child, reads it.
+    let runner = shell_running(
+        r#"mkfifo step-stdin && exec 3<>step-stdin && env -i "$@" <step-stdin 3>&-"#,
+        &nobodys_sticky(&place, "are you there?"),
     );
-    assert!(output.status.success(), "{stderr}");
-    assert!(stdout.contains("late warning"), "{stdout}\n{stderr}");
+    let mut command = crate::support::other_user::as_user(&runner);
+    command.stdin(Stdio::null());
+    gives_up_after_the_grace(command, hidden);
+}
+
+/// A late writer as another user in the group of sticky's parent, not sticky's own: an
+/// interactive bash runs `sudo make` of `sticky "fix" < <(sudo make)` in the shell's own
+/// group, and sticky in a job of its own. Here the test is the shell: root's producer is in
+/// its group, and `nobody`'s sticky in a group of its own.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_late_writer_as_another_user_in_the_shells_own_group_is_waited_for() {
+    use std::os::unix::process::CommandExt;
+    let Some(place) = nobodys_project("sticky-subst-") else {
+        return;
+    };
+    let go = place.project.with_file_name("go");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    // The command holds the write end until it is dropped: only the producer may.
+    let mut producer = Command::new("sh")
+        .args(["-c", LATE_PRODUCER])
+        .env("GO", &go)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .spawn()
+        .expect("start the producer");
+    let mut command = crate::support::other_user::as_user(&nobodys_sticky(&place, "fix these"));
+    command.process_group(0).stdin(reader);
+    let (stdout, _) = late_producer_read(command, &go);
+    producer.wait().expect("the producer ends");
+    assert!(stdout.contains("late warning"), "{stdout}");
 }
