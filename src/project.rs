@@ -26,6 +26,7 @@ pub mod registry;
 mod stamp;
 mod trust;
 
+pub use trust::Hold;
 pub(crate) use trust::{Shared, shared_dir, shared_file};
 
 use std::io;
@@ -328,6 +329,19 @@ pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> R
     project.passed_over = passed_over;
     project.database = trust::check(&project)?;
     Ok(project)
+}
+
+/// The project of `cwd` as [`locate`] finds it, with what keeps a turn there from its state
+/// when that state is the user's own and [`locate`] refuses it for now, for a reason the user
+/// fixes there ([`Hold`]: others may write it, or this HOME's key did not stamp it). `None` when
+/// [`locate`] takes the state, or it is not the user's (another user's, no regular file, a link
+/// out of the project). Creates nothing.
+pub fn held(cwd: &Path, sticky_db: Option<&Path>) -> Option<(Project, Hold)> {
+    let cwd = canonical(cwd).ok()?;
+    let (dir, found, _) = project_dir(&cwd, &Bounds::from_env().ok()?);
+    let project = project(dir, found, &cwd, sticky_db);
+    let hold = trust::held(&project)?;
+    Some((project, hold))
 }
 
 /// What `sticky trust` found.

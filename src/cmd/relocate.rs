@@ -7,9 +7,12 @@
 //! session. It refuses when the old directory still holds a state of the user's that goes on
 //! with the session (its `.sticky/`, or the `STICKY_DB` the list of projects names for it): that
 //! is a copy of the project, not a move, and both would then write one agent session: it names
-//! `sticky new --carry` instead. A directory made again at the old path without such a state, a
-//! link to this project left there, or a state sticky would not use there (another user's) is
-//! no original ([`old_path`](super::standing::old_path)). A session
+//! `sticky new --carry` instead. One of the user's own that goes on with the session but that a
+//! turn there refuses for now (others may write it, or this HOME's key did not stamp it) may be
+//! the original: refused too, naming the fix to make there and, for a copy not needed there,
+//! moving its state away first (review 9). A directory made again at the old path without such
+//! a state, a link to this project left there, or a state there that is not the user's (another
+//! user's) is no original ([`old_path`](super::standing::old_path)). A session
 //! only sticky's vault keeps (the agent swept it) is put back and moved; one never started (a
 //! fork not made yet) has only its record moved. It refuses too when neither the agent nor the
 //! vault keeps the session for the old directory any more, as in a second copy of a moved project
@@ -146,6 +149,29 @@ fn carry(
     relocate(ctx, store, thread, live)
 }
 
+/// Why `relocate` does not carry thread `thread`'s session `live` into `project`, where it stands
+/// as `standing` says: a copy's original goes on with it, or may (held there for now), or
+/// another copy took it. `None` for a move.
+fn refusal(
+    thread: &str,
+    live: &SessionRow,
+    project: &crate::project::Project,
+    standing: Standing,
+) -> Option<anyhow::Error> {
+    let error = match standing {
+        Standing::Copy => {
+            let there = super::standing::in_original(live, project);
+            StickyError::Usage(copied(thread, &live.directory, &there))
+        }
+        Standing::Held => StickyError::Usage(super::standing::held(thread, live, project)),
+        Standing::Taken(now) => {
+            StickyError::Elsewhere(taken(thread, live, now.as_deref(), project))
+        }
+        Standing::Moved => return None,
+    };
+    Some(error.into())
+}
+
 /// Moves one live session's files from its directory to the project's and records it. A
 /// session only sticky's vault keeps (the agent swept it) is put back where the agent kept it
 /// first, then moved as the agent's own files are; one never started (a fork not made yet, a
@@ -157,19 +183,14 @@ fn relocate(
     live: &SessionRow,
 ) -> Result<()> {
     let from = &live.directory;
-    match standing(live, &ctx.project) {
-        Standing::Copy => {
-            let there = super::standing::in_original(live, &ctx.project);
-            return Err(StickyError::Usage(copied(thread, from, &there)).into());
-        }
-        // The agent's files name this directory already (a relocation whose record failed):
-        // only the record is missing.
-        Standing::Taken(Some(now)) if now == ctx.project.dir => return record(ctx, store, live),
-        Standing::Taken(now) => {
-            let reason = taken(thread, live, now.as_deref(), &ctx.project);
-            return Err(StickyError::Elsewhere(reason).into());
-        }
-        Standing::Moved => {}
+    let standing = standing(live, &ctx.project);
+    // The agent's files name this directory already (a relocation whose record failed): only
+    // the record is missing.
+    if matches!(&standing, Standing::Taken(Some(now)) if *now == ctx.project.dir) {
+        return record(ctx, store, live);
+    }
+    if let Some(refused) = refusal(thread, live, &ctx.project, standing) {
+        return Err(refused);
     }
     let Some(id) = live.agent_session_id.as_deref() else {
         // Never named by the agent: nothing of it to move.

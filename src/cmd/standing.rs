@@ -23,8 +23,13 @@ pub enum Standing {
     /// Its directory still exists, and a turn there uses a sticky state of the user's that goes
     /// on with the session ([`OldPath::Original`]): this project is a copy of it.
     Copy,
+    /// Its directory still exists, and holds a sticky state of the user's that goes on with the
+    /// session, which a turn there refuses for now for a reason the user fixes there
+    /// ([`OldPath::Held`]): it may be the original of this copy, or a copy made back there.
+    /// `relocate` takes nothing; [`held`] names both ways out.
+    Held,
     /// Its directory is gone (or holds no original: made again without a sticky state, a link
-    /// to this project, a state sticky does not use there; see [`OldPath`]), and the session is
+    /// to this project, a state there that is not the user's; see [`OldPath`]), and the session is
     /// there to carry: the agent keeps it for that directory, sticky's vault here does (the
     /// agent swept it), or it never started (a fork not made yet, a pending `sticky new`: only
     /// its record moves). The project moved here, or `sticky relocate` may carry it.
@@ -42,8 +47,10 @@ pub enum Standing {
 /// files.
 pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     let from = &live.directory;
-    if old_path(live, project) == OldPath::Original {
-        return Standing::Copy;
+    match old_path(live, project) {
+        OldPath::Original => return Standing::Copy,
+        OldPath::Held => return Standing::Held,
+        _ => {}
     }
     let (Some(id), Some(relocate)) = (
         live.agent_session_id.as_deref(),
@@ -92,9 +99,9 @@ pub enum OldPath {
     Gone,
     /// It exists, and holds no sticky state (a fresh clone, a `mkdir`).
     Bare,
-    /// It holds a sticky state that sticky would not use there as it is: another user's, not a
-    /// regular file, or not stamped as the user's for that file (made with another key, or a
-    /// copy not adopted there with `sticky trust`). No turn there goes on with it.
+    /// It holds a sticky state that is not the user's: another user's, not a regular file, or
+    /// a link out of that directory (see [`crate::project::held`]). No turn there goes on with
+    /// it, and no fix there makes it the user's.
     Refused,
     /// It holds a sticky state of its own, which goes on with other sessions than this one
     /// (sticky ran in a directory made again at that path).
@@ -105,6 +112,11 @@ pub enum OldPath {
     /// It is this project's directory under another name (by device and inode): a link left at
     /// the old path by the move, or another path to it.
     Here,
+    /// It holds a sticky state of the user's own that goes on with the session, which a turn
+    /// there refuses for now for a reason the user fixes there ([`crate::project::Hold`]: others
+    /// may write it, or this HOME's key did not stamp it: a lost key, a restored backup, a copy
+    /// made back there). From here it cannot be told from the original (review 9).
+    Held,
     /// A turn there uses a state that goes on with the session: the original, of which this
     /// project is a copy (a state that cannot be read, or a session not named yet, counts so).
     Original,
@@ -113,7 +125,8 @@ pub enum OldPath {
 /// What the directory `live` was recorded for holds now, for `project`. A copy is told from a
 /// move by the state a turn in that directory would use, with the checks such a turn makes
 /// (`project::locate`): only one of the user's own that goes on with `live`'s session is the
-/// original's (review 8, M1). Its `.sticky/`, and each database the list of projects names for
+/// original's (review 8, M1), or may be, when such a turn refuses it for now for a reason the
+/// user fixes there (review 9). Its `.sticky/`, and each database the list of projects names for
 /// it (`STICKY_DB`, review 8, M2), are looked at.
 pub fn old_path(live: &SessionRow, project: &Project) -> OldPath {
     assess(live, project).0
@@ -168,11 +181,15 @@ fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath 
     } else {
         OldPath::Refused
     };
-    // Located and checked as a turn there would be: another user's state, a FIFO, a copy not
-    // adopted there, are refused. One this project shares (`STICKY_DB` in both) is used there,
-    // and goes on with the session there too: an original's.
+    // Located and checked as a turn there would be: another user's state, a FIFO, are refused;
+    // the user's own, refused for now, may be the original all the same. One this project
+    // shares (`STICKY_DB` in both) is used there, and goes on with the session there too: an
+    // original's.
     let Ok(there) = crate::project::locate(from, db) else {
-        return refused;
+        return match refused {
+            OldPath::Shared => refused,
+            _ => held_at(live, db),
+        };
     };
     if !same_file(&there.dir, from) {
         // The turn would take another project (its `.sticky/` passed over).
@@ -181,17 +198,41 @@ fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath 
     if there.database == crate::project::Database::Missing {
         return OldPath::Bare;
     }
+    if goes_on(live, &there.state.db) {
+        OldPath::Original
+    } else {
+        OldPath::Other
+    }
+}
+
+/// What the state a turn in `live`'s directory refuses (with `STICKY_DB` `db`, when given) is
+/// to `live`'s session: one of the user's own that goes on with it is held there for now, and may
+/// be the original ([`OldPath::Held`], review 9); one that is not the user's is no original's.
+fn held_at(live: &SessionRow, db: Option<&Path>) -> OldPath {
+    let from = &live.directory;
+    match crate::project::held(from, db) {
+        Some((there, _)) if same_file(&there.dir, from) => {
+            if goes_on(live, &there.state.db) {
+                OldPath::Held
+            } else {
+                OldPath::Other
+            }
+        }
+        _ => OldPath::Refused,
+    }
+}
+
+/// Whether the database `db` goes on with `live`'s session: it keeps it as a thread's, or
+/// cannot tell (a session not named yet, a database that cannot be read).
+fn goes_on(live: &SessionRow, db: &Path) -> bool {
     let Some(id) = live.agent_session_id.as_deref() else {
-        return OldPath::Original;
+        return true;
     };
     // Another project's state is looked at read-only (an older schema brought up to date
     // first, as a turn there would).
-    let kept = crate::store::Store::open_elsewhere(&there.state.db)
+    let kept = crate::store::Store::open_elsewhere(db)
         .and_then(|store| store.map_or(Ok(None), |store| store.thread_keeping(&live.agent, id)));
-    match kept {
-        Ok(None) => OldPath::Other,
-        Ok(Some(_)) | Err(_) => OldPath::Original,
-    }
+    !matches!(kept, Ok(None))
 }
 
 /// Whether `a` and `b` name one file (or directory), by device and inode, links followed.
@@ -444,6 +485,7 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
     let id = live.agent_session_id.as_deref().unwrap_or("not named yet");
     match standing(live, project) {
         Standing::Copy => None,
+        Standing::Held => Some(held(thread, live, project)),
         Standing::Moved => Some(format!(
             "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, {}; if \
              the project moved here, run `sticky relocate` to go on with it here; else run \
@@ -458,6 +500,81 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
     }
 }
 
+/// Why `relocate` does not carry thread `thread`'s session `live` into `project`: the directory
+/// it was recorded for holds a state of the user's own that goes on with it, which a turn there
+/// refuses for now ([`OldPath::Held`]), so it may be the original; and the two ways out, each
+/// losing nothing: fix it there and go on there, or, when it is a copy the user does not need,
+/// move its state away and relocate. What `relocate`, `trust`, a turn and `doctor` say (review 9).
+pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
+    let shown = escape(thread);
+    let flag = if thread == "main" {
+        String::new()
+    } else {
+        format!(" {}", super::view::thread_option(thread))
+    };
+    let from = &live.directory;
+    let db = assess(live, project).1;
+    let hold = crate::project::held(from, db.as_deref()).map(|(_, hold)| hold);
+    let there = super::kept::sticky_in(from, db.as_deref());
+    let state = db.unwrap_or_else(|| from.join(crate::state::STATE_DIR));
+    let state = escape(&state.display().to_string()).into_owned();
+    let (why, fix) = hold_words(hold, &there);
+    let from = escape(&from.display().to_string()).into_owned();
+    format!(
+        "thread {shown}: its {} session {} was recorded in {from}, which still exists and \
+         holds a sticky state of yours ({state}) that goes on with this session, so this may be \
+         a copy of the project rather than a move, and {from} its original; sticky there \
+         refuses that state for now: {why}. Either way nothing is lost: if {from} is the \
+         original, {fix} and go on there (`{there}{flag} \"...\"`), and here run \
+         `sticky{flag} new --carry \"...\"` for a session of this copy's own; if {from} is a \
+         copy you do not need, move its state away (mv {state} {state}.copy) or remove it, then \
+         run `sticky relocate` here again",
+        live.agent,
+        escape(live.agent_session_id.as_deref().unwrap_or("not named yet")),
+    )
+}
+
+/// What a turn in the directory of [`held`] objects to (`hold`), and the fix to make there,
+/// where `there` runs sticky.
+fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, String) {
+    use crate::project::Hold;
+    let list = |paths: &[PathBuf]| {
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|path| escape(&path.display().to_string()).into_owned())
+            .collect();
+        shown.join(" ")
+    };
+    match hold {
+        Some(Hold::Writable { dir, paths }) => {
+            let (mut why, mut fix) = (Vec::new(), Vec::new());
+            if let Some(dir) = dir.map(|dir| list(&[dir])) {
+                why.push(format!("every user may write {dir}"));
+                fix.push(format!("chmod o-w {dir}"));
+            }
+            if !paths.is_empty() {
+                why.push(format!("other users may write {}", list(&paths)));
+                fix.push(format!("chmod go-w {}", list(&paths)));
+            }
+            (
+                why.join(", and "),
+                format!("make it yours alone there ({})", fix.join(" && ")),
+            )
+        }
+        Some(Hold::Unstamped) => (
+            "your sticky key did not stamp it (a copy or a restored backup, or your key was \
+             lost or replaced since)"
+                .to_owned(),
+            format!("adopt it there (`{there} trust`)"),
+        ),
+        Some(Hold::Other(said)) => (escape(&said).into_owned(), "do what that says".to_owned()),
+        None => (
+            "see what a turn there says".to_owned(),
+            "do what it says".to_owned(),
+        ),
+    }
+}
+
 /// What became of the directory `live` was recorded for, when it holds no copy of `project`
 /// going on with the session ([`old_path`]): gone, made again, another user's, or this project
 /// under another name; said after the directory, as "recorded in DIR, {gone}".
@@ -466,9 +583,8 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
         OldPath::Gone => "which is gone",
         OldPath::Bare => "which holds no sticky state (a directory made again at that path)",
         OldPath::Refused => {
-            "where sticky uses no state of yours as it is (the directory or its sticky state is \
-             another user's or no regular file, or the state is not stamped as yours there: made \
-             with another key, or a copy `sticky trust` did not adopt), so nothing there goes on \
+            "where sticky uses no state of yours (the directory or its sticky state is another \
+             user's, no regular file, or a link out of that directory), so nothing there goes on \
              with it"
         }
         OldPath::Other => {
@@ -484,7 +600,7 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
              it)"
         }
         // Not said of a copy's original, whose own words stand.
-        OldPath::Original => "which still exists",
+        OldPath::Original | OldPath::Held => "which still exists",
     }
 }
 

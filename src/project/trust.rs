@@ -925,3 +925,83 @@ fn check_not_dangling(project: &Project) -> Result<()> {
 pub(super) fn refuse(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
     StickyError::store(path, format!("refusing to use it: {why}")).into()
 }
+
+/// What keeps a turn from a state of the user's own that [`check`] refuses for now, and that
+/// the user fixes where it is (review 9): a copy's original after `chmod -R g+w`, or after the
+/// user's key was lost, is still the original.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hold {
+    /// Others may write it: every user the project directory (`dir`, without the sticky bit:
+    /// `chmod o-w`), other users `paths` (the `.sticky/`, the database, the files beside it:
+    /// `chmod go-w` makes them the user's alone).
+    Writable {
+        /// The project directory, when every user may write it.
+        dir: Option<std::path::PathBuf>,
+        /// What else other users may write.
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// The database is not stamped as the user's by this HOME's key (a copy, a restored backup,
+    /// or made with a key since lost): `sticky trust` there adopts it.
+    Unstamped,
+    /// Something else, in the words of the turn's refusal, which names the way out.
+    Other(String),
+}
+
+/// Why [`check`] refuses `project`'s state when it is the user's own (see [`is_mine`]), as a
+/// [`Hold`]; `None` when it takes the state, or the state is not the user's: no fix where it is
+/// makes it theirs.
+pub(super) fn held(project: &Project) -> Option<Hold> {
+    if !is_mine(project) {
+        return None;
+    }
+    if let Err(error) = check_owned(project) {
+        return Some(open_to_others(project).unwrap_or_else(|| Hold::Other(error.to_string())));
+    }
+    let error = check_made_here(project).err()?;
+    let unstamped = matches!(
+        stamp::verdict(&project.state),
+        Ok(Verdict::Copied | Verdict::Foreign | Verdict::NoKey)
+    );
+    Some(
+        if unstamped && check_not_emptied(&project.state, true).is_ok() {
+            Hold::Unstamped
+        } else {
+            Hold::Other(error.to_string())
+        },
+    )
+}
+
+/// Whether `project`'s state is the user's own, whatever its mode and its stamp: the database a
+/// regular file the user owns, and its `.sticky/` (when it holds it) a directory the user owns,
+/// not a link out of the project.
+fn is_mine(project: &Project) -> bool {
+    let me = nix::unistd::geteuid().as_raw();
+    let db = &project.state.db;
+    if project.db_overridden {
+        return std::fs::metadata(db).is_ok_and(|meta| meta.is_file() && meta.uid() == me);
+    }
+    let dir = &project.dir;
+    matches!(entry(dir, &dir.join(STATE_DIR)), Ok(Some(meta)) if meta.is_dir() && meta.uid() == me)
+        && matches!(entry(dir, db), Ok(Some(meta)) if meta.is_file() && meta.uid() == me)
+}
+
+/// The [`Hold`] of a state of the user's that others may write ([`check_owned`]'s modes), if it
+/// is one.
+fn open_to_others(project: &Project) -> Option<Hold> {
+    let dir = &project.dir;
+    let open = !project.db_overridden
+        && std::fs::metadata(dir).is_ok_and(|meta| open_to_all(&meta).is_some());
+    let db = &project.state.db;
+    let mut paths = Vec::new();
+    if project.found == Found::StickyDir || !project.db_overridden {
+        paths.push(dir.join(STATE_DIR));
+    }
+    paths.push(db.clone());
+    paths.extend(COMPANIONS.iter().map(|suffix| companion(db, suffix)));
+    paths.retain(|path| {
+        std::fs::metadata(path)
+            .is_ok_and(|meta| matches!(shared_file(&meta, false), Some(Shared::Writable { .. })))
+    });
+    let dir = open.then(|| dir.clone());
+    (dir.is_some() || !paths.is_empty()).then_some(Hold::Writable { dir, paths })
+}

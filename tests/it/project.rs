@@ -668,13 +668,15 @@ fn relocate_carries_a_session_whose_old_path_leads_to_this_projects_own_state() 
     assert_eq!(after.answer().saw, ["before the move"]);
 }
 
-/// Review 8, M1 (b)'s sibling: the project moved, and a copy of it was made back at the old path
-/// (`cp -a`), not adopted there: sticky refuses that copy's state until `sticky trust`, so no
-/// original goes on with the session there. Relocate in the moved project (whose database is
-/// the one sticky made) carries it; the copy, trusted after, is refused the session, which this
-/// HOME's agent keeps for the moved project, so the two never share it.
+/// Review 8, M1 (b)'s sibling, under review 9's rule: the project moved, and a copy of it was
+/// made back at the old path (`cp -a`), not adopted there. That state is the user's and goes on
+/// with the session; a turn there refuses it only until `sticky trust`, and from the moved
+/// project it cannot be told from an original refused for now (a restored backup, a lost key).
+/// So the turn, trust and relocate in the moved project say so and name both ways out; relocate
+/// changes nothing. Its second way (the copy at the old path is not needed: move its state
+/// away, relocate again) carries the session.
 #[test]
-fn relocate_carries_a_session_whose_old_path_holds_a_copy_not_adopted_there() {
+fn relocate_carries_a_session_whose_old_path_holds_a_copy_once_its_state_is_moved_away() {
     let env = TestEnv::new();
     let first = env.turn("before the move");
     let moved = env.move_project();
@@ -684,15 +686,79 @@ fn relocate_carries_a_session_whose_old_path_holds_a_copy_not_adopted_there() {
         .arg(&env.project)
         .status();
     assert!(copied.is_ok_and(|status| status.success()), "cp -a");
-    relocate_is_the_way(&env, &moved, "where sticky uses no state of yours");
+    let adopt = format!("`sticky -C {} trust`", env.project.display());
+    held_is_said(&env, &moved, &adopt);
+    let state = env.project.join(".sticky");
+    std::fs::rename(&state, state.with_extension("copy")).expect("move its state away, as said");
     env.ok_in(&moved, ["relocate"]);
     let after = env.ok_in(&moved, ["after the move"]);
     assert_eq!(after.answer().session, first.session);
+    assert_eq!(after.answer().saw, ["before the move"]);
+}
+
+/// In `here`, whose live session was recorded in the project's directory (`env.project`), which
+/// holds a state of the user's a turn there refuses for now: `trust` (0), the turn (exit 73) and
+/// `relocate` (2, nothing changed) say that state is the user's and goes on with the session,
+/// name `fix` as the way to go on there, and moving its state away then `sticky relocate` as
+/// the other way.
+#[track_caller]
+fn held_is_said(env: &TestEnv, here: &Path, fix: &str) {
+    let said = [
+        "holds a sticky state of yours",
+        "that goes on with this session",
+        "a copy of the project rather than a move",
+        fix,
+        "new --carry",
+        &format!("mv {0} {0}.copy", env.project.join(".sticky").display()),
+        "then run `sticky relocate` here again",
+    ];
+    let trust = env.ok_in(here, ["trust"]);
+    let turn = env.sticky(["a turn here"]).current_dir(here).run();
+    turn.assert_code(73);
+    let relocate = env.sticky(["relocate"]).current_dir(here).run();
+    relocate.assert_code(2);
+    for output in [&turn, &trust, &relocate] {
+        for needle in said {
+            output.assert_stderr_contains(needle);
+        }
+        assert!(
+            !output.stderr.contains("no state of yours"),
+            "{}",
+            output.describe()
+        );
+    }
+}
+
+/// Review 9: an original refused for now for a reason the user fixes there is still the
+/// original. (a) The tree was shared with its group (`chmod -R g+w`): the copy's trust, turn and
+/// relocate name every file to `chmod go-w` and the other way; relocate takes nothing, and the
+/// original goes on once fixed. (b) The user's key was lost, and the copy was trusted first (a
+/// new key): they name `sticky -C ORIGINAL trust`, after which the original goes on.
+#[test]
+fn relocate_in_a_copy_refuses_an_original_held_for_now_and_names_both_ways_out() {
+    let env = TestEnv::new();
+    let original = env.turn("in the original").session;
+    let copy = env.copy_project("copy");
+    let state = env.project.join(".sticky");
+    let chmod = |mode: &str, path: &Path| {
+        let done = std::process::Command::new("chmod")
+            .args(["-R", mode])
+            .arg(path)
+            .status();
+        assert!(done.is_ok_and(|status| status.success()), "chmod {mode}");
+    };
+    chmod("g+w", &env.project);
+    let db = state.join("sticky.db");
+    let writable = format!("chmod go-w {} {}", state.display(), db.display());
+    held_is_said(&env, &copy, &writable);
+    chmod("go-w", &state);
+    assert_eq!(env.ok(["back in the original"]).answer().session, original);
+    let key = env.home.join(".local/share/sticky/key");
+    std::fs::remove_file(key).expect("lose the key");
+    let adopt = format!("`sticky -C {} trust`", env.project.display());
+    held_is_said(&env, &copy, &adopt);
     env.ok(["trust"]);
-    env.sticky(["in the copy"])
-        .run()
-        .assert_code(73)
-        .assert_stderr_contains("sticky does not resume it here");
+    assert_eq!(env.ok(["again"]).answer().session, original);
 }
 
 /// A turn in `moved`, a project that moved, is refused (exit 73) with `said` of its old path and
