@@ -761,6 +761,40 @@ fn relocate_in_a_copy_refuses_an_original_held_for_now_and_names_both_ways_out()
     assert_eq!(env.ok(["again"]).answer().session, original);
 }
 
+/// Review 10: review 9's finding from a restored backup that another account's `cp -r` made
+/// (`sudo cp -r BACKUP/.sticky p/`: root's files). A turn in the original says "is owned by another
+/// user ... if it is yours, take it over (chown -R ...)", and its database goes on with the
+/// session; yet from the copy that state counts as "no state of yours", trust there offers
+/// relocate, and relocate takes the original's session: after the chown the original's turn is
+/// refused (73) as "kept for another directory". (As root here, the other account is nobody.)
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_as_another_account() {
+    if !crate::support::other_user::is_root() {
+        return;
+    }
+    let env = TestEnv::new();
+    let original = env.turn("in the original").session;
+    let copy = env.copy_project("copy");
+    env.ok_in(&copy, ["trust"]);
+    let state = env.project.join(".sticky");
+    let chown = |uid: &str| {
+        let done = std::process::Command::new("chown")
+            .args(["-R", uid])
+            .arg(&state)
+            .status();
+        assert!(done.is_ok_and(|status| status.success()), "chown {uid}");
+    };
+    chown("65534:65534");
+    env.sticky(["in the original"])
+        .run()
+        .assert_code(71)
+        .assert_stderr_contains("if it is yours, take it over");
+    // Relocate in the copy should refuse, as for review 9's original held for now.
+    env.sticky(["relocate"]).current_dir(&copy).run().assert_code(2);
+    chown("0:0");
+    assert_eq!(env.ok(["back in the original"]).answer().session, original);
+}
+
 /// A turn in `moved`, a project that moved, is refused (exit 73) with `said` of its old path and
 /// `sticky relocate` as the way, never as a copy of the project.
 #[track_caller]
