@@ -790,7 +790,10 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_as_anothe
         .assert_code(71)
         .assert_stderr_contains("if it is yours, take it over");
     // Relocate in the copy should refuse, as for review 9's original held for now.
-    env.sticky(["relocate"]).current_dir(&copy).run().assert_code(2);
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2);
     chown("0:0");
     assert_eq!(env.ok(["back in the original"]).answer().session, original);
 }
