@@ -92,6 +92,29 @@ fn a_truncated_database_beside_its_vault_is_71_untouched_and_the_way_out_starts_
     assert_eq!(env.turn("and on").session, fresh.session);
 }
 
+/// Review 10: the same truncation as sticky's state is between turns, with the WAL it keeps
+/// beside the database (`store/open.rs`: not checkpointed away at the end of a run). The WAL
+/// holds only the pages written since the last checkpoint, not the conversation; yet its bytes
+/// pass for "a WAL holding its pages", and the turn silently starts a new conversation (exit 0,
+/// a new session) where the vault and the stamp say the database was truncated.
+#[test]
+fn review_a_truncated_database_with_its_wal_beside_it_starts_a_new_conversation() {
+    let env = TestEnv::new();
+    env.turn("first");
+    env.turn("second");
+    assert!(
+        fs::metadata(state(&env, "sticky.db-wal")).is_ok_and(|meta| meta.len() > 0),
+        "the WAL stays beside the database between turns"
+    );
+    fs::write(state(&env, "sticky.db"), b"").expect("truncate the database");
+    assert_refused(
+        &env,
+        &["after truncate"],
+        None,
+        "refusing to start a fresh conversation: the database is empty (0 bytes)",
+    );
+}
+
 #[test]
 fn a_deleted_database_beside_its_stamp_with_the_vault_off_is_71_and_the_way_out_works() {
     let env = TestEnv::new();
