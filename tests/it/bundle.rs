@@ -3286,3 +3286,27 @@ fn a_bundle_naming_a_file_name_too_long_is_refused_as_crafted_and_makes_nothing(
     assert!(!b.project.join(".sticky").exists(), "no state made");
     assert!(tree(&b.home) == home, "HOME changed");
 }
+
+/// Review 10: review 9's finding (a lost key) on import's path. Claude Code swept the first
+/// project's transcript, so only its vault keeps the session, and the user's sticky key was
+/// lost (the first project's turn asks for `sticky trust` there). With the key, importing the
+/// project's own bundle into a second project of this HOME is refused (the vault there takes
+/// the session up next); without it, import takes the session (exit 0), and the original,
+/// trusted as its turn says, is refused (73) as "kept for another directory".
+#[test]
+fn review_import_takes_a_vault_kept_session_of_a_project_whose_key_was_lost() {
+    let a = TestEnv::new();
+    let first = a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    std::fs::remove_file(a.home.join(".local/share/sticky/key")).expect("lose the key");
+    let imported = a.sticky(["import", bundle_arg]).current_dir(&other).run();
+    a.ok(["trust"]);
+    a.sticky(["back in a"]).run().assert_success();
+    imported.assert_code(2);
+}
