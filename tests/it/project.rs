@@ -838,3 +838,21 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_has_a_
         .assert_code(2)
         .assert_stderr_contains("a copy of the project");
 }
+
+/// Review 10: review 9's lost key, with a session only the vaults keep (Claude Code swept its
+/// transcript). The copy is trusted first (a new key), then the original, as each turn asks:
+/// the original's re-adopted vault copy now counts as later than the copy's, so the original's
+/// turn is refused (73) as a session "another project of this HOME keeps in sticky's vault"
+/// (naming `sticky -C COPY`), while the copy's turn is refused as a copy of the original: each
+/// points at the other, and no directory goes on with the session.
+#[test]
+fn review_a_lost_key_leaves_a_vault_kept_session_to_neither_the_original_nor_its_copy() {
+    let env = TestEnv::new();
+    let first = env.turn("in the original").session;
+    let copy = env.copy_project("copy");
+    std::fs::remove_file(env.transcript(&first)).expect("sweep the transcript");
+    std::fs::remove_file(env.home.join(".local/share/sticky/key")).expect("lose the key");
+    env.ok_in(&copy, ["trust"]);
+    env.ok(["trust"]);
+    assert_eq!(env.ok(["back in the original"]).answer().session, first);
+}
