@@ -858,6 +858,47 @@ fn many_threads_open_a_fresh_database_at_once() {
 }
 
 #[test]
+fn a_database_sticky_creates_is_never_empty_beside_a_wal_and_a_wal_beside_an_empty_file_is_dropped()
+{
+    // project/trust.rs refuses a zero-byte database its stamp or vault says sticky wrote, WAL
+    // or not. That never refuses one being created: the switch to WAL writes the first page to
+    // the file itself, before any WAL exists, and the file never shrinks below it again.
+    let (_dir, db) = project();
+    let wal = db.with_file_name("sticky.db-wal");
+    open::create_file(&db).unwrap();
+    let creating = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = creating
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    assert!(
+        fs::metadata(&db).unwrap().len() > 0,
+        "the first page is in the file"
+    );
+    assert!(!wal.exists(), "before any WAL");
+    drop(creating);
+    let mut store = Store::open(&db).unwrap();
+    store
+        .immediate(|tx| tx.ensure_thread("main").map(drop))
+        .unwrap();
+    drop(store);
+    assert!(fs::metadata(&db).unwrap().len() > 0);
+    assert!(
+        fs::metadata(&wal).unwrap().len() > 0,
+        "the WAL stays between runs"
+    );
+    // Truncated beside that WAL, the file is an empty database to SQLite, which deletes the WAL:
+    // the WAL holds no pages of a zero-byte database, so it is no sign the file was not emptied.
+    fs::write(&db, b"").unwrap();
+    let tables: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(tables, 0, "nothing of the WAL is read");
+    assert!(!wal.exists(), "SQLite deleted the WAL");
+}
+
+#[test]
 fn the_switch_to_wal_waits_out_a_writer_on_a_fresh_file() {
     // SQLite answers this switch with SQLITE_BUSY at once, without calling the busy handler,
     // when another connection holds the write lock (it upgrades a read transaction, which may

@@ -52,6 +52,52 @@ fn assert_refused(env: &TestEnv, args: &[&str], config: Option<&Path>, says: &st
     refused.stderr.clone()
 }
 
+/// What a turn says of `env`'s truncated database beside its vault.
+fn emptied_beside_vault(env: &TestEnv) -> String {
+    format!(
+        "refusing to start a fresh conversation: the database is empty (0 bytes), but its vault \
+         {} still holds its sessions' files, so it was truncated or emptied",
+        state(env, "sticky.db.vault").display()
+    )
+}
+
+/// Checks that `env`'s truncated database is refused by a turn and `status` beside its vault,
+/// then by a turn beside its stamp alone, with `kept` (files beside it) untouched throughout,
+/// and that the way out named starts a new conversation, not `first`'s.
+#[track_caller]
+fn assert_refused_then_started_over(env: &TestEnv, first: &str, kept: &[&str]) {
+    let before: Vec<_> = kept
+        .iter()
+        .map(|name| fs::read(state(env, name)).ok())
+        .collect();
+    let mut stderr = String::new();
+    for args in [&["after truncate"][..], &["status"]] {
+        stderr = assert_refused(env, args, None, &emptied_beside_vault(env));
+    }
+    assert!(stderr.contains("rm -r "), "{stderr}");
+    // Without the vault, the stamp still records the file sticky wrote.
+    fs::remove_dir_all(state(env, "sticky.db.vault")).expect("remove the vault");
+    let stderr = assert_refused(
+        env,
+        &["after truncate"],
+        None,
+        &format!(
+            "refusing to start a fresh conversation: the database is empty (0 bytes), but its \
+             stamp {} says sticky made it and wrote it",
+            state(env, "sticky.db.stamp").display()
+        ),
+    );
+    let after: Vec<_> = kept
+        .iter()
+        .map(|name| fs::read(state(env, name)).ok())
+        .collect();
+    assert_eq!(after, before, "{kept:?} untouched");
+    run_way_out(&stderr);
+    let fresh = env.turn("afresh");
+    assert_ne!(fresh.session, first, "started over, as asked");
+    assert_eq!(env.turn("and on").session, fresh.session);
+}
+
 #[test]
 fn a_truncated_database_beside_its_vault_is_71_untouched_and_the_way_out_starts_over() {
     let env = TestEnv::new();
@@ -60,59 +106,25 @@ fn a_truncated_database_beside_its_vault_is_71_untouched_and_the_way_out_starts_
         let _ = fs::remove_file(state(&env, name));
     }
     fs::write(state(&env, "sticky.db"), b"").expect("truncate the database");
-    let mut stderr = String::new();
-    for args in [&["after truncate"][..], &["status"]] {
-        stderr = assert_refused(
-            &env,
-            args,
-            None,
-            &format!(
-                "refusing to start a fresh conversation: the database is empty (0 bytes), but \
-                 its vault {} still holds its sessions' files, so it was truncated or emptied",
-                state(&env, "sticky.db.vault").display()
-            ),
-        );
-    }
-    assert!(stderr.contains("rm -r "), "{stderr}");
-    // Without the vault, the stamp still records the file sticky wrote.
-    fs::remove_dir_all(state(&env, "sticky.db.vault")).expect("remove the vault");
-    let stderr = assert_refused(
-        &env,
-        &["after truncate"],
-        None,
-        &format!(
-            "refusing to start a fresh conversation: the database is empty (0 bytes), but its \
-             stamp {} says sticky made it and wrote it",
-            state(&env, "sticky.db.stamp").display()
-        ),
-    );
-    run_way_out(&stderr);
-    let fresh = env.turn("afresh");
-    assert_ne!(fresh.session, first.session, "started over, as asked");
-    assert_eq!(env.turn("and on").session, fresh.session);
+    assert_refused_then_started_over(&env, &first.session, &[]);
 }
 
 /// Review 10: the same truncation as sticky's state is between turns, with the WAL it keeps
 /// beside the database (`store/open.rs`: not checkpointed away at the end of a run). The WAL
 /// holds only the pages written since the last checkpoint, not the conversation; yet its bytes
-/// pass for "a WAL holding its pages", and the turn silently starts a new conversation (exit 0,
-/// a new session) where the vault and the stamp say the database was truncated.
+/// passed for "a WAL holding its pages", and the turn silently started a new conversation (exit
+/// 0, a new session) where the vault and the stamp say the database was truncated.
 #[test]
 fn review_a_truncated_database_with_its_wal_beside_it_starts_a_new_conversation() {
     let env = TestEnv::new();
-    env.turn("first");
+    let first = env.turn("first");
     env.turn("second");
     assert!(
         fs::metadata(state(&env, "sticky.db-wal")).is_ok_and(|meta| meta.len() > 0),
         "the WAL stays beside the database between turns"
     );
     fs::write(state(&env, "sticky.db"), b"").expect("truncate the database");
-    assert_refused(
-        &env,
-        &["after truncate"],
-        None,
-        "refusing to start a fresh conversation: the database is empty (0 bytes)",
-    );
+    assert_refused_then_started_over(&env, &first.session, &["sticky.db-wal"]);
 }
 
 #[test]
