@@ -371,7 +371,12 @@ pub fn adopt<T>(
     let (dir, found, _) = project_dir(&cwd, &Bounds::from_env()?);
     let mut project = project(dir, found, &cwd, sticky_db);
     trust::check_owned(&project)?;
-    let (adopted, held) = match stamp::verdict(&project.state)? {
+    let verdict = stamp::verdict(&project.state)?;
+    if verdict != stamp::Verdict::NoDatabase {
+        // Trusting an emptied database would let the next turn start afresh on it.
+        trust::check_not_emptied(&project.state, verdict == stamp::Verdict::Mine)?;
+    }
+    let (adopted, held) = match verdict {
         stamp::Verdict::NoDatabase => (Adopted::Nothing, None),
         stamp::Verdict::Mine => (Adopted::Already, Some(before_stamp(&project)?)),
         stamp::Verdict::Linked(names) => return Err(trust::linked(&project, names)),

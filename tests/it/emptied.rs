@@ -164,3 +164,24 @@ fn a_zero_byte_database_sticky_never_stamped_starts_as_a_new_one() {
     let first = env.turn("first");
     assert_eq!(env.turn("second").session, first.session);
 }
+
+/// `sticky trust` on a truncated database (with the WAL sticky keeps or without it) said "is
+/// already yours" and wrote an empty schema into it, after which the next turn started a new
+/// conversation without a word: trust refuses it as a turn does, the file untouched.
+#[test]
+fn trust_refuses_a_truncated_database_as_a_turn_does_and_writes_nothing() {
+    for keep_wal in [true, false] {
+        let env = TestEnv::new();
+        env.turn("first");
+        env.turn("second");
+        if !keep_wal {
+            for name in ["sticky.db-wal", "sticky.db-shm"] {
+                let _ = fs::remove_file(state(&env, name));
+            }
+        }
+        fs::write(state(&env, "sticky.db"), b"").expect("truncate the database");
+        for args in [&["trust"][..], &["after trust"]] {
+            assert_refused(&env, args, None, &emptied_beside_vault(&env));
+        }
+    }
+}
