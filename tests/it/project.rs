@@ -789,11 +789,9 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_as_anothe
         .run()
         .assert_code(71)
         .assert_stderr_contains("if it is yours, take it over");
-    // Relocate in the copy should refuse, as for review 9's original held for now.
-    env.sticky(["relocate"])
-        .current_dir(&copy)
-        .run()
-        .assert_code(2);
+    // Relocate in the copy refuses, as for review 9's original held for now; trust, the turn
+    // and relocate there name the fix (`chown`) beside the other way out.
+    held_is_said(&env, &copy, &format!("chown -R 0 {}", state.display()));
     chown("0:0");
     assert_eq!(env.ok(["back in the original"]).answer().session, original);
 }
@@ -855,4 +853,15 @@ fn review_a_lost_key_leaves_a_vault_kept_session_to_neither_the_original_nor_its
     env.ok_in(&copy, ["trust"]);
     env.ok(["trust"]);
     assert_eq!(env.ok(["back in the original"]).answer().session, first);
+    // The copy is refused, with the way to go on there and a session of its own, losing nothing.
+    let turn = env.sticky(["in the copy"]).current_dir(&copy).run();
+    turn.assert_code(73).assert_stderr_contains(&format!(
+        "run sticky in {} to go on with it there",
+        env.project.display()
+    ));
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2);
+    assert_eq!(env.ok(["again in the original"]).answer().session, first);
 }
