@@ -796,6 +796,46 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_as_anothe
     assert_eq!(env.ok(["back in the original"]).answer().session, original);
 }
 
+/// Review 10, M1 as the review did it: the original's state restored from a backup by another
+/// account (`cp -r`, so new files its stamp does not name). From the copy, the original is held:
+/// trust, the turn and relocate name `chown -R` and then `trust` there; once the user follows
+/// them, the original goes on with its session. A FIFO of another account stays no original
+/// (`review_relocate_carries_a_session_whose_old_path_holds_another_users_sticky`).
+#[test]
+fn an_original_restored_by_another_account_is_held_until_taken_over_and_trusted() {
+    if !crate::support::other_user::is_root() {
+        return;
+    }
+    let env = TestEnv::new();
+    let original = env.turn("in the original").session;
+    let copy = env.copy_project("copy");
+    env.ok_in(&copy, ["trust"]);
+    let state = env.project.join(".sticky");
+    let backup = env.scratch.join("backup");
+    std::fs::rename(&state, &backup).expect("lose the state");
+    let run = |program: &str, args: &[&std::ffi::OsStr]| {
+        let done = std::process::Command::new(program).args(args).status();
+        assert!(done.is_ok_and(|status| status.success()), "{program}");
+    };
+    run(
+        "cp",
+        &["-r".as_ref(), backup.as_os_str(), state.as_os_str()],
+    );
+    run(
+        "chown",
+        &["-R".as_ref(), "65534:65534".as_ref(), state.as_os_str()],
+    );
+    let fix = format!(
+        "take it over there (chown -R 0 {}), then adopt it (`sticky -C {} trust`)",
+        state.display(),
+        env.project.display()
+    );
+    held_is_said(&env, &copy, &fix);
+    run("chown", &["-R".as_ref(), "0:0".as_ref(), state.as_os_str()]);
+    env.ok(["trust"]);
+    assert_eq!(env.ok(["back in the original"]).answer().session, original);
+}
+
 /// A turn in `moved`, a project that moved, is refused (exit 73) with `said` of its old path and
 /// `sticky relocate` as the way, never as a copy of the project.
 #[track_caller]
