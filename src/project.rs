@@ -48,12 +48,34 @@ pub fn session_locks() -> Option<PathBuf> {
 
 /// Whether the database of `state` was made (or adopted) by this user with this HOME's key,
 /// here or in the project it was copied from: a state whose turns run with this HOME's agents.
-/// Reads the stamp and the key; creates nothing.
+/// One of the user's own whose stamp a lost key no longer matches ([`stamped_by_lost_key`])
+/// still counts: its claim on its sessions outlives the key (review 10). Reads the stamp and
+/// the key; creates nothing.
 pub fn stamped_here(state: &State) -> bool {
-    matches!(
-        stamp::verdict(state),
-        Ok(stamp::Verdict::Mine | stamp::Verdict::Copied)
-    )
+    match stamp::verdict(state) {
+        Ok(stamp::Verdict::Mine | stamp::Verdict::Copied) => true,
+        Ok(stamp::Verdict::Foreign | stamp::Verdict::NoKey) => stamped_by_lost_key(state),
+        _ => false,
+    }
+}
+
+/// Whether the database of `state` is a regular file of the user's own that sticky stamped for
+/// them with a key since lost or replaced: its stamp names this very file and was written
+/// before this HOME's key was made (`stamp::stamped_before_key`), and this HOME's list of
+/// projects (kept beside the key) names it. Such a state is unstamped only because the key
+/// changed, not a copy, nor another HOME's. Creates nothing.
+pub fn stamped_by_lost_key(state: &State) -> bool {
+    let me = nix::unistd::geteuid().as_raw();
+    let Ok(meta) = std::fs::symlink_metadata(&state.db) else {
+        return false;
+    };
+    let listed = || {
+        registry::read().unwrap_or_default().iter().any(|listed| {
+            std::fs::metadata(listed.database())
+                .is_ok_and(|there| (there.dev(), there.ino()) == (meta.dev(), meta.ino()))
+        })
+    };
+    meta.is_file() && meta.uid() == me && stamp::stamped_before_key(state) && listed()
 }
 
 /// The variable listing directories the upward search never enters (colon-separated).
@@ -332,10 +354,10 @@ pub fn locate_within(cwd: &Path, sticky_db: Option<&Path>, bounds: &Bounds) -> R
 }
 
 /// The project of `cwd` as [`locate`] finds it, with what keeps a turn there from its state
-/// when that state is the user's own and [`locate`] refuses it for now, for a reason the user
-/// fixes there ([`Hold`]: others may write it, or this HOME's key did not stamp it). `None` when
-/// [`locate`] takes the state, or it is not the user's (another user's, no regular file, a link
-/// out of the project). Creates nothing.
+/// when that state may be the user's and [`locate`] refuses it for now, for a reason the user
+/// fixes there ([`Hold`]: others may write it, another account owns it, or this HOME's key did
+/// not stamp it). `None` when [`locate`] takes the state, or it cannot be the user's (no regular
+/// file, one the user cannot read, a link out of the project). Creates nothing.
 pub fn held(cwd: &Path, sticky_db: Option<&Path>) -> Option<(Project, Hold)> {
     let cwd = canonical(cwd).ok()?;
     let (dir, found, _) = project_dir(&cwd, &Bounds::from_env().ok()?);

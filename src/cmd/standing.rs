@@ -99,9 +99,9 @@ pub enum OldPath {
     Gone,
     /// It exists, and holds no sticky state (a fresh clone, a `mkdir`).
     Bare,
-    /// It holds a sticky state that is not the user's: another user's, not a regular file, or
-    /// a link out of that directory (see [`crate::project::held`]). No turn there goes on with
-    /// it, and no fix there makes it the user's.
+    /// It holds a sticky state that cannot be the user's: not a regular file, one the user
+    /// cannot read, or a link out of that directory (see [`crate::project::held`]). No turn
+    /// there goes on with it, and no fix there makes it the user's.
     Refused,
     /// It holds a sticky state of its own, which goes on with other sessions than this one
     /// (sticky ran in a directory made again at that path).
@@ -112,10 +112,11 @@ pub enum OldPath {
     /// It is this project's directory under another name (by device and inode): a link left at
     /// the old path by the move, or another path to it.
     Here,
-    /// It holds a sticky state of the user's own that goes on with the session, which a turn
-    /// there refuses for now for a reason the user fixes there ([`crate::project::Hold`]: others
-    /// may write it, or this HOME's key did not stamp it: a lost key, a restored backup, a copy
-    /// made back there). From here it cannot be told from the original (review 9).
+    /// It holds a sticky state that goes on with the session, which a turn there refuses for now
+    /// for a reason the user fixes there ([`crate::project::Hold`]: others may write it, another
+    /// account owns it (a backup restored by root, review 10), or this HOME's key did not stamp
+    /// it: a lost key, a restored backup, a copy made back there). From here it cannot be told
+    /// from the original (review 9).
     Held,
     /// A turn there uses a state that goes on with the session: the original, of which this
     /// project is a copy (a state that cannot be read, or a session not named yet, counts so).
@@ -181,8 +182,9 @@ fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath 
     } else {
         OldPath::Refused
     };
-    // Located and checked as a turn there would be: another user's state, a FIFO, are refused;
-    // the user's own, refused for now, may be the original all the same. One this project
+    // Located and checked as a turn there would be: a FIFO, a link out, an unreadable state are
+    // refused; a regular one refused for now (another account's, open to others, unstamped)
+    // may be the original all the same. One this project
     // shares (`STICKY_DB` in both) is used there, and goes on with the session there too: an
     // original's.
     let Ok(there) = crate::project::locate(from, db) else {
@@ -206,8 +208,9 @@ fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath 
 }
 
 /// What the state a turn in `live`'s directory refuses (with `STICKY_DB` `db`, when given) is
-/// to `live`'s session: one of the user's own that goes on with it is held there for now, and may
-/// be the original ([`OldPath::Held`], review 9); one that is not the user's is no original's.
+/// to `live`'s session: a regular, readable one that goes on with it, whoever owns it, is held
+/// there for now, and may be the original ([`OldPath::Held`], reviews 9 and 10); any other is
+/// no original's.
 fn held_at(live: &SessionRow, db: Option<&Path>) -> OldPath {
     let from = &live.directory;
     match crate::project::held(from, db) {
@@ -561,6 +564,21 @@ fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, Strin
                 format!("make it yours alone there ({})", fix.join(" && ")),
             )
         }
+        Some(Hold::Owned { me, paths, adopt }) => {
+            let shown = list(&paths);
+            let trust = if adopt {
+                format!(", then adopt it (`{there} trust`)")
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "another account owns {shown} (a backup restored with sudo, or by another \
+                     user), and sticky uses no state that is not yours"
+                ),
+                format!("take it over there (chown -R {me} {shown}){trust}"),
+            )
+        }
         Some(Hold::Unstamped) => (
             "your sticky key did not stamp it (a copy or a restored backup, or your key was \
              lost or replaced since)"
@@ -576,16 +594,15 @@ fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, Strin
 }
 
 /// What became of the directory `live` was recorded for, when it holds no copy of `project`
-/// going on with the session ([`old_path`]): gone, made again, another user's, or this project
+/// going on with the session ([`old_path`]): gone, made again, none of the user's, or this project
 /// under another name; said after the directory, as "recorded in DIR, {gone}".
 pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
     match old_path(live, project) {
         OldPath::Gone => "which is gone",
         OldPath::Bare => "which holds no sticky state (a directory made again at that path)",
         OldPath::Refused => {
-            "where sticky uses no state of yours (the directory or its sticky state is another \
-             user's, no regular file, or a link out of that directory), so nothing there goes on \
-             with it"
+            "where sticky uses no state of yours (its sticky state is no regular file, one you \
+             cannot read, or a link out of that directory), so nothing there goes on with it"
         }
         OldPath::Other => {
             "which holds a sticky state of its own that does not go on with this session (a \

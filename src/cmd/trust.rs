@@ -100,19 +100,19 @@ fn run(global: &GlobalArgs) -> Result<Report> {
     let (config, _) = crate::settings::read_config()?;
     let agents = Agents::new(&config)?;
     let home = crate::settings::home()?;
-    let (project, adopted, _claims) = adopt(global)?;
+    let (project, adopted, held) = adopt(global)?;
+    let (_claims, own) = held.map_or((None, false), |(claims, own)| (Some(claims), own));
     if adopted != Adopted::Nothing {
         // An adopted state's vault keeps sessions: an import elsewhere looks for them here.
         project::registry::note(&project);
     }
     let elsewhere = elsewhere(&project);
     // Marked first: whether another project's vault comes before this one's copy of a session
-    // (`kept::in_another_vault`) depends on it.
-    let copies = if adopted == Adopted::Now {
-        adopt_copies(&project, &agents, &home)
-    } else {
-        Vec::new()
-    };
+    // (`kept::in_another_vault`) depends on it. The user's own state a lost key left unstamped
+    // keeps them as they were, before those of a copy made from it and trusted first (review 10).
+    let adopt_now = adopted == Adopted::Now && !own;
+    let copies = adopt_now.then(|| adopt_copies(&project, &agents, &home));
+    let copies = copies.unwrap_or_default();
     let shared = shared(&project);
     if global.json {
         return Report::json(&Trusted {
@@ -157,16 +157,20 @@ fn run(global: &GlobalArgs) -> Result<Report> {
     Ok(Report::nothing())
 }
 
+/// What [`adopt`] holds until `trust` is done (`trust`'s claims on the sessions the state names),
+/// and whether the state was the user's own, stamped with a key since lost.
+type Held = (Vec<SessionLock>, bool);
+
 /// Adopts the state of the project of the current directory (or `-C DIR`), holding the
 /// sessions it names (`kept::claim_state`) from before it is stamped (its vault's copies count
 /// from then on) until trust has said who keeps each: an import, relocate or trust of one of
-/// them in another project meanwhile is seen.
-fn adopt(global: &GlobalArgs) -> Result<(Project, Adopted, Option<Vec<SessionLock>>)> {
-    project::adopt(
-        &start_dir(global)?,
-        sticky_db().as_deref(),
-        kept::claim_state,
-    )
+/// them in another project meanwhile is seen. With them, whether the state was the user's own,
+/// stamped with a key since lost (`project::stamped_by_lost_key`), before it is stamped again.
+fn adopt(global: &GlobalArgs) -> Result<(Project, Adopted, Option<Held>)> {
+    project::adopt(&start_dir(global)?, sticky_db().as_deref(), |project| {
+        let own = project::stamped_by_lost_key(&project.state);
+        Ok((kept::claim_state(project)?, own))
+    })
 }
 
 /// Says on stderr (not with `--quiet`) what `trust` did, and the next step for each thread

@@ -94,6 +94,36 @@ pub fn verdict(state: &State) -> Result<Verdict> {
     Ok(judge(&text, inode, &key))
 }
 
+/// Whether the database of `state` carries a stamp in sticky's form that names its very file
+/// (one name, the inode the stamp names), written before this HOME's key was made (or with no
+/// key at all): a state sticky stamped for the user with a key since lost or replaced, which
+/// this key cannot vouch for (review 10). A copy's stamp names another file; another HOME's
+/// project's was written after this HOME's key. Reads no key; creates nothing.
+pub fn stamped_before_key(state: &State) -> bool {
+    let Ok(meta) = fs::metadata(&state.db) else {
+        return false;
+    };
+    let stamp_path = path(state);
+    let Ok(Some(text)) = read_stamp(&stamp_path) else {
+        return false;
+    };
+    let mut words = text.trim_end().rsplitn(3, ' ');
+    let (Some(_), Some(stamped), Some(MAGIC)) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    if !meta.is_file() || meta.nlink() != 1 || stamped.parse::<u64>().ok() != Some(meta.ino()) {
+        return false;
+    }
+    let Ok(written) = fs::symlink_metadata(&stamp_path).and_then(|meta| meta.modified()) else {
+        return false;
+    };
+    match key_path().map(|key| fs::metadata(key).and_then(|meta| meta.modified())) {
+        Ok(Ok(made)) => written < made,
+        Ok(Err(e)) => is_absent(&e),
+        Err(_) => false,
+    }
+}
+
 /// The longest stamp sticky writes, with room to spare.
 const STAMP_MAX: u64 = 128;
 

@@ -938,6 +938,18 @@ pub enum Hold {
         /// What else other users may write.
         paths: Vec<std::path::PathBuf>,
     },
+    /// Another account owns it (a backup restored with `sudo cp -r`, or by another user), yet
+    /// it is a regular state the user can read: `chown -R me paths` takes it over, and
+    /// `adopt` says whether `sticky trust` is needed after (its stamp is not this key's).
+    Owned {
+        /// The user's uid.
+        me: u32,
+        /// What another account owns: the `.sticky/` (or, under `STICKY_DB`, the database and
+        /// the files beside it).
+        paths: Vec<std::path::PathBuf>,
+        /// Whether the stamp does not say the user made it, so `sticky trust` follows.
+        adopt: bool,
+    },
     /// The database is not stamped as the user's by this HOME's key (a copy, a restored backup,
     /// or made with a key since lost): `sticky trust` there adopts it.
     Unstamped,
@@ -945,12 +957,13 @@ pub enum Hold {
     Other(String),
 }
 
-/// Why [`check`] refuses `project`'s state when it is the user's own (see [`is_mine`]), as a
-/// [`Hold`]; `None` when it takes the state, or the state is not the user's: no fix where it is
-/// makes it theirs.
+/// Why [`check`] refuses `project`'s state when it is the user's own (see [`is_mine`]), or a
+/// regular, readable one another account owns ([`owned_by_another`]), as a [`Hold`]; `None`
+/// when it takes the state, or the state cannot be the user's: no fix where it is makes it
+/// theirs.
 pub(super) fn held(project: &Project) -> Option<Hold> {
     if !is_mine(project) {
-        return None;
+        return owned_by_another(project);
     }
     if let Err(error) = check_owned(project) {
         return Some(open_to_others(project).unwrap_or_else(|| Hold::Other(error.to_string())));
@@ -974,13 +987,54 @@ pub(super) fn held(project: &Project) -> Option<Hold> {
 /// not a link out of the project.
 fn is_mine(project: &Project) -> bool {
     let me = nix::unistd::geteuid().as_raw();
+    is_state(project, |uid| uid == me)
+}
+
+/// Whether `project`'s state is one whose owners `owner` accepts, whatever its mode and its
+/// stamp: the database a regular file, and its `.sticky/` (when it holds it) a directory, not a
+/// link out of the project.
+fn is_state(project: &Project, owner: impl Fn(u32) -> bool) -> bool {
     let db = &project.state.db;
     if project.db_overridden {
-        return std::fs::metadata(db).is_ok_and(|meta| meta.is_file() && meta.uid() == me);
+        return std::fs::metadata(db).is_ok_and(|meta| meta.is_file() && owner(meta.uid()));
     }
     let dir = &project.dir;
-    matches!(entry(dir, &dir.join(STATE_DIR)), Ok(Some(meta)) if meta.is_dir() && meta.uid() == me)
-        && matches!(entry(dir, db), Ok(Some(meta)) if meta.is_file() && meta.uid() == me)
+    matches!(entry(dir, &dir.join(STATE_DIR)), Ok(Some(meta)) if meta.is_dir() && owner(meta.uid()))
+        && matches!(entry(dir, db), Ok(Some(meta)) if meta.is_file() && owner(meta.uid()))
+}
+
+/// The [`Hold`] of a state another account owns that is otherwise a regular one the user can
+/// read (review 10: a backup restored by root): a turn there says "if it is yours, take it over",
+/// so it may be the user's. `None` for any other state that is not the user's: no regular file,
+/// a link out of the project, one the user cannot read.
+fn owned_by_another(project: &Project) -> Option<Hold> {
+    let me = nix::unistd::geteuid().as_raw();
+    if !is_state(project, |_| true) || std::fs::File::open(&project.state.db).is_err() {
+        return None;
+    }
+    let foreign = |path: &std::path::PathBuf| {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| meta.uid() != me)
+    };
+    let db = &project.state.db;
+    let files = std::iter::once(db.clone()).chain(COMPANIONS.iter().map(|s| companion(db, s)));
+    let mut paths = Vec::new();
+    if project.found == Found::StickyDir || !project.db_overridden {
+        paths.push(project.dir.join(STATE_DIR));
+    }
+    if project.db_overridden {
+        paths.extend(files);
+        paths.retain(foreign);
+    } else if !paths
+        .iter()
+        .cloned()
+        .chain(files)
+        .any(|path| foreign(&path))
+    {
+        // `chown -R` of the `.sticky/` takes over whatever in it another account owns.
+        paths.clear();
+    }
+    let adopt = !matches!(stamp::verdict(&project.state), Ok(Verdict::Mine));
+    (!paths.is_empty()).then_some(Hold::Owned { me, paths, adopt })
 }
 
 /// The [`Hold`] of a state of the user's that others may write ([`check_owned`]'s modes), if it

@@ -789,12 +789,50 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_as_anothe
         .run()
         .assert_code(71)
         .assert_stderr_contains("if it is yours, take it over");
-    // Relocate in the copy should refuse, as for review 9's original held for now.
-    env.sticky(["relocate"])
-        .current_dir(&copy)
-        .run()
-        .assert_code(2);
+    // Relocate in the copy refuses, as for review 9's original held for now; trust, the turn
+    // and relocate there name the fix (`chown`) beside the other way out.
+    held_is_said(&env, &copy, &format!("chown -R 0 {}", state.display()));
     chown("0:0");
+    assert_eq!(env.ok(["back in the original"]).answer().session, original);
+}
+
+/// Review 10, M1 as the review did it: the original's state restored from a backup by another
+/// account (`cp -r`, so new files its stamp does not name). From the copy, the original is held:
+/// trust, the turn and relocate name `chown -R` and then `trust` there; once the user follows
+/// them, the original goes on with its session. A FIFO of another account stays no original
+/// (`review_relocate_carries_a_session_whose_old_path_holds_another_users_sticky`).
+#[test]
+fn an_original_restored_by_another_account_is_held_until_taken_over_and_trusted() {
+    if !crate::support::other_user::is_root() {
+        return;
+    }
+    let env = TestEnv::new();
+    let original = env.turn("in the original").session;
+    let copy = env.copy_project("copy");
+    env.ok_in(&copy, ["trust"]);
+    let state = env.project.join(".sticky");
+    let backup = env.scratch.join("backup");
+    std::fs::rename(&state, &backup).expect("lose the state");
+    let run = |program: &str, args: &[&std::ffi::OsStr]| {
+        let done = std::process::Command::new(program).args(args).status();
+        assert!(done.is_ok_and(|status| status.success()), "{program}");
+    };
+    run(
+        "cp",
+        &["-r".as_ref(), backup.as_os_str(), state.as_os_str()],
+    );
+    run(
+        "chown",
+        &["-R".as_ref(), "65534:65534".as_ref(), state.as_os_str()],
+    );
+    let fix = format!(
+        "take it over there (chown -R 0 {}), then adopt it (`sticky -C {} trust`)",
+        state.display(),
+        env.project.display()
+    );
+    held_is_said(&env, &copy, &fix);
+    run("chown", &["-R".as_ref(), "0:0".as_ref(), state.as_os_str()]);
+    env.ok(["trust"]);
     assert_eq!(env.ok(["back in the original"]).answer().session, original);
 }
 
@@ -855,4 +893,15 @@ fn review_a_lost_key_leaves_a_vault_kept_session_to_neither_the_original_nor_its
     env.ok_in(&copy, ["trust"]);
     env.ok(["trust"]);
     assert_eq!(env.ok(["back in the original"]).answer().session, first);
+    // The copy is refused, with the way to go on there and a session of its own, losing nothing.
+    let turn = env.sticky(["in the copy"]).current_dir(&copy).run();
+    turn.assert_code(73).assert_stderr_contains(&format!(
+        "run sticky in {} to go on with it there",
+        env.project.display()
+    ));
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2);
+    assert_eq!(env.ok(["again in the original"]).answer().session, first);
 }
