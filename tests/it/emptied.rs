@@ -185,3 +185,34 @@ fn trust_refuses_a_truncated_database_as_a_turn_does_and_writes_nothing() {
         }
     }
 }
+
+/// Review 11: `echo > .sticky/sticky.db` leaves one byte ("\n"), and `SQLite`'s unix VFS reports
+/// a one-byte file as zero bytes (os_unix.c, `unixFileSize`: the byte it writes itself into a
+/// new file), so to `SQLite` it is an empty database. `check_not_emptied` asks for zero bytes
+/// only, so the turn silently starts a new conversation (exit 0, a new session), with the WAL
+/// or without it, and `trust` says "is already yours", though the vault and the stamp say
+/// sticky wrote this database.
+#[test]
+fn review_a_database_emptied_to_one_byte_by_echo_starts_a_new_conversation() {
+    for keep_wal in [true, false] {
+        let env = TestEnv::new();
+        let first = env.turn("first");
+        env.turn("second");
+        if !keep_wal {
+            for name in ["sticky.db-wal", "sticky.db-shm"] {
+                let _ = fs::remove_file(state(&env, name));
+            }
+        }
+        fs::write(state(&env, "sticky.db"), b"\n").expect("echo > sticky.db");
+        let runs = env.agent_runs().len();
+        let third = env.sticky(["after echo"]).run();
+        assert_eq!(
+            env.agent_runs().len(),
+            runs,
+            "keep_wal={keep_wal}: the agent ran on an emptied database (first session {}): {}",
+            first.session,
+            third.stderr
+        );
+        third.assert_code(71);
+    }
+}
