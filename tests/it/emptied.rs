@@ -187,7 +187,7 @@ fn trust_refuses_a_truncated_database_as_a_turn_does_and_writes_nothing() {
 }
 
 /// Review 11: `echo > .sticky/sticky.db` leaves one byte ("\n"), and `SQLite`'s unix VFS reports
-/// a one-byte file as zero bytes (os_unix.c, `unixFileSize`: the byte it writes itself into a
+/// a one-byte file as zero bytes (`os_unix.c`, `unixFileSize`: the byte it writes itself into a
 /// new file), so to `SQLite` it is an empty database. `check_not_emptied` asks for zero bytes
 /// only, so the turn silently starts a new conversation (exit 0, a new session), with the WAL
 /// or without it, and `trust` says "is already yours", though the vault and the stamp say
