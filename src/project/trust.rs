@@ -617,7 +617,7 @@ fn check_not_orphaned(state: &State) -> Result<()> {
     .into())
 }
 
-/// Refuses to start afresh on a database of zero bytes that sticky wrote before: `SQLite` takes
+/// Refuses to start afresh on a database of zero bytes (or one) that sticky wrote before: `SQLite` takes
 /// an empty file for an empty database, so a truncated one would silently begin new
 /// conversations. Sticky wrote it when its stamp records it (`mine`: sticky stamps a database
 /// only once its schema is written) or its vault holds copies of its sessions' files. A
@@ -629,9 +629,15 @@ fn check_not_orphaned(state: &State) -> Result<()> {
 /// keeps between turns, beside a truncated database, is only what it wrote since its last
 /// checkpoint. Costs a `stat` a turn; more only for an empty file.
 pub(super) fn check_not_emptied(state: &State, mine: bool) -> Result<()> {
-    if !std::fs::metadata(&state.db).is_ok_and(|meta| meta.len() == 0) {
+    // One byte is empty too: `SQLite`'s unix VFS reports a one-byte file as zero bytes (the byte
+    // it may write into a new file itself, `unixFileSize`), and `echo > sticky.db` leaves one.
+    let Some(size) = std::fs::metadata(&state.db)
+        .ok()
+        .map(|meta| meta.len())
+        .filter(|size| *size <= 1)
+    else {
         return Ok(());
-    }
+    };
     let sign = if has_copies(state) {
         format!(
             "its vault {} still holds its sessions' files",
@@ -648,9 +654,14 @@ pub(super) fn check_not_emptied(state: &State, mine: bool) -> Result<()> {
     Err(StickyError::store(
         &state.db,
         format!(
-            "refusing to start a fresh conversation: the database is empty (0 bytes), but \
+            "refusing to start a fresh conversation: the database is empty ({}), but \
              {sign}, so it was truncated or emptied; put it back from a backup, or, to start \
              over, {}",
+            if size == 0 {
+                "0 bytes"
+            } else {
+                "1 byte, which SQLite reads as an empty database"
+            },
             start_over(state, true)
         ),
     )

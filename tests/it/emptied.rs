@@ -213,6 +213,14 @@ fn review_a_database_emptied_to_one_byte_by_echo_starts_a_new_conversation() {
             first.session,
             third.stderr
         );
-        third.assert_code(71);
+        third
+            .assert_code(71)
+            .assert_stderr_contains("1 byte, which SQLite reads as an empty database");
+        env.sticky(["trust"]).run().assert_code(71);
+        assert_eq!(
+            fs::read(state(&env, "sticky.db")).expect("read the database"),
+            b"\n",
+            "the emptied database was written"
+        );
     }
 }
