@@ -905,3 +905,79 @@ fn review_a_lost_key_leaves_a_vault_kept_session_to_neither_the_original_nor_its
         .assert_code(2);
     assert_eq!(env.ok(["again in the original"]).answer().session, first);
 }
+
+/// Review 11: review 10's M1 as the review ran it, by a user who is not root. The backup root
+/// restores (`sudo cp -r BACKUP/.sticky p/`) keeps sticky's modes (0700, 0600), so the user
+/// cannot read the restored state: `trust::owned_by_another` then files it as "no state of
+/// yours" (review 10's fix asks that the user can open it, which root always can, as the test
+/// above runs). A turn there still says "if it is yours, take it over (chown -R ...)", yet
+/// relocate in the copy takes the session, and after the chown and trust the original's turn
+/// is refused (73) as a session kept for the copy.
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_unreadable() {
+    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
+    if !is_root() || !has_setpriv() {
+        return;
+    }
+    let place = SharedPlace::new("sticky-rv11-");
+    let (home, original) = (&place.home, &place.project);
+    give_to_nobody(original);
+    let copy = original.with_file_name("copy");
+    let path = SharedPlace::path();
+    let sticky = |dir: &Path, args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", home)
+            .env("PATH", &path)
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        let output = as_user(&command).output().expect("run sticky");
+        let out = String::from_utf8_lossy(&output.stdout).into_owned();
+        let err = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), out, err)
+    };
+    let session = |out: &str| {
+        out.split("session=")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_owned)
+    };
+    let run = |program: &str, args: &[&std::ffi::OsStr]| {
+        let done = std::process::Command::new(program).args(args).status();
+        assert!(done.is_ok_and(|status| status.success()), "{program}");
+    };
+    let (code, out, err) = sticky(original, &["one"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let first = session(&out).expect("a session");
+    run(
+        "cp",
+        &["-a".as_ref(), original.as_os_str(), copy.as_os_str()],
+    );
+    let (code, out, err) = sticky(&copy, &["trust"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    // Root restores the original's lost state from a backup: root's files, sticky's modes.
+    let state = original.join(".sticky");
+    let backup = original.with_file_name("backup");
+    std::fs::rename(&state, &backup).expect("lose the state");
+    run(
+        "cp",
+        &["-r".as_ref(), backup.as_os_str(), state.as_os_str()],
+    );
+    let (code, _, err) = sticky(original, &["two"]);
+    assert_eq!(code, Some(71), "{err}");
+    assert!(err.contains("if it is yours, take it over"), "{err}");
+    let (relocate, _, relocated) = sticky(&copy, &["relocate"]);
+    run(
+        "chown",
+        &["-R".as_ref(), "65534:65534".as_ref(), state.as_os_str()],
+    );
+    let (code, out, err) = sticky(original, &["trust"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, out, err) = sticky(original, &["three"]);
+    assert_eq!(
+        (code, session(&out)),
+        (Some(0), Some(first)),
+        "relocate in the copy gave {relocate:?}: {relocated}\nthe original's turn: {err}"
+    );
+}
