@@ -453,11 +453,12 @@ commands! {
     /// project gets a session of its own with `sticky new --carry` instead (the original's
     /// session carried over by `export` and `import` would be resumed from both directories).
     /// A link to this project left at the old path, or a state there that cannot be yours (no
-    /// regular file, one you cannot read, a link out of that directory), is no original. A
-    /// state that goes on with the session but that sticky there refuses for now (others may
-    /// write it, another account owns it, or your key did not stamp it: a lost key, a restored
-    /// backup, a copy made back there) may be the original: refused too, naming the fix to make
-    /// there, or, if it is a copy you do not need, moving its state away first.
+    /// regular file, one of another user you cannot read, a link out of that directory), is no
+    /// original. A state that goes on with the session but that sticky there refuses for now
+    /// (others may write it, another account owns it, root owns it and you cannot read it: a
+    /// backup restored with sudo, or your key did not stamp it: a lost key, a restored backup, a
+    /// copy made back there) may be the original: refused too, naming the fix to make there, or,
+    /// if it is a copy you do not need, moving its state away first.
     "relocate" => Relocate(cmd::relocate::Args),
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the

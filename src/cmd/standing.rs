@@ -99,8 +99,8 @@ pub enum OldPath {
     Gone,
     /// It exists, and holds no sticky state (a fresh clone, a `mkdir`).
     Bare,
-    /// It holds a sticky state that cannot be the user's: not a regular file, one the user
-    /// cannot read, or a link out of that directory (see [`crate::project::held`]). No turn
+    /// It holds a sticky state that cannot be the user's: not a regular file, one of another
+    /// ordinary account the user cannot read, or a link out of that directory (see [`crate::project::held`]). No turn
     /// there goes on with it, and no fix there makes it the user's.
     Refused,
     /// It holds a sticky state of its own, which goes on with other sessions than this one
@@ -114,7 +114,7 @@ pub enum OldPath {
     Here,
     /// It holds a sticky state that goes on with the session, which a turn there refuses for now
     /// for a reason the user fixes there ([`crate::project::Hold`]: others may write it, another
-    /// account owns it (a backup restored by root, review 10), or this HOME's key did not stamp
+    /// account owns it (a backup restored by root, review 10, readable or not, review 11), or this HOME's key did not stamp
     /// it: a lost key, a restored backup, a copy made back there). From here it cannot be told
     /// from the original (review 9).
     Held,
@@ -208,9 +208,9 @@ fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath 
 }
 
 /// What the state a turn in `live`'s directory refuses (with `STICKY_DB` `db`, when given) is
-/// to `live`'s session: a regular, readable one that goes on with it, whoever owns it, is held
-/// there for now, and may be the original ([`OldPath::Held`], reviews 9 and 10); any other is
-/// no original's.
+/// to `live`'s session: a regular, readable one that goes on with it, whoever owns it, or one
+/// root owns that the user cannot read (reviews 9 to 11), is held there for now, and may be the
+/// original ([`OldPath::Held`]); any other is no original's.
 fn held_at(live: &SessionRow, db: Option<&Path>) -> OldPath {
     let from = &live.directory;
     match crate::project::held(from, db) {
@@ -601,8 +601,8 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
         OldPath::Gone => "which is gone",
         OldPath::Bare => "which holds no sticky state (a directory made again at that path)",
         OldPath::Refused => {
-            "where sticky uses no state of yours (its sticky state is no regular file, one you \
-             cannot read, or a link out of that directory), so nothing there goes on with it"
+            "where sticky uses no state of yours (its sticky state is no regular file, one of \
+             another user you cannot read, or a link out of that directory), so nothing there goes on with it"
         }
         OldPath::Other => {
             "which holds a sticky state of its own that does not go on with this session (a \

@@ -1015,11 +1015,15 @@ fn is_state(project: &Project, owner: impl Fn(u32) -> bool) -> bool {
 }
 
 /// The [`Hold`] of a state another account owns that is otherwise a regular one the user can
-/// read (review 10: a backup restored by root): a turn there says "if it is yours, take it over",
-/// so it may be the user's. `None` for any other state that is not the user's: no regular file,
-/// a link out of the project, one the user cannot read.
+/// read (review 10: a backup restored by root), or one root owns that the user cannot read
+/// ([`restored_by_root`], review 11): a turn there says "if it is yours, take it over", so it
+/// may be the user's. `None` for any other state that is not the user's: no regular file, a
+/// link out of the project, one of another ordinary account the user cannot read.
 fn owned_by_another(project: &Project) -> Option<Hold> {
     let me = nix::unistd::geteuid().as_raw();
+    if let Some(hold) = restored_by_root(project, me) {
+        return Some(hold);
+    }
     if !is_state(project, |_| true) || std::fs::File::open(&project.state.db).is_err() {
         return None;
     }
@@ -1046,6 +1050,49 @@ fn owned_by_another(project: &Project) -> Option<Hold> {
     }
     let adopt = !matches!(stamp::verdict(&project.state), Ok(Verdict::Mine));
     (!paths.is_empty()).then_some(Hold::Owned { me, paths, adopt })
+}
+
+/// The [`Hold`] of a state root owns that the user (`me`, not root) cannot look into (review
+/// 11): a backup an administrator restored with `sudo cp -r BACKUP/.sticky p/` keeps sticky's
+/// modes (0700, 0600), so the `.sticky/` cannot be entered or the database cannot be read. A
+/// turn there says "if it is yours, take it over", so it may be the user's: `chown -R` takes it
+/// over, then `sticky trust` adopts it. `None` for any other state; an unreadable one of another
+/// ordinary account is none of the user's (review 8: another user's FIFO).
+fn restored_by_root(project: &Project, me: u32) -> Option<Hold> {
+    use std::io::ErrorKind::PermissionDenied;
+    let db = &project.state.db;
+    let unreadable = |path: &std::path::Path| std::fs::File::open(path).is_err();
+    let of_root =
+        |path: &std::path::Path| std::fs::symlink_metadata(path).is_ok_and(|meta| meta.uid() == 0);
+    if me == 0 {
+        return None;
+    }
+    let paths = if project.db_overridden {
+        let meta = std::fs::symlink_metadata(db).ok()?;
+        if !meta.is_file() || meta.uid() != 0 || !unreadable(db) {
+            return None;
+        }
+        let files = std::iter::once(db.clone()).chain(COMPANIONS.iter().map(|s| companion(db, s)));
+        files.filter(|path| of_root(path)).collect()
+    } else {
+        let state = project.dir.join(STATE_DIR);
+        let meta = std::fs::symlink_metadata(&state).ok()?;
+        if !meta.is_dir() || meta.uid() != 0 {
+            return None;
+        }
+        match std::fs::symlink_metadata(db) {
+            // The `.sticky/` cannot be entered.
+            Err(e) if e.kind() == PermissionDenied => {}
+            Ok(meta) if meta.is_file() && meta.uid() == 0 && unreadable(db) => {}
+            _ => return None,
+        }
+        vec![state]
+    };
+    Some(Hold::Owned {
+        me,
+        paths,
+        adopt: true,
+    })
 }
 
 /// The [`Hold`] of a state of the user's that others may write ([`check_owned`]'s modes), if it

@@ -968,6 +968,15 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_u
     assert_eq!(code, Some(71), "{err}");
     assert!(err.contains("if it is yours, take it over"), "{err}");
     let (relocate, _, relocated) = sticky(&copy, &["relocate"]);
+    // Refused, naming the fix there and the other way out.
+    assert_eq!(relocate, Some(2), "{relocated}");
+    for said in [
+        format!("chown -R 65534 {}", state.display()),
+        format!("sticky -C {} trust", original.display()),
+        "move its state away".to_owned(),
+    ] {
+        assert!(relocated.contains(&said), "{said}: {relocated}");
+    }
     run(
         "chown",
         &["-R".as_ref(), "65534:65534".as_ref(), state.as_os_str()],
