@@ -100,8 +100,9 @@ pub enum OldPath {
     /// It exists, and holds no sticky state (a fresh clone, a `mkdir`).
     Bare,
     /// It holds a sticky state that cannot be the user's: not a regular file, one of another
-    /// ordinary account the user cannot read, or a link out of that directory (see [`crate::project::held`]). No turn
-    /// there goes on with it, and no fix there makes it the user's.
+    /// ordinary account the user cannot read, or a link out of that directory (see
+    /// [`crate::project::held`]). No turn there goes on with it, and no fix there makes it the
+    /// user's.
     Refused,
     /// It holds a sticky state of its own, which goes on with other sessions than this one
     /// (sticky ran in a directory made again at that path).
@@ -114,9 +115,9 @@ pub enum OldPath {
     Here,
     /// It holds a sticky state that goes on with the session, which a turn there refuses for now
     /// for a reason the user fixes there ([`crate::project::Hold`]: others may write it, another
-    /// account owns it (a backup restored by root, review 10, readable or not, review 11), or this HOME's key did not stamp
-    /// it: a lost key, a restored backup, a copy made back there). From here it cannot be told
-    /// from the original (review 9).
+    /// account owns it (a backup restored by root, review 10, even one the user cannot read,
+    /// review 11), or this HOME's key did not stamp it: a lost key, a restored backup, a copy
+    /// made back there). From here it cannot be told from the original (review 9).
     Held,
     /// A turn there uses a state that goes on with the session: the original, of which this
     /// project is a copy (a state that cannot be read, or a session not named yet, counts so).
@@ -602,7 +603,8 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
         OldPath::Bare => "which holds no sticky state (a directory made again at that path)",
         OldPath::Refused => {
             "where sticky uses no state of yours (its sticky state is no regular file, one of \
-             another user you cannot read, or a link out of that directory), so nothing there goes on with it"
+             another user you cannot read, or a link out of that directory), so nothing there \
+             goes on with it"
         }
         OldPath::Other => {
             "which holds a sticky state of its own that does not go on with this session (a \
