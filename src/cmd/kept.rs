@@ -198,11 +198,7 @@ pub fn shared(
     fork: bool,
 ) -> String {
     let escape = super::view::escape;
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let agent = &live.agent;
     let id = escape(live.agent_session_id.as_deref().unwrap_or_default()).into_owned();
     let what = if fork {

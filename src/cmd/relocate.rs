@@ -353,11 +353,7 @@ fn remove_moved(moving: &Move<'_>, files: &[MovingFile], stagings: &[place::Stag
 /// `there` runs sticky in the original (`sticky -C DIR`, with its `STICKY_DB`).
 fn copied(thread: &str, from: &Path, there: &str) -> String {
     let shown = super::view::escape(thread);
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let from = super::view::escape(&from.display().to_string()).into_owned();
     format!(
         "thread {shown}: its session belongs to {from}, which still exists, so this is a copy \

@@ -355,11 +355,7 @@ fn kept_for_another(
 /// (thread `thread`, its live session `live`), and the way out: what `trust` says and the turn
 /// refuses with.
 pub fn shared(thread: &str, live: &SessionRow, other: &Path, project: &Path) -> String {
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let other = escape(&other.display().to_string()).into_owned();
     let agent = &live.agent;
     format!(
@@ -378,11 +374,7 @@ pub fn shared(thread: &str, live: &SessionRow, other: &Path, project: &Path) -> 
 /// keeps for directory `other`, is not made in `project`, and the way out: what `trust` says and
 /// the fork's first turn refuses with.
 pub fn fork_shared(thread: &str, source: &SessionRow, other: &Path, project: &Path) -> String {
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let other = escape(&other.display().to_string()).into_owned();
     let agent = &source.agent;
     format!(
@@ -511,11 +503,7 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
 /// move its state away and relocate. What `relocate`, `trust`, a turn and `doctor` say (review 9).
 pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
     let shown = escape(thread);
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let from = &live.directory;
     let db = assess(live, project).1;
     let hold = crate::project::held(from, db.as_deref()).map(|(_, hold)| hold);
@@ -627,11 +615,7 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
 /// session of its own.
 pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Project) -> String {
     let shown = escape(thread);
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let from = escape(&live.directory.display().to_string()).into_owned();
     let id = escape(live.agent_session_id.as_deref().unwrap_or_default()).into_owned();
     let agent = &live.agent;

@@ -364,11 +364,7 @@ fn next_step(thread: &str, live: &SessionRow, project: &Project) -> String {
     let dir = &live.directory;
     let shown = dir.display().to_string();
     let (shown_thread, shown) = (escape(thread), escape(&shown));
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     match standing::standing(live, project) {
         Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), project),
         Standing::Held => standing::held(thread, live, project),

@@ -411,6 +411,16 @@ pub fn thread_option(name: &str) -> String {
     }
 }
 
+/// The thread option a suggested command needs for thread `name`, with its leading space:
+/// none for `main`, the default thread; else [`thread_option`].
+pub fn thread_flag(name: &str) -> String {
+    if name == "main" {
+        String::new()
+    } else {
+        format!(" {}", thread_option(name))
+    }
+}
+
 /// An answer for a terminal (`sticky show`): every character [`escape`] shows as an escape is
 /// shown so here, but newlines and tabs, which lay the answer out, and a backslash, which an
 /// answer's code must show as written. Whatever recorded it (a turn here, or a bundle from
