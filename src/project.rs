@@ -70,12 +70,20 @@ pub fn stamped_by_lost_key(state: &State) -> bool {
         return false;
     };
     let listed = || {
-        registry::read().unwrap_or_default().iter().any(|listed| {
-            std::fs::metadata(listed.database())
-                .is_ok_and(|there| (there.dev(), there.ino()) == (meta.dev(), meta.ino()))
-        })
+        registry::read()
+            .unwrap_or_default()
+            .iter()
+            .any(|listed| same_file(&listed.database(), &state.db))
     };
     meta.is_file() && meta.uid() == me && stamp::stamped_before_key(state) && listed()
+}
+
+/// Whether `a` and `b` name one file (or directory), by device and inode, links followed.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 /// The variable listing directories the upward search never enters (colon-separated).

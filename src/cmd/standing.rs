@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::view::escape;
 use crate::agent::relocation::{self, Relocate, Stored};
 use crate::confined::{Access, Dir, Kind};
-use crate::project::Project;
+use crate::project::{Project, same_file};
 use crate::state::State;
 use crate::store::SessionRow;
 
@@ -237,15 +237,6 @@ fn goes_on(live: &SessionRow, db: &Path) -> bool {
     let kept = crate::store::Store::open_elsewhere(db)
         .and_then(|store| store.map_or(Ok(None), |store| store.thread_keeping(&live.agent, id)));
     !matches!(kept, Ok(None))
-}
-
-/// Whether `a` and `b` name one file (or directory), by device and inode, links followed.
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    }
 }
 
 /// Where else than `from` this HOME keeps session `id` (of `relocate`'s agent, whose home is
@@ -641,9 +632,9 @@ pub fn taken(thread: &str, live: &SessionRow, now: Option<&Path>, project: &Proj
         }
         None => format!(
             "thread {shown}: {agent} session {id} was recorded in {from}, {gone}, and \
-             {agent} keeps no file of it for that directory any more, nor does sticky's vault here \
-             (another copy of this project relocated it, or {agent} deleted it), so `sticky relocate` cannot carry it \
-             here: {way_out}"
+             {agent} keeps no file of it for that directory any more, nor does sticky's vault \
+             here (another copy of this project relocated it, or {agent} deleted it), so `sticky \
+             relocate` cannot carry it here: {way_out}"
         ),
     }
 }

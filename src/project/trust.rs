@@ -101,6 +101,11 @@ fn companion(db: &Path, suffix: &str) -> std::path::PathBuf {
     name.into()
 }
 
+/// The database `db` and each file sticky keeps beside it ([`COMPANIONS`]).
+fn with_companions(db: &Path) -> impl Iterator<Item = std::path::PathBuf> + '_ {
+    std::iter::once(db.to_owned()).chain(COMPANIONS.iter().map(|suffix| companion(db, suffix)))
+}
+
 /// Refuses the state `STICKY_DB` names when others could choose what it holds: the user named
 /// the database (a link there is theirs, followed), but not what others may put beside it. Its
 /// directory must not be open to every user without the sticky bit (they could swap the
@@ -617,17 +622,17 @@ fn check_not_orphaned(state: &State) -> Result<()> {
     .into())
 }
 
-/// Refuses to start afresh on a database of zero bytes (or one) that sticky wrote before: `SQLite` takes
-/// an empty file for an empty database, so a truncated one would silently begin new
-/// conversations. Sticky wrote it when its stamp records it (`mine`: sticky stamps a database
-/// only once its schema is written) or its vault holds copies of its sessions' files. A
-/// zero-byte file with neither is one sticky created and stopped before stamping, or one another
-/// sticky is creating right now: nothing is lost by starting there. A WAL beside it changes
-/// nothing: it never holds a zero-byte database's pages (switching a fresh file to WAL writes
-/// its first page through a rollback journal, before any WAL exists, and the file never shrinks
-/// below it again), and `SQLite` deletes a WAL it finds beside an empty file. So the WAL sticky
-/// keeps between turns, beside a truncated database, is only what it wrote since its last
-/// checkpoint. Costs a `stat` a turn; more only for an empty file.
+/// Refuses to start afresh on a database of zero bytes (or one) that sticky wrote before: `SQLite`
+/// takes an empty file for an empty database, so a truncated one would silently begin new
+/// conversations. Sticky wrote it when its stamp records it (`mine`: sticky stamps a database only
+/// once its schema is written) or its vault holds copies of its sessions' files. A zero-byte file
+/// with neither is one sticky created and stopped before stamping, or one another sticky is
+/// creating right now: nothing is lost by starting there. A WAL beside it changes nothing: it never
+/// holds a zero-byte database's pages (switching a fresh file to WAL writes its first page through
+/// a rollback journal, before any WAL exists, and the file never shrinks below it again), and
+/// `SQLite` deletes a WAL it finds beside an empty file. So the WAL sticky keeps between turns,
+/// beside a truncated database, is only what it wrote since its last checkpoint. Costs a `stat` a
+/// turn; more only for an empty file.
 pub(super) fn check_not_emptied(state: &State, mine: bool) -> Result<()> {
     // One byte is empty too: `SQLite`'s unix VFS reports a one-byte file as zero bytes (the byte
     // it may write into a new file itself, `unixFileSize`), and `echo > sticky.db` leaves one.
@@ -1031,7 +1036,7 @@ fn owned_by_another(project: &Project) -> Option<Hold> {
         std::fs::symlink_metadata(path).is_ok_and(|meta| meta.uid() != me)
     };
     let db = &project.state.db;
-    let files = std::iter::once(db.clone()).chain(COMPANIONS.iter().map(|s| companion(db, s)));
+    let files = with_companions(db);
     let mut paths = Vec::new();
     if project.found == Found::StickyDir || !project.db_overridden {
         paths.push(project.dir.join(STATE_DIR));
@@ -1072,8 +1077,7 @@ fn restored_by_root(project: &Project, me: u32) -> Option<Hold> {
         if !meta.is_file() || meta.uid() != 0 || !unreadable(db) {
             return None;
         }
-        let files = std::iter::once(db.clone()).chain(COMPANIONS.iter().map(|s| companion(db, s)));
-        files.filter(|path| of_root(path)).collect()
+        with_companions(db).filter(|path| of_root(path)).collect()
     } else {
         let state = project.dir.join(STATE_DIR);
         let meta = std::fs::symlink_metadata(&state).ok()?;
@@ -1106,8 +1110,7 @@ fn open_to_others(project: &Project) -> Option<Hold> {
     if project.found == Found::StickyDir || !project.db_overridden {
         paths.push(dir.join(STATE_DIR));
     }
-    paths.push(db.clone());
-    paths.extend(COMPANIONS.iter().map(|suffix| companion(db, suffix)));
+    paths.extend(with_companions(db));
     paths.retain(|path| {
         std::fs::metadata(path)
             .is_ok_and(|meta| matches!(shared_file(&meta, false), Some(Shared::Writable { .. })))
