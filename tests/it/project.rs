@@ -990,3 +990,21 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_u
         "relocate in the copy gave {relocate:?}: {relocated}\nthe original's turn: {err}"
     );
 }
+
+/// Review 11: review 10's lost key (M3 b) as it is usually lost, with the directory that holds
+/// it (`rm -rf ~/.local/share/sticky`, a HOME restored without it). That directory also holds
+/// the list of projects, which `project::stamped_by_lost_key` asks for, so the original's state
+/// no longer counts as the user's own: trusted after its copy, the original re-adopts its vault
+/// copies and its turn is refused (73) as a session the copy keeps, while the copy's turn is
+/// refused as a copy of the original. Neither goes on with the session.
+#[test]
+fn review_a_lost_data_directory_leaves_a_vault_kept_session_to_neither_the_original_nor_its_copy() {
+    let env = TestEnv::new();
+    let first = env.turn("in the original").session;
+    let copy = env.copy_project("copy");
+    std::fs::remove_file(env.transcript(&first)).expect("sweep the transcript");
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
+    env.ok_in(&copy, ["trust"]);
+    env.ok(["trust"]);
+    assert_eq!(env.ok(["back in the original"]).answer().session, first);
+}
