@@ -60,22 +60,32 @@ pub fn stamped_here(state: &State) -> bool {
 }
 
 /// Whether the database of `state` is a regular file of the user's own that sticky stamped for
-/// them with a key since lost or replaced: its stamp names this very file and was written
-/// before this HOME's key was made (`stamp::stamped_before_key`), and this HOME's list of
-/// projects (kept beside the key) names it. Such a state is unstamped only because the key
+/// them with a key since lost or replaced ([`stamped_before_key`]), and this HOME's list of
+/// projects (kept beside the key) names it: such a state is unstamped only because the key
 /// changed, not a copy, nor another HOME's. Creates nothing.
 pub fn stamped_by_lost_key(state: &State) -> bool {
-    let me = nix::unistd::geteuid().as_raw();
-    let Ok(meta) = std::fs::symlink_metadata(&state.db) else {
-        return false;
-    };
     let listed = || {
         registry::read()
             .unwrap_or_default()
             .iter()
             .any(|listed| same_file(&listed.database(), &state.db))
     };
-    meta.is_file() && meta.uid() == me && stamp::stamped_before_key(state) && listed()
+    stamped_before_key(state) && listed()
+}
+
+/// Whether the database of `state` is a regular file of the user's own whose stamp names this
+/// very file and was written before this HOME's key was made, or with no key now
+/// (`stamp::stamped_before_key`): the user's own state whose key was lost, or another HOME's
+/// project (same user, same machine), which this HOME's list of projects ([`stamped_by_lost_key`])
+/// or the HOME its vault's copies were made in (`vault::Manifest::made_in`) tells apart. The list
+/// sits beside the key and is lost with it (`rm -rf ~/.local/share/sticky`, a HOME restored
+/// without it); the vault's copies are not (review 11, M3). Creates nothing.
+pub fn stamped_before_key(state: &State) -> bool {
+    let me = nix::unistd::geteuid().as_raw();
+    let Ok(meta) = std::fs::symlink_metadata(&state.db) else {
+        return false;
+    };
+    meta.is_file() && meta.uid() == me && stamp::stamped_before_key(state)
 }
 
 /// Whether `a` and `b` name one file (or directory), by device and inode, links followed.

@@ -143,7 +143,12 @@ fn kept_in_vault(
     }
     // Only a state this user made with this HOME's key (`stamp`) is one whose turns run
     // with this HOME's agent: the same path on this machine may be another HOME's project.
-    crate::project::stamped_here(state).then_some(copy)
+    // One stamped for the user with a key since lost whose copy was made in this HOME counts
+    // whether or not the list of projects, lost with that key's directory, names it (review
+    // 11, M3): the bundle's own project is looked at unlisted.
+    let own = crate::project::stamped_here(state)
+        || (copy.made_in(home) && crate::project::stamped_before_key(state));
+    own.then_some(copy)
 }
 
 /// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,

@@ -101,17 +101,15 @@ fn run(global: &GlobalArgs) -> Result<Report> {
     let agents = Agents::new(&config)?;
     let home = crate::settings::home()?;
     let (project, adopted, held) = adopt(global)?;
-    let (_claims, own) = held.map_or((None, false), |(claims, own)| (Some(claims), own));
+    let (_claims, own) = held.map_or((None, Own::None), |(claims, own)| (Some(claims), own));
     if adopted != Adopted::Nothing {
         // An adopted state's vault keeps sessions: an import elsewhere looks for them here.
         project::registry::note(&project);
     }
     let elsewhere = elsewhere(&project);
     // Marked first: whether another project's vault comes before this one's copy of a session
-    // (`kept::in_another_vault`) depends on it. The user's own state a lost key left unstamped
-    // keeps them as they were, before those of a copy made from it and trusted first (review 10).
-    let adopt_now = adopted == Adopted::Now && !own;
-    let copies = adopt_now.then(|| adopt_copies(&project, &agents, &home));
+    // (`kept::in_another_vault`) depends on it.
+    let copies = (adopted == Adopted::Now).then(|| adopt_copies(&project, &agents, &home, own));
     let copies = copies.unwrap_or_default();
     let shared = shared(&project);
     if global.json {
@@ -158,17 +156,40 @@ fn run(global: &GlobalArgs) -> Result<Report> {
 }
 
 /// What [`adopt`] holds until `trust` is done (`trust`'s claims on the sessions the state names),
-/// and whether the state was the user's own, stamped with a key since lost.
-type Held = (Vec<SessionLock>, bool);
+/// and which of its vault's copies are the user's own, its stamp made with a key since lost.
+type Held = (Vec<SessionLock>, Own);
+
+/// Which vault copies of a state trust leaves as they were (not adopted now): those of the
+/// user's own state, stamped with a key since lost (`project::stamped_before_key`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Own {
+    /// None: a state sticky did not stamp for this user, or one its key still vouches for.
+    None,
+    /// The copies made from this HOME's agents (`Manifest::made_in`): the list of projects,
+    /// which would say the state is this HOME's, was lost with the key's directory, and the
+    /// user says the state is theirs by trusting it (review 11, M3).
+    MadeHere,
+    /// All of them: this HOME's list of projects names the state
+    /// (`project::stamped_by_lost_key`, review 10, M3).
+    All,
+}
 
 /// Adopts the state of the project of the current directory (or `-C DIR`), holding the
 /// sessions it names (`kept::claim_state`) from before it is stamped (its vault's copies count
 /// from then on) until trust has said who keeps each: an import, relocate or trust of one of
 /// them in another project meanwhile is seen. With them, whether the state was the user's own,
-/// stamped with a key since lost (`project::stamped_by_lost_key`), before it is stamped again.
+/// stamped with a key since lost (`project::stamped_before_key`: the user says so by trusting
+/// it, so the list of projects, lost with the key's directory, need not), before it is stamped
+/// again.
 fn adopt(global: &GlobalArgs) -> Result<(Project, Adopted, Option<Held>)> {
     project::adopt(&start_dir(global)?, sticky_db().as_deref(), |project| {
-        let own = project::stamped_by_lost_key(&project.state);
+        let own = if project::stamped_by_lost_key(&project.state) {
+            Own::All
+        } else if project::stamped_before_key(&project.state) {
+            Own::MadeHere
+        } else {
+            Own::None
+        };
         Ok((kept::claim_state(project)?, own))
     })
 }
@@ -218,15 +239,20 @@ fn say(
 /// (`kept::in_another_vault`). The ones written elsewhere: a session this HOME keeps for
 /// another directory (the original of a copied project moved, and relocated it), marked all
 /// the same, was written here, and is not said to be (review 8, L3; `trust` names where it went,
-/// or that another project keeps it). A copy that cannot be marked is said on stderr: the state
-/// is adopted all the same.
-fn adopt_copies(project: &Project, agents: &Agents, home: &Path) -> Vec<Manifest> {
+/// or that another project keeps it). The user's own state a lost key left unstamped keeps its
+/// own copies as they were ([`Own`]), before those of a copy made from it and trusted first
+/// (reviews 10 and 11). A copy that cannot be marked is said on stderr: the state is adopted all
+/// the same.
+fn adopt_copies(project: &Project, agents: &Agents, home: &Path, own: Own) -> Vec<Manifest> {
+    if own == Own::All {
+        return Vec::new();
+    }
     let vault = Vault::new(&project.state.vault);
     let marked = vault.adopt(crate::store::now(), |copy| {
-        agents
+        let saved = agents
             .find(&copy.agent)
-            .and_then(|agent| agent.saved(home, &copy.directory, &copy.session))
-            != Some(true)
+            .and_then(|agent| agent.saved(home, &copy.directory, &copy.session));
+        saved != Some(true) && !(own == Own::MadeHere && copy.made_in(home))
     });
     let marked = match marked {
         Ok(marked) => marked,

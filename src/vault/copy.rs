@@ -101,6 +101,7 @@ impl Vault {
         mark(&mut manifest);
         // Copied from the agent's own files in this HOME now, not adopted with the state.
         manifest.adopted_at = None;
+        manifest.home = Some(home.to_owned());
         write_manifest(&session, &manifest)?;
         Ok(copied)
     }
@@ -127,6 +128,7 @@ fn manifest_to_update(
             files: Vec::new(),
             rows: None,
             adopted_at: None,
+            home: None,
         });
     directory.clone_into(&mut manifest.directory);
     manifest

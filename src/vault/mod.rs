@@ -111,9 +111,20 @@ pub struct Manifest {
     /// here, clears it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adopted_at: Option<i64>,
+    /// The HOME whose agent's files the last copy was made from (absent in a manifest of an
+    /// older sticky, which drops it when it writes one). Readable without the user's key: with
+    /// the key lost, a state stamped before it whose vault copies were made in this HOME is the
+    /// user's own there, not another HOME's project (review 11, M3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<PathBuf>,
 }
 
 impl Manifest {
+    /// Whether the last copy was made from the agent's files in `home` (see [`Manifest::home`]).
+    pub fn made_in(&self, home: &Path) -> bool {
+        self.home.as_deref() == Some(home)
+    }
+
     /// The turns among `turns` (the session's, from the database) this copy does not hold:
     /// every finished turn after the last one it records, or, for a manifest of an older sticky
     /// that records none, every one that ended after the copy was made. Only turns that ended

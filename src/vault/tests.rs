@@ -261,6 +261,30 @@ fn a_copy_adopted_by_trust_is_named_by_its_restore_until_the_next_copy() {
 }
 
 #[test]
+fn every_copy_records_the_home_it_was_made_in_and_an_older_manifest_none() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"turn one\n");
+    s.copy();
+    let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
+    assert!(manifest.made_in(&s.home));
+    assert!(!manifest.made_in(Path::new("/another/home")));
+    // Adopted with a state, a copy still says where it was made.
+    s.vault.adopt(1_000, |_| true).unwrap();
+    assert!(
+        s.vault
+            .manifest("agent", "s1")
+            .unwrap()
+            .unwrap()
+            .made_in(&s.home)
+    );
+    // An older sticky's manifest has no `home`, and says it was made nowhere.
+    let mut older = serde_json::to_value(&manifest).unwrap();
+    older.as_object_mut().unwrap().remove("home").unwrap();
+    let older: Manifest = serde_json::from_value(older).unwrap();
+    assert!(!older.made_in(&s.home));
+}
+
+#[test]
 fn the_read_side_lists_copies_size_newest_and_deletes() {
     let s = setup();
     assert_eq!(s.vault.size().unwrap(), 0);

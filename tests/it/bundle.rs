@@ -3295,6 +3295,15 @@ fn a_bundle_naming_a_file_name_too_long_is_refused_as_crafted_and_makes_nothing(
 /// trusted as its turn says, is refused (73) as "kept for another directory".
 #[test]
 fn review_import_takes_a_vault_kept_session_of_a_project_whose_key_was_lost() {
+    import_is_refused_with_the_key_lost(|a| {
+        std::fs::remove_file(a.home.join(".local/share/sticky/key")).expect("lose the key");
+    });
+}
+
+/// A session only project a's vault keeps, exported, and a's key lost by `lose`: importing the
+/// bundle in another project of this HOME is refused, naming a, writing nothing, and a goes on
+/// with the session after its `trust` (reviews 10 and 11, M3).
+fn import_is_refused_with_the_key_lost(lose: impl Fn(&TestEnv)) {
     let a = TestEnv::new();
     let first = a.turn("first in a");
     let bundle = a.scratch.join("a.sticky");
@@ -3304,9 +3313,26 @@ fn review_import_takes_a_vault_kept_session_of_a_project_whose_key_was_lost() {
     let other = a.root().join("other");
     std::fs::create_dir_all(&other).expect("a second project");
     a.git(&other, &["init", "-q"]);
-    std::fs::remove_file(a.home.join(".local/share/sticky/key")).expect("lose the key");
+    lose(&a);
     let imported = a.sticky(["import", bundle_arg]).current_dir(&other).run();
+    imported
+        .assert_code(2)
+        .assert_stderr_contains("the project the bundle came from");
+    assert!(
+        !other.join(".sticky/sticky.db").exists(),
+        "the refusal wrote nothing"
+    );
     a.ok(["trust"]);
-    a.sticky(["back in a"]).run().assert_success();
-    imported.assert_code(2);
+    assert_eq!(a.ok(["back in a"]).answer().session, first.session);
+}
+
+/// Review 11, M3 (a): the key lost with its whole directory, and the list of projects in it.
+/// The project the bundle came from is looked at unlisted: its state, stamped for the user
+/// before the new key, still keeps the session.
+#[test]
+fn import_refuses_a_vault_kept_session_of_a_project_whose_key_directory_was_lost() {
+    import_is_refused_with_the_key_lost(|a| {
+        let data = a.home.join(".local/share/sticky");
+        std::fs::remove_dir_all(data).expect("lose the directory");
+    });
 }

@@ -885,15 +885,23 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_has_a_
 /// points at the other, and no directory goes on with the session.
 #[test]
 fn review_a_lost_key_leaves_a_vault_kept_session_to_neither_the_original_nor_its_copy() {
+    original_goes_on_after_its_trust_with_the_key_lost(|env| {
+        std::fs::remove_file(env.home.join(".local/share/sticky/key")).expect("lose the key");
+    });
+}
+
+/// A session only the vaults keep, of a project copied, whose key `lose` loses: trusted after
+/// its copy, the original goes on with it, and the copy is refused, with the way to go on there
+/// and a session of its own, losing nothing (reviews 10 and 11, M3).
+fn original_goes_on_after_its_trust_with_the_key_lost(lose: impl Fn(&TestEnv)) {
     let env = TestEnv::new();
     let first = env.turn("in the original").session;
     let copy = env.copy_project("copy");
     std::fs::remove_file(env.transcript(&first)).expect("sweep the transcript");
-    std::fs::remove_file(env.home.join(".local/share/sticky/key")).expect("lose the key");
+    lose(&env);
     env.ok_in(&copy, ["trust"]);
     env.ok(["trust"]);
     assert_eq!(env.ok(["back in the original"]).answer().session, first);
-    // The copy is refused, with the way to go on there and a session of its own, losing nothing.
     let turn = env.sticky(["in the copy"]).current_dir(&copy).run();
     turn.assert_code(73).assert_stderr_contains(&format!(
         "run sticky in {} to go on with it there",
@@ -999,12 +1007,8 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_u
 /// refused as a copy of the original. Neither goes on with the session.
 #[test]
 fn review_a_lost_data_directory_leaves_a_vault_kept_session_to_neither_the_original_nor_its_copy() {
-    let env = TestEnv::new();
-    let first = env.turn("in the original").session;
-    let copy = env.copy_project("copy");
-    std::fs::remove_file(env.transcript(&first)).expect("sweep the transcript");
-    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
-    env.ok_in(&copy, ["trust"]);
-    env.ok(["trust"]);
-    assert_eq!(env.ok(["back in the original"]).answer().session, first);
+    original_goes_on_after_its_trust_with_the_key_lost(|env| {
+        let data = env.home.join(".local/share/sticky");
+        std::fs::remove_dir_all(data).expect("lose the directory");
+    });
 }
