@@ -999,6 +999,78 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_u
     );
 }
 
+/// Review 12: review 11's M1 when root restores the database alone (`sudo cp BACKUP/sticky.db
+/// p/.sticky/`) into the user's own `.sticky/`: the file is root's, mode 0600, so the user cannot
+/// read it. `trust::restored_by_root` asks that root owns the `.sticky/` directory, so the state
+/// is filed as no original's; a turn there says "if it is yours, take it over (chown -R ...)",
+/// yet relocate in the copy takes the session, and after the chown and trust the original's
+/// turn is refused (73) as a session kept for the copy.
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_database_alone_root_restored() {
+    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
+    if !is_root() || !has_setpriv() {
+        return;
+    }
+    let place = SharedPlace::new("sticky-rv12-");
+    let (home, original) = (&place.home, &place.project);
+    give_to_nobody(original);
+    let copy = original.with_file_name("copy");
+    let path = SharedPlace::path();
+    let sticky = |dir: &Path, args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", home)
+            .env("PATH", &path)
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        let output = as_user(&command).output().expect("run sticky");
+        let out = String::from_utf8_lossy(&output.stdout).into_owned();
+        let err = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), out, err)
+    };
+    let session = |out: &str| {
+        out.split("session=")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_owned)
+    };
+    let run = |program: &str, args: &[&std::ffi::OsStr]| {
+        let done = std::process::Command::new(program).args(args).status();
+        assert!(done.is_ok_and(|status| status.success()), "{program}");
+    };
+    let (code, out, err) = sticky(original, &["one"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let first = session(&out).expect("a session");
+    run(
+        "cp",
+        &["-a".as_ref(), original.as_os_str(), copy.as_os_str()],
+    );
+    let (code, out, err) = sticky(&copy, &["trust"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    // The database alone is lost; root restores it from a backup: root's file, sticky's mode.
+    let db = original.join(".sticky/sticky.db");
+    let backup = original.with_file_name("backup.db");
+    std::fs::rename(&db, &backup).expect("lose the database");
+    for companion in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{companion}", db.display()));
+    }
+    run("cp", &[backup.as_os_str(), db.as_os_str()]);
+    let (code, _, err) = sticky(original, &["two"]);
+    assert_eq!(code, Some(71), "{err}");
+    assert!(err.contains("if it is yours, take it over"), "{err}");
+    let (relocate, _, relocated) = sticky(&copy, &["relocate"]);
+    run("chown", &["65534:65534".as_ref(), db.as_os_str()]);
+    let (code, out, err) = sticky(original, &["trust"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, out, err) = sticky(original, &["three"]);
+    assert_eq!(
+        (code, session(&out)),
+        (Some(0), Some(first)),
+        "relocate in the copy gave {relocate:?}: {relocated}\nthe original's turn: {err}"
+    );
+}
+
 /// Review 11: review 10's lost key (M3 b) as it is usually lost, with the directory that holds
 /// it (`rm -rf ~/.local/share/sticky`, a HOME restored without it). That directory also holds
 /// the list of projects, which `project::stamped_by_lost_key` asks for, so the original's state
