@@ -3336,3 +3336,44 @@ fn import_refuses_a_vault_kept_session_of_a_project_whose_key_directory_was_lost
         std::fs::remove_dir_all(data).expect("lose the directory");
     });
 }
+
+/// Review 12: review 9's M1 (a state a turn refuses for a reason the user fixes there may be
+/// the original) on import's side. Project a's vault alone keeps its session (the agent swept
+/// the transcript) and a's `.sticky/` is group-writable (`chmod -R g+w` to share the tree), so
+/// a turn there refuses it (71, "chmod go-w"). `kept::kept_in_vault` counts only a state a turn
+/// would take, so importing a's bundle in another project of this HOME takes the session, and
+/// once a's mode is fixed as told, a's turn is refused (73) as a session kept for the other.
+#[test]
+fn review_import_takes_a_vault_kept_session_of_a_project_whose_state_has_a_fixable_mode() {
+    let a = TestEnv::new();
+    let first = a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let state = a.project.join(".sticky");
+    let chmod = |mode: &str| {
+        let done = std::process::Command::new("chmod")
+            .args(["-R", mode])
+            .arg(&state)
+            .status();
+        assert!(done.is_ok_and(|status| status.success()), "chmod -R {mode}");
+    };
+    chmod("g+w");
+    a.sticky(["refused"]).run().assert_code(71);
+    let imported = a.sticky(["import", bundle_arg]).current_dir(&other).run();
+    chmod("g-w");
+    let back = a.sticky(["back in a"]).run();
+    assert_eq!(
+        back.code,
+        Some(0),
+        "import gave {:?}: {}\nthe original's turn: {}",
+        imported.code,
+        imported.stderr,
+        back.stderr
+    );
+    assert_eq!(back.answer().session, first.session);
+}
