@@ -1084,3 +1084,25 @@ fn review_a_lost_data_directory_leaves_a_vault_kept_session_to_neither_the_origi
         std::fs::remove_dir_all(data).expect("lose the directory");
     });
 }
+
+/// Review 12: review 11's M3 (b) with the key kept and the original's state restored from a
+/// backup instead (`cp -a BACKUP/.sticky p/`, new files): its stamp names another inode, so
+/// neither `stamped_by_lost_key` nor `stamped_before_key` counts it as the user's own, and its
+/// trust after the copy's re-adopts its vault copies as the later claim. The original's turn is
+/// refused (73) as a session "another project of this HOME keeps in sticky's vault" (go on
+/// with it in the copy), and the copy's as belonging to the original (go on with it there).
+#[test]
+fn review_a_restored_backup_leaves_a_vault_kept_session_to_neither_the_original_nor_its_copy() {
+    original_goes_on_after_its_trust_with_the_key_lost(|env| {
+        let state = env.project.join(".sticky");
+        let backup = env.project.with_file_name("backup");
+        let copied = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&state)
+            .arg(&backup)
+            .status();
+        assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+        std::fs::remove_dir_all(&state).expect("lose the state");
+        std::fs::rename(&backup, &state).expect("restore the backup");
+    });
+}
