@@ -523,13 +523,21 @@ fn refuse_kept_at_source(
         if source == ctx.project.dir || state.db == ctx.project.state.db || !source.is_absolute() {
             continue;
         }
-        let Some((_, thread, fork)) = kept::taken_up(relocate, &home, (&source, &state), id) else {
-            continue;
-        };
         let which = if index < from_bundle {
             "the project the bundle came from"
         } else {
             "another project of this HOME"
+        };
+        let Some((_, thread, fork)) = kept::taken_up(relocate, &home, (&source, &state), id) else {
+            let held = manifest
+                .live()
+                .and_then(|live| kept::held_there(relocate, &home, (&source, db.as_deref()), live));
+            if let Some(hold) = held {
+                let why =
+                    held_at_source(which, (&source, db.as_deref()), hold, relocate.name(), id);
+                return Err(StickyError::Usage(why).into());
+            }
+            continue;
         };
         let keeper = kept::Keeper {
             dir: source,
@@ -540,6 +548,32 @@ fn refuse_kept_at_source(
         return Err(StickyError::Usage(kept_at_source(which, &keeper, relocate.name(), id)).into());
     }
     Ok(())
+}
+
+/// Why an import is refused when a turn in `source` (with `STICKY_DB` `db`) refuses its state
+/// for now (`hold`), while that state may keep session `id` of `agent` (`kept::held_there`), and
+/// the ways out, none of which loses a turn.
+fn held_at_source(
+    which: &str,
+    (source, db): (&Path, Option<&Path>),
+    hold: crate::project::Hold,
+    agent: &str,
+    id: &str,
+) -> String {
+    let shown = super::view::escape(&source.display().to_string()).into_owned();
+    let there = kept::sticky_in(source, db);
+    let state = db.map_or_else(|| source.join(crate::state::STATE_DIR), Path::to_owned);
+    let state = super::view::escape(&state.display().to_string()).into_owned();
+    let (why, fix) = super::standing::hold_words(Some(hold), &there);
+    format!(
+        "{which}, {shown}, holds a sticky state ({state}) that goes on with {agent} session \
+         {id}, which only sticky's vault there may keep now, and sticky there refuses that \
+         state for now: {why}. Imported here in the same HOME, two projects could go on with \
+         one session: if {shown} is the original, {fix} and go on there (`{there} \"...\"`); to \
+         import the bundle here all the same, first make that state usable there, then run \
+         `sticky import FILE` here again, which then says whether {shown} still keeps the \
+         session; or import the bundle in another HOME or on another machine"
+    )
 }
 
 /// Why an import is refused when `source` takes up session `id` of `agent` on its next turn,

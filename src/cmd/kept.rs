@@ -151,10 +151,41 @@ fn kept_in_vault(
     own.then_some(copy)
 }
 
+/// Why a turn in `source` (its `STICKY_DB` database `db`) refuses its state for now, for a
+/// reason the user fixes there, while that state goes on with `live`'s session (of
+/// `relocate`'s agent), which the agent in `home` keeps no file of for `source`: only sticky's
+/// vault there may keep it, and from here that state may be the original's (review 12, M2; what
+/// relocate calls `OldPath::Held`). A state this HOME's key did not stamp counts only when its
+/// vault's copy of the session was made in this HOME: another HOME's project is no original of
+/// this HOME's.
+pub fn held_there(
+    relocate: &dyn Relocate,
+    home: &Path,
+    (source, db): (&Path, Option<&Path>),
+    live: &SessionRow,
+) -> Option<crate::project::Hold> {
+    let id = live.agent_session_id.as_deref()?;
+    if relocate
+        .files(home, source, id)
+        .is_ok_and(|files| !files.is_empty())
+    {
+        return None;
+    }
+    let mut there = live.clone();
+    source.clone_into(&mut there.directory);
+    let (project, hold) = super::standing::hold_there(&there, db)?;
+    if hold == crate::project::Hold::Unstamped {
+        let copy = Vault::new(&project.state.vault).manifest(relocate.name(), id);
+        copy.ok().flatten().filter(|copy| copy.made_in(home))?;
+    }
+    Some(hold)
+}
+
 /// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,
 /// or the source of its fork not made yet), if one does: an ended session, which no turn
-/// resumes, does not count; nor does one a turn there refuses as kept for another directory (a
-/// copy of the project, whose original has it). A database that cannot be read proves nothing.
+/// resumes, does not count; nor does one a turn there refuses as kept for another directory, or
+/// as recorded in another that holds the original of this copy, or may (review 12, M3). A
+/// database that cannot be read proves nothing.
 /// `true` with it when the thread's live session is a fork not made yet of the session.
 fn taken_up_there(
     agent: &str,
@@ -168,7 +199,9 @@ fn taken_up_there(
     let mut live = store.live_session(thread.id).ok()??;
     let fork = live.agent_session_id.as_deref() != Some(id);
     live.agent_session_id = Some(id.to_owned());
-    if super::standing::kept_elsewhere(&live, source).is_some() {
+    if super::standing::kept_elsewhere(&live, source).is_some()
+        || super::standing::a_copy_there(&live, source, &state.db)
+    {
         return None;
     }
     Some((thread.name, fork))

@@ -131,24 +131,39 @@ pub enum OldPath {
 /// user fixes there (review 9). Its `.sticky/`, and each database the list of projects names for
 /// it (`STICKY_DB`, review 8, M2), are looked at.
 pub fn old_path(live: &SessionRow, project: &Project) -> OldPath {
-    assess(live, project).0
+    assess(live, here(project)).0
+}
+
+/// The directory and database of `project`, as [`assess`] takes them.
+fn here(project: &Project) -> (&Path, &Path) {
+    (&project.dir, &project.state.db)
+}
+
+/// Whether a turn in directory `dir` (its database `db`) refuses `live`'s session as one
+/// recorded for another directory that holds a state going on with it, or that may
+/// ([`OldPath::Original`], [`OldPath::Held`]): `dir` is then a copy of that project, whose
+/// original has the session, and does not take it up (review 12, M3).
+pub fn a_copy_there(live: &SessionRow, dir: &Path, db: &Path) -> bool {
+    !same_file(&live.directory, dir)
+        && matches!(assess(live, (dir, db)).0, OldPath::Original | OldPath::Held)
 }
 
 /// The way to go on with `live`'s session in the directory it was recorded for, which holds the
 /// original of this copy of the project: `sticky -C DIR`, with the original's `STICKY_DB` when
 /// its state is a database the list of projects names (a plain `sticky` there would not find it).
 pub fn in_original(live: &SessionRow, project: &Project) -> String {
-    super::kept::sticky_in(&live.directory, assess(live, project).1.as_deref())
+    super::kept::sticky_in(&live.directory, assess(live, here(project)).1.as_deref())
 }
 
-/// [`old_path`], with the `STICKY_DB` database of the state that decided it, when one did.
-fn assess(live: &SessionRow, project: &Project) -> (OldPath, Option<PathBuf>) {
+/// [`old_path`] for the project in directory `here.0` whose database is `here.1`, with the
+/// `STICKY_DB` database of the state that decided it, when one did.
+fn assess(live: &SessionRow, here: (&Path, &Path)) -> (OldPath, Option<PathBuf>) {
     let from = &live.directory;
     // A file in its place is no directory of a project either.
     if !from.is_dir() {
         return (OldPath::Gone, None);
     }
-    if same_file(from, &project.dir) {
+    if same_file(from, here.0) {
         return (OldPath::Here, None);
     }
     let mut databases = Vec::new();
@@ -166,19 +181,19 @@ fn assess(live: &SessionRow, project: &Project) -> (OldPath, Option<PathBuf>) {
     );
     databases
         .into_iter()
-        .map(|db| (state_at(live, project, db.as_deref()), db))
+        .map(|db| (state_at(live, here.1, db.as_deref()), db))
         .max_by_key(|(found, _)| *found)
         .unwrap_or((OldPath::Bare, None))
 }
 
 /// What the state a turn in `live`'s directory uses (with `STICKY_DB` `db`, when given) is to
-/// `live`'s session and to `project`.
-fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath {
+/// `live`'s session and to the project whose database is `own`.
+fn state_at(live: &SessionRow, own: &Path, db: Option<&Path>) -> OldPath {
     let from = &live.directory;
     let path = db.map_or_else(|| State::in_project(from).db, Path::to_owned);
     // This project's own database under another name, which a turn there does not use (a
     // `.sticky` linking out of that directory, one file under two names) is no original's.
-    let refused = if same_file(&path, &project.state.db) {
+    let refused = if same_file(&path, own) {
         OldPath::Shared
     } else {
         OldPath::Refused
@@ -213,9 +228,8 @@ fn state_at(live: &SessionRow, project: &Project, db: Option<&Path>) -> OldPath 
 /// root owns that the user cannot read (reviews 9 to 11), is held there for now, and may be the
 /// original ([`OldPath::Held`]); any other is no original's.
 fn held_at(live: &SessionRow, db: Option<&Path>) -> OldPath {
-    let from = &live.directory;
-    match crate::project::held(from, db) {
-        Some((there, _)) if same_file(&there.dir, from) => {
+    match crate::project::held(&live.directory, db) {
+        Some((there, _)) if same_file(&there.dir, &live.directory) => {
             if goes_on(live, &there.state.db) {
                 OldPath::Held
             } else {
@@ -224,6 +238,15 @@ fn held_at(live: &SessionRow, db: Option<&Path>) -> OldPath {
         }
         _ => OldPath::Refused,
     }
+}
+
+/// The state a turn in `live`'s directory refuses for now (with `STICKY_DB` `db`, when given)
+/// for a reason the user fixes there, and why, when that state goes on with `live`'s session
+/// ([`OldPath::Held`]).
+pub fn hold_there(live: &SessionRow, db: Option<&Path>) -> Option<(Project, crate::project::Hold)> {
+    let (there, hold) = crate::project::held(&live.directory, db)?;
+    (same_file(&there.dir, &live.directory) && goes_on(live, &there.state.db))
+        .then_some((there, hold))
 }
 
 /// Whether the database `db` goes on with `live`'s session: it keeps it as a thread's, or
@@ -496,7 +519,7 @@ pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
     let shown = escape(thread);
     let flag = super::view::thread_flag(thread);
     let from = &live.directory;
-    let db = assess(live, project).1;
+    let db = assess(live, here(project)).1;
     let hold = crate::project::held(from, db.as_deref()).map(|(_, hold)| hold);
     let there = super::kept::sticky_in(from, db.as_deref());
     let state = db.unwrap_or_else(|| from.join(crate::state::STATE_DIR));
@@ -519,7 +542,7 @@ pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
 
 /// What a turn in the directory of [`held`] objects to (`hold`), and the fix to make there,
 /// where `there` runs sticky.
-fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, String) {
+pub fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, String) {
     use crate::project::Hold;
     let list = |paths: &[PathBuf]| {
         let shown: Vec<String> = paths

@@ -1061,8 +1061,10 @@ fn owned_by_another(project: &Project) -> Option<Hold> {
 /// 11): a backup an administrator restored with `sudo cp -r BACKUP/.sticky p/` keeps sticky's
 /// modes (0700, 0600), so the `.sticky/` cannot be entered or the database cannot be read. A
 /// turn there says "if it is yours, take it over", so it may be the user's: `chown -R` takes it
-/// over, then `sticky trust` adopts it. `None` for any other state; an unreadable one of another
-/// ordinary account is none of the user's (review 8: another user's FIFO).
+/// over, then `sticky trust` adopts it. So may a database alone root restored into the user's
+/// own `.sticky/` (`sudo cp BACKUP/sticky.db p/.sticky/`, review 12). `None` for any other
+/// state; an unreadable one of another ordinary account is none of the user's (review 8:
+/// another user's FIFO).
 fn restored_by_root(project: &Project, me: u32) -> Option<Hold> {
     use std::io::ErrorKind::PermissionDenied;
     let db = &project.state.db;
@@ -1072,18 +1074,10 @@ fn restored_by_root(project: &Project, me: u32) -> Option<Hold> {
     if me == 0 {
         return None;
     }
-    let paths = if project.db_overridden {
-        let meta = std::fs::symlink_metadata(db).ok()?;
-        if !meta.is_file() || meta.uid() != 0 || !unreadable(db) {
-            return None;
-        }
-        with_companions(db).filter(|path| of_root(path)).collect()
-    } else {
-        let state = project.dir.join(STATE_DIR);
-        let meta = std::fs::symlink_metadata(&state).ok()?;
-        if !meta.is_dir() || meta.uid() != 0 {
-            return None;
-        }
+    let state = project.dir.join(STATE_DIR);
+    let dir_of_root = !project.db_overridden
+        && std::fs::symlink_metadata(&state).is_ok_and(|meta| meta.is_dir() && meta.uid() == 0);
+    let paths = if dir_of_root {
         match std::fs::symlink_metadata(db) {
             // The `.sticky/` cannot be entered.
             Err(e) if e.kind() == PermissionDenied => {}
@@ -1091,6 +1085,13 @@ fn restored_by_root(project: &Project, me: u32) -> Option<Hold> {
             _ => return None,
         }
         vec![state]
+    } else {
+        // The database (beside `STICKY_DB`, or in a `.sticky/` of the user's) is root's.
+        let meta = std::fs::symlink_metadata(db).ok()?;
+        if !meta.is_file() || meta.uid() != 0 || !unreadable(db) {
+            return None;
+        }
+        with_companions(db).filter(|path| of_root(path)).collect()
     };
     Some(Hold::Owned {
         me,

@@ -923,80 +923,17 @@ fn original_goes_on_after_its_trust_with_the_key_lost(lose: impl Fn(&TestEnv)) {
 /// is refused (73) as a session kept for the copy.
 #[test]
 fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_unreadable() {
-    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
-    if !is_root() || !has_setpriv() {
-        return;
-    }
-    let place = SharedPlace::new("sticky-rv11-");
-    let (home, original) = (&place.home, &place.project);
-    give_to_nobody(original);
-    let copy = original.with_file_name("copy");
-    let path = SharedPlace::path();
-    let sticky = |dir: &Path, args: &[&str]| {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sticky"));
-        command
-            .args(args)
-            .current_dir(dir)
-            .env("HOME", home)
-            .env("PATH", &path)
-            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
-        let output = as_user(&command).output().expect("run sticky");
-        let out = String::from_utf8_lossy(&output.stdout).into_owned();
-        let err = String::from_utf8_lossy(&output.stderr).into_owned();
-        (output.status.code(), out, err)
-    };
-    let session = |out: &str| {
-        out.split("session=")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .map(str::to_owned)
-    };
-    let run = |program: &str, args: &[&std::ffi::OsStr]| {
-        let done = std::process::Command::new(program).args(args).status();
-        assert!(done.is_ok_and(|status| status.success()), "{program}");
-    };
-    let (code, out, err) = sticky(original, &["one"]);
-    assert_eq!(code, Some(0), "{out}{err}");
-    let first = session(&out).expect("a session");
-    run(
-        "cp",
-        &["-a".as_ref(), original.as_os_str(), copy.as_os_str()],
-    );
-    let (code, out, err) = sticky(&copy, &["trust"]);
-    assert_eq!(code, Some(0), "{out}{err}");
     // Root restores the original's lost state from a backup: root's files, sticky's modes.
-    let state = original.join(".sticky");
-    let backup = original.with_file_name("backup");
-    std::fs::rename(&state, &backup).expect("lose the state");
-    run(
-        "cp",
-        &["-r".as_ref(), backup.as_os_str(), state.as_os_str()],
-    );
-    let (code, _, err) = sticky(original, &["two"]);
-    assert_eq!(code, Some(71), "{err}");
-    assert!(err.contains("if it is yours, take it over"), "{err}");
-    let (relocate, _, relocated) = sticky(&copy, &["relocate"]);
-    // Refused, naming the fix there and the other way out.
-    assert_eq!(relocate, Some(2), "{relocated}");
-    for said in [
-        format!("chown -R 65534 {}", state.display()),
-        format!("sticky -C {} trust", original.display()),
-        "move its state away".to_owned(),
-    ] {
-        assert!(relocated.contains(&said), "{said}: {relocated}");
-    }
-    run(
-        "chown",
-        &["-R".as_ref(), "65534:65534".as_ref(), state.as_os_str()],
-    );
-    let (code, out, err) = sticky(original, &["trust"]);
-    assert_eq!(code, Some(0), "{out}{err}");
-    let (code, out, err) = sticky(original, &["three"]);
-    assert_eq!(
-        (code, session(&out)),
-        (Some(0), Some(first)),
-        "relocate in the copy gave {relocate:?}: {relocated}\nthe original's turn: {err}"
-    );
+    relocate_waits_for_an_original_root_restored("sticky-rv11-", |original, run| {
+        let state = original.join(".sticky");
+        let backup = original.with_file_name("backup");
+        std::fs::rename(&state, &backup).expect("lose the state");
+        run(
+            "cp",
+            &["-r".as_ref(), backup.as_os_str(), state.as_os_str()],
+        );
+        state
+    });
 }
 
 /// Review 12: review 11's M1 when root restores the database alone (`sudo cp BACKUP/sticky.db
@@ -1007,11 +944,36 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_restored_by_root_u
 /// turn is refused (73) as a session kept for the copy.
 #[test]
 fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_database_alone_root_restored() {
+    // The database alone is lost; root restores it from a backup: root's file, sticky's mode.
+    relocate_waits_for_an_original_root_restored("sticky-rv12-", |original, run| {
+        let db = original.join(".sticky/sticky.db");
+        let backup = original.with_file_name("backup.db");
+        std::fs::rename(&db, &backup).expect("lose the database");
+        for companion in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{companion}", db.display()));
+        }
+        run("cp", &[backup.as_os_str(), db.as_os_str()]);
+        db
+    });
+}
+
+/// Runs a program (as root, the test's user), which must succeed.
+type RunAsRoot<'a> = &'a dyn Fn(&str, &[&std::ffi::OsStr]);
+
+/// A project turned once by a user who is not root (nobody), copied and trusted there; then
+/// `restore` puts back (as root) part of the original's state, root's and unreadable to the
+/// user, and names what root restored. A turn there says "if it is yours, take it over";
+/// relocate in the copy refuses, naming `chown -R` of what root restored and the other ways
+/// out; after that chown and trust, the original goes on with its session (reviews 11 and 12).
+fn relocate_waits_for_an_original_root_restored(
+    prefix: &str,
+    restore: impl Fn(&Path, RunAsRoot<'_>) -> std::path::PathBuf,
+) {
     use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
     if !is_root() || !has_setpriv() {
         return;
     }
-    let place = SharedPlace::new("sticky-rv12-");
+    let place = SharedPlace::new(prefix);
     let (home, original) = (&place.home, &place.project);
     give_to_nobody(original);
     let copy = original.with_file_name("copy");
@@ -1048,19 +1010,24 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_database_alo
     );
     let (code, out, err) = sticky(&copy, &["trust"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    // The database alone is lost; root restores it from a backup: root's file, sticky's mode.
-    let db = original.join(".sticky/sticky.db");
-    let backup = original.with_file_name("backup.db");
-    std::fs::rename(&db, &backup).expect("lose the database");
-    for companion in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{companion}", db.display()));
-    }
-    run("cp", &[backup.as_os_str(), db.as_os_str()]);
+    let restored = restore(original, &run);
     let (code, _, err) = sticky(original, &["two"]);
     assert_eq!(code, Some(71), "{err}");
     assert!(err.contains("if it is yours, take it over"), "{err}");
     let (relocate, _, relocated) = sticky(&copy, &["relocate"]);
-    run("chown", &["65534:65534".as_ref(), db.as_os_str()]);
+    // Refused, naming the fix there and the other way out.
+    assert_eq!(relocate, Some(2), "{relocated}");
+    for said in [
+        format!("chown -R 65534 {}", restored.display()),
+        format!("sticky -C {} trust", original.display()),
+        "move its state away".to_owned(),
+    ] {
+        assert!(relocated.contains(&said), "{said}: {relocated}");
+    }
+    run(
+        "chown",
+        &["-R".as_ref(), "65534:65534".as_ref(), restored.as_os_str()],
+    );
     let (code, out, err) = sticky(original, &["trust"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let (code, out, err) = sticky(original, &["three"]);
