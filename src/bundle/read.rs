@@ -275,19 +275,19 @@ fn shown(name: &[u8]) -> String {
 }
 
 /// `input`, given back whole, unless it starts as a conversation exported to read (`export
-/// --format markdown` writes `# `, `--format json` writes `{`), which is no bundle: said as
-/// such, with the way to a bundle, rather than as a damaged one. A bundle starts with zstd's
-/// magic number.
+/// --format markdown` writes an HTML comment naming it, `<!-- sticky export: markdown -->`, and
+/// an older sticky `# `; `--format json` writes `{`), which is no bundle: said as such, with
+/// the way to a bundle, rather than as a damaged one. A bundle starts with zstd's magic number.
 fn refuse_a_document(mut input: impl Read) -> Result<impl Read> {
-    let mut head = Vec::with_capacity(2);
+    let mut head = Vec::with_capacity(4);
     input
         .by_ref()
-        .take(2)
+        .take(4)
         .read_to_end(&mut head)
         .context("cannot read the bundle")?;
     let format = match head.as_slice() {
-        [b'#', b' '] => Some("markdown"),
-        [b'{', _] => Some("json"),
+        [b'<', b'!', b'-', b'-'] | [b'#', b' ', ..] => Some("markdown"),
+        [b'{', ..] => Some("json"),
         _ => None,
     };
     if let Some(format) = format {

@@ -147,8 +147,18 @@ fn bad_bundles_are_refused_with_what_is_wrong() {
         ("not zstd", b"hello".to_vec(), "truncated or damaged"),
         (
             "a markdown export",
+            b"<!-- sticky export: markdown -->\n\n# Thread `main`\n".to_vec(),
+            "exported to read (`sticky export --format markdown`), not a bundle",
+        ),
+        (
+            "an older sticky's markdown export",
             b"# Thread main\n\nturns...".to_vec(),
             "exported to read (`sticky export --format markdown`), not a bundle",
+        ),
+        (
+            "a json export of two bytes",
+            b"{}".to_vec(),
+            "exported to read (`sticky export --format json`), not a bundle",
         ),
         (
             "a json export",

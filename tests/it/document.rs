@@ -293,3 +293,33 @@ fn a_forks_document_names_the_thread_it_was_forked_from() {
     let doc = json.json();
     assert_eq!(doc["sessions"][0]["forked_from"]["thread"], "main", "{doc}");
 }
+
+/// A conversation exported to read is no bundle: `import` says which export it is and where a
+/// bundle comes from, and changes nothing (not "truncated or damaged").
+#[test]
+fn importing_an_export_to_read_names_it_and_the_way_to_a_bundle() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let other = env.root().join("other");
+    fs::create_dir_all(&other).expect("a second project");
+    env.git(&other, &["init", "-q"]);
+    for format in ["markdown", "json"] {
+        let file = env.scratch.join(format!("review.{format}"));
+        let path = file.to_str().expect("UTF-8");
+        env.sticky(["export", "--format", format, "-o", path])
+            .run()
+            .assert_success();
+        env.sticky(["import", path])
+            .current_dir(&other)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "this is a conversation exported to read (`sticky export --format {format}`), \
+                 not a bundle: import takes the file `sticky export -o FILE` writes"
+            ));
+        assert!(
+            !other.join(".sticky").exists(),
+            "{format}: nothing was made"
+        );
+    }
+}
