@@ -304,6 +304,10 @@ fn session_problems(
             problems.push((error.exit(), error.to_string()));
         }
     }
+    // A fork not made yet passes its source's ID to the agent: checked as its first turn will.
+    if let Some(error) = super::turn::fork_source_refusal(ctx, live) {
+        problems.push((error.exit(), error.to_string()));
+    }
     // A transcript the vault holds a copy of is put back by the next turn.
     if plan.action == Action::Resume(()) && !restorable {
         problems.extend(resume_problems(live, transcript));

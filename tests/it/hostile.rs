@@ -335,6 +335,16 @@ fn review_a_crafted_fork_source_id_never_becomes_an_agent_option() {
             )
         })
         .expect("craft the database");
+    // `doctor` says what the turn will refuse, with its exit.
+    let doctor = env.sticky(["doctor"]).run();
+    doctor.assert_code(71);
+    assert!(
+        doctor
+            .stdout
+            .contains("the fork source session ID \"--dangerously-skip-permissions\""),
+        "{}",
+        doctor.describe()
+    );
     let runs = env.agent_runs().len();
     let output = env.sticky(["hello"]).run();
     let passed = env.agent_runs().iter().skip(runs).any(|run| {
@@ -375,6 +385,10 @@ fn review_a_crafted_fork_of_another_projects_session_reads_its_turns() {
             )
         })
         .expect("craft the database");
+    env.sticky(["doctor"])
+        .current_dir(&other)
+        .run()
+        .assert_code(73);
     let output = env
         .sticky(["what was said before?"])
         .current_dir(&other)

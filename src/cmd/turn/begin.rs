@@ -134,6 +134,26 @@ fn fork_from(adapter: &dyn Adapter, session: &SessionRow, aim: &Aim) -> Option<S
         .map(|from| from.agent_session_id.clone())
 }
 
+/// What the first turn of `live`, a fork not made yet that its agent makes with a fork of its
+/// own (passing the source's ID), refuses in that source before the agent runs (`begin`'s
+/// `session::ensure_plain_arguments` and [`refuse_fork_kept_elsewhere`]): `doctor` says it
+/// too. `None` for any other session, or a source the turn takes.
+pub(in crate::cmd) fn fork_source_refusal(ctx: &Context, live: &SessionRow) -> Option<StickyError> {
+    let from = live
+        .forked_from
+        .as_ref()
+        .filter(|_| live.confirmed_at.is_none())?;
+    let adapter = ctx.agents.find(&live.agent)?;
+    if !matches!(adapter.forking(), agent::Forking::Own { .. }) {
+        return None;
+    }
+    if let Err(error) = session::ensure_plain_arguments(live, &ctx.agents, &ctx.project.state.db) {
+        return Some(error);
+    }
+    let home = crate::settings::home().ok()?;
+    refuse_fork_kept_elsewhere(ctx, live, &from.agent_session_id, &home).err()
+}
+
 /// Refuses to go on with `live` outside this project, or when this HOME's agent keeps it for
 /// another.
 fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
