@@ -3369,3 +3369,43 @@ fn review_import_takes_a_vault_kept_session_of_a_project_whose_state_has_a_fixab
         |a| chmod(a, "g-w"),
     );
 }
+
+/// Review 13: review 12's M2 fix (`kept::held_there`) counts any state a turn there refuses for
+/// now, whoever's it is and whichever HOME made it, except an unstamped one. Another user
+/// (nobody) makes project p and exports it, p left intact; root imports the bundle in a project
+/// of root's own HOME. Root cannot own p's `.sticky/`, so p is "held" from root's side, and the
+/// import is refused (2), saying "Imported here in the same HOME" and telling root to
+/// `chown -R 0` the other user's state, which would take p away from its owner. Before the fix
+/// (4b45e93) this import went through, as one in another HOME must.
+#[test]
+fn review_root_cannot_import_the_bundle_of_another_users_intact_project() {
+    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
+    if !is_root() || !has_setpriv() {
+        return;
+    }
+    let place = SharedPlace::new("review13-");
+    let (home, original) = (&place.home, &place.project);
+    give_to_nobody(original);
+    let bundle = original.with_file_name("p.sticky");
+    let nobody = |args: &[&std::ffi::OsStr]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(original)
+            .env("HOME", home)
+            .env("PATH", SharedPlace::path())
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        let output = as_user(&command).output().expect("run sticky");
+        assert!(output.status.success(), "{output:?}");
+    };
+    nobody(&["one".as_ref()]);
+    // The export goes where nobody may write: the project's parent is root's.
+    let out = original.join("p.sticky");
+    nobody(&["export".as_ref(), "-o".as_ref(), out.as_os_str()]);
+    std::fs::rename(&out, &bundle).expect("move the bundle");
+    let root = TestEnv::new();
+    root.sticky(["import", bundle.to_str().expect("UTF-8")])
+        .run()
+        .assert_code(0);
+    assert!(root.ok(["two"]).answer().session.len() > 1);
+}
