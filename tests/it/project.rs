@@ -1073,3 +1073,59 @@ fn review_a_restored_backup_leaves_a_vault_kept_session_to_neither_the_original_
         std::fs::rename(&backup, &state).expect("restore the backup");
     });
 }
+
+/// Review 13: review 12's M2 (a state a turn refuses for now may keep the session) on the
+/// turn's side. Project p moved to q (`mv`, `sticky relocate`), and q ran a turn; claude swept
+/// the session's files, so only the vaults keep it. An older backup of p's `.sticky/` is
+/// restored in p and trusted while q's `.sticky/` is group-writable (`chmod -R g+w`): the
+/// holder q, whose state a turn there refuses for now, is not counted, so p's turn puts back
+/// its older vault copy (without q's turn) and resumes the session; once q's mode is fixed as
+/// its turn says, q is refused (73) as a session kept for p. With q's mode intact, p's turn is
+/// refused (73) and q goes on.
+#[test]
+fn review_an_old_backup_takes_the_session_of_its_moved_holder_whose_state_has_a_fixable_mode() {
+    let a = TestEnv::new();
+    let first = a.turn("one");
+    let p = a.project.clone();
+    let q = a.root().join("q");
+    let chmod = |dir: &Path, mode: &str| {
+        let done = std::process::Command::new("chmod")
+            .args(["-R", mode])
+            .arg(dir.join(".sticky"))
+            .status();
+        assert!(done.is_ok_and(|status| status.success()), "chmod -R {mode}");
+    };
+    let copy = |from: &Path, to: &Path| {
+        let done = std::process::Command::new("cp")
+            .arg("-a")
+            .args([from, to])
+            .status();
+        assert!(done.is_ok_and(|status| status.success()), "cp -a");
+    };
+    let backup = a.scratch.join("backup");
+    copy(&p.join(".sticky"), &backup);
+    std::fs::rename(&p, &q).expect("move the project");
+    a.sticky(["relocate"])
+        .current_dir(&q)
+        .run()
+        .assert_success();
+    let two = a.sticky(["two"]).current_dir(&q).run();
+    two.assert_success();
+    assert_eq!(two.answer().session, first.session);
+    std::fs::remove_dir_all(a.home.join(".claude/projects")).expect("sweep the transcripts");
+    std::fs::create_dir(&p).expect("p again");
+    copy(&backup, &p.join(".sticky"));
+    chmod(&q, "g+w");
+    a.sticky(["trust"]).current_dir(&p).run();
+    let in_p = a.sticky(["three"]).current_dir(&p).run();
+    chmod(&q, "g-w");
+    let in_q = a.sticky(["four"]).current_dir(&q).run();
+    assert_eq!(
+        (in_p.code, in_q.code),
+        (Some(73), Some(0)),
+        "p:\n{}\nq:\n{}",
+        in_p.describe(),
+        in_q.describe()
+    );
+    assert_eq!(in_q.answer().saw, ["one", "two"]);
+}
