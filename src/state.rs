@@ -121,10 +121,17 @@ pub fn companion(dir: &Path) -> io::Result<Dir> {
 /// Opens the directory `dir` beside the database as [`companion`] does, without creating it:
 /// `None` when it (or the state directory) does not exist.
 pub fn open_companion(dir: &Path) -> io::Result<Option<Dir>> {
+    open_companion_as_is(dir)?.map(owned).transpose()
+}
+
+/// Opens the directory `dir` beside the database as [`open_companion`] does, whoever owns it and
+/// whatever its mode: for looking into a state sticky refuses for now (another account's, open
+/// to others) to learn what it keeps, never to use it. Still no link anywhere below the state
+/// directory.
+pub fn open_companion_as_is(dir: &Path) -> io::Result<Option<Dir>> {
     let (parent, name) = split(dir)?;
-    let opened = Dir::open_top(parent).and_then(|top| top.open_dir(Path::new(name)));
-    match opened {
-        Ok(dir) => owned(dir).map(Some),
+    match Dir::open_top(parent).and_then(|top| top.open_dir(Path::new(name))) {
+        Ok(dir) => Ok(Some(dir)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }

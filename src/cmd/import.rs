@@ -533,8 +533,13 @@ fn refuse_kept_at_source(
                 .live()
                 .and_then(|live| kept::held_there(relocate, &home, (&source, db.as_deref()), live));
             if let Some(hold) = held {
-                let why =
-                    held_at_source(which, (&source, db.as_deref()), hold, relocate.name(), id);
+                let why = held_at_source(
+                    which,
+                    (&source, db.as_deref()),
+                    hold.hold,
+                    relocate.name(),
+                    id,
+                );
                 return Err(StickyError::Usage(why).into());
             }
             continue;
@@ -544,6 +549,7 @@ fn refuse_kept_at_source(
             db,
             thread,
             fork,
+            hold: None,
         };
         return Err(StickyError::Usage(kept_at_source(which, &keeper, relocate.name(), id)).into());
     }

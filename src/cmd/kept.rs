@@ -14,7 +14,7 @@ use crate::exit::StickyError;
 use crate::lock::SessionLock;
 use crate::state::State;
 use crate::store::SessionRow;
-use crate::vault::{Manifest, Vault};
+use crate::vault::{Manifest, Peek, Vault};
 
 /// A project of this HOME whose vault keeps a session: its directory, its `STICKY_DB` when it
 /// keeps its state there, and the thread that takes the session up.
@@ -25,6 +25,9 @@ pub struct Keeper {
     /// Whether that thread's live session is a fork not made yet of the session (its first
     /// turn forks it), not the session itself: nothing of it to export there.
     pub fork: bool,
+    /// Why a turn there refuses that project's state for now, when it does ([`held_there`]):
+    /// the thread is then empty when its database cannot be read.
+    pub hold: Option<crate::project::Hold>,
 }
 
 /// Who else keeps a session a project's turn would go on with.
@@ -109,12 +112,29 @@ pub fn in_another_vault(live: &SessionRow, project: &Path, state: &State) -> Opt
         if dir == project || there.db == state.db || !dir.is_absolute() {
             return None;
         }
-        let (copy, thread, fork) = taken_up(relocate, &home, (&dir, &there), id)?;
-        (copy.adopted_at < own.adopted_at).then_some(Keeper {
+        if let Some((copy, thread, fork)) = taken_up(relocate, &home, (&dir, &there), id) {
+            return (copy.adopted_at < own.adopted_at).then_some(Keeper {
+                dir,
+                db,
+                thread,
+                fork,
+                hold: None,
+            });
+        }
+        // A state a turn there refuses for now may keep it all the same (review 13, M2); of a
+        // copy that cannot be read, nothing says which claim comes first.
+        let held = held_there(relocate, &home, (&dir, db.as_deref()), live)?;
+        let first = held
+            .copy
+            .as_ref()
+            .is_none_or(|copy| copy.adopted_at < own.adopted_at);
+        let (thread, fork) = held.thread.unwrap_or_default();
+        first.then_some(Keeper {
             dir,
             db,
             thread,
             fork,
+            hold: Some(held.hold),
         })
     })
 }
@@ -151,19 +171,32 @@ fn kept_in_vault(
     own.then_some(copy)
 }
 
-/// Why a turn in `source` (its `STICKY_DB` database `db`) refuses its state for now, for a
-/// reason the user fixes there, while that state goes on with `live`'s session (of
+/// A project of this HOME whose state a turn there refuses for now, for a reason the user fixes
+/// there, while that state may keep a session ([`held_there`]).
+pub struct Held {
+    /// Why a turn there refuses it, and so the fix.
+    pub hold: crate::project::Hold,
+    /// The thread there that takes the session up next (and whether as a fork's source); `None`
+    /// when its database cannot be read.
+    pub thread: Option<(String, bool)>,
+    /// Its vault's copy of the session; `None` when the vault cannot be read.
+    pub copy: Option<Manifest>,
+}
+
+/// Whether a turn in `source` (its `STICKY_DB` database `db`) refuses its state for now, for a
+/// reason the user fixes there, while that state may go on with `live`'s session (of
 /// `relocate`'s agent), which the agent in `home` keeps no file of for `source`: only sticky's
-/// vault there may keep it, and from here that state may be the original's (review 12, M2; what
-/// relocate calls `OldPath::Held`). A state this HOME's key did not stamp counts only when its
-/// vault's copy of the session was made in this HOME: another HOME's project is no original of
-/// this HOME's.
+/// vault there keeps it, and from here that state may be the original's, or the project the
+/// session moved to (reviews 12 and 13; what relocate calls `OldPath::Held`). Its vault must
+/// hold a copy of the session made in this HOME, and a thread there take the session up next,
+/// as far as either can be read (what cannot be read counts): another HOME's project, or
+/// another user's read by root, is none of this HOME's.
 pub fn held_there(
     relocate: &dyn Relocate,
     home: &Path,
     (source, db): (&Path, Option<&Path>),
     live: &SessionRow,
-) -> Option<crate::project::Hold> {
+) -> Option<Held> {
     let id = live.agent_session_id.as_deref()?;
     if relocate
         .files(home, source, id)
@@ -174,11 +207,18 @@ pub fn held_there(
     let mut there = live.clone();
     source.clone_into(&mut there.directory);
     let (project, hold) = super::standing::hold_there(&there, db)?;
-    if hold == crate::project::Hold::Unstamped {
-        let copy = Vault::new(&project.state.vault).manifest(relocate.name(), id);
-        copy.ok().flatten().filter(|copy| copy.made_in(home))?;
+    let copy = match Vault::new(&project.state.vault).peek(relocate.name(), id) {
+        Peek::Copy(copy) if copy.made_in(home) => Some(*copy),
+        Peek::Unreadable => None,
+        Peek::Copy(_) | Peek::None => return None,
+    };
+    let readable =
+        crate::store::Store::open_elsewhere(&project.state.db).is_ok_and(|s| s.is_some());
+    let thread = taken_up_there(relocate.name(), (source, &project.state), id);
+    if readable && thread.is_none() {
+        return None;
     }
-    Some(hold)
+    Some(Held { hold, thread, copy })
 }
 
 /// The thread of `source` whose next turn takes session `id` of `agent` up (its live session,
@@ -205,6 +245,40 @@ fn taken_up_there(
         return None;
     }
     Some((thread.name, fork))
+}
+
+/// [`shared`] when the other project's state is one a turn there refuses for now (`hold`):
+/// once fixed there, its next turn takes the session up, so it is not resumed here either; the
+/// ways out name that fix, and a state there that is a copy the user does not need.
+fn held_shared(
+    thread: &str,
+    what: &str,
+    keeper: &Keeper,
+    hold: &crate::project::Hold,
+    project: &Path,
+) -> String {
+    let escape = super::view::escape;
+    let flag = super::view::thread_flag(thread);
+    let there = there(keeper);
+    let (why, fix) = super::standing::hold_words(Some(hold.clone()), &there);
+    let state = keeper
+        .db
+        .clone()
+        .unwrap_or_else(|| keeper.dir.join(crate::state::STATE_DIR));
+    let state = escape(&state.display().to_string()).into_owned();
+    let dir = escape(&keeper.dir.display().to_string()).into_owned();
+    format!(
+        "thread {}: {what} is one another project of this HOME, {dir}, keeps in sticky's vault \
+         (the agent deleted its files), and sticky there refuses that project's state for now: \
+         {why}; once that is fixed, its next turn there puts the session back and resumes it: \
+         put back in {} as well, two projects would go on with one session, each seeing the \
+         other's turns; sticky does not go on with it here. If {dir} is where the session goes \
+         on, {fix} and go on there (`{there} \"...\"`), and here run `sticky{flag} new` for a \
+         session of its own; if {dir} holds a copy you do not need, move its state away (mv \
+         {state} {state}.copy), then run sticky here again",
+        escape(thread),
+        escape(&project.display().to_string()),
+    )
 }
 
 /// The way to run sticky in `keeper`'s project (`sticky -C DIR`, with its `STICKY_DB`).
@@ -244,6 +318,9 @@ pub fn shared(
     } else {
         format!("{agent} session {id}")
     };
+    if let Some(hold) = &keeper.hold {
+        return held_shared(thread, &what, keeper, hold, project);
+    }
     format!(
         "thread {}: {what} is one another project of this HOME, {}, keeps in sticky's vault \
          ({agent} deleted its files), and the next turn of its thread {} there puts it back and \

@@ -80,6 +80,17 @@ pub struct Vault {
     dir: PathBuf,
 }
 
+/// What a vault sticky looks into without using it says of a session ([`Vault::peek`]).
+#[derive(Debug)]
+pub enum Peek {
+    /// A copy, described by its manifest.
+    Copy(Box<Manifest>),
+    /// No copy of the session.
+    None,
+    /// The vault or the copy's manifest cannot be read (another account's, damaged).
+    Unreadable,
+}
+
 /// What the vault knows of one agent session: written after every copy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -276,6 +287,28 @@ impl Vault {
         match self.open_session(agent, id)? {
             Some(session) => read_manifest(&session),
             None => Ok(None),
+        }
+    }
+
+    /// What this vault, of a state sticky refuses for now (another account's, open to others),
+    /// says of session `id` of `agent`, read as it is ([`state::open_companion_as_is`]): to
+    /// learn whether that state may keep the session, never to restore from it.
+    pub fn peek(&self, agent: &str, id: &str) -> Peek {
+        let opened = state::open_companion_as_is(&self.dir).and_then(|vault| {
+            vault
+                .map(|vault| vault.open_dir(&Path::new(&key(agent)).join(key(id))))
+                .transpose()
+        });
+        let session = match opened {
+            Ok(Some(session)) => session,
+            Ok(None) => return Peek::None,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Peek::None,
+            Err(_) => return Peek::Unreadable,
+        };
+        match read_manifest(&session) {
+            Ok(Some(manifest)) => Peek::Copy(Box::new(manifest)),
+            Ok(None) => Peek::None,
+            Err(_) => Peek::Unreadable,
         }
     }
 
