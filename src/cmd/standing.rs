@@ -486,7 +486,9 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// The advice for thread `thread`, whose live session `live` belongs to another directory than
-/// `project`'s, when it is not the plain copy's (`None` then: the caller's own words stand): a
+/// `project`'s, when it is not the plain copy's (`None` then: the caller's own words stand; a
+/// copy of a project whose state is a database `STICKY_DB` names gets the way to run sticky
+/// there with it): a
 /// session another copy took (it names where it lives now, and `sticky new --carry`), or a
 /// project that moved here (`sticky relocate`, without the gone directory as a place to go on).
 pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<String> {
@@ -494,7 +496,23 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
     let from = escape(&live.directory.display().to_string()).into_owned();
     let id = live.agent_session_id.as_deref().unwrap_or("not named yet");
     match standing(live, project) {
-        Standing::Copy => None,
+        // The caller's words name the original's directory; sticky there needs its database
+        // when that is one `STICKY_DB` names.
+        Standing::Copy => {
+            let there =
+                super::kept::sticky_in(&live.directory, Some(&assess(live, here(project)).1?));
+            Some(format!(
+                "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, not \
+                 to this project {}; if the project moved here, run `sticky relocate` to go on \
+                 with it here; else run `sticky new` to start a session here (the old one stays \
+                 on record), run `{there}` to go on with it there, or set STICKY_DB to keep \
+                 this project's state apart",
+                live.agent,
+                live.id,
+                escape(id),
+                escape(&project.dir.display().to_string()),
+            ))
+        }
         Standing::Held => Some(held(thread, live, project)),
         Standing::Moved => Some(format!(
             "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, {}; if \

@@ -578,6 +578,12 @@ fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_is_els
     env.ok_in(&copy, ["trust"])
         .assert_stderr_contains("which still exists, so this is a copy of that project")
         .assert_stderr_contains(&there);
+    // A turn in the copy names it too: a plain `sticky` there would not find that database.
+    env.sticky(["in the copy"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains(&format!("run `{there}` to go on with it there"));
     let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
     let back = env
         .sticky(["back in the original"])
