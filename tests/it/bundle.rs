@@ -3409,3 +3409,49 @@ fn review_root_cannot_import_the_bundle_of_another_users_intact_project() {
         .assert_code(0);
     assert!(root.ok(["two"]).answer().session.len() > 1);
 }
+
+/// Review 14: the mirror of review 13's M1, left by its fix (a4b10d8): `kept::held_there`
+/// counts a held state whose vault cannot be read, and root's own state is one (0700) to any
+/// other user, who sees it as "restored by root". Root runs a turn in its own project p (in a
+/// place others may traverse) and exports it, p left intact; user nobody imports the bundle in
+/// a project of nobody's HOME. The import is refused (2), "Imported here in the same HOME",
+/// telling nobody to `chown -R 65534` root's state (which nobody cannot, and which would take
+/// p away from root), though nobody never ran sticky in p and p's session goes on in root's
+/// HOME. An import by another user must go through.
+#[test]
+fn review_another_user_cannot_import_the_bundle_of_roots_intact_project() {
+    use crate::support::other_user::{
+        SharedPlace, as_user, chmod, give_to_nobody, has_setpriv, is_root,
+    };
+    if !is_root() || !has_setpriv() {
+        return;
+    }
+    let place = SharedPlace::new("review14-");
+    let (home, original) = (&place.home, &place.project);
+    let root = TestEnv::new();
+    root.git(original, &["init", "-q"]);
+    root.ok_in(original, ["one"]);
+    let bundle = original.with_file_name("p.sticky");
+    root.ok_in(original, ["export", "-o", bundle.to_str().expect("UTF-8")]);
+    // Given to nobody: sticky writes a bundle for its owner alone.
+    chmod(&bundle, 0o644);
+    let here = original.with_file_name("r");
+    std::fs::create_dir(&here).expect("create nobody's project");
+    give_to_nobody(&here);
+    let nobody = |args: &[&std::ffi::OsStr]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(&here)
+            .env("HOME", home)
+            .env("PATH", SharedPlace::path())
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        as_user(&command).output().expect("run sticky")
+    };
+    let imported = nobody(&["import".as_ref(), bundle.as_os_str()]);
+    assert!(imported.status.success(), "{imported:?}");
+    let turn = nobody(&["two".as_ref()]);
+    assert!(turn.status.success(), "{turn:?}");
+    // Root's own project goes on as before.
+    root.ok_in(original, ["three"]);
+}
