@@ -305,7 +305,7 @@ fn session_problems(
         }
     }
     // A fork not made yet passes its source's ID to the agent: checked as its first turn will.
-    if let Some(error) = super::turn::fork_source_refusal(ctx, live) {
+    if let Some(error) = super::kept::fork_source_refusal(ctx, live) {
         problems.push((error.exit(), error.to_string()));
     }
     // A transcript the vault holds a copy of is put back by the next turn.

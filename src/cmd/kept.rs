@@ -4,14 +4,18 @@
 //! a state adopted with `sticky trust` whose own vault holds a copy under that ID), two projects
 //! would go on with one session, each seeing the other's turns (review 5, H1; review 6, M4).
 //! Import refuses such a bundle; `trust` names such a thread, and the turn refuses it (a fork's
-//! first turn, its source) before any copy is put back. A helper shared by those commands.
+//! first turn, its source) before any copy is put back ([`refuse_kept_elsewhere`],
+//! [`fork_source_refusal`], which `doctor` says too). A helper shared by those commands.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::{Context, standing};
+use crate::agent;
 use crate::agent::relocation::{self, Relocate};
 use crate::exit::StickyError;
 use crate::lock::SessionLock;
+use crate::session;
 use crate::state::State;
 use crate::store::SessionRow;
 use crate::vault::{Manifest, Peek, Vault};
@@ -52,7 +56,7 @@ impl Holder {
 /// HOME's agent, for another directory (`standing::kept_elsewhere`), or another project's
 /// vault ([`in_another_vault`]).
 pub fn holder(live: &SessionRow, project: &Path, state: &State) -> Option<Holder> {
-    super::standing::kept_elsewhere(live, project)
+    standing::kept_elsewhere(live, project)
         .map(Holder::Agent)
         .or_else(|| in_another_vault(live, project, state).map(Holder::Vault))
 }
@@ -65,6 +69,18 @@ pub fn listed() -> Vec<(Option<PathBuf>, PathBuf)> {
         .into_iter()
         .map(|listed| (listed.db, listed.dir))
         .collect()
+}
+
+/// Whether this HOME's list of projects names `project` with its database (its `.sticky/`, or
+/// the `STICKY_DB` listed for it), by path: a state that cannot be read cannot be told by inode.
+fn listed_here(project: &crate::project::Project) -> bool {
+    listed().into_iter().any(|(db, dir)| {
+        dir == project.dir
+            && match db {
+                Some(db) => project.db_overridden && db == project.state.db,
+                None => !project.db_overridden,
+            }
+    })
 }
 
 /// The state of project `dir` (beside `db` when `STICKY_DB` chose it).
@@ -189,8 +205,9 @@ pub struct Held {
 /// vault there keeps it, and from here that state may be the original's, or the project the
 /// session moved to (reviews 12 and 13; what relocate calls `OldPath::Held`). Its vault must
 /// hold a copy of the session made in this HOME, and a thread there take the session up next,
-/// as far as either can be read (what cannot be read counts): another HOME's project, or
-/// another user's read by root, is none of this HOME's.
+/// as far as either can be read (a vault that cannot be read counts only in a project this
+/// HOME's list names): another HOME's project, another user's read by root, or root's read by
+/// another user, is none of this HOME's.
 pub fn held_there(
     relocate: &dyn Relocate,
     home: &Path,
@@ -206,11 +223,13 @@ pub fn held_there(
     }
     let mut there = live.clone();
     source.clone_into(&mut there.directory);
-    let (project, hold) = super::standing::hold_there(&there, db)?;
+    let (project, hold) = standing::hold_there(&there, db)?;
     let copy = match Vault::new(&project.state.vault).peek(relocate.name(), id) {
         Peek::Copy(copy) if copy.made_in(home) => Some(*copy),
-        Peek::Unreadable => None,
-        Peek::Copy(_) | Peek::None => return None,
+        // What cannot be read may be this HOME's only when this HOME ran sticky there: another
+        // account's own project (root's, to any other user) never is (review 14, M1).
+        Peek::Unreadable if listed_here(&project) => None,
+        Peek::Unreadable | Peek::Copy(_) | Peek::None => return None,
     };
     let readable =
         crate::store::Store::open_elsewhere(&project.state.db).is_ok_and(|s| s.is_some());
@@ -239,8 +258,8 @@ fn taken_up_there(
     let mut live = store.live_session(thread.id).ok()??;
     let fork = live.agent_session_id.as_deref() != Some(id);
     live.agent_session_id = Some(id.to_owned());
-    if super::standing::kept_elsewhere(&live, source).is_some()
-        || super::standing::a_copy_there(&live, source, &state.db)
+    if standing::kept_elsewhere(&live, source).is_some()
+        || standing::a_copy_there(&live, source, &state.db)
     {
         return None;
     }
@@ -260,7 +279,7 @@ fn held_shared(
     let escape = super::view::escape;
     let flag = super::view::thread_flag(thread);
     let there = there(keeper);
-    let (why, fix) = super::standing::hold_words(Some(hold.clone()), &there);
+    let (why, fix) = standing::hold_words(Some(hold.clone()), &there);
     let state = keeper
         .db
         .clone()
@@ -415,4 +434,101 @@ pub fn claim_state(project: &crate::project::Project) -> anyhow::Result<Vec<Sess
         Ok(named)
     };
     claim_all(read().unwrap_or_default())
+}
+
+/// What the first turn of `live`, a fork not made yet that its agent makes with a fork of its
+/// own (passing the source's ID), refuses in that source before the agent runs (the turn's
+/// `session::ensure_plain_arguments` and [`refuse_fork_kept_elsewhere`]): `doctor` says it
+/// too. `None` for any other session, or a source the turn takes.
+pub fn fork_source_refusal(ctx: &Context, live: &SessionRow) -> Option<StickyError> {
+    let from = live
+        .forked_from
+        .as_ref()
+        .filter(|_| live.confirmed_at.is_none())?;
+    let adapter = ctx.agents.find(&live.agent)?;
+    if !matches!(adapter.forking(), agent::Forking::Own { .. }) {
+        return None;
+    }
+    if let Err(error) = session::ensure_plain_arguments(live, &ctx.agents, &ctx.project.state.db) {
+        return Some(error);
+    }
+    let home = crate::settings::home().ok()?;
+    refuse_fork_kept_elsewhere(ctx, live, &from.agent_session_id, &home).err()
+}
+
+/// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
+/// for another directory (a state from elsewhere naming another project's session): both
+/// projects would go on with it, or the fork would read the other's turns; or when another
+/// project of this HOME keeps it in its vault and takes it up next, while a lost turn here
+/// would put this vault's copy back ([`in_another_vault`], as import refuses it). Looked
+/// for only when the agent shows no transcript of the session for this directory, as it does
+/// on every turn of a session that began here.
+pub fn refuse_kept_elsewhere(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+) -> Result<(), StickyError> {
+    refuse_shared(ctx, thread, live, home, false)
+}
+
+/// [`refuse_kept_elsewhere`] for a session `live` names, or, with `fork`, for the source of a
+/// fork not made yet (`live` given with the source's ID).
+fn refuse_shared(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+    fork: bool,
+) -> Result<(), StickyError> {
+    let project = &ctx.project.dir;
+    match elsewhere_not_here(ctx, live, home) {
+        Some(Holder::Agent(other)) if fork => Err(StickyError::Elsewhere(standing::fork_shared(
+            thread, live, &other, project,
+        ))),
+        Some(Holder::Agent(other)) => Err(StickyError::Elsewhere(standing::shared(
+            thread, live, &other, project,
+        ))),
+        Some(Holder::Vault(keeper)) => Err(StickyError::Elsewhere(shared(
+            thread, live, &keeper, project, fork,
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Who else keeps `live`'s session ([`holder`]): looked for only when the agent shows no
+/// transcript of it for the project's directory.
+fn elsewhere_not_here(ctx: &Context, live: &SessionRow, home: &Path) -> Option<Holder> {
+    let (Some(id), Some(adapter)) = (
+        live.agent_session_id.as_deref(),
+        ctx.agents.find(&live.agent),
+    ) else {
+        return None;
+    };
+    // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
+    if adapter
+        .transcript(home, &ctx.project.dir, id)
+        .is_some_and(|path| path.is_file())
+    {
+        return None;
+    }
+    holder(live, &ctx.project.dir, &ctx.project.state)
+}
+
+/// Refuses the first turn of fork `fork` (not made yet) when its source, agent session `from`,
+/// is one this HOME's agent keeps for another directory (a state from elsewhere, or crafted):
+/// the agent's fork would read that project's turns; or one another project's vault keeps and
+/// takes up next: put back here to be forked, it would be two projects'. `sticky fork` refuses
+/// such a source; this is the same check on the ID the database records.
+pub fn refuse_fork_kept_elsewhere(
+    ctx: &Context,
+    fork: &SessionRow,
+    from: &str,
+    home: &Path,
+) -> Result<(), StickyError> {
+    let source = SessionRow {
+        agent_session_id: Some(from.to_owned()),
+        ..fork.clone()
+    };
+    refuse_shared(ctx, &ctx.thread, &source, home, true)
 }

@@ -131,9 +131,19 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Whether the last copy was made from the agent's files in `home` (see [`Manifest::home`]).
+    /// Whether the last copy was made from the agent's files in `home` (see [`Manifest::home`]):
+    /// the same path, or the same directory by device and inode (one HOME written two ways,
+    /// through a link: review 14, L1).
     pub fn made_in(&self, home: &Path) -> bool {
-        self.home.as_deref() == Some(home)
+        use std::os::unix::fs::MetadataExt;
+        let Some(made) = self.home.as_deref() else {
+            return false;
+        };
+        made == home
+            || match (std::fs::metadata(made), std::fs::metadata(home)) {
+                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+                _ => false,
+            }
     }
 
     /// The turns among `turns` (the session's, from the database) this copy does not hold:

@@ -268,6 +268,10 @@ fn every_copy_records_the_home_it_was_made_in_and_an_older_manifest_none() {
     let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
     assert!(manifest.made_in(&s.home));
     assert!(!manifest.made_in(Path::new("/another/home")));
+    // The same HOME written another way, through a link, is the same HOME.
+    let link = s.home.with_extension("link");
+    std::os::unix::fs::symlink(&s.home, &link).unwrap();
+    assert!(manifest.made_in(&link));
     // Adopted with a state, a copy still says where it was made.
     s.vault.adopt(1_000, |_| true).unwrap();
     assert!(

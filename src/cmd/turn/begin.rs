@@ -108,7 +108,7 @@ pub(super) fn begin<'a>(
         }
         let fork_from = fork_from(adapter, &session, &aim);
         if let Some(from) = fork_from.as_deref() {
-            refuse_fork_kept_elsewhere(ctx, &session, from, &home)?;
+            kept::refuse_fork_kept_elsewhere(ctx, &session, from, &home)?;
         }
         Ok(Begun {
             adapter,
@@ -134,26 +134,6 @@ fn fork_from(adapter: &dyn Adapter, session: &SessionRow, aim: &Aim) -> Option<S
         .map(|from| from.agent_session_id.clone())
 }
 
-/// What the first turn of `live`, a fork not made yet that its agent makes with a fork of its
-/// own (passing the source's ID), refuses in that source before the agent runs (`begin`'s
-/// `session::ensure_plain_arguments` and [`refuse_fork_kept_elsewhere`]): `doctor` says it
-/// too. `None` for any other session, or a source the turn takes.
-pub(in crate::cmd) fn fork_source_refusal(ctx: &Context, live: &SessionRow) -> Option<StickyError> {
-    let from = live
-        .forked_from
-        .as_ref()
-        .filter(|_| live.confirmed_at.is_none())?;
-    let adapter = ctx.agents.find(&live.agent)?;
-    if !matches!(adapter.forking(), agent::Forking::Own { .. }) {
-        return None;
-    }
-    if let Err(error) = session::ensure_plain_arguments(live, &ctx.agents, &ctx.project.state.db) {
-        return Some(error);
-    }
-    let home = crate::settings::home().ok()?;
-    refuse_fork_kept_elsewhere(ctx, live, &from.agent_session_id, &home).err()
-}
-
 /// Refuses to go on with `live` outside this project, or when this HOME's agent keeps it for
 /// another.
 fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
@@ -162,85 +142,8 @@ fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
         // decides the way out; the policy's words are a copy's.
         standing::advice(&ctx.thread, live, &ctx.project).map_or(error, StickyError::Elsewhere)
     })?;
-    refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
+    kept::refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
     Ok(())
-}
-
-/// Refuses to resume (or fork) thread `thread`'s session `live` when this HOME's agent keeps it
-/// for another directory (a state from elsewhere naming another project's session): both
-/// projects would go on with it, or the fork would read the other's turns; or when another
-/// project of this HOME keeps it in its vault and takes it up next, while a lost turn here
-/// would put this vault's copy back ([`kept::in_another_vault`], as import refuses it). Looked
-/// for only when the agent shows no transcript of the session for this directory, as it does
-/// on every turn of a session that began here.
-pub(super) fn refuse_kept_elsewhere(
-    ctx: &Context,
-    thread: &str,
-    live: &SessionRow,
-    home: &Path,
-) -> Result<(), StickyError> {
-    refuse_shared(ctx, thread, live, home, false)
-}
-
-/// [`refuse_kept_elsewhere`] for a session `live` names, or, with `fork`, for the source of a
-/// fork not made yet (`live` given with the source's ID).
-fn refuse_shared(
-    ctx: &Context,
-    thread: &str,
-    live: &SessionRow,
-    home: &Path,
-    fork: bool,
-) -> Result<(), StickyError> {
-    let project = &ctx.project.dir;
-    match elsewhere_not_here(ctx, live, home) {
-        Some(kept::Holder::Agent(other)) if fork => Err(StickyError::Elsewhere(
-            standing::fork_shared(thread, live, &other, project),
-        )),
-        Some(kept::Holder::Agent(other)) => Err(StickyError::Elsewhere(standing::shared(
-            thread, live, &other, project,
-        ))),
-        Some(kept::Holder::Vault(keeper)) => Err(StickyError::Elsewhere(kept::shared(
-            thread, live, &keeper, project, fork,
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// Who else keeps `live`'s session ([`kept::holder`]): looked for only when the agent shows no
-/// transcript of it for the project's directory.
-fn elsewhere_not_here(ctx: &Context, live: &SessionRow, home: &Path) -> Option<kept::Holder> {
-    let (Some(id), Some(adapter)) = (
-        live.agent_session_id.as_deref(),
-        ctx.agents.find(&live.agent),
-    ) else {
-        return None;
-    };
-    // The transcript for this directory, not `saved` (Codex's finds a rollout in any).
-    if adapter
-        .transcript(home, &ctx.project.dir, id)
-        .is_some_and(|path| path.is_file())
-    {
-        return None;
-    }
-    kept::holder(live, &ctx.project.dir, &ctx.project.state)
-}
-
-/// Refuses the first turn of fork `fork` (not made yet) when its source, agent session `from`,
-/// is one this HOME's agent keeps for another directory (a state from elsewhere, or crafted):
-/// the agent's fork would read that project's turns; or one another project's vault keeps and
-/// takes up next: put back here to be forked, it would be two projects'. `sticky fork` refuses
-/// such a source; this is the same check on the ID the database records.
-fn refuse_fork_kept_elsewhere(
-    ctx: &Context,
-    fork: &SessionRow,
-    from: &str,
-    home: &Path,
-) -> Result<(), StickyError> {
-    let source = SessionRow {
-        agent_session_id: Some(from.to_owned()),
-        ..fork.clone()
-    };
-    refuse_shared(ctx, &ctx.thread, &source, home, true)
 }
 
 /// What the user asks of the conversation's session; `fresh` is `sticky new`.

@@ -112,7 +112,7 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
         }
         crate::session::ensure_in_project(&live, source, &ctx.project.dir)?;
         // What a turn on the source refuses to resume, its fork does not read either.
-        super::begin::refuse_kept_elsewhere(ctx, source, &live, &crate::settings::home()?)?;
+        super::super::kept::refuse_kept_elsewhere(ctx, source, &live, &crate::settings::home()?)?;
         crate::session::ensure_plain_arguments(&live, &ctx.agents, &ctx.project.state.db)?;
         let adapter = ctx.agents.get(&live.agent)?;
         if let Some(agent) = args.agent.as_deref() {

@@ -36,7 +36,6 @@ mod run;
 mod vault;
 
 use begin::Start;
-pub(super) use begin::fork_source_refusal;
 use print::Done;
 use run::Running;
 
