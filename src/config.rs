@@ -347,7 +347,7 @@ fn read_text(path: &Path) -> Result<Option<String>, StickyError> {
 /// one rule for both).
 fn check_owner(path: &Path, metadata: &std::fs::Metadata) -> Result<(), StickyError> {
     use crate::project::Shared;
-    let shown = path.display();
+    let shown = crate::msg::shell_path(path);
     let why = match crate::project::shared_file(metadata, true) {
         None => return Ok(()),
         Some(Shared::Owner { uid, me }) => format!(

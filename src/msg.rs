@@ -13,9 +13,12 @@
 //! | [`hint!`] | not `--quiet`, and stderr is a terminal | a word for the person watching (a wait) |
 //! | [`error`] | always | the one error line a failed command ends with |
 //!
-//! The prompt of a question (`import --replace`'s "Go on? [y/N]") is [`ask`].
+//! The prompt of a question (`import --replace`'s "Go on? [y/N]") is [`ask`]. A command a
+//! message gives the user to paste names its paths as [`shell_word`]s.
 
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
@@ -59,6 +62,23 @@ pub fn fresh_line() -> &'static str {
     } else {
         ""
     }
+}
+
+/// `text` as one word a POSIX shell reads back as it is, for a command a message gives the user
+/// to paste (`chown -R 1000 PATH`): as it is when every character is one a shell leaves alone,
+/// else in single quotes (a `'` in it as `'\''`). What shows a control character (`cmd::view::
+/// escape`) comes after.
+pub fn shell_word(text: &str) -> Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(format!("'{}'", text.replace('\'', "'\\''")))
+}
+
+/// A path as one word of a command to paste ([`shell_word`]).
+pub fn shell_path(path: &Path) -> String {
+    shell_word(&path.display().to_string()).into_owned()
 }
 
 /// Writes one message: `sticky: ` and the text, on a fresh line. A closed stderr is ignored:
@@ -117,6 +137,20 @@ macro_rules! hint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_word_is_read_back_by_a_shell_as_it_was() {
+        assert_eq!(shell_word("/home/me/p/.sticky"), "/home/me/p/.sticky");
+        assert_eq!(shell_word("/tmp/db dir/s.db"), "'/tmp/db dir/s.db'");
+        for text in ["", "a b", "it's", "$(x) `y` ~ * ?", "a'b'c", "line\nbreak"] {
+            let quoted = shell_word(text);
+            let echoed = std::process::Command::new("sh")
+                .args(["-c", &format!("printf %s {quoted}")])
+                .output()
+                .expect("run sh");
+            assert_eq!(String::from_utf8_lossy(&echoed.stdout), text, "{quoted}");
+        }
+    }
 
     #[test]
     fn fresh_line_is_given_once_after_a_run_left_the_cursor_mid_line() {

@@ -240,7 +240,8 @@ impl Project {
             .passed_over
             .as_ref()
             .filter(|_| self.database == Database::Missing)?;
-        let above = passed.dir.display();
+        let above_dir = &passed.dir;
+        let above = above_dir.display();
         let whose = match passed.why {
             Limit::Home => format!("HOME's own .sticky/ (in {above}) serves turns run in HOME"),
             Limit::Ceiling => format!(
@@ -251,17 +252,19 @@ impl Project {
                 return Some(format!(
                     "a new project starts in {}: the .sticky/ in {above} belongs to another user \
                      (uid {uid}), and sticky uses no other user's state (if it is yours, take \
-                     it over: chown -R {} {above}/.sticky)",
+                     it over: chown -R {} {})",
                     self.dir.display(),
-                    nix::unistd::geteuid().as_raw()
+                    nix::unistd::geteuid().as_raw(),
+                    crate::msg::shell_path(&above_dir.join(STATE_DIR)),
                 ));
             }
             Limit::Stranger => return None,
         };
         Some(format!(
             "a new project starts in {}: {whose} itself, not in the directories below it; to \
-             continue that conversation, run sticky there (sticky -C {above} ...)",
-            self.dir.display()
+             continue that conversation, run sticky there (sticky -C {} ...)",
+            self.dir.display(),
+            crate::msg::shell_path(above_dir),
         ))
     }
 

@@ -158,7 +158,7 @@ fn owned(dir: Dir) -> io::Result<Dir> {
             "{} {why}, who could plant or remove sticky's files in it; remove it (rm -r {}) \
              and keep STICKY_DB in a directory of your own",
             dir.path().display(),
-            dir.path().display()
+            crate::msg::shell_path(dir.path())
         ),
     ))
 }

@@ -83,6 +83,13 @@ fn listed_here(project: &crate::project::Project) -> bool {
     })
 }
 
+/// Whether directory `dir` is the user's own.
+fn users_own_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let me = nix::unistd::geteuid().as_raw();
+    std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.uid() == me)
+}
+
 /// The state of project `dir` (beside `db` when `STICKY_DB` chose it).
 pub fn state_of(db: Option<&Path>, dir: &Path) -> State {
     match db {
@@ -137,13 +144,12 @@ pub fn in_another_vault(live: &SessionRow, project: &Path, state: &State) -> Opt
                 hold: None,
             });
         }
-        // A state a turn there refuses for now may keep it all the same (review 13, M2); of a
-        // copy that cannot be read, nothing says which claim comes first.
+        // A state a turn there refuses for now may keep it all the same (review 13, M2). A copy
+        // that cannot be read is taken for the strongest claim it could be, one this HOME's
+        // turns made: first against a copy adopted here, not against one made here too.
         let held = held_there(relocate, &home, (&dir, db.as_deref()), live)?;
-        let first = held
-            .copy
-            .as_ref()
-            .is_none_or(|copy| copy.adopted_at < own.adopted_at);
+        let adopted = held.copy.as_ref().and_then(|copy| copy.adopted_at);
+        let first = adopted < own.adopted_at;
         let (thread, fork) = held.thread.unwrap_or_default();
         first.then_some(Keeper {
             dir,
@@ -206,8 +212,8 @@ pub struct Held {
 /// session moved to (reviews 12 and 13; what relocate calls `OldPath::Held`). Its vault must
 /// hold a copy of the session made in this HOME, and a thread there take the session up next,
 /// as far as either can be read (a vault that cannot be read counts only in a project this
-/// HOME's list names): another HOME's project, another user's read by root, or root's read by
-/// another user, is none of this HOME's.
+/// HOME's list names, or whose directory is the user's): another HOME's project, another
+/// user's read by root, or root's read by another user, is none of this HOME's.
 pub fn held_there(
     relocate: &dyn Relocate,
     home: &Path,
@@ -226,9 +232,11 @@ pub fn held_there(
     let (project, hold) = standing::hold_there(&there, db)?;
     let copy = match Vault::new(&project.state.vault).peek(relocate.name(), id) {
         Peek::Copy(copy) if copy.made_in(home) => Some(*copy),
-        // What cannot be read may be this HOME's only when this HOME ran sticky there: another
-        // account's own project (root's, to any other user) never is (review 14, M1).
-        Peek::Unreadable if listed_here(&project) => None,
+        // What cannot be read may be this HOME's only where this HOME may have run sticky: a
+        // project its list names, or whose directory is the user's, the list lost with the key
+        // (review 15, M1); another account's own project (root's, to any other user) is neither
+        // (review 14, M1).
+        Peek::Unreadable if listed_here(&project) || users_own_dir(&project.dir) => None,
         Peek::Unreadable | Peek::Copy(_) | Peek::None => return None,
     };
     let readable =
@@ -284,7 +292,7 @@ fn held_shared(
         .db
         .clone()
         .unwrap_or_else(|| keeper.dir.join(crate::state::STATE_DIR));
-    let state = escape(&state.display().to_string()).into_owned();
+    let state = escape(&crate::msg::shell_path(&state)).into_owned();
     let dir = escape(&keeper.dir.display().to_string()).into_owned();
     format!(
         "thread {}: {what} is one another project of this HOME, {dir}, keeps in sticky's vault \
@@ -308,11 +316,11 @@ pub fn there(keeper: &Keeper) -> String {
 /// The way to run sticky in project `dir` whose state is `db` when `STICKY_DB` chose it:
 /// `sticky -C DIR`, with that `STICKY_DB`.
 pub fn sticky_in(dir: &Path, db: Option<&Path>) -> String {
-    let shown = super::view::escape(&dir.display().to_string()).into_owned();
+    let shown = super::view::escape(&crate::msg::shell_path(dir)).into_owned();
     match db {
         Some(db) => format!(
             "STICKY_DB={} sticky -C {shown}",
-            super::view::escape(&db.display().to_string())
+            super::view::escape(&crate::msg::shell_path(db))
         ),
         None => format!("sticky -C {shown}"),
     }

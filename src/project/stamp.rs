@@ -444,14 +444,14 @@ fn check_key_dir(dir: &Path) -> Result<()> {
              else remove it (sticky makes a new key, and asks you to `sticky trust` your \
              projects' state again)",
             meta.uid(),
-            dir.display()
+            crate::msg::shell_path(dir)
         )
     } else if meta.mode() & 0o022 != 0 {
         format!(
             "other users may write the directory (mode {:04o}), and could replace the key or \
              remove it; make it yours alone (chmod go-w {})",
             meta.mode() & 0o777,
-            dir.display()
+            crate::msg::shell_path(dir)
         )
     } else {
         return Ok(());

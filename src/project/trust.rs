@@ -313,7 +313,7 @@ fn check_made_here(project: &Project) -> Result<Database> {
 /// trust` cannot lift: a copy of its own can be trusted.
 pub(super) fn linked(project: &Project, names: u64) -> anyhow::Error {
     let copy = if project.db_overridden {
-        let db = project.state.db.display();
+        let db = crate::msg::shell_path(&project.state.db);
         format!("cp -a {db} {db}.own && mv {db}.own {db}")
     } else {
         format!(
@@ -694,7 +694,7 @@ fn start_over(state: &State, db: bool) -> String {
     if state.vault.symlink_metadata().is_ok() {
         steps.push(format!(
             "remove the vault (rm -r {})",
-            state.vault.display()
+            crate::msg::shell_path(&state.vault)
         ));
     }
     if !files.is_empty() {
@@ -724,7 +724,7 @@ fn check_project_dir(dir: &Path) -> Result<()> {
             "it is the project directory, and every user may write it (mode {mode:04o}), so \
              another could swap its .sticky/ for their own while sticky opens it; make it \
              closed to others (chmod o-w {}), or set STICKY_DB to keep the state elsewhere",
-            dir.display()
+            crate::msg::shell_path(dir)
         ),
     ))
 }
@@ -824,7 +824,7 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
                  sticky runs the agent and what it resumes; if it is yours, take it over \
                  (chown -R {me} {}), else remove it or set STICKY_DB to keep your state \
                  elsewhere",
-                path.display()
+                crate::msg::shell_path(path)
             ),
         )),
         Some(Shared::Writable { mode }) => Err(refuse(
@@ -833,7 +833,7 @@ fn check_owner(path: &Path, meta: &Metadata) -> Result<()> {
                 "can be written by other users (mode {mode:04o}), who could choose where \
                  sticky runs the agent and what it resumes; make it yours alone \
                  (chmod go-w {}) or set STICKY_DB to keep your state elsewhere",
-                path.display()
+                crate::msg::shell_path(path)
             ),
         )),
     }

@@ -1,9 +1,9 @@
 //! Where a project's state lives and where the agent runs: the project directory found from a
 //! subdirectory, `.sticky/` and its `.gitignore`, `STICKY_DB`, `-C DIR` and `sticky init`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::support::TestEnv;
+use crate::support::{Output, TestEnv};
 
 #[track_caller]
 fn assert_ran_in(env: &TestEnv, dir: &Path) {
@@ -560,15 +560,7 @@ fn review_relocate_carries_a_session_whose_old_directory_was_made_again_with_its
 fn review_relocate_in_a_copy_takes_the_session_of_an_original_whose_state_is_elsewhere() {
     let env = TestEnv::new();
     let database = env.scratch.join("state/sticky.db");
-    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
-    let first = env
-        .sticky(["in the original"])
-        .env("STICKY_DB", &database)
-        .run();
-    first.assert_success();
-    let copy = env.copy_project("copy");
-    std::fs::create_dir_all(copy.join(".sticky")).expect("the copy's state directory");
-    std::fs::copy(&database, copy.join(".sticky/sticky.db")).expect("copy the database");
+    let (first, copy) = a_copy_of_an_original_whose_state_is(&env, &database);
     // What is said: a copy, and the way to go on in the original, with its `STICKY_DB`.
     let there = format!(
         "STICKY_DB={} sticky -C {}",
@@ -1134,4 +1126,121 @@ fn review_an_old_backup_takes_the_session_of_its_moved_holder_whose_state_has_a_
         in_q.describe()
     );
     assert_eq!(in_q.answer().saw, ["one", "two"]);
+}
+
+/// Review 15, L1: the command a copy's refusal gives to go on in the original is one a shell
+/// reads back as given, whatever the original's `STICKY_DB` path holds (here a space): pasted
+/// into `sh`, it goes on with the original's session there.
+#[test]
+fn the_way_to_the_original_given_to_a_copy_runs_as_given_in_a_shell() {
+    let env = TestEnv::new();
+    let database = env.scratch.join("db dir/s.db");
+    let (first, copy) = a_copy_of_an_original_whose_state_is(&env, &database);
+    env.ok_in(&copy, ["trust"]);
+    let refused = env.sticky(["in the copy"]).current_dir(&copy).run();
+    refused.assert_code(73);
+    let command = refused
+        .stderr
+        .split("run `")
+        .find_map(|rest| {
+            rest.split_once("` to go on with it there")
+                .map(|(it, _)| it)
+        })
+        .unwrap_or_else(|| panic!("no way to the original: {}", refused.stderr));
+    assert!(
+        command.contains('\''),
+        "the path with a space is quoted: {command}"
+    );
+    let bin = Path::new(env!("CARGO_BIN_EXE_sticky"))
+        .parent()
+        .expect("its directory");
+    let path = format!(
+        "{}:{}:{}",
+        bin.display(),
+        crate::support::fakes_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let pasted = env
+        .program("sh", ["-c", &format!("{command} \"back in the original\"")])
+        .current_dir(&copy)
+        .env("PATH", path)
+        .run();
+    pasted.assert_success();
+    assert_eq!(pasted.answer().session, first.answer().session);
+}
+
+/// A turn in the env's project with its state in `database` (`STICKY_DB`), then a copy of the
+/// project given a copy of that database as its own `.sticky/sticky.db`: the original's first
+/// turn, and the copy's directory.
+fn a_copy_of_an_original_whose_state_is(env: &TestEnv, database: &Path) -> (Output, PathBuf) {
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env
+        .sticky(["in the original"])
+        .env("STICKY_DB", database)
+        .run();
+    first.assert_success();
+    let copy = env.copy_project("copy");
+    std::fs::create_dir_all(copy.join(".sticky")).expect("the copy's state directory");
+    std::fs::copy(database, copy.join(".sticky/sticky.db")).expect("copy the database");
+    (first, copy)
+}
+
+/// A copy of the project trusted by its user, whose state root then restores from a backup
+/// (root's files, sticky's modes: unreadable to the user), may keep the original's session, as
+/// far as anyone can tell from here; yet nothing it holds can come before the original's own
+/// copy, which its turns made: the original goes on with its session (review 15's M1 fix
+/// counts such a state, and a copy that cannot be read is taken for one made by turns).
+#[test]
+fn an_unreadable_copy_restored_by_root_never_comes_before_the_original() {
+    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
+    use std::process::Command;
+    if !is_root() || !has_setpriv() {
+        return;
+    }
+    let place = SharedPlace::new("sticky-unreadable-copy-");
+    let (home, original) = (&place.home, &place.project);
+    give_to_nobody(original);
+    let nobody = |dir: &Path, args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", home)
+            .env("PATH", SharedPlace::path())
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        as_user(&command).output().expect("run sticky")
+    };
+    let session = |out: &[u8]| {
+        String::from_utf8_lossy(out)
+            .split("session=")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_owned)
+    };
+    let one = nobody(original, &["one"]);
+    assert!(one.status.success(), "{one:?}");
+    let copy = original.with_file_name("copy");
+    let copied = Command::new("cp")
+        .arg("-a")
+        .args([original, &copy])
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+    let trusted = nobody(&copy, &["trust"]);
+    assert!(trusted.status.success(), "{trusted:?}");
+    std::fs::remove_dir_all(home.join(".claude/projects")).expect("sweep the transcripts");
+    // Root restores the copy's state from a backup: root's files, sticky's modes.
+    let state = copy.join(".sticky");
+    let backup = copy.with_file_name("backup");
+    std::fs::rename(&state, &backup).expect("lose the copy's state");
+    let restored = Command::new("cp")
+        .arg("-r")
+        .args([&backup, &state])
+        .status();
+    assert!(restored.is_ok_and(|status| status.success()), "cp -r");
+    let two = nobody(original, &["two"]);
+    assert_eq!(
+        (two.status.code(), session(&two.stdout)),
+        (Some(0), session(&one.stdout)),
+        "{two:?}"
+    );
 }
