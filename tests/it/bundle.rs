@@ -3515,3 +3515,64 @@ fn review_import_takes_the_session_of_a_root_restored_project_once_the_list_is_l
     let imported = nobody(&here, &["import".as_ref(), bundle.as_os_str()]);
     assert_eq!(imported.status.code(), Some(2), "{imported:?}");
 }
+
+/// Review 16: review 15's fix (f9f6a2f) counts a held state whose vault cannot be read when the
+/// list names the project or the project's directory is the user's own; a backup root restores
+/// whole (`sudo cp -r BACKUP/p p`: the project's directory root's too, as every file in it) is
+/// neither, so review 15's M1 comes back. User nobody runs a turn in p and exports it; nobody's
+/// HOME loses the agent's files and sticky's data directory; root restores the whole project
+/// from a backup. A turn in p says the state is root's, "if it is yours, take it over"; yet
+/// importing p's bundle into nobody's project r goes through, and once p is taken over
+/// (`chown -R`) and trusted as told, p's turn is refused as a session another directory keeps.
+#[test]
+fn review_import_takes_the_session_of_a_project_root_restored_whole_once_the_list_is_lost() {
+    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
+    if !is_root() || !has_setpriv() {
+        return;
+    }
+    let place = SharedPlace::new("review16-");
+    let (home, original) = (&place.home, &place.project);
+    give_to_nobody(original);
+    let here = original.with_file_name("r");
+    std::fs::create_dir(&here).expect("create nobody's second project");
+    give_to_nobody(&here);
+    let nobody = |dir: &Path, args: &[&std::ffi::OsStr]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
+        command
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", home)
+            .env("PATH", SharedPlace::path())
+            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
+        as_user(&command).output().expect("run sticky")
+    };
+    let one = nobody(original, &["one".as_ref()]);
+    assert!(one.status.success(), "{one:?}");
+    let out = original.join("p.sticky");
+    let exported = nobody(
+        original,
+        &["export".as_ref(), "-o".as_ref(), out.as_os_str()],
+    );
+    assert!(exported.status.success(), "{exported:?}");
+    let bundle = original.with_file_name("p.sticky");
+    std::fs::rename(&out, &bundle).expect("move the bundle");
+    std::fs::remove_dir_all(home.join(".claude/projects")).expect("sweep the transcripts");
+    std::fs::remove_dir_all(home.join(".local/share/sticky")).expect("lose the data directory");
+    // Root restores the whole project from a backup: root's files, sticky's modes.
+    let backup = original.with_file_name("backup");
+    std::fs::rename(original, &backup).expect("lose the project");
+    let copied = Command::new("cp")
+        .arg("-r")
+        .args([&backup, original])
+        .status()
+        .expect("run cp");
+    assert!(copied.success(), "cp -r");
+    let turn = nobody(original, &["two".as_ref()]);
+    assert_eq!(turn.status.code(), Some(71), "{turn:?}");
+    assert!(
+        String::from_utf8_lossy(&turn.stderr).contains("chown -R"),
+        "{turn:?}"
+    );
+    let imported = nobody(&here, &["import".as_ref(), bundle.as_os_str()]);
+    assert_eq!(imported.status.code(), Some(2), "{imported:?}");
+}
