@@ -17,6 +17,7 @@
 //! message gives the user to paste names its paths as [`shell_word`]s.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,16 +65,46 @@ pub fn fresh_line() -> &'static str {
     }
 }
 
-/// `text` as one word a POSIX shell reads back as it is, for a command a message gives the user
-/// to paste (`chown -R 1000 PATH`): as it is when every character is one a shell leaves alone,
-/// else in single quotes (a `'` in it as `'\''`). What shows a control character (`cmd::view::
-/// escape`) comes after.
+/// `text` as one word a shell reads back as it is, for a command a message gives the user to
+/// paste (`chown -R 1000 PATH`), shown as it is (never through `cmd::view::escape`, which would
+/// double its backslashes), with nothing in it for a terminal to act on: as it is when every character is one a shell leaves alone;
+/// else in single quotes (a `'` in it as `'"'"'`, with no backslash); else, with a character a terminal must not
+/// be sent ([`needs_escape`]: a control character, a backslash, a bidi mark), in bash's and
+/// zsh's `$'...'`, that character written as an escape (review 16, L1).
 pub fn shell_word(text: &str) -> Cow<'_, str> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
     if !text.is_empty() && text.chars().all(plain) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(format!("'{}'", text.replace('\'', "'\\''")))
+    if !text.chars().any(needs_escape) {
+        return Cow::Owned(format!("'{}'", text.replace('\'', r#"'"'"'"#)));
+    }
+    let mut out = String::from("$'");
+    for c in text.chars() {
+        match c {
+            '\\' | '\'' => {
+                out.push('\\');
+                out.push(c);
+            }
+            // Its UTF-8 bytes, which bash and zsh read back whatever the locale.
+            c if needs_escape(c) => {
+                for byte in c.encode_utf8(&mut [0; 4]).bytes() {
+                    let _ = write!(out, "\\x{byte:02x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    Cow::Owned(out)
+}
+
+/// Whether `c` is not sent to a terminal as it is (`cmd::view::escape` writes it as an escape):
+/// a backslash (so an escape reads back), a control character, or a mark that reorders text.
+pub fn needs_escape(c: char) -> bool {
+    c == '\\'
+        || c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A path as one word of a command to paste ([`shell_word`]).
@@ -142,9 +173,26 @@ mod tests {
     fn a_shell_word_is_read_back_by_a_shell_as_it_was() {
         assert_eq!(shell_word("/home/me/p/.sticky"), "/home/me/p/.sticky");
         assert_eq!(shell_word("/tmp/db dir/s.db"), "'/tmp/db dir/s.db'");
-        for text in ["", "a b", "it's", "$(x) `y` ~ * ?", "a'b'c", "line\nbreak"] {
+        let texts = [
+            "",
+            "a b",
+            "it's",
+            "$(x) `y` ~ * ?",
+            "a'b'c",
+            "line\nbreak",
+            "back\\slash",
+            "it's\t\x1b[2J",
+            "bidi\u{202e}txt",
+            "\u{85}next",
+        ];
+        for text in texts {
             let quoted = shell_word(text);
-            let echoed = std::process::Command::new("sh")
+            // Shown as it is: nothing in it for a terminal to act on.
+            assert!(
+                !quoted.chars().any(|c| c != '\\' && needs_escape(c)),
+                "{quoted:?}"
+            );
+            let echoed = std::process::Command::new("bash")
                 .args(["-c", &format!("printf %s {quoted}")])
                 .output()
                 .expect("run sh");

@@ -186,6 +186,10 @@ pub struct Manifest {
     pub agent: Agent,
     /// The project directory the conversation ran in.
     pub project: String,
+    /// The HOME of the export (absent from a bundle of a sticky before it): a state at the
+    /// project that cannot be read may be the exporter's own there ([`Manifest::exported_in`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<String>,
     /// The conversation.
     pub thread: Thread,
     /// Its sessions, oldest first, with their ids in the exporting database (what
@@ -233,6 +237,14 @@ pub struct File {
 }
 
 impl Manifest {
+    /// Whether the bundle was exported in `home`: the same path, or the same directory by
+    /// device and inode ([`crate::vault::same_directory`]).
+    pub fn exported_in(&self, home: &std::path::Path) -> bool {
+        self.home
+            .as_deref()
+            .is_some_and(|made| crate::vault::same_directory(std::path::Path::new(made), home))
+    }
+
     /// The live session (the one not ended).
     pub fn live(&self) -> Option<&SessionRow> {
         self.sessions.iter().rev().find(|s| s.ended_at.is_none())

@@ -14,6 +14,7 @@ fn manifest() -> Manifest {
             version: None,
         },
         project: "/a/p".into(),
+        home: None,
         thread: Thread {
             name: "main".into(),
             created_at: 1,
@@ -712,4 +713,26 @@ fn long_names_are_read_within_a_cap() {
     .unwrap_err();
     assert!(error.contains("… (60000 bytes)"), "{error}");
     assert!(error.len() < 1000, "{error}");
+}
+
+#[test]
+fn a_bundle_says_the_home_it_was_exported_in_and_an_older_one_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let mut exported = manifest();
+    assert!(!exported.exported_in(&home), "a bundle of an older sticky");
+    exported.home = Some(home.to_str().unwrap().to_owned());
+    assert!(exported.exported_in(&home));
+    assert!(!exported.exported_in(&dir.path().join("another")));
+    // The same HOME written another way, through a link, is the same HOME.
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&home, &link).unwrap();
+    assert!(exported.exported_in(&link));
+    // Written and read back, the field is kept; a bundle without it reads as none.
+    let json = serde_json::to_string(&exported).unwrap();
+    let read: Manifest = serde_json::from_str(&json).unwrap();
+    assert_eq!(read.home, exported.home);
+    let older = serde_json::to_string(&manifest()).unwrap();
+    assert!(!older.contains("\"home\""));
 }

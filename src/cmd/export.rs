@@ -756,6 +756,7 @@ fn manifest(
             version: None,
         },
         project: live.directory.display().to_string(),
+        home: crate::settings::home()?.to_str().map(str::to_owned),
         thread: bundle::Thread {
             name: name.to_owned(),
             created_at,

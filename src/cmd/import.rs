@@ -529,9 +529,11 @@ fn refuse_kept_at_source(
             "another project of this HOME"
         };
         let Some((_, thread, fork)) = kept::taken_up(relocate, &home, (&source, &state), id) else {
-            let held = manifest
-                .live()
-                .and_then(|live| kept::held_there(relocate, &home, (&source, db.as_deref()), live));
+            // A bundle exported in this HOME names a project of this HOME's, whoever owns it now.
+            let ours = index < from_bundle && manifest.exported_in(&home);
+            let held = manifest.live().and_then(|live| {
+                kept::held_there(relocate, (&home, ours), (&source, db.as_deref()), live)
+            });
             if let Some(hold) = held {
                 let why = held_at_source(
                     which,
@@ -570,14 +572,26 @@ fn held_at_source(
     let there = kept::sticky_in(source, db);
     let state = db.map_or_else(|| source.join(crate::state::STATE_DIR), Path::to_owned);
     let state = super::view::escape(&state.display().to_string()).into_owned();
+    // A `.sticky/` another account owns can be moved aside without it, where the user may
+    // write the project directory (review 16, L2).
+    let aside = match (&hold, db) {
+        (crate::project::Hold::Owned { .. }, None) => {
+            let path = crate::msg::shell_path(&source.join(crate::state::STATE_DIR));
+            format!(
+                " (or, if that state is not yours, move it aside: `mv {path} {path}.aside`, \
+                 where you may write {shown})"
+            )
+        }
+        _ => String::new(),
+    };
     let (why, fix) = super::standing::hold_words(Some(hold), &there);
     format!(
         "{which}, {shown}, holds a sticky state ({state}) that goes on with {agent} session \
          {id}, which only sticky's vault there may keep now, and sticky there refuses that \
          state for now: {why}. Imported here in the same HOME, two projects could go on with \
          one session: if {shown} is the original, {fix} and go on there (`{there} \"...\"`); to \
-         import the bundle here all the same, first make that state usable there, then run \
-         `sticky import FILE` here again, which then says whether {shown} still keeps the \
+         import the bundle here all the same, first make that state usable there{aside}, then \
+         run `sticky import FILE` here again, which then says whether {shown} still keeps the \
          session; or import the bundle in another HOME or on another machine"
     )
 }

@@ -147,7 +147,7 @@ pub fn in_another_vault(live: &SessionRow, project: &Path, state: &State) -> Opt
         // A state a turn there refuses for now may keep it all the same (review 13, M2). A copy
         // that cannot be read is taken for the strongest claim it could be, one this HOME's
         // turns made: first against a copy adopted here, not against one made here too.
-        let held = held_there(relocate, &home, (&dir, db.as_deref()), live)?;
+        let held = held_there(relocate, (&home, false), (&dir, db.as_deref()), live)?;
         let adopted = held.copy.as_ref().and_then(|copy| copy.adopted_at);
         let first = adopted < own.adopted_at;
         let (thread, fork) = held.thread.unwrap_or_default();
@@ -212,11 +212,12 @@ pub struct Held {
 /// session moved to (reviews 12 and 13; what relocate calls `OldPath::Held`). Its vault must
 /// hold a copy of the session made in this HOME, and a thread there take the session up next,
 /// as far as either can be read (a vault that cannot be read counts only in a project this
-/// HOME's list names, or whose directory is the user's): another HOME's project, another
-/// user's read by root, or root's read by another user, is none of this HOME's.
+/// HOME's list names, whose directory is the user's, or that the caller knows was this HOME's,
+/// `ours`: a bundle exported in this HOME): another HOME's project, another user's read by
+/// root, or root's read by another user, is none of this HOME's.
 pub fn held_there(
     relocate: &dyn Relocate,
-    home: &Path,
+    (home, ours): (&Path, bool),
     (source, db): (&Path, Option<&Path>),
     live: &SessionRow,
 ) -> Option<Held> {
@@ -234,9 +235,10 @@ pub fn held_there(
         Peek::Copy(copy) if copy.made_in(home) => Some(*copy),
         // What cannot be read may be this HOME's only where this HOME may have run sticky: a
         // project its list names, or whose directory is the user's, the list lost with the key
-        // (review 15, M1); another account's own project (root's, to any other user) is neither
-        // (review 14, M1).
-        Peek::Unreadable if listed_here(&project) || users_own_dir(&project.dir) => None,
+        // (review 15, M1), or one the caller knows was this HOME's, though root restored it
+        // whole (review 16, M1); another account's own project (root's, to any other user) is
+        // none of these (review 14, M1).
+        Peek::Unreadable if ours || listed_here(&project) || users_own_dir(&project.dir) => None,
         Peek::Unreadable | Peek::Copy(_) | Peek::None => return None,
     };
     let readable =
@@ -292,7 +294,7 @@ fn held_shared(
         .db
         .clone()
         .unwrap_or_else(|| keeper.dir.join(crate::state::STATE_DIR));
-    let state = escape(&crate::msg::shell_path(&state)).into_owned();
+    let state = crate::msg::shell_path(&state);
     let dir = escape(&keeper.dir.display().to_string()).into_owned();
     format!(
         "thread {}: {what} is one another project of this HOME, {dir}, keeps in sticky's vault \
@@ -316,12 +318,9 @@ pub fn there(keeper: &Keeper) -> String {
 /// The way to run sticky in project `dir` whose state is `db` when `STICKY_DB` chose it:
 /// `sticky -C DIR`, with that `STICKY_DB`.
 pub fn sticky_in(dir: &Path, db: Option<&Path>) -> String {
-    let shown = super::view::escape(&crate::msg::shell_path(dir)).into_owned();
+    let shown = crate::msg::shell_path(dir);
     match db {
-        Some(db) => format!(
-            "STICKY_DB={} sticky -C {shown}",
-            super::view::escape(&crate::msg::shell_path(db))
-        ),
+        Some(db) => format!("STICKY_DB={} sticky -C {shown}", crate::msg::shell_path(db)),
         None => format!("sticky -C {shown}"),
     }
 }

@@ -152,12 +152,21 @@ fn write(said: &Said) -> std::io::Result<()> {
 /// Says `error` in one line on stderr and returns its exit code.
 ///
 /// Errors quote prompts, paths and the agent's words: escaped like every text view, line by
-/// line (a configuration error shows the line it points at below it); on a fresh line,
-/// whatever an interrupted agent left on the terminal.
+/// line (a configuration error shows the line it points at below it), where a line holds a
+/// character a terminal acts on; a line with none is said as it is, backslashes and all, so the
+/// commands an error gives to paste (`msg::shell_word`'s `$'...'` among them) read back as
+/// given. On a fresh line, whatever an interrupted agent left on the terminal.
 fn fail(error: &anyhow::Error) -> Exit {
+    let acts = |c: char| c != '\\' && crate::msg::needs_escape(c);
     let message = format!("{error:#}")
         .split('\n')
-        .map(escape)
+        .map(|line| {
+            if line.contains(acts) {
+                escape(line)
+            } else {
+                line.into()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n");
     crate::msg::error(format_args!("{message}"));

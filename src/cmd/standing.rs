@@ -541,7 +541,7 @@ pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
     let hold = crate::project::held(from, db.as_deref()).map(|(_, hold)| hold);
     let there = super::kept::sticky_in(from, db.as_deref());
     let state = db.unwrap_or_else(|| from.join(crate::state::STATE_DIR));
-    let state = escape(&crate::msg::shell_path(&state)).into_owned();
+    let state = crate::msg::shell_path(&state);
     let (why, fix) = hold_words(hold, &there);
     let from = escape(&from.display().to_string()).into_owned();
     format!(
@@ -565,7 +565,7 @@ pub fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, S
     let list = |paths: &[PathBuf]| {
         let shown: Vec<String> = paths
             .iter()
-            .map(|path| escape(&crate::msg::shell_path(path)).into_owned())
+            .map(|path| crate::msg::shell_path(path))
             .collect();
         shown.join(" ")
     };

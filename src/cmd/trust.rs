@@ -301,7 +301,7 @@ fn foreign_copies(copies: &[Manifest], project: &Project, off: bool) -> String {
          or forget their threads (sticky forget -t THREAD)",
         if count == 1 { "" } else { "s" },
         named.join(", "),
-        escape(&crate::msg::shell_path(&project.state.vault))
+        crate::msg::shell_path(&project.state.vault)
     )
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::agent::ledger::Figures;
 use crate::exit::StickyError;
+use crate::msg::needs_escape;
 use crate::store::{ForkedFrom, Millis, Mode, SessionRow, TurnLedger, TurnRow, TurnStatus};
 
 /// A session as `--json` shows it.
@@ -443,12 +444,6 @@ pub fn escape_answer(text: &str) -> Cow<'_, str> {
 }
 
 /// Whether [`escape`] shows `c` as an escape.
-fn needs_escape(c: char) -> bool {
-    c == '\\'
-        || c.is_control()
-        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

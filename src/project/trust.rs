@@ -229,7 +229,10 @@ pub(crate) enum Shared {
 /// files that go beside it.
 pub(super) fn own_place() -> String {
     match crate::settings::env::state_home() {
-        Some(dir) => format!("STICKY_DB={}", dir.join("sticky").join(DB_FILE).display()),
+        Some(dir) => format!(
+            "STICKY_DB={}",
+            crate::msg::shell_path(&dir.join("sticky").join(DB_FILE))
+        ),
         None => "STICKY_DB=~/.local/state/sticky/sticky.db".to_owned(),
     }
 }
@@ -253,7 +256,7 @@ fn linked_companion(path: &Path) -> anyhow::Error {
              database (it would read or write what the link leads to); remove the link (rm {}) \
              and sticky makes its own there, or move what it leads to in its place",
             target.display(),
-            path.display()
+            crate::msg::shell_path(path)
         ),
     )
 }
@@ -318,7 +321,7 @@ pub(super) fn linked(project: &Project, names: u64) -> anyhow::Error {
     } else {
         format!(
             "cd {} && cp -a .sticky .sticky.own && rm -r .sticky && mv .sticky.own .sticky",
-            project.dir.display()
+            crate::msg::shell_path(&project.dir)
         )
     };
     refuse(
@@ -340,8 +343,8 @@ pub(super) fn way_out(project: &Project) -> String {
         project.dir.join(STATE_DIR)
     };
     format!(
-        "else remove {} (rm -r), or set STICKY_DB to keep your state elsewhere",
-        state.display()
+        "else remove it (rm -r {}), or set STICKY_DB to keep your state elsewhere",
+        crate::msg::shell_path(&state)
     )
 }
 
@@ -373,9 +376,9 @@ pub(super) fn check_not_committed(project: &Project) -> Result<()> {
 /// the untracked ones, which git refuses).
 fn untrack_path(project: &Project) -> String {
     if project.db_overridden {
-        format!("'{}*'", project.state.db.display())
+        crate::msg::shell_word(&format!("{}*", project.state.db.display())).into_owned()
     } else {
-        project.dir.join(STATE_DIR).display().to_string()
+        crate::msg::shell_path(&project.dir.join(STATE_DIR))
     }
 }
 
@@ -396,7 +399,7 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
     let Some(existing) = parent.ancestors().find(|dir| dir.is_dir()) else {
         return Ok(());
     };
-    let name = name.to_string_lossy();
+    let pattern = crate::msg::shell_word(&format!("{}*", name.to_string_lossy())).into_owned();
     let paths = [
         db.clone(),
         companion(db, "-wal"),
@@ -417,12 +420,13 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
     Err(StickyError::Usage(format!(
         "STICKY_DB names {}, inside a git worktree, and git does not ignore it and the files \
          sticky keeps beside it (its vault holds the agent's transcripts), so the conversation \
-         would be left for `git add`; ignore them (mkdir -p {dir} && echo '{name}*' >> \
-         {dir}/.gitignore), or keep the state outside the worktree ({}), or unset STICKY_DB to \
+         would be left for `git add`; ignore them (mkdir -p {dir} && echo {pattern} >> \
+         {ignore}), or keep the state outside the worktree ({}), or unset STICKY_DB to \
          keep it in the project's .sticky/, which git ignores",
         db.display(),
         own_place(),
-        dir = parent.display(),
+        dir = crate::msg::shell_path(parent),
+        ignore = crate::msg::shell_path(&parent.join(".gitignore")),
     ))
     .into())
 }
@@ -508,9 +512,9 @@ fn tracked_state_dir(state_dir: &Path) -> anyhow::Error {
         let dir = file.parent()?.display().to_string();
         Some(format!(
             "{untrack}mkdir -p {} && echo {} >> {}",
-            shell_quote(&dir),
-            shell_quote(&format!("/{prefix}")),
-            shell_quote(&file.display().to_string())
+            crate::msg::shell_word(&dir),
+            crate::msg::shell_word(&format!("/{prefix}")),
+            crate::msg::shell_path(file)
         ))
     });
     let ignore = exclude.map_or_else(String::new, |line| {
@@ -541,13 +545,8 @@ fn untrack_first(state_dir: &Path, tracked: &[&str]) -> String {
     let files = state_dir.join(format!("{DB_FILE}*"));
     format!(
         "git rm -r -q --cached -- {} && ",
-        shell_quote(&files.display().to_string())
+        crate::msg::shell_path(&files)
     )
-}
-
-/// `text` quoted for a POSIX shell.
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// What the refusal says of the files git tracks in the state directory (`tracked`).
@@ -685,10 +684,10 @@ fn start_over(state: &State, db: bool) -> String {
     let stamp = stamp::path(state);
     let mut files: Vec<String> = Vec::new();
     if db {
-        files.push(state.db.display().to_string());
+        files.push(crate::msg::shell_path(&state.db));
     }
     if stamp.symlink_metadata().is_ok() {
-        files.push(stamp.display().to_string());
+        files.push(crate::msg::shell_path(&stamp));
     }
     let mut steps = Vec::new();
     if state.vault.symlink_metadata().is_ok() {
@@ -801,12 +800,11 @@ fn resolve_inside(dir: &Path, path: &Path) -> Result<Metadata> {
                  to use that state",
                 resolved.display(),
                 dir.display(),
-                if path.ends_with(STATE_DIR) {
+                crate::msg::shell_path(&if path.ends_with(STATE_DIR) {
                     resolved.join(DB_FILE)
                 } else {
                     resolved.clone()
-                }
-                .display()
+                })
             ),
         ));
     }
@@ -862,7 +860,7 @@ fn check_database_kind(project: &Project) -> Result<()> {
                  STICKY_DB to keep the state elsewhere",
                 crate::confined::describe(kind),
                 if kind.is_dir() { "rm -r" } else { "rm" },
-                db.display()
+                crate::msg::shell_path(db)
             ),
         ));
     }
@@ -887,7 +885,7 @@ fn wrong_kind_named(db: &Path, kind: std::fs::FileType) -> String {
             format!(
                 "a directory, not a database file; name a file in it (STICKY_DB={}, which \
                  sticky creates)",
-                db.join(DB_FILE).display()
+                crate::msg::shell_path(&db.join(DB_FILE))
             )
         } else {
             format!(

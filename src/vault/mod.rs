@@ -130,20 +130,25 @@ pub struct Manifest {
     pub home: Option<PathBuf>,
 }
 
+/// Whether `a` and `b` name one HOME: the same path, or the same directory by device and inode
+/// (one HOME written two ways, through a link: review 14, L1).
+pub fn same_directory(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a == b
+        || match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+}
+
 impl Manifest {
     /// Whether the last copy was made from the agent's files in `home` (see [`Manifest::home`]):
     /// the same path, or the same directory by device and inode (one HOME written two ways,
     /// through a link: review 14, L1).
     pub fn made_in(&self, home: &Path) -> bool {
-        use std::os::unix::fs::MetadataExt;
-        let Some(made) = self.home.as_deref() else {
-            return false;
-        };
-        made == home
-            || match (std::fs::metadata(made), std::fs::metadata(home)) {
-                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-                _ => false,
-            }
+        self.home
+            .as_deref()
+            .is_some_and(|made| same_directory(made, home))
     }
 
     /// The turns among `turns` (the session's, from the database) this copy does not hold:

@@ -109,3 +109,37 @@ fn relocate_reads_and_removes_nothing_through_a_link_below_the_agents_home() {
         "nothing placed for the new directory"
     );
 }
+
+/// Review 16, L1: the `rm` a refusal gives for a linked companion, pasted into a shell as
+/// printed, removes that link, whatever the project's path holds (a space, a quote): unquoted,
+/// `rm /…/my proj/.sticky/sticky.db.locks` removed `/…/my` and a relative path instead.
+#[test]
+fn the_rm_given_for_a_linked_companion_removes_that_link_in_a_shell() {
+    let env = TestEnv::new();
+    let project = env.copy_project("my 'proj");
+    env.ok_in(&project, ["one"]);
+    let locks = project.join(".sticky/sticky.db.locks");
+    fs::remove_dir_all(&locks).expect("remove the locks");
+    let inside = project.join("inproj");
+    fs::create_dir(&inside).expect("create the link's target");
+    std::os::unix::fs::symlink(&inside, &locks).expect("link the locks");
+    let refused = env.sticky(["two"]).current_dir(&project).run();
+    refused.assert_code(71);
+    let command = refused
+        .stderr
+        .split("remove the link (")
+        .nth(1)
+        .and_then(|rest| rest.split_once(')'))
+        .map_or_else(
+            || panic!("no rm given: {}", refused.stderr),
+            |(command, _)| command.to_owned(),
+        );
+    assert!(command.starts_with("rm '"), "{command}");
+    env.program("sh", ["-c", &command])
+        .current_dir(&env.scratch)
+        .run()
+        .assert_success();
+    assert!(fs::symlink_metadata(&locks).is_err(), "the link is gone");
+    assert!(inside.is_dir(), "what it led to is left");
+    env.ok_in(&project, ["three"]);
+}

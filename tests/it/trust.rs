@@ -897,7 +897,7 @@ fn a_sticky_dir_planted_by_a_repository_is_refused_until_trusted() {
             state.join("sticky.db").display()
         ));
         refused.assert_stderr_contains("run `sticky trust`");
-        refused.assert_stderr_contains(&format!("else remove {} (rm -r)", state.display()));
+        refused.assert_stderr_contains(&format!("else remove it (rm -r {})", state.display()));
         refused.assert_clean_stdout();
     }
     let json = env.sticky(["--json", "hello"]).run();
