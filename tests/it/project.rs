@@ -1244,3 +1244,30 @@ fn an_unreadable_copy_restored_by_root_never_comes_before_the_original() {
         "{two:?}"
     );
 }
+
+/// Review 16: one `STICKY_DB` set for every project (an `export STICKY_DB=...` in a shell's
+/// profile, a plausible mistake) makes two projects share a database and its thread `main`.
+/// A turn in the second project q is refused (73) as a session of the first, p, and the first
+/// way out it gives is `sticky new` ("the old one stays on record"); that ends p's live
+/// session, so p's next turn is refused as q's and p cannot resume its own session again
+/// (relocate there calls p the copy). p still exists, with this very database as the state a
+/// turn there uses: its session should stay p's (`new` refused naming the shared database, or
+/// a thread of q's own), and p's next turn resume it.
+#[test]
+fn review_new_in_a_project_sharing_sticky_db_ends_the_other_projects_session() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("one in p");
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    env.sticky(["one in q"]).current_dir(&q).run().assert_code(73);
+    // The first way out the refusal gives.
+    let _ = env.sticky(["new"]).current_dir(&q).run();
+    let _ = env.sticky(["two in q"]).current_dir(&q).run();
+    let back = env.sticky(["two in p"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.session);
+}
