@@ -1271,3 +1271,29 @@ fn review_new_in_a_project_sharing_sticky_db_ends_the_other_projects_session() {
     back.assert_success();
     assert_eq!(back.answer().session, first.session);
 }
+
+/// Review 16: a project that keeps its state in `STICKY_DB` (set by direnv or a shell's
+/// profile), run once from a shell without it (a new terminal, an editor's task, cron), starts
+/// a fresh session in a new `.sticky/` without a word: the list of projects names this very
+/// directory with its `STICKY_DB` database, which goes on with the conversation, yet the turn
+/// makes a second state beside it and a session the user did not ask for. It should resume the
+/// conversation or refuse, naming the `STICKY_DB` database the list has for this directory.
+#[test]
+fn review_a_turn_without_the_projects_sticky_db_silently_starts_a_fresh_session() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env.sticky(["one"]).env("STICKY_DB", &database).run();
+    first.assert_success();
+    let two = env.sticky(["two"]).run();
+    if two.code == Some(0) {
+        assert_eq!(
+            two.answer().session,
+            first.answer().session,
+            "a fresh session, silently: {}",
+            two.describe()
+        );
+    } else {
+        two.assert_stderr_contains(&database.display().to_string());
+    }
+}
