@@ -1263,7 +1263,10 @@ fn review_new_in_a_project_sharing_sticky_db_ends_the_other_projects_session() {
     let q = env.root().join("q");
     std::fs::create_dir_all(&q).expect("a second project");
     env.git(&q, &["init", "-q"]);
-    env.sticky(["one in q"]).current_dir(&q).run().assert_code(73);
+    env.sticky(["one in q"])
+        .current_dir(&q)
+        .run()
+        .assert_code(73);
     // The first way out the refusal gives.
     let _ = env.sticky(["new"]).current_dir(&q).run();
     let _ = env.sticky(["two in q"]).current_dir(&q).run();
@@ -1296,4 +1299,102 @@ fn review_a_turn_without_the_projects_sticky_db_silently_starts_a_fresh_session(
     } else {
         two.assert_stderr_contains(&database.display().to_string());
     }
+}
+
+/// Review 16, M3, what is said and every way out: two projects sharing one `STICKY_DB` (set
+/// for both, as a shell profile's line does). In q, the turn (73), `sticky new` with or without
+/// a prompt (73) and `relocate` (2) all refuse p's session alike, naming the shared database;
+/// nothing in it changes. The ways out they name lose nothing: q's own `.sticky/` (`STICKY_DB`
+/// unset, which the list's entry for q with the shared database does not block: that keeps no
+/// session of q's), and a thread of q's own; p goes on with its session throughout.
+#[test]
+fn a_project_sharing_sticky_db_keeps_the_others_session_whatever_is_asked_here() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("one in p");
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    let runs = env.agent_runs().len();
+    let shared = |output: &Output| {
+        output.assert_stderr_contains(&format!(
+            "belongs to directory {}, which still exists and uses this very database ({}) too: \
+             the two directories share one database",
+            env.project.display(),
+            database.display()
+        ));
+        output.assert_stderr_contains("`sticky -t NAME \"...\"`");
+        output.assert_stderr_contains(&format!(
+            "unset STICKY_DB for this directory to keep its state in {} (`env -u STICKY_DB \
+             sticky \"...\"`)",
+            q.join(".sticky").display()
+        ));
+        output.assert_stderr_contains(&format!(
+            "`STICKY_DB={} sticky -C {} \"...\"` goes on with the session there",
+            database.display(),
+            env.project.display()
+        ));
+        assert!(
+            !output.stderr.contains("run `sticky new`") && !output.stderr.contains("relocate`"),
+            "no way out that ends p's session: {}",
+            output.describe()
+        );
+    };
+    for (args, code) in [
+        (&["one in q"][..], 73),
+        (&["new"], 73),
+        (&["new", "fresh in q"], 73),
+        (&["relocate"], 2),
+    ] {
+        let refused = env.sticky(args).current_dir(&q).run();
+        refused.assert_code(code);
+        shared(&refused);
+    }
+    let status = env.ok_in(&q, ["sessions", "--json"]).json();
+    assert_eq!(
+        status["sessions"].as_array().map(Vec::len),
+        Some(1),
+        "no session was ended or added: {status}"
+    );
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran in q");
+    // q's own `.sticky/`: STICKY_DB unset there.
+    let own_state = env
+        .sticky(["one in q"])
+        .current_dir(&q)
+        .env_remove("STICKY_DB")
+        .run();
+    own_state.assert_success();
+    assert!(q.join(".sticky/sticky.db").is_file());
+    assert_eq!(own_state.answer().saw, Vec::<String>::new());
+    // A thread of q's own.
+    let own_thread = env.ok_in(&q, ["-t", "q-work", "two in q"]).answer();
+    assert_ne!(own_thread.session, first.session);
+    assert_eq!(env.last_agent_run().cwd(), q);
+    // p goes on with its session.
+    let back = env.turn("two in p");
+    assert_eq!(back.session, first.session);
+    assert_eq!(back.saw, ["one in p"]);
+}
+
+/// Review 16, M3's boundary: the directory a session of the shared database was recorded for
+/// is gone (the project moved, with its `STICKY_DB`), so nothing is shared any more: the turn
+/// names `relocate`, which carries the session, as before.
+#[test]
+fn a_sticky_db_project_that_moved_still_relocates() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    env.sticky(["after the move"])
+        .current_dir(&moved)
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains("which is gone; if the project moved here, run `sticky relocate`");
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]).answer();
+    assert_eq!(after.session, first.session);
 }

@@ -82,8 +82,10 @@ pub(super) fn begin<'a>(
         let plan = decide(ctx, &thread, start.request);
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
-        if let Some(live) = plan.action.live().filter(|_| !start.request.fresh) {
-            ensure_here(ctx, live, &home)?;
+        match plan.action.live() {
+            Some(live) if !start.request.fresh => ensure_here(ctx, live, &home)?,
+            Some(live) => ensure_not_shared(ctx, live)?,
+            None => {}
         }
         let carried = start.carried.filter(|_| plan.carry.is_some());
         let (session, aim) =
@@ -143,6 +145,21 @@ fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
         standing::advice(&ctx.thread, live, &ctx.project).map_or(error, StickyError::Elsewhere)
     })?;
     kept::refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
+    Ok(())
+}
+
+/// Refuses `sticky new` on a thread whose live session `live` is another directory's that
+/// uses this very database (one `STICKY_DB` set for both): rotated here, that directory's
+/// session would end for good (review 16, M3). Any other session recorded elsewhere (a copy's,
+/// a moved project's) `new` may end: it starts one of this project's own.
+pub(super) fn ensure_not_shared(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
+    if standing::shares_database(live, &ctx.project) {
+        return Err(StickyError::Elsewhere(standing::shared_database(
+            &ctx.thread,
+            live,
+            &ctx.project,
+        )));
+    }
     Ok(())
 }
 
