@@ -1398,3 +1398,86 @@ fn a_sticky_db_project_that_moved_still_relocates() {
     let after = env.ok_in(&moved, ["after the move"]).answer();
     assert_eq!(after.session, first.session);
 }
+
+/// Review 16, M4, the way out: the refusal of a turn run without the project's `STICKY_DB`
+/// (exit 2) creates nothing, and names the command that goes on with the database the list
+/// has for the directory, which does; `sticky new` starts a separate state in `.sticky/` on
+/// purpose, which later turns without `STICKY_DB` go on with.
+#[test]
+fn a_turn_without_the_projects_sticky_db_names_it_and_creates_nothing() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env.sticky(["one"]).env("STICKY_DB", &database).run();
+    first.assert_success();
+    let runs = env.agent_runs().len();
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!(
+        "your list of projects names {} with the database {} (STICKY_DB), which keeps a live \
+         session of this directory, but STICKY_DB is not set here",
+        env.project.display(),
+        database.display()
+    ));
+    let go_on = format!(
+        "STICKY_DB={} sticky -C {} \"...\"",
+        database.display(),
+        env.project.display()
+    );
+    refused.assert_stderr_contains(&format!("run `{go_on}`"));
+    refused.assert_stderr_contains(&format!("run `sticky -C {} new`", env.project.display()));
+    assert!(!env.project.join(".sticky").exists(), "nothing created");
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    // What it names goes on with the conversation.
+    let two = env.sticky(["two"]).env("STICKY_DB", &database).run();
+    two.assert_success();
+    assert_eq!(two.answer().session, first.answer().session);
+    // `sticky new` starts a state here on purpose, and plain turns go on with it.
+    env.ok(["new"]);
+    let apart = env.turn("apart");
+    assert_ne!(apart.session, first.answer().session);
+    assert_eq!(env.turn("apart again").session, apart.session);
+}
+
+/// Review 16, M4's reverse direction: a project that used its `.sticky/`, then run with a
+/// `STICKY_DB` naming a database that does not exist yet (a shell profile's line set since),
+/// is refused (2) rather than started afresh there: the refusal names `.sticky/` and the way
+/// back (`STICKY_DB` unset), creates nothing, and `sticky new` starts the new database on purpose.
+#[test]
+fn a_turn_with_a_new_sticky_db_names_the_projects_own_sticky_dir() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let database = env.home.join(".local/state/sticky/new.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let refused = env.sticky(["two"]).env("STICKY_DB", &database).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!(
+        "names {} with its .sticky/ ({}), which keeps a live session of this directory, but \
+         STICKY_DB names {}, which does not exist yet",
+        env.project.display(),
+        env.project.join(".sticky/sticky.db").display(),
+        database.display()
+    ));
+    refused.assert_stderr_contains(&format!(
+        "run `env -u STICKY_DB sticky -C {} \"...\"`",
+        env.project.display()
+    ));
+    let new = format!(
+        "STICKY_DB={} sticky -C {} new",
+        database.display(),
+        env.project.display()
+    );
+    refused.assert_stderr_contains(&format!("run `{new}`"));
+    let created: Vec<_> = std::fs::read_dir(database.parent().expect("a parent"))
+        .expect("the state directory")
+        .collect();
+    assert!(created.is_empty(), "nothing created: {created:?}");
+    assert_eq!(env.turn("two").session, first.session);
+    env.sticky(["new"])
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    let fresh = env.sticky(["apart"]).env("STICKY_DB", &database).run();
+    fresh.assert_success();
+    assert_ne!(fresh.answer().session, first.session);
+}
