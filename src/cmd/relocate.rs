@@ -10,7 +10,9 @@
 //! `sticky new --carry` instead. One of the user's own that goes on with the session but that a
 //! turn there refuses for now (others may write it, or this HOME's key did not stamp it) may be
 //! the original: refused too, naming the fix to make there and, for a copy not needed there,
-//! moving its state away first (review 9). A directory made again at the old path without such
+//! moving its state away first (review 9). One that still uses this very database (two
+//! projects sharing one `STICKY_DB`) is refused as the turn and `new` refuse it, naming the
+//! shared database (review 16, M3). A directory made again at the old path without such
 //! a state, a link to this project left there, or a state there that is not the user's (another
 //! user's) is no original ([`old_path`](super::standing::old_path)). A session
 //! only sticky's vault keeps (the agent swept it) is put back and moved; one never started (a
@@ -164,6 +166,9 @@ fn refusal(
             StickyError::Usage(copied(thread, &live.directory, &there))
         }
         Standing::Held => StickyError::Usage(super::standing::held(thread, live, project)),
+        Standing::SharedDatabase => {
+            StickyError::Usage(super::standing::shared_database(thread, live, project))
+        }
         Standing::Taken(now) => {
             StickyError::Elsewhere(taken(thread, live, now.as_deref(), project))
         }

@@ -23,6 +23,11 @@ pub enum Standing {
     /// Its directory still exists, and a turn there uses a sticky state of the user's that goes
     /// on with the session ([`OldPath::Original`]): this project is a copy of it.
     Copy,
+    /// Its directory still exists, and a turn there uses this very database
+    /// ([`OldPath::SameDatabase`]: one `STICKY_DB` set for both): the session is that
+    /// directory's, and neither a turn nor `sticky new` here may take it or end it (review 16,
+    /// M3); [`shared_database`] names the ways out.
+    SharedDatabase,
     /// Its directory still exists, and holds a sticky state of the user's that goes on with the
     /// session, which a turn there refuses for now for a reason the user fixes there
     /// ([`OldPath::Held`]): it may be the original of this copy, or a copy made back there.
@@ -50,6 +55,7 @@ pub fn standing(live: &SessionRow, project: &Project) -> Standing {
     match old_path(live, project) {
         OldPath::Original => return Standing::Copy,
         OldPath::Held => return Standing::Held,
+        OldPath::SameDatabase => return Standing::SharedDatabase,
         _ => {}
     }
     let (Some(id), Some(relocate)) = (
@@ -122,6 +128,13 @@ pub enum OldPath {
     /// A turn there uses a state that goes on with the session: the original, of which this
     /// project is a copy (a state that cannot be read, or a session not named yet, counts so).
     Original,
+    /// A turn there uses this project's very database: its `.sticky/` is this project's
+    /// `STICKY_DB`, or the list of projects names it with this project's database (one
+    /// `STICKY_DB` set for every project, review 16, M3). The two directories share one
+    /// database, whose thread's live session is that directory's: ending it here (`sticky new`)
+    /// would end it there too. The largest: whatever else that directory holds, a turn there
+    /// goes on with this database.
+    SameDatabase,
 }
 
 /// What the directory `live` was recorded for holds now, for `project`. A copy is told from a
@@ -145,7 +158,17 @@ fn here(project: &Project) -> (&Path, &Path) {
 /// original has the session, and does not take it up (review 12, M3).
 pub fn a_copy_there(live: &SessionRow, dir: &Path, db: &Path) -> bool {
     !same_file(&live.directory, dir)
-        && matches!(assess(live, (dir, db)).0, OldPath::Original | OldPath::Held)
+        && matches!(
+            assess(live, (dir, db)).0,
+            OldPath::Original | OldPath::Held | OldPath::SameDatabase
+        )
+}
+
+/// Whether `live`, the live session of a thread of `project`'s database recorded for another
+/// directory, is that directory's own in a database the two share ([`OldPath::SameDatabase`]):
+/// `sticky new` here would end that directory's session (review 16, M3).
+pub fn shares_database(live: &SessionRow, project: &Project) -> bool {
+    live.directory != project.dir && old_path(live, project) == OldPath::SameDatabase
 }
 
 /// The way to go on with `live`'s session in the directory it was recorded for, which holds the
@@ -215,6 +238,11 @@ fn state_at(live: &SessionRow, own: &Path, db: Option<&Path>) -> OldPath {
     }
     if there.database == crate::project::Database::Missing {
         return OldPath::Bare;
+    }
+    // A turn there uses this very database: its `.sticky/` is this project's `STICKY_DB`, or
+    // the list names that directory with it (`assess` looks only at the list's databases).
+    if same_file(&there.state.db, own) {
+        return OldPath::SameDatabase;
     }
     if goes_on(live, &there.state.db) {
         OldPath::Original
@@ -514,6 +542,7 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
             ))
         }
         Standing::Held => Some(held(thread, live, project)),
+        Standing::SharedDatabase => Some(shared_database(thread, live, project)),
         Standing::Moved => Some(format!(
             "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, {}; if \
              the project moved here, run `sticky relocate` to go on with it here; else run \
@@ -554,6 +583,45 @@ pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
          copy you do not need, move its state away (mv {state} {state}.copy) or remove it, then \
          run `sticky relocate` here again",
         live.agent,
+        escape(live.agent_session_id.as_deref().unwrap_or("not named yet")),
+    )
+}
+
+/// Why neither a turn nor `sticky new` (nor `relocate`) in `project` takes or ends thread
+/// `thread`'s live session `live`, recorded for another directory that uses this very database
+/// ([`Standing::SharedDatabase`]: one `STICKY_DB` set for both, as by a shell profile's line),
+/// and the ways out, each losing nothing: a database of this project's own (`STICKY_DB` unset
+/// for its `.sticky/`, or set to a file apart), or a thread of its own (`-t NAME`); the other
+/// directory goes on with its session there (review 16, M3). What the turn, `new`,
+/// `relocate`, `trust` and `doctor` all say.
+pub fn shared_database(thread: &str, live: &SessionRow, project: &Project) -> String {
+    let shown = escape(thread);
+    let flag = super::view::thread_flag(thread);
+    let from = escape(&live.directory.display().to_string()).into_owned();
+    let db = escape(&crate::msg::shell_path(&project.state.db)).into_owned();
+    let there = super::kept::sticky_in(&live.directory, assess(live, here(project)).1.as_deref());
+    let apart = if project.db_overridden {
+        let own = project.dir.join(crate::state::STATE_DIR);
+        format!(
+            "unset STICKY_DB for this directory to keep its state in {} (`env -u STICKY_DB \
+             sticky \"...\"`), or set it to a file of its own (`STICKY_DB=FILE sticky \
+             \"...\"`)",
+            escape(&crate::msg::shell_path(&own)),
+        )
+    } else {
+        "set STICKY_DB to a file of its own for this directory (`STICKY_DB=FILE sticky \"...\"`)"
+            .to_owned()
+    };
+    format!(
+        "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, which \
+         still exists and uses this very database ({db}) too: the two directories share one \
+         database (one STICKY_DB set for both, as by a line in a shell profile), and thread \
+         {shown} is {from}'s conversation, so sticky neither resumes it here nor ends it \
+         (`sticky new` here would end {from}'s session for good). Nothing is lost: give this \
+         project a database of its own ({apart}), or a thread of its own in this one (`sticky \
+         -t NAME \"...\"`); `{there}{flag} \"...\"` goes on with the session there",
+        live.agent,
+        live.id,
         escape(live.agent_session_id.as_deref().unwrap_or("not named yet")),
     )
 }
@@ -639,7 +707,7 @@ pub fn gone(live: &SessionRow, project: &Project) -> &'static str {
              it)"
         }
         // Not said of a copy's original, whose own words stand.
-        OldPath::Original | OldPath::Held => "which still exists",
+        OldPath::Original | OldPath::Held | OldPath::SameDatabase => "which still exists",
     }
 }
 

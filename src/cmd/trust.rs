@@ -394,6 +394,7 @@ fn next_step(thread: &str, live: &SessionRow, project: &Project) -> String {
     match standing::standing(live, project) {
         Standing::Taken(now) => standing::taken(thread, live, now.as_deref(), project),
         Standing::Held => standing::held(thread, live, project),
+        Standing::SharedDatabase => standing::shared_database(thread, live, project),
         Standing::Copy => format!(
             "thread {shown_thread} was recorded in {shown}, which still exists, so this is a \
              copy of that project: run `sticky{flag} new` here for a session of its own (or \

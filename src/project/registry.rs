@@ -10,6 +10,11 @@
 //! not listed (the file is one line per project), nor is a project once the list is full (past
 //! [`MAX_LIST`], which is all that is read; `sticky usage --all --prune` drops the gone ones).
 //!
+//! A turn that is about to create its project's state first asks the list whether it names
+//! this directory with another database of the user's that keeps a session of it
+//! ([`elsewhere`]: `STICKY_DB` missing from this shell, or set since); a turn whose database
+//! exists never asks.
+//!
 //! The list only says where to look. A listed project is located and checked as a turn there
 //! would be ([`locate_listed`]: `trust` and the stamp), so a line pointing at a stranger's or a
 //! crafted database is skipped with the reason, never read; one that is gone is skipped too,
@@ -186,6 +191,33 @@ pub fn locate_listed(listed: &Listed) -> Found {
                 .to_owned(),
         ),
     }
+}
+
+/// Another database the list names with `project`'s directory, when `project` has none yet
+/// where it looks: one of the user's own (located and checked as [`locate_listed`] does) that
+/// keeps a live session recorded for that very directory. The project's state is there: a
+/// `STICKY_DB` missing from this shell (a new terminal, an editor's task, cron), or one set
+/// since (a shell profile's line) while its `.sticky/` keeps the conversation (review 16,
+/// M4). `None` at once for a project whose database exists: only a first turn reads the list.
+pub fn elsewhere(project: &Project) -> Option<Listed> {
+    if project.database != Database::Missing {
+        return None;
+    }
+    read().ok()?.into_iter().find(|listed| {
+        listed.dir == project.dir
+            && listed.database() != project.state.db
+            && matches!(locate_listed(listed), Found::Usable(there) if keeps_session_of(&there))
+    })
+}
+
+/// Whether the database of `there` keeps a live session recorded for `there`'s own directory.
+fn keeps_session_of(there: &Project) -> bool {
+    let Ok(Some(store)) = crate::store::Store::open_elsewhere(&there.state.db) else {
+        return false;
+    };
+    store.threads().unwrap_or_default().iter().any(|thread| {
+        matches!(store.live_session(thread.id), Ok(Some(live)) if live.directory == there.dir)
+    })
 }
 
 /// The list's bytes; `None` when there is no list. A list that is no regular file (a FIFO

@@ -196,7 +196,10 @@ fn chosen_id(live: &SessionRow, reason: Reason, adapter: &dyn Adapter) -> Option
 /// session recorded for another directory (a moved project, two projects sharing one
 /// `STICKY_DB`, a database crafted in a cloned repository) is refused before anything runs,
 /// used or not: an unused one would otherwise be started in that other directory. Only
-/// `sticky new` passes, since it records a new session for this directory.
+/// `sticky new` passes, since it records a new session for this directory, except where that
+/// directory still uses this very database (two projects sharing one `STICKY_DB`): there the
+/// turn's caller names the shared database instead (`cmd::standing::shared_database`), and
+/// `new` is refused too, since it would end that directory's session (review 16, M3).
 pub fn ensure_in_project(
     session: &SessionRow,
     thread: &str,

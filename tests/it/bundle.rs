@@ -2019,7 +2019,8 @@ fn export_writes_neither_into_stickys_state_nor_over_a_file_that_is_not_a_bundle
     let elsewhere = env.scratch.join("db");
     std::fs::create_dir_all(&elsewhere).expect("a directory");
     env.set_var("STICKY_DB", elsewhere.join("my.db"));
-    env.turn("kept elsewhere");
+    // Started on purpose beside `.sticky/` (review 16, M4: a plain first turn is refused).
+    env.ok(["new", "kept elsewhere"]);
     for companion in ["my.db", "my.db-wal", "my.db.vault/x"] {
         env.sticky([
             "export",

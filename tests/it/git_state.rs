@@ -106,9 +106,10 @@ fn a_sticky_db_inside_the_worktree_git_does_not_ignore_is_refused_before_it_is_m
         "?? state/.gitignore\n",
         "only the user's own .gitignore"
     );
-    // Outside the worktree, or once it exists, git is not asked.
+    // Outside the worktree, or once it exists, git is not asked (a state apart, started on
+    // purpose: review 16, M4 refuses a plain first turn beside the project's listed one).
     let outside = env.scratch.join("outside/sticky.db");
-    env.sticky(["elsewhere"])
+    env.sticky(["new", "elsewhere"])
         .env("STICKY_DB", &outside)
         .run()
         .assert_success();

@@ -1244,3 +1244,240 @@ fn an_unreadable_copy_restored_by_root_never_comes_before_the_original() {
         "{two:?}"
     );
 }
+
+/// Review 16: one `STICKY_DB` set for every project (an `export STICKY_DB=...` in a shell's
+/// profile, a plausible mistake) makes two projects share a database and its thread `main`.
+/// A turn in the second project q is refused (73) as a session of the first, p, and the first
+/// way out it gives is `sticky new` ("the old one stays on record"); that ends p's live
+/// session, so p's next turn is refused as q's and p cannot resume its own session again
+/// (relocate there calls p the copy). p still exists, with this very database as the state a
+/// turn there uses: its session should stay p's (`new` refused naming the shared database, or
+/// a thread of q's own), and p's next turn resume it.
+#[test]
+fn review_new_in_a_project_sharing_sticky_db_ends_the_other_projects_session() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("one in p");
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    env.sticky(["one in q"])
+        .current_dir(&q)
+        .run()
+        .assert_code(73);
+    // The first way out the refusal gives.
+    let _ = env.sticky(["new"]).current_dir(&q).run();
+    let _ = env.sticky(["two in q"]).current_dir(&q).run();
+    let back = env.sticky(["two in p"]).run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.session);
+}
+
+/// Review 16: a project that keeps its state in `STICKY_DB` (set by direnv or a shell's
+/// profile), run once from a shell without it (a new terminal, an editor's task, cron), starts
+/// a fresh session in a new `.sticky/` without a word: the list of projects names this very
+/// directory with its `STICKY_DB` database, which goes on with the conversation, yet the turn
+/// makes a second state beside it and a session the user did not ask for. It should resume the
+/// conversation or refuse, naming the `STICKY_DB` database the list has for this directory.
+#[test]
+fn review_a_turn_without_the_projects_sticky_db_silently_starts_a_fresh_session() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env.sticky(["one"]).env("STICKY_DB", &database).run();
+    first.assert_success();
+    let two = env.sticky(["two"]).run();
+    if two.code == Some(0) {
+        assert_eq!(
+            two.answer().session,
+            first.answer().session,
+            "a fresh session, silently: {}",
+            two.describe()
+        );
+    } else {
+        two.assert_stderr_contains(&database.display().to_string());
+    }
+}
+
+/// Review 16, M3, what is said and every way out: two projects sharing one `STICKY_DB` (set
+/// for both, as a shell profile's line does). In q, the turn (73), `sticky new` with or without
+/// a prompt (73) and `relocate` (2) all refuse p's session alike, naming the shared database;
+/// nothing in it changes. The ways out they name lose nothing: q's own `.sticky/` (`STICKY_DB`
+/// unset, which the list's entry for q with the shared database does not block: that keeps no
+/// session of q's), and a thread of q's own; p goes on with its session throughout.
+#[test]
+fn a_project_sharing_sticky_db_keeps_the_others_session_whatever_is_asked_here() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("one in p");
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    let runs = env.agent_runs().len();
+    let shared = |output: &Output| {
+        output.assert_stderr_contains(&format!(
+            "belongs to directory {}, which still exists and uses this very database ({}) too: \
+             the two directories share one database",
+            env.project.display(),
+            database.display()
+        ));
+        output.assert_stderr_contains("`sticky -t NAME \"...\"`");
+        output.assert_stderr_contains(&format!(
+            "unset STICKY_DB for this directory to keep its state in {} (`env -u STICKY_DB \
+             sticky \"...\"`)",
+            q.join(".sticky").display()
+        ));
+        output.assert_stderr_contains(&format!(
+            "`STICKY_DB={} sticky -C {} \"...\"` goes on with the session there",
+            database.display(),
+            env.project.display()
+        ));
+        assert!(
+            !output.stderr.contains("run `sticky new`") && !output.stderr.contains("relocate`"),
+            "no way out that ends p's session: {}",
+            output.describe()
+        );
+    };
+    for (args, code) in [
+        (&["one in q"][..], 73),
+        (&["new"], 73),
+        (&["new", "fresh in q"], 73),
+        (&["relocate"], 2),
+    ] {
+        let refused = env.sticky(args).current_dir(&q).run();
+        refused.assert_code(code);
+        shared(&refused);
+    }
+    let status = env.ok_in(&q, ["sessions", "--json"]).json();
+    assert_eq!(
+        status["sessions"].as_array().map(Vec::len),
+        Some(1),
+        "no session was ended or added: {status}"
+    );
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran in q");
+    // q's own `.sticky/`: STICKY_DB unset there.
+    let own_state = env
+        .sticky(["one in q"])
+        .current_dir(&q)
+        .env_remove("STICKY_DB")
+        .run();
+    own_state.assert_success();
+    assert!(q.join(".sticky/sticky.db").is_file());
+    assert_eq!(own_state.answer().saw, Vec::<String>::new());
+    // A thread of q's own.
+    let own_thread = env.ok_in(&q, ["-t", "q-work", "two in q"]).answer();
+    assert_ne!(own_thread.session, first.session);
+    assert_eq!(env.last_agent_run().cwd(), q);
+    // p goes on with its session.
+    let back = env.turn("two in p");
+    assert_eq!(back.session, first.session);
+    assert_eq!(back.saw, ["one in p"]);
+}
+
+/// Review 16, M3's boundary: the directory a session of the shared database was recorded for
+/// is gone (the project moved, with its `STICKY_DB`), so nothing is shared any more: the turn
+/// names `relocate`, which carries the session, as before.
+#[test]
+fn a_sticky_db_project_that_moved_still_relocates() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("before the move");
+    let moved = env.move_project();
+    env.sticky(["after the move"])
+        .current_dir(&moved)
+        .run()
+        .assert_code(73)
+        .assert_stderr_contains("which is gone; if the project moved here, run `sticky relocate`");
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.ok_in(&moved, ["after the move"]).answer();
+    assert_eq!(after.session, first.session);
+}
+
+/// Review 16, M4, the way out: the refusal of a turn run without the project's `STICKY_DB`
+/// (exit 2) creates nothing, and names the command that goes on with the database the list
+/// has for the directory, which does; `sticky new` starts a separate state in `.sticky/` on
+/// purpose, which later turns without `STICKY_DB` go on with.
+#[test]
+fn a_turn_without_the_projects_sticky_db_names_it_and_creates_nothing() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env.sticky(["one"]).env("STICKY_DB", &database).run();
+    first.assert_success();
+    let runs = env.agent_runs().len();
+    let refused = env.sticky(["two"]).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!(
+        "your list of projects names {} with the database {} (STICKY_DB), which keeps a live \
+         session of this directory, but STICKY_DB is not set here",
+        env.project.display(),
+        database.display()
+    ));
+    let go_on = format!(
+        "STICKY_DB={} sticky -C {} \"...\"",
+        database.display(),
+        env.project.display()
+    );
+    refused.assert_stderr_contains(&format!("run `{go_on}`"));
+    refused.assert_stderr_contains(&format!("run `sticky -C {} new`", env.project.display()));
+    assert!(!env.project.join(".sticky").exists(), "nothing created");
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    // What it names goes on with the conversation.
+    let two = env.sticky(["two"]).env("STICKY_DB", &database).run();
+    two.assert_success();
+    assert_eq!(two.answer().session, first.answer().session);
+    // `sticky new` starts a state here on purpose, and plain turns go on with it.
+    env.ok(["new"]);
+    let apart = env.turn("apart");
+    assert_ne!(apart.session, first.answer().session);
+    assert_eq!(env.turn("apart again").session, apart.session);
+}
+
+/// Review 16, M4's reverse direction: a project that used its `.sticky/`, then run with a
+/// `STICKY_DB` naming a database that does not exist yet (a shell profile's line set since),
+/// is refused (2) rather than started afresh there: the refusal names `.sticky/` and the way
+/// back (`STICKY_DB` unset), creates nothing, and `sticky new` starts the new database on purpose.
+#[test]
+fn a_turn_with_a_new_sticky_db_names_the_projects_own_sticky_dir() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let database = env.home.join(".local/state/sticky/new.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let refused = env.sticky(["two"]).env("STICKY_DB", &database).run();
+    refused.assert_code(2);
+    refused.assert_stderr_contains(&format!(
+        "names {} with its .sticky/ ({}), which keeps a live session of this directory, but \
+         STICKY_DB names {}, which does not exist yet",
+        env.project.display(),
+        env.project.join(".sticky/sticky.db").display(),
+        database.display()
+    ));
+    refused.assert_stderr_contains(&format!(
+        "run `env -u STICKY_DB sticky -C {} \"...\"`",
+        env.project.display()
+    ));
+    let new = format!(
+        "STICKY_DB={} sticky -C {} new",
+        database.display(),
+        env.project.display()
+    );
+    refused.assert_stderr_contains(&format!("run `{new}`"));
+    let created: Vec<_> = std::fs::read_dir(database.parent().expect("a parent"))
+        .expect("the state directory")
+        .collect();
+    assert!(created.is_empty(), "nothing created: {created:?}");
+    assert_eq!(env.turn("two").session, first.session);
+    env.sticky(["new"])
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    let fresh = env.sticky(["apart"]).env("STICKY_DB", &database).run();
+    fresh.assert_success();
+    assert_ne!(fresh.answer().session, first.session);
+}

@@ -137,8 +137,13 @@ fn two_projects_sharing_one_sticky_db_do_not_run_in_each_other() {
         .run()
         .assert_success();
 
+    // Review 16, M3: `sticky new` here, which this refusal offered before, would end the other
+    // project's session; it names the shared database and ways out that keep it instead.
     let refused = env.sticky(["hello"]).env("STICKY_DB", &db).run();
-    assert_refused_elsewhere(&refused, &other, &env.project);
+    refused.assert_code(73);
+    refused.assert_stderr_contains(&format!("belongs to directory {}", other.display()));
+    refused.assert_stderr_contains("the two directories share one database");
+    refused.assert_stderr_contains("STICKY_DB");
     assert!(env.agent_runs().is_empty(), "the agent never ran");
     env.sticky(["doctor"])
         .env("STICKY_DB", &db)

@@ -60,7 +60,13 @@ pub(super) fn open(
     fresh: bool,
     prompt: Option<&Prompt>,
 ) -> Result<Store> {
-    let mut store = ctx.open_store_when(|| ensure_startable(ctx, args, fresh, prompt))?;
+    let mut store = ctx.open_store_when(|| {
+        ensure_startable(ctx, args, fresh, prompt)?;
+        if fresh {
+            return Ok(());
+        }
+        ensure_no_state_elsewhere(ctx)
+    })?;
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
@@ -82,8 +88,10 @@ pub(super) fn begin<'a>(
         let plan = decide(ctx, &thread, start.request);
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
-        if let Some(live) = plan.action.live().filter(|_| !start.request.fresh) {
-            ensure_here(ctx, live, &home)?;
+        match plan.action.live() {
+            Some(live) if !start.request.fresh => ensure_here(ctx, live, &home)?,
+            Some(live) => ensure_not_shared(ctx, live)?,
+            None => {}
         }
         let carried = start.carried.filter(|_| plan.carry.is_some());
         let (session, aim) =
@@ -143,6 +151,21 @@ fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
         standing::advice(&ctx.thread, live, &ctx.project).map_or(error, StickyError::Elsewhere)
     })?;
     kept::refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
+    Ok(())
+}
+
+/// Refuses `sticky new` on a thread whose live session `live` is another directory's that
+/// uses this very database (one `STICKY_DB` set for both): rotated here, that directory's
+/// session would end for good (review 16, M3). Any other session recorded elsewhere (a copy's,
+/// a moved project's) `new` may end: it starts one of this project's own.
+pub(super) fn ensure_not_shared(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
+    if standing::shares_database(live, &ctx.project) {
+        return Err(StickyError::Elsewhere(standing::shared_database(
+            &ctx.thread,
+            live,
+            &ctx.project,
+        )));
+    }
     Ok(())
 }
 
@@ -221,6 +244,57 @@ fn ensure_startable(
         prompt_via(adapter, prompt)?;
     }
     Ok(())
+}
+
+/// Refuses a first turn (not `sticky new`, which starts a state on purpose) that would create
+/// the project's state where the list of projects names this directory with another database
+/// of the user's that keeps its session: `STICKY_DB` missing from this shell (a new terminal,
+/// an editor's task, cron), or set since while `.sticky/` keeps the conversation. Started
+/// afresh, the turn would leave that conversation behind without a word (review 16, M4). Names
+/// that database, the command that goes on with it and the way to start here on purpose; only
+/// a first turn reads the list (`registry::elsewhere`).
+fn ensure_no_state_elsewhere(ctx: &Context) -> Result<()> {
+    let Some(listed) = crate::project::registry::elsewhere(&ctx.project) else {
+        return Ok(());
+    };
+    let project = &ctx.project;
+    let shell = |path: &Path| escape(&crate::msg::shell_path(path)).into_owned();
+    let flag = super::super::view::thread_flag(&ctx.thread);
+    let (theirs, go_on) = match &listed.db {
+        Some(db) => (
+            format!("the database {} (STICKY_DB)", shell(db)),
+            format!("{}{flag} \"...\"", kept::sticky_in(&listed.dir, Some(db))),
+        ),
+        None => (
+            format!("its .sticky/ ({})", shell(&listed.database())),
+            format!(
+                "env -u STICKY_DB {}{flag} \"...\"",
+                kept::sticky_in(&listed.dir, None)
+            ),
+        ),
+    };
+    let here = if project.db_overridden {
+        format!(
+            "STICKY_DB names {}, which does not exist yet",
+            shell(&project.state.db)
+        )
+    } else {
+        format!(
+            "STICKY_DB is not set here (a new shell, an editor's task, cron?) and {} holds no \
+             database",
+            shell(&project.dir.join(crate::state::STATE_DIR))
+        )
+    };
+    let own = project.db_overridden.then_some(project.state.db.as_path());
+    let new = format!("{}{flag} new", kept::sticky_in(&project.dir, own));
+    Err(StickyError::Usage(format!(
+        "this project's conversation is kept elsewhere: your list of projects names {} with \
+         {theirs}, which keeps a live session of this directory, but {here}, so this turn \
+         would start a fresh conversation beside that one; nothing was created. To go on with \
+         it, run `{go_on}`; to start a separate state here on purpose, run `{new}`",
+        shell(&project.dir),
+    ))
+    .into())
 }
 
 /// Names the project once when it was found above the current directory outside git (a

@@ -254,6 +254,9 @@ fn rotate_only(ctx: &Context, args: &TurnArgs) -> Result<Report> {
     let (session, _) = store.immediate(|tx| {
         let thread = begin::thread(ctx, tx)?;
         let plan = begin::decide(ctx, &thread, request);
+        if let Some(live) = plan.action.live() {
+            begin::ensure_not_shared(ctx, live)?;
+        }
         session::apply(tx, thread.id, &plan, &ctx.agents, &ctx.project.dir, None)
     })?;
     if ctx.json {
