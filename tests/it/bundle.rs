@@ -3515,3 +3515,43 @@ fn review_import_takes_the_session_of_a_root_restored_project_once_the_list_is_l
     let imported = nobody(&here, &["import".as_ref(), bundle.as_os_str()]);
     assert_eq!(imported.status.code(), Some(2), "{imported:?}");
 }
+
+/// Review 16: review 11's M3 (a) with the state kept in `STICKY_DB`, as docs/security.md
+/// suggests for state kept outside the project. Project a keeps its database in
+/// `~/.local/state/sticky/a.db`; its vault alone keeps its session (the agent swept the
+/// transcript), and the user loses sticky's data directory (the key, and the list of projects
+/// that names a's `STICKY_DB`). The bundle names a's directory but not its database, so import
+/// looks only for a `.sticky/` there, finds none, and the bundle's import in another project of
+/// this HOME goes through (0); the other project goes on with the session, and a, trusted as
+/// its refusal says, is refused (73) as a session "kept for another directory". With a
+/// `.sticky/` (`import_refuses_a_vault_kept_session_of_a_project_whose_key_directory_was_lost`)
+/// the same import is refused (2).
+#[test]
+fn review_import_takes_a_vault_kept_session_of_a_sticky_db_project_whose_key_directory_was_lost()
+{
+    let mut a = TestEnv::new();
+    let database = a.home.join(".local/state/sticky/a.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    a.set_var("STICKY_DB", &database);
+    let first = a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    std::fs::remove_dir_all(a.home.join(".local/share/sticky")).expect("lose the directory");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let imported = a
+        .sticky(["import", bundle_arg])
+        .current_dir(&other)
+        .env_remove("STICKY_DB")
+        .run();
+    imported.assert_code(2);
+    assert!(
+        !other.join(".sticky/sticky.db").exists(),
+        "the refusal wrote nothing"
+    );
+    a.ok(["trust"]);
+    assert_eq!(a.ok(["back in a"]).answer().session, first.session);
+}
