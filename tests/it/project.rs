@@ -1244,3 +1244,30 @@ fn an_unreadable_copy_restored_by_root_never_comes_before_the_original() {
         "{two:?}"
     );
 }
+
+/// Review 16: review 8's case (`review_relocate_in_a_copy_takes_the_session_of_an_original_whose_
+/// state_is_elsewhere`) once sticky's data directory is lost (the key, and the list of projects
+/// that named the original's `STICKY_DB` database). The original keeps its state in
+/// `STICKY_DB`; a copy of the project gets a copy of that database as its `.sticky/sticky.db`.
+/// `trust` in the copy calls the original "a directory made again at that path" and says to
+/// run `sticky relocate`, which moves the original's session (its transcript too, which the
+/// agent still had) into the copy; the original, trusted again for the lost key, is refused
+/// (73) as a session another directory keeps. A state that a lost key left unstamped keeps its
+/// sessions against a copy (docs/security.md), whether it is a `.sticky/` or a `STICKY_DB`.
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_a_sticky_db_original_once_the_list_is_lost() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    let (first, copy) = a_copy_of_an_original_whose_state_is(&env, &database);
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
+    env.ok_in(&copy, ["trust"]);
+    let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
+    env.sticky(["trust"]).env("STICKY_DB", &database).run();
+    let back = env
+        .sticky(["back in the original"])
+        .env("STICKY_DB", &database)
+        .run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.answer().session);
+    relocated.assert_code(2);
+}
