@@ -186,6 +186,13 @@ pub struct Manifest {
     pub agent: Agent,
     /// The project directory the conversation ran in.
     pub project: String,
+    /// The database that project kept its state in when `STICKY_DB` chose it (its absolute,
+    /// canonical path; absent for the project's own `.sticky/sticky.db`, and in bundles of a
+    /// sticky before it): import looks there too for a session that project still keeps
+    /// (review 16, M2). As untrusted as the rest of the bundle: it may only make import refuse
+    /// (`cmd::kept::recorded_database` says when it is looked at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
     /// The conversation.
     pub thread: Thread,
     /// Its sessions, oldest first, with their ids in the exporting database (what

@@ -14,6 +14,7 @@ fn manifest() -> Manifest {
             version: None,
         },
         project: "/a/p".into(),
+        database: None,
         thread: Thread {
             name: "main".into(),
             created_at: 1,
