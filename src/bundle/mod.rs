@@ -190,6 +190,13 @@ pub struct Manifest {
     /// project that cannot be read may be the exporter's own there ([`Manifest::exported_in`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub home: Option<String>,
+    /// The database that project kept its state in when `STICKY_DB` chose it (its absolute,
+    /// canonical path; absent for the project's own `.sticky/sticky.db`, and in bundles of a
+    /// sticky before it): import looks there too for a session that project still keeps
+    /// (review 16, M2). As untrusted as the rest of the bundle: it may only make import refuse
+    /// (`cmd::kept::recorded_database` says when it is looked at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
     /// The conversation.
     pub thread: Thread,
     /// Its sessions, oldest first, with their ids in the exporting database (what

@@ -15,6 +15,7 @@ fn manifest() -> Manifest {
         },
         project: "/a/p".into(),
         home: None,
+        database: None,
         thread: Thread {
             name: "main".into(),
             created_at: 1,

@@ -549,8 +549,19 @@ fn gather(ctx: &Context) -> Result<Gathered> {
         .ok()
         .and_then(|adapter| ctx.program(adapter).ok());
     let mut manifest = manifest(&thread.name, thread.created_at, live, &sessions, &turns)?;
+    manifest.database = recorded_database(ctx);
     fit_answers(&mut manifest);
     Ok((manifest, sources(files), program, lock))
+}
+
+/// The database the manifest names for the project ([`Manifest::database`]): the one
+/// `STICKY_DB` chose, canonical (so no link is on its path), when its path is UTF-8.
+fn recorded_database(ctx: &Context) -> Option<String> {
+    if !ctx.project.db_overridden {
+        return None;
+    }
+    let db = std::fs::canonicalize(&ctx.project.state.db).ok()?;
+    db.to_str().map(str::to_owned)
 }
 
 /// Keeps the kept answers within half of what import reads of a manifest (the rest is room for
@@ -757,6 +768,7 @@ fn manifest(
         },
         project: live.directory.display().to_string(),
         home: crate::settings::home()?.to_str().map(str::to_owned),
+        database: None,
         thread: bundle::Thread {
             name: name.to_owned(),
             created_at,

@@ -499,7 +499,8 @@ fn inspect<'a>(
 /// the agent's home, yet the source project's next turn puts the vault's copy back and resumes
 /// it, so both projects would go on with one session, each seeing the other's turns. The
 /// source is the bundle's project and its live session's directory, where sticky keeps state
-/// by default (`.sticky/`), and every project of the user's list (with its `STICKY_DB`
+/// by default (`.sticky/`), the database the bundle names for it (`STICKY_DB`, when
+/// `kept::recorded_database` takes it), and every project of the user's list (with its `STICKY_DB`
 /// database), when this HOME's key stamped it. Only a session a thread there takes on its next
 /// turn counts (its live session, or the source of its fork not made yet): an ended one, which
 /// no turn resumes, imports; so does one whose project no longer keeps a vault copy (vault off).
@@ -509,10 +510,7 @@ fn refuse_kept_at_source(
     relocate: &dyn relocation::Relocate,
     id: &str,
 ) -> Result<()> {
-    let mut sources = vec![(None, PathBuf::from(&manifest.project))];
-    if let Some(live) = manifest.live() {
-        sources.push((None, live.directory.clone()));
-    }
+    let mut sources = bundle_sources(manifest, relocate.name(), id);
     let from_bundle = sources.len();
     // And every project this user ran sticky in: one that imported this bundle before keeps
     // the session too, in its vault once the agent swept it.
@@ -556,6 +554,26 @@ fn refuse_kept_at_source(
         return Err(StickyError::Usage(kept_at_source(which, &keeper, relocate.name(), id)).into());
     }
     Ok(())
+}
+
+/// The project the bundle came from, as [`refuse_kept_at_source`] looks at it (each with its
+/// `STICKY_DB` database, when it has one): its directory and its live session's, with their
+/// `.sticky/`; and the database `STICKY_DB` chose there, which only the list of projects (lost
+/// with the key) names otherwise (review 16, M2), looked at as a listed one is when it may be
+/// at all (`kept::recorded_database`), in the directory its thread goes on in now (the project
+/// may have moved since: `relocate`).
+fn bundle_sources(manifest: &Manifest, agent: &str, id: &str) -> Vec<(Option<PathBuf>, PathBuf)> {
+    let mut sources = vec![(None, PathBuf::from(&manifest.project))];
+    if let Some(live) = manifest.live() {
+        sources.push((None, live.directory.clone()));
+    }
+    let recorded = manifest.database.as_deref().map(Path::new);
+    if let Some(db) = recorded.and_then(kept::recorded_database) {
+        let dir = kept::directory_keeping(&db, agent, id);
+        let dir = dir.unwrap_or_else(|| manifest.project.clone().into());
+        sources.push((Some(db), dir));
+    }
+    sources
 }
 
 /// Why an import is refused when a turn in `source` (with `STICKY_DB` `db`) refuses its state

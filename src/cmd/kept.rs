@@ -71,6 +71,63 @@ pub fn listed() -> Vec<(Option<PathBuf>, PathBuf)> {
         .collect()
 }
 
+/// The database a bundle's manifest or a state records as where a project kept its state when
+/// `STICKY_DB` chose it (`bundle::Manifest::database`, `Store::kept_at`), when it may be looked
+/// at as a listed `STICKY_DB` database is (review 16, M2 and M5). What records it came from
+/// elsewhere (a bundle, a copied or crafted database), so the path is taken only when it
+/// cannot make sticky hang, follow a link or read what is no database of the user's: an
+/// absolute path of plain components without a control character, no link anywhere on it,
+/// in a directory only the user (or root) can change entries of (as `STICKY_DB`'s must be), to
+/// a regular file of the user's own with one name, which opens read-only as a sticky database
+/// (`Store::is_sticky`: nothing written, nor made one, as an empty file, a valid empty database
+/// to `SQLite`, would be). Then, and only then, it is looked at as a listed one is (an older
+/// schema of the user's own brought up to date, as its next turn would). What it may do then is make sticky refuse, never choose: each caller looks at it only for a
+/// state that keeps a session, beside the places it looks at anyway.
+pub fn recorded_database(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Component;
+    let plain = path.is_absolute()
+        && path
+            .to_str()
+            .is_some_and(|text| !text.chars().any(char::is_control))
+        && path
+            .components()
+            .all(|part| matches!(part, Component::RootDir | Component::Normal(_)));
+    if !plain {
+        return None;
+    }
+    // No link on the way: each component looked at as it is (a FIFO or a device is no file).
+    let mut walked = PathBuf::new();
+    for part in path.components() {
+        walked.push(part);
+        if std::fs::symlink_metadata(&walked)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+    }
+    let dir = std::fs::symlink_metadata(path.parent()?).ok()?;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let me = nix::unistd::geteuid().as_raw();
+    let own = meta.is_file() && meta.uid() == me && meta.nlink() == 1;
+    if !own || crate::project::shared_dir(&dir).is_some() {
+        return None;
+    }
+    crate::store::Store::is_sticky(path).then(|| path.to_owned())
+}
+
+/// The directory the live session of the thread of database `db` that keeps session `id` of
+/// `agent` was recorded for (where that project goes on with it now, moved or not), looked at
+/// as another project's database is (`Store::open_elsewhere`).
+pub fn directory_keeping(db: &Path, agent: &str, id: &str) -> Option<PathBuf> {
+    let store = crate::store::Store::open_elsewhere(db).ok()??;
+    let thread = store.thread_keeping(agent, id).ok()??;
+    let live = store.live_session(thread.id).ok()??;
+    Some(live.directory)
+}
+
 /// Whether this HOME's list of projects names `project` with its database (its `.sticky/`, or
 /// the `STICKY_DB` listed for it), by path: a state that cannot be read cannot be told by inode.
 fn listed_here(project: &crate::project::Project) -> bool {
@@ -538,4 +595,54 @@ pub fn refuse_fork_kept_elsewhere(
         ..fork.clone()
     };
     refuse_shared(ctx, &ctx.thread, &source, home, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::recorded_database;
+    use std::path::Path;
+
+    /// A recorded database (a bundle's, a copied state's) is taken only when it is a regular
+    /// sticky database of the user's own that no link leads to: nothing else is opened as one.
+    #[test]
+    fn only_a_sticky_database_of_the_users_own_reached_by_no_link_is_taken() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let top = dir.path().canonicalize().expect("canonical");
+        let db = top.join("p.db");
+        crate::store::Store::open(&db).expect("a sticky database");
+        assert_eq!(recorded_database(&db), Some(db.clone()));
+        let fifo = top.join("fifo.db");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+        let (empty, text) = (top.join("empty.db"), top.join("notes"));
+        std::fs::write(&empty, b"").expect("an empty file");
+        std::fs::write(&text, b"notes\n").expect("a text file");
+        let link = top.join("link.db");
+        std::os::unix::fs::symlink(&db, &link).expect("a link");
+        let through = top.join("through");
+        std::os::unix::fs::symlink(&top, &through).expect("a link to the directory");
+        let twice = top.join("twice.db");
+        std::fs::hard_link(&db, &twice).expect("a second name");
+        let refused = [
+            fifo,
+            empty.clone(),
+            text.clone(),
+            link,
+            through.join("p.db"),
+            twice,
+            top.join("missing.db"),
+            top.join("sub/../p.db"),
+            top.join("a\nb.db"),
+            Path::new("p.db").to_owned(),
+            Path::new("/dev/zero").to_owned(),
+        ];
+        for path in refused {
+            assert_eq!(recorded_database(&path), None, "{}", path.display());
+        }
+        assert_eq!(
+            std::fs::read(&empty).expect("the file"),
+            b"",
+            "never made a database"
+        );
+        assert_eq!(std::fs::read(&text).expect("the file"), b"notes\n");
+    }
 }

@@ -202,11 +202,31 @@ fn assess(live: &SessionRow, here: (&Path, &Path)) -> (OldPath, Option<PathBuf>)
             .filter(|listed| listed.dir == *from)
             .filter_map(|listed| listed.db.map(Some)),
     );
-    databases
+    let mut found: Vec<(OldPath, Option<PathBuf>)> = databases
         .into_iter()
         .map(|db| (state_at(live, here.1, db.as_deref()), db))
+        .collect();
+    found.extend(recorded_original(live, here.1));
+    found
+        .into_iter()
         .max_by_key(|(found, _)| *found)
         .unwrap_or((OldPath::Bare, None))
+}
+
+/// The original's state as the database `own` records it (`Store::kept_at`: where `STICKY_DB`
+/// chose the database this one was copied from), when the list of projects that named it may
+/// be lost with the key (review 16, M5): looked at as a listed `STICKY_DB` database of `live`'s
+/// directory is, when `kept::recorded_database` takes it, and counted only when a turn there
+/// goes on with `live`'s session, or may ([`OldPath::Original`], [`OldPath::Held`]): what a
+/// copied or crafted database records may make sticky refuse, never choose.
+fn recorded_original(live: &SessionRow, own: &Path) -> Option<(OldPath, Option<PathBuf>)> {
+    let kept = crate::store::Store::open_read_only(own)
+        .ok()?
+        .kept_at()
+        .ok()??;
+    let db = super::kept::recorded_database(&kept)?;
+    let found = state_at(live, own, Some(&db));
+    matches!(found, OldPath::Original | OldPath::Held).then_some((found, Some(db)))
 }
 
 /// What the state a turn in `live`'s directory uses (with `STICKY_DB` `db`, when given) is to

@@ -163,6 +163,9 @@ mod tests {
             .unwrap()
             .collect::<rusqlite::Result<Vec<_>>>()
             .unwrap();
-        assert_eq!(checked, ["restores", "sessions", "threads", "turns"]);
+        assert_eq!(
+            checked,
+            ["kept_at", "restores", "sessions", "threads", "turns"]
+        );
     }
 }

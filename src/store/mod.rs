@@ -93,6 +93,13 @@ impl Store {
         })
     }
 
+    /// Whether the regular file at `path` is a sticky database, of this sticky's schema or an
+    /// older one, looked at read-only: for a database named by what came from elsewhere (a
+    /// bundle, a copied state) before it is looked at as a listed project's is.
+    pub fn is_sticky(path: &Path) -> bool {
+        open::is_sticky(path)
+    }
+
     /// Opens another listed project's existing database to look at it: read-only when its
     /// schema is this sticky's, so nothing there is written or waited for. An older schema
     /// cannot answer this sticky's queries read-only, so a writable one is brought up to date
@@ -134,6 +141,20 @@ impl Store {
     /// Only for a process about to exit: one that went on would keep the file open.
     pub fn leave_open_until_exit(self) {
         std::mem::forget(self.conn);
+    }
+
+    /// Where `STICKY_DB` chose this database, as a turn last recorded it (`Tx::record_kept_at`):
+    /// `None` for one a turn only ever used as a project's `.sticky/sticky.db`. A copy of the
+    /// file says where its original was; as untrusted as the file (`cmd::kept::recorded_database`).
+    pub fn kept_at(&self) -> Result<Option<PathBuf>> {
+        self.run("read the database", || {
+            self.conn
+                .query_row("SELECT path FROM kept_at LIMIT 1", [], |row| {
+                    row.get::<_, String>(0)
+                })
+                .optional()
+        })
+        .map(|path| path.map(PathBuf::from))
     }
 
     /// The database file.

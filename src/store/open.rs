@@ -171,6 +171,20 @@ pub(crate) fn connect_read_only(file: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Whether the regular file `file` is a sticky database this sticky can use, at its schema or
+/// an older one (which a turn there brings up to date), read-only: nothing is switched,
+/// migrated or made (an empty file, a valid empty database to `SQLite`, is none of sticky's).
+pub(crate) fn is_sticky(file: &Path) -> bool {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let Ok(conn) = open_with(file, flags) else {
+        return false;
+    };
+    Identity::read_quick(&conn).is_ok_and(|identity| {
+        identity.application_id == schema::APPLICATION_ID
+            && (1..=schema::LATEST).contains(&identity.version)
+    })
+}
+
 /// Refuses a database that is not a regular file before `SQLite` opens it: it would block on a
 /// FIFO, and write a `-journal` beside a device, in a directory sticky never chose (`/dev`).
 /// `project` says what each kind is and what to name instead; this holds for every caller.

@@ -183,6 +183,13 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE threads ADD COLUMN branch TEXT;
     ",
+    // 9 (review 16): where the database was when `STICKY_DB` chose it, as a turn last used it
+    // (its canonical path; one row, none for a `.sticky/` database). A copy of the file carries
+    // it, so `relocate` and `trust` in a copy of a project whose state was kept there can find
+    // the original's state when the list of projects that named it is lost (`standing`).
+    "
+    CREATE TABLE kept_at (path TEXT NOT NULL);
+    ",
 ];
 
 /// The migration that makes an agent session live in at most one thread (see its comment).

@@ -96,6 +96,28 @@ impl Tx<'_> {
         }
     }
 
+    /// Records that `STICKY_DB` chose this database at `path` (its canonical path), replacing
+    /// any other ([`Store::kept_at`]); a turn at the path recorded already writes nothing.
+    pub fn record_kept_at(&self, path: &str) -> Result<()> {
+        self.write(
+            self.tx
+                .prepare_cached("DELETE FROM kept_at WHERE path IS NOT ?1")
+                .and_then(|mut statement| statement.execute([path])),
+        )?;
+        let added = self.write(
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO kept_at (path) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM kept_at)",
+                )
+                .and_then(|mut statement| statement.execute([path])),
+        )?;
+        // Kept in the file itself, as sessions are: a copy of the file alone carries it.
+        if added > 0 {
+            self.sessions_changed.set(true);
+        }
+        Ok(())
+    }
+
     /// The live session of a thread, if any.
     pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>> {
         self.read(rows::live_session(&self.tx, thread_id))

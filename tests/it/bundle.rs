@@ -1569,7 +1569,8 @@ fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
     let db = b.project.join(".sticky/sticky.db");
     let conn = rusqlite::Connection::open(&db).expect("open the database");
     conn.execute_batch(
-        "DROP INDEX sessions_live_agent;
+        "DROP TABLE kept_at;
+         DROP INDEX sessions_live_agent;
          DROP INDEX turns_usage;
          DROP TABLE turns_text;
          ALTER TABLE threads DROP COLUMN branch;
@@ -2866,8 +2867,10 @@ fn import_looks_at_another_projects_state_without_writing_it_at_any_schema() {
 
     // The schema before migration 8 (no `threads.branch`).
     let conn = rusqlite::Connection::open(&db).expect("open the db");
-    conn.execute_batch("ALTER TABLE threads DROP COLUMN branch; PRAGMA user_version = 7;")
-        .expect("go back to schema 7");
+    conn.execute_batch(
+        "DROP TABLE kept_at; ALTER TABLE threads DROP COLUMN branch; PRAGMA user_version = 7;",
+    )
+    .expect("go back to schema 7");
     drop(conn);
     b.sticky(["import", bundle_arg])
         .current_dir(&other)
@@ -3576,4 +3579,198 @@ fn review_import_takes_the_session_of_a_project_root_restored_whole_once_the_lis
     );
     let imported = nobody(&here, &["import".as_ref(), bundle.as_os_str()]);
     assert_eq!(imported.status.code(), Some(2), "{imported:?}");
+}
+
+/// Review 16: review 11's M3 (a) with the state kept in `STICKY_DB`, as docs/security.md
+/// suggests for state kept outside the project. Project a keeps its database in
+/// `~/.local/state/sticky/a.db`; its vault alone keeps its session (the agent swept the
+/// transcript), and the user loses sticky's data directory (the key, and the list of projects
+/// that names a's `STICKY_DB`). The bundle names a's directory but not its database, so import
+/// looks only for a `.sticky/` there, finds none, and the bundle's import in another project of
+/// this HOME goes through (0); the other project goes on with the session, and a, trusted as
+/// its refusal says, is refused (73) as a session "kept for another directory". With a
+/// `.sticky/` (`import_refuses_a_vault_kept_session_of_a_project_whose_key_directory_was_lost`)
+/// the same import is refused (2).
+#[test]
+fn review_import_takes_a_vault_kept_session_of_a_sticky_db_project_whose_key_directory_was_lost() {
+    let mut a = TestEnv::new();
+    let database = a.home.join(".local/state/sticky/a.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    a.set_var("STICKY_DB", &database);
+    let first = a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    std::fs::remove_dir_all(a.home.join(".local/share/sticky")).expect("lose the directory");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let imported = a
+        .sticky(["import", bundle_arg])
+        .current_dir(&other)
+        .env_remove("STICKY_DB")
+        .run();
+    imported.assert_code(2);
+    assert!(
+        !other.join(".sticky/sticky.db").exists(),
+        "the refusal wrote nothing"
+    );
+    a.ok(["trust"]);
+    assert_eq!(a.ok(["back in a"]).answer().session, first.session);
+}
+
+/// The way out of review 16's M2 refusal: the bundle's manifest names the database the project
+/// kept its state in (`STICKY_DB`), and import's refusal says how to go on there with it.
+#[test]
+fn import_names_the_sticky_db_of_the_project_the_bundle_came_from() {
+    let mut a = TestEnv::new();
+    let database = a.home.join(".local/state/sticky/a.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    a.set_var("STICKY_DB", &database);
+    let first = a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let manifest = manifest_of(&bundle);
+    let canonical = database.canonicalize().expect("the database");
+    assert_eq!(manifest["database"], canonical.to_str().expect("UTF-8"));
+    std::fs::remove_file(a.transcript(&first.session)).expect("sweep the transcript");
+    std::fs::remove_dir_all(a.home.join(".local/share/sticky")).expect("lose the directory");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let imported = a
+        .sticky(["import", bundle_arg])
+        .current_dir(&other)
+        .env_remove("STICKY_DB")
+        .run();
+    imported.assert_code(2);
+    imported.assert_stderr_contains("the project the bundle came from");
+    imported.assert_stderr_contains(&format!("STICKY_DB={}", canonical.display()));
+}
+
+/// Review 16, M2's "same cause": the project moved (`mv`, then `sticky relocate`) after the
+/// export, its `STICKY_DB` database staying where it was. The bundle names the old directory,
+/// which no longer exists, and that database, whose thread now goes on in the new one: import
+/// is refused all the same, the list of projects lost with the key.
+#[test]
+fn import_refuses_a_vault_kept_session_of_a_moved_sticky_db_project_whose_key_was_lost() {
+    let mut a = TestEnv::new();
+    let database = a.home.join(".local/state/sticky/a.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    a.set_var("STICKY_DB", &database);
+    a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    let bundle_arg = bundle.to_str().expect("UTF-8");
+    a.ok(["export", "-o", bundle_arg]);
+    let moved = a.move_project();
+    a.ok_in(&moved, ["relocate"]);
+    let second = a
+        .sticky(["second in the moved a"])
+        .current_dir(&moved)
+        .run();
+    second.assert_success();
+    let session = second.answer().session;
+    std::fs::remove_file(a.transcript(&session)).expect("sweep the transcript");
+    std::fs::remove_dir_all(a.home.join(".local/share/sticky")).expect("lose the directory");
+    let other = a.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    a.git(&other, &["init", "-q"]);
+    let imported = a
+        .sticky(["import", bundle_arg])
+        .current_dir(&other)
+        .env_remove("STICKY_DB")
+        .run();
+    imported.assert_code(2);
+    imported.assert_stderr_contains(&format!("sticky -C {}", moved.display()));
+    assert!(
+        !other.join(".sticky/sticky.db").exists(),
+        "the refusal wrote nothing"
+    );
+}
+
+/// A bundle is untrusted: the database its manifest names (review 16, M2's fix) is looked at
+/// only when it is a regular sticky database of the user's own that no link leads to, in a
+/// directory of theirs. A crafted manifest naming a FIFO, a device, a link, a relative path, a
+/// name with a control character, or another file of the user's (an empty one is a valid
+/// empty database to `SQLite`) is passed over at once: the import goes on as it would without
+/// the name, and that file is neither opened for long nor written.
+#[test]
+fn import_passes_over_a_crafted_database_that_is_no_sticky_database_of_the_users() {
+    let a = TestEnv::new();
+    a.turn("first in a");
+    let bundle = a.scratch.join("a.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read the bundle");
+    for case in [
+        "fifo", "empty", "text", "link", "relative", "device", "control",
+    ] {
+        let b = TestEnv::new();
+        let file = b.home.join(format!("{case}.db"));
+        let named = match case {
+            "fifo" => {
+                nix::unistd::mkfifo(&file, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+                file.clone()
+            }
+            "empty" => {
+                std::fs::write(&file, b"").expect("an empty file");
+                file.clone()
+            }
+            "link" => {
+                std::fs::write(b.home.join("target.db"), b"").expect("an empty file");
+                std::os::unix::fs::symlink(b.home.join("target.db"), &file).expect("a link");
+                file.clone()
+            }
+            "relative" => PathBuf::from("text.db"),
+            "device" => PathBuf::from("/dev/zero"),
+            "control" => b.home.join("a\nb.db"),
+            _ => {
+                std::fs::write(&file, b"notes\n").expect("a text file");
+                file.clone()
+            }
+        };
+        let crafted = rebuilt(
+            &good,
+            |manifest| manifest["database"] = serde_json::json!(named.to_str().expect("UTF-8")),
+            |_| {},
+        );
+        let path = b.scratch.join("crafted.sticky");
+        std::fs::write(&path, crafted).expect("write the crafted bundle");
+        b.ok(["import", path.to_str().expect("UTF-8")]);
+        let left = std::fs::symlink_metadata(&file);
+        match case {
+            "fifo" => assert!(
+                std::os::unix::fs::FileTypeExt::is_fifo(&left.expect("the FIFO").file_type()),
+                "{case}"
+            ),
+            "empty" => assert_eq!(std::fs::read(&file).expect("the file"), b"", "{case}"),
+            "link" => assert_eq!(
+                std::fs::read(b.home.join("target.db")).expect("the file"),
+                b"",
+                "{case}"
+            ),
+            "text" => assert_eq!(std::fs::read(&file).expect("the file"), b"notes\n"),
+            _ => {}
+        }
+        for companion in ["-wal", "-shm", "-journal", ".vault", ".locks"] {
+            let beside = format!("{}{companion}", file.display());
+            assert!(!Path::new(&beside).exists(), "{case}: {beside}");
+        }
+    }
+}
+
+/// The manifest of the bundle at `bundle`, its first entry.
+fn manifest_of(bundle: &Path) -> serde_json::Value {
+    let tar_bytes = unpacked(bundle);
+    let mut archive = tar::Archive::new(tar_bytes.as_slice());
+    let mut first = archive
+        .entries()
+        .expect("entries")
+        .next()
+        .expect("an entry")
+        .expect("the manifest");
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut first, &mut bytes).expect("read the manifest");
+    serde_json::from_slice(&bytes).expect("JSON")
 }

@@ -1481,3 +1481,116 @@ fn a_turn_with_a_new_sticky_db_names_the_projects_own_sticky_dir() {
     fresh.assert_success();
     assert_ne!(fresh.answer().session, first.session);
 }
+
+/// Review 16: review 8's case (`review_relocate_in_a_copy_takes_the_session_of_an_original_whose_
+/// state_is_elsewhere`) once sticky's data directory is lost (the key, and the list of projects
+/// that named the original's `STICKY_DB` database). The original keeps its state in
+/// `STICKY_DB`; a copy of the project gets a copy of that database as its `.sticky/sticky.db`.
+/// `trust` in the copy calls the original "a directory made again at that path" and says to
+/// run `sticky relocate`, which moves the original's session (its transcript too, which the
+/// agent still had) into the copy; the original, trusted again for the lost key, is refused
+/// (73) as a session another directory keeps. A state that a lost key left unstamped keeps its
+/// sessions against a copy (docs/security.md), whether it is a `.sticky/` or a `STICKY_DB`.
+#[test]
+fn review_relocate_in_a_copy_takes_the_session_of_a_sticky_db_original_once_the_list_is_lost() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    let (first, copy) = a_copy_of_an_original_whose_state_is(&env, &database);
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
+    env.ok_in(&copy, ["trust"]);
+    let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
+    env.sticky(["trust"]).env("STICKY_DB", &database).run();
+    let back = env
+        .sticky(["back in the original"])
+        .env("STICKY_DB", &database)
+        .run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.answer().session);
+    relocated.assert_code(2);
+}
+
+/// Review 16, M5's fix, with only the list of projects lost (the key kept): the copy's database
+/// records where `STICKY_DB` kept the original's (`kept_at`, carried by a copy of the file), so
+/// `trust` in the copy still calls it a copy of a project that still exists and names the way to
+/// go on there with that database, and `relocate` refuses (2), as while the list named it.
+#[test]
+fn a_copy_of_a_sticky_db_project_finds_the_original_by_what_its_database_records() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    let (first, copy) = a_copy_of_an_original_whose_state_is(&env, &database);
+    std::fs::remove_file(env.home.join(".local/share/sticky/projects")).expect("lose the list");
+    let there = format!(
+        "STICKY_DB={} sticky -C {}",
+        database.canonicalize().expect("the database").display(),
+        env.project.display()
+    );
+    env.ok_in(&copy, ["trust"])
+        .assert_stderr_contains("which still exists, so this is a copy of that project")
+        .assert_stderr_contains(&there);
+    let relocated = env.sticky(["relocate"]).current_dir(&copy).run();
+    relocated
+        .assert_code(2)
+        .assert_stderr_contains("a copy of the project")
+        .assert_stderr_contains(&there);
+    let back = env
+        .sticky(["back in the original"])
+        .env("STICKY_DB", &database)
+        .run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.answer().session);
+}
+
+/// Review 16, M5's way out: with the whole data directory lost, the original's database is
+/// unstamped for the new key, so `relocate` in the copy says the original's state is refused
+/// there for now, and names the `trust` to run there with its `STICKY_DB`.
+#[test]
+fn relocate_in_a_copy_names_the_trust_of_a_sticky_db_original_once_the_key_is_lost() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    let (_, copy) = a_copy_of_an_original_whose_state_is(&env, &database);
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
+    env.ok_in(&copy, ["trust"]);
+    let there = format!(
+        "STICKY_DB={} sticky -C {} trust",
+        database.canonicalize().expect("the database").display(),
+        env.project.display()
+    );
+    env.sticky(["relocate"])
+        .current_dir(&copy)
+        .run()
+        .assert_code(2)
+        .assert_stderr_contains("your sticky key did not stamp it")
+        .assert_stderr_contains(&there);
+}
+
+/// What a database records as where `STICKY_DB` kept it is as untrusted as the file (a copy, or
+/// crafted): one naming a FIFO, a link or a relative path is passed over at once, and a project
+/// that moved, whose old path was made again, relocates as it would without it.
+#[test]
+fn relocate_passes_over_a_recorded_database_that_is_no_sticky_database_of_the_users() {
+    let env = TestEnv::new();
+    let first = env.turn("before the move");
+    let fifo = env.home.join("state.db");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    let link = env.home.join("link.db");
+    std::os::unix::fs::symlink(&fifo, &link).expect("a link");
+    let moved = env.move_project();
+    std::fs::create_dir(&env.project).expect("the old path made again");
+    let db = moved.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    for named in [fifo.as_path(), link.as_path(), Path::new("state.db")] {
+        conn.execute("DELETE FROM kept_at", []).expect("clear");
+        conn.execute(
+            "INSERT INTO kept_at (path) VALUES (?1)",
+            [named.to_str().expect("UTF-8")],
+        )
+        .expect("record a crafted path");
+        env.ok_in(&moved, ["trust"])
+            .assert_stderr_contains("holds no sticky state (a directory made again");
+    }
+    drop(conn);
+    env.ok_in(&moved, ["relocate"]);
+    let after = env.sticky(["after the move"]).current_dir(&moved).run();
+    after.assert_success();
+    assert_eq!(after.answer().session, first.session);
+}
