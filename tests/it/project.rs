@@ -1594,3 +1594,38 @@ fn relocate_passes_over_a_recorded_database_that_is_no_sticky_database_of_the_us
     after.assert_success();
     assert_eq!(after.answer().session, first.session);
 }
+
+/// Review 17: review 16 M5's fix (a copy of a `STICKY_DB` database names its original through
+/// `kept_at`) lasts only until the copy's first turn: a copy kept in a `STICKY_DB` of its own
+/// (the project and its database copied, `.envrc` pointing at the copy) records its own path
+/// there, replacing the original's. With the data directory lost, a turn in the copy on a
+/// thread of its own (`-t NAME`, a way out that loses nothing) erases the trace, and the
+/// copy's `sticky relocate` then takes the original's session; the original is refused.
+#[test]
+fn review_a_copys_own_turn_erases_the_original_its_sticky_db_copy_names() {
+    let env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/p.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    let first = env.sticky(["in the original"]).env("STICKY_DB", &database).run();
+    first.assert_success();
+    let copy = env.copy_project("copy");
+    let copied = env.home.join(".local/state/sticky/copy.db");
+    std::fs::copy(&database, &copied).expect("copy the database");
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
+    let in_copy = |args: &[&str]| {
+        env.sticky(args).current_dir(&copy).env("STICKY_DB", &copied).run()
+    };
+    in_copy(&["trust"]).assert_success();
+    // Refused (73): the original is found through what the copied file records.
+    in_copy(&["in the copy"]).assert_code(73);
+    in_copy(&["-t", "mine", "a thread of the copy's own"]).assert_success();
+    let relocated = in_copy(&["relocate"]);
+    env.sticky(["trust"]).env("STICKY_DB", &database).run();
+    let back = env
+        .sticky(["back in the original"])
+        .env("STICKY_DB", &database)
+        .run();
+    back.assert_success();
+    assert_eq!(back.answer().session, first.answer().session);
+    relocated.assert_code(2);
+}
