@@ -504,3 +504,48 @@ fn the_branch_of_a_repository_without_commits_exists_and_prune_keeps_it() {
     );
     assert_eq!(names(&env), ["trunk"]);
 }
+
+/// Review 17: two projects sharing one `STICKY_DB` (set for every project, the case review 16's
+/// M3 guards in the turn, `new` and relocate): `sticky threads --prune` in q judges p's branch
+/// threads by q's git, where p's branches do not exist, calls them "deleted" and forgets them,
+/// p's live session, turns and vault copies with them. p's next turn on its branch starts afresh.
+#[test]
+fn review_prune_in_a_project_sharing_sticky_db_forgets_the_other_projects_threads() {
+    let mut env = project();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
+    let first = env.ok(["-t", "@branch", "feature work in p"]).answer();
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q", "-b", "main"]);
+    env.git(
+        &q,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "q",
+        ],
+    );
+    let pruned = env
+        .sticky(["threads", "--prune", "--yes"])
+        .current_dir(&q)
+        .run();
+    let again = env
+        .sticky(["-t", "@branch", "more feature work in p"])
+        .run();
+    again.assert_success();
+    assert_eq!(
+        again.answer().session,
+        first.session,
+        "p's thread feature was forgotten by q's prune: {}",
+        pruned.describe()
+    );
+}
