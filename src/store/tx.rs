@@ -96,14 +96,12 @@ impl Tx<'_> {
         }
     }
 
-    /// Records that `STICKY_DB` chose this database at `path` (its canonical path), replacing
-    /// any other ([`Store::kept_at`]); a turn at the path recorded already writes nothing.
+    /// Records that `STICKY_DB` chose this database at `path` (its canonical path), when no
+    /// path is recorded yet ([`Store::kept_at`]): the first, never replaced, so a copy of the
+    /// file kept under another `STICKY_DB` goes on naming its original whatever turns it runs
+    /// (review 17, M3); a database moved since names a path where it no longer is, which
+    /// `cmd::kept::recorded_database` passes over.
     pub fn record_kept_at(&self, path: &str) -> Result<()> {
-        self.write(
-            self.tx
-                .prepare_cached("DELETE FROM kept_at WHERE path IS NOT ?1")
-                .and_then(|mut statement| statement.execute([path])),
-        )?;
         let added = self.write(
             self.tx
                 .prepare_cached(

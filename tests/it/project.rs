@@ -1606,14 +1606,20 @@ fn review_a_copys_own_turn_erases_the_original_its_sticky_db_copy_names() {
     let env = TestEnv::new();
     let database = env.home.join(".local/state/sticky/p.db");
     std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
-    let first = env.sticky(["in the original"]).env("STICKY_DB", &database).run();
+    let first = env
+        .sticky(["in the original"])
+        .env("STICKY_DB", &database)
+        .run();
     first.assert_success();
     let copy = env.copy_project("copy");
     let copied = env.home.join(".local/state/sticky/copy.db");
     std::fs::copy(&database, &copied).expect("copy the database");
     std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
     let in_copy = |args: &[&str]| {
-        env.sticky(args).current_dir(&copy).env("STICKY_DB", &copied).run()
+        env.sticky(args)
+            .current_dir(&copy)
+            .env("STICKY_DB", &copied)
+            .run()
     };
     in_copy(&["trust"]).assert_success();
     // Refused (73): the original is found through what the copied file records.

@@ -133,6 +133,15 @@ fn candidates(
         if !branches.gone(branch) {
             continue;
         }
+        // A thread whose session runs in another directory (a `STICKY_DB` two projects share)
+        // follows that directory's git, not this one's: left for a prune there (review 17, M4).
+        let sessions = store.sessions(thread.id)?;
+        if sessions
+            .last()
+            .is_some_and(|session| session.directory != ctx.project.dir)
+        {
+            continue;
+        }
         let why = match branches.state(branch) {
             BranchState::Deleted => "deleted",
             _ => "merged",
@@ -142,7 +151,6 @@ fn candidates(
             busy.push(thread.name);
             continue;
         };
-        let sessions = store.sessions(thread.id)?;
         let turns = store.turns(thread.id)?.len();
         let copies = sessions.iter().filter(|s| copied(vault, s)).count();
         candidates.push(Candidate {
