@@ -217,8 +217,9 @@ fn assess(live: &SessionRow, here: (&Path, &Path)) -> (OldPath, Option<PathBuf>)
 /// chose the database this one was copied from), when the list of projects that named it may
 /// be lost with the key (review 16, M5): looked at as a listed `STICKY_DB` database of `live`'s
 /// directory is, when `kept::recorded_database` takes it, and counted only when a turn there
-/// goes on with `live`'s session, or may ([`OldPath::Original`], [`OldPath::Held`]): what a
-/// copied or crafted database records may make sticky refuse, never choose.
+/// goes on with `live`'s session, or may ([`OldPath::Original`], [`OldPath::Held`]), or uses
+/// this very database ([`OldPath::SameDatabase`]): what a copied or crafted database records
+/// may make sticky refuse, never choose.
 fn recorded_original(live: &SessionRow, own: &Path) -> Option<(OldPath, Option<PathBuf>)> {
     let kept = crate::store::Store::open_read_only(own)
         .ok()?
@@ -226,7 +227,13 @@ fn recorded_original(live: &SessionRow, own: &Path) -> Option<(OldPath, Option<P
         .ok()??;
     let db = super::kept::recorded_database(&kept)?;
     let found = state_at(live, own, Some(&db));
-    matches!(found, OldPath::Original | OldPath::Held).then_some((found, Some(db)))
+    // A database two projects share names itself: the other directory's turns use it still, so
+    // a `sticky new` here would end that directory's session (review 17, M2).
+    matches!(
+        found,
+        OldPath::Original | OldPath::Held | OldPath::SameDatabase
+    )
+    .then_some((found, Some(db)))
 }
 
 /// What the state a turn in `live`'s directory uses (with `STICKY_DB` `db`, when given) is to

@@ -198,11 +198,9 @@ pub fn locate_listed(listed: &Listed) -> Found {
 /// keeps a live session recorded for that very directory. The project's state is there: a
 /// `STICKY_DB` missing from this shell (a new terminal, an editor's task, cron), or one set
 /// since (a shell profile's line) while its `.sticky/` keeps the conversation (review 16,
-/// M4). `None` at once for a project whose database exists: only a first turn reads the list.
+/// M4). The caller asks only when this project's database keeps no conversation of it (none
+/// yet, or a `STICKY_DB` another project made: review 17, M1), so an ordinary turn reads nothing.
 pub fn elsewhere(project: &Project) -> Option<Listed> {
-    if project.database != Database::Missing {
-        return None;
-    }
     read().ok()?.into_iter().find(|listed| {
         listed.dir == project.dir
             && listed.database() != project.state.db

@@ -1635,3 +1635,79 @@ fn review_a_copys_own_turn_erases_the_original_its_sticky_db_copy_names() {
     assert_eq!(back.answer().session, first.answer().session);
     relocated.assert_code(2);
 }
+
+/// Review 17: review 16 M4's reverse direction is guarded only while the `STICKY_DB` file does
+/// not exist yet. A project that keeps its conversation in `.sticky/`, run with a `STICKY_DB`
+/// set since for every project (a shell profile's line) once another project has already made
+/// that database (with a thread of its own), silently starts a fresh session in the shared
+/// database: `registry::elsewhere` is asked only for a missing database. It should refuse (2)
+/// as when the file does not exist, naming the project's `.sticky/` and `env -u STICKY_DB`.
+#[test]
+fn review_a_sticky_db_set_since_that_another_project_made_silently_starts_afresh() {
+    let env = TestEnv::new();
+    let first = env.turn("one in p");
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    // Another project, run first with the profile's STICKY_DB, makes the shared database.
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    env.sticky(["-t", "other", "one in q"])
+        .current_dir(&q)
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    let runs = env.agent_runs().len();
+    // Back in p, the same shell profile: STICKY_DB now names the shared database.
+    let two = env.sticky(["two in p"]).env("STICKY_DB", &database).run();
+    assert_eq!(
+        env.agent_runs().len(),
+        runs,
+        "the agent ran in p on a fresh session beside p's own .sticky/ (which keeps session {}): {}",
+        first.session,
+        two.describe()
+    );
+    two.assert_code(2);
+    two.assert_stderr_contains(&format!(
+        "run `env -u STICKY_DB sticky -C {} \"...\"`",
+        env.project.display()
+    ));
+}
+
+/// Review 17: review 16 M3's guard (two projects sharing one `STICKY_DB`) knows the other
+/// directory uses this very database only through the list of projects. Once the data
+/// directory (key and list) is lost and the shared database is adopted again from q (`sticky
+/// trust` there, as the refusal says), trust and the turn in q call p "a directory made again
+/// at that path, which holds no sticky state" and offer `sticky relocate` or `sticky new`;
+/// `sticky new` ends p's live session for good, and p's next turn is refused (73).
+#[test]
+fn review_a_lost_list_lets_sticky_new_in_a_project_sharing_sticky_db_end_the_others_session() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("one in p");
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    env.sticky(["one in q"])
+        .current_dir(&q)
+        .run()
+        .assert_code(73);
+    // The data directory is lost (a new machine, a cleaned ~/.local/share): key and list.
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("the data directory");
+    // The user is in q; every state is refused until `sticky trust`, which they run there.
+    env.ok_in(&q, ["trust"]);
+    let _ = env.sticky(["one in q"]).current_dir(&q).run();
+    // The way out the refusal gives.
+    let _ = env.sticky(["new"]).current_dir(&q).run();
+    let _ = env.sticky(["two in q"]).current_dir(&q).run();
+    let two = env.sticky(["two in p"]).run();
+    two.assert_success();
+    assert_eq!(
+        two.answer().session,
+        first.session,
+        "p lost its session to q's `sticky new`: {}",
+        two.describe()
+    );
+}

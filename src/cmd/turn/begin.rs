@@ -70,8 +70,37 @@ pub(super) fn open(
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
+    if !fresh && keeps_nothing_of_here(ctx, &store)? {
+        ensure_no_state_elsewhere(ctx)?;
+    }
     announce_project(ctx);
     Ok(store)
+}
+
+/// Whether an existing database would start this turn's conversation afresh while keeping no
+/// live session of this directory in any thread: a `STICKY_DB` set since (a shell profile's
+/// line) that another project made, while this project's `.sticky/` keeps its conversation
+/// (review 17, M1). Asked only when the thread has no live session here; reads no more.
+fn keeps_nothing_of_here(ctx: &Context, store: &Store) -> Result<bool> {
+    if ctx.project.database == crate::project::Database::Missing {
+        return Ok(false);
+    }
+    let here = |thread: i64| -> Result<bool> {
+        Ok(store
+            .live_session(thread)?
+            .is_some_and(|live| live.directory == ctx.project.dir))
+    };
+    if let Some(thread) = store.thread(&ctx.thread)? {
+        if store.live_session(thread.id)?.is_some() {
+            return Ok(false);
+        }
+    }
+    for thread in store.threads()? {
+        if here(thread.id)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Applies the session policy and records the turn's start, in one transaction.
@@ -281,9 +310,19 @@ fn ensure_no_state_elsewhere(ctx: &Context) -> Result<()> {
             ),
         ),
     };
-    let here = if project.db_overridden {
+    let here = if project.db_overridden && project.database != crate::project::Database::Missing {
+        format!(
+            "STICKY_DB names {}, which keeps no conversation of this directory",
+            shell(&project.state.db)
+        )
+    } else if project.db_overridden {
         format!(
             "STICKY_DB names {}, which does not exist yet",
+            shell(&project.state.db)
+        )
+    } else if project.database != crate::project::Database::Missing {
+        format!(
+            "{} keeps no conversation of this directory",
             shell(&project.state.db)
         )
     } else {
