@@ -1368,10 +1368,24 @@ fn a_project_sharing_sticky_db_keeps_the_others_session_whatever_is_asked_here()
     own_state.assert_success();
     assert!(q.join(".sticky/sticky.db").is_file());
     assert_eq!(own_state.answer().saw, Vec::<String>::new());
-    // A thread of q's own.
-    let own_thread = env.ok_in(&q, ["-t", "q-work", "two in q"]).answer();
+    // A thread of its own, in a project r sharing the database as q did (q has taken the other
+    // way out: a turn there with STICKY_DB set now names q's own `.sticky/`, review 17's M1).
+    let r = env.root().join("r");
+    std::fs::create_dir_all(&r).expect("a third project");
+    env.git(&r, &["init", "-q"]);
+    env.sticky(["one in r"])
+        .current_dir(&r)
+        .run()
+        .assert_code(73);
+    let own_thread = env.ok_in(&r, ["-t", "r-work", "two in r"]).answer();
     assert_ne!(own_thread.session, first.session);
-    assert_eq!(env.last_agent_run().cwd(), q);
+    assert_eq!(env.last_agent_run().cwd(), r);
+    let after = env
+        .sticky(["-t", "q-work", "two in q"])
+        .current_dir(&q)
+        .run();
+    after.assert_code(2);
+    after.assert_stderr_contains("env -u STICKY_DB");
     // p goes on with its session.
     let back = env.turn("two in p");
     assert_eq!(back.session, first.session);
