@@ -3460,22 +3460,20 @@ fn review_another_user_cannot_import_the_bundle_of_roots_intact_project() {
     root.ok_in(original, ["three"]);
 }
 
-/// Review 15: review 14's fix (ca8f361) counts a held state whose vault cannot be read only in
-/// a project this HOME's list names, and the list is lost with sticky's data directory (the
-/// key's directory, review 11's M3), so review 12's M2 comes back for a state root restored.
-/// User nobody runs a turn in p and exports it; then nobody's HOME loses the agent's files and
-/// sticky's data directory, and root restores p's `.sticky/` from a backup (`sudo cp -r`: root's
-/// files, sticky's modes). A turn in p says "if it is yours, take it over (chown -R ...)"; yet
-/// importing p's bundle in another project r of nobody's HOME goes through (0), r goes on with
-/// the session, and once p is taken over and trusted as told, p's turn is refused (73) as a
-/// session "kept for another directory (r)". With the list kept, the same import gives 2.
-#[test]
-fn review_import_takes_the_session_of_a_root_restored_project_once_the_list_is_lost() {
+/// Reviews 15 and 16: user nobody runs a turn in p and exports it; nobody's HOME loses the
+/// agent's files and sticky's data directory; root restores p's `.sticky/` (or, `whole`, the
+/// whole project) from a backup with `cp -r`: root's files, sticky's modes. Then nobody's turn
+/// in p, and nobody's import of p's bundle in another project r; `None` where no other user
+/// can be run.
+fn a_turn_and_an_import_after_root_restored(
+    prefix: &str,
+    whole: bool,
+) -> Option<(std::process::Output, std::process::Output)> {
     use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
     if !is_root() || !has_setpriv() {
-        return;
+        return None;
     }
-    let place = SharedPlace::new("review15-");
+    let place = SharedPlace::new(prefix);
     let (home, original) = (&place.home, &place.project);
     give_to_nobody(original);
     let here = original.with_file_name("r");
@@ -3501,22 +3499,42 @@ fn review_import_takes_the_session_of_a_root_restored_project_once_the_list_is_l
     assert!(exported.status.success(), "{exported:?}");
     let bundle = original.with_file_name("p.sticky");
     std::fs::rename(&out, &bundle).expect("move the bundle");
-    // The HOME loses the agent's files of the session and sticky's data directory.
     std::fs::remove_dir_all(home.join(".claude/projects")).expect("sweep the transcripts");
     std::fs::remove_dir_all(home.join(".local/share/sticky")).expect("lose the data directory");
-    // Root restores p's state from a backup: root's files, sticky's modes.
-    let state = original.join(".sticky");
+    let restored = if whole {
+        original.clone()
+    } else {
+        original.join(".sticky")
+    };
     let backup = original.with_file_name("backup");
-    std::fs::rename(&state, &backup).expect("lose the state");
+    std::fs::rename(&restored, &backup).expect("lose what root restores");
     let copied = Command::new("cp")
         .arg("-r")
-        .args([&backup, &state])
+        .args([&backup, &restored])
         .status()
         .expect("run cp");
     assert!(copied.success(), "cp -r");
     let turn = nobody(original, &["two".as_ref()]);
-    assert_eq!(turn.status.code(), Some(71), "{turn:?}");
     let imported = nobody(&here, &["import".as_ref(), bundle.as_os_str()]);
+    Some((turn, imported))
+}
+
+/// Review 15: review 14's fix (ca8f361) counts a held state whose vault cannot be read only in
+/// a project this HOME's list names, and the list is lost with sticky's data directory (the
+/// key's directory, review 11's M3), so review 12's M2 comes back for a state root restored.
+/// User nobody runs a turn in p and exports it; then nobody's HOME loses the agent's files and
+/// sticky's data directory, and root restores p's `.sticky/` from a backup (`sudo cp -r`: root's
+/// files, sticky's modes). A turn in p says "if it is yours, take it over (chown -R ...)"; yet
+/// importing p's bundle in another project r of nobody's HOME goes through (0), r goes on with
+/// the session, and once p is taken over and trusted as told, p's turn is refused (73) as a
+/// session "kept for another directory (r)". With the list kept, the same import gives 2.
+#[test]
+fn review_import_takes_the_session_of_a_root_restored_project_once_the_list_is_lost() {
+    let Some((turn, imported)) = a_turn_and_an_import_after_root_restored("review15-", false)
+    else {
+        return;
+    };
+    assert_eq!(turn.status.code(), Some(71), "{turn:?}");
     assert_eq!(imported.status.code(), Some(2), "{imported:?}");
 }
 
@@ -3530,54 +3548,14 @@ fn review_import_takes_the_session_of_a_root_restored_project_once_the_list_is_l
 /// (`chown -R`) and trusted as told, p's turn is refused as a session another directory keeps.
 #[test]
 fn review_import_takes_the_session_of_a_project_root_restored_whole_once_the_list_is_lost() {
-    use crate::support::other_user::{SharedPlace, as_user, give_to_nobody, has_setpriv, is_root};
-    if !is_root() || !has_setpriv() {
+    let Some((turn, imported)) = a_turn_and_an_import_after_root_restored("review16-", true) else {
         return;
-    }
-    let place = SharedPlace::new("review16-");
-    let (home, original) = (&place.home, &place.project);
-    give_to_nobody(original);
-    let here = original.with_file_name("r");
-    std::fs::create_dir(&here).expect("create nobody's second project");
-    give_to_nobody(&here);
-    let nobody = |dir: &Path, args: &[&std::ffi::OsStr]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_sticky"));
-        command
-            .args(args)
-            .current_dir(dir)
-            .env("HOME", home)
-            .env("PATH", SharedPlace::path())
-            .env("FAKE_CLAUDE_LOG", home.join("agent.jsonl"));
-        as_user(&command).output().expect("run sticky")
     };
-    let one = nobody(original, &["one".as_ref()]);
-    assert!(one.status.success(), "{one:?}");
-    let out = original.join("p.sticky");
-    let exported = nobody(
-        original,
-        &["export".as_ref(), "-o".as_ref(), out.as_os_str()],
-    );
-    assert!(exported.status.success(), "{exported:?}");
-    let bundle = original.with_file_name("p.sticky");
-    std::fs::rename(&out, &bundle).expect("move the bundle");
-    std::fs::remove_dir_all(home.join(".claude/projects")).expect("sweep the transcripts");
-    std::fs::remove_dir_all(home.join(".local/share/sticky")).expect("lose the data directory");
-    // Root restores the whole project from a backup: root's files, sticky's modes.
-    let backup = original.with_file_name("backup");
-    std::fs::rename(original, &backup).expect("lose the project");
-    let copied = Command::new("cp")
-        .arg("-r")
-        .args([&backup, original])
-        .status()
-        .expect("run cp");
-    assert!(copied.success(), "cp -r");
-    let turn = nobody(original, &["two".as_ref()]);
     assert_eq!(turn.status.code(), Some(71), "{turn:?}");
     assert!(
         String::from_utf8_lossy(&turn.stderr).contains("chown -R"),
         "{turn:?}"
     );
-    let imported = nobody(&here, &["import".as_ref(), bundle.as_os_str()]);
     assert_eq!(imported.status.code(), Some(2), "{imported:?}");
 }
 
