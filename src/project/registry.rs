@@ -10,10 +10,10 @@
 //! not listed (the file is one line per project), nor is a project once the list is full (past
 //! [`MAX_LIST`], which is all that is read; `sticky usage --all --prune` drops the gone ones).
 //!
-//! A turn that is about to create its project's state first asks the list whether it names
-//! this directory with another database of the user's that keeps a session of it
-//! ([`elsewhere`]: `STICKY_DB` missing from this shell, or set since); a turn whose database
-//! exists never asks.
+//! A turn that is about to start its directory's conversation afresh (its database missing, or
+//! keeping no session of it) first asks whether another state of the user's keeps a session of
+//! this directory ([`elsewhere`]: the project's own `.sticky/` under a `STICKY_DB`, then the
+//! list: `STICKY_DB` missing from this shell, or set since); a turn that goes on never asks.
 //!
 //! The list only says where to look. A listed project is located and checked as a turn there
 //! would be ([`locate_listed`]: `trust` and the stamp), so a line pointing at a stranger's or a
@@ -193,19 +193,78 @@ pub fn locate_listed(listed: &Listed) -> Found {
     }
 }
 
-/// Another database the list names with `project`'s directory, when `project` has none yet
-/// where it looks: one of the user's own (located and checked as [`locate_listed`] does) that
-/// keeps a live session recorded for that very directory. The project's state is there: a
-/// `STICKY_DB` missing from this shell (a new terminal, an editor's task, cron), or one set
-/// since (a shell profile's line) while its `.sticky/` keeps the conversation (review 16,
-/// M4). The caller asks only when this project's database keeps no conversation of it (none
-/// yet, or a `STICKY_DB` another project made: review 17, M1), so an ordinary turn reads nothing.
-pub fn elsewhere(project: &Project) -> Option<Listed> {
-    read().ok()?.into_iter().find(|listed| {
-        listed.dir == project.dir
-            && listed.database() != project.state.db
-            && matches!(locate_listed(listed), Found::Usable(there) if keeps_session_of(&there))
-    })
+/// Another state of `project`'s directory that keeps its conversation, found without opening
+/// `project`'s own database for writing.
+#[derive(Debug)]
+pub struct Elsewhere {
+    /// The directory and the database that keep it.
+    pub listed: Listed,
+    /// Where sticky found it: the project's own `.sticky/` (under a `STICKY_DB`), or the list.
+    pub in_list: bool,
+    /// Why a turn there refuses that state for now (a backup restored, a lost key), when it
+    /// does: the user fixes it there, and it keeps the conversation all the same.
+    pub hold: Option<super::Hold>,
+}
+
+/// Another state of `project`'s directory that keeps a live session recorded for that very
+/// directory, when the caller is about to start the conversation afresh (`project`'s database
+/// is missing, or keeps no session of it: a `STICKY_DB` missing from this shell, or one set
+/// since while `.sticky/` keeps the conversation; reviews 16 and 17). Looked for first where no
+/// list is needed, the project's own `.sticky/` when `STICKY_DB` chose another database (review
+/// 18, M1: the list may be lost), then in the list. A state a turn there would use counts, and
+/// so does one it refuses for now for a reason the user fixes there ([`super::held`]: a backup
+/// restored, a lost key; review 18, M3), read-only. One of another user's, a link out of its
+/// directory or no sticky database is passed over, as a turn there would pass it over.
+pub fn elsewhere(project: &Project) -> Option<Elsewhere> {
+    let own = project.db_overridden.then(|| Listed {
+        dir: project.dir.clone(),
+        db: None,
+    });
+    let listed = read().unwrap_or_default();
+    let candidates = own
+        .into_iter()
+        .map(|own| (own, false))
+        .chain(listed.into_iter().map(|listed| (listed, true)));
+    candidates
+        .filter(|(listed, _)| {
+            listed.dir == project.dir
+                && listed.database() != project.state.db
+                && !super::same_file(&listed.database(), &project.state.db)
+        })
+        .find_map(|(listed, in_list)| {
+            let hold = match keeping(&listed)? {
+                Keeping::Now => None,
+                Keeping::Held(hold) => Some(hold),
+            };
+            Some(Elsewhere {
+                listed,
+                in_list,
+                hold,
+            })
+        })
+}
+
+/// How a state that keeps a live session of its directory stands.
+enum Keeping {
+    /// A turn there would use it now.
+    Now,
+    /// A turn there refuses it for now, for this reason.
+    Held(super::Hold),
+}
+
+/// Whether the state `listed` names keeps a live session of its directory, and how it stands.
+fn keeping(listed: &Listed) -> Option<Keeping> {
+    match locate_listed(listed) {
+        Found::Usable(there) => keeps_session_of(&there).then_some(Keeping::Now),
+        Found::Gone => None,
+        Found::Refused(_) => {
+            let (there, hold) = super::held(&listed.dir, listed.db.as_deref())?;
+            (there.dir == listed.dir
+                && there.state.db == listed.database()
+                && keeps_session_of(&there))
+            .then_some(Keeping::Held(hold))
+        }
+    }
 }
 
 /// Whether the database of `there` keeps a live session recorded for `there`'s own directory.

@@ -80,7 +80,8 @@ pub(super) fn open(
 /// Whether an existing database would start this turn's conversation afresh while keeping no
 /// live session of this directory in any thread: a `STICKY_DB` set since (a shell profile's
 /// line) that another project made, while this project's `.sticky/` keeps its conversation
-/// (review 17, M1). Asked only when the thread has no live session here; reads no more.
+/// (review 17, M1), even when that database's thread of this name goes on in another directory,
+/// since removed (review 18, M2). A thread whose live session is this directory's reads no more.
 fn keeps_nothing_of_here(ctx: &Context, store: &Store) -> Result<bool> {
     if ctx.project.database == crate::project::Database::Missing {
         return Ok(false);
@@ -90,10 +91,10 @@ fn keeps_nothing_of_here(ctx: &Context, store: &Store) -> Result<bool> {
             .live_session(thread)?
             .is_some_and(|live| live.directory == ctx.project.dir))
     };
-    if let Some(thread) = store.thread(&ctx.thread)? {
-        if store.live_session(thread.id)?.is_some() {
-            return Ok(false);
-        }
+    if let Some(thread) = store.thread(&ctx.thread)?
+        && here(thread.id)?
+    {
+        return Ok(false);
     }
     for thread in store.threads()? {
         if here(thread.id)? {
@@ -283,65 +284,80 @@ fn ensure_startable(
     Ok(())
 }
 
-/// Refuses a first turn (not `sticky new`, which starts a state on purpose) that would create
-/// the project's state where the list of projects names this directory with another database
-/// of the user's that keeps its session: `STICKY_DB` missing from this shell (a new terminal,
-/// an editor's task, cron), or set since while `.sticky/` keeps the conversation. Started
-/// afresh, the turn would leave that conversation behind without a word (review 16, M4). Names
-/// that database, the command that goes on with it and the way to start here on purpose; only
-/// a first turn reads the list (`registry::elsewhere`).
+/// Refuses a turn (not `sticky new`, which starts a state on purpose) that would start this
+/// directory's conversation afresh where another state of the user's keeps a live session of
+/// it: `STICKY_DB` missing from this shell (a new terminal, an editor's task, cron), or set
+/// since while `.sticky/` keeps the conversation. Started afresh, the turn would leave that
+/// conversation behind without a word (reviews 16 to 18). Names that state (and what keeps a
+/// turn there from it for now), the command that goes on with it and the way to start here on
+/// purpose; see `registry::elsewhere`.
 fn ensure_no_state_elsewhere(ctx: &Context) -> Result<()> {
-    let Some(listed) = crate::project::registry::elsewhere(&ctx.project) else {
+    let Some(found) = crate::project::registry::elsewhere(&ctx.project) else {
         return Ok(());
     };
     let project = &ctx.project;
+    let listed = &found.listed;
     let shell = |path: &Path| escape(&crate::msg::shell_path(path)).into_owned();
     let flag = super::super::view::thread_flag(&ctx.thread);
-    let (theirs, go_on) = match &listed.db {
+    let (theirs, there) = match &listed.db {
         Some(db) => (
             format!("the database {} (STICKY_DB)", shell(db)),
-            format!("{}{flag} \"...\"", kept::sticky_in(&listed.dir, Some(db))),
+            kept::sticky_in(&listed.dir, Some(db)),
         ),
         None => (
             format!("its .sticky/ ({})", shell(&listed.database())),
-            format!(
-                "env -u STICKY_DB {}{flag} \"...\"",
-                kept::sticky_in(&listed.dir, None)
-            ),
+            format!("env -u STICKY_DB {}", kept::sticky_in(&listed.dir, None)),
         ),
     };
-    let here = if project.db_overridden && project.database != crate::project::Database::Missing {
-        format!(
-            "STICKY_DB names {}, which keeps no conversation of this directory",
-            shell(&project.state.db)
-        )
-    } else if project.db_overridden {
-        format!(
-            "STICKY_DB names {}, which does not exist yet",
-            shell(&project.state.db)
-        )
-    } else if project.database != crate::project::Database::Missing {
-        format!(
-            "{} keeps no conversation of this directory",
-            shell(&project.state.db)
-        )
+    let source = if found.in_list {
+        format!("your list of projects names {} with", shell(&project.dir))
     } else {
-        format!(
-            "STICKY_DB is not set here (a new shell, an editor's task, cron?) and {} holds no \
-             database",
-            shell(&project.dir.join(crate::state::STATE_DIR))
-        )
+        format!("the project {} has", shell(&project.dir))
     };
+    let (held, fix) = match found.hold {
+        Some(hold) => {
+            let (why, fix) = standing::hold_words(Some(hold), &there);
+            (
+                format!(" (a turn there refuses it for now: {why})"),
+                format!("{fix}, then "),
+            )
+        }
+        None => (String::new(), String::new()),
+    };
+    let here = here_words(project, &shell);
     let own = project.db_overridden.then_some(project.state.db.as_path());
     let new = format!("{}{flag} new", kept::sticky_in(&project.dir, own));
     Err(StickyError::Usage(format!(
-        "this project's conversation is kept elsewhere: your list of projects names {} with \
-         {theirs}, which keeps a live session of this directory, but {here}, so this turn \
-         would start a fresh conversation beside that one; nothing was created. To go on with \
-         it, run `{go_on}`; to start a separate state here on purpose, run `{new}`",
-        shell(&project.dir),
+        "this project's conversation is kept elsewhere: {source} {theirs}, which keeps a live \
+         session of this directory{held}, but {here}, so this turn would start a fresh \
+         conversation beside that one; nothing was created. To go on with it, {fix}run \
+         `{there}{flag} \"...\"`; to start a separate state here on purpose, run `{new}`",
     ))
     .into())
+}
+
+/// What this turn's own database is, in [`ensure_no_state_elsewhere`]'s words.
+fn here_words(project: &crate::project::Project, shell: &dyn Fn(&Path) -> String) -> String {
+    let exists = project.database != crate::project::Database::Missing;
+    match (project.db_overridden, exists) {
+        (true, true) => format!(
+            "STICKY_DB names {}, which keeps no conversation of this directory",
+            shell(&project.state.db)
+        ),
+        (true, false) => format!(
+            "STICKY_DB names {}, which does not exist yet",
+            shell(&project.state.db)
+        ),
+        (false, true) => format!(
+            "{} keeps no conversation of this directory",
+            shell(&project.state.db)
+        ),
+        (false, false) => format!(
+            "STICKY_DB is not set here (a new shell, an editor's task, cron?) and {} holds no \
+             database",
+            shell(&project.dir.join(crate::state::STATE_DIR))
+        ),
+    }
 }
 
 /// Names the project once when it was found above the current directory outside git (a
