@@ -63,6 +63,9 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
     };
     let mut store = ctx.existing_store()?.ok_or_else(unknown)?;
     let thread = store.thread(&ctx.thread)?.ok_or_else(unknown)?;
+    if let Some(live) = store.live_session(thread.id)? {
+        super::standing::refuse_shared_thread(&ctx.thread, &live, &ctx.project, "forget")?;
+    }
     // No turn may run on the conversation from the count to the end: a turn that began after
     // the question would be deleted without having been named in it.
     let _lock = lock_idle(ctx)?;

@@ -121,6 +121,7 @@ fn run(ctx: &Context, args: &Args) -> Result<Report> {
     plan.moving.refuse_holding_more(&stagings)?;
     let replaced = replaced(args, existing.as_ref(), &plan.name)?;
     if let Some(replaced) = &replaced {
+        refuse_shared_replace(ctx, replaced, &plan.name)?;
         refuse_vault_ahead(ctx, replaced, &plan, manifest)?;
         if !args.yes && !confirmed(&describe(&plan.name, replaced))? {
             crate::msg::write(format_args!("nothing imported"));
@@ -212,6 +213,20 @@ fn replaced(
         sessions: store.sessions(thread.id)?,
         turns: store.turns(thread.id)?,
     }))
+}
+
+/// Refuses `--replace` of a thread whose live session belongs to another directory sharing
+/// this very database (one `STICKY_DB` set for both): it would delete that directory's
+/// conversation.
+fn refuse_shared_replace(ctx: &Context, replaced: &Replaced, name: &str) -> Result<()> {
+    let live = replaced
+        .sessions
+        .iter()
+        .find(|session| session.ended_at.is_none());
+    if let Some(live) = live {
+        super::standing::refuse_shared_thread(name, live, &ctx.project, "import --replace FILE")?;
+    }
+    Ok(())
 }
 
 /// Refuses `--replace` with a bundle of the replaced thread's own session when sticky's vault

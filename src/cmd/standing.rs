@@ -653,6 +653,32 @@ pub fn shared_database(thread: &str, live: &SessionRow, project: &Project) -> St
     )
 }
 
+/// Refuses `verb` (`forget`, `import --replace`) here on thread `thread` whose live session
+/// `live` belongs to another directory that uses this very database (one `STICKY_DB` set for
+/// both): done here, it would delete that directory's conversation, which nothing here says
+/// is its. Names the way to do it there, where it is that directory's own.
+pub fn refuse_shared_thread(
+    thread: &str,
+    live: &SessionRow,
+    project: &Project,
+    verb: &str,
+) -> Result<(), crate::exit::StickyError> {
+    if !shares_database(live, project) {
+        return Ok(());
+    }
+    let flag = super::view::thread_flag(thread);
+    let from = escape(&live.directory.display().to_string()).into_owned();
+    let db = escape(&crate::msg::shell_path(&project.state.db)).into_owned();
+    let there = super::kept::sticky_in(&live.directory, assess(live, here(project)).1.as_deref());
+    Err(crate::exit::StickyError::Elsewhere(format!(
+        "thread {} is the conversation of directory {from}, which still exists and uses this \
+         very database ({db}) too (one STICKY_DB set for both): `{verb}` here would delete \
+         {from}'s conversation; nothing was changed. If that is what you mean, run it there \
+         (`{there}{flag} {verb}`)",
+        escape(thread)
+    )))
+}
+
 /// What a turn in the directory of [`held`] objects to (`hold`), and the fix to make there,
 /// where `there` runs sticky.
 pub fn hold_words(hold: Option<crate::project::Hold>, there: &str) -> (String, String) {

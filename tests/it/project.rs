@@ -1301,6 +1301,63 @@ fn review_a_turn_without_the_projects_sticky_db_silently_starts_a_fresh_session(
     }
 }
 
+/// Two projects sharing one `STICKY_DB`: in q, `sticky forget` and `sticky import --replace` of
+/// thread main, which is p's conversation, refuse (73) before deleting anything, naming p and
+/// the way to do it there; p goes on with its session, and both do what they say there.
+#[test]
+fn forget_and_import_replace_in_a_project_sharing_sticky_db_leave_the_others_thread() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    let first = env.turn("one in p");
+    // A conversation from another machine (another HOME), imported over thread main in q.
+    let elsewhere = TestEnv::new();
+    elsewhere.turn("on another machine");
+    let bundle = elsewhere.scratch.join("b.sticky");
+    elsewhere.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    let there = format!(
+        "STICKY_DB={} sticky -C {}",
+        database.display(),
+        env.project.display()
+    );
+    let forget = env.sticky(["forget", "--yes"]).current_dir(&q).run();
+    forget
+        .assert_code(73)
+        .assert_stderr_contains(&format!(
+            "thread main is the conversation of directory {}",
+            env.project.display()
+        ))
+        .assert_stderr_contains(&format!("(`{there} forget`)"));
+    let replace = env
+        .sticky([
+            "import",
+            "--replace",
+            "--yes",
+            bundle.to_str().expect("UTF-8"),
+        ])
+        .current_dir(&q)
+        .run();
+    replace
+        .assert_code(73)
+        .assert_stderr_contains(&format!("(`{there} import --replace FILE`)"));
+    let two = env.turn("two in p");
+    assert_eq!(two.session, first.session);
+    assert_eq!(two.saw, ["one in p"]);
+    env.ok([
+        "import",
+        "--replace",
+        "--yes",
+        bundle.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(env.turn("after the import").saw, ["on another machine"]);
+    env.ok(["forget", "--yes"]);
+    assert_eq!(env.turn("after forget").saw, Vec::<String>::new());
+}
+
 /// Review 16, M3, what is said and every way out: two projects sharing one `STICKY_DB` (set
 /// for both, as a shell profile's line does). In q, the turn (73), `sticky new` with or without
 /// a prompt (73) and `relocate` (2) all refuse p's session alike, naming the shared database;
