@@ -257,10 +257,14 @@ fn keeping(listed: &Listed) -> Option<Keeping> {
     match locate_listed(listed) {
         Found::Usable(there) => keeps_session_of(&there).then_some(Keeping::Now),
         Found::Gone => None,
+        // One git tracks came with the repository (whoever committed it may have recorded
+        // this very path, as CI runners share one): `trust` never adopts it, so it is no
+        // conversation of the user's to go back to.
         Found::Refused(_) => {
             let (there, hold) = super::held(&listed.dir, listed.db.as_deref())?;
             (there.dir == listed.dir
                 && there.state.db == listed.database()
+                && stamp::tracked_by_git(&there.state) == Ok(false)
                 && keeps_session_of(&there))
             .then_some(Keeping::Held(hold))
         }

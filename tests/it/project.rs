@@ -1959,3 +1959,34 @@ fn review_a_restored_sticky_db_is_passed_over_by_a_turn_without_it() {
     two.assert_success();
     assert_eq!(two.answer().session, first.answer().session);
 }
+
+/// A `.sticky/` that git tracks came with the repository: `trust` never adopts it, and whoever
+/// committed it may have recorded this very path (CI runners share one). A turn with a
+/// `STICKY_DB` does not count it as this project's conversation kept elsewhere: it goes on in
+/// its database, refusing nothing, rather than send the user to a `trust` that refuses.
+#[test]
+fn a_sticky_dir_git_tracks_is_no_conversation_kept_elsewhere() {
+    let env = TestEnv::new();
+    env.turn("one in the committer's checkout");
+    let identity = ["-c", "user.name=a", "-c", "user.email=a@example.com"];
+    env.git(&env.project, &["add", "-f", ".sticky"]);
+    env.git(
+        &env.project,
+        &[&identity[..], &["commit", "-qm", "state"]].concat(),
+    );
+    let committed = env.root().join("committed");
+    std::fs::rename(&env.project, &committed).expect("move the checkout away");
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(&committed)
+        .arg(&env.project)
+        .status();
+    assert!(cloned.is_ok_and(|status| status.success()), "git clone");
+    let (database, _) = a_database_q_made(&env, &["-t", "other", "one in q"]);
+    let here = env
+        .sticky(["in the clone"])
+        .env("STICKY_DB", &database)
+        .run();
+    here.assert_success();
+    assert_eq!(here.answer().saw, Vec::<String>::new());
+}
