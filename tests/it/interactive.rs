@@ -339,13 +339,14 @@ fn stickys_message_after_an_interrupted_agent_starts_on_a_fresh_line() {
     terminal.expect("> ");
     // Ctrl-C reaches the agent (sticky's terminal is raw): it dies at its prompt, mid-line.
     terminal.send("\x03");
-    terminal.expect("sticky: ");
+    terminal.expect("sticky: claude was killed");
     terminal.expect("\n");
     let screen = terminal.contents();
     assert_eq!(terminal.wait(), 128 + 2, "the agent died of SIGINT");
     // The agent left the cursor after its prompt (`> ^C`): sticky's line starts a line of its
     // own, right below that one (no blank line).
-    let before = &screen[..screen.find("sticky: ").expect("sticky's message")];
+    let at = screen.find("sticky: claude was killed");
+    let before = &screen[..at.expect("sticky's message")];
     let mut lines = before.rsplit('\n');
     assert_eq!(lines.next(), Some(""), "a line starts: {screen:?}");
     let prompt_line = lines.next().unwrap_or_default().trim_matches('\r');

@@ -1960,6 +1960,43 @@ fn review_a_restored_sticky_db_is_passed_over_by_a_turn_without_it() {
     assert_eq!(two.answer().session, first.answer().session);
 }
 
+/// The turn that makes a project's state says so on stderr (not with `--quiet`), naming where;
+/// later turns say nothing of it. So a conversation started where the user expected one to go on
+/// is never started silently: a project whose `STICKY_DB` is not set in this shell, once
+/// sticky's data directory (and with it the list that would have named that database) is lost.
+#[test]
+fn the_turn_that_starts_a_projects_first_conversation_says_where() {
+    let env = TestEnv::new();
+    let state = env.home.join(".local/state/sticky");
+    std::fs::create_dir_all(&state).expect("the state directory");
+    let database = state.join("p.db");
+    let first = env.sticky(["one in p"]).env("STICKY_DB", &database).run();
+    first.assert_success().assert_stderr_contains(&format!(
+        "sticky: no conversation of {} yet: started one, kept in {} (STICKY_DB)",
+        env.project.display(),
+        database.display()
+    ));
+    let two = env.sticky(["two in p"]).env("STICKY_DB", &database).run();
+    assert_eq!(two.assert_success().stderr, "", "said once");
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the directory");
+    let quiet = env
+        .sticky(["-q", "quiet elsewhere"])
+        .current_dir(env.root())
+        .run();
+    assert!(
+        !quiet.assert_success().stderr.contains("no conversation"),
+        "{}",
+        quiet.describe()
+    );
+    let apart = env.sticky(["three in p"]).env_remove("STICKY_DB").run();
+    apart.assert_success().assert_stderr_contains(&format!(
+        "sticky: no conversation of {} yet: started one, kept in {}",
+        env.project.display(),
+        env.project.join(".sticky").display()
+    ));
+    assert_ne!(apart.answer().session, first.answer().session);
+}
+
 /// A `.sticky/` that git tracks came with the repository: `trust` never adopts it, and whoever
 /// committed it may have recorded this very path (CI runners share one). A turn with a
 /// `STICKY_DB` does not count it as this project's conversation kept elsewhere: it goes on in

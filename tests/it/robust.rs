@@ -228,17 +228,26 @@ fn sixty_four_first_runs_at_once_share_one_database_and_session_and_take_turns()
         .collect();
     let elapsed = started.elapsed();
 
+    let started_state = format!(
+        "sticky: no conversation of {} yet: started one, kept in {}",
+        env.project.display(),
+        env.project.join(".sticky").display()
+    );
+    let mut said_started = 0;
     for output in &outputs {
         output.assert_success();
-        // stderr holds at most the waiting message: no error, no "database is locked".
+        // stderr holds at most the waiting message, and the one turn that made the state says
+        // so: no error, no "database is locked".
         for line in output.stderr.lines() {
+            said_started += usize::from(line == started_state);
             assert!(
-                line.starts_with("sticky: thread main is busy with "),
+                line.starts_with("sticky: thread main is busy with ") || line == started_state,
                 "unexpected stderr line {line:?}\n{}",
                 output.describe()
             );
         }
     }
+    assert_eq!(said_started, 1, "one turn made the state");
     let answers: Vec<_> = outputs.iter().map(Output::answer).collect();
     let session = &answers[0].session;
     assert!(

@@ -77,6 +77,25 @@ pub(super) fn open(
     Ok(store)
 }
 
+/// Says that this turn starts the first conversation its database keeps (a new project state,
+/// or every thread forgotten), and where it is kept: a user who expected one to go on (a
+/// `STICKY_DB` of theirs not set in this shell, with sticky's data directory lost, so nothing
+/// could tell) sees it at once. Of many first turns at once, said by the one that made the
+/// thread; not with `--quiet` or `--json`.
+fn announce_first_conversation(ctx: &Context) {
+    let project = &ctx.project;
+    let dir = escape(&crate::msg::shell_path(&project.dir)).into_owned();
+    let (kept, by) = if project.db_overridden {
+        (project.state.db.clone(), " (STICKY_DB)")
+    } else {
+        (project.dir.join(crate::state::STATE_DIR), "")
+    };
+    crate::aside!(
+        "no conversation of {dir} yet: started one, kept in {}{by}",
+        escape(&crate::msg::shell_path(&kept))
+    );
+}
+
 /// Whether an existing database would start this turn's conversation afresh while keeping no
 /// live session of this directory in any thread: a `STICKY_DB` set since (a shell profile's
 /// line) that another project made, while this project's `.sticky/` keeps its conversation
@@ -113,16 +132,16 @@ pub(super) fn begin<'a>(
 ) -> Result<Begun<'a>> {
     let host = crate::host::name();
     let home = crate::settings::home()?;
-    store.immediate(|tx| {
+    let mut first = false;
+    let begun = store.immediate(|tx| {
         let thread = thread(ctx, tx)?;
+        // The first row of an empty table (a new database, or every thread forgotten): one
+        // turn, of many first turns at once.
+        first = tx.created_now(thread.id) && thread.id == 1;
         let plan = decide(ctx, &thread, start.request);
         // The thread's lock is ours: a turn still marked running has lost its process.
         tx.abandon_running_turns(thread.id)?;
-        match plan.action.live() {
-            Some(live) if !start.request.fresh => ensure_here(ctx, live, &home)?,
-            Some(live) => ensure_not_shared(ctx, live)?,
-            None => {}
-        }
+        ensure_plan_may_go_on(ctx, &plan, start.request.fresh, &home)?;
         let carried = start.carried.filter(|_| plan.carry.is_some());
         let (session, aim) =
             session::apply(tx, thread.id, &plan, &ctx.agents, &ctx.project.dir, carried)?;
@@ -158,7 +177,26 @@ pub(super) fn begin<'a>(
             turn_id,
             home: home.clone(),
         })
-    })
+    })?;
+    if first {
+        announce_first_conversation(ctx);
+    }
+    Ok(begun)
+}
+
+/// Refuses a plan whose live session is not this project's to go on with (a turn), or to end
+/// (`sticky new`, `fresh`).
+fn ensure_plan_may_go_on(
+    ctx: &Context,
+    plan: &Plan<&SessionRow>,
+    fresh: bool,
+    home: &Path,
+) -> Result<()> {
+    match plan.action.live() {
+        Some(live) if !fresh => ensure_here(ctx, live, home),
+        Some(live) => Ok(ensure_not_shared(ctx, live)?),
+        None => Ok(()),
+    }
 }
 
 /// The agent session a fork's first turn forks with the agent's own fork: the source's, while
