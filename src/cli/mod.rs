@@ -119,6 +119,7 @@ impl Cli {
             model: origin("model"),
             thread: Origin::of(leaf, "thread"),
         };
+        cli.unset_empty_variables();
         let model = match &mut cli.command {
             Some(Command::New(args)) => &mut args.model,
             Some(
@@ -131,6 +132,33 @@ impl Cli {
         };
         check_model(model, cli.origins.model, command)?;
         Ok(cli)
+    }
+}
+
+impl Cli {
+    /// Takes an empty `STICKY_THREAD` or `STICKY_AGENT` as unset, as an empty `STICKY_MODEL` is
+    /// (`check_model`): shells and CI files leave variables empty (`export
+    /// STICKY_THREAD=$THREAD` with none given), which must not break the turn.
+    fn unset_empty_variables(&mut self) {
+        if self.origins.thread == Origin::Environment && self.global.thread.is_empty() {
+            "main".clone_into(&mut self.global.thread);
+            self.origins.thread = Origin::Default;
+        }
+        if self.origins.agent != Origin::Environment {
+            return;
+        }
+        let agent = match &mut self.command {
+            Some(
+                Command::Config(cmd::config::Args { select })
+                | Command::Doctor(cmd::doctor::Args { select }),
+            ) => &mut select.agent,
+            Some(Command::New(args)) => &mut args.agent,
+            _ => &mut self.turn.agent,
+        };
+        if agent.as_deref() == Some("") {
+            *agent = None;
+            self.origins.agent = Origin::Default;
+        }
     }
 }
 

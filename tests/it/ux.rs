@@ -1563,3 +1563,31 @@ fn a_relative_home_is_refused_by_a_command_not_taken_as_the_project() {
             .assert_stderr_contains("HOME is relative/home, not an absolute path");
     }
 }
+
+/// An empty `STICKY_THREAD` or `STICKY_AGENT` (a CI file's `export STICKY_THREAD=$THREAD` with
+/// none given) is taken as unset, as an empty `STICKY_MODEL` is: the turn goes on with thread
+/// main and the default agent, and reports work (review 19, L1).
+#[test]
+fn empty_sticky_variables_are_taken_as_unset() {
+    let env = TestEnv::new();
+    let first = env.turn("one");
+    let two = env
+        .sticky(["two"])
+        .env("STICKY_THREAD", "")
+        .env("STICKY_AGENT", "")
+        .env("STICKY_MODEL", "")
+        .run();
+    two.assert_success();
+    assert_eq!(two.answer().session, first.session);
+    for args in [&["status"][..], &["threads"], &["config"], &["doctor"]] {
+        env.sticky(args)
+            .env("STICKY_THREAD", "")
+            .env("STICKY_AGENT", "")
+            .run()
+            .assert_success();
+    }
+    env.sticky(["new"])
+        .env("STICKY_AGENT", "")
+        .run()
+        .assert_success();
+}
