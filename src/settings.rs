@@ -416,6 +416,13 @@ pub fn resolve_thread(
     resolve_thread_with(global, origins, config, dir, &env::var)
 }
 
+/// Whether a turn without `-t` uses thread `main`: `STICKY_THREAD` unset (or `main`) and the
+/// configuration's `thread` unset (or `"main"`); a suggested command then leaves `-t main` out.
+pub fn main_is_default(config: &Config) -> bool {
+    env::thread().is_none_or(|thread| thread == "main")
+        && matches!(config.thread, None | Some(ThreadDefault::Main))
+}
+
 /// How the thread follows git.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Follow {

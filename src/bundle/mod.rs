@@ -257,6 +257,31 @@ impl Manifest {
         self.sessions.iter().rev().find(|s| s.ended_at.is_none())
     }
 
+    /// Cuts the oldest turns' prompts longer than [`crate::store::PROMPT_RECORD`] to that
+    /// ([`crate::store::cut_prompt`]) until the prompts carried add up to at most `budget`
+    /// bytes: rows an older sticky recorded whole (a log piped as the prompt) still export;
+    /// returns how many prompts were cut.
+    pub fn fit_prompts(&mut self, budget: usize) -> usize {
+        let length = |turn: &WholeTurn| turn.row.prompt.as_ref().map_or(0, String::len);
+        let mut total: usize = self.turns.iter().map(length).sum();
+        let mut cut = 0;
+        for turn in &mut self.turns {
+            if total <= budget {
+                break;
+            }
+            let Some(prompt) = turn.row.prompt.as_mut() else {
+                continue;
+            };
+            if prompt.len() > crate::store::PROMPT_RECORD {
+                let shorter = crate::store::cut_prompt(prompt, crate::store::PROMPT_RECORD);
+                total -= prompt.len() - shorter.len();
+                *prompt = shorter.into_owned();
+                cut += 1;
+            }
+        }
+        cut
+    }
+
     /// Leaves out the oldest turns' answers until the answers carried add up to at most
     /// `budget` bytes, so the manifest stays within what import reads ([`Limits::manifest`]);
     /// returns how many answers were left out.

@@ -737,3 +737,33 @@ fn a_bundle_says_the_home_it_was_exported_in_and_an_older_one_none() {
     let older = serde_json::to_string(&manifest()).unwrap();
     assert!(!older.contains("\"home\""));
 }
+
+#[test]
+fn long_prompts_past_the_budget_are_cut_oldest_first() {
+    use crate::store::PROMPT_RECORD;
+    let long = "line of a log\n".repeat(PROMPT_RECORD / 7);
+    let mut manifest = manifest();
+    manifest.turns = vec![turn(None), turn(None), turn(None)];
+    for (turn, prompt) in manifest.turns.iter_mut().zip([&long, "short", &long]) {
+        turn.row.prompt = Some(prompt.to_owned());
+    }
+    assert_eq!(manifest.fit_prompts(3 * long.len()), 0);
+    assert_eq!(manifest.fit_prompts(long.len() + PROMPT_RECORD + 100), 1);
+    let prompts: Vec<&str> = manifest
+        .turns
+        .iter()
+        .map(|t| t.row.prompt.as_deref().unwrap_or_default())
+        .collect();
+    let said = format!("\n\n[… {} bytes in all; the rest is not kept]", long.len());
+    let head = prompts[0].strip_suffix(&said).expect("the length said");
+    assert!(long.starts_with(head) && head.ends_with("a log") && head.len() <= PROMPT_RECORD);
+    assert_eq!(&prompts[1..], ["short", long.as_str()]);
+}
+
+#[test]
+fn a_prompt_is_cut_at_a_character_boundary_and_says_its_length() {
+    use crate::store::cut_prompt;
+    assert_eq!(cut_prompt("short", 10), "short");
+    let cut = cut_prompt("ééééé", 5);
+    assert_eq!(cut, "éé\n\n[… 10 bytes in all; the rest is not kept]");
+}

@@ -64,11 +64,14 @@ pub fn write<W: Write>(
     let text = serde_json::to_vec_pretty(&manifest)?;
     let limit = super::Limits::default().manifest;
     if text.len() as u64 > limit {
-        bail!(
+        return Err(crate::exit::StickyError::Usage(format!(
             "the conversation's record is {} bytes, over the {limit} bytes a bundle's manifest \
-             may hold; export a thread with fewer turns",
+             may hold even with its oldest answers left out and its long prompts cut; nothing \
+             was written. `sticky new --carry \"...\"` goes on in a new session that starts with \
+             a recap of the whole conversation, which exports",
             text.len()
-        );
+        ))
+        .into());
     }
     append(
         &mut archive,

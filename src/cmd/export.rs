@@ -564,10 +564,23 @@ fn recorded_database(ctx: &Context) -> Option<String> {
     db.to_str().map(str::to_owned)
 }
 
-/// Keeps the kept answers within half of what import reads of a manifest (the rest is room for
-/// the other fields and JSON's escapes), leaving out the oldest first, and says so.
+/// Keeps the kept answers within half of what import reads of a manifest, and the prompts
+/// within a quarter (the rest is room for the other fields and JSON's escapes), cutting the
+/// oldest first, and says so.
 fn fit_answers(manifest: &mut Manifest) {
-    let budget = usize::try_from(bundle::Limits::default().manifest / 2).unwrap_or(usize::MAX);
+    let limit = usize::try_from(bundle::Limits::default().manifest).unwrap_or(usize::MAX);
+    let cut = manifest.fit_prompts(limit / 4);
+    if cut > 0 {
+        let turns = if cut == 1 { "turn" } else { "turns" };
+        note!(
+            "cut the prompts of the oldest {cut} {turns} to their first {} bytes in the bundle \
+             (piped logs an older sticky recorded whole), so it stays within the {} bytes of \
+             prompts a bundle carries",
+            crate::store::PROMPT_RECORD,
+            limit / 4
+        );
+    }
+    let budget = limit / 2;
     let dropped = manifest.fit_answers(budget);
     if dropped > 0 {
         let turns = if dropped == 1 { "turn" } else { "turns" };
@@ -723,11 +736,7 @@ fn refuse_behind(ctx: &Context, live: &SessionRow, id: &str, turns: &[WholeTurn]
             named.join(", "),
             if one { "it" } else { "them" },
             if one { "that turn" } else { "those turns" },
-            if ctx.thread == "main" {
-                String::new()
-            } else {
-                format!(" {}", super::view::thread_option(&ctx.thread))
-            },
+            super::view::thread_flag(&ctx.thread),
         ),
     }
     .into())

@@ -275,11 +275,7 @@ fn refuse_vault_ahead(
         return Ok(());
     };
     let turns = lacking_turns(replaced, session, manifest, &plan.name);
-    let option = if plan.name == "main" {
-        String::new()
-    } else {
-        format!(" {}", super::view::thread_option(&plan.name))
-    };
+    let option = super::view::thread_flag(&plan.name);
     Err(StickyError::Usage(format!(
         "sticky's vault holds {agent} session {id} with {turns} ({}: {} bytes, the bundle's {}), \
          and {agent}'s own files of it are gone: --replace would remove the vault's copy, the \
@@ -888,13 +884,9 @@ fn report(
             if copies == 1 { "y" } else { "ies" }
         );
     }
-    let thread = if plan.name == "main" {
-        String::new()
-    } else {
-        format!("{} ", super::view::thread_option(&plan.name))
-    };
+    let thread = super::view::thread_flag(&plan.name);
     note!(
-        "imported thread {} ({} session {}, {} turn{}) from {}; `sticky {thread}\"...\"` \
+        "imported thread {} ({} session {}, {} turn{}) from {}; `sticky{thread} \"...\"` \
          goes on with it here",
         super::view::escape(&plan.name),
         manifest.agent.name,

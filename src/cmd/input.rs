@@ -22,7 +22,8 @@ pub struct Prompt {
     /// The bytes the agent gets.
     pub text: Vec<u8>,
     /// What the turn's row records: the prompt words, and the size of any piped context
-    /// rather than the context itself (a 1 MiB log on every turn would bloat the store).
+    /// rather than the context itself (a 1 MiB log on every turn would bloat the store); a
+    /// prompt made by stdin alone, its first [`crate::store::PROMPT_RECORD`] bytes.
     pub summary: String,
 }
 
@@ -48,7 +49,8 @@ pub fn gather(
         return Ok((!text.is_empty()).then_some(Prompt { text, summary }));
     }
     if text.is_empty() {
-        summary = String::from_utf8_lossy(&context).into_owned();
+        let piped = String::from_utf8_lossy(&context);
+        summary = crate::store::cut_prompt(&piped, crate::store::PROMPT_RECORD).into_owned();
         text = context;
     } else {
         summary.push_str(&format!("\n\n[{} bytes from stdin]", context.len()));

@@ -304,14 +304,17 @@ impl Context {
         if let (ThreadUse::Rewrite(command), true) = (uses, chosen.fallback) {
             return Err(StickyError::Usage(format!(
                 "{}: git names no branch, and `sticky {command}` does not fall back to thread {}; \
-                 name it with -t {} (or check out the branch)",
-                chosen.setting.origin, chosen.setting.value, chosen.setting.value,
+                 name it with {} (or check out the branch)",
+                chosen.setting.origin,
+                chosen.setting.value,
+                view::thread_option(&chosen.setting.value),
             ))
             .into());
         }
         if let Some(note) = chosen.note.as_deref() {
             aside!("{}", view::escape(note));
         }
+        view::set_main_is_default(settings::main_is_default(&config.0));
         let thread = chosen.setting.value.clone();
         let settings = Settings::new(global, chosen.setting, &project, config);
         Ok(Self {

@@ -125,11 +125,7 @@ pub fn behind(
     if missing.len() > NAMED {
         named.push(format!("{} more", missing.len() - NAMED));
     }
-    let flag = if thread == "main" {
-        String::new()
-    } else {
-        format!(" -t {}", escape(thread))
-    };
+    let flag = super::view::thread_flag(thread);
     let (one, turns) = (missing.len() == 1, named.join(", "));
     Ok(Some(format!(
         "sticky's vault holds a copy of it that ends before turn{} {turns} (copying {} into the \

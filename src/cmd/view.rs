@@ -401,10 +401,12 @@ pub fn turn_name(row: &crate::store::TurnRow) -> String {
     format!("#{} \"{}\"", row.id, escape(&words))
 }
 
-/// `-t NAME` as a hint shows it: `-t=NAME` for a thread an older sticky let start with `-`
-/// (`-t -rf` reads `-rf` as options, `-t=-rf` names the thread).
+/// `-t NAME` as a hint shows it, the name shell-quoted ([`crate::msg::shell_word`]): a thread's
+/// name may come from a bundle or a git branch, whose author would otherwise choose what a
+/// pasted command runs (review 19, H1). `-t=NAME` for a thread an older sticky let start with
+/// `-` (`-t -rf` reads `-rf` as options, `-t=-rf` names the thread).
 pub fn thread_option(name: &str) -> String {
-    let shown = escape(name);
+    let shown = crate::msg::shell_word(name);
     if name.starts_with('-') {
         format!("-t={shown}")
     } else {
@@ -412,10 +414,21 @@ pub fn thread_option(name: &str) -> String {
     }
 }
 
+/// Whether a turn without `-t` uses thread `main`: no `STICKY_THREAD` naming another, and no
+/// configuration's `thread = "branch"` or `"pr"`. Set once by the command's context.
+static MAIN_IS_DEFAULT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Records whether a turn without `-t` uses thread `main` here ([`thread_flag`]).
+pub fn set_main_is_default(main: bool) {
+    MAIN_IS_DEFAULT.store(main, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The thread option a suggested command needs for thread `name`, with its leading space:
-/// none for `main`, the default thread; else [`thread_option`].
+/// none for `main` while a turn without `-t` uses it; else [`thread_option`]. With
+/// `STICKY_THREAD` or the configuration's `thread` choosing another, `sticky "..."` would go on
+/// elsewhere (review 19, M5).
 pub fn thread_flag(name: &str) -> String {
-    if name == "main" {
+    if name == "main" && MAIN_IS_DEFAULT.load(std::sync::atomic::Ordering::Relaxed) {
         String::new()
     } else {
         format!(" {}", thread_option(name))
@@ -447,6 +460,21 @@ pub fn escape_answer(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_option_is_one_shell_word_whatever_the_name() {
+        for (name, shown) in [
+            ("main", "-t main"),
+            ("feature/x-1", "-t feature/x-1"),
+            ("review $(touch x)", "-t 'review $(touch x)'"),
+            ("it's", r#"-t 'it'"'"'s'"#),
+            ("wip-`id`", "-t 'wip-`id`'"),
+            ("-rf", "-t=-rf"),
+            ("-a b", "-t='-a b'"),
+        ] {
+            assert_eq!(thread_option(name), shown, "{name}");
+        }
+    }
 
     /// The modules of `cmd/` that are no command but serve them all.
     const HELPERS: &[&str] = &[

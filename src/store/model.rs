@@ -104,6 +104,34 @@ pub struct ForkedFrom {
     pub agent_session_id: String,
 }
 
+/// The most of a prompt made by stdin alone that a turn's row records (16 KiB, pages of text):
+/// the agent gets all of it (up to `cmd::input::STDIN_CAP`), but `make report | sticky` on
+/// every turn would otherwise store megabytes a turn, and a conversation's record must still
+/// fit a bundle (review 19, M3).
+pub const PROMPT_RECORD: usize = 16 << 10;
+
+/// `text` cut to at most its first `keep` bytes (at a character boundary, a line's end when one
+/// is near), with a last line saying how many bytes there were in all; `text` itself when it
+/// fits.
+pub fn cut_prompt(text: &str, keep: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= keep {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = keep;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let head = match head.rfind('\n') {
+        Some(line) if line >= end / 2 => &head[..line],
+        _ => head,
+    };
+    std::borrow::Cow::Owned(format!(
+        "{head}\n\n[… {} bytes in all; the rest is not kept]",
+        text.len()
+    ))
+}
+
 /// One run of sticky on a session. Serialized as a bundle carries it ([`crate::bundle`]: its
 /// own id and answer size left out, its session's id as `session`, a figure missing in an
 /// older bundle read as none).

@@ -353,7 +353,8 @@ pub(crate) fn migrate(conn: &Connection, file: &Path, seen: Identity) -> Result<
             "thread {thread:?} resumed {agent:?} session {id:?}, which thread {keeper:?} \
              resumes too (a bundle imported twice by an older sticky), so each saw the other's \
              turns; {keeper:?} keeps it, and {thread:?}'s next turn starts a session of its own \
-             (`sticky -t {thread:?} new --carry` starts it with a recap)"
+             (`sticky -t {} new --carry` starts it with a recap)",
+            crate::msg::shell_word(&thread)
         ));
     }
     Ok(())

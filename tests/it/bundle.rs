@@ -1591,7 +1591,7 @@ fn threads_an_older_sticky_left_on_one_session_are_parted_on_upgrade() {
         "thread \"third\" resumed \"claude\" session \"{}\", which thread \"second\" resumes too",
         first.session
     ));
-    upgraded.assert_stderr_contains("sticky -t \"third\" new --carry");
+    upgraded.assert_stderr_contains("sticky -t third new --carry");
     assert!(
         !b.ok(["threads"]).stderr.contains("resumes too"),
         "said once, when the file is upgraded"
@@ -3751,4 +3751,129 @@ fn manifest_of(bundle: &Path) -> serde_json::Value {
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut first, &mut bytes).expect("read the manifest");
     serde_json::from_slice(&bytes).expect("JSON")
+}
+
+/// The command import's last line says goes on with the imported thread:
+/// "...; `sticky -t NAME "..."` goes on with it here".
+#[track_caller]
+fn import_advice(imported: &Output) -> String {
+    let Some((command, _)) = imported
+        .stderr
+        .rsplit_once("; `")
+        .and_then(|(_, tail)| tail.split_once("` goes on"))
+    else {
+        panic!("no advice in import's output\n{}", imported.describe());
+    };
+    command.to_owned()
+}
+
+/// Review 19, H1: a bundle's thread name is the bundle author's choice (any text without a control
+/// character), and `import` ends by telling the user the command that goes on with it,
+/// `` `sticky -t NAME "..."` ``, with the name pasted in unquoted. A name such as
+/// `review $(touch FILE)` makes that advice, pasted into a shell as sticky suggests, run the
+/// author's command. Review 16 quoted the paths of pasted commands; the thread names in them
+/// (`view::thread_option`) are only escaped for control characters.
+#[test]
+fn import_advice_shell_quotes_the_bundles_thread_name() {
+    let receiver = TestEnv::new();
+    let marker = receiver.scratch.join("pwned");
+    let name = format!("review $(touch {})", marker.display());
+
+    let author = TestEnv::new();
+    author.ok(["-t", &name, "look at the diff"]);
+    let bundle = author.scratch.join("review.sticky");
+    author.ok(["-t", &name, "export", "-o", bundle.to_str().expect("utf-8")]);
+
+    let imported = receiver.ok(["import", bundle.to_str().expect("utf-8")]);
+    let advice = import_advice(&imported);
+    assert!(advice.starts_with("sticky "), "{advice}");
+    // Pasted as sticky says (with a prompt for "..."), by a shell in which `sticky` does
+    // nothing, so only what the shell itself runs is seen.
+    let pasted = advice.replacen("sticky", ":", 1);
+    let status = std::process::Command::new("bash")
+        .args(["-c", &pasted])
+        .status()
+        .expect("run bash");
+    assert!(status.success(), "{pasted}");
+    assert!(
+        !marker.exists(),
+        "pasting sticky's advice `{advice}` ran the bundle author's command"
+    );
+}
+
+/// Review 19, M5: import ends with the command that goes on with the imported thread, and leaves `-t`
+/// out for a thread named `main`, taking it for the thread a turn uses without `-t`. With the
+/// documented `thread = "branch"` (or `STICKY_THREAD`), that is the branch's thread: the
+/// advised `sticky "..."` starts a fresh conversation there, saying nothing, and the imported
+/// one is not continued.
+#[test]
+fn import_advice_names_thread_main_where_a_turn_would_use_another() {
+    let author = TestEnv::new();
+    author.ok(["remember the word tangerine"]);
+    let bundle = author.scratch.join("main.sticky");
+    author.ok(["export", "-o", bundle.to_str().expect("utf-8")]);
+
+    let env = TestEnv::new();
+    let config = env.home.join(".config/sticky");
+    std::fs::create_dir_all(&config).expect("create the config directory");
+    std::fs::write(config.join("config.toml"), "thread = \"branch\"\n").expect("write it");
+    env.git(
+        &env.project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "first",
+        ],
+    );
+    env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
+    let imported = env.ok(["import", bundle.to_str().expect("utf-8")]);
+    let advice = import_advice(&imported);
+    let words = advice
+        .strip_prefix("sticky")
+        .and_then(|rest| rest.strip_suffix("\"...\""))
+        .unwrap_or_else(|| panic!("advice of another shape: {advice}"));
+    let mut args: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
+    args.push("what was the word?".to_owned());
+    let next = env.ok(&args).answer();
+    assert_eq!(
+        next.saw,
+        vec!["remember the word tangerine".to_owned()],
+        "following the advice `{advice}` went on with another conversation"
+    );
+}
+
+/// Prompts an older sticky recorded whole (a log piped as the prompt, up to 32 MiB a turn) once
+/// left a conversation `export` refused with exit 70 past the 64 MiB a manifest holds (review
+/// 19, M3). Export cuts the oldest such prompts to their head, says so, and the bundle imports.
+#[test]
+fn export_cuts_the_oldest_long_prompts_an_older_sticky_recorded_whole() {
+    let env = TestEnv::new();
+    for turn in ["one", "two", "three"] {
+        env.turn(turn);
+    }
+    let log = "build log line: warning: unused variable\n".repeat(150_000);
+    let conn = rusqlite::Connection::open(env.project.join(".sticky/sticky.db")).expect("open");
+    conn.execute("UPDATE turns SET prompt = ?1", [&log])
+        .expect("record whole prompts, as an older sticky did");
+    drop(conn);
+    let bundle = env.scratch.join("b.sticky");
+    let exported = env.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    exported.assert_stderr_contains("cut the prompts of the oldest 1 turn to their first");
+    let other = TestEnv::new();
+    // Repetitive text compresses past the ratio import asks about.
+    other.ok(["import", "--yes", bundle.to_str().expect("UTF-8")]);
+    let turns = other.log_json()["sessions"][0]["turns"].clone();
+    let prompt = |i: usize| turns[i]["prompt"].as_str().expect("a prompt").len();
+    assert!(prompt(0) < 17 * 1024, "the oldest cut: {}", prompt(0));
+    assert_eq!(
+        (prompt(1), prompt(2)),
+        (log.len(), log.len()),
+        "the newer kept"
+    );
 }

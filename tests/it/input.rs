@@ -50,6 +50,43 @@ fn piped_stdin_without_a_prompt_is_the_prompt() {
     assert_eq!(env.last_agent_run().text("mode"), Some("headless"));
 }
 
+/// A prompt made by stdin alone reaches the agent whole, but the turn's row records its first
+/// 16 KiB and how long it was: `make report | sticky` on every turn must not store megabytes a
+/// turn, nor leave a conversation too big to export (review 19, M3).
+#[test]
+fn a_long_prompt_piped_alone_arrives_whole_and_is_recorded_by_its_head() {
+    let env = TestEnv::new();
+    let report = numbered_text(200 * 1024, "report");
+    env.sticky(Vec::<&str>::new())
+        .stdin(report.clone())
+        .run()
+        .assert_success();
+    assert!(
+        env.last_agent_run().prompt() == report,
+        "the agent got it all"
+    );
+    let log = env.log_json();
+    let recorded = log["sessions"][0]["turns"][0]["prompt"]
+        .as_str()
+        .expect("a recorded prompt");
+    let marker = format!(
+        "\n\n[… {} bytes in all; the rest is not kept]",
+        report.len()
+    );
+    let head = recorded.strip_suffix(&marker).expect("the length said");
+    assert!(
+        head.len() <= 16 * 1024 && head.len() > 8 * 1024,
+        "{}",
+        head.len()
+    );
+    assert!(report.starts_with(head), "the head, as it came");
+    assert!(
+        head.ends_with("€"),
+        "cut at a line's end: {:?}",
+        &head[head.len() - 20..]
+    );
+}
+
 #[test]
 fn prompt_words_are_joined_with_spaces() {
     let env = TestEnv::new();

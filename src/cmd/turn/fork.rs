@@ -18,7 +18,7 @@ use anyhow::Result;
 use super::super::Context;
 use crate::agent::{Forking, fork_copy};
 use crate::cli::{ForkArgs, TurnArgs};
-use crate::cmd::view::escape;
+use crate::cmd::view::{escape, thread_option};
 use crate::exit::StickyError;
 use crate::store::{ForkedFrom, NewSession, SessionRow};
 
@@ -59,13 +59,25 @@ pub(super) fn say_made(ctx: &Context, args: &ForkArgs, session: &SessionRow) -> 
         "its first turn makes the fork".to_owned()
     };
     aside!(
-        "thread {} forks thread {}'s {} session; {how} (sticky -t {} \"PROMPT\")",
+        "thread {} forks thread {}'s {} session; {how} (sticky {} \"PROMPT\")",
         escape(&args.name),
         escape(&ctx.thread),
         session.agent,
-        escape(&args.name),
+        thread_option(&args.name),
     );
     Ok(())
+}
+
+/// Why thread `name` cannot fork `source`, which has no session its agent saved.
+fn no_session(source: &str, name: &str) -> StickyError {
+    StickyError::Usage(format!(
+        "thread {} has no session its agent saved, so there is nothing to fork; run a turn on it \
+         first (sticky {} \"PROMPT\"), or start thread {} afresh (sticky {} \"PROMPT\")",
+        escape(source),
+        thread_option(source),
+        escape(name),
+        thread_option(name),
+    ))
 }
 
 /// Records thread `name` as a fork of `source`'s live session and returns its session: refuses
@@ -81,13 +93,7 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
         ))
         .into());
     }
-    let no_session = || {
-        StickyError::Usage(format!(
-            "thread {source} has no session its agent saved, so there is nothing to fork; run a \
-             turn on it first (sticky -t {source} \"PROMPT\"), or start thread {name} afresh \
-             (sticky -t {name} \"PROMPT\")"
-        ))
-    };
+    let no_session = || no_session(source, name);
     let Some(mut store) = ctx.existing_store()? else {
         return Err(no_session().into());
     };
@@ -97,8 +103,10 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
     store.immediate(|tx| {
         if tx.thread(name)?.is_some() {
             return Err(StickyError::Usage(format!(
-                "thread {name} exists already; a fork makes a new thread: name another, or \
-                 `sticky forget -t {name}` first"
+                "thread {} exists already; a fork makes a new thread: name another, or \
+                 `sticky forget {}` first",
+                escape(name),
+                thread_option(name),
             ))
             .into());
         }
@@ -119,9 +127,10 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
             if ctx.agents.get(agent)?.name() != adapter.name() {
                 return Err(StickyError::Usage(format!(
                     "a fork goes on with the agent of the session it forks ({}); fork first, \
-                     then change agents on the fork (sticky -t {name} -a {agent} --carry \
-                     \"PROMPT\")",
-                    live.agent
+                     then change agents on the fork (sticky {} -a {} --carry \"PROMPT\")",
+                    live.agent,
+                    thread_option(name),
+                    crate::msg::shell_word(agent),
                 ))
                 .into());
             }
