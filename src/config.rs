@@ -9,8 +9,9 @@
 //! The file must be a regular file of at most 1 MiB: a FIFO, a device or a directory is refused
 //! by what it is before anything is read from it (a FIFO nobody writes would hang every run,
 //! `/dev/zero` would fill the memory). And it must be the user's (or root's) and closed to
-//! others, in a directory no other user can change: whoever can write it chooses the programs
-//! sticky runs (`project/trust.rs` holds the rule, shared with sticky's state).
+//! others, in a directory no other user can change (its group neither, nor in the directories
+//! below it that hold a relative `bin`): whoever can write it chooses the programs sticky runs
+//! (`project/trust.rs` holds the rule, shared with sticky's state).
 //!
 //! It sets the default agent, each agent's program, extra arguments and environment, and
 //! defines agents sticky does not know. It is read from the user's config directory only,
@@ -208,12 +209,11 @@ impl Config {
                 path.display()
             ))
         })?;
+        let dir = absolute.parent().unwrap_or(Path::new("/"));
         config
-            .anchor_bins(
-                absolute.parent().unwrap_or(Path::new("/")),
-                crate::settings::home().ok().as_deref(),
-            )
+            .anchor_bins(dir, crate::settings::home().ok().as_deref())
             .map_err(invalid)?;
+        config.check_bin_dirs(path, dir)?;
         config.source = Some(absolute);
         Ok(config)
     }
@@ -255,6 +255,38 @@ impl Config {
                     .filter(|part| *part != Component::CurDir)
                     .collect();
                 *bin = dir.join(relative);
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a `bin` taken from the configuration's directory `dir` (`bin/claude`) whose
+    /// directories below `dir` another user could change: they could put a program of their
+    /// own in its place, as they could the file's (`dir` itself is [`check_dirs`]'). One that
+    /// does not exist yet is left to the agent's run, which says so.
+    fn check_bin_dirs(&self, path: &Path, dir: &Path) -> Result<(), StickyError> {
+        for (agent, settings) in &self.agents {
+            let Some(relative) = settings
+                .bin
+                .as_deref()
+                .and_then(|b| b.strip_prefix(dir).ok())
+            else {
+                continue;
+            };
+            let mut below = dir.to_owned();
+            for part in relative.parent().into_iter().flat_map(Path::components) {
+                below.push(part);
+                let Some((why, fix)) = shared(&below) else {
+                    continue;
+                };
+                return Err(StickyError::Usage(format!(
+                    "refusing the configuration {}: the `bin` of agent {agent} is in {}, and \
+                     {why}, so another user could put a program of their own in its place, which \
+                     sticky would run; make the directory yours alone ({fix}), or keep the \
+                     program in a directory of your own",
+                    crate::msg::shell_path(path),
+                    crate::msg::shell_path(&below)
+                )));
             }
         }
         Ok(())
@@ -379,22 +411,41 @@ fn check_dirs(path: &Path) -> Result<(), StickyError> {
         dirs.push(real);
     }
     for dir in dirs {
-        let Some(why) = std::fs::metadata(&dir)
-            .ok()
-            .and_then(|meta| crate::project::shared_dir(&meta))
-        else {
+        let Some((why, fix)) = shared(&dir) else {
             continue;
         };
         return Err(StickyError::Usage(format!(
             "refusing the configuration {}: it is in {}, and {why}, so another user could put a \
              configuration of their own in its place, choosing the programs sticky runs; make \
-             the directory yours alone (chmod o-w, or chown it), or keep the file in a directory \
-             of your own (STICKY_CONFIG names it)",
-            path.display(),
-            dir.display()
+             the directory yours alone ({fix}), or keep the file in a directory of your own \
+             (STICKY_CONFIG names it)",
+            crate::msg::shell_path(path),
+            crate::msg::shell_path(&dir)
         )));
     }
     Ok(())
+}
+
+/// Why others could change what directory `dir` holds (another user's, or one its group or
+/// every user may write without the sticky bit: `project::shared_dir_or_group`), and the
+/// command that makes it the user's alone; `None` when it is, or cannot be looked at.
+fn shared(dir: &Path) -> Option<(String, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(dir).ok()?;
+    let why = crate::project::shared_dir_or_group(&meta)?;
+    let shown = crate::msg::shell_path(dir);
+    let me = nix::unistd::geteuid().as_raw();
+    let fix = if meta.uid() != me && meta.uid() != 0 {
+        format!("chown {me} {shown}")
+    } else {
+        let who = match (meta.mode() & 0o020 != 0, meta.mode() & 0o002 != 0) {
+            (true, true) => "go",
+            (false, true) => "o",
+            _ => "g",
+        };
+        format!("chmod {who}-w {shown}")
+    };
+    Some((why, fix))
 }
 
 #[cfg(test)]
@@ -563,10 +614,20 @@ mod tests {
         assert!(
             error.contains(&format!("it is in {}", dir.path().display()))
                 && error.contains("every user may write it (mode 0777)")
-                && error.contains("chmod o-w"),
+                && error.contains(&format!("chmod go-w {}", dir.path().display())),
             "{error}"
         );
         mode(dir.path(), 0o1777);
+        Config::read(&file).unwrap();
+        // Its group alone may write it: refused as the file's group write is (review 19, L3).
+        mode(dir.path(), 0o775);
+        let error = Config::read(&file).unwrap_err().to_string();
+        assert!(
+            error.contains("others in its group may write it (mode 0775)")
+                && error.contains(&format!("chmod g-w {}", dir.path().display())),
+            "{error}"
+        );
+        mode(dir.path(), 0o1775);
         Config::read(&file).unwrap();
         // STICKY_CONFIG named as a link: the directory of the file it leads to counts too.
         let open = tempfile::tempdir().unwrap();

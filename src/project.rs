@@ -27,7 +27,7 @@ mod stamp;
 mod trust;
 
 pub use trust::Hold;
-pub(crate) use trust::{Shared, shared_dir, shared_file};
+pub(crate) use trust::{Shared, shared_dir, shared_dir_or_group, shared_file};
 
 use std::io;
 use std::os::unix::fs::MetadataExt;

@@ -40,6 +40,9 @@ pub(super) const SESSION_FLAGS: &[&str] = &[
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Claude;
 
+/// The variable that moves Claude Code's own home (`~/.claude`).
+const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+
 /// `-p --output-format stream-json --verbose`, `--session-id`/`--resume`, `--model`, the user's
 /// arguments, and the prompt after `--`, where one that starts with `-` is never taken for an
 /// option. Claude always accepts an ID chosen up front; sticky never asks it to mint one.
@@ -60,6 +63,7 @@ const PROFILE: Profile<'static> = Profile {
     }),
     prompts: Prompts::FittingArguments,
     exit_line: Some(("claude --resume ", is_uuid)),
+    homes: &[CONFIG_DIR],
     reserved: Reserved {
         model: &["--model"],
         session: SESSION_FLAGS,
@@ -147,8 +151,7 @@ impl Adapter for Claude {
 
     /// Claude Code takes and names its sessions by UUID only (`--session-id` must be one).
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
-        let config =
-            super::output::env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
+        let config = super::output::env_dir(CONFIG_DIR).unwrap_or_else(|| home.join(".claude"));
         transcript_in(&config, directory, id)
     }
 
@@ -303,7 +306,7 @@ fn to_base36(mut n: u32) -> String {
 
 /// Claude Code's own home: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 fn config_dir(home: &Path) -> PathBuf {
-    super::output::env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"))
+    super::output::env_dir(CONFIG_DIR).unwrap_or_else(|| home.join(".claude"))
 }
 
 /// Claude Code's default `cleanupPeriodDays`.

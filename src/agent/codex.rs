@@ -46,6 +46,7 @@ const PROFILE: Profile<'static> = Profile {
     command_line: None,
     prompts: Prompts::FittingArguments,
     exit_line: Some(("codex resume ", is_uuid)),
+    homes: &[HOME_VAR],
     reserved: Reserved {
         model: &["--model", "-m"],
         // `-c` is a configuration override here, not "continue".
@@ -175,9 +176,12 @@ impl Adapter for Codex {
     }
 }
 
+/// The variable that moves Codex's home (`~/.codex`).
+const HOME_VAR: &str = "CODEX_HOME";
+
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
 fn codex_home(home: &Path) -> PathBuf {
-    env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"))
+    env_dir(HOME_VAR).unwrap_or_else(|| home.join(".codex"))
 }
 
 /// The session's subcommand: `resume <id>`, `fork <source>` (a new thread with the source's

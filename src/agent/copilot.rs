@@ -55,6 +55,7 @@ const PROFILE: Profile<'static> = Profile {
     }),
     prompts: Prompts::FittingArguments,
     exit_line: Some(("copilot --resume=", is_uuid)),
+    homes: &[HOME_VAR],
     reserved: Reserved {
         model: &["--model"],
         session: &["--resume", "-r", "--continue", "--session-id"],
@@ -145,9 +146,12 @@ impl Adapter for Copilot {
     }
 }
 
+/// The variable that moves Copilot CLI's home (`~/.copilot`).
+const HOME_VAR: &str = "COPILOT_HOME";
+
 /// Copilot CLI's home: `$COPILOT_HOME`, else `~/.copilot`.
 fn copilot_home(home: &Path) -> PathBuf {
-    env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"))
+    env_dir(HOME_VAR).unwrap_or_else(|| home.join(".copilot"))
 }
 
 /// `<copilot home>/session-state/<id>/events.jsonl`.

@@ -160,6 +160,8 @@ impl Adapter for Custom {
             // A template says where the prompt goes; there is no stdin form to fall back on.
             prompts: Prompts::AsArgument,
             exit_line: None,
+            // sticky finds no files of a user-defined agent's.
+            homes: &[],
         }
     }
 

@@ -66,6 +66,7 @@ const PROFILE: Profile<'static> = Profile {
     command_line: Some(&COMMAND_LINE),
     prompts: Prompts::PlainArguments,
     exit_line: Some(("gemini --resume ", is_session_id)),
+    homes: &[HOME_VAR],
     reserved: Reserved {
         model: &["--model", "-m"],
         session: &["--resume", "-r", "--session-id", "--session-file"],
@@ -140,7 +141,7 @@ impl Adapter for Gemini {
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
-        let home = env_dir("GEMINI_CLI_HOME").unwrap_or_else(|| home.to_owned());
+        let home = env_dir(HOME_VAR).unwrap_or_else(|| home.to_owned());
         chat_file(&home.join(".gemini"), directory, id)
     }
 
@@ -266,9 +267,12 @@ fn holds_messages(path: &Path) -> bool {
         })
 }
 
+/// The variable that moves Gemini CLI's own home (`.gemini` under it, else under `HOME`).
+const HOME_VAR: &str = "GEMINI_CLI_HOME";
+
 /// Gemini CLI's own home: `.gemini` under `$GEMINI_CLI_HOME`, else under the user's home.
 fn gemini_dir(home: &Path) -> PathBuf {
-    env_dir("GEMINI_CLI_HOME")
+    env_dir(HOME_VAR)
         .unwrap_or_else(|| home.to_owned())
         .join(".gemini")
 }

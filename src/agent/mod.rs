@@ -164,6 +164,10 @@ pub struct Profile<'a> {
     /// (`claude --resume <id>`): the text before the ID, and which IDs are the agent's; read
     /// by [`Adapter::session_from_exit_output`]. `None` for an agent that prints none.
     pub exit_line: Option<ExitLine>,
+    /// The variables besides `HOME` that move where the agent keeps its sessions
+    /// (`CLAUDE_CONFIG_DIR`). sticky finds the sessions by its own environment, so the
+    /// configuration's `env` for the agent may not set them ([`Agents::new`]).
+    pub homes: &'static [&'static str],
 }
 
 /// What comes before the session ID in an agent's exit line, and which IDs are its own.
@@ -491,6 +495,36 @@ impl SessionFile {
 /// Every built-in adapter, in the order `sticky agents` lists them.
 pub static BUILT_IN: &[&dyn Adapter] = &[&Claude, &Codex, &Gemini, &Qwen, &Opencode, &Copilot];
 
+/// Refuses a configuration `env` for a built-in agent that moves where the agent keeps its
+/// sessions (`HOME`, or one of its [`Profile::homes`]; review 19, M1). Such a variable reaches the
+/// agent alone: sticky's vault, export, import, relocate, fork copies and doctor find the
+/// sessions by sticky's own environment, so they would look where the agent never writes, the
+/// vault would keep nothing and the session would be lost to the agent's own cleanup. Set in
+/// sticky's own environment, the variable reaches both.
+fn refuse_moved_home(
+    config: &Config,
+    adapter: &dyn Adapter,
+    env: &std::collections::BTreeMap<String, String>,
+) -> Result<(), StickyError> {
+    let homes = adapter.profile().homes;
+    let moves = |key: &str| key == "HOME" || homes.contains(&key);
+    let Some((key, value)) = env.iter().find(|(key, _)| moves(key)) else {
+        return Ok(());
+    };
+    let name = adapter.name();
+    let file = config.source.as_deref().map_or_else(String::new, |path| {
+        format!(" {}", crate::msg::shell_path(path))
+    });
+    let set = format!("{key}={}", crate::msg::shell_word(value));
+    Err(StickyError::Usage(format!(
+        "refusing the configuration{file}: the env of agent `{name}` sets {key}, which moves where \
+         {name} keeps its sessions, but sticky looks for them by its own environment, so its \
+         vault, export, import and doctor would miss them; remove {key} from that env and set it \
+         in sticky's own environment instead, where both see it (`export {set}` in your shell's \
+         profile, or `{set} sticky ...`)"
+    )))
+}
+
 /// The agents sticky can run: the built-in ones and those defined in the user's configuration,
 /// which it owns.
 #[derive(Default)]
@@ -503,11 +537,14 @@ impl Agents {
     pub fn new(config: &Config) -> Result<Self, StickyError> {
         let mut custom = Vec::new();
         for (name, settings) in &config.agents {
-            let built_in = BUILT_IN.iter().any(|adapter| adapter.name() == name);
+            let built_in = BUILT_IN.iter().find(|adapter| adapter.name() == name);
+            if let Some(adapter) = built_in {
+                refuse_moved_home(config, *adapter, &settings.env)?;
+            }
             if !settings.defines_agent() {
                 continue;
             }
-            if built_in {
+            if built_in.is_some() {
                 return Err(StickyError::Usage(format!(
                     "configuration: agent `{name}` is built in; only bin, args and env can be set \
                      for it (name your own definition differently)"

@@ -56,6 +56,7 @@ const PROFILE: Profile<'static> = Profile {
     // Only stdin reaches the model as typed; `run` quotes message arguments with spaces.
     prompts: Prompts::OnStdin,
     exit_line: Some(("opencode -s ", is_session_id)),
+    homes: &[DATA_HOME],
     reserved: Reserved {
         model: &["--model", "-m"],
         session: &["--session", "-s", "--continue", "-c", "--fork"],
@@ -156,9 +157,12 @@ fn is_session_id(id: &str) -> bool {
         .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
+/// The variable that moves opencode's data directory (`~/.local/share`).
+pub(super) const DATA_HOME: &str = "XDG_DATA_HOME";
+
 /// opencode's data directory: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
 fn data_dir(home: &Path) -> PathBuf {
-    super::output::env_dir("XDG_DATA_HOME")
+    super::output::env_dir(DATA_HOME)
         .unwrap_or_else(|| home.join(".local/share"))
         .join("opencode")
 }

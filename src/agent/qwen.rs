@@ -28,6 +28,10 @@ use super::{Adapter, Claude, Diagnosis, Event, Profile, Prompts, Target};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Qwen;
 
+/// The variables that move Qwen Code's runtime files (`~/.qwen`), the first one first.
+const RUNTIME_DIR: &str = "QWEN_RUNTIME_DIR";
+const HOME_VAR: &str = "QWEN_HOME";
+
 /// Gemini CLI's command lines (`--session-id`/`--resume`, then `-m` on every run, since a resume
 /// does not restore the model), with the prompt as a positional argument. Qwen always accepts an
 /// ID chosen up front; sticky never asks it to mint one.
@@ -45,6 +49,7 @@ const PROFILE: Profile<'static> = Profile {
     }),
     prompts: Prompts::PlainArguments,
     exit_line: Some(("qwen --resume ", is_uuid)),
+    homes: &[RUNTIME_DIR, HOME_VAR],
     reserved: Reserved {
         model: &["--model", "-m"],
         session: super::claude::SESSION_FLAGS,
@@ -67,8 +72,8 @@ impl Adapter for Qwen {
     }
 
     fn transcript(&self, home: &Path, directory: &Path, id: &str) -> Option<PathBuf> {
-        let runtime = env_dir("QWEN_RUNTIME_DIR")
-            .or_else(|| env_dir("QWEN_HOME"))
+        let runtime = env_dir(RUNTIME_DIR)
+            .or_else(|| env_dir(HOME_VAR))
             .unwrap_or_else(|| home.join(".qwen"));
         transcript_in(&runtime, directory, id)
     }
@@ -78,8 +83,8 @@ impl Adapter for Qwen {
 
     fn agent_home(&self, home: &Path) -> Option<PathBuf> {
         Some(
-            env_dir("QWEN_RUNTIME_DIR")
-                .or_else(|| env_dir("QWEN_HOME"))
+            env_dir(RUNTIME_DIR)
+                .or_else(|| env_dir(HOME_VAR))
                 .unwrap_or_else(|| home.join(".qwen")),
         )
     }

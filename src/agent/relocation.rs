@@ -621,7 +621,7 @@ mod rows;
 /// one JSON file, `opencode.db/<id>.json`.
 impl Relocate for Opencode {
     fn home(&self, home: &Path) -> PathBuf {
-        env_dir("XDG_DATA_HOME")
+        env_dir(super::opencode::DATA_HOME)
             .unwrap_or_else(|| home.join(".local/share"))
             .join("opencode")
     }

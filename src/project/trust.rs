@@ -188,6 +188,19 @@ pub(crate) fn shared_dir(meta: &Metadata) -> Option<String> {
     }
 }
 
+/// [`shared_dir`], and also a directory its group may write without the sticky bit: the rule for
+/// the directories that hold the configuration and a relative `bin` of it (`crate::config`),
+/// which are closed to the group as the configuration file is, since whoever renames what they
+/// hold chooses the programs sticky runs (review 19, L3).
+pub(crate) fn shared_dir_or_group(meta: &Metadata) -> Option<String> {
+    shared_dir(meta).or_else(|| {
+        let mode = meta.mode() & 0o7777;
+        (mode & 0o020 != 0 && mode & 0o1000 == 0).then(|| {
+            format!("others in its group may write it (mode {mode:04o}) and it has no sticky bit")
+        })
+    })
+}
+
 /// Why others could change the file `meta` describes: another user owns it (root too, unless
 /// `root_ok`), or its group or every user may write it. `None` when it is the user's alone. The
 /// one rule for the files of sticky's state (root owns none of them: [`check_owner`]) and for

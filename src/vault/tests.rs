@@ -24,6 +24,7 @@ impl Adapter for Agent {
             command_line: None,
             prompts: Prompts::FittingArguments,
             exit_line: None,
+            homes: &[],
         }
     }
     fn parse_line(&self, _line: &str) -> Vec<Event> {

@@ -626,6 +626,54 @@ fn a_configuration_others_may_write_stops_every_command_before_anything_runs() {
     env.ok(["config"]);
 }
 
+/// Review 19, L3: a configuration directory others in its group may write is refused as a
+/// configuration file they may write is: a member could rename its `bin/` and put a program of
+/// their own where a relative `bin` is taken from. So is a group-writable directory below it
+/// that holds the relative `bin`, each with the `chmod g-w` that closes it.
+#[test]
+fn a_configuration_or_bin_directory_its_group_may_write_stops_every_command() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    let env = TestEnv::new();
+    let marker = env.scratch.join("ran");
+    let file = write_config(&env, "[agents.claude]\nbin = \"bin/claude\"\n");
+    mode(&file, 0o600);
+    let dir = file.parent().expect("the config's directory").to_owned();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("create bin/");
+    std::fs::write(
+        bin.join("claude"),
+        format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    )
+    .expect("write the program");
+    mode(&bin.join("claude"), 0o755);
+    let refused = |args: &[&str], dir: &std::path::Path, what: &str| {
+        env.sticky(args)
+            .run()
+            .assert_code(2)
+            .assert_stderr_contains(&format!(
+                "{what} {}, and others in its group",
+                dir.display()
+            ))
+            .assert_stderr_contains("(mode 0775)")
+            .assert_stderr_contains(&format!("chmod g-w {}", dir.display()));
+    };
+    mode(&dir, 0o775);
+    for args in [&["hi"][..], &["agents"], &["status"]] {
+        refused(args, &dir, "it is in");
+    }
+    mode(&dir, 0o755);
+    mode(&bin, 0o775);
+    for args in [&["hi"][..], &["agents"], &["status"]] {
+        refused(args, &bin, "the `bin` of agent claude is in");
+    }
+    assert!(!marker.exists(), "the program never ran");
+    mode(&bin, 0o755);
+    env.ok(["status"]);
+}
+
 #[test]
 fn a_missing_program_error_names_what_chose_it() {
     let env = TestEnv::new();

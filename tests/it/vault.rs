@@ -222,6 +222,90 @@ fn vault_false_keeps_no_copy_and_a_lost_session_says_the_vault_is_off() {
     lost.assert_stderr_contains("vault is off (vault = false)");
 }
 
+/// Review 19, M1: an agent's `env` in the configuration that moves where the agent keeps its
+/// sessions (`CLAUDE_CONFIG_DIR`) reaches the agent alone, so the vault, export and doctor
+/// would look where it never writes. It is refused (exit 2) before anything runs, by every
+/// command, naming the key and the way out; set in sticky's own environment instead, as the
+/// message says, the vault keeps a copy, export finds the session, and a transcript the
+/// agent's cleanup deleted is put back.
+#[test]
+fn a_configuration_env_moving_the_agents_home_is_refused_stickys_own_environment_works() {
+    let mut env = TestEnv::new();
+    let agent_home = env.scratch.join("claude-home");
+    let file = config(
+        &env,
+        &format!(
+            "[agents.claude]\nenv = {{ CLAUDE_CONFIG_DIR = \"{}\" }}\n",
+            agent_home.display()
+        ),
+    );
+    let commands: [&[&str]; 4] = [
+        &["remember the word tangerine"],
+        &["status"],
+        &["doctor"],
+        &["export", "-o", "main.sticky"],
+    ];
+    for args in commands {
+        let refused = env.sticky(args).env("STICKY_CONFIG", &file).run();
+        refused.assert_code(2);
+        refused.assert_stderr_contains("the env of agent `claude` sets CLAUDE_CONFIG_DIR");
+        refused.assert_stderr_contains(&format!(
+            "`CLAUDE_CONFIG_DIR={} sticky ...`",
+            agent_home.display()
+        ));
+    }
+    assert!(!agent_home.exists(), "no agent ran");
+
+    // The way out: sticky's own environment, which the agent inherits.
+    env.set_var("CLAUDE_CONFIG_DIR", &agent_home);
+    let first = env.ok(["remember the word tangerine"]).answer();
+    assert!(agent_home.join("projects").is_dir(), "the agent's own home");
+    let bundle = env.scratch.join("main.sticky");
+    env.ok(["export", "-o", bundle.to_str().expect("utf-8")]);
+    std::fs::remove_dir_all(agent_home.join("projects")).expect("remove the transcripts");
+    let next = env.ok(["what was the word?"]).answer();
+    assert_eq!(next.session, first.session, "the same session goes on");
+    assert_eq!(next.saw, vec!["remember the word tangerine".to_owned()]);
+}
+
+/// Review 19, M1, for every built-in agent: `HOME` and each variable its sessions are found by
+/// are refused in its configuration `env`; a variable that moves nothing, and `HOME` for an
+/// agent of the user's own (whose files sticky never looks for), are not.
+#[test]
+fn each_agents_home_variables_are_refused_in_its_configuration_env() {
+    let env = TestEnv::new();
+    let moving: &[(&str, &[&str])] = &[
+        ("claude", &["CLAUDE_CONFIG_DIR"]),
+        ("codex", &["CODEX_HOME"]),
+        ("gemini", &["GEMINI_CLI_HOME"]),
+        ("qwen", &["QWEN_HOME", "QWEN_RUNTIME_DIR"]),
+        ("opencode", &["XDG_DATA_HOME"]),
+        ("copilot", &["COPILOT_HOME"]),
+    ];
+    for (agent, vars) in moving {
+        for var in vars.iter().chain(&["HOME"]) {
+            let file = config(
+                &env,
+                &format!("[agents.{agent}]\nenv = {{ {var} = \"/x\" }}\n"),
+            );
+            let refused = env.sticky(["status"]).env("STICKY_CONFIG", &file).run();
+            refused.assert_code(2);
+            refused.assert_stderr_contains(&format!("the env of agent `{agent}` sets {var}"));
+            refused.assert_stderr_contains(&format!("`{var}=/x sticky ...`"));
+        }
+    }
+    let file = config(
+        &env,
+        "[agents.claude]\nenv = { ANTHROPIC_MODEL = \"x\" }\n[agents.mine]\nbin = \"mine\"\n\
+         new = [\"{session_id}\"]\nresume = [\"{session_id}\"]\nheadless = [\"{prompt}\"]\n\
+         session_id = \"uuid\"\nenv = { HOME = \"/x\" }\n",
+    );
+    env.sticky(["status"])
+        .env("STICKY_CONFIG", &file)
+        .run()
+        .assert_success();
+}
+
 #[test]
 fn status_and_doctor_show_the_vault() {
     let env = TestEnv::new();
