@@ -2027,3 +2027,34 @@ fn a_sticky_dir_git_tracks_is_no_conversation_kept_elsewhere() {
     here.assert_success();
     assert_eq!(here.answer().saw, Vec::<String>::new());
 }
+
+/// Review 20, M5: p keeps its state in `.sticky/` and is moved (`mv`, not relocated yet). A shell that sets
+/// a new `STICKY_DB` runs one turn there (it says it started a conversation in that database);
+/// in the next shell, without `STICKY_DB`, the turn is refused: ".sticky/sticky.db keeps no
+/// conversation of this directory ... to start a separate state here on purpose, run
+/// `sticky new`". But `.sticky/` keeps p's conversation, waiting for `sticky relocate`, which
+/// the refusal never names; `sticky new` as told ends that session, and relocate then finds
+/// nothing. The refusal should name `sticky relocate` for the moved conversation (which, run
+/// instead, carries it).
+#[test]
+fn a_moved_projects_sticky_dir_is_named_for_relocate_though_a_sticky_db_was_set_since() {
+    let env = TestEnv::new();
+    let first = env.turn("one in p");
+    let moved = env.move_project();
+    let database = env.home.join(".local/state/sticky/p.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.sticky(["with STICKY_DB"])
+        .current_dir(&moved)
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    let without = env.sticky(["without it"]).current_dir(&moved).run();
+    assert!(
+        without.stderr.contains("sticky relocate"),
+        "the moved conversation in .sticky/ is not named: {}",
+        without.describe()
+    );
+    env.ok_in(&moved, ["relocate"]);
+    let again = env.ok_in(&moved, ["again"]).answer();
+    assert_eq!(again.session, first.session, "relocate carries it");
+}

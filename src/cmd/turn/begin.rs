@@ -100,15 +100,20 @@ fn announce_first_conversation(ctx: &Context) {
 /// live session of this directory in any thread: a `STICKY_DB` set since (a shell profile's
 /// line) that another project made, while this project's `.sticky/` keeps its conversation
 /// (review 17, M1), even when that database's thread of this name goes on in another directory,
-/// since removed (review 18, M2). A thread whose live session is this directory's reads no more.
+/// since removed (review 18, M2). A thread whose live session is this directory's (or, in its
+/// `.sticky/`, a directory since gone: the project moved) reads no more.
 fn keeps_nothing_of_here(ctx: &Context, store: &Store) -> Result<bool> {
     if ctx.project.database == crate::project::Database::Missing {
         return Ok(false);
     }
+    // A `.sticky/` moves with its project: a live session recorded for a directory since gone
+    // is this project's, which the turn's own refusal sends to `sticky relocate` (review 20,
+    // M5); a `STICKY_DB` another project made may keep a gone directory's (review 18, M2).
+    let moved = |dir: &Path| !ctx.project.db_overridden && !dir.is_dir();
     let here = |thread: i64| -> Result<bool> {
         Ok(store
             .live_session(thread)?
-            .is_some_and(|live| live.directory == ctx.project.dir))
+            .is_some_and(|live| live.directory == ctx.project.dir || moved(&live.directory)))
     };
     if let Some(thread) = store.thread(&ctx.thread)?
         && here(thread.id)?
