@@ -35,28 +35,3 @@ fn review19_forget_keeps_vault_copy_another_thread_lives_on() {
         ]
     );
 }
-
-/// M4: the vault keeps one copy per agent session, and judges a copy by the turn rows of the
-/// thread that resumes it. A conversation exported, rotated (`sticky new`) and imported back
-/// under another name (`import --as old`) has its turns as new rows, so the copy that holds
-/// every one of them is called one that "ends before turn #3 ... (copying it into the vault
-/// failed)": once the agent sweeps the transcript, the restore is refused (exit 73) and sticky
-/// advises a new session, though the vault holds the whole session.
-#[test]
-fn review19_vault_copy_of_an_imported_thread_is_restored() {
-    let env = TestEnv::new();
-    let first = env.ok(["remember the word tangerine"]).answer();
-    let bundle = env.scratch.join("main.sticky");
-    let bundle = bundle.to_str().expect("utf-8");
-    env.ok(["export", "-o", bundle]);
-    env.ok(["new", "start on something else"]);
-    env.ok(["import", "--as", "old", bundle]);
-
-    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
-    let next = env.ok(["-t", "old", "what was the word?"]).answer();
-    assert_eq!(
-        next.session, first.session,
-        "thread old goes on with its session"
-    );
-    assert_eq!(next.saw, vec!["remember the word tangerine".to_owned()]);
-}

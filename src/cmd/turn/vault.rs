@@ -9,7 +9,7 @@ use super::super::view::{escape, format_time};
 use super::run::Running;
 use crate::session::{SessionAction, Verdict};
 use crate::store::Store;
-use crate::vault::{Restored, Vault};
+use crate::vault::{Held, Restored, Vault};
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -172,7 +172,12 @@ pub(super) fn keep(turn: &Running<'_>, store: &Store) {
         return;
     };
     let home = &turn.begun.home;
-    let copied = vault(turn).copy(adapter, home, &live.directory, id, turn.begun.turn_id);
+    let turn_id = turn.begun.turn_id;
+    let held = Held {
+        id: turn_id,
+        started_at: store.turn(turn_id).ok().flatten().map(|row| row.started_at),
+    };
+    let copied = vault(turn).copy(adapter, home, &live.directory, id, held);
     if let Err(error) = copied {
         note!(
             "could not keep a copy of session {} in the vault: {}",
