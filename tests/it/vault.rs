@@ -485,6 +485,44 @@ fn one_session_in_two_threads(env: &TestEnv) -> crate::support::Answer {
     first
 }
 
+/// Review 19, M2: `forget` of a thread deletes only the vault copies no other thread's next
+/// turn takes. Here agent session S1 is ended in main and live in old; `forget -t main` deletes
+/// main's second session's copy, keeps S1's (not counted as deleted, and said), so once the
+/// agent sweeps its transcripts thread old still goes on with S1, its turn since the import
+/// included.
+#[test]
+fn forget_keeps_the_vault_copy_of_a_session_another_thread_lives_on() {
+    let env = TestEnv::new();
+    let first = one_session_in_two_threads(&env);
+    env.ok(["-t", "old", "and the colour orange"]);
+    let forgot = env.sticky(["forget", "-t", "main", "--yes"]).run();
+    forgot.assert_success();
+    assert!(
+        forgot
+            .stdout
+            .contains("forgot thread main: 2 sessions, 2 turns and 1 vault copy;"),
+        "{}",
+        forgot.describe()
+    );
+    forgot.assert_stderr_contains(&format!(
+        "the vault's copy of claude session {} stays: thread old's next turn takes it",
+        first.session
+    ));
+    assert!(session_copy(&env, &first.session).is_dir());
+
+    // The agent's own cleanup sweeps its transcripts.
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let next = env.ok(["-t", "old", "what was the word?"]).answer();
+    assert_eq!(
+        next.session, first.session,
+        "thread old goes on with its session"
+    );
+    assert_eq!(
+        next.saw,
+        ["remember the word tangerine", "and the colour orange"]
+    );
+}
+
 /// The vault's directory of Claude session `id`.
 fn session_copy(env: &TestEnv, id: &str) -> PathBuf {
     vault(env).join("claude").join(id)

@@ -125,10 +125,15 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
     }
     let vault = vault(turn);
     let note = |text: String| note!("{}", escape(&text));
-    let Ok(Some(source)) = store.session(forked.session) else {
-        return;
+    // With the source thread forgotten since (whose copy `forget` keeps for the fork: review
+    // 19, M2), no turn on record can be missing from the copy.
+    let source = match store.session(forked.session) {
+        Ok(source) => source.filter(|source| source.agent_session_id.as_deref() == Some(from)),
+        Err(_) => return,
     };
-    match behind(&vault, store, &source, &forked.thread, from) {
+    match source.map_or(Ok(None), |source| {
+        behind(&vault, store, &source, &forked.thread, from)
+    }) {
         Ok(None) => {}
         Ok(Some(missing)) => {
             return note(format!(
