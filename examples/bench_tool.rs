@@ -464,6 +464,11 @@ fn count(db: &Path) -> Result<ExitCode> {
 fn vault_cost(dir: &Path, sizes: &[usize], rounds: usize, grow: usize) -> Result<ExitCode> {
     use sticky::agent::{Adapter, Claude};
     let id = "00000000-0000-4000-8000-000000000001";
+    // The turn each copy is made after, as a turn records it.
+    let held = sticky::vault::Held {
+        id: 1,
+        started_at: Some(1),
+    };
     // JSONL lines of about `len` bytes, as a transcript holds.
     let line = |n: usize, len: usize| {
         let pad = "x".repeat(len.saturating_sub(40));
@@ -491,7 +496,7 @@ fn vault_cost(dir: &Path, sizes: &[usize], rounds: usize, grow: usize) -> Result
         }
         let vault = sticky::vault::Vault::new(base.join("vault"));
         let started = Instant::now();
-        vault.copy(&Claude, &home, &project, id, 1)?;
+        vault.copy(&Claude, &home, &project, id, held)?;
         let first = started.elapsed().as_secs_f64() * 1e6;
         setups.push((mib, home, project, file, vault, n, first));
     }
@@ -504,7 +509,7 @@ fn vault_cost(dir: &Path, sizes: &[usize], rounds: usize, grow: usize) -> Result
             file.write_all(text.as_bytes())?;
             results[index].0.push(started.elapsed().as_secs_f64() * 1e6);
             let started = Instant::now();
-            let copied = vault.copy(&Claude, home, project, id, 1)?;
+            let copied = vault.copy(&Claude, home, project, id, held)?;
             results[index].1.push(started.elapsed().as_secs_f64() * 1e6);
             results[index].2.push(copied.written);
         }

@@ -376,19 +376,13 @@ fn confirmed_expansion(file: &Path, why: &str) -> Result<bool> {
     Ok(crate::msg::ask(format_args!("{question}. Place it?"))?)
 }
 
-/// Removes the vault copies of the replaced thread's sessions, as `forget` does; returns how
-/// many there were.
+/// Removes the vault copies of the replaced thread's sessions, once it is replaced, as
+/// `forget` does: a copy another thread's next turn still takes (the imported one's included)
+/// stays (review 19, M2). Returns how many were removed.
 fn remove_copies(ctx: &Context, replaced: &Replaced) -> Result<usize> {
     let vault = Vault::new(&ctx.project.state.vault);
-    let mut removed = 0;
-    for session in &replaced.sessions {
-        if let Some(id) = &session.agent_session_id {
-            if vault.delete(&session.agent, id)? {
-                removed += 1;
-            }
-        }
-    }
-    Ok(removed)
+    let store = ctx.open_store()?;
+    super::forget::copies(&store, &vault, &replaced.sessions, &[])?.delete(&vault)
 }
 
 /// The bundle's bytes: a file, or stdin for `-`; and its size when known (a file, stdin

@@ -56,15 +56,22 @@ impl Store {
     /// its live session is a fork of it not made yet (the turn forks it). An ended session is
     /// kept by no thread: no turn resumes it.
     pub fn thread_keeping(&self, agent: &str, id: &str) -> Result<Option<ThreadRow>> {
+        Ok(self.threads_keeping(agent, id)?.into_iter().next())
+    }
+
+    /// Every thread whose next turn takes `agent`'s session `id` ([`Store::thread_keeping`]),
+    /// oldest first: one session can be live in one thread and the source of forks not made
+    /// yet in others, whose vault copy `forget` and `import --replace` keep (review 19, M2).
+    pub fn threads_keeping(&self, agent: &str, id: &str) -> Result<Vec<ThreadRow>> {
         let sql = concat!(
             "SELECT ",
             thread_columns!(),
             " FROM threads WHERE id IN (SELECT thread_id FROM sessions WHERE ended_at IS NULL \
              AND agent = ?1 AND (agent_session_id = ?2 OR (confirmed_at IS NULL \
-             AND forked_from_id = ?2))) ORDER BY id LIMIT 1"
+             AND forked_from_id = ?2))) ORDER BY id"
         );
         self.run("read the live sessions", || {
-            rows::one(&self.conn, sql, [agent, id], rows::thread)
+            rows::all(&self.conn, sql, [agent, id], rows::thread)
         })
     }
 }

@@ -21,6 +21,16 @@ use crate::confined::{Access, Dir};
 /// The bytes at each end of an appended file that its sample hash covers.
 const SAMPLE: u64 = 4096;
 
+/// The turn after which a copy is made, as its manifest records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// Its row id in the project's database.
+    pub id: i64,
+    /// When it started (its `started_at`), what every thread's row of it keeps; `None` when
+    /// the database could not say, so the manifest is judged as an older sticky's.
+    pub started_at: Option<i64>,
+}
+
 /// What one copy did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Copied {
@@ -32,20 +42,21 @@ pub struct Copied {
 
 impl Vault {
     /// Copies what changed of agent session `id` (run in `directory`; the agent's files under
-    /// the user's `home`) into the vault, after turn `turn` (its row id), which the manifest
-    /// then records as the last the copy holds. A file the agent no longer lists keeps its
-    /// copy; when it lists none, the vault is left as it is.
+    /// the user's `home`) into the vault, after turn `turn`, which the manifest then records as
+    /// the last the copy holds. A file the agent no longer lists keeps its copy; when it lists
+    /// none, the vault is left as it is.
     pub fn copy(
         &self,
         adapter: &dyn Adapter,
         home: &Path,
         directory: &Path,
         id: &str,
-        turn: i64,
+        turn: Held,
     ) -> Result<Copied> {
         self.copy_changed(adapter, home, directory, id, |manifest| {
             manifest.copied_at = crate::store::now();
-            manifest.turn = Some(turn);
+            manifest.turn = Some(turn.id);
+            manifest.turn_started_at = turn.started_at;
         })
     }
 
@@ -125,6 +136,7 @@ fn manifest_to_update(
             directory: directory.to_owned(),
             copied_at: 0,
             turn: None,
+            turn_started_at: None,
             files: Vec::new(),
             rows: None,
             adopted_at: None,

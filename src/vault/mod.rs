@@ -22,9 +22,10 @@
 //! size or modification time moved and its hash changed. A file the agent no longer lists keeps
 //! its copy: that is what the vault is for. `restore.rs` puts the copies back into the agent's
 //! home when the agent reports the session lost. Each manifest records the last turn whose end
-//! its copy holds ([`Manifest::turn`]), so a turn can tell a copy that stopped short of the
-//! session (a copy that failed since) from a whole one before it puts it back
-//! (`cmd/turn/vault.rs`, which reads the session's turns from the database).
+//! its copy holds, by the time it started ([`Manifest::turn_started_at`], which every thread's
+//! row of that turn keeps), so a turn can tell a copy that stopped short of the session (a copy
+//! that failed since) from a whole one before it puts it back (`cmd/turn/vault.rs`, which reads
+//! the session's turns from the database).
 //!
 //! Every copy's full SHA-256 is in the manifest, written from the bytes sticky wrote into the
 //! copy (an appended copy's carried on from the midstate after its last whole block,
@@ -54,7 +55,7 @@ use crate::agent::Keeping;
 use crate::confined::{Access, Dir, Kind};
 use crate::state;
 
-pub use copy::Copied;
+pub use copy::{Copied, Held};
 pub use restore::Restored;
 
 /// The manifest's file name in a session's directory.
@@ -105,12 +106,20 @@ pub struct Manifest {
     /// When the last copy was made, in milliseconds since 1970.
     pub copied_at: i64,
     /// The last turn (its row id in the project's database) whose end the copy holds: a
-    /// restore compares it with the turns the database records on the session, so a copy that
+    /// restore compares the turns the database records on the session with it, so a copy that
     /// stopped short (a copy that failed since) is never put back as if whole (issue 23,
     /// finding 9). Absent in a manifest of an older sticky, whose `copied_at` is compared with
-    /// the turns' ends instead.
+    /// the turns' ends instead. A row id names a turn of one thread only: see
+    /// [`Manifest::turn_started_at`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<i64>,
+    /// When that turn started (its `started_at`, milliseconds since 1970), which is what
+    /// [`Manifest::lacks`] compares: a session can be on record in two threads (a conversation
+    /// imported back under another name), each with rows of its own, and every row of the
+    /// session keeps the times of the turn it records (review 19, M4). Absent in a manifest
+    /// of an older sticky, which still records `turn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_started_at: Option<i64>,
     /// The files, in the order the agent listed them first.
     pub files: Vec<Entry>,
     /// The session's database rows (`rows.json`), for an agent that keeps rows.
@@ -151,20 +160,26 @@ impl Manifest {
             .is_some_and(|made| same_directory(made, home))
     }
 
-    /// The turns among `turns` (the session's, from the database) this copy does not hold:
-    /// every finished turn after the last one it records, or, for a manifest of an older sticky
-    /// that records none, every one that ended after the copy was made. Only turns that ended
-    /// well count: a failed one may never have reached the agent's files. A restore and an
-    /// export from the vault refuse a copy that lacks any.
+    /// The turns among `turns` (the session's, from the database, of whichever thread has it
+    /// on record) this copy does not hold: every finished turn that started after the last one
+    /// it records. For a manifest of an older sticky, which records that turn by row id only,
+    /// a turn after it that also ended after the copy was made (a row of another thread, an
+    /// imported one, has a row id of its own but the times of the turn it records); for one
+    /// that records no turn, every one that ended after the copy was made. Only turns that
+    /// ended well count: a failed one may never have reached the agent's files. A restore and
+    /// an export from the vault refuse a copy that lacks any.
     pub fn lacks<'a>(
         &self,
         turns: impl Iterator<Item = &'a crate::store::TurnRow>,
     ) -> Vec<&'a crate::store::TurnRow> {
+        let after_copy =
+            |row: &crate::store::TurnRow| row.ended_at.unwrap_or(row.started_at) > self.copied_at;
         turns
             .filter(|row| row.status == crate::store::TurnStatus::Ok)
-            .filter(|row| match self.turn {
-                Some(last) => row.id > last,
-                None => row.ended_at.unwrap_or(row.started_at) > self.copied_at,
+            .filter(|row| match (self.turn_started_at, self.turn) {
+                (Some(started), _) => row.started_at > started,
+                (None, Some(last)) => row.id > last && after_copy(row),
+                (None, None) => after_copy(row),
             })
             .collect()
     }

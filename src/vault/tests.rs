@@ -16,6 +16,12 @@ struct Agent {
 const FILES: Agent = Agent { rows: false };
 const ROWS: Agent = Agent { rows: true };
 
+/// The turn a test's copy is made after.
+const HELD: Held = Held {
+    id: 1,
+    started_at: Some(1_000),
+};
+
 impl Adapter for Agent {
     fn profile(&self) -> Profile<'_> {
         Profile {
@@ -100,7 +106,7 @@ impl Setup {
     }
     fn copy(&self) -> Copied {
         self.vault
-            .copy(&FILES, &self.home, Path::new("/p"), "s1", 1)
+            .copy(&FILES, &self.home, Path::new("/p"), "s1", HELD)
             .unwrap()
     }
     /// Writes `bytes` over `relative`, copies the session into the vault and returns how many
@@ -348,7 +354,7 @@ fn rows_are_kept_and_put_back_into_the_database_or_a_new_one() {
     drop(conn);
     let copy = |s: &Setup| {
         s.vault
-            .copy(&ROWS, &s.home, Path::new("/p"), "s1", 1)
+            .copy(&ROWS, &s.home, Path::new("/p"), "s1", HELD)
             .unwrap()
     };
     assert!(copy(&s).written > 0);
@@ -567,4 +573,73 @@ fn a_manifest_larger_than_sticky_writes_is_refused_unread() {
     // A copy starts the manifest over.
     s.copy();
     assert!(s.vault.manifest("agent", "s1").unwrap().is_some());
+}
+
+/// A finished turn of row id `id` that ran from `started_at` to `ended_at`.
+fn turn_row(id: i64, started_at: i64, ended_at: i64) -> crate::store::TurnRow {
+    crate::store::TurnRow {
+        id,
+        session_id: 1,
+        prompt: Some(format!("turn {id}")),
+        mode: crate::store::Mode::Headless,
+        pid: 1,
+        host: "h".into(),
+        started_at,
+        ended_at: Some(ended_at),
+        status: crate::store::TurnStatus::Ok,
+        exit_code: Some(0),
+        signal: None,
+        duration_ms: None,
+        ledger: crate::store::TurnLedger::default(),
+        answer_bytes: None,
+        purpose: None,
+    }
+}
+
+/// Review 19, M4: a copy is judged by the start of the last turn it holds, which every
+/// thread's row of that turn keeps: another thread's rows of the same turns (new row ids, as
+/// `import --as` writes them) are held, a turn that started later is not.
+#[test]
+fn a_copy_is_judged_by_when_its_last_turn_started_not_by_row_ids() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"a\n");
+    s.copy();
+    let manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
+    assert_eq!(
+        (manifest.turn, manifest.turn_started_at),
+        (Some(1), Some(1_000))
+    );
+    let imported = [turn_row(7, 500, 600), turn_row(8, 1_000, 1_100)];
+    assert!(manifest.lacks(imported.iter()).is_empty());
+    let later = [turn_row(1, 1_000, 1_100), turn_row(2, 2_000, 2_100)];
+    let lacking: Vec<i64> = manifest
+        .lacks(later.iter())
+        .iter()
+        .map(|row| row.id)
+        .collect();
+    assert_eq!(lacking, [2]);
+}
+
+/// A manifest of an older sticky records its last turn by row id only: a turn after it that
+/// also ended after the copy is lacking, another thread's row of a turn that ended before the
+/// copy (a higher row id) is held.
+#[test]
+fn an_older_manifest_is_judged_by_row_id_and_the_copys_time() {
+    let s = setup();
+    s.append("sessions/s1.jsonl", b"a\n");
+    s.copy();
+    let mut manifest = s.vault.manifest("agent", "s1").unwrap().unwrap();
+    manifest.turn_started_at = None;
+    let copied = manifest.copied_at;
+    let rows = [
+        turn_row(7, copied - 200, copied - 100),
+        turn_row(8, copied + 100, copied + 200),
+        turn_row(1, copied + 100, copied + 200),
+    ];
+    let lacking: Vec<i64> = manifest
+        .lacks(rows.iter())
+        .iter()
+        .map(|row| row.id)
+        .collect();
+    assert_eq!(lacking, [8]);
 }

@@ -549,3 +549,28 @@ fn review_prune_in_a_project_sharing_sticky_db_forgets_the_other_projects_thread
         pruned.describe()
     );
 }
+
+/// Review 19, M2: `threads --prune` forgets a merged or deleted branch's thread as `forget`
+/// does, keeping the vault copy of a session another thread still takes: here the source of a
+/// fork not made yet, which the fork's first turn then makes from the vault once the agent
+/// swept the source's transcript.
+#[test]
+fn prune_keeps_the_vault_copy_of_a_session_a_thread_left_forks() {
+    let env = project();
+    env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
+    let source = env.ok(["-t", "@branch", "alpha"]).answer();
+    env.ok(["-t", "feature", "fork", "idea"]);
+    env.git(&env.project, &["checkout", "-q", "main"]);
+    env.git(&env.project, &["branch", "-q", "-D", "feature"]);
+
+    let pruned = env.sticky(["threads", "--prune", "--yes", "--json"]).run();
+    pruned.assert_success();
+    let report = pruned.json();
+    assert_eq!(report["pruned"][0]["thread"], "feature", "{report}");
+    assert_eq!(report["pruned"][0]["vault_copies"], 0, "{report}");
+    std::fs::remove_file(env.transcript(&source.session)).unwrap();
+    let forked = env.sticky(["-t", "idea", "beta"]).run();
+    forked.assert_success();
+    forked.assert_stderr_contains("restored 1 file from sticky's vault");
+    assert_ne!(forked.answer().session, source.session);
+}

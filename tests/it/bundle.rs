@@ -2290,6 +2290,41 @@ fn hints_name_a_thread_starting_with_a_dash_so_the_command_line_takes_it() {
     env.ok(["import", "--as", "other", bundle.to_str().expect("UTF-8")]);
 }
 
+/// Review 19, M2: `import --replace` removes the replaced thread's vault copies as `forget`
+/// does, but not one another thread's next turn takes: here agent session S1, ended in the
+/// replaced thread main and live in thread old (main exported, rotated, imported back as old).
+/// The copy stays, is not counted as removed, and once the agent sweeps its transcripts old
+/// goes on with S1.
+#[test]
+fn import_replace_keeps_the_vault_copy_of_a_session_another_thread_lives_on() {
+    let other = TestEnv::new();
+    other.turn("another conversation");
+    let theirs = other.scratch.join("theirs.sticky");
+    other.ok(["export", "-o", theirs.to_str().expect("UTF-8")]);
+
+    let env = TestEnv::new();
+    let first = env.turn("remember the word tangerine");
+    let bundle = env.scratch.join("main.sticky");
+    env.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let second = env.ok(["new", "start on something else"]).answer();
+    env.ok(["import", "--as", "old", bundle.to_str().expect("UTF-8")]);
+    let replaced = env
+        .sticky(["import", "--replace", theirs.to_str().expect("UTF-8")])
+        .run();
+    replaced.assert_success().assert_stderr_contains(&format!(
+        "replaced thread main (claude session {}, claude session {}; 2 turns) and 1 vault copy",
+        first.session, second.session
+    ));
+    let vault = env.project.join(".sticky/sticky.db.vault/claude");
+    assert!(vault.join(&first.session).is_dir(), "old's copy is kept");
+    assert!(!vault.join(&second.session).exists(), "main's own is gone");
+
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let next = env.ok(["-t", "old", "what was the word?"]).answer();
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["remember the word tangerine"]);
+}
+
 /// Export bundles the vault's copy of a session whose agent files are gone; a copy that ends
 /// before turns the database records on the session (a turn whose copy failed, or was not
 /// made) is refused as a restore refuses it, naming the turns: imported, the agent would

@@ -358,6 +358,31 @@ fn a_claude_fork_of_a_source_whose_transcript_is_gone_is_made_from_the_vault() {
     }
 }
 
+/// Review 19, M2: `forget` of a fork's source thread, before the fork's first turn, keeps the
+/// vault copy of the source session the fork is made from (not counted as deleted), so with
+/// the source transcript swept the fork's first turn still puts it back and forks it.
+#[test]
+fn forgetting_the_source_of_a_fork_not_made_yet_keeps_the_copy_the_fork_needs() {
+    let env = TestEnv::new();
+    let source = env.ok(["-t", "src", "alpha"]).answer();
+    env.ok(["-t", "src", "fork", "idea"]);
+    let forgot = env.sticky(["forget", "-t", "src", "--yes", "--json"]).run();
+    forgot.assert_success();
+    assert_eq!(forgot.json()["vault_copies"], 0, "{}", forgot.stdout);
+    forgot.assert_stderr_contains("stays: thread idea's next turn takes it");
+    std::fs::remove_file(env.transcript(&source.session)).unwrap();
+
+    let forked = env.sticky(["-t", "idea", "beta"]).run();
+    forked.assert_success();
+    forked.assert_stderr_contains("restored 1 file from sticky's vault");
+    let fork = forked.answer();
+    assert_ne!(fork.session, source.session);
+    assert!(
+        fork.saw.first().is_some_and(|seen| seen == "alpha") || fork.prompt.contains("alpha"),
+        "the fork has the source's history: {fork:?}"
+    );
+}
+
 /// A bundle of a fork that has not had its first turn: not "session lost ... run `sticky
 /// new`", but that the fork is made at its first turn, and the way out. Review 3.
 #[test]

@@ -374,6 +374,7 @@ fn doctor_warns_when_claude_may_have_deleted_the_session_by_its_retention() {
     let mut recorded: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
     recorded["turn"] = 0.into();
+    recorded["turn_started_at"] = 0.into();
     std::fs::write(&manifest, recorded.to_string()).unwrap();
     let report = env.sticky(["doctor", "--json"]).run().json();
     let warning = report["vault"]["warning"].as_str().unwrap_or_default();
@@ -553,6 +554,57 @@ fn contents(path: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     } else {
         vec![(path.to_owned(), std::fs::read(path).expect("read a file"))]
     }
+}
+
+/// Exports main, starts a new session on it and imports the export back as thread `old`: agent
+/// session S1 (the returned answer's) is then on record in both threads, ended in main and live
+/// in old, as docs/conversations.md's export and import allow; the vault keeps one copy of it.
+fn one_session_in_two_threads(env: &TestEnv) -> crate::support::Answer {
+    let first = env.ok(["remember the word tangerine"]).answer();
+    let bundle = env.scratch.join("main.sticky");
+    let bundle = bundle.to_str().expect("utf-8");
+    env.ok(["export", "-o", bundle]);
+    env.ok(["new", "start on something else"]);
+    env.ok(["import", "--as", "old", bundle]);
+    first
+}
+
+/// Review 19, M2: `forget` of a thread deletes only the vault copies no other thread's next
+/// turn takes. Here agent session S1 is ended in main and live in old; `forget -t main` deletes
+/// main's second session's copy, keeps S1's (not counted as deleted, and said), so once the
+/// agent sweeps its transcripts thread old still goes on with S1, its turn since the import
+/// included.
+#[test]
+fn forget_keeps_the_vault_copy_of_a_session_another_thread_lives_on() {
+    let env = TestEnv::new();
+    let first = one_session_in_two_threads(&env);
+    env.ok(["-t", "old", "and the colour orange"]);
+    let forgot = env.sticky(["forget", "-t", "main", "--yes"]).run();
+    forgot.assert_success();
+    assert!(
+        forgot
+            .stdout
+            .contains("forgot thread main: 2 sessions, 2 turns and 1 vault copy;"),
+        "{}",
+        forgot.describe()
+    );
+    forgot.assert_stderr_contains(&format!(
+        "the vault's copy of claude session {} stays: thread old's next turn takes it",
+        first.session
+    ));
+    assert!(session_copy(&env, &first.session).is_dir());
+
+    // The agent's own cleanup sweeps its transcripts.
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let next = env.ok(["-t", "old", "what was the word?"]).answer();
+    assert_eq!(
+        next.session, first.session,
+        "thread old goes on with its session"
+    );
+    assert_eq!(
+        next.saw,
+        ["remember the word tangerine", "and the colour orange"]
+    );
 }
 
 /// The vault's directory of Claude session `id`.
@@ -792,6 +844,71 @@ fn a_copy_from_before_turns_were_recorded_is_compared_by_time() {
     env.turn("turn two: the key decision");
     let mut older: serde_json::Value = serde_json::from_slice(&old).unwrap();
     older.as_object_mut().unwrap().remove("turn");
+    older.as_object_mut().unwrap().remove("turn_started_at");
+    let transcript = transcript_copy(&env, &first.session);
+    let len = older["files"][0]["len"].as_u64().unwrap();
+    let bytes = std::fs::read(&transcript).unwrap();
+    std::fs::write(&transcript, &bytes[..usize::try_from(len).unwrap()]).unwrap();
+    std::fs::write(&manifest, serde_json::to_vec(&older).unwrap()).unwrap();
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+
+    let lost = env.sticky(["turn three"]).run();
+    lost.assert_code(73);
+    lost.assert_stderr_contains("ends before turn #2 \"turn two: the key decision\"");
+}
+
+/// Review 19, M4: the vault's copy of a session is judged by the times of the turns it holds,
+/// which every thread's row of a turn keeps, not by row ids, which differ from thread to
+/// thread. A conversation exported, rotated and imported back as thread `old` has its turns as
+/// new rows; with the agent's transcript swept before old's first turn here, that turn puts the
+/// whole copy back and resumes the session (it was refused as one that "ends before turn #3").
+#[test]
+fn the_vault_copy_of_a_thread_imported_under_another_name_is_restored() {
+    let env = TestEnv::new();
+    let first = one_session_in_two_threads(&env);
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let next = env.sticky(["-t", "old", "what was the word?"]).run();
+    next.assert_success();
+    next.assert_stderr_contains("restored 1 file from sticky's vault");
+    let next = next.answer();
+    assert_eq!(
+        next.session, first.session,
+        "thread old goes on with its session"
+    );
+    assert_eq!(next.saw, ["remember the word tangerine"]);
+}
+
+/// The same with a manifest of an older sticky, which records the last turn its copy holds by
+/// row id only: a turn of another thread (the imported one) that ended before the copy was
+/// made is held, so the copy is put back.
+#[test]
+fn an_older_manifest_of_a_thread_imported_under_another_name_is_restored() {
+    let env = TestEnv::new();
+    let first = one_session_in_two_threads(&env);
+    let manifest = session_copy(&env, &first.session).join("manifest.json");
+    let mut older: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).expect("read the manifest")).unwrap();
+    assert!(older["turn"].is_i64(), "{older}");
+    older.as_object_mut().unwrap().remove("turn_started_at");
+    std::fs::write(&manifest, serde_json::to_vec(&older).unwrap()).unwrap();
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the transcripts");
+    let next = env.ok(["-t", "old", "what was the word?"]).answer();
+    assert_eq!(next.session, first.session);
+    assert_eq!(next.saw, ["remember the word tangerine"]);
+}
+
+/// A manifest of an older sticky that records its last turn by row id still tells a copy
+/// that stopped short of the session (issue 23, finding 9): a later turn of the same thread
+/// ended after the copy was made.
+#[test]
+fn an_older_manifest_that_records_its_turn_by_row_id_still_names_the_missing_turns() {
+    let env = TestEnv::new();
+    let first = env.turn("turn one");
+    let manifest = session_copy(&env, &first.session).join("manifest.json");
+    let old = std::fs::read(&manifest).expect("read the manifest");
+    env.turn("turn two: the key decision");
+    let mut older: serde_json::Value = serde_json::from_slice(&old).unwrap();
+    older.as_object_mut().unwrap().remove("turn_started_at");
     let transcript = transcript_copy(&env, &first.session);
     let len = older["files"][0]["len"].as_u64().unwrap();
     let bytes = std::fs::read(&transcript).unwrap();

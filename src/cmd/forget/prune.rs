@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{copied, describe, plural};
+use super::{copies, describe, plural};
 use crate::cmd::Context;
 use crate::cmd::output::Report;
 use crate::cmd::threads::Args as ThreadsArgs;
@@ -48,6 +48,7 @@ struct Candidate {
     why: &'static str,
     sessions: Vec<SessionRow>,
     turns: usize,
+    /// The sessions whose vault copy forgetting it deletes (see [`count_copies`]).
     copies: usize,
     _lock: TurnLock,
 }
@@ -94,7 +95,8 @@ pub fn run(ctx: &Context, args: &ThreadsArgs) -> Result<Report> {
         return nothing(Vec::new());
     }
     let vault = Vault::new(&ctx.project.state.vault);
-    let (candidates, busy) = candidates(ctx, &store, threads, &vault)?;
+    let (mut candidates, busy) = candidates(ctx, &store, threads)?;
+    count_copies(&store, &vault, &mut candidates)?;
     for name in &busy {
         note!(
             "thread {} is running a turn; it is left (prune again once the turn is \
@@ -123,7 +125,6 @@ fn candidates(
     ctx: &Context,
     store: &Store,
     threads: Vec<ThreadRow>,
-    vault: &Vault,
 ) -> Result<(Vec<Candidate>, Vec<String>)> {
     let branches = read_branches(ctx)?;
     let mut candidates = Vec::new();
@@ -152,17 +153,36 @@ fn candidates(
             continue;
         };
         let turns = store.turns(thread.id)?.len();
-        let copies = sessions.iter().filter(|s| copied(vault, s)).count();
         candidates.push(Candidate {
             thread,
             why,
             sessions,
             turns,
-            copies,
+            copies: 0,
             _lock: lock,
         });
     }
     Ok((candidates, busy))
+}
+
+/// Counts, for each candidate, the vault copies forgetting it deletes: those no thread left
+/// after the prune still takes (review 19, M2), each counted once, by the first candidate
+/// that has it on record.
+fn count_copies(store: &Store, vault: &Vault, candidates: &mut [Candidate]) -> Result<()> {
+    let leaving: Vec<i64> = candidates.iter().map(|c| c.thread.id).collect();
+    let mut counted: Vec<(String, String)> = Vec::new();
+    for candidate in candidates.iter_mut() {
+        let copies = copies(store, vault, &candidate.sessions, &leaving)?;
+        for session in copies.deleted {
+            let id = session.agent_session_id.clone().unwrap_or_default();
+            let key = (session.agent.clone(), id);
+            if !counted.contains(&key) {
+                counted.push(key);
+                candidate.copies += 1;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Forgets the `candidates` with their vault copies: what was forgotten, and the lines that
@@ -174,12 +194,9 @@ fn forget(
 ) -> Result<(Vec<PrunedThread>, String)> {
     let mut pruned = Vec::new();
     let mut lines = String::new();
+    let leaving: Vec<i64> = candidates.iter().map(|c| c.thread.id).collect();
     for candidate in candidates {
-        for session in candidate.sessions.iter().filter(|s| copied(vault, s)) {
-            if let Some(id) = &session.agent_session_id {
-                vault.delete(&session.agent, id)?;
-            }
-        }
+        copies(store, vault, &candidate.sessions, &leaving)?.delete(vault)?;
         let forgotten = store.forget_thread(candidate.thread.id)?;
         lines.push_str(&format!("forgot {}\n", candidate.describe()));
         pruned.push(PrunedThread {

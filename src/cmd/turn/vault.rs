@@ -9,7 +9,7 @@ use super::super::view::{escape, format_time};
 use super::run::Running;
 use crate::session::{SessionAction, Verdict};
 use crate::store::Store;
-use crate::vault::{Restored, Vault};
+use crate::vault::{Held, Restored, Vault};
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -125,10 +125,15 @@ pub(super) fn restore_fork_source(turn: &Running<'_>, store: &Store) {
     }
     let vault = vault(turn);
     let note = |text: String| note!("{}", escape(&text));
-    let Ok(Some(source)) = store.session(forked.session) else {
-        return;
+    // With the source thread forgotten since (whose copy `forget` keeps for the fork: review
+    // 19, M2), no turn on record can be missing from the copy.
+    let source = match store.session(forked.session) {
+        Ok(source) => source.filter(|source| source.agent_session_id.as_deref() == Some(from)),
+        Err(_) => return,
     };
-    match behind(&vault, store, &source, &forked.thread, from) {
+    match source.map_or(Ok(None), |source| {
+        behind(&vault, store, &source, &forked.thread, from)
+    }) {
         Ok(None) => {}
         Ok(Some(missing)) => {
             return note(format!(
@@ -172,7 +177,12 @@ pub(super) fn keep(turn: &Running<'_>, store: &Store) {
         return;
     };
     let home = &turn.begun.home;
-    let copied = vault(turn).copy(adapter, home, &live.directory, id, turn.begun.turn_id);
+    let turn_id = turn.begun.turn_id;
+    let held = Held {
+        id: turn_id,
+        started_at: store.turn(turn_id).ok().flatten().map(|row| row.started_at),
+    };
+    let copied = vault(turn).copy(adapter, home, &live.directory, id, held);
     if let Err(error) = copied {
         note!(
             "could not keep a copy of session {} in the vault: {}",
