@@ -382,7 +382,7 @@ fn confirmed_expansion(file: &Path, why: &str) -> Result<bool> {
 fn remove_copies(ctx: &Context, replaced: &Replaced) -> Result<usize> {
     let vault = Vault::new(&ctx.project.state.vault);
     let store = ctx.open_store()?;
-    super::forget::copies(&store, &vault, &replaced.sessions, &[])?.delete(&vault)
+    super::vault::copies(&store, &vault, &replaced.sessions, &[])?.delete(&vault)
 }
 
 /// The bundle's bytes: a file, or stdin for `-`; and its size when known (a file, stdin

@@ -1,6 +1,7 @@
 //! The vault as `status` and `doctor` show it: on or off, its size, its newest copy; the turns a
 //! copy lacks, which keep a turn's restore and `relocate` from putting it back; and the
-//! warning `doctor` gives when the agent's own retention may have deleted the session.
+//! warning `doctor` gives when the agent's own retention may have deleted the session; and which
+//! copies `forget`, `threads --prune` and `import --replace` may delete ([`copies`]).
 
 use anyhow::Result;
 use serde::Serialize;
@@ -194,6 +195,75 @@ pub fn human_size(bytes: u64) -> String {
         unit += 1;
     }
     format!("{size} {}", UNITS[unit])
+}
+
+/// Whether the vault holds a copy of `session`.
+fn copied(vault: &Vault, session: &SessionRow) -> bool {
+    session
+        .agent_session_id
+        .as_deref()
+        .is_some_and(|id| vault.session_dir(&session.agent, id).exists())
+}
+
+/// The vault copies of some sessions: those forgetting deletes, and those it keeps, with the
+/// thread that keeps each.
+pub struct Copies<'a> {
+    pub deleted: Vec<&'a SessionRow>,
+    kept: Vec<(&'a SessionRow, String)>,
+}
+
+/// Which vault copies of `sessions` forgetting the threads `leaving` deletes: those no other
+/// thread's next turn takes (as its live session, or as the source of a fork not made yet).
+/// The vault keeps one copy of an agent session for the whole database, and a session can be
+/// on record in several threads (a conversation imported back under another name, a fork):
+/// deleting a copy another thread lives on would lose that session once the agent sweeps its
+/// files (review 19, M2).
+pub fn copies<'a>(
+    store: &Store,
+    vault: &Vault,
+    sessions: &'a [SessionRow],
+    leaving: &[i64],
+) -> Result<Copies<'a>> {
+    let mut copies = Copies {
+        deleted: Vec::new(),
+        kept: Vec::new(),
+    };
+    for session in sessions.iter().filter(|session| copied(vault, session)) {
+        let Some(id) = session.agent_session_id.as_deref() else {
+            continue;
+        };
+        let keeper = store
+            .threads_keeping(&session.agent, id)?
+            .into_iter()
+            .find(|thread| !leaving.contains(&thread.id));
+        match keeper {
+            Some(thread) => copies.kept.push((session, thread.name)),
+            None => copies.deleted.push(session),
+        }
+    }
+    Ok(copies)
+}
+
+impl Copies<'_> {
+    /// Deletes the copies to delete and says which stay, for which thread; returns how many
+    /// were deleted.
+    pub fn delete(&self, vault: &Vault) -> Result<usize> {
+        let mut deleted = 0;
+        for session in &self.deleted {
+            if let Some(id) = &session.agent_session_id {
+                deleted += usize::from(vault.delete(&session.agent, id)?);
+            }
+        }
+        for (session, thread) in &self.kept {
+            note!(
+                "the vault's copy of {} session {} stays: thread {}'s next turn takes it",
+                escape(&session.agent),
+                escape(session.agent_session_id.as_deref().unwrap_or_default()),
+                escape(thread)
+            );
+        }
+        Ok(deleted)
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,11 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{copies, describe, plural};
+use super::{describe, plural};
 use crate::cmd::Context;
 use crate::cmd::output::Report;
 use crate::cmd::threads::Args as ThreadsArgs;
+use crate::cmd::vault::copies;
 use crate::cmd::view::escape;
 use crate::exit::StickyError;
 use crate::git::{BranchState, Branches, GitError};
