@@ -2058,3 +2058,26 @@ fn a_moved_projects_sticky_dir_is_named_for_relocate_though_a_sticky_db_was_set_
     let again = env.ok_in(&moved, ["again"]).answer();
     assert_eq!(again.session, first.session, "relocate carries it");
 }
+
+/// Review 20, L4: in q, sharing p's `STICKY_DB`, a fork of thread main (p's conversation) is
+/// refused (73) with the shared database's words (a thread or a database of q's own), never a
+/// copy's `relocate` or `new`, both of which are refused there too.
+#[test]
+fn a_fork_of_another_directorys_thread_in_a_shared_sticky_db_names_the_shared_database() {
+    let mut env = TestEnv::new();
+    let database = env.home.join(".local/state/sticky/sticky.db");
+    std::fs::create_dir_all(database.parent().expect("a parent")).expect("the state directory");
+    env.set_var("STICKY_DB", &database);
+    env.turn("one in p");
+    let q = env.root().join("q");
+    std::fs::create_dir_all(&q).expect("a second project");
+    env.git(&q, &["init", "-q"]);
+    let fork = env
+        .sticky(["fork", "mine", "an idea"])
+        .current_dir(&q)
+        .run();
+    fork.assert_code(73)
+        .assert_stderr_contains("the two directories share one database")
+        .assert_stderr_contains("`sticky -t NAME \"...\"`");
+    assert!(!fork.stderr.contains("relocate"), "{}", fork.describe());
+}

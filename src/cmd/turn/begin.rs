@@ -198,7 +198,7 @@ fn ensure_plan_may_go_on(
     home: &Path,
 ) -> Result<()> {
     match plan.action.live() {
-        Some(live) if !fresh => ensure_here(ctx, live, home),
+        Some(live) if !fresh => ensure_here(ctx, &ctx.thread, live, home),
         Some(live) => Ok(ensure_not_shared(ctx, live)?),
         None => Ok(()),
     }
@@ -215,15 +215,21 @@ fn fork_from(adapter: &dyn Adapter, session: &SessionRow, aim: &Aim) -> Option<S
         .map(|from| from.agent_session_id.clone())
 }
 
-/// Refuses to go on with `live` outside this project, or when this HOME's agent keeps it for
-/// another.
-fn ensure_here(ctx: &Context, live: &SessionRow, home: &Path) -> Result<()> {
-    session::ensure_in_project(live, &ctx.thread, &ctx.project.dir).map_err(|error| {
-        // Where the session stands now (another copy took it, or the project moved here)
-        // decides the way out; the policy's words are a copy's.
-        standing::advice(&ctx.thread, live, &ctx.project).map_or(error, StickyError::Elsewhere)
+/// Refuses to go on with thread `thread`'s live session `live` outside this project, or when
+/// this HOME's agent keeps it for another: a turn on it, or a fork of it.
+pub(super) fn ensure_here(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+) -> Result<()> {
+    session::ensure_in_project(live, thread, &ctx.project.dir).map_err(|error| {
+        // Where the session stands now (another copy took it, the project moved here, or
+        // another directory shares this database) decides the way out; the policy's words are
+        // a copy's (review 20, L4: a fork in a shared database got them).
+        standing::advice(thread, live, &ctx.project).map_or(error, StickyError::Elsewhere)
     })?;
-    kept::refuse_kept_elsewhere(ctx, &ctx.thread, live, home)?;
+    kept::refuse_kept_elsewhere(ctx, thread, live, home)?;
     Ok(())
 }
 

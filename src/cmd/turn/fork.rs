@@ -118,9 +118,8 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
         if live.agent_session_id.is_none() {
             return Err(no_session().into());
         }
-        crate::session::ensure_in_project(&live, source, &ctx.project.dir)?;
         // What a turn on the source refuses to resume, its fork does not read either.
-        super::super::kept::refuse_kept_elsewhere(ctx, source, &live, &crate::settings::home()?)?;
+        super::begin::ensure_here(ctx, source, &live, &crate::settings::home()?)?;
         crate::session::ensure_plain_arguments(&live, &ctx.agents, &ctx.project.state.db)?;
         let adapter = ctx.agents.get(&live.agent)?;
         if let Some(agent) = args.agent.as_deref() {
