@@ -61,3 +61,30 @@ fn review20_a_copy_of_a_moved_project_with_sticky_db_inside_takes_the_originals_
         relocate.describe()
     );
 }
+
+/// M6: the user moves a project's state from `.sticky/` to a `STICKY_DB` by copying the file
+/// (`cp .sticky/sticky.db ~/.local/state/sticky/p.db`; "a copy of the file alone keeps every
+/// session"). The copy has no `<db>.stamp` beside it, so it is taken for a database "made by a
+/// sticky older than stamps" and adopted on first use, without a word: no exit 71, no `sticky
+/// trust`, though docs/security.md says a copy of the user's own state "is a new file, so it is
+/// refused too". From then on both databases resume the one agent session (a shell with
+/// `STICKY_DB` and one without), each recording only its own turns. A database whose schema
+/// postdates stamps (it records `kept_at`, migration 9) cannot be older than stamps: without its
+/// stamp it is a copy, and should be refused as one.
+#[test]
+fn review20_a_copy_of_a_database_without_its_stamp_is_adopted_as_one_older_than_stamps() {
+    let env = TestEnv::new();
+    env.turn("one in p");
+    let database = state_database(&env, "p.db");
+    std::fs::copy(env.project.join(".sticky/sticky.db"), &database).expect("copy the database");
+    let copy = env
+        .sticky(["with the copy"])
+        .env("STICKY_DB", &database)
+        .run();
+    assert_eq!(
+        copy.code,
+        Some(71),
+        "a copy of the database was adopted: {}",
+        copy.describe()
+    );
+}
