@@ -100,6 +100,14 @@ impl Store {
         open::is_sticky(path)
     }
 
+    /// Whether the file at `path` says, in its header, that its schema is one only a sticky
+    /// that stamps its databases writes ([`schema::STAMPED_SINCE`]). Reads the file's first
+    /// bytes, which a copy of the file alone carries, and opens no connection (nothing is made
+    /// beside it); a page not yet checkpointed from its WAL reads as the older version it was.
+    pub fn postdates_stamps(path: &Path) -> bool {
+        open::header_version(path).is_some_and(|version| version >= schema::STAMPED_SINCE)
+    }
+
     /// Opens another listed project's existing database to look at it: read-only when its
     /// schema is this sticky's, so nothing there is written or waited for. An older schema
     /// cannot answer this sticky's queries read-only, so a writable one is brought up to date
