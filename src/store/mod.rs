@@ -151,18 +151,19 @@ impl Store {
         std::mem::forget(self.conn);
     }
 
-    /// Where `STICKY_DB` chose this database, as a turn last recorded it (`Tx::record_kept_at`):
-    /// `None` for one a turn only ever used as a project's `.sticky/sticky.db`. A copy of the
-    /// file says where its original was; as untrusted as the file (`cmd::kept::recorded_database`).
-    pub fn kept_at(&self) -> Result<Option<PathBuf>> {
+    /// Where `STICKY_DB` kept this database: where a turn first found it (`Tx::record_kept_at`),
+    /// then where each `relocate` found it after a move (`Tx::add_kept_at`), oldest first; none
+    /// for one a turn only ever used as a project's `.sticky/sticky.db`. A copy of the file says
+    /// where its original was; as untrusted as the file (`cmd::kept::recorded_database`).
+    pub fn kept_at(&self) -> Result<Vec<PathBuf>> {
         self.run("read the database", || {
-            self.conn
-                .query_row("SELECT path FROM kept_at LIMIT 1", [], |row| {
-                    row.get::<_, String>(0)
-                })
-                .optional()
+            let mut statement = self
+                .conn
+                .prepare("SELECT path FROM kept_at ORDER BY rowid")?;
+            let paths = statement.query_map([], |row| row.get::<_, String>(0))?;
+            paths.collect::<rusqlite::Result<Vec<String>>>()
         })
-        .map(|path| path.map(PathBuf::from))
+        .map(|paths| paths.into_iter().map(PathBuf::from).collect())
     }
 
     /// The database file.
