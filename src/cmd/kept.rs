@@ -71,6 +71,17 @@ pub fn listed() -> Vec<(Option<PathBuf>, PathBuf)> {
         .collect()
 }
 
+/// Where `STICKY_DB` keeps `project`'s database, as its database records it (`Store::kept_at`):
+/// canonical, so no link is on the path [`recorded_database`] then takes; `None` for a
+/// `.sticky/` database, or a path that is not UTF-8.
+pub fn kept_path(project: &crate::project::Project) -> Option<String> {
+    if !project.db_overridden {
+        return None;
+    }
+    let db = std::fs::canonicalize(&project.state.db).ok()?;
+    db.to_str().map(str::to_owned)
+}
+
 /// The database a bundle's manifest or a state records as where a project kept its state when
 /// `STICKY_DB` chose it (`bundle::Manifest::database`, `Store::kept_at`), when it may be looked
 /// at as a listed `STICKY_DB` database is (review 16, M2 and M5). What records it came from

@@ -246,9 +246,16 @@ fn unknown(thread: &str, agent: &str) -> anyhow::Error {
     .into()
 }
 
-/// Records `live` as the project's: its directory is the project's now.
+/// Records `live` as the project's: its directory is the project's now. A `STICKY_DB` database
+/// that moved with the project (inside it) records where it is now beside where it was first,
+/// so a copy of the moved project sees its original there once the list is lost (review 20,
+/// M3).
 fn record(ctx: &Context, store: &mut crate::store::Store, live: &SessionRow) -> Result<()> {
-    store.immediate(|tx| tx.move_session(live.id, &ctx.project.dir))
+    let kept = super::kept::kept_path(&ctx.project);
+    store.immediate(|tx| {
+        tx.move_session(live.id, &ctx.project.dir)?;
+        kept.as_deref().map_or(Ok(()), |path| tx.add_kept_at(path))
+    })
 }
 
 /// Puts sticky's vault copy of `live`'s session, which the agent swept, back where the agent

@@ -214,26 +214,32 @@ fn assess(live: &SessionRow, here: (&Path, &Path)) -> (OldPath, Option<PathBuf>)
 }
 
 /// The original's state as the database `own` records it (`Store::kept_at`: where `STICKY_DB`
-/// chose the database this one was copied from), when the list of projects that named it may
-/// be lost with the key (review 16, M5): looked at as a listed `STICKY_DB` database of `live`'s
-/// directory is, when `kept::recorded_database` takes it, and counted only when a turn there
-/// goes on with `live`'s session, or may ([`OldPath::Original`], [`OldPath::Held`]), or uses
-/// this very database ([`OldPath::SameDatabase`]): what a copied or crafted database records
-/// may make sticky refuse, never choose.
+/// chose the database this one was copied from, and where each `relocate` found it since),
+/// when the list of projects that named it may be lost with the key (review 16, M5), and as
+/// this environment's `STICKY_DB` would choose it in `live`'s directory (a relative one is taken
+/// from there; review 20, M3): each looked at as a listed `STICKY_DB` database of that directory
+/// is, when `kept::recorded_database` takes it, and counted only when a turn there goes on with
+/// `live`'s session, or may ([`OldPath::Original`], [`OldPath::Held`]), or uses this very
+/// database ([`OldPath::SameDatabase`]): what a copied or crafted database records may make
+/// sticky refuse, never choose. The largest stands.
 fn recorded_original(live: &SessionRow, own: &Path) -> Option<(OldPath, Option<PathBuf>)> {
-    let kept = crate::store::Store::open_read_only(own)
-        .ok()?
-        .kept_at()
-        .ok()??;
-    let db = super::kept::recorded_database(&kept)?;
-    let found = state_at(live, own, Some(&db));
-    // A database two projects share names itself: the other directory's turns use it still, so
-    // a `sticky new` here would end that directory's session (review 17, M2).
-    matches!(
-        found,
-        OldPath::Original | OldPath::Held | OldPath::SameDatabase
-    )
-    .then_some((found, Some(db)))
+    let mut kept = crate::store::Store::open_read_only(own)
+        .ok()
+        .and_then(|store| store.kept_at().ok())
+        .unwrap_or_default();
+    kept.extend(crate::settings::env::db().map(|db| live.directory.join(db)));
+    kept.iter()
+        .filter_map(|path| super::kept::recorded_database(path))
+        .map(|db| (state_at(live, own, Some(&db)), Some(db)))
+        // A database two projects share names itself: the other directory's turns use it
+        // still, so a `sticky new` here would end that directory's session (review 17, M2).
+        .filter(|(found, _)| {
+            matches!(
+                found,
+                OldPath::Original | OldPath::Held | OldPath::SameDatabase
+            )
+        })
+        .max_by_key(|(found, _)| *found)
 }
 
 /// What the state a turn in `live`'s directory uses (with `STICKY_DB` `db`, when given) is to

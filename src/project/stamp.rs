@@ -13,9 +13,11 @@
 //! stamp (one moved to another file system is copied). `sticky trust` stamps a state the user
 //! adopts on purpose.
 //!
-//! A database without a stamp was made by a sticky older than stamps (or planted by someone
-//! who left the stamp out). It is adopted (stamped) when nothing says it came from elsewhere:
-//! on that rare path only, git is asked whether it tracks the database, its WAL or its vault (a
+//! A database without a stamp whose schema only a sticky that stamps writes (migration 5 and
+//! later) is a copy of the file alone or a backup restored without its stamp, refused as a copy
+//! is. Any other database without a stamp was made by a sticky older than stamps (or planted by
+//! someone who left the stamp out). It is adopted (stamped) when nothing says it came from
+//! elsewhere: on that rare path only, git is asked whether it tracks the database, its WAL or its vault (a
 //! committed `.sticky/` came with the repository; a state git may track but cannot be asked
 //! about is refused too), and the agent must have the files of every live session in this HOME
 //! (`Project::adopt_unstamped`): a conversation only sticky's vault could continue is what a
@@ -53,6 +55,11 @@ pub enum Verdict {
     NoDatabase,
     /// No stamp: made by a sticky older than stamps (or by someone who left the stamp out).
     Unstamped,
+    /// No stamp, though the database's schema is one only a sticky that stamps writes: a copy
+    /// of the file alone (its stamp left behind) or a backup restored without it, refused as a
+    /// copy is (review 20, M6). A user without a key has no stamped database at all, so theirs
+    /// stays [`Verdict::Unstamped`].
+    Stripped,
     /// A stamp this user's key made, for another file: a copy or a restored backup.
     Copied,
     /// A stamp another key made, or none this user's key could have made.
@@ -85,13 +92,24 @@ pub fn verdict(state: &State) -> Result<Verdict> {
     let text = match read_stamp(&stamp_path) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(Verdict::Foreign),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Verdict::Unstamped),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return unstamped(state),
         Err(e) => return Err(crate::store::io_error(&stamp_path, "read", &e)),
     };
     let Some(key) = read_key()? else {
         return Ok(Verdict::NoKey);
     };
     Ok(judge(&text, inode, &key))
+}
+
+/// What a database without a stamp is: older than stamps, unless its schema postdates them
+/// (see [`Verdict::Stripped`]) and the user has a key (one who has none cannot have a stamped
+/// database). Reads the key only for such a schema.
+fn unstamped(state: &State) -> Result<Verdict> {
+    if crate::store::Store::postdates_stamps(&state.db) && read_key()?.is_some() {
+        Ok(Verdict::Stripped)
+    } else {
+        Ok(Verdict::Unstamped)
+    }
 }
 
 /// Whether the database of `state` carries a stamp in sticky's form that names its very file

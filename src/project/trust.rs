@@ -287,15 +287,12 @@ fn check_made_here(project: &Project) -> Result<Database> {
         Verdict::Mine => Ok(Database::Stamped),
         Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
         Verdict::Unstamped => check_untracked(project).map(|()| Database::Unstamped),
-        Verdict::Copied => Err(refuse(
-            &state.db,
-            format!(
-                "it is a copy of a database sticky made for you, not the file it made (copied, \
-                 restored or cloned; a project moved to another file system is copied too); if \
-                 you mean to continue its conversations here, run `sticky trust`, then, if the \
-                 project moved here, `sticky relocate`; {}",
-                way_out()
-            ),
+        Verdict::Copied => Err(copied(project, "")),
+        Verdict::Stripped => Err(copied(
+            project,
+            " without its stamp: its schema is one only a sticky that stamps its databases \
+             writes, so it is no database older than stamps, and its original resumes the same \
+             agent sessions",
         )),
         Verdict::Foreign => Err(refuse(
             &state.db,
@@ -323,6 +320,21 @@ fn check_made_here(project: &Project) -> Result<Database> {
             ),
         )),
     }
+}
+
+/// The refusal of a copy of a database sticky made for the user; `how` says more of it (a copy
+/// of the file alone, its stamp left behind).
+fn copied(project: &Project, how: &str) -> anyhow::Error {
+    refuse(
+        &project.state.db,
+        format!(
+            "it is a copy of a database sticky made for you, not the file it made (copied, \
+             restored or cloned; a project moved to another file system is copied too){how}; if \
+             you mean to continue its conversations here, run `sticky trust`, then, if the \
+             project moved here, `sticky relocate`; {}",
+            way_out(project)
+        ),
+    )
 }
 
 /// The refusal of a database that is one file under `names` names (hard links), which `sticky
@@ -998,7 +1010,7 @@ pub(super) fn held(project: &Project) -> Option<Hold> {
     let error = check_made_here(project).err()?;
     let unstamped = matches!(
         stamp::verdict(&project.state),
-        Ok(Verdict::Copied | Verdict::Foreign | Verdict::NoKey)
+        Ok(Verdict::Copied | Verdict::Stripped | Verdict::Foreign | Verdict::NoKey)
     );
     Some(
         if unstamped && check_not_emptied(&project.state, true).is_ok() {

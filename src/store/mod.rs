@@ -100,6 +100,14 @@ impl Store {
         open::is_sticky(path)
     }
 
+    /// Whether the file at `path` says, in its header, that its schema is one only a sticky
+    /// that stamps its databases writes ([`schema::STAMPED_SINCE`]). Reads the file's first
+    /// bytes, which a copy of the file alone carries, and opens no connection (nothing is made
+    /// beside it); a page not yet checkpointed from its WAL reads as the older version it was.
+    pub fn postdates_stamps(path: &Path) -> bool {
+        open::header_version(path).is_some_and(|version| version >= schema::STAMPED_SINCE)
+    }
+
     /// Opens another listed project's existing database to look at it: read-only when its
     /// schema is this sticky's, so nothing there is written or waited for. An older schema
     /// cannot answer this sticky's queries read-only, so a writable one is brought up to date
@@ -143,18 +151,19 @@ impl Store {
         std::mem::forget(self.conn);
     }
 
-    /// Where `STICKY_DB` chose this database, as a turn last recorded it (`Tx::record_kept_at`):
-    /// `None` for one a turn only ever used as a project's `.sticky/sticky.db`. A copy of the
-    /// file says where its original was; as untrusted as the file (`cmd::kept::recorded_database`).
-    pub fn kept_at(&self) -> Result<Option<PathBuf>> {
+    /// Where `STICKY_DB` kept this database: where a turn first found it (`Tx::record_kept_at`),
+    /// then where each `relocate` found it after a move (`Tx::add_kept_at`), oldest first; none
+    /// for one a turn only ever used as a project's `.sticky/sticky.db`. A copy of the file says
+    /// where its original was; as untrusted as the file (`cmd::kept::recorded_database`).
+    pub fn kept_at(&self) -> Result<Vec<PathBuf>> {
         self.run("read the database", || {
-            self.conn
-                .query_row("SELECT path FROM kept_at LIMIT 1", [], |row| {
-                    row.get::<_, String>(0)
-                })
-                .optional()
+            let mut statement = self
+                .conn
+                .prepare("SELECT path FROM kept_at ORDER BY rowid")?;
+            let paths = statement.query_map([], |row| row.get::<_, String>(0))?;
+            paths.collect::<rusqlite::Result<Vec<String>>>()
         })
-        .map(|path| path.map(PathBuf::from))
+        .map(|paths| paths.into_iter().map(PathBuf::from).collect())
     }
 
     /// The database file.

@@ -185,6 +185,29 @@ pub(crate) fn is_sticky(file: &Path) -> bool {
     })
 }
 
+/// The schema version (`PRAGMA user_version`) in the header of the regular file `file`, read
+/// from its first 64 bytes without `SQLite`: `None` for what is no `SQLite` file, or none that
+/// can be read (a link, a FIFO, a device are not opened for reading).
+pub(crate) fn header_version(file: &Path) -> Option<i64> {
+    use nix::libc::{O_NOFOLLOW, O_NONBLOCK};
+    use std::io::Read;
+    let mut opened = OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NOFOLLOW | O_NONBLOCK)
+        .open(file)
+        .ok()?;
+    if !opened.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut header = [0u8; 64];
+    opened.read_exact(&mut header).ok()?;
+    if &header[..16] != b"SQLite format 3\0" {
+        return None;
+    }
+    let version = i32::from_be_bytes([header[60], header[61], header[62], header[63]]);
+    Some(i64::from(version))
+}
+
 /// Refuses a database that is not a regular file before `SQLite` opens it: it would block on a
 /// FIFO, and write a `-journal` beside a device, in a directory sticky never chose (`/dev`).
 /// `project` says what each kind is and what to name instead; this holds for every caller.

@@ -213,6 +213,12 @@ const SHARED_SESSIONS: &str = "
 /// comment); its deflated answers are indexed after it.
 const SEARCH_INDEX: &str = "CREATE VIRTUAL TABLE turns_text USING fts5";
 
+/// The first schema only a sticky that stamps its databases wrote: stamps came with schema 4
+/// (commit 52839ba), and migration 5 (part 13) after them. A database at this version or later
+/// was made, or opened, by a sticky that stamps its databases; without its stamp it is a copy
+/// or a restored backup, not a database older than stamps (`project::stamp::verdict`).
+pub(crate) const STAMPED_SINCE: i64 = 5;
+
 /// The schema version this binary writes.
 #[allow(
     clippy::cast_possible_wrap,

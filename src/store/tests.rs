@@ -1525,3 +1525,45 @@ fn sqlite_is_built_as_the_checkouts_cargo_config_asks() {
         );
     }
 }
+
+/// `kept_at` keeps the first path a turn records (never replaced, review 17 M3) and adds each
+/// new place `relocate` finds (review 20, M3), once each, oldest first.
+#[test]
+fn kept_at_keeps_the_first_path_and_adds_each_new_place_once() {
+    let (_dir, db) = project();
+    let mut store = Store::open(&db).unwrap();
+    store.immediate(|tx| tx.record_kept_at("/first")).unwrap();
+    store.immediate(|tx| tx.record_kept_at("/second")).unwrap();
+    assert_eq!(store.kept_at().unwrap(), [PathBuf::from("/first")]);
+    for path in ["/moved", "/first", "/moved"] {
+        store.immediate(|tx| tx.add_kept_at(path)).unwrap();
+    }
+    assert_eq!(
+        store.kept_at().unwrap(),
+        [PathBuf::from("/first"), PathBuf::from("/moved")]
+    );
+}
+
+/// A database's header says whether its schema postdates stamps (review 20, M6): one this
+/// sticky made does, one at schema 4 does not, and what is no `SQLite` file says nothing.
+#[test]
+fn the_header_says_whether_a_schema_postdates_stamps() {
+    let (_dir, db) = project();
+    let store = Store::open(&db).unwrap();
+    store
+        .conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    assert!(Store::postdates_stamps(&db));
+    let older = db.with_file_name("older.db");
+    set_header(&older, "user_version", 4);
+    assert!(!Store::postdates_stamps(&older));
+    let text = db.with_file_name("text.db");
+    fs::write(
+        &text,
+        "not a database, though long enough to hold a header's 64 bytes ......",
+    )
+    .unwrap();
+    assert!(!Store::postdates_stamps(&text));
+    assert!(!Store::postdates_stamps(&db.with_file_name("missing.db")));
+}

@@ -116,6 +116,26 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Records that the database is now at `path` (its canonical path) beside the paths
+    /// recorded before ([`Store::kept_at`]), when it is not among them: `relocate` after the
+    /// project moved with its `STICKY_DB` inside it (review 20, M3), so a copy of the moved
+    /// project names its original's new place, not only the first, which the move left. Adds
+    /// only: the first path stays (review 17, M3), and a turn never adds one.
+    pub fn add_kept_at(&self, path: &str) -> Result<()> {
+        let added = self.write(
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO kept_at (path) SELECT ?1 \
+                     WHERE NOT EXISTS (SELECT 1 FROM kept_at WHERE path = ?1)",
+                )
+                .and_then(|mut statement| statement.execute([path])),
+        )?;
+        if added > 0 {
+            self.sessions_changed.set(true);
+        }
+        Ok(())
+    }
+
     /// The live session of a thread, if any.
     pub fn live_session(&self, thread_id: i64) -> Result<Option<SessionRow>> {
         self.read(rows::live_session(&self.tx, thread_id))

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{Output, TestEnv};
+use crate::support::{Answer, Output, TestEnv};
 
 #[track_caller]
 fn assert_ran_in(env: &TestEnv, dir: &Path) {
@@ -2080,4 +2080,98 @@ fn a_fork_of_another_directorys_thread_in_a_shared_sticky_db_names_the_shared_da
         .assert_stderr_contains("the two directories share one database")
         .assert_stderr_contains("`sticky -t NAME \"...\"`");
     assert!(!fork.stderr.contains("relocate"), "{}", fork.describe());
+
+/// Copies `from` to `to` as `cp -a` does.
+fn cp_a(from: &Path, to: &Path) {
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status();
+    assert!(copied.is_ok_and(|status| status.success()), "cp -a");
+}
+
+/// A project keeping its state in a `STICKY_DB` inside it (`.state/sticky.db`, ignored by git):
+/// it moves (`relocate`) and goes on, and is copied (`cp -a`); then sticky's data directory is
+/// lost. Gives the first turn's answer, the moved original and its copy.
+fn a_moved_project_with_sticky_db_inside_copied(env: &mut TestEnv) -> (Answer, PathBuf, PathBuf) {
+    std::fs::write(env.project.join(".gitignore"), ".state/\n").expect("ignore .state/");
+    std::fs::create_dir_all(env.project.join(".state")).expect("the state directory");
+    env.set_var("STICKY_DB", ".state/sticky.db");
+    let first = env.turn("one in p");
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    env.ok_in(&moved, ["two in the moved project"]);
+    let copy = env.root().join("copy");
+    cp_a(&moved, &copy);
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the data directory");
+    (first, moved, copy)
+}
+
+/// Review 20, M3: a copy of a moved project whose relative `STICKY_DB` is inside it, with the
+/// data directory lost. The copy's `trust` and `relocate` see the moved original's state by the
+/// same `STICKY_DB` taken from the original's directory (and by the path `relocate` recorded
+/// there), so relocate refuses (2) rather than take the original's session, and the original,
+/// once trusted, goes on with it.
+#[test]
+fn a_copy_of_a_moved_project_with_sticky_db_inside_leaves_the_originals_session() {
+    let mut env = TestEnv::new();
+    let (first, moved, copy) = a_moved_project_with_sticky_db_inside_copied(&mut env);
+    env.ok_in(&copy, ["trust"]);
+    let relocate = env.sticky(["relocate"]).current_dir(&copy).run();
+    relocate.assert_code(2);
+    env.ok_in(&moved, ["trust"]);
+    let again = env.ok_in(&moved, ["three in the moved project"]).answer();
+    assert_eq!(again.session, first.session, "{}", relocate.describe());
+}
+
+/// Review 20, M3, what `relocate` records: the copy's database, put in its `.sticky/` and run
+/// without `STICKY_DB`, names where the moved original keeps it now (`kept_at` records the
+/// place `relocate` found it beside the first), so the copy's `relocate` refuses (2).
+#[test]
+fn a_copy_of_a_moved_sticky_db_project_finds_the_original_where_relocate_recorded_it() {
+    let mut env = TestEnv::new();
+    let (first, moved, copy) = a_moved_project_with_sticky_db_inside_copied(&mut env);
+    std::fs::rename(copy.join(".state"), copy.join(".sticky")).expect("into .sticky/");
+    let without = |args: &[&str], dir: &Path| {
+        env.sticky(args)
+            .current_dir(dir)
+            .env_remove("STICKY_DB")
+            .run()
+    };
+    without(&["trust"], &copy).assert_success();
+    let relocate = without(&["relocate"], &copy);
+    relocate.assert_code(2);
+    env.ok_in(&moved, ["trust"]);
+    let again = env.ok_in(&moved, ["three in the moved project"]).answer();
+    assert_eq!(again.session, first.session, "{}", relocate.describe());
+}
+
+/// Review 20, M3's second way: a project's absolute `STICKY_DB` renamed with its files (`p.db*`
+/// to `p2.db*`, so what the database records names a path gone), the project copied (sharing
+/// `p2.db` through the same `STICKY_DB`), and the data directory lost. A turn in the original
+/// with this environment uses this very database, so the copy's `relocate` refuses it as the
+/// original's session in a shared database (2), and the original goes on with it.
+#[test]
+fn a_copy_sharing_a_renamed_sticky_db_leaves_the_originals_session() {
+    let mut env = TestEnv::new();
+    let state = env.home.join(".local/state/sticky");
+    std::fs::create_dir_all(&state).expect("the state directory");
+    env.set_var("STICKY_DB", state.join("p.db"));
+    let first = env.turn("one in p");
+    for companion in ["", "-wal", "-shm", ".stamp", ".locks", ".vault"] {
+        let from = state.join(format!("p.db{companion}"));
+        if from.exists() {
+            std::fs::rename(&from, state.join(format!("p2.db{companion}"))).expect("rename");
+        }
+    }
+    env.set_var("STICKY_DB", state.join("p2.db"));
+    let copy = env.root().join("copy");
+    cp_a(&env.project, &copy);
+    std::fs::remove_dir_all(env.home.join(".local/share/sticky")).expect("lose the data directory");
+    env.ok_in(&copy, ["trust"]);
+    let relocate = env.sticky(["relocate"]).current_dir(&copy).run();
+    relocate.assert_code(2);
+    let again = env.ok(["two in p"]).answer();
+    assert_eq!(again.session, first.session, "{}", relocate.describe());
 }

@@ -441,15 +441,21 @@ fn torn_read(file: &Path) -> Option<Vec<u8>> {
     }
 }
 
-/// Opens `copy` with sticky (`status`, then a turn when it opened) and asserts it either works
-/// or is refused with exit 71, a clear message, and the file exactly as it was.
+/// Opens `copy` with sticky (`trust`, as for any copy of a database without its stamp, then
+/// `status`, then a turn when it opened) and asserts it either works or is refused with exit
+/// 71, a clear message, and the file exactly as it was.
 #[track_caller]
 fn assert_opens_or_is_refused_untouched(env: &TestEnv, copy: &Path) -> bool {
     let before = fs::read(copy).expect("read the copy");
-    let status = env
-        .sticky(["status", "--json"])
-        .env("STICKY_DB", copy)
-        .run();
+    let trust = env.sticky(["trust"]).env("STICKY_DB", copy).run();
+    assert_no_panic(&trust);
+    let status = if trust.code == Some(0) {
+        env.sticky(["status", "--json"])
+            .env("STICKY_DB", copy)
+            .run()
+    } else {
+        trust
+    };
     assert_no_panic(&status);
     match status.code {
         Some(0) => {
@@ -578,6 +584,9 @@ fn a_database_whose_wal_is_missing_or_cut_short_still_opens() {
         if let Some(wal) = &wal {
             fs::write(copy.with_file_name("sticky.db-wal"), wal).expect("write the wal");
         }
+        // A copy of the file without its stamp is adopted on purpose (review 20, M6).
+        let trust = env.sticky(["trust"]).env("STICKY_DB", &copy).run();
+        assert_eq!(trust.code, Some(0), "{case}\n{}", trust.describe());
         let status = env
             .sticky(["status", "--json"])
             .env("STICKY_DB", &copy)

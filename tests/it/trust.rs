@@ -976,7 +976,7 @@ fn an_unstamped_database_of_an_older_sticky_keeps_working_and_is_stamped() {
 fn an_unstamped_database_git_tracks_is_refused_until_trusted() {
     let env = TestEnv::new();
     let first = env.turn("mine, then committed by mistake");
-    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("remove the stamp");
+    crate::support::as_before_stamps(&env.project.join(".sticky/sticky.db"));
     env.git(&env.project, &["add", "--force", ".sticky/sticky.db"]);
 
     for args in [&["hello"][..], &["status"]] {
@@ -1530,7 +1530,7 @@ fn plant_an_unstarted_session(env: &TestEnv, args: &[&str]) {
     let mut line = vec!["new"];
     line.extend_from_slice(args);
     as_author(env, &author, &line).assert_success();
-    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("leave the stamp out");
+    crate::support::as_before_stamps(&env.project.join(".sticky/sticky.db"));
 }
 
 #[test]
@@ -2100,4 +2100,70 @@ fn a_trusted_forks_first_turn_never_puts_back_a_session_another_projects_vault_k
     let back = victim.sticky(["the victim goes on"]).run();
     back.assert_success();
     assert_eq!(back.answer().saw, ["the victim's plan"]);
+}
+
+/// A copy of a database without its stamp (review 20, M6): the user moves a project's state from
+/// `.sticky/` to a `STICKY_DB` by copying the file alone (`cp .sticky/sticky.db
+/// ~/.local/state/sticky/p.db`). Its schema postdates stamps, so it is no database older than
+/// stamps: it is refused as a copy (exit 71), rather than adopted while `.sticky/` goes on
+/// resuming the same agent session, and `sticky trust` adopts it on purpose.
+#[test]
+fn a_copy_of_a_database_without_its_stamp_is_refused_as_a_copy_until_trusted() {
+    let env = TestEnv::new();
+    let first = env.turn("one in p");
+    let state = env.home.join(".local/state/sticky");
+    fs::create_dir_all(&state).expect("the state directory");
+    let database = state.join("p.db");
+    fs::copy(env.project.join(".sticky/sticky.db"), &database).expect("copy the database");
+    let copy = env
+        .sticky(["with the copy"])
+        .env("STICKY_DB", &database)
+        .run();
+    copy.assert_code(71);
+    copy.assert_stderr_contains(
+        "it is a copy of a database sticky made for you, not the file it made (copied, restored \
+         or cloned; a project moved to another file system is copied too) without its stamp",
+    );
+    copy.assert_stderr_contains("run `sticky trust`");
+    assert_eq!(env.agent_runs().len(), 1, "the copy ran no turn");
+    env.sticky(["trust"])
+        .env("STICKY_DB", &database)
+        .run()
+        .assert_success();
+    let trusted = env
+        .sticky(["with the copy"])
+        .env("STICKY_DB", &database)
+        .run();
+    trusted.assert_success();
+    assert_eq!(
+        trusted.answer().session,
+        first.session,
+        "adopted on purpose"
+    );
+}
+
+/// A backup of `.sticky/sticky.db` put back without its stamp (review 20, M6's sibling): the
+/// restored file's schema postdates stamps, so it is refused as a copy (exit 71), not adopted as
+/// a database older than stamps; `sticky trust` adopts it.
+#[test]
+fn a_database_restored_without_its_stamp_is_refused_as_a_copy_until_trusted() {
+    let env = TestEnv::new();
+    let first = env.turn("before the backup");
+    let db = env.project.join(".sticky/sticky.db");
+    let backup = env.scratch.join("sticky.db.backup");
+    fs::copy(&db, &backup).expect("back the database up");
+    for name in [
+        "sticky.db",
+        "sticky.db-wal",
+        "sticky.db-shm",
+        "sticky.db.stamp",
+    ] {
+        let _ = fs::remove_file(env.project.join(".sticky").join(name));
+    }
+    fs::copy(&backup, &db).expect("restore the database alone");
+    let restored = env.sticky(["after the restore"]).run();
+    restored.assert_code(71);
+    restored.assert_stderr_contains("without its stamp");
+    env.ok(["trust"]);
+    assert_eq!(env.turn("after trust").session, first.session);
 }

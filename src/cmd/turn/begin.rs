@@ -290,11 +290,8 @@ pub(super) fn thread(ctx: &Context, tx: &Tx<'_>) -> Result<Thread> {
     }
     // Where `STICKY_DB` keeps this state, so a copy of the file names its original (review 16,
     // M5): canonical, so no link is on the path `kept::recorded_database` then takes.
-    if ctx.project.db_overridden {
-        let kept = std::fs::canonicalize(&ctx.project.state.db).ok();
-        if let Some(path) = kept.as_deref().and_then(Path::to_str) {
-            tx.record_kept_at(path)?;
-        }
+    if let Some(path) = super::super::kept::kept_path(&ctx.project) {
+        tx.record_kept_at(&path)?;
     }
     Thread::read(tx, row.id)
 }

@@ -891,3 +891,27 @@ impl AgentRun {
 pub fn is_uuid_v4(id: &str) -> bool {
     uuid::Uuid::parse_str(id).is_ok_and(|u| u.get_version_num() == 4)
 }
+
+/// Leaves the database `db` as a sticky older than stamps did: at schema 4 (what later
+/// migrations add dropped, the page that says so written into the file) and without its stamp.
+/// Removing the stamp alone leaves a copy, not an older database: its schema postdates stamps.
+pub fn as_before_stamps(db: &Path) {
+    let conn = rusqlite::Connection::open(db).expect("open the database");
+    conn.execute_batch(
+        "DROP TABLE kept_at;
+         DROP INDEX sessions_live_agent;
+         DROP INDEX turns_usage;
+         DROP TABLE turns_text;
+         ALTER TABLE threads DROP COLUMN branch;
+         ALTER TABLE sessions DROP COLUMN forked_from;
+         ALTER TABLE sessions DROP COLUMN forked_from_thread;
+         ALTER TABLE sessions DROP COLUMN forked_from_id;
+         PRAGMA user_version = 4;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .expect("take the database back to schema 4");
+    drop(conn);
+    let mut stamp = db.as_os_str().to_owned();
+    stamp.push(".stamp");
+    std::fs::remove_file(stamp).expect("remove the stamp");
+}
