@@ -51,6 +51,7 @@ mod review20;
 mod robust;
 mod schema;
 mod search;
+mod shared_db;
 mod shared_state;
 mod support;
 mod trust;

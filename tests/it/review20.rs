@@ -93,35 +93,3 @@ fn review20_relocate_in_a_moved_project_sharing_sticky_db_takes_another_moved_pr
         );
     }
 }
-
-/// M4: two directories share one `STICKY_DB` (a shell profile's line). p moved (`mv`), and
-/// before its `sticky relocate`, the user's first turn in a new project q lands on thread
-/// `main`, p's: refused, it says "if the project moved here, run `sticky relocate`; else run
-/// `sticky new` to start a session here (the old one stays on record)". q did not move, so the
-/// user runs `sticky new`, as told: p's session ends for good, and in p's new place the turn and
-/// `sticky relocate` both refuse `main` as q's conversation now. In a database other
-/// directories use (the list of projects names p with it), a session of a directory now gone
-/// may be a moved project's: the advice should be a thread or a database of q's own, and `new`
-/// should not end it.
-#[test]
-fn review20_new_in_a_project_sharing_sticky_db_ends_a_moved_projects_session() {
-    let mut env = TestEnv::new();
-    let database = state_database(&env, "shared.db");
-    env.set_var("STICKY_DB", &database);
-    let first = env.turn("one in p");
-    let moved = env.move_project();
-    let q = second_project(&env, "q");
-    env.sticky(["first in q"]).current_dir(&q).run();
-    let new = env.sticky(["new"]).current_dir(&q).run();
-    env.sticky(["second in q"]).current_dir(&q).run();
-    let relocate = env.sticky(["relocate"]).current_dir(&moved).run();
-    let again = env.sticky(["two in p"]).current_dir(&moved).run();
-    again.assert_success();
-    assert_eq!(
-        again.answer().session,
-        first.session,
-        "q's `sticky new` ended p's session: {}\n{}",
-        new.describe(),
-        relocate.describe()
-    );
-}
