@@ -987,12 +987,16 @@ _sticky() {
             return 0
             ;;
         sticky__subcmd__relocate)
-            opts="-C -t -q -h --thread --json --quiet --help"
+            opts="-C -t -q -h --from --thread --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -243,6 +243,7 @@ set edit:completion:arg-completer[sticky] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'sticky;relocate'= {
+            cand --from 'Carry only the sessions recorded for DIR, the directory this project moved from: needed when a database several directories use (one `STICKY_DB`) holds sessions of more than one directory that is gone'
             cand -C 'Run as if sticky was started in DIR'
             cand -t 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'
             cand --thread 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch''s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request''s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch''s)'

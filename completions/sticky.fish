@@ -175,6 +175,7 @@ complete -c sticky -n "__fish_sticky_using_subcommand import" -s y -l yes -d 'An
 complete -c sticky -n "__fish_sticky_using_subcommand import" -l json -d 'Print one JSON object on stdout instead of text'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s q -l quiet -d 'Print nothing on stderr but errors (no progress)'
 complete -c sticky -n "__fish_sticky_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sticky -n "__fish_sticky_using_subcommand relocate" -l from -d 'Carry only the sessions recorded for DIR, the directory this project moved from: needed when a database several directories use (one `STICKY_DB`) holds sessions of more than one directory that is gone' -r -F
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s C -d 'Run as if sticky was started in DIR' -r -f -a "(__fish_complete_directories)"
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -s t -l thread -d 'The conversation (thread) of the project to use; created on first use. `@branch` is the current git branch\'s thread (`feature/login`; on a detached HEAD, `main`, said on stderr), `@pr` the pull request\'s in GitHub Actions (`pr-N`, as the sticky action names it; else the branch\'s)' -r
 complete -c sticky -n "__fish_sticky_using_subcommand relocate" -l json -d 'Print one JSON object on stdout instead of text'

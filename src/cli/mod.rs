@@ -486,7 +486,11 @@ commands! {
     /// (others may write it, another account owns it, root owns it and you cannot read it: a
     /// backup restored with sudo, or your key did not stamp it: a lost key, a restored backup, a
     /// copy made back there) may be the original: refused too, naming the fix to make there, or,
-    /// if it is a copy you do not need, moving its state away first.
+    /// if it is a copy you do not need, moving its state away first. In a `STICKY_DB` several
+    /// directories share, a thread another existing directory goes on with is passed over (a
+    /// note names it), and only the sessions of the directory this project moved from are
+    /// carried: when those to carry were recorded in several directories now gone (two projects
+    /// moved, or a nested one), nothing changes until --from names it.
     "relocate" => Relocate(cmd::relocate::Args),
 
     /// Delete this conversation (or `-t THREAD`) for good: its sessions, its turns and the

@@ -12,7 +12,10 @@
 //! the original: refused too, naming the fix to make there and, for a copy not needed there,
 //! moving its state away first (review 9). One that still uses this very database (two
 //! projects sharing one `STICKY_DB`) is refused as the turn and `new` refuse it, naming the
-//! shared database (review 16, M3). A directory made again at the old path without such
+//! shared database (review 16, M3); beside threads of this project's own, such a thread is
+//! passed over with a note, and only the sessions of the directory this project moved from are
+//! carried: `--from DIR` names it when those to carry were recorded in several directories now
+//! gone (review 20, M1 and M2). A directory made again at the old path without such
 //! a state, a link to this project left there, or a state there that is not the user's (another
 //! user's) is no original ([`old_path`](super::standing::old_path)). A session
 //! only sticky's vault keeps (the agent swept it) is put back and moved; one never started (a
@@ -22,7 +25,7 @@
 //! finds where the session lives now, and [`advice`] is what `trust`, a turn and `doctor` say
 //! there, so no advice loops back to `relocate` (issue 23 review, finding 16).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -30,7 +33,7 @@ use serde::Serialize;
 
 use super::Context;
 use super::output::Report;
-use super::standing::{Standing, standing, taken};
+use super::standing::{OldPath, Standing, old_path, standing, taken};
 use super::{Call, Run, json_keys};
 use crate::agent::relocation::{self, MovingFile, Stored};
 use crate::bundle::place::{self, Move};
@@ -38,9 +41,15 @@ use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::SessionRow;
 
-/// `sticky relocate` takes no options of its own.
+/// `sticky relocate`'s options.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Carry only the sessions recorded for DIR, the directory this project moved from: needed
+    /// when a database several directories use (one `STICKY_DB`) holds sessions of more than one
+    /// directory that is gone
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
+}
 
 /// How long relocate waits for a turn running on a conversation to end.
 const WAIT: Duration = Duration::from_secs(600);
@@ -66,7 +75,7 @@ struct Moved<'a> {
 
 impl Run for Args {
     fn run(&self, call: &Call<'_>) -> Result<Report> {
-        run(&call.context()?)
+        run(&call.context()?, self.from.as_deref())
     }
 
     fn json_keys(&self) -> Vec<String> {
@@ -75,31 +84,37 @@ impl Run for Args {
 }
 
 /// Moves every conversation whose live session belongs to another directory (only `-t NAME`'s
-/// when given).
-fn run(ctx: &Context) -> Result<Report> {
+/// when given, only `--from DIR`'s when given), as [`choose`] picks them. A refusal on one
+/// thread stops it; what was carried before is said all the same.
+fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
     let Some(mut store) = ctx.existing_store()? else {
         return Err(StickyError::Usage(
             "this directory has no sticky conversations to relocate".into(),
         )
         .into());
     };
-    // The list of projects names the new directory from now on: an import elsewhere looks
-    // there for the sessions this project keeps (the old directory is gone).
-    crate::project::registry::note(&ctx.project);
-    let threads = store.threads()?;
-    let mut moved = Vec::new();
-    for thread in threads {
+    let mut candidates = Vec::new();
+    for thread in store.threads()? {
         if ctx.origins.thread == Origin::Flag && thread.name != ctx.thread {
             continue;
         }
-        let Some(live) = store.live_session(thread.id)? else {
-            continue;
-        };
-        if live.directory == ctx.project.dir {
-            continue;
+        if let Some(live) = store.live_session(thread.id)? {
+            if live.directory != ctx.project.dir {
+                candidates.push((thread.name, live));
+            }
         }
-        carry(ctx, &mut store, &thread.name, &live)?;
-        moved.push((thread.name, live));
+    }
+    let chosen = choose(ctx, candidates, from)?;
+    // The list of projects names the new directory from now on: an import elsewhere looks
+    // there for the sessions this project keeps (the old directory is gone).
+    crate::project::registry::note(&ctx.project);
+    let mut moved = Vec::new();
+    for (name, live) in chosen {
+        if let Err(error) = carry(ctx, &mut store, &name, &live) {
+            say_moved(ctx, &moved);
+            return Err(error);
+        }
+        moved.push((name, live));
     }
     if ctx.json {
         let relocated = moved
@@ -119,7 +134,13 @@ fn run(ctx: &Context) -> Result<Report> {
     if moved.is_empty() {
         note!("nothing to relocate: every conversation belongs to this directory");
     }
-    for (name, live) in &moved {
+    say_moved(ctx, &moved);
+    Ok(Report::nothing())
+}
+
+/// Says which threads' sessions `moved` were carried here, and from where.
+fn say_moved(ctx: &Context, moved: &[(String, SessionRow)]) {
+    for (name, live) in moved {
         note!(
             "thread {} ({} session {}) moved from {} to {}",
             super::view::escape(name),
@@ -129,7 +150,151 @@ fn run(ctx: &Context) -> Result<Report> {
             super::view::escape(&ctx.project.dir.display().to_string()),
         );
     }
-    Ok(Report::nothing())
+}
+
+/// The sessions of `candidates` (threads whose live session belongs to another directory) that
+/// `relocate` carries here. In a database several directories use (one `STICKY_DB`), a thread
+/// another existing directory goes on with is that directory's, not this project's to move:
+/// passed over with a note, unless `-t` names it (review 20, M1); and the sessions of one old
+/// directory only are carried, the one this project moved from: `--from DIR` names it, and
+/// without it sessions of several gone directories (two projects moved, or a nested one) are
+/// refused, naming each, before anything changes (review 20, M2). A project's own `.sticky/`
+/// holds its own sessions only: every one is carried, as before.
+fn choose(
+    ctx: &Context,
+    candidates: Vec<(String, SessionRow)>,
+    from: Option<&Path>,
+) -> Result<Vec<(String, SessionRow)>> {
+    let shared = ctx.project.db_overridden;
+    if !shared && from.is_none() {
+        return Ok(candidates);
+    }
+    let named = ctx.origins.thread == Origin::Flag;
+    let (theirs, ours): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(_, live)| {
+        shared && !named && old_path(live, &ctx.project) == OldPath::SameDatabase
+    });
+    // Nothing of this project's to carry: the refusal names the ways out (review 16, M3).
+    if let (true, Some((name, live))) = (ours.is_empty(), theirs.first()) {
+        let said = super::standing::shared_database(name, live, &ctx.project);
+        return Err(StickyError::Usage(said).into());
+    }
+    for (name, live) in &theirs {
+        note!("{}", passed_over(name, live, &ctx.project));
+    }
+    let Some(from) = from.map(absolute) else {
+        let directories = directories(&ours);
+        if shared && directories.len() > 1 {
+            return Err(StickyError::Usage(several(&directories)).into());
+        }
+        return Ok(ours);
+    };
+    let (chosen, others): (Vec<_>, Vec<_>) = ours
+        .into_iter()
+        .partition(|(_, live)| live.directory == from);
+    if chosen.is_empty() {
+        return Err(StickyError::Usage(not_from(&from, &directories(&others))).into());
+    }
+    for (name, live) in &others {
+        note!(
+            "thread {}: passed over: its session was recorded in {}, not in --from's directory",
+            super::view::escape(name),
+            super::view::escape(&live.directory.display().to_string()),
+        );
+    }
+    Ok(chosen)
+}
+
+/// The note for thread `thread`, whose live session `live` another existing directory using
+/// this very database goes on with: `relocate` leaves it there.
+fn passed_over(thread: &str, live: &SessionRow, project: &crate::project::Project) -> String {
+    let flag = super::view::thread_flag(thread);
+    let there = super::standing::in_original(live, project);
+    format!(
+        "thread {}: passed over: its session belongs to {}, which still exists and uses this \
+         very database too (one STICKY_DB set for both), so it is that directory's \
+         conversation, not this project's to move (`{there}{flag} \"...\"` goes on with it \
+         there)",
+        super::view::escape(thread),
+        super::view::escape(&live.directory.display().to_string()),
+    )
+}
+
+/// The directories `sessions` were recorded for, each once, with the threads of each.
+fn directories(sessions: &[(String, SessionRow)]) -> Vec<(PathBuf, Vec<&str>)> {
+    let mut directories: Vec<(PathBuf, Vec<&str>)> = Vec::new();
+    for (name, live) in sessions {
+        match directories
+            .iter_mut()
+            .find(|(dir, _)| *dir == live.directory)
+        {
+            Some((_, threads)) => threads.push(name),
+            None => directories.push((live.directory.clone(), vec![name])),
+        }
+    }
+    directories
+}
+
+/// The directories and their threads, as a message lists them: `DIR (threads a, b)`.
+fn listed(directories: &[(PathBuf, Vec<&str>)]) -> String {
+    let shown: Vec<String> = directories
+        .iter()
+        .map(|(dir, threads)| {
+            let threads: Vec<_> = threads.iter().map(|t| super::view::escape(t)).collect();
+            format!(
+                "{} (thread{} {})",
+                super::view::escape(&dir.display().to_string()),
+                if threads.len() == 1 { "" } else { "s" },
+                threads.join(", ")
+            )
+        })
+        .collect();
+    shown.join("; ")
+}
+
+/// Why `relocate` carries nothing when the sessions to carry were recorded for several
+/// directories: this database (one `STICKY_DB`) holds other projects' sessions too, and which
+/// directory this project moved from only the user knows.
+fn several(directories: &[(PathBuf, Vec<&str>)]) -> String {
+    let first = crate::msg::shell_path(&directories[0].0);
+    format!(
+        "the sessions to relocate were recorded in {} directories: {}; this database (one \
+         STICKY_DB) may hold other projects' sessions too, and relocate carries only those of \
+         the directory this project moved from, so nothing was changed: name it, as in \
+         `sticky relocate --from {}` (run it once for each directory this project moved from); \
+         another project that moved carries its own with `sticky relocate` in its new place",
+        directories.len(),
+        listed(directories),
+        super::view::escape(&first),
+    )
+}
+
+/// Why `relocate --from DIR` carries nothing: no session to carry was recorded in `from`.
+fn not_from(from: &Path, others: &[(PathBuf, Vec<&str>)]) -> String {
+    let from = super::view::escape(&from.display().to_string()).into_owned();
+    if others.is_empty() {
+        return format!(
+            "no conversation here has a session recorded in {from} to relocate; nothing was \
+             changed"
+        );
+    }
+    format!(
+        "no conversation here has a session recorded in {from}; those to relocate were \
+         recorded in {}: name one of them with --from; nothing was changed",
+        listed(others)
+    )
+}
+
+/// `--from`'s directory as sessions record theirs: absolute, through the links of the part of
+/// it that still exists (the directory itself is gone, after a move).
+fn absolute(dir: &Path) -> PathBuf {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    if let Ok(real) = dir.canonicalize() {
+        return real;
+    }
+    match (dir.parent().map(Path::canonicalize), dir.file_name()) {
+        (Some(Ok(parent)), Some(name)) => parent.join(name),
+        _ => dir,
+    }
 }
 
 /// Relocates thread `thread`'s live session `live` holding it for this HOME (`kept::claim`,

@@ -167,8 +167,48 @@ pub fn a_copy_there(live: &SessionRow, dir: &Path, db: &Path) -> bool {
 /// Whether `live`, the live session of a thread of `project`'s database recorded for another
 /// directory, is that directory's own in a database the two share ([`OldPath::SameDatabase`]):
 /// `sticky new` here would end that directory's session (review 16, M3).
+///
+/// So is one whose directory is gone but used this very database ([`shared_by_gone`]): it may
+/// be the session of a project that moved elsewhere and has not relocated it yet (review 20, M4).
 pub fn shares_database(live: &SessionRow, project: &Project) -> bool {
-    live.directory != project.dir && old_path(live, project) == OldPath::SameDatabase
+    live.directory != project.dir
+        && (old_path(live, project) == OldPath::SameDatabase || shared_by_gone(live, project))
+}
+
+/// Whether `live`'s directory is gone and used `project`'s very database, a `STICKY_DB` (one
+/// set for several directories): the list of projects names that directory with it, or the
+/// database records a live session of a third directory. Such a session may be the
+/// conversation of a project that moved elsewhere, whose own `sticky relocate` carries it
+/// there: this project takes it only by `relocate`, as the one that moved, and neither `sticky
+/// new` nor `forget` nor `import --replace` here ends it (review 20, M4). A project's own
+/// `.sticky/` moves with it and is nobody else's.
+pub fn shared_by_gone(live: &SessionRow, project: &Project) -> bool {
+    if !project.db_overridden || live.directory == project.dir || live.directory.is_dir() {
+        return false;
+    }
+    let listed = crate::project::registry::read().unwrap_or_default();
+    listed.iter().any(|listed| {
+        listed.dir == live.directory
+            && (listed.db.as_deref()).is_some_and(|db| same_file(db, &project.state.db))
+    }) || third_directory(live, project)
+}
+
+/// Whether `project`'s database records a live session of a directory that is neither
+/// `live`'s nor the project's: the database is used by several directories.
+fn third_directory(live: &SessionRow, project: &Project) -> bool {
+    let Ok(store) = crate::store::Store::open_read_only(&project.state.db) else {
+        return false;
+    };
+    let threads = store.threads().unwrap_or_default();
+    threads.iter().any(|thread| {
+        store
+            .live_session(thread.id)
+            .ok()
+            .flatten()
+            .is_some_and(|other| {
+                other.directory != live.directory && other.directory != project.dir
+            })
+    })
 }
 
 /// The way to go on with `live`'s session in the directory it was recorded for, which holds the
@@ -576,6 +616,9 @@ pub fn advice(thread: &str, live: &SessionRow, project: &Project) -> Option<Stri
         }
         Standing::Held => Some(held(thread, live, project)),
         Standing::SharedDatabase => Some(shared_database(thread, live, project)),
+        Standing::Moved if shared_by_gone(live, project) => {
+            Some(moved_sharer(thread, live, project, None))
+        }
         Standing::Moved => Some(format!(
             "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, {}; if \
              the project moved here, run `sticky relocate` to go on with it here; else run \
@@ -626,25 +669,17 @@ pub fn held(thread: &str, live: &SessionRow, project: &Project) -> String {
 /// and the ways out, each losing nothing: a database of this project's own (`STICKY_DB` unset
 /// for its `.sticky/`, or set to a file apart), or a thread of its own (`-t NAME`); the other
 /// directory goes on with its session there (review 16, M3). What the turn, `new`,
-/// `relocate`, `trust` and `doctor` all say.
+/// `relocate`, `trust` and `doctor` all say. One whose directory is gone ([`shared_by_gone`]) gets [`moved_sharer`]'s words.
 pub fn shared_database(thread: &str, live: &SessionRow, project: &Project) -> String {
+    if !live.directory.is_dir() {
+        return moved_sharer(thread, live, project, None);
+    }
     let shown = escape(thread);
     let flag = super::view::thread_flag(thread);
     let from = escape(&live.directory.display().to_string()).into_owned();
     let db = escape(&crate::msg::shell_path(&project.state.db)).into_owned();
     let there = super::kept::sticky_in(&live.directory, assess(live, here(project)).1.as_deref());
-    let apart = if project.db_overridden {
-        let own = project.dir.join(crate::state::STATE_DIR);
-        format!(
-            "unset STICKY_DB for this directory to keep its state in {} (`env -u STICKY_DB \
-             sticky \"...\"`), or set it to a file of its own (`STICKY_DB=FILE sticky \
-             \"...\"`)",
-            escape(&crate::msg::shell_path(&own)),
-        )
-    } else {
-        "set STICKY_DB to a file of its own for this directory (`STICKY_DB=FILE sticky \"...\"`)"
-            .to_owned()
-    };
+    let apart = apart(project);
     format!(
         "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, which \
          still exists and uses this very database ({db}) too: the two directories share one \
@@ -656,6 +691,60 @@ pub fn shared_database(thread: &str, live: &SessionRow, project: &Project) -> St
         live.agent,
         live.id,
         escape(live.agent_session_id.as_deref().unwrap_or("not named yet")),
+    )
+}
+
+/// The ways to give `project` a database of its own: `STICKY_DB` unset for its `.sticky/`, or
+/// set to a file apart.
+fn apart(project: &Project) -> String {
+    if project.db_overridden {
+        let own = project.dir.join(crate::state::STATE_DIR);
+        format!(
+            "unset STICKY_DB for this directory to keep its state in {} (`env -u STICKY_DB \
+             sticky \"...\"`), or set it to a file of its own (`STICKY_DB=FILE sticky \
+             \"...\"`)",
+            escape(&crate::msg::shell_path(&own)),
+        )
+    } else {
+        "set STICKY_DB to a file of its own for this directory (`STICKY_DB=FILE sticky \"...\"`)"
+            .to_owned()
+    }
+}
+
+/// Why neither a turn nor `sticky new` (nor `verb`, `forget` or `import --replace`, when
+/// given) in `project` takes or ends thread `thread`'s live session `live`, recorded for a
+/// directory now gone that used this very database ([`shared_by_gone`]): it may be the
+/// conversation of a project that moved elsewhere. The ways out: `sticky relocate`, when this
+/// project is the one that moved from there; else a thread or a database of its own, which
+/// leave the session to the project that moved, whose own `relocate` carries it (review 20, M4).
+pub fn moved_sharer(
+    thread: &str,
+    live: &SessionRow,
+    project: &Project,
+    verb: Option<&str>,
+) -> String {
+    let shown = escape(thread);
+    let from = escape(&live.directory.display().to_string()).into_owned();
+    let db = escape(&crate::msg::shell_path(&project.state.db)).into_owned();
+    let ending = verb.map_or_else(
+        || {
+            "sticky neither resumes it here nor ends it (`sticky new` here would end it for good)"
+                .to_owned()
+        },
+        |verb| format!("`{verb}` here would delete it; nothing was changed"),
+    );
+    format!(
+        "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, which is \
+         gone, and which used this very database ({db}) too (one STICKY_DB set for several \
+         directories): thread {shown} may be the conversation of a project that moved from \
+         there, so {ending}. If this project moved here from {from}, run `sticky relocate` to \
+         go on with it here; else nothing is lost: give this project a database of its own \
+         ({}), or a thread of its own in this one (`sticky -t NAME \"...\"`); the project that \
+         moved from {from} goes on with it after `sticky relocate` in its new place",
+        live.agent,
+        live.id,
+        escape(live.agent_session_id.as_deref().unwrap_or("not named yet")),
+        apart(project),
     )
 }
 
@@ -671,6 +760,10 @@ pub fn refuse_shared_thread(
 ) -> Result<(), crate::exit::StickyError> {
     if !shares_database(live, project) {
         return Ok(());
+    }
+    if !live.directory.is_dir() {
+        let said = moved_sharer(thread, live, project, Some(verb));
+        return Err(crate::exit::StickyError::Elsewhere(said));
     }
     let flag = super::view::thread_flag(thread);
     let from = escape(&live.directory.display().to_string()).into_owned();

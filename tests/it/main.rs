@@ -50,6 +50,7 @@ mod report;
 mod robust;
 mod schema;
 mod search;
+mod shared_db;
 mod shared_state;
 mod support;
 mod trust;

@@ -1450,8 +1450,9 @@ fn a_project_sharing_sticky_db_keeps_the_others_session_whatever_is_asked_here()
 }
 
 /// Review 16, M3's boundary: the directory a session of the shared database was recorded for
-/// is gone (the project moved, with its `STICKY_DB`), so nothing is shared any more: the turn
-/// names `relocate`, which carries the session, as before.
+/// is gone (the project moved, with its `STICKY_DB`): the turn names `relocate`, which carries
+/// the session, as before. The list still names the gone directory with this database, so its
+/// session may be another project's that moved (review 20, M4): no bare `sticky new` is offered.
 #[test]
 fn a_sticky_db_project_that_moved_still_relocates() {
     let mut env = TestEnv::new();
@@ -1464,7 +1465,9 @@ fn a_sticky_db_project_that_moved_still_relocates() {
         .current_dir(&moved)
         .run()
         .assert_code(73)
-        .assert_stderr_contains("which is gone; if the project moved here, run `sticky relocate`");
+        .assert_stderr_contains("which is gone, and which used this very database")
+        .assert_stderr_contains("If this project moved here from ")
+        .assert_stderr_contains("run `sticky relocate` to go on with it here");
     env.ok_in(&moved, ["relocate"]);
     let after = env.ok_in(&moved, ["after the move"]).answer();
     assert_eq!(after.session, first.session);

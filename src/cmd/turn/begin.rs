@@ -235,8 +235,9 @@ pub(super) fn ensure_here(
 
 /// Refuses `sticky new` on a thread whose live session `live` is another directory's that
 /// uses this very database (one `STICKY_DB` set for both): rotated here, that directory's
-/// session would end for good (review 16, M3). Any other session recorded elsewhere (a copy's,
-/// a moved project's) `new` may end: it starts one of this project's own.
+/// session would end for good (review 16, M3), or that did and is gone, whose project may have
+/// moved elsewhere (review 20, M4). Any other session recorded elsewhere (a copy's, a moved
+/// project's in its own database) `new` may end: it starts one of this project's own.
 pub(super) fn ensure_not_shared(ctx: &Context, live: &SessionRow) -> Result<(), StickyError> {
     if standing::shares_database(live, &ctx.project) {
         return Err(StickyError::Elsewhere(standing::shared_database(
