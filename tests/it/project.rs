@@ -2083,6 +2083,7 @@ fn a_fork_of_another_directorys_thread_in_a_shared_sticky_db_names_the_shared_da
         .assert_stderr_contains("the two directories share one database")
         .assert_stderr_contains("`sticky -t NAME \"...\"`");
     assert!(!fork.stderr.contains("relocate"), "{}", fork.describe());
+}
 
 /// Copies `from` to `to` as `cp -a` does.
 fn cp_a(from: &Path, to: &Path) {
