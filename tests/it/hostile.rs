@@ -400,3 +400,55 @@ fn review_a_crafted_fork_of_another_projects_session_reads_its_turns() {
     );
     output.assert_code(73);
 }
+
+/// Review 21, H1: sticky skips a relative PATH entry (`.`, or the empty entry of a stray `:`) when it looks
+/// up the agent's program, so a cloned repository's `claude` never runs; but the agent inherits
+/// that PATH unchanged and runs in the project directory, so the interpreter its `#!/usr/bin/env`
+/// line names (`node` for an npm-installed Claude Code, `python3` for the fakes) is looked up
+/// there first: an executable the repository ships under that name ran instead. The agent now
+/// gets PATH without its relative entries, and the turn runs the real interpreter.
+#[test]
+fn a_relative_path_entry_never_runs_the_repositorys_interpreter_as_the_agents() {
+    let mut env = TestEnv::new();
+    let marker = env.scratch.join("pwned");
+    let evil = env.project.join("python3");
+    std::fs::write(
+        &evil,
+        format!("#!/bin/sh\necho ran > '{}'\n", marker.display()),
+    )
+    .expect("write the repository's python3");
+    std::fs::set_permissions(&evil, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    env.git(&env.project, &["add", "python3"]);
+    env.git(
+        &env.project,
+        &[
+            "-c",
+            "user.name=a",
+            "-c",
+            "user.email=a@b",
+            "commit",
+            "-qm",
+            "a repository shipping a python3",
+        ],
+    );
+    // A stray `:` at the front of PATH, as the one sticky's own lookup skips; then the env's
+    // python3, the fakes and the system.
+    let bin = env.home.parent().expect("the env's base").join("bin");
+    let system = std::env::var_os("PATH").unwrap_or_default();
+    let mut path = std::ffi::OsString::from(":");
+    path.push(bin.as_os_str());
+    path.push(":");
+    path.push(crate::support::fakes_dir().as_os_str());
+    path.push(":");
+    path.push(&system);
+    env.set_var("PATH", &path);
+
+    let output = env.sticky(["hello"]).run();
+    assert!(
+        !marker.exists(),
+        "the repository's ./python3 ran as the agent's interpreter: {}",
+        output.describe()
+    );
+    output.assert_success();
+}
