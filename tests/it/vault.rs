@@ -1161,3 +1161,29 @@ fn relocate_in_a_second_copy_leaves_a_swept_session_to_the_copy_that_relocated_i
     assert_eq!(back.session, first.session);
     assert_eq!(back.saw, ["before the move"]);
 }
+
+/// Review 21, M2: `vault = false` set after the vault copied a session keeps the copies it
+/// holds. A turn whose agent swept its transcript is refused (73), naming the copy and `vault =
+/// true`, not only `sticky new`, which would end the session for good; followed, the copy is
+/// put back and the session goes on.
+#[test]
+fn with_the_vault_off_a_lost_session_names_the_copy_turning_it_on_puts_back() {
+    let env = TestEnv::new();
+    let first = env.ok(["remember the word tangerine"]).answer();
+    env.ok(["and the number 7"]);
+    let dir = env.home.join(".config/sticky");
+    std::fs::create_dir_all(&dir).expect("create the config directory");
+    std::fs::write(dir.join("config.toml"), "vault = false\n").expect("write the config");
+    std::fs::remove_dir_all(env.claude_projects()).expect("sweep the transcripts");
+    let lost = env.sticky(["what was the word?"]).run();
+    lost.assert_code(73)
+        .assert_stderr_contains("the copy of it the vault still holds")
+        .assert_stderr_contains("set `vault = true` in the configuration");
+    std::fs::write(dir.join("config.toml"), "vault = true\n").expect("turn it on again");
+    let back = env.ok(["what was the word?"]).answer();
+    assert_eq!(back.session, first.session);
+    assert_eq!(
+        back.saw,
+        ["remember the word tangerine", "and the number 7"]
+    );
+}

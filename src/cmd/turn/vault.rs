@@ -14,8 +14,9 @@ use crate::vault::{Held, Restored, Vault};
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
 pub(super) enum Restore {
-    /// The vault is off (`vault = false`).
-    Off,
+    /// The vault is off (`vault = false`); `true` when it holds a copy of the session all the
+    /// same, made before it was turned off, which turning it on again puts back (review 21, M2).
+    Off(bool),
     /// The vault holds no copy of the session.
     NoCopy,
     /// The copy was put back and the agent resumed again.
@@ -41,7 +42,14 @@ impl Restore {
     /// What the vault could do, for the "session lost" message of a turn that stays lost.
     pub(super) fn note(&self) -> String {
         match self {
-            Self::Off => "sticky's vault is off (vault = false), so no copy was restored".into(),
+            Self::Off(false) => {
+                "sticky's vault is off (vault = false), so no copy was restored".into()
+            }
+            Self::Off(true) => "sticky's vault is off (vault = false), so the copy of it the \
+                                vault still holds (made before it was turned off) was not \
+                                restored: set `vault = true` in the configuration and run the \
+                                turn again to go on with the session"
+                .into(),
             Self::NoCopy => "sticky's vault holds no copy of it".into(),
             Self::Done(_) => "the copy restored from sticky's vault was refused too".into(),
             Self::InPlace => "the copy in sticky's vault is in place and was refused too".into(),
@@ -60,10 +68,11 @@ fn vault(turn: &Running<'_>) -> Vault {
 /// the database records on the session, said on stderr; the turn then runs once more.
 pub(super) fn restore(turn: &Running<'_>, store: &Store, id: &str) -> Restore {
     let adapter = turn.begun.adapter;
-    if !turn.ctx.settings.vault.value {
-        return Restore::Off;
-    }
     let vault = vault(turn);
+    if !turn.ctx.settings.vault.value {
+        let agent = turn.begun.adapter.name();
+        return Restore::Off(vault.session_dir(agent, id).is_dir());
+    }
     match behind(&vault, store, &turn.begun.session, &turn.ctx.thread, id) {
         Ok(None) => {}
         Ok(Some(missing)) => return Restore::Behind(missing),
