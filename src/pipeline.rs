@@ -40,6 +40,9 @@
 //! cannot be told, and [`is_users_pipeline`] says `false`: the grace period applies there,
 //! and `--stdin wait` waits however long. With `/proc` mounted `hidepid=`, another user's
 //! processes are not listed at all, and their pipes get the grace period too.
+//!
+//! Apart from that: whether stdin is the very script a shell reads its commands from
+//! ([`is_shells_script`]), which a turn never reads.
 
 use std::os::fd::AsFd;
 
@@ -54,6 +57,121 @@ pub fn is_users_pipeline(stdin: &impl AsFd) -> bool {
     {
         let _ = stdin.as_fd();
         false
+    }
+}
+
+/// Whether `stdin` is the script a shell up the process tree reads its commands from (`bash <
+/// job.sh`, `cat job.sh | bash`, `ssh host bash -s < job.sh`, GitLab CI's Docker executor, which
+/// sends the job to the container's shell on stdin): the shell reads it a line at a time, every
+/// command it runs inherits it, and a turn that read it would take the rest of the script as
+/// its context, which then never runs (review 21, M1). Read from `/proc` on Linux: an ancestor
+/// whose stdin is this very file and which is a shell without `-c` or a script operand (or with
+/// `-s`), every process between them sharing that stdin. `false` when it cannot be told.
+pub fn is_shells_script(stdin: &impl AsFd) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        script::is_shells_script(stdin.as_fd())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = stdin.as_fd();
+        false
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod script {
+    use std::fs;
+    use std::os::fd::BorrowedFd;
+    use std::os::unix::fs::MetadataExt;
+
+    /// The shells that read commands from stdin when given no script (`sh`, `bash`, ...).
+    const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"];
+
+    /// How far up the process tree a shell is looked for (`timeout`, `nice`, `env` between).
+    const DEPTH: usize = 8;
+
+    pub fn is_shells_script(stdin: BorrowedFd<'_>) -> bool {
+        let Some(file) = stdin
+            .try_clone_to_owned()
+            .ok()
+            .and_then(|fd| fs::File::from(fd).metadata().ok())
+            .map(|mine| (mine.dev(), mine.ino()))
+        else {
+            return false;
+        };
+        let mut pid = std::os::unix::process::parent_id();
+        for _ in 0..DEPTH {
+            if pid <= 1 {
+                return false;
+            }
+            // Its stdin is this very file (a pipe or the script itself), links followed.
+            let same = fs::metadata(format!("/proc/{pid}/fd/0"))
+                .is_ok_and(|theirs| (theirs.dev(), theirs.ino()) == file);
+            if !same {
+                return false;
+            }
+            let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
+                return false;
+            };
+            match reads_commands_from_stdin(&cmdline) {
+                Some(reads) => return reads,
+                None => match parent_of(pid) {
+                    Some(parent) => pid = parent,
+                    None => return false,
+                },
+            }
+        }
+        false
+    }
+
+    /// The parent of `pid`, from `/proc/PID/stat` (the field after the state, past the name in
+    /// parentheses, which may hold anything).
+    fn parent_of(pid: u32) -> Option<u32> {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (_, rest) = stat.rsplit_once(')')?;
+        rest.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// Whether the command line `cmdline` (NUL-separated) is a shell reading its commands from
+    /// stdin: `Some(true)` for one with no script operand and no `-c`, or with `-s`;
+    /// `Some(false)` for a shell running `-c` or a script; `None` for no shell.
+    pub(super) fn reads_commands_from_stdin(cmdline: &[u8]) -> Option<bool> {
+        let mut args = cmdline
+            .split(|b| *b == 0)
+            .map(String::from_utf8_lossy)
+            .take_while(|arg| !arg.is_empty());
+        let program = args.next()?;
+        let name = program.rsplit('/').next()?.trim_start_matches('-');
+        if !SHELLS.contains(&name) {
+            return None;
+        }
+        while let Some(arg) = args.next() {
+            let arg = arg.as_ref();
+            match arg {
+                "--" => return Some(args.next().is_none()),
+                "--rcfile" | "--init-file" => {
+                    args.next();
+                }
+                _ if arg.starts_with("--") => {}
+                _ if arg.starts_with(['-', '+']) && arg.len() > 1 => {
+                    let flags = &arg[1..];
+                    if arg.starts_with('-') && flags.contains('s') {
+                        return Some(true);
+                    }
+                    if arg.starts_with('-') && flags.contains('c') {
+                        return Some(false);
+                    }
+                    // `-o NAME`, `+O NAME`: the option's name follows.
+                    if flags.ends_with(['o', 'O']) {
+                        args.next();
+                    }
+                }
+                // A script operand: the shell reads its commands from that file.
+                _ => return Some(false),
+            }
+        }
+        Some(true)
     }
 }
 
@@ -332,6 +450,37 @@ mod linux {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    #[test]
+    fn a_shell_reads_its_commands_from_stdin_without_a_script_or_c() {
+        use super::script::reads_commands_from_stdin as reads;
+        let line = |args: &[&str]| -> Vec<u8> {
+            args.iter()
+                .flat_map(|arg| [arg.as_bytes(), b"\0"].concat())
+                .collect()
+        };
+        for (args, said) in [
+            (&["bash"][..], Some(true)),
+            (&["/usr/local/bin/bash"], Some(true)),
+            (&["-bash"], Some(true)),
+            (&["sh", "-s"], Some(true)),
+            (&["bash", "-s", "arg"], Some(true)),
+            (&["bash", "-e", "-o", "pipefail"], Some(true)),
+            (
+                &["bash", "--noprofile", "--norc", "-eo", "pipefail"],
+                Some(true),
+            ),
+            (&["sh", "-c", "sticky x"], Some(false)),
+            (&["bash", "-ec", "sticky x"], Some(false)),
+            (&["bash", "-e", "/tmp/job.sh"], Some(false)),
+            (&["bash", "--", "job.sh"], Some(false)),
+            (&["bash", "--rcfile", "rc"], Some(true)),
+            (&["python3", "-"], None),
+            (&["sticky"], None),
+        ] {
+            assert_eq!(reads(&line(args)), said, "{args:?}");
+        }
+    }
+
     use std::process::{Command, Stdio};
 
     use super::*;

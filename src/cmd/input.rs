@@ -152,6 +152,8 @@ pub fn should_read(
 ) -> bool {
     let wait = match mode {
         StdinMode::Skip => return false,
+        // Not given, but inherited: the rest of the script a shell reads from this stdin.
+        StdinMode::Auto if pipeline::is_shells_script(stdin) => return false,
         StdinMode::Auto if !optional => return true,
         StdinMode::Wait => Wait::Forever,
         StdinMode::Auto => {

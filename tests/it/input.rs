@@ -1001,3 +1001,67 @@ fn a_late_writer_as_another_user_in_the_shells_own_group_is_waited_for() {
     producer.wait().expect("the producer ends");
     assert!(stdout.contains("late warning"), "{stdout}");
 }
+
+/// Review 21, M1: a shell that reads its script from stdin (GitLab CI's Docker executor sends
+/// the job to the container's shell on stdin; `bash -s < job.sh`, `cat job.sh | bash`) leaves
+/// the rest of the script in that stdin, which every command it runs inherits. A turn there
+/// took the rest of the job as its piped context: the lines after it never ran, the job ended
+/// with exit 0, and the script went to the model. A turn never reads the stdin its shell reads
+/// its commands from, whether a pipe or the script's own file, whether sticky is the shell's
+/// child or runs under `timeout`; a pipe of its own there is read as ever.
+#[test]
+fn a_turn_in_a_script_its_shell_reads_from_stdin_leaves_the_rest_of_the_script() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let marker = env.scratch.join("the-next-line-ran");
+    let lines = [
+        format!("'{sticky}' 'review the build'"),
+        format!("timeout 60 '{sticky}' 'under timeout'"),
+        format!("echo 'a log of its own' | '{sticky}' 'with a pipe'"),
+        format!("touch '{}'", marker.display()),
+    ];
+    let script = lines.join("\n") + "\n";
+    let file = env.scratch.join("job.sh");
+    std::fs::write(&file, &script).expect("write the job");
+    for shell in [
+        &["bash"][..],
+        &["sh", "-s"],
+        &["bash", "-e", "-o", "pipefail"],
+    ] {
+        for from_file in [false, true] {
+            let _ = std::fs::remove_file(&marker);
+            let run = env.program(shell[0], &shell[1..]);
+            let (code, said) = if from_file {
+                let mut command = run.command();
+                command.stdin(std::fs::File::open(&file).expect("open the job"));
+                let output = command.output().expect("run the shell");
+                let said = String::from_utf8_lossy(&output.stderr).into_owned();
+                (output.status.code(), said)
+            } else {
+                let output = run.stdin(script.clone()).run();
+                (output.code, output.stderr)
+            };
+            assert_eq!(code, Some(0), "{shell:?}: {said}");
+            assert!(
+                marker.exists(),
+                "{shell:?} from a file: {from_file}: {said}"
+            );
+            let prompts: Vec<String> = env
+                .agent_runs()
+                .iter()
+                .rev()
+                .take(3)
+                .map(|run| run.prompt().to_owned())
+                .collect();
+            assert_eq!(
+                prompts,
+                [
+                    "with a pipe\n\na log of its own\n",
+                    "under timeout",
+                    "review the build"
+                ],
+                "{shell:?} from a file: {from_file}"
+            );
+        }
+    }
+}
