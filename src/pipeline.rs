@@ -83,7 +83,7 @@ pub fn is_shells_script(stdin: &impl AsFd) -> bool {
 mod script {
     use std::fs;
     use std::os::fd::BorrowedFd;
-    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
     /// The shells that read commands from stdin when given no script (`sh`, `bash`, ...).
     const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"];
@@ -92,10 +92,13 @@ mod script {
     const DEPTH: usize = 8;
 
     pub fn is_shells_script(stdin: BorrowedFd<'_>) -> bool {
+        // A script comes in a pipe or a file (a here-document is either); `/dev/null` or a
+        // socket is none, and costs no look at `/proc`.
         let Some(file) = stdin
             .try_clone_to_owned()
             .ok()
             .and_then(|fd| fs::File::from(fd).metadata().ok())
+            .filter(|mine| mine.file_type().is_fifo() || mine.is_file())
             .map(|mine| (mine.dev(), mine.ino()))
         else {
             return false;
