@@ -102,10 +102,16 @@ pub fn verdict(state: &State) -> Result<Verdict> {
 }
 
 /// What a database without a stamp is: older than stamps, unless its schema postdates them
-/// (see [`Verdict::Stripped`]) and the user has a key (one who has none cannot have a stamped
-/// database). Reads the key only for such a schema.
+/// (see [`Verdict::Stripped`]), the user has a key (one who has none cannot have a stamped
+/// database) and it holds a session. One with none is what a concurrent first turn makes
+/// before it stamps it (of 64 first runs at once, one saw that moment), and a copy with none
+/// resumes nothing. Reads the key, then the database, only for such a schema.
 fn unstamped(state: &State) -> Result<Verdict> {
-    if crate::store::Store::postdates_stamps(&state.db) && read_key()?.is_some() {
+    use crate::store::Store;
+    if Store::postdates_stamps(&state.db)
+        && read_key()?.is_some()
+        && Store::holds_sessions(&state.db)
+    {
         Ok(Verdict::Stripped)
     } else {
         Ok(Verdict::Unstamped)

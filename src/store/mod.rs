@@ -108,6 +108,23 @@ impl Store {
         open::header_version(path).is_some_and(|version| version >= schema::STAMPED_SINCE)
     }
 
+    /// Whether the database at `path` holds a session, looked at read-only; `true` when it
+    /// cannot tell. A database made a moment ago by a concurrent first turn has none until
+    /// that turn, which stamps it first, begins.
+    pub fn holds_sessions(path: &Path) -> bool {
+        Self::open_read_only(path)
+            .and_then(|store| {
+                store.run("look for a session", || {
+                    store
+                        .conn
+                        .query_row("SELECT EXISTS (SELECT 1 FROM sessions)", [], |row| {
+                            row.get(0)
+                        })
+                })
+            })
+            .unwrap_or(true)
+    }
+
     /// Opens another listed project's existing database to look at it: read-only when its
     /// schema is this sticky's, so nothing there is written or waited for. An older schema
     /// cannot answer this sticky's queries read-only, so a writable one is brought up to date

@@ -2167,3 +2167,25 @@ fn a_database_restored_without_its_stamp_is_refused_as_a_copy_until_trusted() {
     env.ok(["trust"]);
     assert_eq!(env.turn("after trust").session, first.session);
 }
+
+/// What a concurrent first turn leaves for a moment: a database of today's schema, made and
+/// migrated, holding no session, not stamped yet (its creator stamps it before its turn
+/// begins). It is no stripped copy (one resumes nothing), so a turn that sees it adopts it
+/// rather than refusing it as a copy (71): of 64 first runs at once, one saw that moment.
+#[test]
+fn a_database_of_todays_schema_holding_no_session_and_no_stamp_is_adopted() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let db = env.project.join(".sticky/sticky.db");
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    conn.execute_batch("DELETE FROM turns; DELETE FROM sessions; DELETE FROM threads;")
+        .expect("empty it, as a database made a moment ago is");
+    drop(conn);
+    fs::remove_file(env.project.join(".sticky/sticky.db.stamp")).expect("no stamp yet");
+    let next = env.sticky(["two"]).run();
+    next.assert_success();
+    assert!(
+        env.project.join(".sticky/sticky.db.stamp").is_file(),
+        "stamped now"
+    );
+}
