@@ -82,6 +82,12 @@ pub fn path(state: &State) -> PathBuf {
 /// Reads the database's stamp and says whose it is. Reads the key only when there is a stamp,
 /// and creates nothing.
 pub fn verdict(state: &State) -> Result<Verdict> {
+    verdict_once(state, true)
+}
+
+/// [`verdict`]; `again` lets a stamp missing at first be looked for once more (see
+/// [`unstamped`]).
+fn verdict_once(state: &State, again: bool) -> Result<Verdict> {
     let inode = match fs::metadata(&state.db) {
         Ok(meta) if meta.nlink() > 1 => return Ok(Verdict::Linked(meta.nlink())),
         Ok(meta) => meta.ino(),
@@ -92,7 +98,7 @@ pub fn verdict(state: &State) -> Result<Verdict> {
     let text = match read_stamp(&stamp_path) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(Verdict::Foreign),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return unstamped(state),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return unstamped(state, again),
         Err(e) => return Err(crate::store::io_error(&stamp_path, "read", &e)),
     };
     let Some(key) = read_key()? else {
@@ -105,13 +111,19 @@ pub fn verdict(state: &State) -> Result<Verdict> {
 /// (see [`Verdict::Stripped`]), the user has a key (one who has none cannot have a stamped
 /// database) and it holds a session. One with none is what a concurrent first turn makes
 /// before it stamps it (of 64 first runs at once, one saw that moment), and a copy with none
-/// resumes nothing. Reads the key, then the database, only for such a schema.
-fn unstamped(state: &State) -> Result<Verdict> {
+/// resumes nothing. Reads the key, then the database, only for such a schema; `again` looks
+/// for the stamp once more once a session is seen.
+fn unstamped(state: &State, again: bool) -> Result<Verdict> {
     use crate::store::Store;
     if Store::postdates_stamps(&state.db)
         && read_key()?.is_some()
         && Store::holds_sessions(&state.db)
     {
+        // A session seen now was written after its creator's stamp, which it writes first:
+        // one that appeared since the stamp was looked for decides.
+        if again && path(state).symlink_metadata().is_ok() {
+            return verdict_once(state, false);
+        }
         Ok(Verdict::Stripped)
     } else {
         Ok(Verdict::Unstamped)
