@@ -10,20 +10,7 @@ use crate::support::TestEnv;
 
 /// Commits nothing (an empty commit) in the project, as user `t`.
 fn commit(env: &TestEnv, message: &str) {
-    env.git(
-        &env.project,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            message,
-        ],
-    );
+    env.commit(&env.project, message);
 }
 
 /// A git project on branch `main` with one commit.
@@ -520,20 +507,7 @@ fn review_prune_in_a_project_sharing_sticky_db_forgets_the_other_projects_thread
     let q = env.root().join("q");
     std::fs::create_dir_all(&q).expect("a second project");
     env.git(&q, &["init", "-q", "-b", "main"]);
-    env.git(
-        &q,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "q",
-        ],
-    );
+    env.commit(&q, "q");
     let pruned = env
         .sticky(["threads", "--prune", "--yes"])
         .current_dir(&q)

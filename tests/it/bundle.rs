@@ -3852,20 +3852,7 @@ fn import_advice_names_thread_main_where_a_turn_would_use_another() {
     let config = env.home.join(".config/sticky");
     std::fs::create_dir_all(&config).expect("create the config directory");
     std::fs::write(config.join("config.toml"), "thread = \"branch\"\n").expect("write it");
-    env.git(
-        &env.project,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "first",
-        ],
-    );
+    env.commit(&env.project, "first");
     env.git(&env.project, &["checkout", "-q", "-b", "feature"]);
     let imported = env.ok(["import", bundle.to_str().expect("utf-8")]);
     let advice = import_advice(&imported);

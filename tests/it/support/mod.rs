@@ -329,6 +329,25 @@ impl TestEnv {
         assert!(status.success(), "git {args:?} failed in {}", dir.display());
     }
 
+    /// Makes an empty commit in `dir`, as user `t`.
+    #[track_caller]
+    pub fn commit(&self, dir: &Path, message: &str) {
+        self.git(
+            dir,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                message,
+            ],
+        );
+    }
+
     /// The PATH sticky runs with: the env's `bin` (python3), the fakes (unless left off), then
     /// the system's PATH without any directory that holds a real `claude`, so no test can reach
     /// a real agent.
