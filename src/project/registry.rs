@@ -255,7 +255,7 @@ enum Keeping {
 /// Whether the state `listed` names keeps a live session of its directory, and how it stands.
 fn keeping(listed: &Listed) -> Option<Keeping> {
     match locate_listed(listed) {
-        Found::Usable(there) => keeps_session_of(&there).then_some(Keeping::Now),
+        Found::Usable(there) => keeps_session_of(&there, true).then_some(Keeping::Now),
         Found::Gone => None,
         // One git tracks came with the repository (whoever committed it may have recorded
         // this very path, as CI runners share one): `trust` never adopts it, so it is no
@@ -265,15 +265,23 @@ fn keeping(listed: &Listed) -> Option<Keeping> {
             (there.dir == listed.dir
                 && there.state.db == listed.database()
                 && stamp::tracked_by_git(&there.state) == Ok(false)
-                && keeps_session_of(&there))
+                && keeps_session_of(&there, false))
             .then_some(Keeping::Held(hold))
         }
     }
 }
 
 /// Whether the database of `there` keeps a live session recorded for `there`'s own directory.
-fn keeps_session_of(there: &Project) -> bool {
-    let Ok(Some(store)) = crate::store::Store::open_elsewhere(&there.state.db) else {
+/// Only a state a turn there would use may be brought up to date to answer (`migrate`); one it
+/// refuses for now is only read, and an older schema there proves nothing.
+fn keeps_session_of(there: &Project, migrate: bool) -> bool {
+    use crate::store::Store;
+    let opened = if migrate {
+        Store::open_elsewhere(&there.state.db)
+    } else {
+        Store::open_read_only(&there.state.db).map(Some)
+    };
+    let Ok(Some(store)) = opened else {
         return false;
     };
     store.threads().unwrap_or_default().iter().any(|thread| {
