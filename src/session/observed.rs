@@ -32,6 +32,8 @@ pub struct Observed {
     pub agent_output: String,
     /// Whether any of its lines was one of its events (headless runs).
     pub heard_events: bool,
+    /// Whether the run was headless: its output is where the agent answers.
+    pub headless: bool,
     /// What its lines said for the ledger beyond `usage` (see `agent::ledger`).
     pub ledger: Ledger,
     /// Interactive runs: the last assistant message of the agent's transcript, kept as the
@@ -103,6 +105,14 @@ impl Observed {
     /// error, a release that changed its output format). Interactive runs keep no output here.
     pub fn only_foreign_output(&self) -> bool {
         !self.heard_events && !self.agent_output.is_empty()
+    }
+
+    /// Whether a headless run printed nothing at all: no event, no line. Every agent answers
+    /// there (its events, or plain text for one defined in the configuration), so an exit 0
+    /// without a word is no turn: a wrapper that swallowed the agent's output, an agent that
+    /// died quietly, or one that never created the session sticky asked for.
+    pub fn said_nothing(&self) -> bool {
+        self.headless && !self.heard_events && self.agent_output.is_empty()
     }
 
     /// The answer: the result event's, else the assistant's messages.

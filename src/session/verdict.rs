@@ -318,8 +318,11 @@ fn classify(observed: &Observed, ended: &Ended, amnesia: bool) -> (TurnStatus, E
         // and exits 1, which a script cannot tell from a failure.
         (_, Some(signal)) | (Status::Signal(signal), None) => Exit::Signal(signal),
         // Claude reports API errors in its result event; such a turn failed whatever rc says.
-        // So did one whose output held none of the agent's events: no answer, no session.
-        (Status::Code(0), None) if observed.is_error || observed.only_foreign_output() => {
+        // So did one whose output held none of the agent's events, or nothing at all: no
+        // answer, no session.
+        (Status::Code(0), None)
+            if observed.is_error || observed.only_foreign_output() || observed.said_nothing() =>
+        {
             Exit::Agent(1)
         }
         (Status::Code(0), None) => Exit::Success,
@@ -354,6 +357,9 @@ fn agent_failure(
         (TurnStatus::Interrupted, _) => "was interrupted".to_owned(),
         (_, Status::Code(0)) if foreign => {
             "exited with code 0 without printing any of its events".to_owned()
+        }
+        (_, Status::Code(0)) if observed.said_nothing() => {
+            "exited with code 0 without printing anything".to_owned()
         }
         (_, Status::Code(0)) => "reported an error".to_owned(),
         (_, Status::Code(code)) if exit::is_reserved(code) => format!(
@@ -473,6 +479,8 @@ mod tests {
         is_error: bool,
         /// The agent printed plain text and none of its events.
         foreign: bool,
+        /// A headless run that printed nothing at all.
+        silent: bool,
         ended: Ended,
         facts: Facts,
         status: TurnStatus,
@@ -491,6 +499,7 @@ mod tests {
             ended_in: None,
             is_error: false,
             foreign: false,
+            silent: false,
             ended: code(0),
             facts: Facts::default(),
             status: TurnStatus::Ok,
@@ -812,6 +821,47 @@ mod tests {
                     Create("a"),
                 )
             },
+            // a headless run that printed nothing at all and exited 0 answered nothing and
+            // proved no session: failed, so the next turn does not resume a session the agent
+            // may never have made (an interactive run prints nothing here and stays ok)
+            Case {
+                silent: true,
+                status: fail,
+                exit: agent1,
+                error: Some(
+                    "claude exited with code 0 without printing anything; the turn failed, \
+                     session a stays",
+                ),
+                ..case(
+                    "nothing printed on a new session: nothing confirmed",
+                    Create("a"),
+                )
+            },
+            Case {
+                silent: true,
+                facts: unsaved(&["a"]),
+                status: fail,
+                exit: agent1,
+                session: SessionAction::Unsaved {
+                    id: "a".into(),
+                    forget: false,
+                },
+                error: Some("without printing anything before it saved session a"),
+                ..case(
+                    "nothing printed, never saved: the next turn starts afresh",
+                    Create("a"),
+                )
+            },
+            Case {
+                silent: true,
+                status: fail,
+                exit: agent1,
+                error: Some("claude exited with code 0 without printing anything; the turn failed"),
+                ..case(
+                    "nothing printed on a resumed session: failed, it stays",
+                    Resume("a"),
+                )
+            },
             Case {
                 foreign: true,
                 ended: code(3),
@@ -841,6 +891,7 @@ mod tests {
                 } else {
                     String::new()
                 },
+                headless: case.silent,
                 ..Observed::default()
             };
             let asked = Asked {

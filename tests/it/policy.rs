@@ -193,8 +193,8 @@ fn a_rotation_the_environment_asks_for_is_noted_on_stderr_and_one_a_flag_asks_fo
     rotated.assert_success();
     rotated.assert_stderr_contains(
         "sticky: STICKY_MODEL=claude-opus-9 in the environment differs from the session's model \
-         (the agent's default): a new session starts (model-change); unset STICKY_MODEL to stay \
-         in the old one",
+         (the agent's default): a new session starts (model-change) and the old one ends; unset \
+         STICKY_MODEL where the model should not change",
     );
     let second = rotated.answer();
     assert_ne!(second.session, first.session);
@@ -233,6 +233,7 @@ fn a_rotation_the_environment_asks_for_is_noted_on_stderr_and_one_a_flag_asks_fo
     agent.assert_success();
     agent.assert_stderr_contains(
         "sticky: STICKY_AGENT=codex in the environment differs from the session's agent claude: \
-         a new session starts (agent-change); unset STICKY_AGENT to stay in the old one",
+         a new session starts (agent-change) and the old one ends; unset STICKY_AGENT where the \
+         agent should not change",
     );
 }

@@ -1002,6 +1002,30 @@ fn an_agent_that_prints_only_plain_text_and_exits_0_fails_and_shows_what_it_prin
     assert_eq!(after.saw, ["first"]);
 }
 
+/// A program that prints nothing at all and exits 0 (a wrapper that swallowed the agent's
+/// output, an agent that died quietly) has answered nothing either. Taken as a good turn, it
+/// confirmed a session the agent never made, and the next turn, with the real agent, failed as
+/// "session lost" and sent the user to `sticky new` (review 21, L1). The turn fails; the next
+/// one starts that session again and goes on in it.
+#[test]
+fn an_agent_that_prints_nothing_and_exits_0_fails_and_the_next_turn_starts_its_session() {
+    let env = TestEnv::new();
+    let quiet = env.script("bin/claude-quiet", "#!/bin/sh\nexit 0\n");
+    let output = env.sticky(["first"]).env("STICKY_CLAUDE_BIN", &quiet).run();
+    output
+        .assert_code(1)
+        .assert_stderr_contains("claude exited with code 0 without printing anything");
+    assert_eq!(output.stdout, "", "no answer\n{}", output.describe());
+    assert_eq!(statuses(&env), ["failed"]);
+
+    let second = env.sticky(["second"]).run();
+    second.assert_success();
+    assert_eq!(second.answer().prompt, "second");
+    assert_eq!(statuses(&env), ["failed", "ok"]);
+    let third = env.turn("third");
+    assert_eq!(third.saw, ["second"]);
+}
+
 #[test]
 fn a_panic_exits_70_with_one_line_saying_it_is_a_bug() {
     let env = TestEnv::new();

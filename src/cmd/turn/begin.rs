@@ -429,7 +429,8 @@ fn announce_project(ctx: &Context) {
 /// would, which the design allows, but nothing on the command line asked for it.
 ///
 /// Says on stderr (one line; not with `--quiet` or `--json`) that the environment rotates the
-/// session, naming the variable, the session's value and the way to stay.
+/// session and that the old one ends (no turn goes back to it), naming the variable and the
+/// session's value.
 fn note_implicit(ctx: &Context, plan: &Plan<&SessionRow>) {
     let Action::Rotate(live, reason) = plan.action else {
         return;
@@ -451,7 +452,8 @@ fn note_implicit(ctx: &Context, plan: &Plan<&SessionRow>) {
     };
     crate::aside!(
         "{variable}={} in the environment differs from the session's {what} {}: a new \
-         session starts ({reason}); unset {variable} to stay in the old one",
+         session starts ({reason}) and the old one ends; unset {variable} where the {what} \
+         should not change",
         escape(new),
         escape(old)
     );

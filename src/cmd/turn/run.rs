@@ -118,7 +118,10 @@ impl<'a> Running<'a> {
         };
         let progress = Progress::start(adapter.name(), self.ctx.quiet || self.ctx.json);
         let expected = turn.target.expected_id();
-        let mut observed = Observed::default();
+        let mut observed = Observed {
+            headless: true,
+            ..Observed::default()
+        };
         let mut unrecorded = None;
         let mut splitter = LineSplitter::default();
         let mut on_line = |line: &str| {
