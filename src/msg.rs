@@ -4,7 +4,7 @@
 //! by `cmd::run` before any command runs), not at each call site; ripgrep's message macros are
 //! the model. Every message starts `sticky: ` and, after an interactive agent left the cursor
 //! mid-line, on a fresh line ([`relayed`]). Text that comes from a user, a database or an agent
-//! is escaped by the caller (`cmd::view::escape`) before it is formatted in.
+//! is escaped by the caller ([`escape`]) before it is formatted in.
 //!
 //! | macro | said when | for |
 //! |---|---|---|
@@ -66,7 +66,7 @@ pub fn fresh_line() -> &'static str {
 }
 
 /// `text` as one word a shell reads back as it is, for a command a message gives the user to
-/// paste (`chown -R 1000 PATH`), shown as it is (never through `cmd::view::escape`, which would
+/// paste (`chown -R 1000 PATH`), shown as it is (never through [`escape`], which would
 /// double its backslashes), with nothing in it for a terminal to act on: as it is when every character is one a shell leaves alone;
 /// else in single quotes (a `'` in it as `'"'"'`, with no backslash); else, with a character a terminal must not
 /// be sent ([`needs_escape`]: a control character, a backslash, a bidi mark), in bash's and
@@ -99,12 +99,47 @@ pub fn shell_word(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether `c` is not sent to a terminal as it is (`cmd::view::escape` writes it as an escape):
+/// Whether `c` is not sent to a terminal as it is ([`escape`] writes it as an escape):
 /// a backslash (so an escape reads back), a control character, or a mark that reorders text.
 pub fn needs_escape(c: char) -> bool {
     c == '\\'
         || c.is_control()
         || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Text that sticky did not write itself (prompts, thread names, session IDs, models, paths,
+/// the agent's words, errors quoting any of these) made safe for a terminal: every control
+/// character is shown as a visible escape, so a stored `ESC ] 0 ; title BEL` can neither
+/// retitle the terminal nor move the cursor over other lines.
+///
+/// The escapes are those of `ls --escape` and C: `\n`, `\r`, `\t`, `\e`, `\\` for a
+/// backslash (so the form is unambiguous), `\xHH` for the other ASCII controls, and `\u{9b}`
+/// for C1 controls and the bidirectional formatting characters (which reorder what is shown
+/// around them). Every other character, ordinary Unicode included, is shown as it is. Text
+/// without any of these is returned as it is. `--json` never goes through here: it carries
+/// the raw text, escaped by JSON's own rules.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x1b' => out.push_str("\\e"),
+            c if c.is_ascii_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A path as one word of a command to paste ([`shell_word`]).

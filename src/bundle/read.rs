@@ -264,14 +264,15 @@ fn read_extension<R: Read>(
 }
 
 /// A name or path from a bundle as a message shows it: lossy UTF-8, cut to [`SHOWN`]
-/// characters with its size when longer (a crafted one may be 64 KiB).
+/// characters with its size when longer (a crafted one may be 64 KiB), its control characters
+/// escaped.
 fn shown(name: &[u8]) -> String {
     let text = String::from_utf8_lossy(name);
     if text.chars().count() <= SHOWN {
-        return text.into_owned();
+        return crate::msg::escape(&text).into_owned();
     }
     let cut: String = text.chars().take(SHOWN).collect();
-    format!("{cut}… ({} bytes)", name.len())
+    format!("{}… ({} bytes)", crate::msg::escape(&cut), name.len())
 }
 
 /// `input`, given back whole, unless it starts as a conversation exported to read (`export
@@ -303,8 +304,11 @@ fn refuse_a_document(mut input: impl Read) -> Result<impl Read> {
 /// A read error of the archive or the compressed stream: a bundle cut off or damaged.
 #[allow(clippy::needless_pass_by_value, reason = "it is given to map_err")]
 fn damaged(error: io::Error) -> anyhow::Error {
+    // The archive library's words quote the bundle's own bytes (an entry's path, a header
+    // field): a crafted bundle must not write control sequences to the terminal through them.
     anyhow::anyhow!(
-        "the bundle is truncated or damaged ({error}); nothing was changed: export it again"
+        "the bundle is truncated or damaged ({}); nothing was changed: export it again",
+        crate::msg::escape(&error.to_string())
     )
 }
 

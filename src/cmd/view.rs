@@ -3,7 +3,6 @@
 //! Field names here are a contract with scripts; add fields, never rename or remove them.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -349,40 +348,7 @@ pub fn one_line(text: &str, width: usize) -> String {
     out
 }
 
-/// Text that sticky did not write itself (prompts, thread names, session IDs, models, paths,
-/// the agent's words, errors quoting any of these) made safe for a terminal: every control
-/// character is shown as a visible escape, so a stored `ESC ] 0 ; title BEL` can neither
-/// retitle the terminal nor move the cursor over other lines.
-///
-/// The escapes are those of `ls --escape` and C: `\n`, `\r`, `\t`, `\e`, `\\` for a
-/// backslash (so the form is unambiguous), `\xHH` for the other ASCII controls, and `\u{9b}`
-/// for C1 controls and the bidirectional formatting characters (which reorder what is shown
-/// around them). Every other character, ordinary Unicode included, is shown as it is. Text
-/// without any of these is returned as it is. `--json` never goes through here: it carries
-/// the raw text, escaped by JSON's own rules.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x1b' => out.push_str("\\e"),
-            c if c.is_ascii_control() => {
-                let _ = write!(out, "\\x{:02x}", u32::from(c));
-            }
-            c if needs_escape(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
+pub use crate::msg::escape;
 
 /// The most characters of a turn's prompt [`turn_name`] shows.
 const PROMPT_WORDS: usize = 40;

@@ -445,6 +445,53 @@ fn a_bad_bundle_is_refused_with_what_is_wrong_and_changes_nothing() {
     }
 }
 
+/// The archive library's error quotes the bundle's own bytes (an entry's path, a header field
+/// that is not a number), and the error line printed them raw: a crafted bundle cleared the
+/// screen or wrote lines of its own under `sticky:` (review 21, L3). Every byte a bundle
+/// chose reaches the terminal escaped, on one line.
+#[test]
+fn a_crafted_bundles_names_and_fields_reach_the_terminal_escaped_on_one_line() {
+    let a = TestEnv::new();
+    a.turn("first");
+    let bundle = a.scratch.join("good.sticky");
+    a.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    let good = std::fs::read(&bundle).expect("read");
+    let crafted_name = "files/\n\x1b[2J\x1b]0;title\x07sticky: all good\nx";
+    let named = rebuilt(&good, |_| {}, |all| all[1].0 = crafted_name.to_owned());
+    // The same, with the entry's size field made of control characters too.
+    let mut tar_bytes = zstd::decode_all(named.as_slice()).expect("decompress");
+    let manifest_size = tar::Header::from_byte_slice(&tar_bytes[..512])
+        .entry_size()
+        .expect("a size");
+    let second = 512 + usize::try_from(manifest_size.div_ceil(512) * 512).expect("a size");
+    let header = &mut tar_bytes[second..second + 512];
+    header[124..136].copy_from_slice(b"1\n\x1b[31m9\n\0\0\0");
+    header[148..156].fill(b' ');
+    let sum: u32 = header.iter().map(|&byte| u32::from(byte)).sum();
+    header[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    let unreadable = zstd::encode_all(tar_bytes.as_slice(), 3).expect("compress");
+
+    for (what, bytes) in [("a crafted path", named), ("a crafted size", unreadable)] {
+        let b = TestEnv::new();
+        let file = b.scratch.join("bad.sticky");
+        std::fs::write(&file, &bytes).expect("write the bad bundle");
+        let refused = b.sticky(["import", file.to_str().expect("UTF-8")]).run();
+        refused.assert_code(2);
+        assert!(
+            !refused.stderr.contains(['\x1b', '\x07']),
+            "{what}: control characters on the terminal\n{}",
+            refused.describe()
+        );
+        assert_eq!(
+            refused.stderr.lines().count(),
+            1,
+            "{what}: one error line\n{}",
+            refused.describe()
+        );
+        refused.assert_stderr_contains("\\e[2J");
+    }
+}
+
 #[test]
 fn a_moved_project_goes_on_after_sticky_relocate() {
     for agent in AGENTS {
