@@ -46,6 +46,10 @@
 
 use std::os::fd::AsFd;
 
+/// Whether this system shows who writes a pipe (Linux's `/proc`): elsewhere every pipe is
+/// one from elsewhere to [`is_users_pipeline`].
+pub const TELLS_WRITERS: bool = cfg!(target_os = "linux");
+
 /// Whether `stdin` is a pipe whose writer is part of the user's pipeline, as the module
 /// explains; `false` when it cannot be told (not Linux, `/proc` hidden).
 pub fn is_users_pipeline(stdin: &impl AsFd) -> bool {

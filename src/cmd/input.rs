@@ -136,13 +136,14 @@ impl std::fmt::Display for Note {
 }
 
 /// Whether a turn reads `stdin` (not a terminal), as `mode` says: `skip` never, `wait`
-/// always, and `auto` always when stdin is the prompt (`optional` is false). Optional input
-/// under `auto` is read when it arrives, or ends, within the wait: forever when the pipe is the
-/// user's own pipeline ([`pipeline::is_users_pipeline`]), else `grace`. Some CI runners and
-/// process managers hand a child a pipe that nobody ever writes or closes; reading it to its
-/// end would hang the turn forever, so silence that long from elsewhere means "no context". A
-/// producer that has started writing is read to its end, however slow. `note` hears what the
-/// user should be told.
+/// always. Under `auto` input is read when it arrives, or ends, within the wait: forever when
+/// the pipe is the user's own pipeline ([`pipeline::is_users_pipeline`]), else `grace`. Some CI
+/// runners and process managers hand a child a pipe that nobody ever writes or closes; reading
+/// it to its end would hang the turn forever, so silence that long from elsewhere means "no
+/// context", or, where stdin is the prompt (`optional` is false), no prompt, which the caller
+/// refuses rather than hang (on Linux, where the user's own pipeline can be told; elsewhere
+/// such a prompt is waited for). A producer that has started writing is read to its end, however
+/// slow. `note` hears what the user should be told.
 pub fn should_read(
     stdin: &impl AsFd,
     mode: StdinMode,
@@ -154,7 +155,8 @@ pub fn should_read(
         StdinMode::Skip => return false,
         // Not given, but inherited: the rest of the script a shell reads from this stdin.
         StdinMode::Auto if pipeline::is_shells_script(stdin) => return false,
-        StdinMode::Auto if !optional => return true,
+        // Where no pipe can be told the user's own, a prompt that comes slowly is waited for.
+        StdinMode::Auto if !optional && !pipeline::TELLS_WRITERS => return true,
         StdinMode::Wait => Wait::Forever,
         StdinMode::Auto => {
             // The common case, `git diff | sticky "review"`, has its input (or its end) at
@@ -395,9 +397,20 @@ mod tests {
                 vec![Note::Waiting(Wait::Grace(grace)), Note::GaveUp(grace)]
             )
         );
-        // Without prompt words stdin is the prompt: always read, nothing to note.
-        assert_eq!(decide(StdinMode::Auto, false, None).1, vec![]);
+        // Without prompt words stdin is the prompt: read when it comes, and a silent pipe
+        // from elsewhere gives up after the grace too (the caller refuses the missing prompt),
+        // said to nobody while it waits.
         assert!(decide(StdinMode::Auto, false, Some(b"x")).0);
+        let gives_up = (false, vec![Note::GaveUp(grace)]);
+        let waits = (true, vec![]);
+        assert_eq!(
+            decide(StdinMode::Auto, false, None),
+            if crate::pipeline::TELLS_WRITERS {
+                gives_up
+            } else {
+                waits
+            }
+        );
     }
 
     #[test]

@@ -729,6 +729,40 @@ fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_with_a_prompt() {
     assert_eq!(env.last_agent_run().text("prompt"), Some("are you there?"));
 }
 
+/// Without prompt words stdin is the prompt; a pipe nobody writes or closes (a runner's) hung
+/// a bare `sticky` forever, where `sticky new` went on after the grace (review 19, L4). It
+/// gives up after the same grace, with a usage error naming the ways out, and runs nothing
+/// (on Linux: elsewhere no pipe can be told the user's own, and such a prompt is waited for).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_pipe_nobody_writes_or_closes_does_not_hang_a_turn_whose_prompt_it_was_to_be() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let stderr_path = env.root().join("stderr");
+    let mut child = env
+        .sticky(std::iter::empty::<&str>())
+        .command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .expect("start sticky");
+    let _held_open = child.stdin.take();
+    crate::support::wait_for("sticky to end without stdin's end", || {
+        child.try_wait().expect("wait").is_some()
+    });
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no prompt: nothing arrived on stdin within 3s"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--stdin wait"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(env.agent_runs().len(), 1, "nothing ran: {stderr}");
+}
+
 /// A writer of sticky's own session that only passes (in CI, a process another test forked,
 /// between its fork and its exec) makes the pipe look like the user's pipeline for a moment:
 /// once it is gone, only sticky's parent holds the pipe, and the turn goes on after the grace

@@ -361,14 +361,27 @@ fn read_prompt(
         {
             note!("{}", escape(&input::skipped_note(&mode.origin)));
         }
+        let mut gave_up = None;
         let mut note = |said: input::Note| match said {
             // The wait is said once, and only to a person; giving up is said anywhere, since
             // a turn without the input the user meant to send must not pass unremarked.
             input::Note::Waiting(_) => hint!("{said}"),
+            input::Note::GaveUp(grace) if !optional => gave_up = Some(grace),
             input::Note::GaveUp(_) => note!("{said}"),
         };
         read_stdin =
             input::should_read(&stdin, mode.value, optional, input::STDIN_GRACE, &mut note);
+        // Stdin was to be the prompt, and a pipe from elsewhere kept silent: a runner's pipe
+        // nobody writes or closes would hang the step forever.
+        if let Some(grace) = gave_up {
+            return Err(StickyError::Usage(format!(
+                "no prompt: nothing arrived on stdin within {}s, and sticky cannot tell it is \
+                 this command line's own pipe; give the prompt as arguments, or --stdin wait to \
+                 wait for it however late",
+                grace.as_secs()
+            ))
+            .into());
+        }
     }
     let mut stdin = stdin;
     Ok(input::gather(
