@@ -70,7 +70,8 @@ pub fn is_users_pipeline(stdin: &impl AsFd) -> bool {
 /// command it runs inherits it, and a turn that read it would take the rest of the script as
 /// its context, which then never runs (review 21, M1). Read from `/proc` on Linux: an ancestor
 /// whose stdin is this very file and which is a shell without `-c` or a script operand (or with
-/// `-s`), every process between them sharing that stdin. `false` when it cannot be told.
+/// `-s`), every process between them sharing that stdin, shells running a script or `-c`
+/// among them (`./review.sh`, `npm run`: review 22, M1). `false` when it cannot be told.
 pub fn is_shells_script(stdin: &impl AsFd) -> bool {
     #[cfg(target_os = "linux")]
     {
@@ -121,12 +122,16 @@ mod script {
             let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
                 return false;
             };
-            match reads_commands_from_stdin(&cmdline) {
-                Some(reads) => return reads,
-                None => match parent_of(pid) {
-                    Some(parent) => pid = parent,
-                    None => return false,
-                },
+            // A shell running `-c` or a script file (`./review.sh`, `sh -c` of `npm run` or
+            // `make`) does not read this stdin for commands, but the shell that ran it may: the
+            // job's own, reading it line by line (review 22, M1). The search goes on up for as
+            // long as the stdin is the same.
+            if reads_commands_from_stdin(&cmdline) == Some(true) {
+                return true;
+            }
+            match parent_of(pid) {
+                Some(parent) => pid = parent,
+                None => return false,
             }
         }
         false

@@ -1099,3 +1099,49 @@ fn a_turn_in_a_script_its_shell_reads_from_stdin_leaves_the_rest_of_the_script()
         }
     }
 }
+
+/// The same, with a script or `sh -c` between the job's shell and the turn: a job line that
+/// calls `./ci/review.sh` or `sh review.sh`, or goes through `sh -c` (`npm run`, `make`,
+/// `os.system`). That shell runs a script, so it reads no commands from the stdin it shares
+/// with the job, and the search for one that does stopped there: the turn took the rest of the
+/// job, which never ran (review 22, M1). It goes on up for as long as the stdin is the same;
+/// `git diff | ./review.sh` still reads its pipe (the shell above it has another stdin).
+#[test]
+fn a_turn_in_a_script_called_by_a_job_read_from_stdin_leaves_the_rest_of_the_job() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let marker = env.scratch.join("the-next-line-ran");
+    let wrapper = env.script(
+        "review.sh",
+        &format!("#!/bin/sh\n'{sticky}' 'review the build'\n"),
+    );
+    for line in [
+        format!("'{}'", wrapper.display()),
+        format!("sh '{}'", wrapper.display()),
+        format!("sh -c \"'{sticky}' 'review the build' 2>&1\""),
+    ] {
+        let _ = std::fs::remove_file(&marker);
+        let script = format!("echo before\n{line}\ntouch '{}'\n", marker.display());
+        let output = env.program("bash", Vec::<&str>::new()).stdin(script).run();
+        output.assert_success();
+        let prompt = env.last_agent_run().prompt().to_owned();
+        assert!(
+            marker.exists(),
+            "the job line after `{line}` never ran; the turn's prompt: {prompt:?}\n{}",
+            output.describe()
+        );
+        assert_eq!(prompt, "review the build", "{line}");
+    }
+    // A pipe into the script is the script's input, read as ever.
+    let piped = env
+        .program(
+            "bash",
+            ["-c", &format!("echo 'a diff' | '{}'", wrapper.display())],
+        )
+        .run();
+    piped.assert_success();
+    assert_eq!(
+        env.last_agent_run().prompt(),
+        "review the build\n\na diff\n"
+    );
+}
