@@ -426,7 +426,7 @@ fn copy_summing(from: &mut dyn Read, to: &mut dyn Write, sum: &mut Running) -> i
 
 /// The hash of the first and last [`SAMPLE`] bytes of `file`'s first `len` bytes, and of
 /// `len`: what tells that a copied prefix is still the file's own without reading it all.
-fn sample_hash(file: &File, len: u64) -> Result<u64> {
+pub(super) fn sample_hash(file: &File, len: u64) -> Result<u64> {
     let mut hash = Fnv::new();
     let head = len.min(SAMPLE);
     let tail_start = len.saturating_sub(SAMPLE).max(head);
@@ -440,6 +440,6 @@ fn sample_hash(file: &File, len: u64) -> Result<u64> {
 }
 
 /// A file's modification time in nanoseconds since 1970.
-fn mtime_ns(meta: &Metadata) -> i128 {
+pub(super) fn mtime_ns(meta: &Metadata) -> i128 {
     i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
 }

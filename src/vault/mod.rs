@@ -38,6 +38,7 @@
 //! The read side ([`Vault::session_dir`], [`Vault::manifest`], [`Vault::files`]) is what
 //! `sticky export` bundles.
 
+mod catch_up;
 mod copy;
 mod digest;
 mod restore;
@@ -55,6 +56,7 @@ use crate::agent::Keeping;
 use crate::confined::{Access, Dir, Kind};
 use crate::state;
 
+pub use catch_up::CaughtUp;
 pub use copy::{Copied, Held};
 pub use restore::Restored;
 

@@ -29,11 +29,26 @@ pub struct Restored {
 }
 
 /// A copy proved and written beside its place, waiting to be renamed into it.
-struct Proved {
+pub(super) struct Proved {
     dir: Dir,
     temporary: OsString,
     name: OsString,
-    len: u64,
+    /// Its bytes.
+    pub(super) len: u64,
+}
+
+impl Proved {
+    /// Renames the proved copy into its place (over what is there, when it was staged so).
+    pub(super) fn put_in_place(&self) -> Result<()> {
+        self.dir
+            .rename(&self.temporary, &self.dir, &self.name)
+            .with_context(|| {
+                format!(
+                    "cannot restore {}",
+                    self.dir.path().join(&self.name).display()
+                )
+            })
+    }
 }
 
 impl Vault {
@@ -80,20 +95,13 @@ impl Vault {
         if copies.is_empty() && rows.is_none() {
             return Ok(None);
         }
-        let proved = stage(&root, copies)?;
+        let proved = stage(&root, copies, false)?;
         let mut restored = Restored {
             adopted_at: manifest.adopted_at,
             ..Restored::default()
         };
         for file in &proved {
-            file.dir
-                .rename(&file.temporary, &file.dir, &file.name)
-                .with_context(|| {
-                    format!(
-                        "cannot restore {}",
-                        file.dir.path().join(&file.name).display()
-                    )
-                })?;
+            file.put_in_place()?;
             restored.files += 1;
             restored.bytes += file.len;
         }
@@ -110,7 +118,7 @@ impl Vault {
 /// Whether the agent keeps `relative` (a file of session `id` under its home `agent_home`) for
 /// the session run in `directory`: where `Relocate::place` would put it for that directory is
 /// where it is. A path that names no directory (Codex's rollouts) is kept for any.
-fn kept_for(
+pub(super) fn kept_for(
     adapter: &dyn Adapter,
     agent_home: &Path,
     relative: &Path,
@@ -124,9 +132,14 @@ fn kept_for(
     })
 }
 
-/// Writes each copy the agent's home lacks beside its place under `root`, proved against its
-/// manifest entry; on any failure, removes every one written and puts nothing in place.
-fn stage(root: &Path, copies: Vec<(&super::Entry, std::fs::File)>) -> Result<Vec<Proved>> {
+/// Writes each copy beside its place under `root`, proved against its manifest entry, for
+/// every place where the agent's home has no file (or, `over`, for every place); on any
+/// failure, removes every one written and puts nothing in place.
+fn stage(
+    root: &Path,
+    copies: Vec<(&super::Entry, std::fs::File)>,
+    over: bool,
+) -> Result<Vec<Proved>> {
     let mut proved = Vec::new();
     let staged = (|| {
         let top =
@@ -135,8 +148,15 @@ fn stage(root: &Path, copies: Vec<(&super::Entry, std::fs::File)>) -> Result<Vec
             let (dir, name) = top
                 .parent_of(&entry.relative, true)
                 .with_context(|| format!("cannot restore {}", entry.relative.display()))?;
-            if dir.kind(name)?.is_some() {
-                continue;
+            match dir.kind(name)? {
+                None => {}
+                // Only ever over a regular file: a link is not followed, nor replaced.
+                Some(Kind::File) if over => {}
+                Some(_) if over => anyhow::bail!(
+                    "cannot restore {}: it is not a regular file",
+                    entry.relative.display()
+                ),
+                Some(_) => continue,
             }
             let temporary = super::temporary(name, ".sticky-restore");
             let mut out = super::create_temporary(&dir, &temporary)
@@ -164,6 +184,14 @@ fn stage(root: &Path, copies: Vec<(&super::Entry, std::fs::File)>) -> Result<Vec
         return Err(error);
     }
     Ok(proved)
+}
+
+/// [`stage`] over the agent's files, which the caller found behind their copies.
+pub(super) fn stage_over(
+    root: &Path,
+    copies: Vec<(&super::Entry, std::fs::File)>,
+) -> Result<Vec<Proved>> {
+    stage(root, copies, true)
 }
 
 /// Puts the session's rows (`document`, the vault's `rows.json`) back into the agent's

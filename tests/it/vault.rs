@@ -1187,3 +1187,140 @@ fn with_the_vault_off_a_lost_session_names_the_copy_turning_it_on_puts_back() {
         ["remember the word tangerine", "and the number 7"]
     );
 }
+
+/// `cp -a FROM TO`: a backup of the agent's storage as a user makes one, its times kept.
+fn copy_keeping_times(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("run cp");
+    assert!(
+        status.success(),
+        "cp -a {} {}",
+        from.display(),
+        to.display()
+    );
+}
+
+/// Two shells with two agent homes (`CLAUDE_CONFIG_DIR` exported in one profile, as
+/// docs/configuration.md suggests, and missing in a new terminal, an editor's task or cron): a
+/// turn in the shell without it finds the session lost, and the vault puts its copy back into
+/// `~/.claude`. Back in the first shell, the next turn resumed the transcript in
+/// `~/.claude-work`, which lacks that turn, and exited 0: the agent forgot a turn `sticky log`
+/// shows, silently (review 23, M1). That file is behind the vault's copy: the copy goes back
+/// over it, said on stderr, and the turn sees every turn; the vault keeps the whole copy.
+#[test]
+fn a_turn_in_another_agent_home_is_not_forgotten_by_the_next_one_in_the_first() {
+    let env = TestEnv::new();
+    let work = env.home.join(".claude-work");
+    let one = env.sticky(["one"]).env("CLAUDE_CONFIG_DIR", &work).run();
+    one.assert_success();
+    let session = one.answer().session;
+    env.sticky(["two"])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+    let three = env.turn("three");
+    assert_eq!(
+        (three.session.as_str(), three.saw),
+        (session.as_str(), vec!["one".to_owned(), "two".to_owned()])
+    );
+
+    let four = env.sticky(["four"]).env("CLAUDE_CONFIG_DIR", &work).run();
+    four.assert_success();
+    four.assert_stderr_contains("ended before turns sticky's vault holds");
+    let four = four.answer();
+    assert_eq!(four.session, session);
+    assert_eq!(four.saw, ["one", "two", "three"]);
+    // And back in the other shell, the same the other way round.
+    let five = env.turn("five");
+    assert_eq!(five.saw, ["one", "two", "three", "four"]);
+    let copy = std::fs::read(transcript_copy(&env, &session)).expect("the vault's copy");
+    assert!(
+        String::from_utf8_lossy(&copy).contains("five"),
+        "the vault keeps the whole transcript"
+    );
+}
+
+/// An agent's storage restored from an older backup (a home restored, a dotfiles sync) holds
+/// the session as it was before the latest turns: every agent whose sessions are files goes on
+/// with all of them, the vault's copies put back over the older files.
+#[test]
+fn an_agents_storage_restored_from_an_older_backup_goes_on_with_every_turn() {
+    for agent in AGENTS.iter().filter(|agent| agent.name != "opencode") {
+        let env = TestEnv::new();
+        agent.turn(&env, &["-a", agent.name, "one"]);
+        agent.turn(&env, &["two"]);
+        let storage = env.home.join(agent.storage);
+        let backup = env.scratch.join("backup");
+        copy_keeping_times(&storage, &backup);
+        agent.turn(&env, &["three"]);
+        std::fs::remove_dir_all(&storage).expect("remove the storage");
+        copy_keeping_times(&backup, &storage);
+
+        let output = agent.sticky(&env, &["four"]).run();
+        output.assert_success();
+        output.assert_stderr_contains("ended before turns sticky's vault holds");
+        assert_eq!(
+            agent.answer(&output).saw,
+            ["one", "two", "three"],
+            "{}",
+            agent.name
+        );
+    }
+}
+
+/// A transcript that is neither the vault's copy nor its beginning went on elsewhere too (the
+/// agent run by hand in one home, sticky's turns in another): nothing tells which is right, so
+/// the turn is refused (73) before anything runs or is recorded, naming the file and the ways
+/// on; moved away, the vault's copy goes back and the conversation goes on whole.
+#[test]
+fn a_transcript_that_went_another_way_refuses_the_turn_and_names_it() {
+    let env = TestEnv::new();
+    let session = env.turn("one").session;
+    env.turn("two");
+    let storage = env.home.join(".claude/projects");
+    let backup = env.scratch.join("backup");
+    copy_keeping_times(&storage, &backup);
+    env.turn("three");
+    std::fs::remove_dir_all(&storage).expect("remove the storage");
+    copy_keeping_times(&backup, &storage);
+    let transcript = files_under(&storage)
+        .into_iter()
+        .find(|path| {
+            path.to_string_lossy()
+                .ends_with(&format!("{session}.jsonl"))
+        })
+        .expect("the transcript");
+    let mut text = std::fs::read(&transcript).expect("read the transcript");
+    let at = text.iter().position(|&b| b == b'o').expect("an o");
+    text[at] = b'0';
+    std::fs::write(&transcript, &text).expect("write the transcript");
+    let (runs, log) = (env.agent_runs().len(), env.log_json());
+
+    let refused = env.sticky(["four"]).run();
+    refused
+        .assert_code(73)
+        .assert_stderr_contains(&transcript.display().to_string())
+        .assert_stderr_contains("nothing was run")
+        .assert_stderr_contains("sticky new --carry");
+    assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
+    assert_eq!(env.log_json(), log, "nothing was recorded");
+    assert_eq!(
+        std::fs::read(&transcript).expect("read"),
+        text,
+        "nothing was changed"
+    );
+
+    std::fs::rename(&transcript, env.scratch.join("aside.jsonl")).expect("move it away");
+    let four = env.turn("four");
+    assert_eq!(
+        (four.session, four.saw),
+        (
+            session,
+            vec!["one".to_owned(), "two".to_owned(), "three".to_owned()]
+        )
+    );
+}

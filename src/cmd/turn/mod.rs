@@ -1,7 +1,8 @@
 //! `sticky [PROMPT]` and `sticky new [PROMPT]`: one turn on the conversation's sticky session,
 //! read top to bottom in [`run_turn`] and [`turn`]:
 //!
-//! lock (`begin::lock_thread`), plan once (`begin::begin`: one `BEGIN IMMEDIATE` transaction
+//! lock (`begin::lock_thread`), the agent's files of a resumed session checked against the
+//! vault's copies (`vault::catch_up`), plan once (`begin::begin`: one `BEGIN IMMEDIATE` transaction
 //! that plans, applies the plan and writes the turn's row; `--carry` reads a preview of the
 //! plan before it), run (`run::Running::run`), judge once (`run::judge`); if the verdict is
 //! "lost" and the vault restores the session (`vault::restore`), run and judge once more;
@@ -119,6 +120,7 @@ fn turn<'a>(
     args: &TurnArgs,
     start: &Start<'_>,
 ) -> Result<Done<'a>> {
+    vault::catch_up(ctx, store, start.request)?;
     let begun = begin::begin(ctx, store, args, start)?;
     let (outcome, verdict, settled) = {
         let turn = Running::new(ctx, &begun, args);

@@ -4,12 +4,14 @@
 //! session: an older one would resume a conversation with its latest turns forgotten, which
 //! the user would not see (issue 23, finding 9).
 
+use super::super::Context;
 use super::super::vault::behind;
-use super::super::view::{escape, format_time};
+use super::super::view::{escape, format_time, thread_flag};
 use super::run::Running;
-use crate::session::{SessionAction, Verdict};
+use crate::exit::StickyError;
+use crate::session::{Action, Request, SessionAction, Thread, Verdict};
 use crate::store::Store;
-use crate::vault::{Held, Restored, Vault};
+use crate::vault::{CaughtUp, Held, Restored, Vault};
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -62,6 +64,71 @@ impl Restore {
 /// The vault of the turn's project.
 fn vault(turn: &Running<'_>) -> Vault {
     Vault::new(&turn.ctx.project.state.vault)
+}
+
+/// Before a turn that resumes its thread's session in this project: the agent's files of it
+/// checked against the vault's copies, which hold every turn sticky ran on it. Files behind
+/// their copies (another agent home than the last turn's, `CLAUDE_CONFIG_DIR` set in one shell
+/// and not another; a home restored from a backup) get the copies back, said on stderr; a file
+/// that went another way refuses the turn (73) before anything is recorded, rather than let the
+/// agent go on with sticky's latest turns forgotten (review 23, M1). A copy that lacks turns
+/// itself proves nothing of them, and a check that cannot be made is said and passed over.
+pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> anyhow::Result<()> {
+    if !ctx.settings.vault.value {
+        return Ok(());
+    }
+    let Some(thread) = Thread::peek(store, &ctx.thread)? else {
+        return Ok(());
+    };
+    let plan = thread.plan(&ctx.agents, request);
+    let Action::Resume(live) = plan.action else {
+        return Ok(());
+    };
+    let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
+        return Ok(());
+    };
+    // A session of another directory is the turn's to refuse, before anything of it is touched.
+    if live.directory != ctx.project.dir {
+        return Ok(());
+    }
+    let vault = Vault::new(&ctx.project.state.vault);
+    let home = crate::settings::home()?;
+    let whole = || Ok(behind(&vault, store, live, &ctx.thread, id)?.is_none());
+    let caught_up = vault.catch_up(adapter, &home, id, &live.directory, whole);
+    let agent = adapter.name();
+    match caught_up {
+        Ok(CaughtUp::Holds) => Ok(()),
+        Ok(CaughtUp::Restored(files, _)) => {
+            note!(
+                "{agent}'s files of session {} ended before turns sticky's vault holds (another \
+                 agent home than the last turn's, or one restored from a backup?); restored {files} \
+                 file{} from the vault, so the turn goes on with every turn",
+                escape(id),
+                if files == 1 { "" } else { "s" }
+            );
+            Ok(())
+        }
+        Ok(CaughtUp::Diverged(path)) => Err(StickyError::Elsewhere(format!(
+            "{agent}'s file {} of session {} is not the one sticky's vault kept after the last \
+             turn, nor its beginning: the session went on elsewhere too (turns in another agent \
+             home, or {agent} run by hand), and resumed here {agent} would go on without \
+             sticky's latest turns; nothing was run. Move that file away to go on from the \
+             vault's copy (sticky puts it back), or run `sticky{} new --carry \"...\"` for a new \
+             session that starts with sticky's recap of the conversation",
+            escape(&path.display().to_string()),
+            escape(id),
+            thread_flag(&ctx.thread)
+        ))
+        .into()),
+        Err(error) => {
+            note!(
+                "could not compare {agent}'s files of session {} with sticky's vault: {}",
+                escape(id),
+                escape(&format!("{error:#}"))
+            );
+            Ok(())
+        }
+    }
 }
 
 /// The agent reported session `id` lost: the vault's copy put back when it holds every turn
