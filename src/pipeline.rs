@@ -129,20 +129,12 @@ mod script {
             if reads_commands_from_stdin(&cmdline) == Some(true) {
                 return true;
             }
-            match parent_of(pid) {
+            match crate::host::parent_of(pid) {
                 Some(parent) => pid = parent,
                 None => return false,
             }
         }
         false
-    }
-
-    /// The parent of `pid`, from `/proc/PID/stat` (the field after the state, past the name in
-    /// parentheses, which may hold anything).
-    fn parent_of(pid: u32) -> Option<u32> {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let (_, rest) = stat.rsplit_once(')')?;
-        rest.split_whitespace().nth(1)?.parse().ok()
     }
 
     /// Whether the command line `cmdline` (NUL-separated) is a shell reading its commands from

@@ -87,3 +87,45 @@ fn simultaneous_first_turns_share_one_session() {
     let log = env.log_json();
     assert_eq!(log["sessions"].as_array().map(Vec::len), Some(1), "{log}");
 }
+
+/// An agent whose tool runs `sticky "..."` on the thread its own turn holds (a user asking for
+/// a second opinion from inside the agent) waited up to ten minutes for a lock that its own
+/// turn, its ancestor, holds until it ends (review 22, L3). It is refused at once (75) naming
+/// `-t` for a thread of its own; on another thread it runs; the outer turn ends as ever.
+#[test]
+fn a_sticky_the_agent_runs_on_its_own_thread_is_refused_at_once() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let inner = env.scratch.join("inner.out");
+    let agent = env.script(
+        "bin/nester",
+        &format!(
+            "#!/bin/sh\n'{sticky}' -a claude \"$2\" > '{o}' 2>&1\necho \"inner exit $?\" >> '{o}'\n\
+             echo \"outer answer\"\n",
+            o = inner.display()
+        ),
+    );
+    let config = env.script(
+        "config.toml",
+        &format!(
+            "[agents.nester]\nbin = \"{}\"\nheadless = [\"{{prompt}}\"]\n\
+             new = [\"--new\", \"{{session_id}}\"]\nresume = [\"--resume\", \"{{session_id}}\"]\n\
+             session_id = \"uuid\"\n",
+            agent.display()
+        ),
+    );
+    for (thread, expected) in [("main", "inner exit 75"), ("other", "inner exit 0")] {
+        let output = env
+            .sticky(["-a", "nester", "-t", thread, "a second opinion"])
+            .env("STICKY_CONFIG", &config)
+            .run();
+        output.assert_success();
+        assert_eq!(output.stdout, "outer answer\n", "{}", output.describe());
+        let said = std::fs::read_to_string(&inner).expect("the inner sticky's output");
+        assert!(said.contains(expected), "{thread}: {said}");
+        if thread == "main" {
+            assert!(said.contains("the one this sticky runs inside"), "{said}");
+            assert!(said.contains("sticky -t NAME"), "{said}");
+        }
+    }
+}

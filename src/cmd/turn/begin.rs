@@ -467,27 +467,19 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
     } else {
         Duration::from_secs(args.wait)
     };
-    let holder = || {
-        let turn = store
-            .thread(&ctx.thread)
-            .ok()
-            .flatten()
-            .and_then(|thread| store.last_turn(thread.id).ok().flatten())
-            .filter(|turn| turn.status == TurnStatus::Running);
-        match turn {
-            Some(turn) => format!(
-                "turn #{} (pid {} on {}, started {}: {})",
-                turn.id,
-                turn.pid,
-                turn.host,
-                format_time(turn.started_at),
-                turn.prompt.as_deref().map_or_else(
-                    || "interactive".to_owned(),
-                    |p| format!("\"{}\"", one_line(p, 40))
-                )
-            ),
-            None => "another sticky".to_owned(),
-        }
+    let holder = || match holding_turn(ctx, store) {
+        Some(turn) => format!(
+            "turn #{} (pid {} on {}, started {}: {})",
+            turn.id,
+            turn.pid,
+            turn.host,
+            format_time(turn.started_at),
+            turn.prompt.as_deref().map_or_else(
+                || "interactive".to_owned(),
+                |p| format!("\"{}\"", one_line(p, 40))
+            )
+        ),
+        None => "another sticky".to_owned(),
     };
     let mut on_wait = || {
         if !args.no_wait {
@@ -499,6 +491,9 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
             );
         }
     };
+    if let Some(lock) = lock_inside_a_turn(ctx, store)? {
+        return Ok(lock);
+    }
     lock::lock(&ctx.project.state.locks, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
         let advice = if args.no_wait {
             "it is still running (--no-wait)".to_owned()
@@ -515,6 +510,43 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
         ))
         .into()
     })
+}
+
+/// A sticky the agent of the holding turn runs (a tool call asking for a second opinion on the
+/// same thread) would wait for a turn that cannot end before it does (review 22, L3): run by an
+/// agent (`STICKY_ACTIVE`), the lock is tried once, and a holder that is this process's
+/// ancestor refuses the turn at once (75). `None` when the lock is another's to wait for.
+fn lock_inside_a_turn(ctx: &Context, store: &Store) -> Result<Option<TurnLock>> {
+    if std::env::var_os("STICKY_ACTIVE").is_none() {
+        return Ok(None);
+    }
+    let locks = &ctx.project.state.locks;
+    if let Some(lock) = lock::lock(locks, &ctx.thread, Duration::ZERO, &mut || {})? {
+        return Ok(Some(lock));
+    }
+    let Some(turn) = holding_turn(ctx, store)
+        .filter(|turn| turn.host == crate::host::name() && crate::host::is_ancestor(turn.pid))
+    else {
+        return Ok(None);
+    };
+    Err(StickyError::Busy(format!(
+        "thread {} is busy with turn #{}, the one this sticky runs inside (its agent started \
+         it), which holds the thread until it ends: waiting would never end; give this turn a \
+         thread of its own (sticky -t NAME \"...\")",
+        escape(&ctx.thread),
+        turn.id
+    ))
+    .into())
+}
+
+/// The turn that holds the conversation now, as the database records it.
+fn holding_turn(ctx: &Context, store: &Store) -> Option<crate::store::TurnRow> {
+    store
+        .thread(&ctx.thread)
+        .ok()
+        .flatten()
+        .and_then(|thread| store.last_turn(thread.id).ok().flatten())
+        .filter(|turn| turn.status == TurnStatus::Running)
 }
 
 /// Agent arguments (after `--`, or the configuration's `args`) that would choose another
