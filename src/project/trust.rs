@@ -283,6 +283,18 @@ fn check_made_here(project: &Project) -> Result<Database> {
     if verdict != Verdict::NoDatabase {
         check_not_emptied(state, verdict == Verdict::Mine)?;
     }
+    // A state sticky would send to `sticky trust` that git tracks came with the repository,
+    // which `trust` refuses: the refusal names untracking first (review 23, L3).
+    let to_trust = matches!(
+        verdict,
+        Verdict::Copied | Verdict::Stripped | Verdict::Foreign | Verdict::NoKey
+    );
+    if to_trust && stamp::tracked_by_git(state) == Ok(true) {
+        return Err(refuse(
+            &state.db,
+            format!("{}; {}", committed(project), way_out()),
+        ));
+    }
     match verdict {
         Verdict::Mine => Ok(Database::Stamped),
         Verdict::NoDatabase => check_not_orphaned(state).map(|()| Database::Missing),
@@ -599,19 +611,23 @@ fn check_untracked(project: &Project) -> Result<()> {
     let tracked = stamp::tracked_by_git(state);
     let why = match &tracked {
         Ok(false) => return Ok(()),
-        Ok(true) => format!(
-            "git tracks it (it was committed, so it came with the repository, and whoever \
-             committed it would choose the conversation sticky continues and the agent it runs); \
-             if you made it and trust it, untrack it (git rm -r --cached {}), then run `sticky \
-             trust`",
-            untrack_path(project)
-        ),
+        Ok(true) => committed(project),
         Err(cannot) => format!(
             "it has no stamp saying you made it, and whether git tracks it cannot be told \
              ({cannot}); if you made it, run `sticky trust`"
         ),
     };
     Err(refuse(&state.db, format!("{why}; {}", way_out(project))))
+}
+
+/// Why a state git tracks is refused, and the way to adopt it.
+fn committed(project: &Project) -> String {
+    format!(
+        "git tracks it (it was committed, so it came with the repository, and whoever committed \
+         it would choose the conversation sticky continues and the agent it runs); if you made \
+         it and trust it, untrack it (git rm -r --cached {}), then run `sticky trust`",
+        untrack_path(project)
+    )
 }
 
 /// Refuses to start afresh where the database is missing but its vault still holds copies of

@@ -251,7 +251,7 @@ fn a_committed_database_of_another_checkout_is_refused() {
     let their_session = theirs.answer().session;
     clone_into_project(&env, &origin);
     assert!(env.project.join(".sticky/sticky.db").is_file());
-    crate::trust::assert_refused_as_copy(&env);
+    crate::trust::assert_refused_as_committed_copy(&env);
     // trust adopts no state git tracks (it came with the repository): untracked first.
     env.sticky(["trust"]).run().assert_code(71);
     env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);

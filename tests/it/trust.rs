@@ -33,15 +33,20 @@ fn assert_refused_elsewhere(output: &crate::support::Output, theirs: &Path, ours
     output.assert_stderr_contains("STICKY_DB");
 }
 
-/// Asserts that a turn in `env`'s project is refused as a copy of the user's own state (not
-/// the file sticky stamped), with the way out, and that the agent did not run.
+/// Asserts that a turn in `env`'s project, whose `.sticky/` a clone brought (a copy of the
+/// user's own state that git tracks), is refused with the way out `sticky trust` takes: untrack
+/// it first (review 23, L3: the turn named `trust` alone, which then refused), and that the agent
+/// did not run.
 #[track_caller]
-pub fn assert_refused_as_copy(env: &TestEnv) {
+pub fn assert_refused_as_committed_copy(env: &TestEnv) {
     let runs = env.agent_runs().len();
     let refused = env.sticky(["hello"]).run();
     refused.assert_code(71);
-    refused.assert_stderr_contains("refusing to use it: it is a copy of a database sticky made");
-    refused.assert_stderr_contains("run `sticky trust`");
+    refused.assert_stderr_contains("refusing to use it: git tracks it");
+    refused.assert_stderr_contains(&format!(
+        "untrack it (git rm -r --cached {}), then run `sticky trust`",
+        env.project.join(".sticky").display()
+    ));
     assert_eq!(env.agent_runs().len(), runs, "the agent never ran");
 }
 
@@ -80,8 +85,8 @@ fn an_unused_session_committed_for_another_directory_is_refused_by_turns_and_doc
     // refused first as writable by the group.
     private(&env.project.join(".sticky"));
     // A copy of a state sticky made for this user is not the file it stamped: refused until
-    // the user adopts it; then the session's directory is checked.
-    assert_refused_as_copy(&env);
+    // the user untracks and adopts it; then the session's directory is checked.
+    assert_refused_as_committed_copy(&env);
     // `trust` adopts no state git tracks: the user untracks it first, as its refusal says.
     env.git(&env.project, &["rm", "-r", "-q", "--cached", ".sticky"]);
     env.ok(["trust"]);
@@ -897,11 +902,17 @@ fn a_sticky_dir_planted_by_a_repository_is_refused_until_trusted() {
     ] {
         let refused = env.sticky(args).run();
         refused.assert_code(71);
+        // It came with the repository, which `sticky trust` refuses: the refusal names
+        // untracking first (review 23, L3: it sent the user to a `trust` that refused).
         refused.assert_stderr_contains(&format!(
-            "{}: refusing to use it: it was not made by you",
+            "{}: refusing to use it: git tracks it (it was committed, so it came with the \
+             repository",
             state.join("sticky.db").display()
         ));
-        refused.assert_stderr_contains("run `sticky trust`");
+        refused.assert_stderr_contains(&format!(
+            "untrack it (git rm -r --cached {}), then run `sticky trust`",
+            state.display()
+        ));
         refused.assert_stderr_contains(&format!("else remove it (rm -r {})", state.display()));
         refused.assert_clean_stdout();
     }
