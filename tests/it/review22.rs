@@ -6,8 +6,9 @@ use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use crate::support::{TestEnv, fakes_dir};
+use crate::support::{TestEnv, fakes_dir, python};
 
 /// The first directory of the test's own PATH that holds `program`.
 fn on_system_path(program: &str) -> Option<PathBuf> {
@@ -75,6 +76,129 @@ fn review22_a_relative_path_entry_never_runs_the_repositorys_git() {
         !marker.exists(),
         "sticky ran the repository's ./git ({}): {}",
         fs::read_to_string(&marker).unwrap_or_default().trim(),
+        output.describe()
+    );
+    output.assert_success();
+}
+
+/// The GLIBC version nodes `library` defines (`objdump -p`), for a stand-in that the dynamic
+/// loader accepts in its place.
+fn version_nodes(library: &Path) -> Vec<String> {
+    let output = Command::new("objdump")
+        .arg("-p")
+        .arg(library)
+        .output()
+        .expect("objdump runs (binutils)");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(3))
+        .filter(|name| name.starts_with("GLIBC_"))
+        .fold(Vec::new(), |mut nodes, name| {
+            if !nodes.iter().any(|known: &String| known == name) {
+                nodes.push(name.to_owned());
+            }
+            nodes
+        })
+}
+
+/// Where the dynamic loader finds `name` for `program` (`ldd`).
+fn linked_library(program: &Path, name: &str) -> Option<PathBuf> {
+    let output = Command::new("ldd").arg(program).output().ok()?;
+    String::from_utf8_lossy(&output.stdout).lines().find_map(|line| {
+        let (left, right) = line.trim().split_once(" => ")?;
+        let path = PathBuf::from(right.split(" (").next()?.trim());
+        (left == name).then_some(path)
+    })
+}
+
+/// Review 22, H2: the agent runs in the project's root with sticky's environment; review 21 took
+/// the relative entries out of its PATH, but not out of `LD_LIBRARY_PATH`, where an empty entry
+/// (`export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64` with the variable unset
+/// before, as CUDA's install guide writes it) is the current directory to the dynamic loader. A
+/// cloned repository with a `libm.so.6` at its root then runs its code inside the agent (node,
+/// codex and the fakes' python all load libm), for a turn run in any subdirectory, where the
+/// user's own commands would not find that library. The agent must get `LD_LIBRARY_PATH` (and
+/// the loader's other lists) without relative or empty entries, as it gets PATH.
+#[test]
+fn review22_an_empty_library_path_entry_never_loads_the_repositorys_library_into_the_agent() {
+    let env = TestEnv::new();
+    let Some(libm) = linked_library(python(), "libm.so.6")
+        .or_else(|| {
+            // The interpreter links libm through libpython.
+            let output = Command::new("ldd").arg(python()).output().ok()?;
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .find_map(|line| {
+                    let right = line.split_once(" => ")?.1;
+                    let path = PathBuf::from(right.split(" (").next()?.trim());
+                    path.file_name()?
+                        .to_str()?
+                        .starts_with("libpython")
+                        .then_some(path)
+                })
+                .and_then(|libpython| linked_library(&libpython, "libm.so.6"))
+        })
+    else {
+        crate::support::skip::skip("the fakes' python3 does not link libm.so.6");
+        return;
+    };
+    let marker = env.scratch.join("pwned");
+    let build = env.scratch.join("build");
+    fs::create_dir_all(&build).expect("a build directory");
+    fs::write(
+        build.join("m.c"),
+        format!(
+            "#include <stdio.h>\n\
+             __attribute__((constructor)) static void ran(void) {{\n\
+               FILE *f = fopen(\"{}\", \"a\");\n\
+               if (f) {{ fputs(\"the repository's libm.so.6 ran in the agent\\n\", f); fclose(f); }}\n\
+             }}\n",
+            marker.display()
+        ),
+    )
+    .expect("write the library's source");
+    let nodes = version_nodes(&libm);
+    assert!(!nodes.is_empty(), "libm defines GLIBC versions");
+    let script: String = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            if i == 0 {
+                format!("{node} {{ local: *; }};\n")
+            } else {
+                format!("{node} {{ }};\n")
+            }
+        })
+        .collect();
+    fs::write(build.join("v.map"), script).expect("write the version script");
+    let built = Command::new("cc")
+        .current_dir(&build)
+        .args([
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libm.so.6",
+            "-Wl,--version-script=v.map",
+            "-Wl,-soname,libm.so.6",
+            "m.c",
+        ])
+        .status()
+        .expect("cc runs (Rust links with it)");
+    assert!(built.success(), "the stand-in libm.so.6 builds");
+    fs::copy(build.join("libm.so.6"), env.project.join("libm.so.6")).expect("plant the library");
+    env.git(&env.project, &["add", "libm.so.6"]);
+    env.commit(&env.project, "a repository shipping a libm.so.6");
+    let sub = env.project.join("src");
+    fs::create_dir_all(&sub).expect("a subdirectory");
+
+    let output = env
+        .sticky(["hello"])
+        .current_dir(&sub)
+        .env("LD_LIBRARY_PATH", ":/usr/local/cuda/lib64")
+        .run();
+    assert!(
+        !marker.exists(),
+        "the repository's libm.so.6 was loaded into the agent: {}",
         output.describe()
     );
     output.assert_success();
