@@ -203,3 +203,39 @@ fn review22_an_empty_library_path_entry_never_loads_the_repositorys_library_into
     );
     output.assert_success();
 }
+
+/// Review 22, H3: review 21 gave the agent a PATH without its relative entries, so a
+/// repository's `python3` or `node` at its root never runs as the interpreter of a
+/// `#!/usr/bin/env` agent on a turn; but `sticky agents`, `sticky doctor` and `sticky export`
+/// run every agent's program with `--version` under sticky's own PATH, unfiltered, so a stray
+/// `:` in it still runs the repository's interpreter there (once per installed agent). Every
+/// run of an agent's program must get the agent's PATH.
+#[test]
+fn review22_a_relative_path_entry_never_runs_the_repositorys_interpreter_for_a_version() {
+    let mut env = TestEnv::new();
+    env.ok(["hello"]);
+    let marker = env.scratch.join("pwned");
+    executable(
+        &env.project.join("python3"),
+        &format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            marker.display(),
+            python().display()
+        ),
+    );
+    env.git(&env.project, &["add", "python3"]);
+    env.commit(&env.project, "a repository shipping a python3");
+    env.set_var("PATH", path_with_front(&env, ":"));
+
+    let bundle = env.scratch.join("main.sticky");
+    let bundle = bundle.to_str().expect("a UTF-8 path");
+    for args in [vec!["agents"], vec!["doctor"], vec!["export", "-o", bundle]] {
+        let output = env.sticky(&args).run();
+        assert!(
+            !marker.exists(),
+            "sticky {args:?} ran the repository's ./python3 ({}): {}",
+            fs::read_to_string(&marker).unwrap_or_default().trim(),
+            output.describe()
+        );
+    }
+}
