@@ -239,3 +239,41 @@ fn review22_a_relative_path_entry_never_runs_the_repositorys_interpreter_for_a_v
         );
     }
 }
+
+/// Review 22, M1: review 21 kept a turn from reading the stdin its shell reads its script from
+/// (`bash < job.sh`, `cat job.sh | bash`, GitLab CI's Docker executor), but only when that shell
+/// is the first shell up the process tree: `pipeline::is_shells_script` stops at the first
+/// shell it meets and trusts its answer, so a job line that calls a script (`./ci/review.sh`,
+/// `sh review.sh`), or goes through `sh -c` (`npm run`, `make`, `just`, `os.system`, `find
+/// -exec sh -c`), hides the shell that reads the job: the turn takes the rest of the job as its
+/// context, the lines after it never run, the job ends with exit 0, and its remaining commands
+/// go to the model. The script or `-c` shell shares the job's stdin, so the search must go on
+/// above it.
+#[test]
+fn review22_a_turn_in_a_script_called_by_a_job_read_from_stdin_leaves_the_rest_of_the_job() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let marker = env.scratch.join("the-next-line-ran");
+    let wrapper = env.scratch.join("review.sh");
+    executable(
+        &wrapper,
+        &format!("#!/bin/sh\n'{sticky}' 'review the build'\n"),
+    );
+    for line in [
+        format!("'{}'", wrapper.display()),
+        format!("sh '{}'", wrapper.display()),
+        format!("sh -c \"'{sticky}' 'review the build' 2>&1\""),
+    ] {
+        let _ = fs::remove_file(&marker);
+        let script = format!("echo before\n{line}\ntouch '{}'\n", marker.display());
+        let output = env.program("bash", Vec::<&str>::new()).stdin(script).run();
+        output.assert_success();
+        let prompt = env.last_agent_run().prompt().to_owned();
+        assert!(
+            marker.exists(),
+            "the job line after `{line}` never ran; the turn's prompt: {prompt:?}\n{}",
+            output.describe()
+        );
+        assert_eq!(prompt, "review the build", "{line}");
+    }
+}
