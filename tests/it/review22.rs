@@ -104,11 +104,13 @@ fn version_nodes(library: &Path) -> Vec<String> {
 /// Where the dynamic loader finds `name` for `program` (`ldd`).
 fn linked_library(program: &Path, name: &str) -> Option<PathBuf> {
     let output = Command::new("ldd").arg(program).output().ok()?;
-    String::from_utf8_lossy(&output.stdout).lines().find_map(|line| {
-        let (left, right) = line.trim().split_once(" => ")?;
-        let path = PathBuf::from(right.split(" (").next()?.trim());
-        (left == name).then_some(path)
-    })
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| {
+            let (left, right) = line.trim().split_once(" => ")?;
+            let path = PathBuf::from(right.split(" (").next()?.trim());
+            (left == name).then_some(path)
+        })
 }
 
 /// Review 22, H2: the agent runs in the project's root with sticky's environment; review 21 took
@@ -122,23 +124,21 @@ fn linked_library(program: &Path, name: &str) -> Option<PathBuf> {
 #[test]
 fn review22_an_empty_library_path_entry_never_loads_the_repositorys_library_into_the_agent() {
     let env = TestEnv::new();
-    let Some(libm) = linked_library(python(), "libm.so.6")
-        .or_else(|| {
-            // The interpreter links libm through libpython.
-            let output = Command::new("ldd").arg(python()).output().ok()?;
-            String::from_utf8_lossy(&output.stdout)
-                .lines()
-                .find_map(|line| {
-                    let right = line.split_once(" => ")?.1;
-                    let path = PathBuf::from(right.split(" (").next()?.trim());
-                    path.file_name()?
-                        .to_str()?
-                        .starts_with("libpython")
-                        .then_some(path)
-                })
-                .and_then(|libpython| linked_library(&libpython, "libm.so.6"))
-        })
-    else {
+    let Some(libm) = linked_library(python(), "libm.so.6").or_else(|| {
+        // The interpreter links libm through libpython.
+        let output = Command::new("ldd").arg(python()).output().ok()?;
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .find_map(|line| {
+                let right = line.split_once(" => ")?.1;
+                let path = PathBuf::from(right.split(" (").next()?.trim());
+                path.file_name()?
+                    .to_str()?
+                    .starts_with("libpython")
+                    .then_some(path)
+            })
+            .and_then(|libpython| linked_library(&libpython, "libm.so.6"))
+    }) else {
         crate::support::skip::skip("the fakes' python3 does not link libm.so.6");
         return;
     };
@@ -171,7 +171,7 @@ fn review22_an_empty_library_path_entry_never_loads_the_repositorys_library_into
         })
         .collect();
     fs::write(build.join("v.map"), script).expect("write the version script");
-    let built = Command::new("cc")
+    let compiled = Command::new("cc")
         .current_dir(&build)
         .args([
             "-shared",
@@ -184,7 +184,7 @@ fn review22_an_empty_library_path_entry_never_loads_the_repositorys_library_into
         ])
         .status()
         .expect("cc runs (Rust links with it)");
-    assert!(built.success(), "the stand-in libm.so.6 builds");
+    assert!(compiled.success(), "the stand-in libm.so.6 builds");
     fs::copy(build.join("libm.so.6"), env.project.join("libm.so.6")).expect("plant the library");
     env.git(&env.project, &["add", "libm.so.6"]);
     env.commit(&env.project, "a repository shipping a libm.so.6");
