@@ -4,7 +4,8 @@
 //! git runs in the project directory with `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE`
 //! removed (the project's own repository, as `project.rs` found it) and `core.fsmonitor` off;
 //! only plumbing that reads refs runs (`symbolic-ref`, `rev-parse`, `for-each-ref`), none of
-//! which reads the index or runs a hook, so nothing in the repository chooses what runs. A
+//! which reads the index or runs a hook, and `git` itself is found through absolute PATH
+//! entries only (`crate::search_lists`), so nothing in the repository chooses what runs. A
 //! directory with no `.git` at or above it is [`GitError::NotGit`] without running git.
 
 use std::collections::BTreeMap;
@@ -258,14 +259,18 @@ fn git(dir: &Path, args: &[&str]) -> Result<Ran, GitError> {
     {
         return Err(GitError::NotGit);
     }
-    let output = Command::new("git")
+    let mut command = Command::new("git");
+    command
         .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    // git is looked up after the move to `dir`: through absolute PATH entries only, or a
+    // repository's own `git` would run (review 22, H1).
+    let output = crate::search_lists::apply(&mut command)
         .output()
         .map_err(|error| GitError::Failed(format!("git cannot be run: {error}")))?;
     Ok(Ran {

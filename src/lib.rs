@@ -6,7 +6,8 @@
 //! lives, `store` the database, `session` the policy, `lock` one turn at a time, `git` the project's branches, `pipeline`
 //! who writes the pipe on stdin, `agent` the adapters, `pty` the relay, `progress` the spinner,
 //! `generate` the completions and man pages, `sql_json` another program's `SQLite` values as
-//! JSON, `msg` everything sticky says on stderr.
+//! JSON, `msg` everything sticky says on stderr, `search_lists` the search lists (PATH and the
+//! loader's and interpreters' lists) of every program sticky starts.
 
 // First, so its macros (`note!`, `aside!`, `hint!`) are in scope in every module below.
 #[macro_use]
@@ -27,6 +28,7 @@ pub mod pipeline;
 mod progress;
 pub mod project;
 pub mod pty;
+pub mod search_lists;
 pub mod session;
 pub mod settings;
 mod sql_json;

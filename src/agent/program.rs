@@ -7,8 +7,9 @@
 //! is also why a relative PATH entry (`.`, or the empty entry of a stray `:`) is skipped: it
 //! would find a `claude` in whatever directory sticky was started from (Go's `exec.LookPath`
 //! refuses such results for the same reason). The agent gets that PATH without its relative
-//! entries too ([`agent_path`]): a `#!/usr/bin/env node` agent runs in the project root, where
-//! `env` would otherwise find a cloned repository's own `node` (review 21, H1).
+//! entries too (`crate::search_lists`, for every program sticky starts): a `#!/usr/bin/env
+//! node` agent runs in the project root, where `env` would otherwise find a cloned
+//! repository's own `node` (review 21, H1).
 //!
 //! The program is checked as the kernel will see it, before the turn is recorded, so the error
 //! can name the agent and the way out; a failed exec is reported only as an errno on Linux
@@ -25,17 +26,6 @@ use std::path::{Path, PathBuf};
 use nix::unistd::{AccessFlags, access};
 
 use crate::exit::StickyError;
-
-/// `path` (a PATH) without its relative entries (`.`, `bin`, the empty entry of a stray `:`),
-/// as the agent gets it: it runs in the project directory, where a relative entry would find
-/// whatever the project holds, for the agent's own `#!` interpreter and every command it runs.
-pub fn agent_path(path: &OsStr) -> OsString {
-    let absolute: Vec<PathBuf> = std::env::split_paths(path)
-        .filter(|dir| dir.is_absolute())
-        .collect();
-    // Entries split from one PATH hold no `:`, so they join again.
-    std::env::join_paths(absolute).unwrap_or_default()
-}
 
 /// The environment variable that overrides `agent`'s program (`STICKY_CLAUDE_BIN`).
 pub fn override_var(agent: &str) -> String {
@@ -107,8 +97,7 @@ pub fn resolve(
         wanted.is_file().then(|| wanted.clone())
     } else {
         path.into_iter()
-            .flat_map(std::env::split_paths)
-            .filter(|dir| dir.is_absolute())
+            .flat_map(crate::search_lists::absolute_dirs)
             .map(|dir| dir.join(&wanted))
             .find(|candidate| is_executable(candidate))
     };
@@ -212,19 +201,6 @@ mod tests {
     use super::*;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn the_agents_path_keeps_only_absolute_entries() {
-        for (given, kept) in [
-            (":/usr/bin:/bin", "/usr/bin:/bin"),
-            ("/usr/bin::/bin:", "/usr/bin:/bin"),
-            (".:node_modules/.bin:/usr/local/bin", "/usr/local/bin"),
-            ("/a b/bin:/usr/bin", "/a b/bin:/usr/bin"),
-            ("bin", ""),
-        ] {
-            assert_eq!(agent_path(OsStr::new(given)), OsStr::new(kept), "{given}");
-        }
-    }
 
     /// `program` as `STICKY_CLAUDE_BIN` chose it.
     fn from_env(program: PathBuf) -> Chosen {

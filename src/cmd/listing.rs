@@ -51,11 +51,13 @@ impl Listing {
         let Some(mut command) = pager_command(pager.as_deref()) else {
             return Self::stdout();
         };
-        let spawned = command
+        command
             .stdin(Stdio::piped())
             .env("LESS", crate::settings::env::less())
-            .env("LV", crate::settings::env::lv())
-            .spawn();
+            .env("LV", crate::settings::env::lv());
+        // `less` (or a PAGER given by name) is found through absolute PATH entries only, never
+        // in the directory sticky was started in (review 22, L2).
+        let spawned = crate::search_lists::apply(&mut command).spawn();
         let Ok(mut child) = spawned else {
             return Self::stdout();
         };

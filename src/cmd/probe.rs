@@ -1,4 +1,4 @@
-//! Asking programs for their version (`sticky agents`, `sticky doctor`).
+//! Asking programs for their version (`sticky agents`, `sticky doctor`, `sticky export`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -37,14 +37,18 @@ pub(super) fn versions(programs: Vec<PathBuf>) -> Vec<Option<String>> {
     })
 }
 
+/// `program --version`, with the search lists an agent gets (`crate::search_lists`): a
+/// `#!/usr/bin/env node` agent would otherwise find a repository's own `node` through a
+/// relative PATH entry (review 22, H3).
 async fn probe(program: &Path) -> Option<String> {
-    let run = tokio::process::Command::new(program)
+    let mut command = tokio::process::Command::new(program);
+    command
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .output();
+        .kill_on_drop(true);
+    let run = crate::search_lists::apply_tokio(&mut command).output();
     let output = tokio::time::timeout(VERSION_TIMEOUT, run)
         .await
         .ok()?

@@ -509,7 +509,8 @@ pub fn tracked_by_git(state: &State) -> Result<bool, String> {
         return Ok(false);
     };
     let name = name.to_string_lossy();
-    let output = Command::new("git")
+    let mut command = Command::new("git");
+    command
         .args(["-c", "core.fsmonitor=false", "ls-files", "-z", "--"])
         .args([
             name.to_string(),
@@ -521,8 +522,9 @@ pub fn tracked_by_git(state: &State) -> Result<bool, String> {
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .output();
+        .stdin(Stdio::null());
+    // Looked up in `dir`: through absolute PATH entries only (review 22, H1).
+    let output = crate::search_lists::apply(&mut command).output();
     match output {
         Ok(output) if output.status.success() => Ok(!output.stdout.is_empty()),
         Ok(output) => {

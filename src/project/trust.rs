@@ -468,8 +468,9 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
     .into())
 }
 
-/// git run in `dir` on the repository there, whatever the environment names, and without a file
-/// system monitor (a repository's hook).
+/// git run in `dir` on the repository there, whatever the environment names, without a file
+/// system monitor (a repository's hook), and found through absolute PATH entries only (it is
+/// looked up in `dir`, where a relative entry would find the repository's own: review 22, H1).
 fn git_in(dir: &Path) -> std::process::Command {
     let mut command = std::process::Command::new("git");
     command
@@ -478,6 +479,7 @@ fn git_in(dir: &Path) -> std::process::Command {
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE");
+    crate::search_lists::apply(&mut command);
     command
 }
 

@@ -202,7 +202,10 @@ fn start(slave: &dyn SlavePty, _tty: &Path, command: &Command) -> Result<Pid> {
 fn fork_on(slave: &dyn SlavePty, command: &Command) -> Result<Pid> {
     let mut builder = portable_pty::CommandBuilder::new(&command.program);
     builder.args(&command.args);
-    for (key, value) in &command.env {
+    // The whole environment, as `spawn.rs` gives it: sticky's own with the command's on top and
+    // the search lists kept to their absolute entries.
+    builder.env_clear();
+    for (key, value) in crate::search_lists::environment(&command.env) {
         builder.env(key, value);
     }
     builder.cwd(&command.cwd);
@@ -297,12 +300,16 @@ mod tests {
             set -- $(grep -E '^Sig(Blk|Ign):' /proc/$$/status)
             echo blocked $(( 0x$2 & 0x7fffffff )) ignored $(( 0x$4 & 0x7fffffff ))
             test -e /proc/$$/fd/{fd} && echo leaked {fd} || echo closed
-            pwd -P; echo "$STICKY_TEST_VALUE"; exit 3"#
+            pwd -P; echo "$STICKY_TEST_VALUE"; echo "$LD_LIBRARY_PATH" "${{PYTHONPATH-unset}}"; exit 3"#
         );
         let command = Command {
             program: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
-            env: vec![("STICKY_TEST_VALUE".into(), "a b $(c)".into())],
+            env: vec![
+                ("STICKY_TEST_VALUE".into(), "a b $(c)".into()),
+                ("LD_LIBRARY_PATH".into(), ":/opt/lib".into()),
+                ("PYTHONPATH".into(), ".".into()),
+            ],
             cwd: cwd.clone(),
         };
         let (status, output) = forked(&command).expect("run");
@@ -312,7 +319,7 @@ mod tests {
             (
                 Status::Code(3),
                 format!(
-                    "leader\nblocked 0 ignored 0\nclosed\n{}\na b $(c)\n",
+                    "leader\nblocked 0 ignored 0\nclosed\n{}\na b $(c)\n/opt/lib unset\n",
                     cwd.display()
                 )
             )

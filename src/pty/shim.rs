@@ -99,6 +99,9 @@ impl<'a> Invocation<'a> {
         fs::remove_file(self.file)?;
         let mut command = Command::new(self.program);
         command.args(self.args).stdin(file);
+        // The shim got the agent's environment from the spawn, so this changes nothing; it
+        // keeps every program sticky starts going through the one rule.
+        crate::search_lists::apply(&mut command);
         Ok(command)
     }
 }

@@ -14,14 +14,16 @@
 //! - the slave as stdin, stdout and stderr;
 //! - every signal at its default action, none blocked;
 //! - its working directory (`posix_spawn_file_actions_addchdir_np`, glibc 2.29);
+//! - sticky's environment with the run's variables on top, its search lists (PATH,
+//!   `LD_LIBRARY_PATH`, ...) kept to their absolute entries (`crate::search_lists`);
 //! - no descriptor above 2: sticky opens its own close-on-exec, and marks those it inherited
 //!   close-on-exec before the spawn.
 
 use std::ffi::{CString, OsStr, OsString};
+use std::fs;
 use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::{env, fs};
 
 use anyhow::{Context, Result};
 use nix::errno::Errno;
@@ -67,14 +69,11 @@ pub(super) fn spawn(
         .with_context(|| format!("could not start {}", program.display()))
 }
 
-/// `name=value` for sticky's environment with `overrides` applied (a later one wins).
+/// `name=value` for sticky's environment with `overrides` applied (a later one wins), its
+/// search lists kept to their absolute entries ([`crate::search_lists`]).
 fn environment(overrides: &[(OsString, OsString)]) -> Result<Vec<CString>> {
-    let mut vars: Vec<(OsString, OsString)> = env::vars_os().collect();
-    for (name, value) in overrides {
-        vars.retain(|(key, _)| key != name);
-        vars.push((name.clone(), value.clone()));
-    }
-    vars.into_iter()
+    crate::search_lists::environment(overrides)
+        .into_iter()
         .map(|(name, value)| {
             let mut entry = name;
             entry.push("=");

@@ -298,16 +298,22 @@ mod tests {
     fn cwd_pwd_and_env_are_the_specs() {
         let dir = tempfile::tempdir().expect("tempdir");
         let cwd = dir.path().canonicalize().expect("canonical");
-        let mut spec = sh(r#"pwd -P; echo "$PWD"; echo "$STICKY_TEST_VALUE""#);
+        let mut spec = sh(
+            r#"pwd -P; echo "$PWD"; echo "$STICKY_TEST_VALUE"; echo "$LD_LIBRARY_PATH" "${PYTHONPATH-unset}""#,
+        );
         spec.cwd.clone_from(&cwd);
-        spec.env
-            .push(("STICKY_TEST_VALUE".into(), "a b $(c)".into()));
+        spec.env.extend([
+            ("STICKY_TEST_VALUE".into(), "a b $(c)".into()),
+            // Search lists, even the spec's own, keep only their absolute entries.
+            ("LD_LIBRARY_PATH".into(), ":/opt/lib".into()),
+            ("PYTHONPATH".into(), ".".into()),
+        ]);
         let (finished, output) = headless_run(&spec);
         assert_eq!(finished, exited(0));
         let cwd = cwd.display();
         assert_eq!(
             String::from_utf8_lossy(&output),
-            format!("{cwd}\n{cwd}\na b $(c)\n")
+            format!("{cwd}\n{cwd}\na b $(c)\n/opt/lib unset\n")
         );
     }
 

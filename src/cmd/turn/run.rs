@@ -78,17 +78,8 @@ impl<'a> Running<'a> {
         }
         // Lets a nested sticky (an agent's tool calling sticky) tell it runs inside one.
         env.push(("STICKY_ACTIVE".into(), "1".into()));
-        // The PATH the agent runs with (the configuration's, else sticky's own), without the
-        // relative entries that would find the project's own programs (review 21, H1).
-        let path = env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == "PATH")
-            .map(|(_, value)| value.clone())
-            .or_else(crate::settings::env::path);
-        if let Some(path) = path {
-            env.push(("PATH".into(), agent::program::agent_path(&path)));
-        }
+        // The spawn keeps PATH and the other search lists (the configuration's, else sticky's
+        // own) to their absolute entries: `crate::search_lists`.
         pty::Spec {
             program: self.begun.program.clone(),
             args,
