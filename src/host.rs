@@ -57,7 +57,8 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 /// The parent of process `pid`, as `ps` tells it (no `/proc` here).
 #[cfg(not(target_os = "linux"))]
 pub fn parent_of(pid: u32) -> Option<u32> {
-    let output = std::process::Command::new("/bin/ps")
+    let mut ps = std::process::Command::new("/bin/ps");
+    let output = crate::search_lists::apply(&mut ps)
         .args(["-o", "ppid=", "-p", &pid.to_string()])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
