@@ -311,9 +311,11 @@ fn check_made_here(project: &Project) -> Result<Database> {
             format!(
                 "it was not made by you: it has no valid stamp from your sticky key ({}), so \
                  it comes from another user, another HOME or a repository (or was stamped \
-                 with a key of yours since deleted), and would choose the conversation sticky \
-                 continues and the agent it runs; if you trust it (a copy of your own, a CI \
-                 cache you restored), run `sticky trust`; {}",
+                 with a key of yours since deleted, or with the key of another data directory: \
+                 a shell whose XDG_DATA_HOME differs from this one's: trusted here, it is \
+                 refused there in turn, so give both shells one XDG_DATA_HOME), and would choose \
+                 the conversation sticky continues and the agent it runs; if you trust it (a \
+                 copy of your own, a CI cache you restored), run `sticky trust`; {}",
                 stamp::key_path()?.display(),
                 way_out()
             ),

@@ -1254,6 +1254,8 @@ fn a_deleted_key_is_named_as_missing_and_then_as_a_possible_cause_in_every_proje
     let refused = env.sticky(["four"]).current_dir(&other).run();
     refused.assert_code(71);
     refused.assert_stderr_contains("or was stamped with a key of yours since deleted");
+    // Or by the key of another data directory of the user's (review 23, L2).
+    refused.assert_stderr_contains("a shell whose XDG_DATA_HOME differs from this one's");
 }
 
 #[test]
