@@ -102,6 +102,17 @@ pub fn note(project: &Project) {
     let _ = append(&path, &line);
 }
 
+/// Whether the list names `project` with the database it uses now (a state that existed, if
+/// that database is gone since). Best effort: `false` when the list cannot be read.
+pub fn names(project: &Project) -> bool {
+    let db = project.db_overridden.then(|| project.state.db.clone());
+    read().is_ok_and(|listed| {
+        listed
+            .iter()
+            .any(|known| known.dir == project.dir && known.db == db)
+    })
+}
+
 /// Every project the list names, each once, in the order first listed; an empty list when
 /// there is none.
 pub fn read() -> Result<Vec<Listed>> {

@@ -166,3 +166,27 @@ fn a_sticky_dir_that_came_with_the_repository_and_is_not_ignored_is_refused() {
     );
     env.sticky(["go on"]).run().assert_success();
 }
+
+/// `git clean -fdx` (or `git stash --all`) takes an ignored `.sticky/` with it: the next turn
+/// can only start afresh, and said "no conversation of DIR yet", the opposite of what happened
+/// (review 23, L1). It says first that the state the list of projects names is gone.
+#[test]
+fn a_state_git_clean_removed_is_named_gone_before_a_new_conversation_starts() {
+    let env = TestEnv::new();
+    env.turn("one");
+    env.git(&env.project, &["clean", "-q", "-f", "-d", "-x"]);
+    assert!(!env.project.join(".sticky").exists(), "git clean took it");
+    let output = env.sticky(["two"]).run();
+    output.assert_success();
+    output.assert_stderr_contains(&format!(
+        "the state your list of projects names for {} ({}) is gone",
+        env.project.display(),
+        env.project.join(".sticky/sticky.db").display()
+    ));
+    assert!(output.answer().saw.is_empty(), "nothing to resume");
+    // A project the list never named starts without that line.
+    let fresh = TestEnv::new();
+    let first = fresh.sticky(["one"]).run();
+    first.assert_success();
+    assert!(!first.stderr.contains("is gone"), "{}", first.describe());
+}

@@ -60,6 +60,11 @@ pub(super) fn open(
     fresh: bool,
     prompt: Option<&Prompt>,
 ) -> Result<Store> {
+    // A state the list of projects names, whose database is gone: removed since its last
+    // turn (`git clean -x` takes an ignored `.sticky/`), so this turn starts afresh; said, so
+    // that no one takes the new conversation for the old (review 23, L1).
+    let gone = ctx.project.database == crate::project::Database::Missing
+        && crate::project::registry::names(&ctx.project);
     let mut store = ctx.open_store_when(|| {
         ensure_startable(ctx, args, fresh, prompt)?;
         if fresh {
@@ -67,6 +72,15 @@ pub(super) fn open(
         }
         ensure_no_state_elsewhere(ctx)
     })?;
+    if gone {
+        crate::aside!(
+            "the state your list of projects names for {} ({}) is gone (removed since its last \
+             turn: `git clean -x` removes an ignored .sticky/), so nothing of its conversation \
+             is left to resume",
+            escape(&crate::msg::shell_path(&ctx.project.dir)),
+            escape(&crate::msg::shell_path(&ctx.project.state.db))
+        );
+    }
     if args.no_wait {
         store.wait_for_lock_at_most(NO_WAIT_GRACE)?;
     }
