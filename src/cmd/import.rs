@@ -464,29 +464,30 @@ fn inspect<'a>(
     let name = thread_name(args, existing, manifest)?;
     check_models(manifest)?;
     check_ids(ctx, manifest)?;
-    let id = live.agent_session_id.clone().unwrap_or_default();
-    if let Some(store) = existing {
-        if let Some(holder) = store.thread_resuming(&live.agent, &id)? {
-            if !(args.replace && holder.name == name) {
-                return Err(resumed_already(
-                    &holder.name,
-                    &manifest.thread.name,
-                    &live.agent,
-                    &id,
-                ));
-            }
-        }
-    }
     let moving = Move {
         relocate,
         agent_home: relocate.home(home),
         from: PathBuf::from(&live.directory),
         to: ctx.project.dir.clone(),
-        id,
+        id: live.agent_session_id.clone().unwrap_or_default(),
     };
     let (destinations, rewrites) = placed(&moving, manifest)?;
+    // Another directory's session in this HOME is said first: no thread here can take it
+    // over (review 23, L4: a trusted copy was sent to `--replace`, refused next for this).
     moving.refuse_shared(&destinations)?;
     refuse_kept_at_source(ctx, manifest, relocate, &moving.id)?;
+    if let Some(store) = existing {
+        if let Some(holder) = store.thread_resuming(&live.agent, &moving.id)? {
+            if !(args.replace && holder.name == name) {
+                return Err(resumed_already(
+                    &holder.name,
+                    &manifest.thread.name,
+                    &live.agent,
+                    &moving.id,
+                ));
+            }
+        }
+    }
     moving.check_room(manifest.files.iter().map(|file| file.size).sum())?;
     let staging = moving.staging_root();
     Ok((

@@ -3946,3 +3946,42 @@ fn export_cuts_the_oldest_long_prompts_an_older_sticky_recorded_whole() {
         "the newer kept"
     );
 }
+
+/// In a trusted copy of a project, importing the original's bundle under another name was
+/// refused because the copy's thread main resumes that session, with `import --replace` and
+/// `forget` as the ways out, and `--replace` was refused next: the session is the original's
+/// in this HOME (review 23, L4). The refusal names that first, with ways out that work.
+#[test]
+fn a_copy_importing_the_originals_bundle_is_told_the_session_is_the_originals_first() {
+    let env = TestEnv::new();
+    env.turn("one");
+    let copy = env.root().join("copy");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&env.project)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    env.sticky(["trust"])
+        .current_dir(&copy)
+        .run()
+        .assert_success();
+    let bundle = env.scratch.join("original.sticky");
+    env.ok(["export", "-o", bundle.to_str().expect("UTF-8")]);
+    for args in [&["--as", "other"][..], &["--replace"]] {
+        let mut all = vec!["import", "--yes"];
+        all.extend_from_slice(args);
+        all.push(bundle.to_str().expect("UTF-8"));
+        let refused = env.sticky(all).current_dir(&copy).run();
+        refused
+            .assert_code(2)
+            .assert_stderr_contains("already, for another directory")
+            .assert_stderr_contains("`sticky new --carry`");
+        assert!(
+            !refused.stderr.contains("import over it"),
+            "{args:?}: {}",
+            refused.describe()
+        );
+    }
+}
