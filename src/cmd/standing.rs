@@ -679,6 +679,18 @@ pub fn shared_database(thread: &str, live: &SessionRow, project: &Project) -> St
     let from = escape(&live.directory.display().to_string()).into_owned();
     let db = escape(&crate::msg::shell_path(&project.state.db)).into_owned();
     let there = super::kept::sticky_in(&live.directory, assess(live, here(project)).1.as_deref());
+    if project.dir.starts_with(&live.directory) {
+        // Outside git, with STICKY_DB set and no `.sticky/` to find above, the project is the
+        // directory sticky runs in: a subdirectory of the project that uses this database is
+        // no project of its own (review 23, L5).
+        return format!(
+            "thread {shown} is the conversation of {from}, a directory above this one that uses \
+             this very database ({db}): with STICKY_DB set and no .sticky/ above, the project \
+             is the directory sticky runs in, so this one is taken for a project of its own; go \
+             on with it from there (`{there}{flag} \"...\"`), or give this directory a thread \
+             of its own (`sticky -t NAME \"...\"`)"
+        );
+    }
     let apart = apart(project);
     format!(
         "thread {shown}: the {} session #{} (session {}) belongs to directory {from}, which \

@@ -251,3 +251,33 @@ fn nothing_in_a_project_sharing_sticky_db_ends_a_moved_projects_session() {
     assert_eq!(again.session, first.session);
     assert_eq!(again.saw, ["one in p"]);
 }
+
+/// Outside git, with `STICKY_DB` set (a direnv `.envrc` for a project that is no repository),
+/// the project is the directory sticky runs in: its subdirectory was refused as "another
+/// directory sharing the database (one STICKY_DB set for both)", first advised to unset the
+/// variable, which would make it a project of its own (review 23, L5). The refusal says it is
+/// the conversation of the directory above and names the command that goes on there, which
+/// works as pasted.
+#[test]
+fn a_subdirectory_of_a_sticky_db_project_outside_git_is_sent_to_the_project_above() {
+    let mut env = TestEnv::new();
+    shared_database(&mut env);
+    let project = env.root().join("plain");
+    let below = project.join("src");
+    std::fs::create_dir_all(&below).expect("a plain directory");
+    let first = env.ok_in(&project, ["in the project"]).answer();
+    let refused = env.sticky(["below it"]).current_dir(&below).run();
+    refused
+        .assert_code(73)
+        .assert_stderr_contains(&format!(
+            "thread main is the conversation of {}, a directory above this one",
+            project.display()
+        ))
+        .assert_stderr_contains(&format!("sticky -C {} \"...\"", project.display()));
+    let there = env
+        .sticky(["-C", project.to_str().expect("UTF-8"), "from below"])
+        .current_dir(&below)
+        .run();
+    there.assert_success();
+    assert_eq!(there.answer().session, first.session);
+}
