@@ -254,7 +254,7 @@ fn nothing_in_a_project_sharing_sticky_db_ends_a_moved_projects_session() {
 
 /// Outside git, with `STICKY_DB` set (a direnv `.envrc` for a project that is no repository),
 /// the project is the directory sticky runs in: its subdirectory was refused as "another
-/// directory sharing the database (one STICKY_DB set for both)", first advised to unset the
+/// directory sharing the database (one `STICKY_DB` set for both)", first advised to unset the
 /// variable, which would make it a project of its own (review 23, L5). The refusal says it is
 /// the conversation of the directory above and names the command that goes on there, which
 /// works as pasted.
