@@ -113,6 +113,9 @@ mod script {
             if pid <= 1 {
                 return false;
             }
+            let Some(stat) = Stat::of(pid) else {
+                return false;
+            };
             // Its stdin is this very file (a pipe or the script itself), links followed.
             let same = fs::metadata(format!("/proc/{pid}/fd/0"))
                 .is_ok_and(|theirs| (theirs.dev(), theirs.ino()) == file);
@@ -126,15 +129,60 @@ mod script {
             // `make`) does not read this stdin for commands, but the shell that ran it may: the
             // job's own, reading it line by line (review 22, M1). The search goes on up for as
             // long as the stdin is the same.
-            if reads_commands_from_stdin(&cmdline) == Some(true) {
-                return true;
+            //
+            // A subshell (`( ... )`, a function in a pipeline) is a fork of its shell that never
+            // ran a program of its own: it runs what its shell parsed, reads no commands, and
+            // is judged by its shell, whose stdin must be this file too. A shell whose terminal
+            // runs another process group in the foreground (an interactive shell, its job
+            // running) reads its commands from that terminal: a stdin that is this file is a
+            // redirection of one command (`ask "x" < notes.txt`, a function), never its script
+            // (review 24, M1).
+            if !stat.forked_only && reads_commands_from_stdin(&cmdline) == Some(true) {
+                return !stat.runs_a_foreground_job();
             }
-            match crate::host::parent_of(pid) {
-                Some(parent) => pid = parent,
-                None => return false,
-            }
+            pid = stat.parent;
         }
         false
+    }
+
+    /// What `/proc/PID/stat` says of a process (proc(5)): its parent, its process group, its
+    /// controlling terminal and that terminal's foreground process group, and whether it is a
+    /// fork that has not run a program of its own (the kernel's `PF_FORKNOEXEC` in `flags`).
+    /// The fields follow the name in parentheses, which may hold anything.
+    struct Stat {
+        parent: u32,
+        pgrp: i64,
+        tty: i64,
+        foreground: i64,
+        forked_only: bool,
+    }
+
+    impl Stat {
+        /// The kernel's flag of a process forked that has not called exec since.
+        const PF_FORKNOEXEC: i64 = 0x40;
+
+        fn of(pid: u32) -> Option<Self> {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (_, rest) = stat.rsplit_once(')')?;
+            // state, ppid, pgrp, session, tty_nr, tpgid, flags
+            let fields: Vec<&str> = rest.split_whitespace().take(7).collect();
+            let field = |at: usize| fields.get(at).and_then(|value| value.parse::<i64>().ok());
+            Some(Self {
+                parent: u32::try_from(field(1)?).ok()?,
+                pgrp: field(2)?,
+                tty: field(4)?,
+                foreground: field(5)?,
+                forked_only: field(6)? & Self::PF_FORKNOEXEC != 0,
+            })
+        }
+
+        /// Whether the process has a controlling terminal that runs another process group in
+        /// the foreground: a shell with job control waiting for its job. A shell that reads
+        /// its script from a pipe or file has no terminal (a CI runner's), or is itself in the
+        /// terminal's foreground group (`cat job.sh | bash` typed at a prompt).
+        fn runs_a_foreground_job(&self) -> bool {
+            self.tty != 0 && self.foreground > 0 && self.foreground != self.pgrp
+        }
     }
 
     /// Whether the command line `cmdline` (NUL-separated) is a shell reading its commands from
