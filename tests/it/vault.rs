@@ -1324,3 +1324,30 @@ fn a_transcript_that_went_another_way_refuses_the_turn_and_names_it() {
         )
     );
 }
+
+/// A fork made in an agent home that is behind the vault (another `GEMINI_CLI_HOME` than the
+/// last turn's) copied (Gemini, Copilot) or forked (Claude) the source as that home kept it,
+/// and the new thread started without the source's latest turn (review 25, M4). The source is
+/// caught up first, as a turn resuming it is.
+#[test]
+fn a_fork_in_an_agent_home_behind_the_vault_starts_with_every_turn() {
+    let gemini = AGENTS
+        .iter()
+        .find(|agent| agent.name == "gemini")
+        .expect("gemini");
+    let env = TestEnv::new();
+    let work = env.home.join(".gemini-work");
+    gemini.turn(&env, &["-a", "gemini", "one"]);
+    gemini
+        .sticky(&env, &["two"])
+        .env("GEMINI_CLI_HOME", &work)
+        .run()
+        .assert_success();
+    assert_eq!(gemini.turn(&env, &["three"]).saw, ["one", "two"]);
+    let fork = gemini
+        .sticky(&env, &["fork", "idea", "four"])
+        .env("GEMINI_CLI_HOME", &work)
+        .run();
+    fork.assert_success();
+    assert_eq!(gemini.answer(&fork).saw, ["one", "two", "three"]);
+}

@@ -81,9 +81,36 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
         return Ok(());
     };
     let plan = thread.plan(&ctx.agents, request);
-    let Action::Resume(live) = plan.action else {
-        return Ok(());
-    };
+    match plan.action {
+        Action::Resume(live) => catch_up_session(ctx, store, live, &ctx.thread),
+        // A fork not made yet is made by this turn from its source as the agent keeps it
+        // (Claude's `--resume FROM --fork-session`): the source is caught up first (review 25,
+        // M4).
+        Action::Restart(live) if live.confirmed_at.is_none() => {
+            let Some(forked) = &live.forked_from else {
+                return Ok(());
+            };
+            let source = store
+                .session(forked.session)?
+                .filter(|source| {
+                    source.agent_session_id.as_deref() == Some(forked.agent_session_id.as_str())
+                });
+            match source {
+                Some(source) => catch_up_session(ctx, store, &source, &forked.thread),
+                None => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+/// [`catch_up`] for `live`, a session of thread `thread` a turn goes on with (or forks).
+pub(super) fn catch_up_session(
+    ctx: &Context,
+    store: &Store,
+    live: &crate::store::SessionRow,
+    thread: &str,
+) -> anyhow::Result<()> {
     let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
         return Ok(());
     };
@@ -93,7 +120,7 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
     }
     let vault = Vault::new(&ctx.project.state.vault);
     let home = crate::settings::home()?;
-    let whole = || Ok(behind(&vault, store, live, &ctx.thread, id)?.is_none());
+    let whole = || Ok(behind(&vault, store, live, thread, id)?.is_none());
     let caught_up = vault.catch_up(adapter, &home, id, &live.directory, whole);
     let agent = adapter.name();
     match caught_up {
@@ -117,7 +144,7 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
              session that starts with sticky's recap of the conversation",
             escape(&path.display().to_string()),
             escape(id),
-            thread_flag(&ctx.thread)
+            thread_flag(thread)
         ))
         .into()),
         Err(error) => {
