@@ -182,6 +182,29 @@ impl Adapter for Gemini {
         .collect()
     }
 
+    /// A chat file's message records (`{"id", "type": "user" | "gemini", ...}`), by their IDs:
+    /// Gemini CLI rewrites the file's header as the session goes on, but a message, once
+    /// written, keeps its place and ID.
+    fn record_ids(&self, relative: &Path, bytes: &[u8]) -> Option<Vec<String>> {
+        let chat = relative.extension().is_some_and(|ext| ext == "jsonl")
+            && relative.parent().and_then(Path::file_name) == Some(OsStr::new("chats"));
+        if !chat {
+            return None;
+        }
+        let ids = bytes
+            .split(|b| *b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<serde_json::Value>(line).ok())
+            .filter(|record| {
+                matches!(
+                    record.get("type").and_then(serde_json::Value::as_str),
+                    Some("user" | "gemini")
+                )
+            })
+            .filter_map(|record| Some(record.get("id")?.as_str()?.to_owned()))
+            .collect();
+        Some(ids)
+    }
+
     /// The chat file (named for the ID's first 8 characters), its project's `.project_root`
     /// and the registry `projects.json`.
     fn restorable(&self, relative: &Path, id: &str) -> bool {
@@ -283,6 +306,27 @@ mod tests {
     use crate::agent::output::{assert_exit_line, assert_lost_on_resume, assert_refused, events};
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+
+    #[test]
+    fn a_chat_files_messages_are_its_records_in_order_and_other_files_have_none() {
+        let chat = Path::new("tmp/proj/chats/session-2026-12-07T18-00-1b07abcd.jsonl");
+        let bytes = concat!(
+            r#"{"sessionId":"1b07abcd","startTime":"t","kind":"main"}"#,
+            "\n",
+            r#"{"id":"m1","timestamp":"t","type":"user","content":[{"text":"one"}]}"#,
+            "\n",
+            r#"{"$set":{"lastUpdated":"t2"}}"#,
+            "\n",
+            r#"{"id":"m2","timestamp":"t","type":"gemini","content":"answer"}"#,
+            "\nnot json\n",
+        );
+        assert_eq!(
+            Gemini.record_ids(chat, bytes.as_bytes()),
+            Some(vec!["m1".to_owned(), "m2".to_owned()])
+        );
+        assert_eq!(Gemini.record_ids(Path::new("tmp/proj/.project_root"), b"x"), None);
+        assert_eq!(Gemini.record_ids(Path::new("projects.json"), b"{}"), None);
+    }
 
     #[test]
     fn minted_ids_are_session_ids_gemini_takes() {

@@ -399,6 +399,15 @@ pub trait Adapter: Sync + Send {
         relocation::for_agent(self.name()).is_some_and(|relocate| relocate.own_file(relative, id))
     }
 
+    /// The IDs of the conversation's records in `bytes`, a file the agent rewrites at
+    /// `relative` under its home, in their order: what tells an older version of the file from
+    /// a later one, which its bytes and times cannot (`vault::catch_up`). `None` for a file
+    /// without such records (the default).
+    fn record_ids(&self, relative: &Path, bytes: &[u8]) -> Option<Vec<String>> {
+        let _ = (relative, bytes);
+        None
+    }
+
     /// The last assistant message of session `id` as the agent's transcript holds it: what an
     /// interactive turn keeps as its answer. `None` where the adapter cannot read it.
     fn last_answer(&self, home: &Path, directory: &Path, id: &str) -> Option<String> {

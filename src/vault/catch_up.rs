@@ -8,11 +8,13 @@
 //! proved by its size and SHA-256, is put back over it, which loses nothing of the agent's. One
 //! that neither holds its copy nor is its beginning went another way (turns with the agent run
 //! by hand in one home, sticky's in another): nothing is changed, and the turn is refused. A
-//! rewritten file older than the one copied, with other bytes, is put back the same way. Files
-//! the agent shares between sessions, and sessions kept as database rows, are left alone.
+//! rewritten file is judged by its records where the adapter reads them (Gemini's chat file:
+//! its messages' IDs), the same way; elsewhere one older than the one copied, with other bytes,
+//! is put back. Files the agent shares between sessions, and sessions kept as database rows,
+//! are left alone.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -83,7 +85,7 @@ impl Vault {
             let Some(theirs) = open_theirs(&top, &entry.relative)? else {
                 continue;
             };
-            match stands(&theirs, entry, &session)? {
+            match stands(adapter, &theirs, entry, &session)? {
                 Stands::Holds => {}
                 Stands::Behind(copy) => behind.push((entry, copy)),
                 Stands::Diverged if whole()? => {
@@ -105,11 +107,11 @@ impl Vault {
 }
 
 /// What the agent's file `theirs` is to the copy `entry` records (in `session`).
-fn stands(theirs: &File, entry: &Entry, session: &Dir) -> Result<Stands> {
+fn stands(adapter: &dyn Adapter, theirs: &File, entry: &Entry, session: &Dir) -> Result<Stands> {
     let meta = theirs.metadata()?;
     let len = meta.len();
     if entry.keeping() != Keeping::Append {
-        return rewritten_stands(theirs, &meta, entry, session);
+        return rewritten_stands(adapter, theirs, &meta, entry, session);
     }
     if len >= entry.len && super::copy::sample_hash(theirs, entry.len)? == entry.hash {
         return Ok(Stands::Holds);
@@ -124,9 +126,14 @@ fn stands(theirs: &File, entry: &Entry, session: &Dir) -> Result<Stands> {
     Ok(Stands::Diverged)
 }
 
-/// [`stands`] for a file the agent rewrites: behind when it is older than the one copied and
-/// holds other bytes; changed later, it is the agent's own writing (a turn run by hand).
+/// [`stands`] for a file the agent rewrites. Where the adapter reads its records
+/// ([`Adapter::record_ids`]: Gemini's chat file), they decide: the copy's beginning is behind,
+/// the copy's continuation holds, anything else went another way; a file's time says nothing of
+/// who wrote it last (a backup copied without its times is newer than the vault's copy: review
+/// 25, M1). Elsewhere a file with other bytes than the copy is behind when it is older than the
+/// one copied, and the agent's own later writing when newer.
 fn rewritten_stands(
+    adapter: &dyn Adapter,
     theirs: &File,
     meta: &std::fs::Metadata,
     entry: &Entry,
@@ -136,7 +143,7 @@ fn rewritten_stands(
     let unchanged = meta.len() == entry.len
         && mtime == entry.mtime_ns
         && std::os::unix::fs::MetadataExt::ino(meta) == entry.inode;
-    if unchanged || mtime >= entry.mtime_ns {
+    if unchanged {
         return Ok(Stands::Holds);
     }
     let mut bytes = Vec::new();
@@ -146,7 +153,31 @@ fn rewritten_stands(
     if hash.0 == entry.hash && bytes.len() as u64 == entry.len {
         return Ok(Stands::Holds);
     }
-    Ok(open_copy(session, &entry.relative)?.map_or(Stands::Holds, Stands::Behind))
+    let Some(mut copy) = open_copy(session, &entry.relative)? else {
+        return Ok(Stands::Holds);
+    };
+    let Some(ours) = adapter.record_ids(&entry.relative, &bytes) else {
+        return Ok(if mtime >= entry.mtime_ns {
+            Stands::Holds
+        } else {
+            Stands::Behind(copy)
+        });
+    };
+    let mut kept = Vec::new();
+    Read::by_ref(&mut copy)
+        .take(entry.len)
+        .read_to_end(&mut kept)?;
+    let kept = adapter
+        .record_ids(&entry.relative, &kept)
+        .unwrap_or_default();
+    Ok(if ours.len() < kept.len() && kept.starts_with(&ours) {
+        copy.seek(io::SeekFrom::Start(0))?;
+        Stands::Behind(copy)
+    } else if ours.starts_with(&kept) {
+        Stands::Holds
+    } else {
+        Stands::Diverged
+    })
 }
 
 /// The agent's file at `relative` under its home `top`, never through a link; `None` when it
