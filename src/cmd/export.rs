@@ -542,6 +542,11 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(live) = sessions.iter().rev().find(|s| s.ended_at.is_none()) else {
         return Err(no_thread(ctx));
     };
+    // A transcript behind the vault's copy (another agent home than the last turn's) would
+    // carry a session without turns the bundle records (review 25, M5): caught up as a turn's.
+    if live.confirmed_at.is_some() {
+        super::turn::catch_up_session(ctx, &store, live, &ctx.thread)?;
+    }
     let files = session_files(ctx, live, &turns)?;
     let program = ctx
         .agents

@@ -36,6 +36,8 @@ mod print;
 mod run;
 mod vault;
 
+pub(crate) use vault::catch_up_session;
+
 use begin::Start;
 use print::Done;
 use run::Running;

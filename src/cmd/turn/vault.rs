@@ -90,11 +90,9 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
             let Some(forked) = &live.forked_from else {
                 return Ok(());
             };
-            let source = store
-                .session(forked.session)?
-                .filter(|source| {
-                    source.agent_session_id.as_deref() == Some(forked.agent_session_id.as_str())
-                });
+            let source = store.session(forked.session)?.filter(|source| {
+                source.agent_session_id.as_deref() == Some(forked.agent_session_id.as_str())
+            });
             match source {
                 Some(source) => catch_up_session(ctx, store, &source, &forked.thread),
                 None => Ok(()),
@@ -104,13 +102,17 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
     }
 }
 
-/// [`catch_up`] for `live`, a session of thread `thread` a turn goes on with (or forks).
-pub(super) fn catch_up_session(
+/// [`catch_up`] for `live`, a session of thread `thread` a turn goes on with (or forks, or
+/// `export` bundles).
+pub(crate) fn catch_up_session(
     ctx: &Context,
     store: &Store,
     live: &crate::store::SessionRow,
     thread: &str,
 ) -> anyhow::Result<()> {
+    if !ctx.settings.vault.value {
+        return Ok(());
+    }
     let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
         return Ok(());
     };
