@@ -102,7 +102,10 @@ pub fn resolve(
             .find(|candidate| is_executable(candidate))
     };
     let Some(found) = found else {
-        return Err(missing("was not found; install it".to_owned()));
+        return Err(missing(format!(
+            "was not found; install it{}",
+            skipped_where(&wanted, path)
+        )));
     };
     if !is_executable(&found) {
         return Err(missing(format!(
@@ -119,6 +122,38 @@ pub fn resolve(
         )));
     }
     Ok(found)
+}
+
+/// For a bare name sticky did not find: the PATH entries it skipped that hold the program (a
+/// literal `~/.local/bin`, which only a shell's own lookup expands; `.`), said so that "not
+/// found" is not a riddle where the shell finds it (review 24, L2).
+fn skipped_where(wanted: &Path, path: Option<&OsStr>) -> String {
+    if wanted.components().count() > 1 {
+        return String::new();
+    }
+    let home = crate::settings::home().ok();
+    let skipped: Vec<String> = path
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .filter(|dir| !dir.is_absolute())
+        .filter(|dir| {
+            let expanded = match (dir.strip_prefix("~"), &home) {
+                (Ok(rest), Some(home)) => home.join(rest),
+                _ => dir.clone(),
+            };
+            is_executable(&expanded.join(wanted))
+        })
+        .map(|dir| format!("`{}`", dir.display()))
+        .collect();
+    if skipped.is_empty() {
+        return String::new();
+    }
+    format!(
+        " (PATH's {} holds one, but sticky skips entries that are not absolute paths, since \
+         the agent runs in the project directory: write it as an absolute path, e.g. \
+         `$HOME/.local/bin` in place of `~/.local/bin`)",
+        skipped.join(", ")
+    )
 }
 
 /// The program `agent` wants (the chosen one, else `default`), what chose it as an error says it

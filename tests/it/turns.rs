@@ -268,6 +268,31 @@ fn a_missing_agent_fails_with_72() {
     bad_override.assert_stderr_contains("no-such-claude");
 }
 
+/// A literal `~` in PATH (`PATH="~/.local/bin:$PATH"` in a profile) is expanded by bash's own
+/// lookup, never by the kernel's; sticky skips it as the relative entry it is, and said only
+/// "not found" where the shell finds the agent (review 24, L2). The error names the entry that
+/// holds it and how to write it.
+#[test]
+fn an_agent_on_a_path_entry_sticky_skips_is_named_with_the_way_to_write_it() {
+    let mut env = TestEnv::new();
+    env.without_fakes_on_path();
+    let bin = env.home.join(".local/bin");
+    std::fs::create_dir_all(&bin).expect("create ~/.local/bin");
+    std::fs::copy(fake_claude(), bin.join("claude")).expect("copy the fake");
+    let system = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<std::path::PathBuf> = std::env::split_paths(&system)
+        .filter(|dir| dir.is_absolute() && !dir.join("claude").exists())
+        .collect();
+    dirs.insert(0, "~/.local/bin".into());
+    let path = std::env::join_paths(dirs).expect("PATH entries have no ':'");
+    let missing = env.sticky(["hello"]).env("PATH", &path).run();
+    missing
+        .assert_code(72)
+        .assert_stderr_contains("PATH's `~/.local/bin` holds one, but sticky skips entries")
+        .assert_stderr_contains("`$HOME/.local/bin` in place of `~/.local/bin`");
+    assert!(env.agent_runs().is_empty());
+}
+
 #[test]
 fn an_agent_that_is_not_executable_fails_with_72() {
     let env = TestEnv::new();
