@@ -324,7 +324,10 @@ mod tests {
             Gemini.record_ids(chat, bytes.as_bytes()),
             Some(vec!["m1".to_owned(), "m2".to_owned()])
         );
-        assert_eq!(Gemini.record_ids(Path::new("tmp/proj/.project_root"), b"x"), None);
+        assert_eq!(
+            Gemini.record_ids(Path::new("tmp/proj/.project_root"), b"x"),
+            None
+        );
         assert_eq!(Gemini.record_ids(Path::new("projects.json"), b"{}"), None);
     }
 

@@ -536,6 +536,11 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(thread) = store.thread(&ctx.thread)? else {
         return Err(no_thread(ctx));
     };
+    super::turn::refuse_inside_own_turn(
+        &store,
+        &ctx.thread,
+        "export it from outside that turn, once it has ended",
+    )?;
     let lock = lock_thread(ctx)?;
     let sessions = store.sessions(thread.id)?;
     let turns = store.whole_turns(thread.id)?;

@@ -129,3 +129,44 @@ fn a_sticky_the_agent_runs_on_its_own_thread_is_refused_at_once() {
         }
     }
 }
+
+/// The same for `export` and `fork` the agent runs on the thread its own turn holds: they
+/// waited up to ten minutes for the turn to end (review 24, L1); refused at once (75).
+#[test]
+fn an_export_or_fork_the_agent_runs_on_its_own_thread_is_refused_at_once() {
+    let env = TestEnv::new();
+    env.turn("first");
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let inner = env.scratch.join("inner.out");
+    let bundle = env.scratch.join("inside.sticky");
+    let agent = env.script(
+        "bin/nester",
+        &format!(
+            "#!/bin/sh\n'{sticky}' export -o '{b}' > '{o}' 2>&1\necho \"export exit $?\" >> '{o}'\n\
+             '{sticky}' fork side >> '{o}' 2>&1\necho \"fork exit $?\" >> '{o}'\n\
+             echo \"outer answer\"\n",
+            b = bundle.display(),
+            o = inner.display()
+        ),
+    );
+    let config = env.script(
+        "config.toml",
+        &format!(
+            "[agents.nester]\nbin = \"{}\"\nheadless = [\"{{prompt}}\"]\n\
+             new = [\"--new\", \"{{session_id}}\"]\nresume = [\"--resume\", \"{{session_id}}\"]\n\
+             session_id = \"uuid\"\n",
+            agent.display()
+        ),
+    );
+    let output = env
+        .sticky(["-a", "nester", "-t", "nest", "go"])
+        .env("STICKY_CONFIG", &config)
+        .env("STICKY_THREAD", "nest")
+        .run();
+    output.assert_success();
+    let said = std::fs::read_to_string(&inner).expect("the inner stickys' output");
+    assert!(said.contains("export exit 75"), "{said}");
+    assert!(said.contains("fork exit 75"), "{said}");
+    assert!(said.contains("export it from outside that turn"), "{said}");
+    assert!(!bundle.exists(), "no bundle was written");
+}

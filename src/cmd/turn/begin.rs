@@ -481,7 +481,7 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
     } else {
         Duration::from_secs(args.wait)
     };
-    let holder = || match holding_turn(ctx, store) {
+    let holder = || match running_turn(store, &ctx.thread) {
         Some(turn) => format!(
             "turn #{} (pid {} on {}, started {}: {})",
             turn.id,
@@ -505,9 +505,11 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
             );
         }
     };
-    if let Some(lock) = lock_inside_a_turn(ctx, store)? {
-        return Ok(lock);
-    }
+    refuse_inside_own_turn(
+        store,
+        &ctx.thread,
+        "give this turn a thread of its own (sticky -t NAME \"...\")",
+    )?;
     lock::lock(&ctx.project.state.locks, &ctx.thread, wait, &mut on_wait)?.ok_or_else(|| {
         let advice = if args.no_wait {
             "it is still running (--no-wait)".to_owned()
@@ -526,37 +528,36 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
     })
 }
 
-/// A sticky the agent of the holding turn runs (a tool call asking for a second opinion on the
-/// same thread) would wait for a turn that cannot end before it does (review 22, L3): run by an
-/// agent (`STICKY_ACTIVE`), the lock is tried once, and a holder that is this process's
-/// ancestor refuses the turn at once (75). `None` when the lock is another's to wait for.
-fn lock_inside_a_turn(ctx: &Context, store: &Store) -> Result<Option<TurnLock>> {
+/// A sticky the agent of a running turn runs (a tool call asking for a second opinion, an
+/// export of the conversation) would wait for a turn that cannot end before it does (review
+/// 22, L3; review 24, L1): run by an agent (`STICKY_ACTIVE`), a command that takes thread
+/// `thread`'s lock (`doing`, as the message says it) is refused at once (75) when the turn
+/// running on it is this process's ancestor.
+pub(crate) fn refuse_inside_own_turn(
+    store: &Store,
+    thread: &str,
+    doing: &str,
+) -> Result<(), StickyError> {
     if std::env::var_os("STICKY_ACTIVE").is_none() {
-        return Ok(None);
+        return Ok(());
     }
-    let locks = &ctx.project.state.locks;
-    if let Some(lock) = lock::lock(locks, &ctx.thread, Duration::ZERO, &mut || {})? {
-        return Ok(Some(lock));
-    }
-    let Some(turn) = holding_turn(ctx, store)
+    let Some(turn) = running_turn(store, thread)
         .filter(|turn| turn.host == crate::host::name() && crate::host::is_ancestor(turn.pid))
     else {
-        return Ok(None);
+        return Ok(());
     };
     Err(StickyError::Busy(format!(
         "thread {} is busy with turn #{}, the one this sticky runs inside (its agent started \
-         it), which holds the thread until it ends: waiting would never end; give this turn a \
-         thread of its own (sticky -t NAME \"...\")",
-        escape(&ctx.thread),
+         it), which holds the thread until it ends: waiting would never end; {doing}",
+        escape(thread),
         turn.id
-    ))
-    .into())
+    )))
 }
 
-/// The turn that holds the conversation now, as the database records it.
-fn holding_turn(ctx: &Context, store: &Store) -> Option<crate::store::TurnRow> {
+/// The turn running on thread `thread` now, as the database records it.
+fn running_turn(store: &Store, thread: &str) -> Option<crate::store::TurnRow> {
     store
-        .thread(&ctx.thread)
+        .thread(thread)
         .ok()
         .flatten()
         .and_then(|thread| store.last_turn(thread.id).ok().flatten())

@@ -99,6 +99,11 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
     };
     // A turn running on the source is waited for: a copy made now (Gemini, Copilot) would
     // take the agent's files half-written.
+    super::begin::refuse_inside_own_turn(
+        &store,
+        source,
+        "fork it from outside that turn, once it has ended",
+    )?;
     let _source = lock_source(ctx, source, args)?;
     // What a copy fork (Gemini, Copilot) copies now, and an own fork's first turn forks, is the
     // source as the agent keeps it: caught up with the vault first (review 25, M4).
