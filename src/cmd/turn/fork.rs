@@ -20,7 +20,7 @@ use crate::agent::{Forking, fork_copy};
 use crate::cli::{ForkArgs, TurnArgs};
 use crate::cmd::view::{escape, thread_option};
 use crate::exit::StickyError;
-use crate::store::{ForkedFrom, NewSession, SessionRow};
+use crate::store::{ForkedFrom, NewSession, SessionRow, Store};
 
 /// Refuses `sticky fork NAME --fork`: the command forks already.
 pub(super) fn ensure_no_second_fork(args: &ForkArgs) -> Result<()> {
@@ -99,15 +99,7 @@ pub(super) fn make(ctx: &Context, source: &str, name: &str, args: &TurnArgs) -> 
     };
     // A turn running on the source is waited for: a copy made now (Gemini, Copilot) would
     // take the agent's files half-written.
-    super::begin::refuse_inside_own_turn(
-        &store,
-        source,
-        "fork it from outside that turn, once it has ended",
-    )?;
-    let _source = lock_source(ctx, source, args)?;
-    // What a copy fork (Gemini, Copilot) copies now, and an own fork's first turn forks, is the
-    // source as the agent keeps it: caught up with the vault first (review 25, M4).
-    super::vault::catch_up(ctx, &store, super::begin::request(ctx, args, false)?)?;
+    let _source = lock_source(ctx, &store, source, args)?;
     store.immediate(|tx| {
         if tx.thread(name)?.is_some() {
             return Err(StickyError::Usage(format!(
@@ -198,8 +190,21 @@ fn start_fork(
 }
 
 /// Takes thread `source`'s lock as a reader (`lock::lock_to_read`), waiting for a turn running
-/// on it as a turn waits (`--wait`, `--no-wait`).
-fn lock_source(ctx: &Context, source: &str, args: &TurnArgs) -> Result<crate::lock::ReadLock> {
+/// on it as a turn waits (`--wait`, `--no-wait`), unless that turn is the one this sticky runs
+/// inside; then catches the source up with the vault: what a copy fork (Gemini, Copilot)
+/// copies now, and an own fork's first turn forks, is the source as the agent keeps it (review
+/// 25, M4).
+fn lock_source(
+    ctx: &Context,
+    store: &Store,
+    source: &str,
+    args: &TurnArgs,
+) -> Result<crate::lock::ReadLock> {
+    super::begin::refuse_inside_own_turn(
+        store,
+        source,
+        "fork it from outside that turn, once it has ended",
+    )?;
     let wait = if args.no_wait {
         std::time::Duration::ZERO
     } else {
@@ -214,12 +219,13 @@ fn lock_source(ctx: &Context, source: &str, args: &TurnArgs) -> Result<crate::lo
             );
         }
     })?;
-    lock.ok_or_else(|| {
+    let lock = lock.ok_or_else(|| {
         StickyError::Busy(format!(
             "a turn still runs on thread {}; fork it when the turn ends (--wait SECONDS waits \
              longer)",
             escape(source)
         ))
-        .into()
-    })
+    })?;
+    super::vault::catch_up(ctx, store, super::begin::request(ctx, args, false)?)?;
+    Ok(lock)
 }
