@@ -1145,3 +1145,54 @@ fn a_turn_in_a_script_called_by_a_job_read_from_stdin_leaves_the_rest_of_the_job
         "review the build\n\na diff\n"
     );
 }
+
+/// At an interactive shell, a pipe into a subshell or a shell function that runs sticky
+/// (`git diff | (cd backend && sticky "review" > review.md)`, `git diff | ask "review"` with
+/// `ask() { sticky "$@"; }`): bash runs that part of the pipeline in a forked subshell whose
+/// command line is the interactive shell's own (`bash`, no `-c`, no script operand) and whose
+/// stdin is the pipe, so `pipeline::is_shells_script` takes the pipe for the script a shell
+/// reads its commands from, and the turn silently dropped the piped input, exit 0 (review 24,
+/// M1); so was a file given to a function (`ask "x" < notes.txt`), which bash puts on its own
+/// stdin while the function runs. Each reaches the agent.
+#[test]
+fn a_pipe_into_a_subshell_or_function_at_an_interactive_shell_reaches_the_agent() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    std::fs::create_dir_all(env.project_dir("sub")).expect("mkdir sub");
+    let notes = env.scratch.join("notes.txt");
+    let forms = [
+        ("function", "ask 'review this'".to_owned()),
+        (
+            "function given a file",
+            format!("true; ask 'review this' < '{}'; true", notes.display()),
+        ),
+        (
+            "subshell",
+            format!("(cd sub && '{sticky}' 'review this' > review.md)"),
+        ),
+        ("group", format!("{{ cd sub; '{sticky}' 'review this'; }}")),
+    ];
+    let mut lost = Vec::new();
+    for (i, (what, command)) in forms.iter().enumerate() {
+        std::fs::write(&notes, format!("PIPED-{i}\n")).expect("write the notes");
+        let mut shell = env
+            .program("bash", ["--norc", "--noprofile", "-i"])
+            .on_terminal();
+        shell.send(&format!(
+            "ask() {{ '{sticky}' \"$@\"; }}; printf 'PIPED-{i}\\n' | {command} >/dev/null 2>&1; echo form-done-$?\r"
+        ));
+        shell.expect("form-done-0");
+        shell.send("exit\r");
+        let prompt = env.last_agent_run().prompt().to_owned();
+        if !prompt.contains(&format!("PIPED-{i}")) {
+            lost.push(format!(
+                "{what} (`printf ... | {command}`): the agent's prompt was {prompt:?}"
+            ));
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "at an interactive bash, piped input into sticky was silently dropped for:\n{}",
+        lost.join("\n")
+    );
+}
