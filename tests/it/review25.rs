@@ -1,0 +1,51 @@
+//! Review 25: where the state lives, copies, moves and agent homes, tried as an adversary.
+
+use std::path::Path;
+
+use crate::agents::AGENTS;
+use crate::support::TestEnv;
+
+/// `cp -r FROM TO`: a backup as most users make one, without `-p`: every file gets the time of
+/// the copy.
+fn copy_plain(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("run cp");
+    assert!(status.success(), "cp -r {} {}", from.display(), to.display());
+}
+
+/// Review 25, M1: an agent whose session file is rewritten (Gemini CLI's chat file, Copilot's)
+/// restored from an older backup made with `cp -r` (no `-p`: the files get the copy's time,
+/// newer than the vault's copy) is taken as the agent's own later writing. The turn resumes the
+/// older file and the agent forgets turns `sticky log` shows, silently; with `cp -a` (times
+/// kept) the same backup is caught up. The file is behind whatever its time says when its bytes
+/// are another version than the vault's and the vault's copy holds every turn on record.
+#[test]
+fn review25_a_rewritten_session_file_restored_with_new_times_forgets_turns() {
+    for agent in AGENTS
+        .iter()
+        .filter(|agent| agent.name == "gemini" || agent.name == "copilot")
+    {
+        let env = TestEnv::new();
+        agent.turn(&env, &["-a", agent.name, "one"]);
+        agent.turn(&env, &["two"]);
+        let storage = env.home.join(agent.storage);
+        let backup = env.scratch.join("backup");
+        copy_plain(&storage, &backup);
+        agent.turn(&env, &["three"]);
+        std::fs::remove_dir_all(&storage).expect("remove the storage");
+        copy_plain(&backup, &storage);
+
+        let output = agent.sticky(&env, &["four"]).run();
+        output.assert_success();
+        assert_eq!(
+            agent.answer(&output).saw,
+            ["one", "two", "three"],
+            "{}: the turn resumed a session file without turn three",
+            agent.name
+        );
+    }
+}
