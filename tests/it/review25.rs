@@ -49,3 +49,43 @@ fn review25_a_rewritten_session_file_restored_with_new_times_forgets_turns() {
         );
     }
 }
+
+/// Review 25, M2: two shells with two agent homes (`CLAUDE_CONFIG_DIR` exported in one, as
+/// docs/configuration.md suggests) and a project moved: `sticky relocate` in the shell without
+/// the variable moves that home's transcript, and the next turn there goes on. Back in the
+/// other shell, the turn is refused (73) as if the state were "copied from elsewhere, or
+/// crafted", with `sticky new` (a fresh session) as the only way on; `sticky relocate` there says
+/// "nothing to relocate" and `sticky doctor` says the next turn can run. The database records
+/// the move itself: the transcript the other home keeps under the old directory is this
+/// project's own session, behind the vault's copy, and the turn goes on with every turn.
+#[test]
+fn review25_a_relocated_project_is_refused_in_the_other_agent_home() {
+    let env = TestEnv::new();
+    let work = env.home.join(".claude-work");
+    let one = env.sticky(["one"]).env("CLAUDE_CONFIG_DIR", &work).run();
+    one.assert_success();
+    let session = one.answer().session;
+    env.sticky(["two"])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    let three = env.ok_in(&moved, ["three"]).answer();
+    assert_eq!(three.session, session);
+
+    let four = env
+        .sticky(["four"])
+        .current_dir(&moved)
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run();
+    four.assert_success();
+    let four = four.answer();
+    assert_eq!(
+        (four.session, four.saw),
+        (
+            session,
+            vec!["one".to_owned(), "two".to_owned(), "three".to_owned()]
+        )
+    );
+}
