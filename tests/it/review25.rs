@@ -89,3 +89,44 @@ fn review25_a_relocated_project_is_refused_in_the_other_agent_home() {
         )
     );
 }
+
+/// Review 25, M3: two agent homes both hold the session (`CLAUDE_CONFIG_DIR` set in one shell),
+/// the one in `~/.claude-work` behind by a turn, which the next turn there would catch up. The
+/// project moves and the user runs `sticky relocate` in that shell: it moves the behind
+/// transcript to the new directory, and the next turn resumes it with turn three forgotten,
+/// silently (exit 0): the check before a turn passes over the vault's copy, which names the old
+/// directory. The turn after a relocate goes on with every turn, as before the move.
+#[test]
+fn review25_relocate_in_the_other_agent_home_forgets_a_turn() {
+    let env = TestEnv::new();
+    let work = env.home.join(".claude-work");
+    let session = env.turn("one").session;
+    env.sticky(["two"])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+    let three = env.turn("three");
+    assert_eq!(three.saw, ["one", "two"]);
+    let moved = env.move_project();
+    env.sticky(["relocate"])
+        .current_dir(&moved)
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+
+    let four = env
+        .sticky(["four"])
+        .current_dir(&moved)
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run();
+    four.assert_success();
+    let four = four.answer();
+    assert_eq!(
+        (four.session, four.saw),
+        (
+            session,
+            vec!["one".to_owned(), "two".to_owned(), "three".to_owned()]
+        ),
+        "the turn after relocate resumed a transcript without turn three"
+    );
+}
