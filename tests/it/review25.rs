@@ -130,3 +130,32 @@ fn review25_relocate_in_the_other_agent_home_forgets_a_turn() {
         "the turn after relocate resumed a transcript without turn three"
     );
 }
+
+/// Review 25, M4: the check before a turn catches up a transcript that is behind the vault's
+/// copy only for a turn that resumes; a fork's first turn forks the agent's file as it is. In a
+/// shell whose `CLAUDE_CONFIG_DIR` names the agent home that missed turn three, `sticky fork idea
+/// "four"` exits 0 and the fork's history lacks turn three, silently, where `sticky "four"` in
+/// the same shell would have caught up. The fork starts from every turn of its source.
+#[test]
+fn review25_a_fork_in_the_other_agent_home_forgets_a_turn() {
+    let env = TestEnv::new();
+    let work = env.home.join(".claude-work");
+    env.turn("one");
+    env.sticky(["two"])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+    let three = env.turn("three");
+    assert_eq!(three.saw, ["one", "two"]);
+
+    let fork = env
+        .sticky(["fork", "idea", "four"])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run();
+    fork.assert_success();
+    assert_eq!(
+        fork.answer().saw,
+        ["one", "two", "three"],
+        "the fork's first turn forked a transcript without turn three"
+    );
+}
