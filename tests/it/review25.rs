@@ -159,3 +159,34 @@ fn review25_a_fork_in_the_other_agent_home_forgets_a_turn() {
         "the fork's first turn forked a transcript without turn three"
     );
 }
+
+/// Review 25, M5: `sticky export` in a shell whose `CLAUDE_CONFIG_DIR` names the agent home
+/// that missed turn three bundles that home's transcript as it is (the next turn there would
+/// have caught it up from the vault). The bundle records three turns; imported on another
+/// machine (the README's two-jobs flow), the next turn exits 0 and the agent has forgotten turn
+/// three. The bundle carries every turn sticky ran on the session.
+#[test]
+fn review25_an_export_in_the_other_agent_home_carries_a_transcript_missing_a_turn() {
+    let env = TestEnv::new();
+    let work = env.home.join(".claude-work");
+    env.turn("one");
+    env.sticky(["two"])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+    env.turn("three");
+    let bundle = env.scratch.join("conversation.sticky");
+    env.sticky(["export", "-o", bundle.to_str().expect("UTF-8")])
+        .env("CLAUDE_CONFIG_DIR", &work)
+        .run()
+        .assert_success();
+
+    let other = TestEnv::new();
+    other.ok(["import", bundle.to_str().expect("UTF-8")]);
+    let four = other.turn("four");
+    assert_eq!(
+        four.saw,
+        ["one", "two", "three"],
+        "the imported session lacks turn three"
+    );
+}
