@@ -14,7 +14,12 @@ fn copy_plain(from: &Path, to: &Path) {
         .arg(to)
         .status()
         .expect("run cp");
-    assert!(status.success(), "cp -r {} {}", from.display(), to.display());
+    assert!(
+        status.success(),
+        "cp -r {} {}",
+        from.display(),
+        to.display()
+    );
 }
 
 /// Review 25, M1: an agent whose session file is rewritten (Gemini CLI's chat file, Copilot's)
