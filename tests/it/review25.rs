@@ -22,12 +22,13 @@ fn copy_plain(from: &Path, to: &Path) {
     );
 }
 
-/// Review 25, M1: an agent whose session file is rewritten (Gemini CLI's chat file, Copilot's)
-/// restored from an older backup made with `cp -r` (no `-p`: the files get the copy's time,
-/// newer than the vault's copy) is taken as the agent's own later writing. The turn resumes the
-/// older file and the agent forgets turns `sticky log` shows, silently; with `cp -a` (times
-/// kept) the same backup is caught up. The file is behind whatever its time says when its bytes
-/// are another version than the vault's and the vault's copy holds every turn on record.
+/// Review 25, M1: an agent whose session file is rewritten (Gemini CLI's chat file; Copilot,
+/// also run here, is caught up) restored from an older backup made with `cp -r` (no `-p`: the
+/// files get the copy's time, newer than the vault's copy) is taken as the agent's own later
+/// writing. The turn resumes the older file and the agent forgets turns `sticky log` shows,
+/// silently; with `cp -a` (times kept) the same backup is caught up. The file is behind
+/// whatever its time says when its bytes are another version than the vault's and the vault's
+/// copy holds every turn on record.
 #[test]
 fn review25_a_rewritten_session_file_restored_with_new_times_forgets_turns() {
     for agent in AGENTS
