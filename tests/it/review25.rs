@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::agents::AGENTS;
-use crate::support::TestEnv;
+use crate::support::{TestEnv, fakes_dir};
 
 /// `cp -r FROM TO`: a backup as most users make one, without `-p`: every file gets the time of
 /// the copy.
@@ -53,6 +53,53 @@ fn review25_a_rewritten_session_file_restored_with_new_times_forgets_turns() {
             "{}: the turn resumed a session file without turn three",
             agent.name
         );
+    }
+}
+
+/// Review 25, M1 (second case): the same trust in a rewritten file's time lets a chat file that
+/// went another way through. Two shells, one with `GEMINI_CLI_HOME` set: turn three runs there,
+/// turn four in `~/.gemini`; then Gemini CLI is run by hand in the first home on the session. A
+/// transcript in that state (sticky's turn four missing, a turn of its own instead) is refused
+/// for Claude, Codex and Copilot (exit 73, "went on elsewhere too"); Gemini's chat file, newer
+/// by its time, is resumed as it is, and turn five goes on with turn four forgotten.
+#[test]
+fn review25_a_gemini_chat_that_went_another_way_is_resumed_without_a_turn() {
+    let gemini = AGENTS
+        .iter()
+        .find(|agent| agent.name == "gemini")
+        .expect("gemini");
+    let env = TestEnv::new();
+    let work = env.home.join(".gemini-work");
+    let session = gemini.turn(&env, &["-a", "gemini", "one"]).session;
+    gemini.turn(&env, &["two"]);
+    gemini
+        .sticky(&env, &["three"])
+        .env("GEMINI_CLI_HOME", &work)
+        .run()
+        .assert_success();
+    gemini.turn(&env, &["four"]);
+    let by_hand = env
+        .program(
+            fakes_dir().join("gemini"),
+            ["--resume", session.as_str(), "-p", "by hand"],
+        )
+        .env("GEMINI_CLI_HOME", &work)
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .run();
+    by_hand.assert_success();
+
+    let five = gemini
+        .sticky(&env, &["five"])
+        .env("GEMINI_CLI_HOME", &work)
+        .run();
+    if five.code == Some(0) {
+        let saw = gemini.answer(&five).saw;
+        assert!(
+            saw.iter().any(|turn| turn == "four"),
+            "turn five resumed a chat file without sticky's turn four: {saw:?}"
+        );
+    } else {
+        five.assert_code(73);
     }
 }
 
