@@ -40,6 +40,11 @@ use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::SessionRow;
+use crate::vault::{CaughtUp, Vault};
+
+mod former;
+
+pub(super) use former::{carry as carry_former, former};
 
 /// `sticky relocate`'s options.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -370,6 +375,7 @@ fn relocate(
         return Err(unknown(thread, &live.agent));
     };
     let home = crate::settings::home()?;
+    let proved = caught_up(ctx, store, thread, live, &home)?;
     let mut files = relocate.files(&home, from, id)?;
     if files.is_empty() {
         if live.confirmed_at.is_none() {
@@ -397,8 +403,67 @@ fn relocate(
         return Err(error);
     }
     remove_moved(&moving, &files, &stagings);
-    move_vault_copies(ctx, thread, live, &moving);
+    move_vault_copies(ctx, thread, live, &moving, proved);
     Ok(())
+}
+
+/// The agent's files of `live`'s session (in this agent home, for its old directory) checked
+/// against the vault's copies before they are moved, as a turn checks them before it resumes
+/// the session (`Vault::catch_up`): a file behind its copy (another agent home than the last
+/// turn's) gets the copy back, so the move carries every turn; one that went another way
+/// refuses the relocation, naming it, before anything moves (review 25, M3). Whether the files
+/// were not found lacking what their copies hold (compared, or with the vault off nothing to
+/// compare), so the vault's copies may be made of them.
+fn caught_up(
+    ctx: &Context,
+    store: &crate::store::Store,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+) -> Result<bool> {
+    let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
+        return Ok(true);
+    };
+    if !ctx.settings.vault.value {
+        return Ok(true);
+    }
+    let vault = Vault::new(&ctx.project.state.vault);
+    let whole = || Ok(super::vault::behind(&vault, store, live, thread, id)?.is_none());
+    let shown = super::view::escape(id);
+    match vault.catch_up(adapter, home, id, &live.directory, whole) {
+        Ok(CaughtUp::Holds) => Ok(true),
+        Ok(CaughtUp::Restored(files, _)) => {
+            note!(
+                "{}'s files of session {shown} ended before turns sticky's vault holds (another \
+                 agent home than the last turn's?); restored {files} file{} from the vault \
+                 before moving them",
+                live.agent,
+                if files == 1 { "" } else { "s" }
+            );
+            Ok(true)
+        }
+        Ok(CaughtUp::Diverged(path)) => Err(StickyError::Elsewhere(format!(
+            "thread {}: {}'s file {} of session {shown} is not the one sticky's vault kept after \
+             the last turn, nor its beginning: the session went on elsewhere too (turns in \
+             another agent home, or {} run by hand); nothing was moved. Move that file away to \
+             relocate the vault's copy (sticky puts it back), or run `sticky{} new --carry \
+             \"...\"` for a new session that starts with sticky's recap of the conversation",
+            super::view::escape(thread),
+            live.agent,
+            super::view::escape(&path.display().to_string()),
+            live.agent,
+            super::view::thread_flag(thread),
+        ))
+        .into()),
+        Err(error) => {
+            note!(
+                "could not compare {}'s files of session {shown} with sticky's vault: {}",
+                live.agent,
+                super::view::escape(&format!("{error:#}"))
+            );
+            Ok(false)
+        }
+    }
 }
 
 /// Why a session of agent `agent` is not relocated: sticky does not know where it keeps them.
@@ -486,8 +551,15 @@ fn put_back(
 /// the placed files' (what names the directory inside them was rewritten: Codex's rollout keeps
 /// its path, so only its bytes changed), so a restore right after relocate puts back a session
 /// the next turn accepts (review 6, M3). A failure is said: the next turn copies the session
-/// anew.
-fn move_vault_copies(ctx: &Context, thread: &str, live: &SessionRow, moving: &Move<'_>) {
+/// anew. The copies are made the placed files' only when those were `proved` to hold them
+/// ([`caught_up`]): a file lacking turns the copy holds never replaces it (review 25, M3).
+fn move_vault_copies(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    moving: &Move<'_>,
+    proved: bool,
+) {
     let vault = crate::vault::Vault::new(&ctx.project.state.vault);
     let id = &moving.id;
     let moved = vault
@@ -495,6 +567,9 @@ fn move_vault_copies(ctx: &Context, thread: &str, live: &SessionRow, moving: &Mo
             moving.destination(relative).ok()
         })
         .and_then(|()| {
+            if !proved {
+                anyhow::bail!("the moved files were not compared with it");
+            }
             let adapter = ctx.agents.get(&live.agent)?;
             vault.refresh(adapter, &crate::settings::home()?, &ctx.project.dir, id)
         });
