@@ -91,6 +91,11 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
     if live.directory != ctx.project.dir {
         return Ok(());
     }
+    // Kept in this agent home under the directory the project moved from: moved here first,
+    // then caught up below (review 25, M2).
+    if let Some(from) = crate::cmd::relocate::former(ctx, live) {
+        crate::cmd::relocate::carry_former(ctx, &ctx.thread, live, &from)?;
+    }
     let vault = Vault::new(&ctx.project.state.vault);
     let home = crate::settings::home()?;
     let whole = || Ok(behind(&vault, store, live, &ctx.thread, id)?.is_none());
