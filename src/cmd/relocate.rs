@@ -44,7 +44,7 @@ use crate::vault::{CaughtUp, Vault};
 
 mod former;
 
-pub(super) use former::{carry as carry_former, former};
+pub(super) use former::{before_turn, former, left_behind, refusal as left_behind_refusal};
 
 /// `sticky relocate`'s options.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -98,18 +98,13 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
         )
         .into());
     };
-    let mut candidates = Vec::new();
-    for thread in store.threads()? {
-        if ctx.origins.thread == Origin::Flag && thread.name != ctx.thread {
-            continue;
-        }
-        if let Some(live) = store.live_session(thread.id)? {
-            if live.directory != ctx.project.dir {
-                candidates.push((thread.name, live));
-            }
-        }
-    }
-    let chosen = choose(ctx, candidates, from)?;
+    let (candidates, behind) = candidates(ctx, &store, from)?;
+    // Only files left behind: nothing recorded elsewhere for `choose` to pick among.
+    let chosen = if candidates.is_empty() && !behind.is_empty() {
+        Vec::new()
+    } else {
+        choose(ctx, candidates, from)?
+    };
     // The list of projects names the new directory from now on: an import elsewhere looks
     // there for the sessions this project keeps (the old directory is gone).
     crate::project::registry::note(&ctx.project);
@@ -120,6 +115,19 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
             return Err(error);
         }
         moved.push((name, live));
+    }
+    for (name, live, from) in behind {
+        if let Err(error) = carry_behind(ctx, &name, &live, &from) {
+            say_moved(ctx, &moved);
+            return Err(error);
+        }
+        moved.push((
+            name,
+            SessionRow {
+                directory: from,
+                ..live
+            },
+        ));
     }
     if ctx.json {
         let relocated = moved
@@ -141,6 +149,46 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
     }
     say_moved(ctx, &moved);
     Ok(Report::nothing())
+}
+
+/// The threads (only `-t NAME`'s when given) whose live session belongs to another directory,
+/// and those whose session is recorded here but which this agent home still keeps under the
+/// directory the project moved from ([`left_behind`]; only `--from DIR`'s when given): `relocate`
+/// ran in another agent home, or this one was restored from a backup made before the move
+/// (review 25, M2).
+type Behind = Vec<(String, SessionRow, PathBuf)>;
+fn candidates(
+    ctx: &Context,
+    store: &crate::store::Store,
+    from: Option<&Path>,
+) -> Result<(Vec<(String, SessionRow)>, Behind)> {
+    let (mut candidates, mut behind) = (Vec::new(), Vec::new());
+    let from = from.map(absolute);
+    for thread in store.threads()? {
+        if ctx.origins.thread == Origin::Flag && thread.name != ctx.thread {
+            continue;
+        }
+        let Some(live) = store.live_session(thread.id)? else {
+            continue;
+        };
+        if live.directory != ctx.project.dir {
+            candidates.push((thread.name, live));
+        } else if let Some(old) = left_behind(ctx, &live) {
+            if from.as_ref().is_none_or(|from| *from == old) {
+                behind.push((thread.name, live, old));
+            }
+        }
+    }
+    Ok((candidates, behind))
+}
+
+/// Carries thread `thread`'s session `live`, recorded here, from `from`, where this agent home
+/// still keeps it, holding the thread's lock so no turn runs on it meanwhile; the next turn
+/// checks the moved files against the vault's copy, as it does every file it resumes.
+fn carry_behind(ctx: &Context, thread: &str, live: &SessionRow, from: &Path) -> Result<()> {
+    let _lock = crate::lock::lock(&ctx.project.state.locks, thread, WAIT, &mut || {})?
+        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {thread}")))?;
+    former::carry(ctx, live, from)
 }
 
 /// Says which threads' sessions `moved` were carried here, and from where.

@@ -93,9 +93,7 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
     }
     // Kept in this agent home under the directory the project moved from: moved here first,
     // then caught up below (review 25, M2).
-    if let Some(from) = crate::cmd::relocate::former(ctx, live) {
-        crate::cmd::relocate::carry_former(ctx, &ctx.thread, live, &from)?;
-    }
+    crate::cmd::relocate::before_turn(ctx, &ctx.thread, live)?;
     let vault = Vault::new(&ctx.project.state.vault);
     let home = crate::settings::home()?;
     let whole = || Ok(behind(&vault, store, live, &ctx.thread, id)?.is_none());
