@@ -24,6 +24,12 @@
 //! after the first ran `relocate`: [`standing`](super::standing)
 //! finds where the session lives now, and [`advice`] is what `trust`, a turn and `doctor` say
 //! there, so no advice loops back to `relocate` (issue 23 review, finding 16).
+//!
+//! The files moved are first compared with the vault's copies as a turn compares them: one
+//! behind gets its copy back, one that went another way refuses, and the vault's copies are
+//! made of the moved files only once they were found holding them (review 25, M3). A session
+//! recorded here that this agent home still keeps under the directory the project moved from
+//! (`relocate` ran in another agent home) is carried too (`relocate/former.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -156,7 +162,6 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
 /// directory the project moved from ([`left_behind`]; only `--from DIR`'s when given): `relocate`
 /// ran in another agent home, or this one was restored from a backup made before the move
 /// (review 25, M2).
-type Behind = Vec<(String, SessionRow, PathBuf)>;
 fn candidates(
     ctx: &Context,
     store: &crate::store::Store,
@@ -190,6 +195,10 @@ fn carry_behind(ctx: &Context, thread: &str, live: &SessionRow, from: &Path) -> 
         .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {thread}")))?;
     former::carry(ctx, live, from)
 }
+
+/// Threads whose session this agent home keeps under the directory the project moved from:
+/// the thread's name, its live session, and that directory.
+type Behind = Vec<(String, SessionRow, PathBuf)>;
 
 /// Says which threads' sessions `moved` were carried here, and from where.
 fn say_moved(ctx: &Context, moved: &[(String, SessionRow)]) {
