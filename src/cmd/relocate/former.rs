@@ -55,9 +55,21 @@ pub fn former(ctx: &Context, live: &SessionRow) -> Option<PathBuf> {
 /// The directory, gone (or made again without a state, or this project under another name),
 /// for which this HOME's agent keeps `live`'s session, one recorded for the project: the
 /// directory the project moved from, whose files `sticky relocate` carries here. `None` when
-/// the agent keeps it for no other directory, or for one that exists with a state.
+/// the agent keeps it for no other directory, for one that exists with a state, or for this
+/// one too (what it keeps here is what it resumes; nothing is moved over it).
 pub fn left_behind(ctx: &Context, live: &SessionRow) -> Option<PathBuf> {
     if live.directory != ctx.project.dir {
+        return None;
+    }
+    let (id, adapter) = (
+        live.agent_session_id.as_deref()?,
+        ctx.agents.find(&live.agent)?,
+    );
+    let home = crate::settings::home().ok()?;
+    if adapter
+        .transcript(&home, &ctx.project.dir, id)
+        .is_some_and(|path| path.is_file())
+    {
         return None;
     }
     let other = kept_elsewhere(live, &ctx.project.dir)?;
