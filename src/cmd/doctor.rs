@@ -308,11 +308,28 @@ fn session_problems(
     if let Some(error) = super::kept::fork_source_refusal(ctx, live) {
         problems.push((error.exit(), error.to_string()));
     }
+    problems.extend(kept_problem(ctx, plan, live));
     // A transcript the vault holds a copy of is put back by the next turn.
     if plan.action == Action::Resume(()) && !restorable {
         problems.extend(resume_problems(live, transcript));
     }
     problems
+}
+
+/// The turn's refusal of a session of this project's that this HOME's agent keeps for another
+/// directory, or another project's vault takes up next (`kept::refuse_kept_elsewhere`); none
+/// for one kept for the directory the project moved from, which a turn that resumes it moves
+/// here and catches up (`relocate::former`) (review 25, L1).
+fn kept_problem(ctx: &Context, plan: &Plan, live: &SessionRow) -> Option<(Exit, String)> {
+    if live.directory != ctx.project.dir {
+        return None;
+    }
+    if plan.action == Action::Resume(()) && super::relocate::former(ctx, live).is_some() {
+        return None;
+    }
+    let home = crate::settings::home().ok()?;
+    let error = super::kept::refuse_kept_elsewhere(ctx, &ctx.thread, live, &home).err()?;
+    Some((error.exit(), error.to_string()))
 }
 
 /// The program of agent `name`, or why there is none; an unknown agent or a missing program

@@ -561,6 +561,13 @@ fn refuse_shared(
         Some(Holder::Agent(other)) if fork => Err(StickyError::Elsewhere(standing::fork_shared(
             thread, live, &other, project,
         ))),
+        Some(Holder::Agent(other))
+            if super::relocate::left_behind(ctx, live) == Some(other.clone()) =>
+        {
+            Err(StickyError::Elsewhere(
+                super::relocate::left_behind_refusal(thread, live, &other),
+            ))
+        }
         Some(Holder::Agent(other)) => Err(StickyError::Elsewhere(standing::shared(
             thread, live, &other, project,
         ))),

@@ -24,6 +24,12 @@
 //! after the first ran `relocate`: [`standing`](super::standing)
 //! finds where the session lives now, and [`advice`] is what `trust`, a turn and `doctor` say
 //! there, so no advice loops back to `relocate` (issue 23 review, finding 16).
+//!
+//! The files moved are first compared with the vault's copies as a turn compares them: one
+//! behind gets its copy back, one that went another way refuses, and the vault's copies are
+//! made of the moved files only once they were found holding them (review 25, M3). A session
+//! recorded here that this agent home still keeps under the directory the project moved from
+//! (`relocate` ran in another agent home) is carried too (`relocate/former.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -40,6 +46,11 @@ use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::SessionRow;
+use crate::vault::{CaughtUp, Vault};
+
+mod former;
+
+pub(super) use former::{before_turn, former, left_behind, refusal as left_behind_refusal};
 
 /// `sticky relocate`'s options.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -93,18 +104,13 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
         )
         .into());
     };
-    let mut candidates = Vec::new();
-    for thread in store.threads()? {
-        if ctx.origins.thread == Origin::Flag && thread.name != ctx.thread {
-            continue;
-        }
-        if let Some(live) = store.live_session(thread.id)? {
-            if live.directory != ctx.project.dir {
-                candidates.push((thread.name, live));
-            }
-        }
-    }
-    let chosen = choose(ctx, candidates, from)?;
+    let (candidates, behind) = candidates(ctx, &store, from)?;
+    // Only files left behind: nothing recorded elsewhere for `choose` to pick among.
+    let chosen = if candidates.is_empty() && !behind.is_empty() {
+        Vec::new()
+    } else {
+        choose(ctx, candidates, from)?
+    };
     // The list of projects names the new directory from now on: an import elsewhere looks
     // there for the sessions this project keeps (the old directory is gone).
     crate::project::registry::note(&ctx.project);
@@ -115,6 +121,19 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
             return Err(error);
         }
         moved.push((name, live));
+    }
+    for (name, live, from) in behind {
+        if let Err(error) = carry_behind(ctx, &name, &live, &from) {
+            say_moved(ctx, &moved);
+            return Err(error);
+        }
+        moved.push((
+            name,
+            SessionRow {
+                directory: from,
+                ..live
+            },
+        ));
     }
     if ctx.json {
         let relocated = moved
@@ -137,6 +156,49 @@ fn run(ctx: &Context, from: Option<&Path>) -> Result<Report> {
     say_moved(ctx, &moved);
     Ok(Report::nothing())
 }
+
+/// The threads (only `-t NAME`'s when given) whose live session belongs to another directory,
+/// and those whose session is recorded here but which this agent home still keeps under the
+/// directory the project moved from ([`left_behind`]; only `--from DIR`'s when given): `relocate`
+/// ran in another agent home, or this one was restored from a backup made before the move
+/// (review 25, M2).
+fn candidates(
+    ctx: &Context,
+    store: &crate::store::Store,
+    from: Option<&Path>,
+) -> Result<(Vec<(String, SessionRow)>, Behind)> {
+    let (mut candidates, mut behind) = (Vec::new(), Vec::new());
+    let from = from.map(absolute);
+    for thread in store.threads()? {
+        if ctx.origins.thread == Origin::Flag && thread.name != ctx.thread {
+            continue;
+        }
+        let Some(live) = store.live_session(thread.id)? else {
+            continue;
+        };
+        if live.directory != ctx.project.dir {
+            candidates.push((thread.name, live));
+        } else if let Some(old) = left_behind(ctx, &live) {
+            if from.as_ref().is_none_or(|from| *from == old) {
+                behind.push((thread.name, live, old));
+            }
+        }
+    }
+    Ok((candidates, behind))
+}
+
+/// Carries thread `thread`'s session `live`, recorded here, from `from`, where this agent home
+/// still keeps it, holding the thread's lock so no turn runs on it meanwhile; the next turn
+/// checks the moved files against the vault's copy, as it does every file it resumes.
+fn carry_behind(ctx: &Context, thread: &str, live: &SessionRow, from: &Path) -> Result<()> {
+    let _lock = crate::lock::lock(&ctx.project.state.locks, thread, WAIT, &mut || {})?
+        .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {thread}")))?;
+    former::carry(ctx, live, from)
+}
+
+/// Threads whose session this agent home keeps under the directory the project moved from:
+/// the thread's name, its live session, and that directory.
+type Behind = Vec<(String, SessionRow, PathBuf)>;
 
 /// Says which threads' sessions `moved` were carried here, and from where.
 fn say_moved(ctx: &Context, moved: &[(String, SessionRow)]) {
@@ -370,6 +432,7 @@ fn relocate(
         return Err(unknown(thread, &live.agent));
     };
     let home = crate::settings::home()?;
+    let proved = caught_up(ctx, store, thread, live, &home)?;
     let mut files = relocate.files(&home, from, id)?;
     if files.is_empty() {
         if live.confirmed_at.is_none() {
@@ -397,8 +460,67 @@ fn relocate(
         return Err(error);
     }
     remove_moved(&moving, &files, &stagings);
-    move_vault_copies(ctx, thread, live, &moving);
+    move_vault_copies(ctx, thread, live, &moving, proved);
     Ok(())
+}
+
+/// The agent's files of `live`'s session (in this agent home, for its old directory) checked
+/// against the vault's copies before they are moved, as a turn checks them before it resumes
+/// the session (`Vault::catch_up`): a file behind its copy (another agent home than the last
+/// turn's) gets the copy back, so the move carries every turn; one that went another way
+/// refuses the relocation, naming it, before anything moves (review 25, M3). Whether the files
+/// were not found lacking what their copies hold (compared, or with the vault off nothing to
+/// compare), so the vault's copies may be made of them.
+fn caught_up(
+    ctx: &Context,
+    store: &crate::store::Store,
+    thread: &str,
+    live: &SessionRow,
+    home: &Path,
+) -> Result<bool> {
+    let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
+        return Ok(true);
+    };
+    if !ctx.settings.vault.value {
+        return Ok(true);
+    }
+    let vault = Vault::new(&ctx.project.state.vault);
+    let whole = || Ok(super::vault::behind(&vault, store, live, thread, id)?.is_none());
+    let shown = super::view::escape(id);
+    match vault.catch_up(adapter, home, id, &live.directory, whole) {
+        Ok(CaughtUp::Holds) => Ok(true),
+        Ok(CaughtUp::Restored(files, _)) => {
+            note!(
+                "{}'s files of session {shown} ended before turns sticky's vault holds (another \
+                 agent home than the last turn's?); restored {files} file{} from the vault \
+                 before moving them",
+                live.agent,
+                if files == 1 { "" } else { "s" }
+            );
+            Ok(true)
+        }
+        Ok(CaughtUp::Diverged(path)) => Err(StickyError::Elsewhere(format!(
+            "thread {}: {}'s file {} of session {shown} is not the one sticky's vault kept after \
+             the last turn, nor its beginning: the session went on elsewhere too (turns in \
+             another agent home, or {} run by hand); nothing was moved. Move that file away to \
+             relocate the vault's copy (sticky puts it back), or run `sticky{} new --carry \
+             \"...\"` for a new session that starts with sticky's recap of the conversation",
+            super::view::escape(thread),
+            live.agent,
+            super::view::escape(&path.display().to_string()),
+            live.agent,
+            super::view::thread_flag(thread),
+        ))
+        .into()),
+        Err(error) => {
+            note!(
+                "could not compare {}'s files of session {shown} with sticky's vault: {}",
+                live.agent,
+                super::view::escape(&format!("{error:#}"))
+            );
+            Ok(false)
+        }
+    }
 }
 
 /// Why a session of agent `agent` is not relocated: sticky does not know where it keeps them.
@@ -486,8 +608,15 @@ fn put_back(
 /// the placed files' (what names the directory inside them was rewritten: Codex's rollout keeps
 /// its path, so only its bytes changed), so a restore right after relocate puts back a session
 /// the next turn accepts (review 6, M3). A failure is said: the next turn copies the session
-/// anew.
-fn move_vault_copies(ctx: &Context, thread: &str, live: &SessionRow, moving: &Move<'_>) {
+/// anew. The copies are made the placed files' only when those were `proved` to hold them
+/// ([`caught_up`]): a file lacking turns the copy holds never replaces it (review 25, M3).
+fn move_vault_copies(
+    ctx: &Context,
+    thread: &str,
+    live: &SessionRow,
+    moving: &Move<'_>,
+    proved: bool,
+) {
     let vault = crate::vault::Vault::new(&ctx.project.state.vault);
     let id = &moving.id;
     let moved = vault
@@ -495,6 +624,9 @@ fn move_vault_copies(ctx: &Context, thread: &str, live: &SessionRow, moving: &Mo
             moving.destination(relative).ok()
         })
         .and_then(|()| {
+            if !proved {
+                anyhow::bail!("the moved files were not compared with it");
+            }
             let adapter = ctx.agents.get(&live.agent)?;
             vault.refresh(adapter, &crate::settings::home()?, &ctx.project.dir, id)
         });

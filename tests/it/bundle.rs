@@ -651,6 +651,42 @@ fn relocate_refuses_a_copy_whose_original_still_exists() {
     assert_eq!(env.turn("the original goes on").saw, ["in the original"]);
 }
 
+/// Review 25, M3's sibling: `relocate` compares the files it moves with the vault's copy as a
+/// turn does. A transcript that went another way (a line changed by hand after a backup was
+/// restored) is refused (73) before anything moves, naming the file; moved away as the message
+/// says, `relocate` carries the vault's copy, and the session goes on with every turn.
+#[test]
+fn relocate_refuses_a_transcript_that_went_another_way_and_names_it() {
+    let env = TestEnv::new();
+    let session = env.turn("one").session;
+    let transcript = env.transcript(&session);
+    let before = std::fs::read(&transcript).expect("the transcript");
+    env.turn("two");
+    let mut changed = before.clone();
+    let at = changed.iter().position(|&b| b == b'o').expect("an o");
+    changed[at] = b'0';
+    std::fs::write(&transcript, &changed).expect("change the transcript");
+    let moved = env.move_project();
+
+    let refused = env.sticky(["relocate"]).current_dir(&moved).run();
+    refused.assert_code(73);
+    refused.assert_stderr_contains(&transcript.display().to_string());
+    refused.assert_stderr_contains("nothing was moved");
+    assert_eq!(
+        std::fs::read(&transcript).ok(),
+        Some(changed),
+        "the file stays as it was"
+    );
+
+    std::fs::remove_file(&transcript).expect("move the file away");
+    env.ok_in(&moved, ["relocate"]);
+    let three = env.ok_in(&moved, ["three"]).answer();
+    assert_eq!(
+        (three.session, three.saw),
+        (session, vec!["one".to_owned(), "two".to_owned()])
+    );
+}
+
 /// docs/ci.md's two-job GitHub Actions example, as its jobs: each job's `run:` lines in order, and the
 /// artifact steps (`upload-artifact`'s `path:`, `download-artifact`) as the copy between them.
 fn readme_jobs() -> Vec<(String, Vec<String>)> {

@@ -1351,3 +1351,113 @@ fn a_fork_in_an_agent_home_behind_the_vault_starts_with_every_turn() {
     fork.assert_success();
     assert_eq!(gemini.answer(&fork).saw, ["one", "two", "three"]);
 }
+
+/// Review 25, M2's single-shell sibling: `~/.claude` restored from a backup made before the
+/// project moved and `sticky relocate` ran keeps the session under the old directory's name,
+/// without the turn run after the move. The turn was refused (73) as another project's session
+/// with only `sticky new` as a way on, and `doctor` said ok (L1). The old directory is gone and
+/// the vault keeps the session for this one: `doctor` says the turn can run, and the turn moves
+/// the file here, catches it up from the vault's copy, and goes on with every turn.
+#[test]
+fn an_agent_home_restored_from_before_a_move_goes_on_with_every_turn() {
+    let env = TestEnv::new();
+    let session = env.turn("one").session;
+    env.turn("two");
+    let backup = env.scratch.join("backup");
+    copy_keeping_times(&env.claude_projects(), &backup);
+    let moved = env.move_project();
+    env.ok_in(&moved, ["relocate"]);
+    env.ok_in(&moved, ["three"]);
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the storage");
+    copy_keeping_times(&backup, &env.claude_projects());
+
+    env.ok_in(&moved, ["doctor"]);
+    let four = env.ok_in(&moved, ["four"]);
+    four.assert_stderr_contains("the directory this project moved from; moved it here");
+    four.assert_stderr_contains("ended before turns sticky's vault holds");
+    let four = four.answer();
+    assert_eq!(
+        (four.session, four.saw),
+        (
+            session,
+            vec!["one".to_owned(), "two".to_owned(), "three".to_owned()]
+        )
+    );
+}
+
+/// The same with the vault off: nothing can bring the restored file up to date, so the turn is
+/// refused (73) naming `sticky relocate`, not as another project's session, and `doctor` says
+/// so with the same exit (review 25, L1); `relocate` then carries the file here, and the
+/// session goes on with what that file holds.
+#[test]
+fn without_the_vault_a_session_left_under_the_old_directory_is_refused_naming_relocate() {
+    let env = TestEnv::new();
+    let config = config(&env, "vault = false\n");
+    let run = |dir: &Path, args: &[&str]| {
+        env.sticky(args)
+            .current_dir(dir)
+            .env("STICKY_CONFIG", &config)
+            .run()
+    };
+    let session = run(&env.project, &["one"]).answer().session;
+    let backup = env.scratch.join("backup");
+    copy_keeping_times(&env.claude_projects(), &backup);
+    let moved = env.move_project();
+    run(&moved, &["relocate"]).assert_success();
+    std::fs::remove_dir_all(env.claude_projects()).expect("remove the storage");
+    copy_keeping_times(&backup, &env.claude_projects());
+
+    let doctor = run(&moved, &["doctor"]);
+    doctor.assert_code(73);
+    assert!(
+        doctor
+            .stdout
+            .contains("the directory this project moved from"),
+        "{}",
+        doctor.describe()
+    );
+    let refused = run(&moved, &["two"]);
+    refused.assert_code(73);
+    refused.assert_stderr_contains("the directory this project moved from");
+    refused.assert_stderr_contains("run `sticky relocate` here");
+    assert!(
+        !refused.stderr.contains("crafted"),
+        "{}",
+        refused.describe()
+    );
+
+    let relocated = run(&moved, &["relocate"]);
+    relocated.assert_success();
+    relocated.assert_stderr_contains("moved from");
+    let two = run(&moved, &["two"]);
+    two.assert_success();
+    let two = two.answer();
+    assert_eq!((two.session, two.saw), (session, vec!["one".to_owned()]));
+}
+
+/// Review 25, L1: `doctor` says the refusal a turn makes of a session this HOME's agent keeps
+/// for another directory that still exists (a state naming another project's session), with
+/// the turn's exit, rather than "ok: the next turn can run".
+#[test]
+fn doctor_says_a_session_the_agent_keeps_for_another_directory_is_refused() {
+    let env = TestEnv::new();
+    let theirs = env.turn("the first project's").session;
+    let other = env.root().join("other");
+    std::fs::create_dir_all(&other).expect("a second project");
+    env.git(&other, &["init", "-q"]);
+    env.ok_in(&other, ["mine"]);
+    rusqlite::Connection::open(other.join(".sticky/sticky.db"))
+        .and_then(|conn| conn.execute("UPDATE sessions SET agent_session_id = ?1", [&theirs]))
+        .expect("craft the database");
+
+    let doctor = env.sticky(["doctor"]).current_dir(&other).run();
+    doctor.assert_code(73);
+    assert!(
+        doctor.stdout.contains("keeps for another directory"),
+        "{}",
+        doctor.describe()
+    );
+    let turn = env.sticky(["go on"]).current_dir(&other).run();
+    turn.assert_code(73);
+    turn.assert_stderr_contains("keeps for another directory");
+}

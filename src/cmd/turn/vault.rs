@@ -120,6 +120,9 @@ pub(crate) fn catch_up_session(
     if live.directory != ctx.project.dir {
         return Ok(());
     }
+    // Kept in this agent home under the directory the project moved from: moved here first,
+    // then caught up below (review 25, M2).
+    crate::cmd::relocate::before_turn(ctx, &ctx.thread, live)?;
     let vault = Vault::new(&ctx.project.state.vault);
     let home = crate::settings::home()?;
     let whole = || Ok(behind(&vault, store, live, thread, id)?.is_none());
