@@ -64,6 +64,18 @@ impl Placed {
 }
 
 impl Move<'_> {
+    /// Removes the old place of each of `files` this move placed anew (`stagings`, in the same
+    /// order; best effort: the session runs from its new place whatever is left there).
+    pub fn remove_moved(&self, files: &[MovingFile], stagings: &[Staging]) {
+        for (file, staged) in files.iter().zip(stagings) {
+            if let Stored::File(path) = &file.stored {
+                if *path != self.agent_home.join(&staged.relative) {
+                    let _ = remove_moved(&self.agent_home, &file.relative);
+                }
+            }
+        }
+    }
+
     /// The destination of `relative` (a path of the session's files where it ran), relative to
     /// the agent's home; refuses a path that is not one of the session's own files.
     pub fn destination(&self, relative: &Path) -> Result<PathBuf> {

@@ -319,12 +319,12 @@ fn session_problems(
 /// The turn's refusal of a session of this project's that this HOME's agent keeps for another
 /// directory, or another project's vault takes up next (`kept::refuse_kept_elsewhere`); none
 /// for one kept for the directory the project moved from, which a turn that resumes it moves
-/// here and catches up (`relocate::former`) (review 25, L1).
+/// here and catches up (`former::former`) (review 25, L1).
 fn kept_problem(ctx: &Context, plan: &Plan, live: &SessionRow) -> Option<(Exit, String)> {
     if live.directory != ctx.project.dir {
         return None;
     }
-    if plan.action == Action::Resume(()) && super::relocate::former(ctx, live).is_some() {
+    if plan.action == Action::Resume(()) && super::former::former(ctx, live).is_some() {
         return None;
     }
     let home = crate::settings::home().ok()?;

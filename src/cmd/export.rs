@@ -536,7 +536,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     let Some(thread) = store.thread(&ctx.thread)? else {
         return Err(no_thread(ctx));
     };
-    super::turn::refuse_inside_own_turn(
+    super::nested::refuse_inside_own_turn(
         &store,
         &ctx.thread,
         "export it from outside that turn, once it has ended",
@@ -550,7 +550,7 @@ fn gather(ctx: &Context) -> Result<Gathered> {
     // A transcript behind the vault's copy (another agent home than the last turn's) would
     // carry a session without turns the bundle records (review 25, M5): caught up as a turn's.
     if live.confirmed_at.is_some() {
-        super::turn::catch_up_session(ctx, &store, live, &ctx.thread)?;
+        super::vault::catch_up(ctx, &store, live, &ctx.thread)?;
     }
     let files = session_files(ctx, live, &turns)?;
     let program = ctx

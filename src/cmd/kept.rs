@@ -562,11 +562,11 @@ fn refuse_shared(
             thread, live, &other, project,
         ))),
         Some(Holder::Agent(other))
-            if super::relocate::left_behind(ctx, live) == Some(other.clone()) =>
+            if super::former::left_behind(ctx, live) == Some(other.clone()) =>
         {
-            Err(StickyError::Elsewhere(
-                super::relocate::left_behind_refusal(thread, live, &other),
-            ))
+            Err(StickyError::Elsewhere(super::former::refusal(
+                thread, live, &other,
+            )))
         }
         Some(Holder::Agent(other)) => Err(StickyError::Elsewhere(standing::shared(
             thread, live, &other, project,

@@ -29,7 +29,7 @@
 //! behind gets its copy back, one that went another way refuses, and the vault's copies are
 //! made of the moved files only once they were found holding them (review 25, M3). A session
 //! recorded here that this agent home still keeps under the directory the project moved from
-//! (`relocate` ran in another agent home) is carried too (`relocate/former.rs`).
+//! (`relocate` ran in another agent home) is carried too (`cmd/former.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -41,16 +41,14 @@ use super::Context;
 use super::output::Report;
 use super::standing::{OldPath, Standing, old_path, standing, taken};
 use super::{Call, Run, json_keys};
-use crate::agent::relocation::{self, MovingFile, Stored};
+use crate::agent::relocation;
 use crate::bundle::place::{self, Move};
 use crate::cli::Origin;
 use crate::exit::StickyError;
 use crate::store::SessionRow;
 use crate::vault::{CaughtUp, Vault};
 
-mod former;
-
-pub(super) use former::{before_turn, former, left_behind, refusal as left_behind_refusal};
+use super::former::left_behind;
 
 /// `sticky relocate`'s options.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -193,7 +191,7 @@ fn candidates(
 fn carry_behind(ctx: &Context, thread: &str, live: &SessionRow, from: &Path) -> Result<()> {
     let _lock = crate::lock::lock(&ctx.project.state.locks, thread, WAIT, &mut || {})?
         .ok_or_else(|| StickyError::Busy(format!("a turn still runs on thread {thread}")))?;
-    former::carry(ctx, live, from)
+    super::former::carry(ctx, live, from)
 }
 
 /// Threads whose session this agent home keeps under the directory the project moved from:
@@ -459,7 +457,7 @@ fn relocate(
         placed.undo();
         return Err(error);
     }
-    remove_moved(&moving, &files, &stagings);
+    moving.remove_moved(&files, &stagings);
     move_vault_copies(ctx, thread, live, &moving, proved);
     Ok(())
 }
@@ -638,18 +636,6 @@ fn move_vault_copies(
             live.agent,
             super::view::escape(&live.directory.display().to_string())
         );
-    }
-}
-
-/// Removes the old place of each file `moving` placed anew (best effort: the session runs
-/// from its new place whatever is left there).
-fn remove_moved(moving: &Move<'_>, files: &[MovingFile], stagings: &[place::Staging]) {
-    for (file, staged) in files.iter().zip(stagings) {
-        if let Stored::File(path) = &file.stored {
-            if *path != moving.agent_home.join(&staged.relative) {
-                let _ = place::remove_moved(&moving.agent_home, &file.relative);
-            }
-        }
     }
 }
 

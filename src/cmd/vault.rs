@@ -1,15 +1,18 @@
 //! The vault as `status` and `doctor` show it: on or off, its size, its newest copy; the turns a
 //! copy lacks, which keep a turn's restore and `relocate` from putting it back; and the
-//! warning `doctor` gives when the agent's own retention may have deleted the session; and which
-//! copies `forget`, `threads --prune` and `import --replace` may delete ([`copies`]).
+//! warning `doctor` gives when the agent's own retention may have deleted the session; which
+//! copies `forget`, `threads --prune` and `import --replace` may delete ([`copies`]); and the
+//! agent's files caught up with the vault's copies before a turn, a fork or an export reads them
+//! ([`catch_up`]).
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::Context;
-use super::view::{escape, format_time};
+use super::view::{escape, format_time, thread_flag};
+use crate::exit::StickyError;
 use crate::store::{SessionRow, Store, TurnRow};
-use crate::vault::Vault;
+use crate::vault::{CaughtUp, Vault};
 
 /// The most missing turns a message names (the rest are counted).
 const NAMED: usize = 3;
@@ -263,6 +266,68 @@ impl Copies<'_> {
             );
         }
         Ok(deleted)
+    }
+}
+
+/// Before a turn goes on with `live`, a session of thread `thread` (or a fork reads it, or
+/// `export` bundles it): the agent's files of it checked against the vault's copies, which hold
+/// every turn sticky ran on it. Files behind their copies (another agent home than the last
+/// turn's, `CLAUDE_CONFIG_DIR` set in one shell and not another; a home restored from a
+/// backup) get the copies back, said on stderr; a file that went another way refuses (73)
+/// before anything is recorded, rather than let the agent go on with sticky's latest turns
+/// forgotten (review 23, M1). A copy that lacks turns itself proves nothing of them, and a
+/// check that cannot be made is said and passed over.
+pub fn catch_up(ctx: &Context, store: &Store, live: &SessionRow, thread: &str) -> Result<()> {
+    if !ctx.settings.vault.value {
+        return Ok(());
+    }
+    let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
+        return Ok(());
+    };
+    // A session of another directory is the turn's to refuse, before anything of it is touched.
+    if live.directory != ctx.project.dir {
+        return Ok(());
+    }
+    // Kept in this agent home under the directory the project moved from: moved here first,
+    // then caught up below (review 25, M2).
+    crate::cmd::former::before_turn(ctx, &ctx.thread, live)?;
+    let vault = Vault::new(&ctx.project.state.vault);
+    let home = crate::settings::home()?;
+    let whole = || Ok(behind(&vault, store, live, thread, id)?.is_none());
+    let caught_up = vault.catch_up(adapter, &home, id, &live.directory, whole);
+    let agent = adapter.name();
+    match caught_up {
+        Ok(CaughtUp::Holds) => Ok(()),
+        Ok(CaughtUp::Restored(files, _)) => {
+            note!(
+                "{agent}'s files of session {} ended before turns sticky's vault holds (another \
+                 agent home than the last turn's, or one restored from a backup?); restored {files} \
+                 file{} from the vault, so the turn goes on with every turn",
+                escape(id),
+                if files == 1 { "" } else { "s" }
+            );
+            Ok(())
+        }
+        Ok(CaughtUp::Diverged(path)) => Err(StickyError::Elsewhere(format!(
+            "{agent}'s file {} of session {} is not the one sticky's vault kept after the last \
+             turn, nor its beginning: the session went on elsewhere too (turns in another agent \
+             home, or {agent} run by hand), and resumed here {agent} would go on without \
+             sticky's latest turns; nothing was run. Move that file away to go on from the \
+             vault's copy (sticky puts it back), or run `sticky{} new --carry \"...\"` for a new \
+             session that starts with sticky's recap of the conversation",
+            escape(&path.display().to_string()),
+            escape(id),
+            thread_flag(thread)
+        ))
+        .into()),
+        Err(error) => {
+            note!(
+                "could not compare {agent}'s files of session {} with sticky's vault: {}",
+                escape(id),
+                escape(&format!("{error:#}"))
+            );
+            Ok(())
+        }
     }
 }
 

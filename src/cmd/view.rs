@@ -444,7 +444,8 @@ mod tests {
 
     /// The modules of `cmd/` that are no command but serve them all.
     const HELPERS: &[&str] = &[
-        "across", "input", "kept", "listing", "mod", "output", "probe", "standing", "vault", "view",
+        "across", "former", "input", "kept", "listing", "mod", "nested", "output", "probe",
+        "standing", "vault", "view",
     ];
 
     /// The uses of one command by another that are the command's own: `new` and `fork` are the

@@ -20,7 +20,7 @@ use crate::cli::TurnArgs;
 use crate::exit::StickyError;
 use crate::lock::{self, TurnLock};
 use crate::session::{self, Action, Aim, CarryKind, Plan, Reason, Request, Thread};
-use crate::store::{Mode, SessionRow, Store, TurnStatus, Tx};
+use crate::store::{Mode, SessionRow, Store, Tx};
 
 /// How long `--no-wait` waits for the database's write lock: sticky's own turns hold it for
 /// milliseconds (recording a turn), so a hold longer than this is another program's.
@@ -481,7 +481,7 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
     } else {
         Duration::from_secs(args.wait)
     };
-    let holder = || match running_turn(store, &ctx.thread) {
+    let holder = || match super::super::nested::running_turn(store, &ctx.thread) {
         Some(turn) => format!(
             "turn #{} (pid {} on {}, started {}: {})",
             turn.id,
@@ -505,7 +505,7 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
             );
         }
     };
-    refuse_inside_own_turn(
+    super::super::nested::refuse_inside_own_turn(
         store,
         &ctx.thread,
         "give this turn a thread of its own (sticky -t NAME \"...\")",
@@ -526,42 +526,6 @@ pub(super) fn lock_thread(ctx: &Context, store: &Store, args: &TurnArgs) -> Resu
         ))
         .into()
     })
-}
-
-/// A sticky the agent of a running turn runs (a tool call asking for a second opinion, an
-/// export of the conversation) would wait for a turn that cannot end before it does (review
-/// 22, L3; review 24, L1): run by an agent (`STICKY_ACTIVE`), a command that takes thread
-/// `thread`'s lock (`doing`, as the message says it) is refused at once (75) when the turn
-/// running on it is this process's ancestor.
-pub(crate) fn refuse_inside_own_turn(
-    store: &Store,
-    thread: &str,
-    doing: &str,
-) -> Result<(), StickyError> {
-    if std::env::var_os("STICKY_ACTIVE").is_none() {
-        return Ok(());
-    }
-    let Some(turn) = running_turn(store, thread)
-        .filter(|turn| turn.host == crate::host::name() && crate::host::is_ancestor(turn.pid))
-    else {
-        return Ok(());
-    };
-    Err(StickyError::Busy(format!(
-        "thread {} is busy with turn #{}, the one this sticky runs inside (its agent started \
-         it), which holds the thread until it ends: waiting would never end; {doing}",
-        escape(thread),
-        turn.id
-    )))
-}
-
-/// The turn running on thread `thread` now, as the database records it.
-fn running_turn(store: &Store, thread: &str) -> Option<crate::store::TurnRow> {
-    store
-        .thread(thread)
-        .ok()
-        .flatten()
-        .and_then(|thread| store.last_turn(thread.id).ok().flatten())
-        .filter(|turn| turn.status == TurnStatus::Running)
 }
 
 /// Agent arguments (after `--`, or the configuration's `args`) that would choose another

@@ -200,7 +200,7 @@ fn lock_source(
     source: &str,
     args: &TurnArgs,
 ) -> Result<crate::lock::ReadLock> {
-    super::begin::refuse_inside_own_turn(
+    super::super::nested::refuse_inside_own_turn(
         store,
         source,
         "fork it from outside that turn, once it has ended",

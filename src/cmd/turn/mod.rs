@@ -36,9 +36,6 @@ mod print;
 mod run;
 mod vault;
 
-pub(crate) use begin::refuse_inside_own_turn;
-pub(crate) use vault::catch_up_session;
-
 use begin::Start;
 use print::Done;
 use run::Running;

@@ -6,12 +6,11 @@
 
 use super::super::Context;
 use super::super::vault::behind;
-use super::super::view::{escape, format_time, thread_flag};
+use super::super::view::{escape, format_time};
 use super::run::Running;
-use crate::exit::StickyError;
 use crate::session::{Action, Request, SessionAction, Thread, Verdict};
 use crate::store::Store;
-use crate::vault::{CaughtUp, Held, Restored, Vault};
+use crate::vault::{Held, Restored, Vault};
 
 /// What the vault did for a turn whose session the agent reported lost.
 #[derive(Debug)]
@@ -82,7 +81,7 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
     };
     let plan = thread.plan(&ctx.agents, request);
     match plan.action {
-        Action::Resume(live) => catch_up_session(ctx, store, live, &ctx.thread),
+        Action::Resume(live) => super::super::vault::catch_up(ctx, store, live, &ctx.thread),
         // A fork not made yet is made by this turn from its source as the agent keeps it
         // (Claude's `--resume FROM --fork-session`): the source is caught up first (review 25,
         // M4).
@@ -94,72 +93,11 @@ pub(super) fn catch_up(ctx: &Context, store: &Store, request: Request<'_>) -> an
                 source.agent_session_id.as_deref() == Some(forked.agent_session_id.as_str())
             });
             match source {
-                Some(source) => catch_up_session(ctx, store, &source, &forked.thread),
+                Some(source) => super::super::vault::catch_up(ctx, store, &source, &forked.thread),
                 None => Ok(()),
             }
         }
         _ => Ok(()),
-    }
-}
-
-/// [`catch_up`] for `live`, a session of thread `thread` a turn goes on with (or forks, or
-/// `export` bundles).
-pub(crate) fn catch_up_session(
-    ctx: &Context,
-    store: &Store,
-    live: &crate::store::SessionRow,
-    thread: &str,
-) -> anyhow::Result<()> {
-    if !ctx.settings.vault.value {
-        return Ok(());
-    }
-    let (Some(id), Ok(adapter)) = (&live.agent_session_id, ctx.agents.get(&live.agent)) else {
-        return Ok(());
-    };
-    // A session of another directory is the turn's to refuse, before anything of it is touched.
-    if live.directory != ctx.project.dir {
-        return Ok(());
-    }
-    // Kept in this agent home under the directory the project moved from: moved here first,
-    // then caught up below (review 25, M2).
-    crate::cmd::relocate::before_turn(ctx, &ctx.thread, live)?;
-    let vault = Vault::new(&ctx.project.state.vault);
-    let home = crate::settings::home()?;
-    let whole = || Ok(behind(&vault, store, live, thread, id)?.is_none());
-    let caught_up = vault.catch_up(adapter, &home, id, &live.directory, whole);
-    let agent = adapter.name();
-    match caught_up {
-        Ok(CaughtUp::Holds) => Ok(()),
-        Ok(CaughtUp::Restored(files, _)) => {
-            note!(
-                "{agent}'s files of session {} ended before turns sticky's vault holds (another \
-                 agent home than the last turn's, or one restored from a backup?); restored {files} \
-                 file{} from the vault, so the turn goes on with every turn",
-                escape(id),
-                if files == 1 { "" } else { "s" }
-            );
-            Ok(())
-        }
-        Ok(CaughtUp::Diverged(path)) => Err(StickyError::Elsewhere(format!(
-            "{agent}'s file {} of session {} is not the one sticky's vault kept after the last \
-             turn, nor its beginning: the session went on elsewhere too (turns in another agent \
-             home, or {agent} run by hand), and resumed here {agent} would go on without \
-             sticky's latest turns; nothing was run. Move that file away to go on from the \
-             vault's copy (sticky puts it back), or run `sticky{} new --carry \"...\"` for a new \
-             session that starts with sticky's recap of the conversation",
-            escape(&path.display().to_string()),
-            escape(id),
-            thread_flag(thread)
-        ))
-        .into()),
-        Err(error) => {
-            note!(
-                "could not compare {agent}'s files of session {} with sticky's vault: {}",
-                escape(id),
-                escape(&format!("{error:#}"))
-            );
-            Ok(())
-        }
     }
 }
 

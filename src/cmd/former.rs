@@ -115,7 +115,7 @@ pub fn carry(ctx: &Context, live: &SessionRow, from: &Path) -> Result<()> {
         .tempdir_in(moving.staging_root())?;
     let stagings = moving.stage_local(&files, staging.path())?;
     moving.place(&stagings, false)?;
-    super::remove_moved(&moving, &files, &stagings);
+    moving.remove_moved(&files, &stagings);
     Ok(())
 }
 
