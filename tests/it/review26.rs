@@ -1,0 +1,53 @@
+//! Review 26: the code that closed reviews 22 to 25, tried as an adversary.
+
+use crate::support::TestEnv;
+
+/// Review 26, M1: a job read from stdin (GitLab CI's Docker executor, `sh -s < job.sh`) that
+/// gives a file or a here-document to a shell function or a `{ ...; }` group running sticky
+/// (`review < diff.txt`, `review <<EOF`): bash redirects its own stdin while the function runs
+/// (its script moved to another descriptor), so `pipeline::is_shells_script` takes the file
+/// for the job's script and the turn drops it, exit 0. The file is the turn's input.
+#[test]
+fn review26_a_file_given_to_a_function_in_a_job_read_from_stdin_reaches_the_agent() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let notes = env.scratch.join("diff.txt");
+    std::fs::write(&notes, "PIPED-DIFF\n").expect("write the diff");
+    let marker = env.scratch.join("the-next-line-ran");
+    let mut lost = Vec::new();
+    for (what, line) in [
+        (
+            "function given a file",
+            format!("review < '{}'", notes.display()),
+        ),
+        (
+            "function given a here-document",
+            "review <<EOF\nPIPED-DIFF\nEOF".to_owned(),
+        ),
+        (
+            "group given a file",
+            format!("{{ '{sticky}' 'review this'; }} < '{}'", notes.display()),
+        ),
+    ] {
+        let _ = std::fs::remove_file(&marker);
+        let script = format!(
+            "review() {{ '{sticky}' 'review this'; }}\n{line}\ntouch '{}'\n",
+            marker.display()
+        );
+        let output = env.program("bash", ["-s"]).stdin(script).run();
+        output.assert_success();
+        assert!(marker.exists(), "{what}: {}", output.describe());
+        let prompt = env.last_agent_run().prompt().to_owned();
+        if !prompt.contains("PIPED-DIFF") {
+            lost.push(format!(
+                "{what}: the agent's prompt was {prompt:?}; {}",
+                output.stderr
+            ));
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "input given to a function in a job read from stdin was dropped:\n{}",
+        lost.join("\n")
+    );
+}
