@@ -51,3 +51,37 @@ fn review26_a_file_given_to_a_function_in_a_job_read_from_stdin_reaches_the_agen
         lost.join("\n")
     );
 }
+/// Review 26, M2: a job read from stdin run in the background at an interactive shell
+/// (`bash < job.sh &`, `cat job.sh | bash &`): the job's shell has the terminal, which runs the
+/// interactive shell's group in the foreground, so `is_shells_script` takes it for an
+/// interactive shell whose redirection is one command's, and the turn reads the rest of the
+/// job as its piped context: the lines after it never run, and go to the model.
+#[test]
+fn review26_a_job_read_from_stdin_in_the_background_keeps_the_rest_of_its_script() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let marker = env.scratch.join("the-next-line-ran");
+    let job = env.scratch.join("job.sh");
+    std::fs::write(
+        &job,
+        format!(
+            "'{sticky}' 'review the build'\ntouch '{}'\n",
+            marker.display()
+        ),
+    )
+    .expect("write the job");
+    let mut shell = env
+        .program("bash", ["--norc", "--noprofile", "-i"])
+        .on_terminal();
+    shell.send(&format!(
+        "bash < '{}' >/dev/null 2>&1 & wait $!; echo job-done-$?\r",
+        job.display()
+    ));
+    shell.expect("job-done-0");
+    shell.send("exit\r");
+    let prompt = env.last_agent_run().prompt().to_owned();
+    assert!(
+        marker.exists() && prompt == "review the build",
+        "the rest of the job went to the agent and never ran: the agent's prompt was {prompt:?}"
+    );
+}
