@@ -85,3 +85,37 @@ fn review26_a_job_read_from_stdin_in_the_background_keeps_the_rest_of_its_script
         "the rest of the job went to the agent and never ran: the agent's prompt was {prompt:?}"
     );
 }
+
+/// Review 26, M3: `bash -` and `zsh -` (a lone `-`: "read the commands from stdin", the
+/// `curl ... | sh -` idiom) are taken for a shell running the script file `-`, so a turn in a
+/// job piped into `sh -` reads the rest of the job as its piped context: the lines after it
+/// never run, and go to the model, exit 0 (bash reads a pipe byte by byte; dash, `sh` here,
+/// reads the whole job in blocks and is spared by chance).
+#[test]
+fn review26_a_job_piped_into_sh_dash_keeps_the_rest_of_its_script() {
+    let env = TestEnv::new();
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let marker = env.scratch.join("the-next-line-ran");
+    let script = format!(
+        "'{sticky}' 'review the build'\ntouch '{}'\n",
+        marker.display()
+    );
+    let mut eaten = Vec::new();
+    for shell in ["sh", "bash", "zsh"] {
+        let _ = std::fs::remove_file(&marker);
+        let output = env.program(shell, ["-"]).stdin(script.clone()).run();
+        output.assert_success();
+        let prompt = env.last_agent_run().prompt().to_owned();
+        if !marker.exists() || prompt != "review the build" {
+            eaten.push(format!(
+                "`{shell} -`: the next line ran: {}; the agent's prompt was {prompt:?}",
+                marker.exists()
+            ));
+        }
+    }
+    assert!(
+        eaten.is_empty(),
+        "a turn in a job read by a shell given `-` took the rest of the job:\n{}",
+        eaten.join("\n")
+    );
+}
