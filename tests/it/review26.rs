@@ -119,3 +119,39 @@ fn review26_a_job_piped_into_sh_dash_keeps_the_rest_of_its_script() {
         eaten.join("\n")
     );
 }
+
+/// Review 26, M4: a job read from stdin by a container's first process (`docker run -i IMAGE
+/// bash -s < job.sh`, with no `--init`): that shell is PID 1 in the container's PID namespace,
+/// and `pipeline::is_shells_script` stops its search at a parent `<= 1` before looking at it.
+/// The turn reads the rest of the job as its piped context: the lines after it never run and go
+/// to the model, exit 0, the very case review 21, M1 fixed. Played with `unshare --pid`.
+#[test]
+fn review26_a_job_read_from_stdin_by_a_containers_first_process_keeps_the_rest_of_its_script() {
+    let env = TestEnv::new();
+    let namespace = ["-r", "--pid", "--fork", "--mount-proc"];
+    let can = std::process::Command::new("unshare")
+        .args(namespace)
+        .arg("true")
+        .status()
+        .is_ok_and(|status| status.success());
+    if !can {
+        crate::support::skip_untested("unshare cannot make a PID namespace here");
+        return;
+    }
+    let sticky = env!("CARGO_BIN_EXE_sticky");
+    let marker = env.scratch.join("the-next-line-ran");
+    let script = format!(
+        "'{sticky}' 'review the build'\ntouch '{}'\n",
+        marker.display()
+    );
+    let mut args: Vec<&str> = namespace.to_vec();
+    args.extend(["bash", "-s"]);
+    let output = env.program("unshare", args).stdin(script).run();
+    let prompt = env.last_agent_run().prompt().to_owned();
+    assert!(
+        marker.exists() && prompt == "review the build",
+        "the rest of the job went to the agent and never ran: the agent's prompt was \
+         {prompt:?}\n{}",
+        output.describe()
+    );
+}
