@@ -108,9 +108,12 @@ mod script {
         else {
             return false;
         };
+        let mut child = std::process::id();
         let mut pid = std::os::unix::process::parent_id();
         for _ in 0..DEPTH {
-            if pid <= 1 {
+            // PID 1 is looked at too: a container's first process may be the shell reading
+            // the job (`docker run -i IMAGE bash -s < job.sh`: review 26, M4).
+            if pid == 0 {
                 return false;
             }
             let Some(stat) = Stat::of(pid) else {
@@ -136,13 +139,49 @@ mod script {
             // runs another process group in the foreground (an interactive shell, its job
             // running) reads its commands from that terminal: a stdin that is this file is a
             // redirection of one command (`ask "x" < notes.txt`, a function), never its script
-            // (review 24, M1).
+            // (review 24, M1); so is one while the shell keeps its script on a descriptor of
+            // its own, as shells do while a redirection holds (review 26, M1).
             if !stat.forked_only && reads_commands_from_stdin(&cmdline) == Some(true) {
-                return !stat.runs_a_foreground_job();
+                let below = Stat::of(child).map_or(stat.pgrp, |below| below.pgrp);
+                return !stat.runs_a_foreground_job(below) && !keeps_its_script_aside(pid, file);
             }
+            if pid == 1 {
+                return false;
+            }
+            child = pid;
             pid = stat.parent;
         }
         false
+    }
+
+    /// Whether shell `pid` keeps, on a descriptor of its own (10 or above, close-on-exec: made
+    /// by the shell, never inherited), a pipe or file other than `stdin`: its script, saved
+    /// there while a redirection puts another file on its stdin (bash, dash and zsh save it so).
+    fn keeps_its_script_aside(pid: u32, stdin: (u64, u64)) -> bool {
+        const O_CLOEXEC: u64 = 0o2_000_000;
+        let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+            return false;
+        };
+        entries.flatten().any(|entry| {
+            let Some(fd) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                return false;
+            };
+            let own = fd >= 10
+                && fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).is_ok_and(|info| {
+                    info.lines()
+                        .find_map(|line| line.strip_prefix("flags:"))
+                        .and_then(|flags| u64::from_str_radix(flags.trim(), 8).ok())
+                        .is_some_and(|flags| flags & O_CLOEXEC != 0)
+                });
+            own && fs::metadata(entry.path()).is_ok_and(|theirs| {
+                (theirs.file_type().is_fifo() || theirs.is_file())
+                    && (theirs.dev(), theirs.ino()) != stdin
+            })
+        })
     }
 
     /// What `/proc/PID/stat` says of a process (proc(5)): its parent, its process group, its
@@ -176,12 +215,17 @@ mod script {
             })
         }
 
-        /// Whether the process has a controlling terminal that runs another process group in
-        /// the foreground: a shell with job control waiting for its job. A shell that reads
-        /// its script from a pipe or file has no terminal (a CI runner's), or is itself in the
-        /// terminal's foreground group (`cat job.sh | bash` typed at a prompt).
-        fn runs_a_foreground_job(&self) -> bool {
-            self.tty != 0 && self.foreground > 0 && self.foreground != self.pgrp
+        /// Whether the process, a shell, has a controlling terminal whose foreground process
+        /// group is not its own but `below`'s, the group of its child on the way to sticky: a
+        /// shell with job control waiting for the job it runs. A shell that reads its script
+        /// from a pipe or file has no terminal (a CI runner's), is itself in the terminal's
+        /// foreground group (`cat job.sh | bash` typed at a prompt), or runs in the background
+        /// with its child in its own group (`bash < job.sh &`: review 26, M2).
+        fn runs_a_foreground_job(&self, below: i64) -> bool {
+            self.tty != 0
+                && self.foreground > 0
+                && self.foreground != self.pgrp
+                && self.foreground == below
         }
     }
 
@@ -201,7 +245,9 @@ mod script {
         while let Some(arg) = args.next() {
             let arg = arg.as_ref();
             match arg {
-                "--" => return Some(args.next().is_none()),
+                // A lone `-` ends the options as `--` does (`curl ... | bash -`: review 26,
+                // M3); a word after either is the script.
+                "--" | "-" => return Some(args.next().is_none()),
                 "--rcfile" | "--init-file" => {
                     args.next();
                 }
@@ -525,6 +571,9 @@ mod tests {
             (&["bash", "-ec", "sticky x"], Some(false)),
             (&["bash", "-e", "/tmp/job.sh"], Some(false)),
             (&["bash", "--", "job.sh"], Some(false)),
+            (&["bash", "-"], Some(true)),
+            (&["zsh", "-"], Some(true)),
+            (&["bash", "-", "job.sh"], Some(false)),
             (&["bash", "--rcfile", "rc"], Some(true)),
             (&["python3", "-"], None),
             (&["sticky"], None),
