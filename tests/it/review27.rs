@@ -2,6 +2,7 @@
 //! and where the state lives), on the code as it stood then. Each test fails on that code for
 //! the reason its comment gives.
 
+use crate::agents::AGENTS;
 use crate::support::TestEnv;
 
 /// Review 27, M1: a project that moves and comes back, used from two agent homes (a host and a
@@ -49,4 +50,35 @@ fn review27_a_project_moved_back_in_an_agent_home_left_behind_forgets_no_turn() 
         // Refusing, naming what went another way, loses nothing either.
         three.assert_code(73);
     }
+}
+
+/// Review 27, M2: a Gemini session that only sticky's vault keeps for the old directory (a
+/// second `GEMINI_CLI_HOME`, or `~/.gemini/tmp` removed: a directory named for what it holds),
+/// then the project moves. `sticky relocate` says it "carried it from sticky's vault (1 file)",
+/// then fails (exit 73) with "session lost: gemini cannot resume session ... (it keeps no file
+/// of the session run in OLD in this HOME); run `sticky new` to start over", and every turn
+/// after it is refused naming `sticky relocate` again: the put-back restores the chat file but
+/// not the `.project_root` marker the vault also holds, which Gemini's file listing needs. A
+/// turn without the move restores the same vault copy and goes on. The relocate carries the
+/// session and the next turn goes on with every turn.
+#[test]
+fn review27_relocate_of_a_gemini_session_only_the_vault_keeps_goes_on() {
+    let gemini = AGENTS
+        .iter()
+        .find(|agent| agent.name == "gemini")
+        .expect("gemini");
+    let env = TestEnv::new();
+    let session = gemini.turn(&env, &["-a", "gemini", "one"]).session;
+    std::fs::remove_dir_all(env.home.join(gemini.storage)).expect("remove ~/.gemini/tmp");
+    let moved = env.move_project();
+
+    gemini
+        .sticky(&env, &["relocate"])
+        .current_dir(&moved)
+        .run()
+        .assert_success();
+    let two = gemini.sticky(&env, &["two"]).current_dir(&moved).run();
+    two.assert_success();
+    let two = gemini.answer(&two);
+    assert_eq!((two.session, two.saw), (session, vec!["one".to_owned()]));
 }
