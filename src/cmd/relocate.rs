@@ -417,6 +417,7 @@ fn relocate(
     // The agent's files name this directory already (a relocation whose record failed): only
     // the record is missing.
     if matches!(&standing, Standing::Taken(Some(now)) if *now == ctx.project.dir) {
+        refuse_older_than_the_vault(ctx, thread, live)?;
         return record(ctx, store, live);
     }
     if let Some(refused) = refusal(thread, live, &ctx.project, standing) {
@@ -431,15 +432,10 @@ fn relocate(
     };
     let home = crate::settings::home()?;
     let proved = caught_up(ctx, store, thread, live, &home)?;
-    let mut files = relocate.files(&home, from, id)?;
-    if files.is_empty() {
-        if live.confirmed_at.is_none() {
-            // Never started: the agent has nothing of it; its first turn starts it here.
-            return record(ctx, store, live);
-        }
-        put_back(ctx, store, thread, live, &home)?;
-        files = relocate.files(&home, from, id)?;
-    }
+    let Some(files) = files_to_move(ctx, store, thread, live, relocate, &home)? else {
+        // Never started: the agent has nothing of it; its first turn starts it here.
+        return record(ctx, store, live);
+    };
     place::require_files(&files, &live.agent, id, from)?;
     let moving = Move {
         relocate,
@@ -460,6 +456,84 @@ fn relocate(
     moving.remove_moved(&files, &stagings);
     move_vault_copies(ctx, thread, live, &moving, proved);
     Ok(())
+}
+
+/// The files of `live`'s session (thread `thread`) the agent keeps for its old directory in
+/// this `home`, put back from the vault when it keeps none; `None` for a session never
+/// started, which has none anywhere.
+fn files_to_move(
+    ctx: &Context,
+    store: &crate::store::Store,
+    thread: &str,
+    live: &SessionRow,
+    relocate: &dyn relocation::Relocate,
+    home: &Path,
+) -> Result<Option<Vec<relocation::MovingFile>>> {
+    let (from, id) = (
+        &live.directory,
+        live.agent_session_id.as_deref().unwrap_or_default(),
+    );
+    let files = relocate.files(home, from, id)?;
+    if !files.is_empty() {
+        return Ok(Some(files));
+    }
+    if live.confirmed_at.is_none() {
+        return Ok(None);
+    }
+    put_back(ctx, store, thread, live, home)?;
+    let files = relocate.files(home, from, id)?;
+    if !files.is_empty() {
+        return Ok(Some(files));
+    }
+    // Gemini finds a chat through its project's registration and marker, which the vault puts
+    // back as the agent's own only with the chat (review 27, M2): the old directory registered
+    // again, its chat is found, moved and registered anew.
+    relocate.settle(&relocate.home(home), from)?;
+    Ok(Some(relocate.files(home, from, id)?))
+}
+
+/// Before recording a session whose files this agent home keeps for this directory already:
+/// refused when the vault's copy of it was made since for another directory, the one the
+/// project moved to and back from (turns there, in another agent home, that these files lack:
+/// review 27, M1). Moved away, the files leave the vault's copy to be carried here.
+fn refuse_older_than_the_vault(ctx: &Context, thread: &str, live: &SessionRow) -> Result<()> {
+    let Some(id) = live.agent_session_id.as_deref() else {
+        return Ok(());
+    };
+    if !ctx.settings.vault.value {
+        return Ok(());
+    }
+    let vault = Vault::new(&ctx.project.state.vault);
+    let Some(copy) = vault.manifest(&live.agent, id)? else {
+        return Ok(());
+    };
+    if copy.directory == ctx.project.dir {
+        return Ok(());
+    }
+    let home = crate::settings::home()?;
+    let files: Vec<String> = relocation::for_agent(&live.agent)
+        .map(|relocate| relocate.files(&home, &ctx.project.dir, id))
+        .transpose()?
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|file| match &file.stored {
+            relocation::Stored::File(path) => Some(crate::msg::shell_path(path)),
+            relocation::Stored::Rows(_) => None,
+        })
+        .collect();
+    Err(StickyError::Elsewhere(format!(
+        "thread {}: {} keeps session {} for this directory already ({}), as it was before the \
+         project moved to {}, but sticky's vault holds a later copy of it made there (turns in \
+         another agent home since): resumed from here, {} would go on without them. Move those \
+         files away and run `sticky relocate` again, which carries the vault's copy here",
+        super::view::escape(thread),
+        live.agent,
+        super::view::escape(id),
+        super::view::escape(&files.join(", ")),
+        super::view::escape(&copy.directory.display().to_string()),
+        live.agent,
+    ))
+    .into())
 }
 
 /// The agent's files of `live`'s session (in this agent home, for its old directory) checked

@@ -74,9 +74,10 @@ pub(super) fn open(
     })?;
     if gone {
         crate::aside!(
-            "the state your list of projects names for {} ({}) is gone (removed since its last \
-             turn: `git clean -x` removes an ignored .sticky/), so nothing of its conversation \
-             is left to resume",
+            "the state your list of projects names for {} ({}) is gone from here (removed since \
+             its last turn, as `git clean -x` removes an ignored .sticky/, or moved with the \
+             project: `sticky relocate` in its new directory goes on with it), so nothing of its \
+             conversation is left to resume here",
             escape(&crate::msg::shell_path(&ctx.project.dir)),
             escape(&crate::msg::shell_path(&ctx.project.state.db))
         );
