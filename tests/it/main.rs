@@ -47,6 +47,7 @@ mod properties;
 mod readme;
 mod real;
 mod report;
+mod review28;
 mod robust;
 mod schema;
 mod search;
