@@ -38,3 +38,36 @@ fn review28_relative_sticky_db_through_a_committed_link_leaks_the_conversation_t
          directory public/, where `git add -A` commits the conversation: {leaked:?}"
     );
 }
+
+/// Review 28, H2: a `.sticky` the repository committed as a link to a tracked directory of its
+/// own that carries a `.gitignore` ignoring nothing. A `.sticky/` directory with such a tracked
+/// `.gitignore` is refused (security.md: "it came with the repository"); through a link inside
+/// the project (which trust.rs accepts: "a link that stays inside the project is fine") the
+/// same check asks git about `.sticky/sticky.db`, git fails with "beyond a symbolic link"
+/// (exit 128), and `check_ignored` takes that for "no worktree here": the first turn writes the
+/// database and the vault (the transcript of the turn) into `public/`, where `git status` offers
+/// them for the next commit. No configuration is needed: the GitHub Action checks out the pull
+/// request and runs here. The turn must refuse as it does for the directory, writing nothing.
+#[test]
+fn review28_committed_state_dir_link_to_a_tracked_directory_leaks_the_conversation_to_git() {
+    let env = TestEnv::new();
+    let public = env.project_dir("public");
+    fs::write(public.join("README"), "docs\n").expect("write a tracked file");
+    fs::write(public.join(".gitignore"), "").expect("a .gitignore that ignores nothing");
+    std::os::unix::fs::symlink("public", env.project.join(".sticky")).expect("plant the link");
+    env.git(&env.project, &["add", "-A"]);
+    env.commit(&env.project, "a pull request");
+
+    let _ = env.sticky(["secret plan"]).run();
+
+    let leaked: Vec<_> = fs::read_dir(&public)
+        .expect("list public/")
+        .map(|entry| entry.expect("an entry").file_name())
+        .filter(|name| name.to_string_lossy().starts_with("sticky.db"))
+        .collect();
+    assert!(
+        leaked.is_empty(),
+        "sticky wrote its database and vault through the committed .sticky link into the \
+         tracked directory public/, whose .gitignore ignores nothing: {leaked:?}"
+    );
+}
