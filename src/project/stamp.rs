@@ -541,7 +541,7 @@ pub fn tracked_by_git(state: &State) -> Result<bool, String> {
 }
 
 /// Whether `dir` or a directory above it holds a `.git`.
-fn in_worktree(dir: &Path) -> bool {
+pub(super) fn in_worktree(dir: &Path) -> bool {
     dir.ancestors()
         .any(|dir| dir.join(".git").symlink_metadata().is_ok())
 }

@@ -289,11 +289,8 @@ fn check_made_here(project: &Project) -> Result<Database> {
         verdict,
         Verdict::Copied | Verdict::Stripped | Verdict::Foreign | Verdict::NoKey
     );
-    if to_trust && stamp::tracked_by_git(state) == Ok(true) {
-        return Err(refuse(
-            &state.db,
-            format!("{}; {}", committed(project), way_out()),
-        ));
+    if to_trust {
+        check_not_tracked(project)?;
     }
     match verdict {
         Verdict::Mine => Ok(Database::Stamped),
@@ -393,8 +390,13 @@ pub(super) fn way_out(project: &Project) -> String {
 /// which says the files are theirs. Whether git can be asked or not is the user's choice here:
 /// they asked to adopt it.
 pub(super) fn check_not_committed(project: &Project) -> Result<()> {
-    if stamp::tracked_by_git(&project.state) != Ok(true) {
-        return Ok(());
+    match stamp::tracked_by_git(&project.state) {
+        Ok(false) => return Ok(()),
+        Ok(true) => {}
+        // git would not say (a checkout of another account git refuses): adopted, a state
+        // that came with the repository would feed its committer's transcripts to the agent
+        // (review 28, H3).
+        Err(cannot) => return Err(cannot_tell(project, &cannot)),
     }
     Err(refuse(
         &project.state.db,
@@ -408,6 +410,35 @@ pub(super) fn check_not_committed(project: &Project) -> Result<()> {
             way_out(project)
         ),
     ))
+}
+
+/// Refuses a state a turn would send to `sticky trust` when git tracks it (it came with the
+/// repository: untracking comes first) or cannot tell whether it does.
+fn check_not_tracked(project: &Project) -> Result<()> {
+    match stamp::tracked_by_git(&project.state) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(refuse(
+            &project.state.db,
+            format!("{}; {}", committed(project), way_out(project)),
+        )),
+        Err(cannot) => Err(cannot_tell(project, &cannot)),
+    }
+}
+
+/// The refusal to adopt, or use, a state of which git cannot tell whether it tracks it.
+fn cannot_tell(project: &Project, cannot: &str) -> anyhow::Error {
+    refuse(
+        &project.state.db,
+        format!(
+            "whether git tracks it cannot be told ({}), and a state that came with the \
+             repository would choose the conversation sticky continues and the transcripts its \
+             vault puts back for the agent to read; make git answer (for a checkout of another \
+             account, `git config --global --add safe.directory DIR` once you trust it), then \
+             run `sticky trust`; {}",
+            crate::msg::escape(cannot),
+            way_out(project)
+        ),
+    )
 }
 
 /// What `git rm -r --cached` untracks: the project's `.sticky/`, or the `STICKY_DB` database
@@ -439,6 +470,15 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
         return Ok(());
     };
     let pattern = crate::msg::shell_word(&format!("{}*", name.to_string_lossy())).into_owned();
+    // git is asked of the paths the links on the way lead to (git will not look past a link
+    // inside its worktree), from there: a link the repository holds decides nothing.
+    let Ok(real) = existing.canonicalize() else {
+        return Ok(());
+    };
+    let real_db = real.join(db.strip_prefix(existing).unwrap_or(Path::new(name)));
+    check_not_led_out(project, &real, &real_db)?;
+    let existing = real.as_path();
+    let db = &real_db;
     let paths = [
         db.clone(),
         companion(db, "-wal"),
@@ -446,9 +486,14 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
         companion(db, ".locks").join("l"),
         companion(db, ".vault").join("v"),
     ];
-    // No git, or no worktree here: nothing would be committed by it.
-    let Some(ignored) = ignored_count(existing, &paths) else {
-        return Ok(());
+    let ignored = match ignored_count(existing, &paths) {
+        Ignored::Count(count) => count,
+        // No git, or no worktree here: nothing would be committed by it.
+        Ignored::NoWorktree => return Ok(()),
+        // Inside a worktree, git would not say (a path through a link the repository holds,
+        // a checkout of another account): the state is not made where git may commit it
+        // (review 28, H1 and H2).
+        Ignored::Unknown(why) => return Err(unknown_to_git(db, &why)),
     };
     if ignored == paths.len() {
         return Ok(());
@@ -470,6 +515,48 @@ pub(super) fn check_ignored(project: &Project) -> Result<()> {
     .into())
 }
 
+/// Refuses a `STICKY_DB` inside the project that a link on the way (`real` is where the
+/// database's directory really is, `real_db` the database there) leads out of it: the
+/// repository, which may hold that link, would choose where the state is written (review 28,
+/// H1).
+fn check_not_led_out(project: &Project, real: &Path, real_db: &Path) -> Result<()> {
+    let db = &project.state.db;
+    if !project.db_overridden || !db.starts_with(&project.dir) {
+        return Ok(());
+    }
+    let root = project
+        .dir
+        .canonicalize()
+        .unwrap_or_else(|_| project.dir.clone());
+    if real.starts_with(&root) {
+        return Ok(());
+    }
+    Err(StickyError::Usage(format!(
+        "STICKY_DB names {}, inside the project, but a link on the way leads to {}, outside it; \
+         nothing was created: name the place itself (STICKY_DB={}), or keep the state elsewhere \
+         ({})",
+        db.display(),
+        real.display(),
+        crate::msg::shell_path(real_db),
+        own_place()
+    ))
+    .into())
+}
+
+/// The refusal to make a state at `db` inside a git worktree when git would not say whether it
+/// ignores it (`why`, its words): a path through a link the repository holds, a checkout of
+/// another account (review 28, H1 and H2).
+fn unknown_to_git(db: &Path, why: &str) -> anyhow::Error {
+    StickyError::Usage(format!(
+        "{} is inside a git worktree, and git cannot tell whether it ignores it ({why}), so the \
+         conversation might be left for `git add`; nothing was created: keep the state outside \
+         the worktree ({}), or make the directories on the way to it real ones of your own",
+        db.display(),
+        own_place()
+    ))
+    .into()
+}
+
 /// git run in `dir` on the repository there, whatever the environment names, without a file
 /// system monitor (a repository's hook), and found through absolute PATH entries only (it is
 /// looked up in `dir`, where a relative entry would find the repository's own: review 22, H1).
@@ -485,16 +572,28 @@ fn git_in(dir: &Path) -> std::process::Command {
     command
 }
 
-/// How many of `paths` git ignores, asked in `dir`; `None` without git or a worktree there.
-fn ignored_count(dir: &Path, paths: &[std::path::PathBuf]) -> Option<usize> {
+/// What git says of paths a state would be made at ([`ignored_count`]).
+enum Ignored {
+    /// How many of them it ignores.
+    Count(usize),
+    /// No git, or no worktree there: nothing would be committed.
+    NoWorktree,
+    /// In a worktree, git would not say: its words.
+    Unknown(String),
+}
+
+/// How many of `paths` git ignores, asked in `dir`.
+fn ignored_count(dir: &Path, paths: &[std::path::PathBuf]) -> Ignored {
     use std::io::Write as _;
-    let mut child = git_in(dir)
+    let Ok(mut child) = git_in(dir)
         .args(["check-ignore", "-z", "--stdin"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
-        .ok()?;
+    else {
+        return Ignored::NoWorktree;
+    };
     if let Some(mut stdin) = child.stdin.take() {
         let mut list = Vec::new();
         for path in paths {
@@ -503,12 +602,20 @@ fn ignored_count(dir: &Path, paths: &[std::path::PathBuf]) -> Option<usize> {
         }
         let _ = stdin.write_all(&list);
     }
-    let output = child.wait_with_output().ok()?;
-    // 0: some are ignored, 1: none; anything else (outside any worktree): nothing to commit.
+    let Ok(output) = child.wait_with_output() else {
+        return Ignored::NoWorktree;
+    };
+    // 0: some are ignored, 1: none; anything else: outside any worktree nothing to commit,
+    // inside one git refused to say.
     if !matches!(output.status.code(), Some(0 | 1)) {
-        return None;
+        let error = String::from_utf8_lossy(&output.stderr);
+        if error.contains("not a git repository") || !super::stamp::in_worktree(dir) {
+            return Ignored::NoWorktree;
+        }
+        let said = error.lines().next().unwrap_or("no reason given").trim();
+        return Ignored::Unknown(crate::msg::escape(said).into_owned());
     }
-    Some(
+    Ignored::Count(
         output
             .stdout
             .split(|&b| b == 0)

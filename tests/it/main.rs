@@ -47,7 +47,6 @@ mod properties;
 mod readme;
 mod real;
 mod report;
-mod review28;
 mod robust;
 mod schema;
 mod search;
